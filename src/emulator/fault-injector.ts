@@ -1,0 +1,114 @@
+/** One kind of fault, applied to matching requests at a rate (or to the first `count` of them). */
+export interface FaultRule {
+  /** Path prefix the rule applies to, case-insensitive; default every path. */
+  match?: string;
+  /** HTTP methods the rule applies to; default all. */
+  methods?: string[];
+  /** Answer with this status (429, 503, 410 ...) ... */
+  status?: number;
+  /** ... or drop the connection without an answer. */
+  drop?: boolean;
+  /** Share of matching requests that get the fault, in [0, 1]. */
+  rate?: number;
+  /** Instead of a rate: the first N matching requests get the fault. */
+  count?: number;
+  /** Delay the client should wait, sent as `Retry-After` (rounded up to seconds) and `retry-after-ms`. */
+  retryAfterMs?: number;
+}
+
+export interface FaultConfig {
+  /** Seed for the decisions: the same seed and request sequence give the same faults. */
+  seed: number;
+  /** Latency added to every request, in ms. */
+  latencyMs: number;
+  rules: FaultRule[];
+  /**
+   * At most this many faults in a row on one path: a client that retries more often than this
+   * always gets through, so rehearsals converge. 0 means no limit.
+   */
+  maxConsecutive: number;
+}
+
+export const NO_FAULTS: FaultConfig = { seed: 1, latencyMs: 0, rules: [], maxConsecutive: 3 };
+
+export type FaultDecision =
+  | { kind: "none" }
+  | { kind: "status"; status: number; retryAfterMs?: number }
+  | { kind: "drop" };
+
+/**
+ * Deterministic fault injection. Each decision hashes (seed, rule, method, path, n-th request on
+ * that path), so concurrent clients on different paths do not perturb each other's faults.
+ */
+export class FaultInjector {
+  private config: FaultConfig;
+  private readonly perPath = new Map<string, number>();
+  private readonly consecutive = new Map<string, number>();
+  private readonly ruleHits: number[] = [];
+  private injected = 0;
+
+  constructor(config: FaultConfig = NO_FAULTS) {
+    this.config = config;
+  }
+
+  get settings(): FaultConfig {
+    return this.config;
+  }
+
+  get injectedCount(): number {
+    return this.injected;
+  }
+
+  /** Replaces the configuration and forgets all counters. */
+  configure(config: FaultConfig): void {
+    this.config = config;
+    this.perPath.clear();
+    this.consecutive.clear();
+    this.ruleHits.length = 0;
+  }
+
+  decide(method: string, path: string): FaultDecision {
+    const rules = this.config.rules;
+    if (rules.length === 0) return { kind: "none" };
+    const key = `${method} ${path.toLowerCase()}`;
+    const n = this.perPath.get(key) ?? 0;
+    this.perPath.set(key, n + 1);
+    const streak = this.consecutive.get(key) ?? 0;
+    const limit = this.config.maxConsecutive;
+
+    for (let i = 0; i < rules.length; i++) {
+      const r = rules[i];
+      if (r.match && !key.slice(method.length + 1).startsWith(r.match.toLowerCase())) continue;
+      if (r.methods && !r.methods.some((m) => m.toUpperCase() === method)) continue;
+      let hit: boolean;
+      if (r.count !== undefined) {
+        hit = (this.ruleHits[i] ?? 0) < r.count;
+      } else {
+        if (limit > 0 && streak >= limit) continue;
+        hit = unitHash(this.config.seed, i, key, n) < (r.rate ?? 0);
+      }
+      if (!hit) continue;
+      this.ruleHits[i] = (this.ruleHits[i] ?? 0) + 1;
+      this.consecutive.set(key, streak + 1);
+      this.injected += 1;
+      return r.drop ? { kind: "drop" } : { kind: "status", status: r.status ?? 503, retryAfterMs: r.retryAfterMs };
+    }
+    this.consecutive.set(key, 0);
+    return { kind: "none" };
+  }
+}
+
+/** FNV-1a over the inputs, mapped to [0, 1). */
+function unitHash(seed: number, rule: number, key: string, n: number): number {
+  let h = 0x811c9dc5 ^ seed;
+  const s = `${rule}|${key}|${n}`;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  // Final avalanche so that nearby inputs spread over the range.
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return (h >>> 0) / 0x100000000;
+}

@@ -1,0 +1,267 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { AccessTokens } from "./access-tokens";
+import { armRoute } from "./arm-conventions";
+import { EmulatorApp, type EmulatorReply, type EmulatorRequest } from "./emulator-app";
+import { FaultInjector, NO_FAULTS, type FaultConfig } from "./fault-injector";
+import type { EmulatorSettings, LocalService, ServiceContext } from "./local-service";
+import { completeFaults, type SeedDocument } from "./seed";
+import { StateStore, type PersistedState } from "./state-store";
+import { LOCAL_SERVICES } from "./services";
+
+export interface EmulatorOptions {
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  seed?: SeedDocument;
+  /** Directory to persist state in; state found there wins over the seed. */
+  stateDir?: string;
+  /** Overrides of the seed's `emulator` section. */
+  settings?: Partial<EmulatorSettings>;
+  /** Overrides of the seed's `faults` section. */
+  faults?: Partial<FaultConfig>;
+  services?: readonly LocalService[];
+  /** Where unexpected handler errors are reported. Default stderr. */
+  onError?: (line: string) => void;
+}
+
+export interface RunningEmulator {
+  /** `http://host:port` */
+  url: string;
+  port: number;
+  settings: EmulatorSettings;
+  faults: FaultInjector;
+  store: StateStore;
+  stats: RequestStats;
+  tokens: AccessTokens;
+  /** The emulator's clock: real time plus the offset set through the admin API. */
+  now(): number;
+  advanceClock(ms: number): void;
+  close(): Promise<void>;
+}
+
+export interface RequestStats {
+  total: number;
+  /** Requests by `METHOD /route/pattern`. */
+  byRoute: Record<string, number>;
+}
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/** Starts the emulator: every local service on one port, with ARM's conventions, faults and persistence. */
+export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const services = opts.services ?? LOCAL_SERVICES;
+  const seed = opts.seed ?? {};
+  if (opts.stateDir) StateStore.sweep(opts.stateDir);
+  const persisted = opts.stateDir ? StateStore.load(opts.stateDir) : undefined;
+  const state: PersistedState = persisted ?? { version: 1, emulator: { tokenKey: "", clockOffsetMs: 0 }, services: {} };
+  const tokens = AccessTokens.fromKey(state.emulator.tokenKey || undefined);
+  state.emulator.tokenKey = tokens.keyHex;
+  for (const s of services) {
+    if (!(s.name in state.services)) state.services[s.name] = s.initialState(seed[s.name]);
+  }
+  const store = new StateStore(state, opts.stateDir);
+  store.changed();
+
+  const settings: EmulatorSettings = {
+    pageSize: opts.settings?.pageSize ?? seed.emulator?.pageSize ?? 100,
+    tokenTtlSeconds: opts.settings?.tokenTtlSeconds ?? seed.emulator?.tokenTtlSeconds ?? 3600,
+  };
+  const faults = new FaultInjector(completeFaults({ ...seed.faults, ...stripUndefined(opts.faults ?? {}) }, NO_FAULTS));
+  const stats: RequestStats = { total: 0, byRoute: {} };
+  const now = () => Date.now() + state.emulator.clockOffsetMs;
+  const app = new EmulatorApp();
+  const report = opts.onError ?? ((line: string) => process.stderr.write(`${line}\n`));
+
+  for (const s of services) {
+    const ctx: ServiceContext<unknown> = {
+      state: () => state.services[s.name],
+      changed: () => store.changed(),
+      tokens,
+      settings,
+      app,
+      arm: (method, path, apiVersions, handler) => app.route(method, path, armRoute(handler, { apiVersions, tokens })),
+    };
+    s.mount(ctx);
+  }
+
+  const admin = adminRoutes({ faults, stats, settings, state, store });
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      report(`emulator: ${req.method} ${req.url}: ${(e as Error).stack ?? String(e)}`);
+      if (!res.headersSent) send(res, { status: 500, body: { error: { code: "InternalServerError", message: "The emulator failed to handle the request." } } });
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 15_000;
+
+  let baseUrl = "";
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const rawUrl = req.url ?? "/";
+    const q = rawUrl.indexOf("?");
+    const path = q < 0 ? rawUrl : rawUrl.slice(0, q);
+    const method = req.method ?? "GET";
+    res.setHeader("x-ms-request-id", randomUUID());
+    const clientRequestId = req.headers["x-ms-client-request-id"];
+    if (typeof clientRequestId === "string") res.setHeader("x-ms-client-request-id", clientRequestId);
+
+    if (path.startsWith("/_emulator/")) {
+      const body = await readBody(req);
+      return send(res, admin(method, path, parseJson(body)));
+    }
+
+    stats.total += 1;
+    const found = app.find(method, path);
+    const routeKey = `${method} ${found ? routePattern(path, found.params) : "(unrouted)"}`;
+    stats.byRoute[routeKey] = (stats.byRoute[routeKey] ?? 0) + 1;
+
+    const decision = faults.decide(method, path);
+    const latency = faults.settings.latencyMs;
+    if (latency > 0) await sleep(latency);
+    if (decision.kind === "drop") {
+      req.socket.destroy();
+      return;
+    }
+    if (decision.kind === "status") {
+      const headers: Record<string, string> = {};
+      if (decision.retryAfterMs !== undefined) {
+        headers["retry-after"] = String(Math.ceil(decision.retryAfterMs / 1000));
+        headers["retry-after-ms"] = String(decision.retryAfterMs);
+      }
+      return send(res, faultReply(path, decision.status, headers));
+    }
+
+    const rawBody = await readBody(req);
+    if (!found) {
+      const status = app.hasPath(path) ? 405 : 404;
+      return send(res, { status, body: { error: { code: status === 405 ? "MethodNotAllowed" : "NotFound", message: `The emulator has no route for ${method} ${path}.` } } });
+    }
+    const contentType = String(req.headers["content-type"] ?? "");
+    let body: unknown;
+    if (rawBody.length > 0 && contentType.includes("json")) {
+      body = parseJson(rawBody);
+      if (body === INVALID) {
+        return send(res, { status: 400, body: { error: { code: "InvalidRequestContent", message: "The request content was invalid and could not be deserialized: the body is not valid JSON." } } });
+      }
+    }
+    const request: EmulatorRequest = {
+      method, path, params: found.params, query: new URLSearchParams(q < 0 ? "" : rawUrl.slice(q + 1)),
+      headers: req.headers, rawBody, body, baseUrl, now: now(),
+    };
+    send(res, await found.handler(request));
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
+  baseUrl = `http://${host}:${addr.port}`;
+
+  return {
+    url: baseUrl, port: addr.port, settings, faults, store, stats, tokens, now,
+    advanceClock(ms) {
+      state.emulator.clockOffsetMs += ms;
+      store.changed();
+    },
+    close: () => new Promise<void>((resolve) => {
+      store.flush();
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+/** Rebuilds `/a/:name/b` style keys for stats from a concrete path and its params. */
+function routePattern(path: string, params: Record<string, string>): string {
+  let out = path;
+  for (const [k, v] of Object.entries(params)) if (v) out = out.replace(`/${v}`, `/{${k}}`);
+  return out;
+}
+
+/** An injected fault in the shape the addressed service uses for errors. */
+function faultReply(path: string, status: number, headers: Record<string, string>): EmulatorReply {
+  const lower = path.toLowerCase();
+  if (lower.startsWith("/metadata/identity")) {
+    return { status, headers, body: { error: status === 429 ? "too_many_requests" : "service_unavailable", error_description: `Injected fault: HTTP ${status}` } };
+  }
+  if (lower.startsWith("/metadata/")) return { status, headers, body: { error: `Injected fault: HTTP ${status}` } };
+  const code = status === 429 ? "TooManyRequests" : status === 410 ? "Gone" : status >= 500 ? "ServiceUnavailable" : "InjectedFault";
+  return { status, headers, body: { error: { code, message: `Injected fault: HTTP ${status}. Retry the request.` } } };
+}
+
+function adminRoutes(d: { faults: FaultInjector; stats: RequestStats; settings: EmulatorSettings; state: PersistedState; store: StateStore }) {
+  return (method: string, path: string, body: unknown): EmulatorReply => {
+    const b = (body && body !== INVALID && typeof body === "object" ? body : {}) as Record<string, unknown>;
+    switch (`${method} ${path}`) {
+      case "GET /_emulator/stats":
+        return { status: 200, body: { ...d.stats, faultsInjected: d.faults.injectedCount } };
+      case "POST /_emulator/stats/reset":
+        d.stats.total = 0;
+        for (const k of Object.keys(d.stats.byRoute)) delete d.stats.byRoute[k];
+        return { status: 204 };
+      case "GET /_emulator/faults":
+        return { status: 200, body: d.faults.settings };
+      case "PUT /_emulator/faults":
+        d.faults.configure(completeFaults(b as Partial<FaultConfig>, NO_FAULTS));
+        return { status: 200, body: d.faults.settings };
+      case "GET /_emulator/settings":
+        return { status: 200, body: d.settings };
+      case "PUT /_emulator/settings":
+        if (typeof b.pageSize === "number") d.settings.pageSize = b.pageSize;
+        if (typeof b.tokenTtlSeconds === "number") d.settings.tokenTtlSeconds = b.tokenTtlSeconds;
+        return { status: 200, body: d.settings };
+      case "POST /_emulator/clock":
+        if (typeof b.advanceMs === "number") d.state.emulator.clockOffsetMs += b.advanceMs;
+        d.store.changed();
+        return { status: 200, body: { offsetMs: d.state.emulator.clockOffsetMs } };
+      default:
+        return { status: 404, body: { error: { code: "NotFound", message: `no admin route ${method} ${path}` } } };
+    }
+  };
+}
+
+const INVALID = Symbol("invalid-json");
+
+function parseJson(buf: Buffer): unknown {
+  if (buf.length === 0) return undefined;
+  try {
+    return JSON.parse(buf.toString("utf8"));
+  } catch {
+    return INVALID;
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+function send(res: ServerResponse, reply: EmulatorReply): void {
+  const headers: Record<string, string> = { ...reply.headers };
+  let payload: string | Buffer | undefined;
+  if (reply.body === undefined) payload = undefined;
+  else if (Buffer.isBuffer(reply.body) || typeof reply.body === "string") payload = reply.body;
+  else {
+    payload = JSON.stringify(reply.body);
+    headers["content-type"] ??= JSON_TYPE;
+  }
+  if (payload !== undefined) headers["content-length"] = String(Buffer.byteLength(payload));
+  res.writeHead(reply.status, headers);
+  res.end(payload);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,25 @@
+import type { TokenCredential } from "../auth/token-credential";
+
+/** How a transport authenticates its requests. */
+export type AuthPolicy =
+  | { kind: "none" }
+  /** `Authorization: Bearer <token>` from a TokenCredential (cached and refreshed by the credential). */
+  | { kind: "bearer"; credential: TokenCredential; scopes: string[] }
+  /** API keys (and companion ids) in request headers, e.g. `X-APISETU-APIKEY`. */
+  | { kind: "header"; headers: Record<string, string> }
+  /** An API key in the query string, e.g. `api_key`. */
+  | { kind: "query"; name: string; value: string };
+
+/** The secret values an auth policy may put on the wire, for scrubbing error text. */
+export function staticSecretsOf(auth: AuthPolicy): string[] {
+  switch (auth.kind) {
+    case "header":
+      return Object.entries(auth.headers)
+        .filter(([name]) => !/client-?id$/i.test(name))
+        .map(([, v]) => v);
+    case "query":
+      return [auth.value];
+    default:
+      return [];
+  }
+}

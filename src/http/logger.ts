@@ -1,0 +1,17 @@
+/** A sink for transport diagnostics. Lines given to it are already redacted. */
+export interface Logger {
+  debug(line: string): void;
+  warn(line: string): void;
+}
+
+export const silentLogger: Logger = { debug() {}, warn() {} };
+
+/** A stderr logger enabled by `STACKWARDEN_LOG=debug` (everything) or `warn` (retries and failures). */
+export function loggerFromEnv(env: NodeJS.ProcessEnv = process.env): Logger {
+  const level = (env.STACKWARDEN_LOG ?? "").toLowerCase();
+  if (level !== "debug" && level !== "warn") return silentLogger;
+  return {
+    debug: level === "debug" ? (line) => process.stderr.write(`[stackwarden] ${line}\n`) : () => {},
+    warn: (line) => process.stderr.write(`[stackwarden] ${line}\n`),
+  };
+}
