@@ -1,0 +1,40 @@
+import { CredentialUnavailableError } from "./credential-errors";
+import type { AccessToken, GetTokenOptions, TokenCredential } from "./token-credential";
+
+/** A named credential in a chain, so the final error can say what each one tried. */
+export interface NamedCredential {
+  name: string;
+  credential: TokenCredential;
+}
+
+/**
+ * Tries each credential in order and remembers the first that works. When all fail, the error
+ * lists what each one tried.
+ */
+export class ChainedTokenCredential implements TokenCredential {
+  private chosen?: TokenCredential;
+
+  constructor(private readonly links: NamedCredential[]) {}
+
+  async getToken(scopes: string | string[], options?: GetTokenOptions): Promise<AccessToken> {
+    if (this.chosen) {
+      const t = await this.chosen.getToken(scopes, options);
+      if (!t) throw new CredentialUnavailableError("the credential returned no token");
+      return t;
+    }
+    const tried: string[] = [];
+    for (const { name, credential } of this.links) {
+      try {
+        const t = await credential.getToken(scopes, options);
+        if (t) {
+          this.chosen = credential;
+          return t;
+        }
+        tried.push(`${name}: returned no token`);
+      } catch (e) {
+        tried.push(`${name}: ${(e as Error).message}`);
+      }
+    }
+    throw new CredentialUnavailableError(`no credential could get a token. ${tried.join("; ")}`);
+  }
+}

@@ -1,0 +1,26 @@
+import { endpointsFromEnv } from "../settings/endpoints";
+import { ChainedTokenCredential, type NamedCredential } from "./chained-credential";
+import { CredentialUnavailableError } from "./credential-errors";
+import { ImdsManagedIdentityCredential } from "./imds-credential";
+import { StaticTokenCredential } from "./static-token-credential";
+import type { TokenCredential } from "./token-credential";
+
+/**
+ * stackwarden's credential: `AZURE_ACCESS_TOKEN` when set, else the managed identity through
+ * IMDS (`STACKWARDEN_IMDS_ENDPOINT`, `AZURE_CLIENT_ID`).
+ */
+export function defaultCredential(env: NodeJS.ProcessEnv = process.env): TokenCredential {
+  const links: NamedCredential[] = [];
+  const staticToken = StaticTokenCredential.fromEnv(env);
+  links.push({
+    name: "environment token",
+    credential: staticToken ?? { getToken: async () => { throw new CredentialUnavailableError("AZURE_ACCESS_TOKEN is not set"); } },
+  });
+  if (!staticToken) {
+    links.push({
+      name: "managed identity",
+      credential: new ImdsManagedIdentityCredential({ endpoint: endpointsFromEnv(env).imds, clientId: env.AZURE_CLIENT_ID?.trim() || undefined }),
+    });
+  }
+  return new ChainedTokenCredential(links);
+}

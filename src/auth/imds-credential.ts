@@ -1,0 +1,89 @@
+import { ApiError } from "../http/api-error";
+import { ImdsClient, type ImdsClientOptions } from "../services/imds/client";
+import { CredentialUnavailableError } from "./credential-errors";
+import { scopesToResource } from "./scopes";
+import type { AccessToken, GetTokenOptions, TokenCredential } from "./token-credential";
+
+export interface ImdsCredentialOptions extends Partial<ImdsClientOptions> {
+  /** User-assigned identity to ask for; default `AZURE_CLIENT_ID`, else the system identity. */
+  clientId?: string;
+  /** Refresh this long before expiry at most (ms). Default 5 minutes. */
+  refreshMarginMs?: number;
+  now?: () => number;
+  client?: ImdsClient;
+}
+
+interface CacheEntry {
+  token: AccessToken;
+  refreshAfter: number;
+}
+
+/**
+ * A managed-identity credential backed by IMDS. Tokens are cached per resource and refreshed
+ * ahead of expiry; concurrent callers share one refresh. While a refresh fails, a token that
+ * has not expired yet is still handed out.
+ */
+export class ImdsManagedIdentityCredential implements TokenCredential {
+  private readonly client: ImdsClient;
+  private readonly clientId?: string;
+  private readonly margin: number;
+  private readonly now: () => number;
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly inflight = new Map<string, Promise<AccessToken>>();
+  /** Token requests sent to IMDS (for diagnostics and tests). */
+  fetches = 0;
+
+  constructor(opts: ImdsCredentialOptions = {}) {
+    this.client = opts.client ?? new ImdsClient({ endpoint: opts.endpoint ?? "http://169.254.169.254/metadata", ...opts });
+    this.clientId = opts.clientId ?? (process.env.AZURE_CLIENT_ID?.trim() || undefined);
+    this.margin = opts.refreshMarginMs ?? 5 * 60_000;
+    this.now = opts.now ?? Date.now;
+  }
+
+  get endpoint(): string {
+    return this.client.endpoint;
+  }
+
+  async getToken(scopes: string | string[], options?: GetTokenOptions): Promise<AccessToken> {
+    const resource = scopesToResource(scopes);
+    const now = this.now();
+    const cached = this.cache.get(resource);
+    if (cached && now < cached.refreshAfter) return cached.token;
+    try {
+      return await this.refresh(resource, options?.abortSignal);
+    } catch (e) {
+      if (cached && now < cached.token.expiresOnTimestamp) return cached.token;
+      throw e;
+    }
+  }
+
+  private refresh(resource: string, signal?: AbortSignal): Promise<AccessToken> {
+    let p = this.inflight.get(resource);
+    if (!p) {
+      p = this.fetch(resource, signal).finally(() => this.inflight.delete(resource));
+      this.inflight.set(resource, p);
+    }
+    return p;
+  }
+
+  private async fetch(resource: string, signal?: AbortSignal): Promise<AccessToken> {
+    this.fetches += 1;
+    let res;
+    try {
+      res = await this.client.token({ resource, clientId: this.clientId }, signal);
+    } catch (e) {
+      const why = e instanceof ApiError ? `${e.status ? `HTTP ${e.status} ` : ""}${e.code}: ${e.detail}` : (e as Error).message;
+      throw new CredentialUnavailableError(`managed identity via IMDS at ${this.client.endpoint}${this.clientId ? ` (client_id ${this.clientId})` : ""}: ${why}`);
+    }
+    const expiresOn = Number(res.expires_on) * 1000;
+    if (!res.access_token || !Number.isFinite(expiresOn) || expiresOn <= 0) {
+      throw new CredentialUnavailableError(`managed identity via IMDS at ${this.client.endpoint}: the token response has no access_token or expires_on`);
+    }
+    const issued = this.now();
+    const lifetime = Math.max(0, expiresOn - issued);
+    const refreshAfter = expiresOn - Math.min(this.margin, lifetime / 2);
+    const token: AccessToken = { token: res.access_token, expiresOnTimestamp: expiresOn, refreshAfterTimestamp: refreshAfter, tokenType: res.token_type ?? "Bearer" };
+    this.cache.set(resource, { token, refreshAfter });
+    return token;
+  }
+}

@@ -1,0 +1,10 @@
+/** Maps AAD v2 scopes to the v1 `resource` IMDS expects: `https://management.azure.com/.default` -> `https://management.azure.com/`. */
+export function scopesToResource(scopes: string | string[]): string {
+  const list = Array.isArray(scopes) ? scopes : [scopes];
+  if (list.length !== 1) throw new Error(`exactly one scope is supported, got ${list.length}`);
+  const scope = list[0];
+  return scope.endsWith("/.default") ? scope.slice(0, -"/.default".length) + "/" : scope;
+}
+
+/** The scope of Azure Resource Manager. */
+export const ARM_SCOPE = "https://management.azure.com/.default";

@@ -1,0 +1,47 @@
+import { Command, CommanderError } from "commander";
+import { VERSION } from "../version";
+import { describeError } from "./cli-error";
+import { type CommandIO, processIO } from "./command-io";
+import { registerEmulator } from "./commands/emulator-command";
+import { registerWhoami } from "./commands/whoami-command";
+
+/** Builds the command tree; `io` receives all output. */
+export function buildProgram(io: CommandIO): Command {
+  const program = new Command("stackwarden")
+    .description("GitOps reconciler and compliance gate for Azure SQL transparent data encryption, on Pulumi")
+    .version(VERSION, "-V, --version")
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      writeOut: (s) => io.out(s.replace(/\n$/, "")),
+      writeErr: (s) => io.err(s.replace(/\n$/, "")),
+      // One line, no usage dump: the error names what and where; --help shows the rest.
+      outputError: (s, write) => write(`stackwarden: ${s.replace(/^error: /, "").trim()} (see --help)\n`),
+    })
+    .exitOverride();
+  registerEmulator(program, io);
+  registerWhoami(program, io);
+  for (const c of program.commands) {
+    c.exitOverride().configureOutput({
+      writeOut: (s) => io.out(s.replace(/\n$/, "")),
+      writeErr: (s) => io.err(s.replace(/\n$/, "")),
+      outputError: (s, write) => write(`stackwarden ${c.name()}: ${s.replace(/^error: /, "").trim()} (see stackwarden ${c.name()} --help)\n`),
+    });
+  }
+  return program;
+}
+
+/** Runs the CLI and resolves to the exit code; errors become one line on stderr. */
+export async function main(argv: string[], io: CommandIO = processIO()): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return io.exitCode;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help") return 0;
+      return e.exitCode === 0 ? 0 : 1;
+    }
+    io.err(`stackwarden: ${describeError(e)}`);
+    return 1;
+  }
+}

@@ -1,0 +1,26 @@
+import { InvalidArgumentError } from "commander";
+
+/** A commander parser for an integer within bounds. */
+export function intOption(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string): number => {
+    if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError(`expected an integer, got "${value}"`);
+    const n = Number(value);
+    if (n < min || n > max) throw new InvalidArgumentError(`expected ${min}..${max}, got ${n}`);
+    return n;
+  };
+}
+
+/** A commander parser for a rate in [0, 1]. */
+export function rateOption(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`expected a rate between 0 and 1, got "${value}"`);
+  return n;
+}
+
+/** A commander parser restricted to a set of choices (commander's `.choices` with a friendlier message). */
+export function choiceOption<T extends string>(choices: readonly T[]) {
+  return (value: string): T => {
+    if (!(choices as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${choices.join(", ")}, got "${value}"`);
+    return value as T;
+  };
+}

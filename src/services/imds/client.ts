@@ -1,0 +1,92 @@
+import { HttpTransport, type Logger, type RetryPolicyOptions, loggerFromEnv } from "../../http";
+import { responseValidator } from "../../specs/swagger-schemas";
+import { noteSchemaDrift } from "../response-check";
+import { IMDS_API_VERSION, IMDS_SPEC, type ImdsAttestedData, type ImdsIdentityInfo, type ImdsInstance, type ImdsTokenResponse } from "./types";
+
+/**
+ * IMDS asks clients to retry 404 (not ready yet), 410 (for at least 70 s while it boots),
+ * 429 and 5xx with exponential backoff.
+ */
+export const IMDS_RETRY: Partial<RetryPolicyOptions> = {
+  retryStatuses: (s) => s === 404 || s === 410 || s === 429 || (s >= 500 && s <= 599),
+  minRetryWindowMs: { 410: 70_000 },
+  maxAttempts: 6,
+  baseDelayMs: 400,
+  maxDelayMs: 10_000,
+  maxElapsedMs: 60_000,
+};
+
+export interface ImdsClientOptions {
+  /** Base URL ending in `/metadata`. Default `http://169.254.169.254/metadata`. */
+  endpoint: string;
+  apiVersion?: string;
+  retry?: Partial<RetryPolicyOptions>;
+  timeoutMs?: number;
+  logger?: Logger;
+}
+
+export interface TokenRequest {
+  /** The audience, e.g. `https://management.azure.com/`. */
+  resource: string;
+  clientId?: string;
+  objectId?: string;
+  msiResId?: string;
+}
+
+/** A typed client for the four IMDS operations. */
+export class ImdsClient {
+  private readonly http: HttpTransport;
+  private readonly logger: Logger;
+  readonly endpoint: string;
+
+  constructor(opts: ImdsClientOptions) {
+    this.endpoint = opts.endpoint;
+    this.logger = opts.logger ?? loggerFromEnv();
+    this.http = new HttpTransport({
+      baseUrl: opts.endpoint,
+      headers: { metadata: "true" },
+      query: { "api-version": opts.apiVersion ?? IMDS_API_VERSION },
+      retry: { ...IMDS_RETRY, ...opts.retry },
+      timeoutMs: opts.timeoutMs ?? 10_000,
+      logger: this.logger,
+    });
+  }
+
+  /** Instances_GetMetadata: compute and network metadata of this VM. */
+  instance(signal?: AbortSignal): Promise<ImdsInstance> {
+    return this.get("Instances_GetMetadata", "/instance", {}, signal);
+  }
+
+  /** Attested_GetDocument: the signed document, with an optional nonce (up to 32 alphanumerics). */
+  attestedDocument(nonce?: string, signal?: AbortSignal): Promise<ImdsAttestedData> {
+    return this.get("Attested_GetDocument", "/attested/document", { nonce }, signal);
+  }
+
+  /** Identity_GetInfo: the tenant of the VM's identity. */
+  identityInfo(signal?: AbortSignal): Promise<ImdsIdentityInfo> {
+    return this.get("Identity_GetInfo", "/identity/info", {}, signal);
+  }
+
+  /** Identity_GetToken: an access token for a resource, for the system or a user-assigned identity. */
+  token(req: TokenRequest, signal?: AbortSignal): Promise<ImdsTokenResponse> {
+    return this.get("Identity_GetToken", "/identity/oauth2/token", {
+      resource: req.resource, client_id: req.clientId, object_id: req.objectId, msi_res_id: req.msiResId,
+    }, signal);
+  }
+
+  private async get<T>(operation: string, path: string, query: Record<string, string | undefined>, signal?: AbortSignal): Promise<T> {
+    const body = await this.http.json<T>({ operation, method: "GET", path, query, signal });
+    noteSchemaDrift(operation, validatorFor(operation)(body), this.logger);
+    return body;
+  }
+}
+
+const validators = new Map<string, ReturnType<typeof responseValidator>>();
+function validatorFor(operation: string) {
+  let v = validators.get(operation);
+  if (!v) {
+    v = responseValidator(IMDS_SPEC, operation);
+    validators.set(operation, v);
+  }
+  return v;
+}

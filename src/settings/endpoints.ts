@@ -1,0 +1,45 @@
+/** Where stackwarden sends requests, from the environment (the contract's variables). */
+export interface Endpoints {
+  arm: string;
+  imds: string;
+}
+
+export const DEFAULT_ARM_ENDPOINT = "https://management.azure.com";
+export const DEFAULT_IMDS_ENDPOINT = "http://169.254.169.254/metadata";
+
+/** Bad configuration from the environment: the message names the variable. */
+export class SettingsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SettingsError";
+  }
+}
+
+/** Reads `STACKWARDEN_ARM_ENDPOINT` and `STACKWARDEN_IMDS_ENDPOINT`, checking that each is an absolute http(s) URL. */
+export function endpointsFromEnv(env: NodeJS.ProcessEnv = process.env): Endpoints {
+  return {
+    arm: endpointVar(env, "STACKWARDEN_ARM_ENDPOINT", DEFAULT_ARM_ENDPOINT),
+    imds: endpointVar(env, "STACKWARDEN_IMDS_ENDPOINT", DEFAULT_IMDS_ENDPOINT),
+  };
+}
+
+/** Reads one endpoint variable, with its default. */
+export function endpointVar(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  checkUrl(raw, name);
+  return raw.replace(/\/+$/, "");
+}
+
+/** Throws a SettingsError naming `where` unless `value` is an absolute http(s) URL. */
+export function checkUrl(value: string, where: string): void {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new SettingsError(`${where}: "${value}" is not a valid URL; expected e.g. http://127.0.0.1:4000`);
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") {
+    throw new SettingsError(`${where}: "${u.protocol}" URLs are not supported; use http or https`);
+  }
+}
