@@ -82,25 +82,26 @@ export function validateLocated(y: LocatedYaml, validate: ValidateFunction, valu
 /** Turns one ajv error into a located error (exported for validators that post-process errors). */
 export function toLocatedError(y: LocatedYaml, err: ErrorObject, root: (string | number)[] = []): YamlInputError {
   const path = [...root, ...pointerToPath(err.instancePath)];
-  let keyOf = false;
-  let problem = err.message ?? err.keyword;
-  if (err.keyword === "additionalProperties") {
-    path.push(String(err.params.additionalProperty));
-    keyOf = true;
-    problem = "unknown key";
-  } else if (err.keyword === "required") {
-    problem = `missing required key "${String(err.params.missingProperty)}"`;
-  } else if (err.keyword === "enum") {
-    problem = `must be one of ${(err.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
-  } else if (err.keyword === "type") {
-    problem = `must be ${String(err.params.type)}`;
-  }
+  const keyOf = err.keyword === "additionalProperties";
+  if (keyOf) path.push(String(err.params.additionalProperty));
+  const problem = describeAjvError(err);
   const at = locate(y, path, keyOf);
   return new YamlInputError(y.file, at.line, at.column, formatKeyPath(path), problem);
 }
 
+/** One ajv error in words a user of the YAML file understands. */
+export function describeAjvError(err: ErrorObject): string {
+  switch (err.keyword) {
+    case "additionalProperties": return "unknown key";
+    case "required": return `missing required key "${String(err.params.missingProperty)}"`;
+    case "enum": return `must be one of ${(err.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+    case "type": return `must be ${String(err.params.type)}`;
+    default: return err.message ?? err.keyword;
+  }
+}
+
 /** ajv's errors for `anyOf`/`oneOf` are noisy; prefer the deepest, most concrete one. */
-function pickError(errors: ErrorObject[]): ErrorObject {
+export function pickError(errors: ErrorObject[]): ErrorObject {
   const concrete = errors.filter((e) => !["anyOf", "oneOf", "if", "not"].includes(e.keyword));
   const pool = concrete.length ? concrete : errors;
   return pool.reduce((a, b) => (depth(b) > depth(a) ? b : a));
@@ -110,7 +111,7 @@ function depth(e: ErrorObject): number {
   return e.instancePath.split("/").length + (e.keyword === "additionalProperties" ? 1 : 0);
 }
 
-function pointerToPath(pointer: string): (string | number)[] {
+export function pointerToPath(pointer: string): (string | number)[] {
   if (!pointer) return [];
   return pointer.slice(1).split("/").map((s) => {
     const seg = s.replace(/~1/g, "/").replace(/~0/g, "~");

@@ -1,0 +1,220 @@
+import { existsSync, readFileSync } from "node:fs";
+import { isAbsolute, join, relative } from "node:path";
+import Ajv, { type ValidateFunction } from "ajv";
+import addFormats from "ajv-formats";
+import { resolveRuleSettings, type RuleId, type RuleSettings } from "../compliance/rule-settings";
+import { describeAjvError, formatKeyPath, locate, parseLocatedYaml, pickError, pointerToPath, toLocatedError, YamlInputError, type LocatedYaml } from "../yaml/located-yaml";
+import { STACKWARDEN_KEYS_SCHEMA } from "./stack-schema";
+import { PROJECT_ROOT } from "../version";
+
+/** Where a value was written: for errors and for SARIF locations. */
+export interface SourceLocation {
+  file: string;
+  line: number;
+  column: number;
+}
+
+export interface DesiredDatabase {
+  resourceGroup: string;
+  server: string;
+  database: string;
+  transparentDataEncryption: "Enabled" | "Disabled";
+  serviceObjective?: string;
+  source?: SourceLocation;
+}
+
+export interface ElasticPoolTarget {
+  resourceGroup: string;
+  server: string;
+  elasticPool: string;
+  source?: SourceLocation;
+}
+
+export interface Exemption {
+  resourceId: string;
+  rules?: RuleId[];
+  reason: string;
+  /** `YYYY-MM-DD`; the exemption applies through the end of that day (UTC). */
+  expires?: string;
+  source?: SourceLocation;
+}
+
+/** A validated stack: what the CLI and the Pulumi program both act on. */
+export interface StackConfig {
+  /** The stack file, or a description of where the values came from. */
+  file: string;
+  subscriptionId: string;
+  databases: DesiredDatabase[];
+  elasticPools: ElasticPoolTarget[];
+  batch: { resourceGroups?: string[]; locations: string[] };
+  policies: RuleSettings;
+  exemptions: Exemption[];
+}
+
+type RawKeys = {
+  "stackwarden:subscriptionId": string;
+  "stackwarden:databases"?: Omit<DesiredDatabase, "source">[];
+  "stackwarden:elasticPools"?: Omit<ElasticPoolTarget, "source">[];
+  "stackwarden:batch"?: { resourceGroups?: string[]; locations?: string[] };
+  "stackwarden:policies"?: Parameters<typeof resolveRuleSettings>[0];
+  "stackwarden:exemptions"?: Omit<Exemption, "source">[];
+};
+
+let validator: ValidateFunction | undefined;
+function getValidator(): ValidateFunction {
+  if (!validator) {
+    const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false });
+    addFormats(ajv, ["date"]);
+    ajv.addKeyword("description");
+    validator = ajv.compile(STACKWARDEN_KEYS_SCHEMA);
+  }
+  return validator;
+}
+
+/** `--stack NAME` means `stacks/Pulumi.NAME.yaml`, under the working directory or else the project. */
+export function stackFilePath(stack: string, cwd: string = process.cwd()): string {
+  if (!/^[A-Za-z0-9_.-]+$/.test(stack)) throw new YamlInputError(`stack "${stack}"`, 0, 0, "", "a stack name may only hold letters, digits, '-', '_' and '.'");
+  const rel = join("stacks", `Pulumi.${stack}.yaml`);
+  for (const base of [cwd, PROJECT_ROOT]) {
+    const p = join(base, rel);
+    if (existsSync(p)) return p;
+  }
+  return join(cwd, rel);
+}
+
+/** Reads, parses and validates a stack file. Nothing else happens before this succeeds. */
+export function loadStackFile(path: string, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): StackConfig {
+  const shown = isAbsolute(path) ? (relative(cwd, path).startsWith("..") ? path : relative(cwd, path)) : path;
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new YamlInputError(shown, 0, 0, "", code === "ENOENT" ? "stack file not found" : `cannot read the stack file (${code})`);
+  }
+  return parseStackConfig(shown, text, env);
+}
+
+/** Parses and validates stack file text. Errors are YamlInputErrors naming file, line, column and key path. */
+export function parseStackConfig(file: string, text: string, env: NodeJS.ProcessEnv = process.env): StackConfig {
+  const y = parseLocatedYaml(file, text);
+  const root = y.value;
+  if (root === null || root === undefined || typeof root !== "object" || Array.isArray(root)) {
+    throw new YamlInputError(file, 1, 1, "", "a stack file must be a mapping with a `config:` key");
+  }
+  const config = (root as Record<string, unknown>).config;
+  if (config === undefined || config === null) {
+    throw new YamlInputError(file, 1, 1, "config", 'missing "config:" with at least "stackwarden:subscriptionId"');
+  }
+  if (typeof config !== "object" || Array.isArray(config)) {
+    const at = locate(y, ["config"]);
+    throw new YamlInputError(file, at.line, at.column, "config", "must be a mapping of keys");
+  }
+  const keys: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(config)) if (k.startsWith("stackwarden:")) keys[k] = v;
+  resolveSecureValues(keys, env, (path, problem) => {
+    const at = locate(y, ["config", ...path]);
+    return new YamlInputError(file, at.line, at.column, formatKeyPath(["config", ...path]), problem);
+  });
+  const v = getValidator();
+  if (!v(keys)) throw toLocatedError(y, pickError(v.errors ?? []), ["config"]);
+  return build(keys as RawKeys, file, (path) => {
+    const at = locate(y, ["config", ...path]);
+    return { file, line: at.line, column: at.column };
+  }, y);
+}
+
+/**
+ * Validates values that came from elsewhere (the Pulumi program's `pulumi.Config`), with the same
+ * schema. Keys are `stackwarden:<name>`. Errors name the key path.
+ */
+export function stackConfigFromValues(values: Record<string, unknown>, source: string): StackConfig {
+  const v = getValidator();
+  if (!v(values)) {
+    const err = pickError(v.errors ?? []);
+    const path = pointerToPath(err.instancePath);
+    if (err.keyword === "additionalProperties") path.push(String(err.params.additionalProperty));
+    throw new Error(`${source}: ${formatKeyPath(path)}: ${describeAjvError(err)}`);
+  }
+  return build(values as RawKeys, source, () => undefined);
+}
+
+function build(raw: RawKeys, file: string, where: (path: (string | number)[]) => SourceLocation | undefined, y?: LocatedYaml): StackConfig {
+  const databases = (raw["stackwarden:databases"] ?? []).map((d, i) => ({ ...d, source: where(["stackwarden:databases", i]) }));
+  const seen = new Map<string, number>();
+  databases.forEach((d, i) => {
+    const key = `${d.resourceGroup}/${d.server}/${d.database}`.toLowerCase();
+    const first = seen.get(key);
+    if (first !== undefined) {
+      const firstLine = databases[first].source?.line;
+      const problem = `duplicate database ${d.resourceGroup}/${d.server}/${d.database}: already listed as stackwarden:databases[${first}]${firstLine ? ` (line ${firstLine})` : ""}`;
+      if (y) {
+        const at = locate(y, ["config", "stackwarden:databases", i]);
+        throw new YamlInputError(file, at.line, at.column, `config.stackwarden:databases[${i}]`, problem);
+      }
+      throw new Error(`${file}: stackwarden:databases[${i}]: ${problem}`);
+    }
+    seen.set(key, i);
+  });
+  const pools = raw["stackwarden:elasticPools"] ?? [];
+  const poolSeen = new Set<string>();
+  pools.forEach((p, i) => {
+    const key = `${p.resourceGroup}/${p.server}/${p.elasticPool}`.toLowerCase();
+    if (poolSeen.has(key)) {
+      const at = y ? locate(y, ["config", "stackwarden:elasticPools", i]) : { line: 0, column: 0 };
+      throw new YamlInputError(file, at.line, at.column, `config.stackwarden:elasticPools[${i}]`, `duplicate elastic pool ${p.resourceGroup}/${p.server}/${p.elasticPool}`);
+    }
+    poolSeen.add(key);
+  });
+  return {
+    file,
+    subscriptionId: raw["stackwarden:subscriptionId"],
+    databases,
+    elasticPools: pools.map((p, i) => ({ ...p, source: where(["stackwarden:elasticPools", i]) })),
+    batch: { resourceGroups: raw["stackwarden:batch"]?.resourceGroups, locations: raw["stackwarden:batch"]?.locations ?? [] },
+    policies: resolveRuleSettings(raw["stackwarden:policies"]),
+    exemptions: (raw["stackwarden:exemptions"] ?? []).map((e, i) => ({ ...e, source: where(["stackwarden:exemptions", i]) })),
+  };
+}
+
+/**
+ * Values Pulumi stores as `secure:` need Pulumi to decrypt. Each can be supplied instead through
+ * `STACKWARDEN_<KEY>` (e.g. STACKWARDEN_SUBSCRIPTION_ID); without it the load stops and says so.
+ */
+function resolveSecureValues(keys: Record<string, unknown>, env: NodeJS.ProcessEnv, fail: (path: (string | number)[], problem: string) => Error): void {
+  for (const [k, v] of Object.entries(keys)) {
+    const envName = `STACKWARDEN_${k.slice("stackwarden:".length).replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase()}`;
+    if (isSecure(v)) {
+      const supplied = env[envName];
+      if (supplied === undefined || supplied === "") {
+        throw fail([k], `is a Pulumi secret (secure:) that only Pulumi can decrypt; set ${envName} to supply it to the CLI`);
+      }
+      keys[k] = parseEnvValue(supplied);
+      continue;
+    }
+    const nested = findSecure(v, []);
+    if (nested) throw fail([k, ...nested], `is a Pulumi secret (secure:) inside a structured value; the CLI cannot decrypt it: set ${envName} to the whole value as JSON`);
+  }
+}
+
+function isSecure(v: unknown): boolean {
+  return !!v && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 1 && "secure" in v;
+}
+
+function findSecure(v: unknown, path: (string | number)[]): (string | number)[] | undefined {
+  if (isSecure(v)) return path;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) { const p = findSecure(v[i], [...path, i]); if (p) return p; }
+  } else if (v && typeof v === "object") {
+    for (const [k, x] of Object.entries(v)) { const p = findSecure(x, [...path, k]); if (p) return p; }
+  }
+  return undefined;
+}
+
+function parseEnvValue(s: string): unknown {
+  const t = s.trim();
+  if (t.startsWith("{") || t.startsWith("[")) {
+    try { return JSON.parse(t); } catch { return s; }
+  }
+  return s;
+}

@@ -1,0 +1,36 @@
+/** The slice of the SQL client the TDE reconciler needs (SqlClient satisfies it). */
+export interface TdeDatabaseRef {
+  subscriptionId: string;
+  resourceGroup: string;
+  server: string;
+  database: string;
+}
+
+export type TdeStatus = "Enabled" | "Disabled";
+
+export interface TdeResource {
+  id?: string;
+  name?: string;
+  properties?: { status?: string };
+}
+
+export interface TdeActivityResource {
+  id?: string;
+  properties?: { status?: string; percentComplete?: number; serverName?: string; databaseName?: string };
+}
+
+export interface TdeApi {
+  getTransparentDataEncryption(db: TdeDatabaseRef, signal?: AbortSignal): Promise<TdeResource>;
+  putTransparentDataEncryption(db: TdeDatabaseRef, status: TdeStatus, signal?: AbortSignal): Promise<TdeResource>;
+  listTransparentDataEncryptionActivities(db: TdeDatabaseRef, signal?: AbortSignal): Promise<TdeActivityResource[]>;
+}
+
+/** The ARM id of a database (real namespace: ids are the same whatever spelling the client sends). */
+export function databaseResourceId(db: TdeDatabaseRef): string {
+  return `/subscriptions/${db.subscriptionId}/resourceGroups/${db.resourceGroup}/providers/Microsoft.Sql/servers/${db.server}/databases/${db.database}`;
+}
+
+/** `rg/server/database`: how a database is named in output. */
+export function databaseLabel(db: Pick<TdeDatabaseRef, "resourceGroup" | "server" | "database">): string {
+  return `${db.resourceGroup}/${db.server}/${db.database}`;
+}
