@@ -4,6 +4,9 @@ import { describeError } from "./cli-error";
 import { type CommandIO, processIO } from "./command-io";
 import { registerEmulator } from "./commands/emulator-command";
 import { registerWhoami } from "./commands/whoami-command";
+import { registerPlan } from "./commands/plan-command";
+import { registerApply } from "./commands/apply-command";
+import { registerStart } from "./commands/start-command";
 
 /** Builds the command tree; `io` receives all output. */
 export function buildProgram(io: CommandIO): Command {
@@ -18,7 +21,10 @@ export function buildProgram(io: CommandIO): Command {
       outputError: (s, write) => write(`stackwarden: ${s.replace(/^error: /, "").trim()} (see --help)\n`),
     })
     .exitOverride();
+  registerPlan(program, io);
+  registerApply(program, io);
   registerEmulator(program, io);
+  registerStart(program, io);
   registerWhoami(program, io);
   for (const c of program.commands) {
     c.exitOverride().configureOutput({

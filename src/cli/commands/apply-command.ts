@@ -1,0 +1,66 @@
+import { createInterface } from "node:readline/promises";
+import type { Command } from "commander";
+import type { StackConfig } from "../../config/stack-config";
+import { applyTde, type ApplyOutcome } from "../../reconcile/tde-apply";
+import { planTde } from "../../reconcile/tde-plan";
+import { databaseLabel, type TdeApi } from "../../reconcile/tde-api";
+import { renderPlan } from "../../report/plan-report";
+import { azureClientsFromEnv } from "../azure-clients";
+import type { CommandIO } from "../command-io";
+import { intOption } from "../option-parsers";
+import { ApplyProgress } from "../render/apply-progress";
+import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
+import { UsageError } from "../cli-error";
+
+export interface ApplyFlags extends StackFlags {
+  yes?: boolean;
+  concurrency: number;
+  scanTimeout: number;
+  pollInterval: number;
+  engine: "native" | "pulumi";
+}
+
+export function registerApply(program: Command, io: CommandIO): void {
+  withStackOptions(program.command("apply"))
+    .description("make the planned TDE changes and wait for each encryption or decryption scan to finish (exit 0 converged, 1 error)")
+    .option("-y, --yes", "do not ask for confirmation")
+    .option("--concurrency <n>", "databases changed at once", intOption(1, 64), 8)
+    .option("--scan-timeout <seconds>", "longest wait for one scan", intOption(1), 3600)
+    .option("--poll-interval <ms>", "time between progress polls", intOption(50, 600_000), 1000)
+    .action(async (flags: ApplyFlags) => {
+      const { stack, name } = loadStackFromFlags(flags, io);
+      const { sql } = azureClientsFromEnv(io.env);
+      io.exitCode = await runApply(sql, stack, name, flags, io);
+    });
+}
+
+/** Plans, asks (unless --yes or stdin is not a terminal), applies with progress; returns the exit code. */
+export async function runApply(api: TdeApi, stack: StackConfig, stackName: string, flags: Omit<ApplyFlags, "engine" | "stack" | "config">, io: CommandIO): Promise<number> {
+  const plan = await planTde(api, stack, { concurrency: Math.max(flags.concurrency, 16) });
+  io.out(renderPlan(plan, stack, stackName, "table"));
+  if (plan.changes.length === 0) {
+    io.out("Nothing to apply: live TDE already matches the stack.");
+    return 0;
+  }
+  if (!flags.yes && process.stdin.isTTY) {
+    const rl = createInterface({ input: process.stdin, output: process.stdout });
+    const answer = await rl.question(`Apply ${plan.changes.length} change(s) to stack ${stackName}? [y/N] `);
+    rl.close();
+    if (!/^y(es)?$/i.test(answer.trim())) throw new UsageError("apply cancelled; nothing was changed");
+  }
+  const progress = new ApplyProgress(io);
+  const outcomes = await applyTde(api, plan.changes, {
+    concurrency: flags.concurrency, scanTimeoutMs: flags.scanTimeout * 1000, pollIntervalMs: flags.pollInterval, onEvent: progress.onEvent,
+  });
+  progress.finish();
+  io.out(summarize(outcomes));
+  return outcomes.every((o) => o.ok) ? 0 : 1;
+}
+
+function summarize(outcomes: ApplyOutcome[]): string {
+  const failed = outcomes.filter((o) => !o.ok);
+  const ok = outcomes.length - failed.length;
+  const lines = [`Apply: ${ok} of ${outcomes.length} change(s) converged${failed.length ? `, ${failed.length} failed` : ""}.`];
+  for (const f of failed) lines.push(`  ! ${databaseLabel(f.item.ref)}: ${f.error}`);
+  return lines.join("\n");
+}

@@ -1,0 +1,57 @@
+import type { Command } from "commander";
+import { loadStackFile, stackFilePath } from "../../config/stack-config";
+import { startEmulator } from "../../emulator/server";
+import { loadSeedFile } from "../../emulator/seed";
+import { LOCAL_SERVICES } from "../../emulator/services";
+import { planTde } from "../../reconcile/tde-plan";
+import { renderPlan } from "../../report/plan-report";
+import { azureClientsFromEnv } from "../azure-clients";
+import type { CommandIO } from "../command-io";
+import { DEFAULT_ESTATE } from "./emulator-command";
+import { runApply } from "./apply-command";
+
+/**
+ * `npm start`: the main job against the embedded emulator. It serves the example estate,
+ * then runs plan, apply, a second plan (which must be empty) and the compliance check.
+ */
+export function registerStart(program: Command, io: CommandIO): void {
+  program
+    .command("start")
+    .description("run the main job (plan, apply, plan, check) for a stack against the embedded emulator")
+    .option("--stack <name>", "stack to reconcile", "dev")
+    .option("--seed <file>", "estate the emulator serves", DEFAULT_ESTATE)
+    .action(async (flags: { stack: string; seed: string }) => {
+      const path = stackFilePath(flags.stack, io.cwd);
+      const stack = loadStackFile(path, io.env, io.cwd);
+      const seed = loadSeedFile(flags.seed, LOCAL_SERVICES);
+      const emu = await startEmulator({ seed });
+      try {
+        io.out(`Embedded emulator at ${emu.url} serving ${flags.seed.replace(`${io.cwd}/`, "")}`);
+        const env = { ...io.env, STACKWARDEN_ARM_ENDPOINT: emu.url, STACKWARDEN_IMDS_ENDPOINT: `${emu.url}/metadata`, AZURE_ACCESS_TOKEN: "" };
+        const { sql } = azureClientsFromEnv(env);
+
+        io.out("\n== 1. plan ==");
+        const first = await planTde(sql, stack);
+        io.out(renderPlan(first, stack, flags.stack, "table"));
+
+        io.out("\n== 2. apply ==");
+        const applied = await runApply(sql, stack, flags.stack, { yes: true, concurrency: 8, scanTimeout: 120, pollInterval: 250 }, io);
+        if (applied !== 0) {
+          io.exitCode = applied;
+          return;
+        }
+
+        io.out("\n== 3. plan again ==");
+        const second = await planTde(sql, stack);
+        io.out(renderPlan(second, stack, flags.stack, "table"));
+        if (second.changes.length > 0) {
+          io.err("stackwarden start: the second plan still has changes; apply did not converge");
+          io.exitCode = 1;
+          return;
+        }
+        io.out(`\nDone: ${first.changes.length} change(s) applied to ${stack.databases.length} database(s); the stack has converged.`);
+      } finally {
+        await emu.close();
+      }
+    });
+}

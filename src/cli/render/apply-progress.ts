@@ -1,0 +1,70 @@
+import type { ApplyEvent } from "../../reconcile/tde-apply";
+import { databaseLabel } from "../../reconcile/tde-api";
+import type { CommandIO } from "../command-io";
+
+interface Row {
+  label: string;
+  text: string;
+}
+
+/**
+ * Shows apply progress: on a terminal, one live line per database redrawn in place; otherwise
+ * plain lines when a scan starts, crosses each quarter, finishes or fails.
+ */
+export class ApplyProgress {
+  private readonly rows = new Map<string, Row>();
+  private readonly lastQuarter = new Map<string, number>();
+  private drawn = 0;
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly io: CommandIO, private readonly live = io.isTTY, private readonly write = (s: string) => process.stdout.write(s)) {}
+
+  readonly onEvent = (e: ApplyEvent): void => {
+    const label = databaseLabel(e.item.ref);
+    const verb = e.item.desired.transparentDataEncryption === "Enabled" ? "encrypt" : "decrypt";
+    let text: string;
+    switch (e.kind) {
+      case "started": text = `${verb}ion requested`; break;
+      case "progress": text = `${e.activity.toLowerCase()} ${bar(e.percentComplete)} ${e.percentComplete}%`; break;
+      case "converged": text = `done: TDE ${e.item.desired.transparentDataEncryption} (${(e.elapsedMs / 1000).toFixed(1)} s)`; break;
+      case "failed": text = `FAILED: ${e.error}`; break;
+    }
+    if (this.live) {
+      this.rows.set(label, { label, text });
+      this.schedule();
+      return;
+    }
+    if (e.kind === "progress") {
+      const q = Math.floor(e.percentComplete / 25);
+      if (this.lastQuarter.get(label) === q) return;
+      this.lastQuarter.set(label, q);
+    }
+    this.io.out(`${label}: ${text}`);
+  };
+
+  /** Draws the final state and stops redrawing. */
+  finish(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.live) this.draw();
+  }
+
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => { this.timer = undefined; this.draw(); }, 80);
+  }
+
+  private draw(): void {
+    const rows = [...this.rows.values()];
+    const width = Math.max(0, ...rows.map((r) => r.label.length));
+    let out = this.drawn > 0 ? `\x1b[${this.drawn}A` : "";
+    for (const r of rows) out += `\x1b[2K  ${r.label.padEnd(width)}  ${r.text}\n`;
+    this.write(out);
+    this.drawn = rows.length;
+  }
+}
+
+function bar(percent: number): string {
+  const filled = Math.max(0, Math.min(20, Math.round(percent / 5)));
+  return `[${"#".repeat(filled)}${".".repeat(20 - filled)}]`;
+}
