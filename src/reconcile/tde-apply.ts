@@ -1,5 +1,5 @@
 import { settleBounded } from "../concurrency/bounded-map";
-import { databaseLabel, type TdeApi, type TdeDatabaseRef, type TdeStatus } from "./tde-api";
+import { databaseLabel, type TdeApi, type TdeStatus } from "./tde-api";
 import type { TdePlanItem } from "./tde-plan";
 
 /** What happens to one database during apply, for live progress output. */
@@ -78,17 +78,13 @@ export async function waitForScan(api: TdeApi, item: Pick<TdePlanItem, "ref" | "
     } else {
       const status = (await api.getTransparentDataEncryption(item.ref, opts.signal)).properties?.status;
       if (status === desired) return;
-      throw new ScanError(`${label(item.ref)}: the ${desired === "Enabled" ? "encryption" : "decryption"} scan ended${last ? ` at ${last.percent}%` : ""} but the status is ${status ?? "missing"}, not ${desired}; the scan failed, check the database's activity log and retry apply`);
+      throw new ScanError(`${databaseLabel(item.ref)}: the ${desired === "Enabled" ? "encryption" : "decryption"} scan ended${last ? ` at ${last.percent}%` : ""} but the status is ${status ?? "missing"}, not ${desired}; the scan failed, check the database's activity log and retry apply`);
     }
     if (Date.now() + interval > deadline) {
-      throw new ScanError(`${label(item.ref)}: the ${last?.activity.toLowerCase() ?? "TDE"} scan did not finish within ${Math.round(timeout / 1000)} s (stuck at ${last?.percent ?? 0}%); raise --scan-timeout or investigate the database`);
+      throw new ScanError(`${databaseLabel(item.ref)}: the ${last?.activity.toLowerCase() ?? "TDE"} scan did not finish within ${Math.round(timeout / 1000)} s (stuck at ${last?.percent ?? 0}%); raise --scan-timeout or investigate the database`);
     }
     await sleep(interval, opts.signal);
   }
-}
-
-function label(ref: TdeDatabaseRef): string {
-  return databaseLabel(ref);
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -5,7 +5,7 @@ import { applyTde, type ApplyOutcome } from "../../reconcile/tde-apply";
 import { planTde } from "../../reconcile/tde-plan";
 import { databaseLabel, type TdeApi } from "../../reconcile/tde-api";
 import { renderPlan } from "../../report/plan-report";
-import { azureClientsFromEnv } from "../azure-clients";
+import { azureClientsFromEnv } from "../../runtime/azure-clients";
 import type { CommandIO } from "../command-io";
 import { intOption } from "../option-parsers";
 import { ApplyProgress } from "../render/apply-progress";

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { planTde } from "../../reconcile/tde-plan";
 import { renderPlan, type PlanFormat } from "../../report/plan-report";
-import { azureClientsFromEnv } from "../azure-clients";
+import { azureClientsFromEnv } from "../../runtime/azure-clients";
 import type { CommandIO } from "../command-io";
 import { choiceOption, intOption } from "../option-parsers";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";

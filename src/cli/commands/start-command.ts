@@ -5,7 +5,7 @@ import { loadSeedFile } from "../../emulator/seed";
 import { LOCAL_SERVICES } from "../../emulator/services";
 import { planTde } from "../../reconcile/tde-plan";
 import { renderPlan } from "../../report/plan-report";
-import { azureClientsFromEnv } from "../azure-clients";
+import { azureClientsFromEnv } from "../../runtime/azure-clients";
 import type { CommandIO } from "../command-io";
 import { DEFAULT_ESTATE } from "./emulator-command";
 import { runApply } from "./apply-command";
