@@ -1,0 +1,147 @@
+import type { AzureClients } from "../runtime/azure-clients";
+
+/** The read-only data sources, by the type token's `<module>:<Type>`. */
+export type DataSourceKind =
+  | "sql:ServiceTierAdvisors" | "sql:ElasticPoolActivities" | "sql:ElasticPoolDatabaseActivities" | "sql:TransparentDataEncryptionActivities"
+  | "batchai:Workspace" | "batchai:Cluster" | "batchai:Experiment" | "batchai:FileServer" | "batchai:Jobs" | "batchai:Usages";
+
+type Inputs = Record<string, string>;
+
+interface DataSourceSpec {
+  /** Required string inputs, in id order. */
+  inputs: string[];
+  /** The output property holding what the API returned. */
+  output: string;
+  /** The ARM id (or, for lists, the id of the collection) that identifies the data source. */
+  id(i: Inputs): string;
+  /** Parses an id back to inputs, for `.get`-style lookups. */
+  pattern: RegExp;
+  read(c: AzureClients, i: Inputs): Promise<unknown>;
+}
+
+const SUB = "/subscriptions/([^/]+)";
+const RG = "/resourceGroups/([^/]+)";
+const SQL = "/providers/(?:Microsoft|Provider)\\.Sql";
+const BAI = "/providers/(?:Microsoft|Provider)\\.BatchAI";
+const re = (s: string) => new RegExp(`^${s}/?$`, "i");
+
+const dbInputs = ["subscriptionId", "resourceGroup", "server", "database"];
+const poolInputs = ["subscriptionId", "resourceGroup", "server", "elasticPool"];
+const wsInputs = ["subscriptionId", "resourceGroup", "workspace"];
+const dbId = (i: Inputs) => `/subscriptions/${i.subscriptionId}/resourceGroups/${i.resourceGroup}/providers/Microsoft.Sql/servers/${i.server}/databases/${i.database}`;
+const poolId = (i: Inputs) => `/subscriptions/${i.subscriptionId}/resourceGroups/${i.resourceGroup}/providers/Microsoft.Sql/servers/${i.server}/elasticPools/${i.elasticPool}`;
+const wsId = (i: Inputs) => `/subscriptions/${i.subscriptionId}/resourceGroups/${i.resourceGroup}/providers/Microsoft.BatchAI/workspaces/${i.workspace}`;
+const db = (i: Inputs) => ({ subscriptionId: i.subscriptionId, resourceGroup: i.resourceGroup, server: i.server, database: i.database });
+const pool = (i: Inputs) => ({ subscriptionId: i.subscriptionId, resourceGroup: i.resourceGroup, server: i.server, elasticPool: i.elasticPool });
+const ws = (i: Inputs) => ({ subscriptionId: i.subscriptionId, resourceGroup: i.resourceGroup, workspace: i.workspace });
+
+export const DATA_SOURCES: Record<DataSourceKind, DataSourceSpec> = {
+  "sql:ServiceTierAdvisors": {
+    inputs: dbInputs, output: "advisors", id: (i) => `${dbId(i)}/serviceTierAdvisors`,
+    pattern: re(`${SUB}${RG}${SQL}/servers/([^/]+)/databases/([^/]+)/serviceTierAdvisors`),
+    read: (c, i) => c.sql.listServiceTierAdvisors(db(i)),
+  },
+  "sql:ElasticPoolActivities": {
+    inputs: poolInputs, output: "activities", id: (i) => `${poolId(i)}/elasticPoolActivity`,
+    pattern: re(`${SUB}${RG}${SQL}/servers/([^/]+)/elasticPools/([^/]+)/elasticPoolActivity`),
+    read: (c, i) => c.sql.listElasticPoolActivities(pool(i)),
+  },
+  "sql:ElasticPoolDatabaseActivities": {
+    inputs: poolInputs, output: "activities", id: (i) => `${poolId(i)}/elasticPoolDatabaseActivity`,
+    pattern: re(`${SUB}${RG}${SQL}/servers/([^/]+)/elasticPools/([^/]+)/elasticPoolDatabaseActivity`),
+    read: (c, i) => c.sql.listElasticPoolDatabaseActivities(pool(i)),
+  },
+  "sql:TransparentDataEncryptionActivities": {
+    inputs: dbInputs, output: "activities", id: (i) => `${dbId(i)}/transparentDataEncryption/current/operationResults`,
+    pattern: re(`${SUB}${RG}${SQL}/servers/([^/]+)/databases/([^/]+)/transparentDataEncryption/current/operationResults`),
+    read: (c, i) => c.sql.listTransparentDataEncryptionActivities(db(i)),
+  },
+  "batchai:Workspace": {
+    inputs: wsInputs, output: "workspace", id: wsId,
+    pattern: re(`${SUB}${RG}${BAI}/workspaces/([^/]+)`),
+    read: (c, i) => c.batch.getWorkspace(ws(i)),
+  },
+  "batchai:Cluster": {
+    inputs: [...wsInputs, "cluster"], output: "cluster", id: (i) => `${wsId(i)}/clusters/${i.cluster}`,
+    pattern: re(`${SUB}${RG}${BAI}/workspaces/([^/]+)/clusters/([^/]+)`),
+    read: (c, i) => c.batch.getCluster(ws(i), i.cluster),
+  },
+  "batchai:Experiment": {
+    inputs: [...wsInputs, "experiment"], output: "experiment", id: (i) => `${wsId(i)}/experiments/${i.experiment}`,
+    pattern: re(`${SUB}${RG}${BAI}/workspaces/([^/]+)/experiments/([^/]+)`),
+    read: (c, i) => c.batch.getExperiment(ws(i), i.experiment),
+  },
+  "batchai:FileServer": {
+    inputs: [...wsInputs, "fileServer"], output: "fileServer", id: (i) => `${wsId(i)}/fileServers/${i.fileServer}`,
+    pattern: re(`${SUB}${RG}${BAI}/workspaces/([^/]+)/fileServers/([^/]+)`),
+    read: (c, i) => c.batch.getFileServer(ws(i), i.fileServer),
+  },
+  "batchai:Jobs": {
+    inputs: [...wsInputs, "experiment"], output: "jobs", id: (i) => `${wsId(i)}/experiments/${i.experiment}/jobs`,
+    pattern: re(`${SUB}${RG}${BAI}/workspaces/([^/]+)/experiments/([^/]+)/jobs`),
+    read: (c, i) => c.batch.listJobs(ws(i), i.experiment),
+  },
+  "batchai:Usages": {
+    inputs: ["subscriptionId", "location"], output: "usages",
+    id: (i) => `/subscriptions/${i.subscriptionId}/providers/Microsoft.BatchAI/locations/${i.location}/usages`,
+    pattern: re(`${SUB}${BAI}/locations/([^/]+)/usages`),
+    read: (c, i) => c.batch.listUsages(i.subscriptionId, i.location),
+  },
+};
+
+export interface DataSourceState {
+  id: string;
+  /** The inputs plus the output property with the API's answer. */
+  outs: Record<string, unknown>;
+}
+
+/** Checks that every required input is a non-empty string (unknown values are not judged). */
+export function checkDataSourceInputs(kind: DataSourceKind, news: Record<string, unknown>, isUnknown: (v: unknown) => boolean = () => false): { property: string; reason: string }[] {
+  const spec = DATA_SOURCES[kind];
+  const failures: { property: string; reason: string }[] = [];
+  for (const k of spec.inputs) {
+    const v = news[k];
+    if (isUnknown(v)) continue;
+    if (typeof v !== "string" || v.length === 0) failures.push({ property: k, reason: `${k} is required and must be a non-empty string` });
+  }
+  for (const k of Object.keys(news)) {
+    if (!k.startsWith("__") && !spec.inputs.includes(k) && k !== spec.output) failures.push({ property: k, reason: "unknown input" });
+  }
+  return failures;
+}
+
+/** Reads a data source: one GET (or one paged list). */
+export async function readDataSource(clients: AzureClients, kind: DataSourceKind, inputs: Record<string, unknown>): Promise<DataSourceState> {
+  const spec = DATA_SOURCES[kind];
+  const i = pick(spec.inputs, inputs);
+  return { id: spec.id(i), outs: { ...i, [spec.output]: await spec.read(clients, i) } };
+}
+
+/** Inputs from an id, for a lookup by resource id. */
+export function dataSourceInputsFromId(kind: DataSourceKind, id: string): Inputs {
+  const spec = DATA_SOURCES[kind];
+  const m = spec.pattern.exec(id);
+  if (!m) throw new Error(`"${id}" is not an id of a ${kind.split(":")[1]} data source`);
+  return Object.fromEntries(spec.inputs.map((k, n) => [k, decodeURIComponent(m[n + 1])]));
+}
+
+/** Whether two reads differ (a data source "changes" when what the API says changed). */
+export function dataChanged(kind: DataSourceKind, olds: Record<string, unknown>, fresh: Record<string, unknown>): boolean {
+  const key = DATA_SOURCES[kind].output;
+  return stableJson(olds[key]) !== stableJson(fresh[key]);
+}
+
+function pick(keys: string[], from: Record<string, unknown>): Inputs {
+  const out: Inputs = {};
+  for (const k of keys) {
+    const v = from[k];
+    if (typeof v !== "string" || !v) throw new Error(`${k} is required`);
+    out[k] = v;
+  }
+  return out;
+}
+
+function stableJson(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) =>
+    x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) : x);
+}
