@@ -2,9 +2,11 @@
 export interface Logger {
   debug(line: string): void;
   warn(line: string): void;
+  /** `false` when debug lines are dropped, so callers can skip building them. Absent means enabled. */
+  debugEnabled?: boolean;
 }
 
-export const silentLogger: Logger = { debug() {}, warn() {} };
+export const silentLogger: Logger = { debug() {}, warn() {}, debugEnabled: false };
 
 /** A stderr logger enabled by `STACKWARDEN_LOG=debug` (everything) or `warn` (retries and failures). */
 export function loggerFromEnv(env: NodeJS.ProcessEnv = process.env): Logger {
@@ -13,5 +15,6 @@ export function loggerFromEnv(env: NodeJS.ProcessEnv = process.env): Logger {
   return {
     debug: level === "debug" ? (line) => process.stderr.write(`[stackwarden] ${line}\n`) : () => {},
     warn: (line) => process.stderr.write(`[stackwarden] ${line}\n`),
+    debugEnabled: level === "debug",
   };
 }

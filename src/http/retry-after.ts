@@ -16,6 +16,9 @@ export function parseRetryAfterMs(
   if (raw === undefined) return undefined;
   const seconds = numberHeader(raw);
   if (seconds !== undefined) return seconds >= 0 ? seconds * 1000 : undefined;
+  // An HTTP date always names its day or month; without a letter, V8's lenient Date.parse
+  // would read garbage such as "-3" as a year and ask for no wait at all.
+  if (!/[a-z]/i.test(raw)) return undefined;
   const date = Date.parse(raw);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);

@@ -84,6 +84,8 @@ export class HttpTransport {
   private readonly timeoutMs: number;
   private readonly headers: Record<string, string>;
   private readonly query: Record<string, string>;
+  /** `this.query` encoded once, for requests that add no query of their own. */
+  private readonly defaultSearch: string;
   private readonly logger: Logger;
   private readonly dispatcher: Dispatcher;
   private readonly secrets: Set<string>;
@@ -107,6 +109,7 @@ export class HttpTransport {
     this.headers = { "user-agent": USER_AGENT, accept: "application/json", ...opts.headers };
     this.query = { ...opts.query };
     if (this.auth.kind === "query") this.query[this.auth.name] = this.auth.value;
+    this.defaultSearch = new URLSearchParams(this.query).toString();
     this.logger = opts.logger ?? loggerFromEnv();
     this.dispatcher = opts.dispatcher ?? sharedDispatcher();
     this.secrets = new Set(staticSecretsOf(this.auth));
@@ -114,11 +117,15 @@ export class HttpTransport {
 
   /** Sends a request and parses a JSON response body; throws ApiError for a non-success status. */
   async json<T>(spec: RequestSpec): Promise<T> {
-    return (await this.request<T>(spec)).body;
+    return (await this.receive<T>(spec, true)).body;
   }
 
   /** Sends a request; the body is parsed as JSON when the response says so, else returned as text. */
-  async request<T>(spec: RequestSpec): Promise<ApiResponse<T>> {
+  request<T>(spec: RequestSpec): Promise<ApiResponse<T>> {
+    return this.receive<T>(spec, false);
+  }
+
+  private async receive<T>(spec: RequestSpec, requireJson: boolean): Promise<ApiResponse<T>> {
     const raw = await this.send(spec);
     const { res, text } = raw;
     const contentType = String(res.headers["content-type"] ?? "");
@@ -130,6 +137,10 @@ export class HttpTransport {
         throw this.error(spec, raw, res.statusCode, "InvalidResponse",
           `the response body is not valid JSON (${text.length} bytes${isOk(spec, res.statusCode) ? ", possibly truncated" : ""})`);
       }
+    } else if (requireJson && text.length > 0 && isOk(spec, res.statusCode)) {
+      // json() promises parsed data: an HTML page from a proxy or portal is not a result.
+      throw this.error(spec, raw, res.statusCode, "InvalidResponse",
+        `expected a JSON body, got ${contentType || "no content type"} (${text.length} bytes)`);
     }
     if (!isOk(spec, res.statusCode)) {
       const parsed = parseErrorBody(body);
@@ -209,6 +220,8 @@ export class HttpTransport {
       const q = spec.path.indexOf("?");
       path = this.basePath + (q < 0 ? spec.path : spec.path.slice(0, q));
       search = q < 0 ? "" : spec.path.slice(q + 1);
+      // Fast path: nothing to merge, so the defaults encoded once in the constructor are the query.
+      if (q < 0 && !hasDefined(spec.query)) return this.defaultSearch ? `${path}?${this.defaultSearch}` : path;
     }
     const params = new URLSearchParams(search);
     for (const [k, v] of Object.entries(this.query)) if (!params.has(k)) params.set(k, v);
@@ -226,7 +239,9 @@ export class HttpTransport {
       throw new ApiError({ operation: spec.operation, status: 0, code: "InvalidLink", message: (e as Error).message, method: spec.method, url: redactUrl(this.origin + spec.path), clientRequestId });
     }
     const headers: Record<string, string> = { ...this.headers, "x-ms-client-request-id": clientRequestId, ...spec.headers };
-    await this.applyAuth(headers, spec);
+    // Only a bearer credential needs an await; header and query keys are applied synchronously.
+    if (this.auth.kind === "bearer") await this.applyBearer(headers, spec);
+    else if (this.auth.kind === "header") Object.assign(headers, this.auth.headers);
     let body: string | Buffer | Uint8Array | undefined;
     if (spec.json !== undefined) {
       body = JSON.stringify(spec.json);
@@ -251,7 +266,7 @@ export class HttpTransport {
           status: err.statusCode, errorCode: err.code, headers: err.headers ?? undefined,
         }, policy);
         if (!decision.retry) {
-          logger.debug(`${describe()}: not retrying (${decision.reason})`);
+          if (logger.debugEnabled !== false) logger.debug(`${describe()}: not retrying (${decision.reason})`);
           return cb(err);
         }
         state.attempts += 1;
@@ -271,7 +286,10 @@ export class HttpTransport {
       let buffer: Buffer | undefined;
       if (asBuffer) buffer = Buffer.from(await res.body.arrayBuffer());
       else text = await res.body.text();
-      logger.debug(`${describe()} -> ${res.statusCode} in ${Date.now() - started} ms (attempts ${state.attempts}, x-ms-request-id ${headerValue(res.headers["x-ms-request-id"]) ?? "-"})`);
+      // Building this line redacts the URL (a URL parse): skip it when nobody reads debug lines.
+      if (logger.debugEnabled !== false) {
+        logger.debug(`${describe()} -> ${res.statusCode} in ${Date.now() - started} ms (attempts ${state.attempts}, x-ms-request-id ${headerValue(res.headers["x-ms-request-id"]) ?? "-"})`);
+      }
       return { res, text, buffer, clientRequestId, attempts: state.attempts, path };
     } catch (e) {
       if (e instanceof ApiError) throw e;
@@ -285,7 +303,7 @@ export class HttpTransport {
     }
   }
 
-  private async applyAuth(headers: Record<string, string>, spec: RequestSpec): Promise<void> {
+  private async applyBearer(headers: Record<string, string>, spec: RequestSpec): Promise<void> {
     const auth = this.auth;
     if (auth.kind === "bearer") {
       let token;
@@ -297,8 +315,6 @@ export class HttpTransport {
       if (!token) throw new ApiError({ operation: spec.operation, status: 0, code: "CredentialUnavailable", message: "the credential returned no token", method: spec.method, url: redactUrl(this.origin + spec.path) });
       this.secrets.add(token.token);
       headers.authorization = `Bearer ${token.token}`;
-    } else if (auth.kind === "header") {
-      Object.assign(headers, auth.headers);
     }
   }
 
@@ -328,6 +344,12 @@ interface RetryableError extends Error {
   statusCode?: number;
   code?: string;
   headers?: Record<string, string | string[] | undefined> | null;
+}
+
+function hasDefined(query: RequestSpec["query"]): boolean {
+  if (!query) return false;
+  for (const k in query) if (query[k] !== undefined) return true;
+  return false;
 }
 
 function isOk(spec: RequestSpec, status: number): boolean {
