@@ -39,6 +39,15 @@ export interface Exemption {
   source?: SourceLocation;
 }
 
+/** A Batch AI workspace the Pulumi program registers, with the children it names. */
+export interface BatchWorkspaceTarget {
+  resourceGroup: string;
+  workspace: string;
+  clusters?: string[];
+  experiments?: string[];
+  fileServers?: string[];
+}
+
 /** A validated stack: what the CLI and the Pulumi program both act on. */
 export interface StackConfig {
   /** The stack file, or a description of where the values came from. */
@@ -46,7 +55,7 @@ export interface StackConfig {
   subscriptionId: string;
   databases: DesiredDatabase[];
   elasticPools: ElasticPoolTarget[];
-  batch: { resourceGroups?: string[]; locations: string[] };
+  batch: { resourceGroups?: string[]; locations: string[]; workspaces: BatchWorkspaceTarget[] };
   policies: RuleSettings;
   exemptions: Exemption[];
 }
@@ -55,7 +64,7 @@ type RawKeys = {
   "stackwarden:subscriptionId": string;
   "stackwarden:databases"?: Omit<DesiredDatabase, "source">[];
   "stackwarden:elasticPools"?: Omit<ElasticPoolTarget, "source">[];
-  "stackwarden:batch"?: { resourceGroups?: string[]; locations?: string[] };
+  "stackwarden:batch"?: { resourceGroups?: string[]; locations?: string[]; workspaces?: BatchWorkspaceTarget[] };
   "stackwarden:policies"?: Parameters<typeof resolveRuleSettings>[0];
   "stackwarden:exemptions"?: Omit<Exemption, "source">[];
 };
@@ -171,7 +180,11 @@ function build(raw: RawKeys, file: string, where: (path: (string | number)[]) =>
     subscriptionId: raw["stackwarden:subscriptionId"],
     databases,
     elasticPools: pools.map((p, i) => ({ ...p, source: where(["stackwarden:elasticPools", i]) })),
-    batch: { resourceGroups: raw["stackwarden:batch"]?.resourceGroups, locations: raw["stackwarden:batch"]?.locations ?? [] },
+    batch: {
+      resourceGroups: raw["stackwarden:batch"]?.resourceGroups,
+      locations: raw["stackwarden:batch"]?.locations ?? [],
+      workspaces: raw["stackwarden:batch"]?.workspaces ?? [],
+    },
     policies: resolveRuleSettings(raw["stackwarden:policies"]),
     exemptions: (raw["stackwarden:exemptions"] ?? []).map((e, i) => ({ ...e, source: where(["stackwarden:exemptions", i]) })),
   };

@@ -49,6 +49,22 @@ export const STACKWARDEN_KEYS_SCHEMA = {
       properties: {
         resourceGroups: { type: "array", items: name("resource group"), description: "optional: limit discovery to these; default every workspace of the subscription" },
         locations: { type: "array", items: { type: "string", pattern: "^[a-z0-9]+$", description: "an Azure location such as eastus" }, description: "optional, default []: locations whose usages are read" },
+        workspaces: {
+          type: "array",
+          description: "optional: workspaces the Pulumi program registers as data sources (the CLI's inventory discovers every workspace anyway)",
+          items: {
+            type: "object",
+            additionalProperties: false,
+            required: ["resourceGroup", "workspace"],
+            properties: {
+              resourceGroup: name("resource group"),
+              workspace: name("workspace"),
+              clusters: { type: "array", items: name("cluster") },
+              experiments: { type: "array", items: name("experiment"), description: "each also registers the experiment's jobs as one data source" },
+              fileServers: { type: "array", items: name("file server") },
+            },
+          },
+        },
       },
     },
     "stackwarden:policies": {

@@ -10,6 +10,8 @@ type Inputs = Record<string, string>;
 interface DataSourceSpec {
   /** Required string inputs, in id order. */
   inputs: string[];
+  /** Optional string inputs carried through to the outputs (not sent to the API). */
+  optional?: string[];
   /** The output property holding what the API returned. */
   output: string;
   /** The ARM id (or, for lists, the id of the collection) that identifies the data source. */
@@ -37,7 +39,8 @@ const ws = (i: Inputs) => ({ subscriptionId: i.subscriptionId, resourceGroup: i.
 
 export const DATA_SOURCES: Record<DataSourceKind, DataSourceSpec> = {
   "sql:ServiceTierAdvisors": {
-    inputs: dbInputs, output: "advisors", id: (i) => `${dbId(i)}/serviceTierAdvisors`,
+    // serviceObjective: the tier the stack intends, carried for the tier-drift policy.
+    inputs: dbInputs, optional: ["serviceObjective"], output: "advisors", id: (i) => `${dbId(i)}/serviceTierAdvisors`,
     pattern: re(`${SUB}${RG}${SQL}/servers/([^/]+)/databases/([^/]+)/serviceTierAdvisors`),
     read: (c, i) => c.sql.listServiceTierAdvisors(db(i)),
   },
@@ -104,8 +107,12 @@ export function checkDataSourceInputs(kind: DataSourceKind, news: Record<string,
     if (isUnknown(v)) continue;
     if (typeof v !== "string" || v.length === 0) failures.push({ property: k, reason: `${k} is required and must be a non-empty string` });
   }
+  for (const k of spec.optional ?? []) {
+    const v = news[k];
+    if (v !== undefined && !isUnknown(v) && typeof v !== "string") failures.push({ property: k, reason: `${k} must be a string` });
+  }
   for (const k of Object.keys(news)) {
-    if (!k.startsWith("__") && !spec.inputs.includes(k) && k !== spec.output) failures.push({ property: k, reason: "unknown input" });
+    if (!k.startsWith("__") && !spec.inputs.includes(k) && !(spec.optional ?? []).includes(k) && k !== spec.output) failures.push({ property: k, reason: "unknown input" });
   }
   return failures;
 }
@@ -114,7 +121,8 @@ export function checkDataSourceInputs(kind: DataSourceKind, news: Record<string,
 export async function readDataSource(clients: AzureClients, kind: DataSourceKind, inputs: Record<string, unknown>): Promise<DataSourceState> {
   const spec = DATA_SOURCES[kind];
   const i = pick(spec.inputs, inputs);
-  return { id: spec.id(i), outs: { ...i, [spec.output]: await spec.read(clients, i) } };
+  const extra = Object.fromEntries((spec.optional ?? []).filter((k) => typeof inputs[k] === "string").map((k) => [k, inputs[k]]));
+  return { id: spec.id(i), outs: { ...i, ...extra, [spec.output]: await spec.read(clients, i) } };
 }
 
 /** Inputs from an id, for a lookup by resource id. */

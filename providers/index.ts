@@ -1,0 +1,2 @@
+export * from "./transparent-data-encryption";
+export * from "./data-sources";

@@ -1,0 +1,78 @@
+import * as pulumi from "@pulumi/pulumi";
+import { stackConfigFromValues, type StackConfig } from "../src/config/stack-config";
+import {
+  BatchAiCluster, BatchAiExperiment, BatchAiFileServer, BatchAiJobs, BatchAiUsages, BatchAiWorkspace,
+  ElasticPoolActivities, ElasticPoolDatabaseActivities, ServiceTierAdvisors, TransparentDataEncryption, TransparentDataEncryptionActivities,
+} from "../providers";
+
+/** Reads the `stackwarden:` keys of the stack's config and validates them with the CLI's schema. */
+export function readStackConfig(): StackConfig {
+  const values: Record<string, unknown> = {};
+  for (const [key, raw] of Object.entries(pulumi.runtime.allConfig())) {
+    if (!key.startsWith("stackwarden:")) continue;
+    values[key] = parseConfigValue(raw);
+  }
+  try {
+    return stackConfigFromValues(values, `stack ${pulumi.getStack()} config`);
+  } catch (e) {
+    // A RunError prints its message without a stack trace.
+    throw new pulumi.RunError((e as Error).message);
+  }
+}
+
+/** Structured config values arrive as JSON text; plain ones as strings. */
+function parseConfigValue(raw: string): unknown {
+  const t = raw.trim();
+  if (t.startsWith("{") || t.startsWith("[")) {
+    try { return JSON.parse(t); } catch { return raw; }
+  }
+  return raw;
+}
+
+/** A stable logical name from parts (Pulumi names must be unique within the stack). */
+function logical(...parts: string[]): string {
+  return parts.join("-").toLowerCase();
+}
+
+export interface Registered {
+  /** By `rg/server/database`. */
+  tde: Map<string, TransparentDataEncryption>;
+  advisors: ServiceTierAdvisors[];
+}
+
+/** Registers the TDE resources and every data source the stack names. */
+export function registerStack(stack: StackConfig): Registered {
+  const sub = stack.subscriptionId;
+  const tde = new Map<string, TransparentDataEncryption>();
+  const advisors: ServiceTierAdvisors[] = [];
+  for (const d of stack.databases) {
+    const ref = { subscriptionId: sub, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
+    const name = logical(d.resourceGroup, d.server, d.database);
+    const resource = new TransparentDataEncryption(`tde-${name}`, { ...ref, transparentDataEncryption: d.transparentDataEncryption });
+    tde.set(`${d.resourceGroup}/${d.server}/${d.database}`, resource);
+    advisors.push(new ServiceTierAdvisors(`advisors-${name}`, { ...ref, ...(d.serviceObjective ? { serviceObjective: d.serviceObjective } : {}) }));
+    // Read after the TDE change so the scan it started is what shows.
+    new TransparentDataEncryptionActivities(`tde-activity-${name}`, ref, { dependsOn: [resource] });
+  }
+  for (const p of stack.elasticPools) {
+    const ref = { subscriptionId: sub, resourceGroup: p.resourceGroup, server: p.server, elasticPool: p.elasticPool };
+    const name = logical(p.resourceGroup, p.server, p.elasticPool);
+    new ElasticPoolActivities(`pool-activity-${name}`, ref);
+    new ElasticPoolDatabaseActivities(`pool-db-activity-${name}`, ref);
+  }
+  for (const location of stack.batch.locations) {
+    new BatchAiUsages(`batchai-usages-${location}`, { subscriptionId: sub, location });
+  }
+  for (const w of stack.batch.workspaces) {
+    const ref = { subscriptionId: sub, resourceGroup: w.resourceGroup, workspace: w.workspace };
+    const name = logical(w.resourceGroup, w.workspace);
+    new BatchAiWorkspace(`batchai-workspace-${name}`, ref);
+    for (const c of w.clusters ?? []) new BatchAiCluster(`batchai-cluster-${name}-${c}`, { ...ref, cluster: c });
+    for (const f of w.fileServers ?? []) new BatchAiFileServer(`batchai-fileserver-${name}-${f}`, { ...ref, fileServer: f });
+    for (const e of w.experiments ?? []) {
+      new BatchAiExperiment(`batchai-experiment-${name}-${e}`, { ...ref, experiment: e });
+      new BatchAiJobs(`batchai-jobs-${name}-${e}`, { ...ref, experiment: e });
+    }
+  }
+  return { tde, advisors };
+}
