@@ -184,9 +184,10 @@ export class HttpTransport {
     let next: RequestSpec | undefined = spec;
     let page = 0;
     while (next) {
-      const body: { value?: T[]; nextLink?: string | null } = await this.json(next);
+      const body: { value?: T[] | null; nextLink?: string | null } = await this.json(next);
       page += 1;
-      if (!body || typeof body !== "object" || (body.value !== undefined && !Array.isArray(body.value))) {
+      // A list answers `{ value: [...] }`; `null` reads as empty, but a body without `value` is not a list page.
+      if (!body || typeof body !== "object" || (body.value !== null && !Array.isArray(body.value))) {
         throw new ApiError({ operation: spec.operation, status: 200, code: "InvalidResponse", message: `page ${page} has no "value" array`, method: spec.method, url: redactUrl(this.urlOf(next)) });
       }
       for (const item of body.value ?? []) yield item;
@@ -236,7 +237,7 @@ export class HttpTransport {
     try {
       path = this.pathOf(spec);
     } catch (e) {
-      throw new ApiError({ operation: spec.operation, status: 0, code: "InvalidLink", message: (e as Error).message, method: spec.method, url: redactUrl(this.origin + spec.path), clientRequestId });
+      throw new ApiError({ operation: spec.operation, status: 0, code: "InvalidLink", message: (e as Error).message, method: spec.method, url: this.displayUrl(spec), clientRequestId });
     }
     const headers: Record<string, string> = { ...this.headers, "x-ms-client-request-id": clientRequestId, ...spec.headers };
     // Only a bearer credential needs an await; header and query keys are applied synchronously.
@@ -310,12 +311,17 @@ export class HttpTransport {
       try {
         token = await auth.credential.getToken(auth.scopes, { abortSignal: spec.signal });
       } catch (e) {
-        throw new ApiError({ operation: spec.operation, status: 0, code: "CredentialUnavailable", message: scrubTokens((e as Error).message), method: spec.method, url: redactUrl(this.origin + spec.path) });
+        throw new ApiError({ operation: spec.operation, status: 0, code: "CredentialUnavailable", message: scrubTokens((e as Error).message), method: spec.method, url: this.displayUrl(spec) });
       }
-      if (!token) throw new ApiError({ operation: spec.operation, status: 0, code: "CredentialUnavailable", message: "the credential returned no token", method: spec.method, url: redactUrl(this.origin + spec.path) });
+      if (!token) throw new ApiError({ operation: spec.operation, status: 0, code: "CredentialUnavailable", message: "the credential returned no token", method: spec.method, url: this.displayUrl(spec) });
       this.secrets.add(token.token);
       headers.authorization = `Bearer ${token.token}`;
     }
+  }
+
+  /** The request's URL for errors, redacted; it needs no valid path (a refused link is shown as it was given). */
+  private displayUrl(spec: RequestSpec): string {
+    return redactUrl(/^https?:\/\//i.test(spec.path) ? spec.path : this.origin + this.basePath + spec.path);
   }
 
   private error(spec: RequestSpec, raw: RawResult, status: number, code: string, message: string): ApiError {
