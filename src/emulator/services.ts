@@ -1,5 +1,6 @@
 import type { LocalService } from "./local-service";
 import { imdsLocal } from "../services/imds/local";
+import { sqlLocal } from "../services/sql/local";
 
 /** Every seeded API's local implementation, in mount order. */
-export const LOCAL_SERVICES: readonly LocalService[] = [imdsLocal as LocalService];
+export const LOCAL_SERVICES: readonly LocalService[] = [imdsLocal as LocalService, sqlLocal as LocalService];
