@@ -1,6 +1,7 @@
 import type { LocalService } from "./local-service";
 import { imdsLocal } from "../services/imds/local";
+import { batchAiLocal } from "../services/batchai/local";
 import { sqlLocal } from "../services/sql/local";
 
 /** Every seeded API's local implementation, in mount order. */
-export const LOCAL_SERVICES: readonly LocalService[] = [imdsLocal as LocalService, sqlLocal as LocalService];
+export const LOCAL_SERVICES: readonly LocalService[] = [imdsLocal as LocalService, sqlLocal as LocalService, batchAiLocal as LocalService];
