@@ -59,6 +59,11 @@ export class FaultInjector {
     return this.injected;
   }
 
+  /** Zeroes the count of injected faults (the stats reset), keeping the decision counters. */
+  resetInjectedCount(): void {
+    this.injected = 0;
+  }
+
   /** Replaces the configuration and forgets all counters. */
   configure(config: FaultConfig): void {
     this.config = config;

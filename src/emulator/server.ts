@@ -202,6 +202,7 @@ function adminRoutes(d: { faults: FaultInjector; stats: RequestStats; settings: 
       case "POST /_emulator/stats/reset":
         d.stats.total = 0;
         for (const k of Object.keys(d.stats.byRoute)) delete d.stats.byRoute[k];
+        d.faults.resetInjectedCount();
         return { status: 204 };
       case "GET /_emulator/faults":
         return { status: 200, body: d.faults.settings };
