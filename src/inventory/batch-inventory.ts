@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { BatchAiClient } from "../services/batchai/client";
 import { leafName, workspaceRefOf } from "../services/batchai/resource-ids";
 import type { Cluster, Experiment, FileServer, Job, Operation, Usage, Workspace } from "../services/batchai/types";
@@ -169,6 +170,8 @@ class ReadScheduler {
     outer: AbortSignal | undefined,
     private readonly onProgress?: (done: number, total: number, what: string) => void,
   ) {
+    // Every read in flight listens on this signal (the request, and a retry's wait): that is expected, not a leak.
+    setMaxListeners(Math.max(10, limit * 4), this.controller.signal);
     if (outer?.aborted) this.fail(outer.reason ?? new Error("the inventory was cancelled"));
     else outer?.addEventListener("abort", () => this.fail(outer.reason ?? new Error("the inventory was cancelled")), { once: true });
   }

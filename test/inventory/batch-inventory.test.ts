@@ -1,0 +1,131 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { collectBatchInventory, type BatchInventory } from "../../src/inventory/batch-inventory";
+import { BatchAiClient } from "../../src/services/batchai/client";
+import { ApiError } from "../../src/http";
+import { SUB, type BatchEmulator, fixtureSeed, startBatchEmulator } from "../services/batchai/batchai-harness";
+
+const SEED_600 = fixtureSeed("600-jobs.yaml");
+const SCOPE = { subscriptionId: SUB, locations: ["eastus"] };
+
+let running: BatchEmulator[] = [];
+afterEach(async () => {
+  await Promise.all(running.map((t) => t.close()));
+  running = [];
+});
+
+async function emulator(...args: Parameters<typeof startBatchEmulator>): Promise<BatchEmulator> {
+  const t = await startBatchEmulator(...args);
+  running.push(t);
+  return t;
+}
+
+function expectUniqueIds(list: readonly { id?: string }[], n: number): void {
+  expect(list).toHaveLength(n);
+  expect(new Set(list.map((r) => r.id!.toLowerCase())).size).toBe(n);
+}
+
+/** Counts the client calls in flight, to check the concurrency bound. */
+function instrumented(client: BatchAiClient): { client: BatchAiClient; peak: () => number; calls: () => number } {
+  let inFlight = 0, peak = 0, calls = 0;
+  const proxy = new Proxy(client, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof v !== "function" || !String(prop).startsWith("list")) return v;
+      return (...args: unknown[]) => {
+        inFlight += 1;
+        calls += 1;
+        peak = Math.max(peak, inFlight);
+        return (v as (...a: unknown[]) => Promise<unknown>).apply(target, args).finally(() => { inFlight -= 1; });
+      };
+    },
+  });
+  return { client: proxy, peak: () => peak, calls: () => calls };
+}
+
+describe("collectBatchInventory", () => {
+  it("3 workspaces × 4 experiments × 50 jobs, page size 20: every resource exactly once", async () => {
+    const t = await emulator(SEED_600);
+    expect(t.emu.settings.pageSize).toBe(20);
+    const progress: [number, number, string][] = [];
+    const inv = await collectBatchInventory(t.client(), SCOPE, { onProgress: (d, n, w) => progress.push([d, n, w]) });
+    expectUniqueIds(inv.workspaces, 3);
+    expectUniqueIds(inv.experiments, 12);
+    expectUniqueIds(inv.jobs, 600);
+    expectUniqueIds(inv.clusters, 6);
+    expectUniqueIds(inv.fileServers, 3);
+    expect(inv.usages.map((u) => u.name?.value)).toEqual(["clusters", "cores"]);
+    expect(Object.keys(inv.usagesByLocation)).toEqual(["eastus"]);
+    expect(inv.operations.length).toBeGreaterThan(10);
+    // Sorted by id, so the output does not depend on the order reads finished in.
+    const jobIds = inv.jobs.map((j) => j.id!.toLowerCase());
+    expect(jobIds).toEqual([...jobIds].sort());
+    // One workspace list, 3×3 workspace lists, 12 job lists, operations, one location of usages.
+    expect(progress).toHaveLength(1 + 9 + 12 + 1 + 1);
+    expect(progress.at(-1)![0]).toBe(progress.at(-1)![1]);
+    expect(progress.map(([d]) => d)).toEqual(progress.map((_, i) => i + 1));
+  });
+
+  it("with 10% injected 503s (fixed fault seed) the output is identical", async () => {
+    const clean = await emulator(SEED_600);
+    const faulty = await emulator(SEED_600, { faults: { seed: 42, rules: [{ status: 503, rate: 0.1 }] } });
+    const a = await collectBatchInventory(clean.client(), SCOPE);
+    const b = await collectBatchInventory(faulty.client(), SCOPE, { concurrency: 5 });
+    expect(faulty.emu.faults.injectedCount).toBeGreaterThan(5);
+    expect(JSON.stringify(b)).toBe(JSON.stringify(a));
+    // And two clean runs agree, whatever the concurrency.
+    expect(JSON.stringify(await collectBatchInventory(clean.client(), SCOPE, { concurrency: 1 }))).toBe(JSON.stringify(a));
+  });
+
+  it("resourceGroups limits discovery to those groups", async () => {
+    const t = await emulator(SEED_600);
+    const inv = await collectBatchInventory(t.client(), { ...SCOPE, resourceGroups: ["RG-BATCH-B"] });
+    expect(inv.workspaces.map((w) => w.name)).toEqual(["ws-02"]);
+    expectUniqueIds(inv.jobs, 200);
+    for (const r of [...inv.clusters, ...inv.experiments, ...inv.fileServers, ...inv.jobs]) expect(r.id).toContain("/resourceGroups/rg-batch-b/");
+    const routes = Object.keys(t.emu.stats.byRoute);
+    expect(routes.some((r) => r.endsWith("/providers/Microsoft.BatchAI/workspaces") && !r.includes("resourceGroups"))).toBe(false);
+  });
+
+  it("a resource group that does not exist fails the inventory with ARM's error", async () => {
+    const t = await emulator(SEED_600);
+    const e = await collectBatchInventory(t.client(), { ...SCOPE, resourceGroups: ["rg-batch-a", "rg-gone"] }).catch((x: unknown) => x) as ApiError;
+    expect(e).toBeInstanceOf(ApiError);
+    expect(e.code).toBe("ResourceGroupNotFound");
+    expect(e.message).toContain("rg-gone");
+  });
+
+  it("keeps at most `concurrency` reads in flight", async () => {
+    const t = await emulator(SEED_600, { faults: { latencyMs: 3 } });
+    for (const concurrency of [1, 3, 8]) {
+      const probe = instrumented(t.client());
+      const inv = await collectBatchInventory(probe.client, SCOPE, { concurrency });
+      expect(inv.jobs).toHaveLength(600);
+      expect(probe.peak()).toBeLessThanOrEqual(concurrency);
+      if (concurrency > 1) expect(probe.peak()).toBe(concurrency);
+      expect(probe.calls()).toBe(24);
+    }
+  });
+
+  it("the estate fixture: every kind, usages of two locations, an empty experiment", async () => {
+    const t = await emulator(fixtureSeed("estate.yaml"), { settings: { pageSize: 3 } });
+    const inv: BatchInventory = await collectBatchInventory(t.client(), { subscriptionId: SUB, locations: ["westeurope", "eastus", "EastUS"] });
+    expect(inv.workspaces.map((w) => w.name)).toEqual(["ws-nlp", "ws-vision", "ws-sandbox"]);
+    expect(inv.jobs).toHaveLength(5 + 7 + 2 * 5);
+    expect(Object.keys(inv.usagesByLocation)).toEqual(["eastus", "westeurope"]);
+    expect(inv.usages).toHaveLength(6);
+    expect(inv.usagesByLocation.eastus.find((u) => u.name?.value === "cores")).toMatchObject({ currentValue: 92, limit: 100 });
+  });
+
+  it("an aborted signal stops it", async () => {
+    const t = await emulator(SEED_600, { faults: { latencyMs: 20 } });
+    const ac = new AbortController();
+    const pending = collectBatchInventory(t.client(), SCOPE, { signal: ac.signal });
+    setTimeout(() => ac.abort(new Error("stop")), 30);
+    await expect(pending).rejects.toThrow();
+  });
+
+  it("refuses a concurrency that is not a positive integer", async () => {
+    const t = await emulator(SEED_600);
+    await expect(collectBatchInventory(t.client(), SCOPE, { concurrency: 0 })).rejects.toThrow(RangeError);
+  });
+});

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EmulatorReply } from "../../../src/emulator/emulator-app";
+import type { LocalService } from "../../../src/emulator/local-service";
+import { ApiError } from "../../../src/http";
+import { imdsLocal } from "../../../src/services/imds/local";
+import { BatchAiClient } from "../../../src/services/batchai/client";
+import { FAST_RETRY, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
+import { memoryLogger } from "./batchai-harness";
+
+/**
+ * A stand-in for a real service that drifted from its spec: each subscription id picks one
+ * answer to Workspaces_List, and each experiment one answer to Jobs_ListByExperiment.
+ */
+const WS = (sub: string, name: string) => `/subscriptions/${sub}/resourceGroups/rg/providers/Microsoft.BatchAI/workspaces/${name}`;
+const ANSWERS: Record<string, EmulatorReply> = {
+  drift: { status: 200, body: { value: [{ id: WS("drift", "w1"), name: "w1", type: "Microsoft.BatchAI/workspaces", location: "eastus", sku: { name: "new" }, properties: { provisioningState: "migrating", brandNew: true } }] } },
+  nulls: { status: 200, body: { value: [{ id: WS("nulls", "w1"), name: "w1", type: null, location: null, tags: null, properties: { creationTime: null, provisioningState: null } }], nextLink: null } },
+  noid: { status: 200, body: { value: [{ name: "w1", type: "Microsoft.BatchAI/workspaces" }] } },
+  html: { status: 200, body: "<html><body>Sign in to continue</body></html>", headers: { "content-type": "text/html" } },
+  nojson: { status: 200, body: "{\"value\": [", headers: { "content-type": "application/json" } },
+  nullvalue: { status: 200, body: { value: null } },
+};
+
+const driftService: LocalService = {
+  name: "drift",
+  seedSchema: { type: "object" },
+  initialState: () => ({}),
+  mount(ctx) {
+    ctx.arm("GET", "/subscriptions/:sub/providers/Microsoft.BatchAI/workspaces", ["2018-05-01"], (req) => ANSWERS[req.params.sub] ?? { status: 200, body: { value: [] } });
+    ctx.arm("GET", "/subscriptions/:sub/resourceGroups/:rg/providers/Microsoft.BatchAI/workspaces/:ws/experiments/:exp/jobs", ["2018-05-01"], (req) => ({
+      status: 200,
+      body: { value: [{ id: `${WS(req.params.sub, req.params.ws)}/experiments/${req.params.exp}/jobs/j1`, name: "j1", properties: { executionState: req.params.exp } }] },
+    }));
+  },
+};
+
+let t: TestEmulator;
+beforeAll(async () => {
+  t = await startTestEmulator({ services: [imdsLocal as LocalService, driftService] });
+});
+afterAll(() => t.close());
+
+function client() {
+  const logger = memoryLogger();
+  return { logger, c: new BatchAiClient({ endpoint: t.url, credential: t.credential, retry: FAST_RETRY, logger }) };
+}
+
+describe("responses that drift from the spec", () => {
+  it("unknown properties and enum values are handed on unchanged, with a warning", async () => {
+    const { c, logger } = client();
+    const [w] = await c.listWorkspaces("drift");
+    expect(w).toEqual((ANSWERS.drift.body as { value: unknown[] }).value[0]);
+    expect(logger.warnings.join("\n")).toMatch(/Workspaces_List: response differs from the published schema: \/properties\/provisioningState must be equal to one of the allowed values/);
+    expect(logger.warnings.some((l) => /sku|brandNew/.test(l))).toBe(false);
+  });
+
+  it("an unknown enum value warns once, however often it is seen", async () => {
+    const { c, logger } = client();
+    const ref = { subscriptionId: "s", resourceGroup: "rg", workspace: "w" };
+    for (let i = 0; i < 3; i++) expect((await c.listJobs(ref, "paused"))[0].properties?.executionState).toBe("paused");
+    expect(logger.warnings.filter((l) => l.includes("Jobs_ListByExperiment") && l.includes("executionState"))).toHaveLength(1);
+    expect((await c.listJobs(ref, "running"))[0].properties?.executionState).toBe("running");
+  });
+
+  it("null is read as absent: no warning, and the object is untouched", async () => {
+    const { c, logger } = client();
+    const [w] = await c.listWorkspaces("nulls");
+    expect(w.location).toBeNull();
+    expect(w.properties?.provisioningState).toBeNull();
+    expect(logger.warnings).toEqual([]);
+    expect(await c.listWorkspaces("nullvalue")).toEqual([]);
+  });
+
+  it("a resource without an id is refused", async () => {
+    const e = await client().c.listWorkspaces("noid").catch((x: unknown) => x) as ApiError;
+    expect(e).toBeInstanceOf(ApiError);
+    expect(e.code).toBe("InvalidResponse");
+    expect(e.message).toMatch(/Workspace named 'w1' has no id/);
+  });
+
+  it("a body that is not JSON is refused", async () => {
+    for (const sub of ["html", "nojson"]) {
+      const e = await client().c.listWorkspaces(sub).catch((x: unknown) => x) as ApiError;
+      expect(e, sub).toBeInstanceOf(ApiError);
+      expect(e.code).toBe("InvalidResponse");
+      expect(e.message).toMatch(/JSON/);
+    }
+  });
+});
