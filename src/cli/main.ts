@@ -7,6 +7,9 @@ import { registerWhoami } from "./commands/whoami-command";
 import { registerPlan } from "./commands/plan-command";
 import { registerApply } from "./commands/apply-command";
 import { registerStart } from "./commands/start-command";
+import { registerCheck } from "./commands/check-command";
+import { registerDrift } from "./commands/drift-command";
+import { registerInventory } from "./commands/inventory-command";
 
 /** Builds the command tree; `io` receives all output. */
 export function buildProgram(io: CommandIO): Command {
@@ -23,6 +26,9 @@ export function buildProgram(io: CommandIO): Command {
     .exitOverride();
   registerPlan(program, io);
   registerApply(program, io);
+  registerDrift(program, io);
+  registerCheck(program, io);
+  registerInventory(program, io);
   registerEmulator(program, io);
   registerStart(program, io);
   registerWhoami(program, io);

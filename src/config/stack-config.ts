@@ -74,7 +74,6 @@ function getValidator(): ValidateFunction {
   if (!validator) {
     const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false });
     addFormats(ajv, ["date"]);
-    ajv.addKeyword("description");
     validator = ajv.compile(STACKWARDEN_KEYS_SCHEMA);
   }
   return validator;

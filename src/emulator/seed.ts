@@ -72,8 +72,30 @@ export function parseSeed(file: string, text: string, services: readonly LocalSe
     throw new YamlInputError(file, 1, 1, "", "a seed file must be a mapping of sections");
   }
   const ajv = new Ajv({ allErrors: true, strict: false });
-  validateLocated(y, ajv.compile(seedSchema(services)));
-  return y.value as SeedDocument;
+  const value = resolveRelativeTimes(y.value, Date.now());
+  validateLocated(y, ajv.compile(seedSchema(services)), value);
+  return value as SeedDocument;
+}
+
+const RELATIVE_TIME = /^now(?:([+-])(\d+)([smhd]))?$/;
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3600_000, d: 86_400_000 };
+
+/**
+ * Replaces every string `now`, `now-3d`, `now+2h` (units s, m, h, d) with an RFC 3339 time relative
+ * to when the seed is loaded, so an example estate's dates (advisor observation periods) stay recent.
+ */
+export function resolveRelativeTimes(value: unknown, now: number): unknown {
+  if (typeof value === "string") {
+    const m = RELATIVE_TIME.exec(value);
+    if (!m) return value;
+    const offset = m[1] ? (m[1] === "-" ? -1 : 1) * Number(m[2]) * UNIT_MS[m[3]] : 0;
+    return new Date(now + offset).toISOString();
+  }
+  if (Array.isArray(value)) return value.map((v) => resolveRelativeTimes(v, now));
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveRelativeTimes(v, now)]));
+  }
+  return value;
 }
 
 /** Fills in a fault configuration's defaults. */

@@ -2,7 +2,7 @@ import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import type { StackConfig } from "../../config/stack-config";
 import { applyTde, type ApplyOutcome } from "../../reconcile/tde-apply";
-import { planTde } from "../../reconcile/tde-plan";
+import { planTde, type TdePlan } from "../../reconcile/tde-plan";
 import { databaseLabel, type TdeApi } from "../../reconcile/tde-api";
 import { renderPlan } from "../../report/plan-report";
 import { azureClientsFromEnv } from "../../runtime/azure-clients";
@@ -35,9 +35,9 @@ export function registerApply(program: Command, io: CommandIO): void {
 }
 
 /** Plans, asks (unless --yes or stdin is not a terminal), applies with progress; returns the exit code. */
-export async function runApply(api: TdeApi, stack: StackConfig, stackName: string, flags: Omit<ApplyFlags, "engine" | "stack" | "config">, io: CommandIO): Promise<number> {
-  const plan = await planTde(api, stack, { concurrency: Math.max(flags.concurrency, 16) });
-  io.out(renderPlan(plan, stack, stackName, "table"));
+export async function runApply(api: TdeApi, stack: StackConfig, stackName: string, flags: Omit<ApplyFlags, "engine" | "stack" | "config">, io: CommandIO, planned?: TdePlan): Promise<number> {
+  const plan = planned ?? await planTde(api, stack, { concurrency: Math.max(flags.concurrency, 16) });
+  if (!planned) io.out(renderPlan(plan, stack, stackName, "table"));
   if (plan.changes.length === 0) {
     io.out("Nothing to apply: live TDE already matches the stack.");
     return 0;

@@ -9,6 +9,9 @@ import { azureClientsFromEnv } from "../../runtime/azure-clients";
 import type { CommandIO } from "../command-io";
 import { DEFAULT_ESTATE } from "./emulator-command";
 import { runApply } from "./apply-command";
+import { EXIT_MANDATORY_VIOLATION, runCheck } from "./check-command";
+import { renderComplianceTable } from "../../report/compliance-report";
+import { VERSION } from "../../version";
 
 /**
  * `npm start`: the main job against the embedded emulator. It serves the example estate,
@@ -28,14 +31,15 @@ export function registerStart(program: Command, io: CommandIO): void {
       try {
         io.out(`Embedded emulator at ${emu.url} serving ${flags.seed.replace(`${io.cwd}/`, "")}`);
         const env = { ...io.env, STACKWARDEN_ARM_ENDPOINT: emu.url, STACKWARDEN_IMDS_ENDPOINT: `${emu.url}/metadata`, AZURE_ACCESS_TOKEN: "" };
-        const { sql } = azureClientsFromEnv(env);
+        const clients = azureClientsFromEnv(env);
+        const { sql } = clients;
 
         io.out("\n== 1. plan ==");
         const first = await planTde(sql, stack);
         io.out(renderPlan(first, stack, flags.stack, "table"));
 
         io.out("\n== 2. apply ==");
-        const applied = await runApply(sql, stack, flags.stack, { yes: true, concurrency: 8, scanTimeout: 120, pollInterval: 250 }, io);
+        const applied = await runApply(sql, stack, flags.stack, { yes: true, concurrency: 8, scanTimeout: 120, pollInterval: 250 }, io, first);
         if (applied !== 0) {
           io.exitCode = applied;
           return;
@@ -49,7 +53,13 @@ export function registerStart(program: Command, io: CommandIO): void {
           io.exitCode = 1;
           return;
         }
-        io.out(`\nDone: ${first.changes.length} change(s) applied to ${stack.databases.length} database(s); the stack has converged.`);
+
+        io.out("\n== 4. check ==");
+        const result = await runCheck(clients, stack);
+        io.out(renderComplianceTable({ stackName: flags.stack, file: stack.file, result, generatedAt: new Date(), toolVersion: VERSION }));
+        const s = result.summary;
+        io.out(`\nDone: ${first.changes.length} change(s) applied to ${stack.databases.length} database(s); the stack has converged. Compliance: ${s.mandatoryViolations} mandatory violation(s), ${s.advisoryViolations} advisory finding(s).`);
+        if (s.mandatoryViolations > 0) io.exitCode = EXIT_MANDATORY_VIOLATION;
       } finally {
         await emu.close();
       }

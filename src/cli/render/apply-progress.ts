@@ -25,7 +25,7 @@ export class ApplyProgress {
     let text: string;
     switch (e.kind) {
       case "started": text = `${verb}ion requested`; break;
-      case "progress": text = `${e.activity.toLowerCase()} ${bar(e.percentComplete)} ${e.percentComplete}%`; break;
+      case "progress": text = `${e.activity.toLowerCase()} ${bar(e.percentComplete)} ${Math.floor(e.percentComplete)}%`; break;
       case "converged": text = `done: TDE ${e.item.desired.transparentDataEncryption} (${(e.elapsedMs / 1000).toFixed(1)} s)`; break;
       case "failed": text = `FAILED: ${e.error}`; break;
     }

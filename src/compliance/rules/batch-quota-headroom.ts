@@ -18,7 +18,7 @@ export function batchQuotaHeadroom(subscriptionId: string, u: UsageFacts, settin
   }
   const share = u.currentValue / u.limit;
   const pct = `${Math.round(share * 1000) / 10}%`;
-  const what = `${u.displayName ?? u.name} in ${u.location} uses ${u.currentValue} of ${u.limit}${u.unit ? ` ${u.unit.toLowerCase()}` : ""} (${pct})`;
+  const what = `${u.displayName ?? u.name} in ${u.location} uses ${u.currentValue} of ${u.limit}${u.unit && u.unit.toLowerCase() !== "count" ? ` ${u.unit.toLowerCase()}` : ""} (${pct})`;
   if (share >= settings.threshold) {
     return { ...base, verdict: "fail", message: `Batch AI quota must keep headroom: ${what}, at or above the ${Math.round(settings.threshold * 100)}% threshold` };
   }

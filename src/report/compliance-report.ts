@@ -1,0 +1,93 @@
+import type { ComplianceResult } from "../compliance/evaluate";
+import type { Finding } from "../compliance/finding";
+
+/** What every compliance report format renders. */
+export interface ComplianceReportInput {
+  stackName: string;
+  /** The stack file, relative to the repository root where possible (SARIF locations use it). */
+  file: string;
+  result: ComplianceResult;
+  generatedAt: Date;
+  toolVersion: string;
+}
+
+/** The `check --format json` document. */
+export function complianceDocument(r: ComplianceReportInput) {
+  return {
+    stack: r.stackName,
+    file: r.file,
+    generatedAt: r.generatedAt.toISOString(),
+    summary: r.result.summary,
+    findings: r.result.findings.map((f) => ({
+      ruleId: f.ruleId, verdict: f.verdict, level: f.level, resourceId: f.resourceId, label: f.label, message: f.message,
+      ...(f.source ? { line: f.source.line, column: f.source.column } : {}),
+      ...(f.exemption ? { exemption: { reason: f.exemption.reason, expires: f.exemption.expires ?? null } } : {}),
+    })),
+    exemptions: r.result.exemptions.map((s) => ({
+      resourceId: s.exemption.resourceId, rules: s.exemption.rules ?? "all", reason: s.exemption.reason,
+      expires: s.exemption.expires ?? null, active: s.active, applied: s.applied,
+    })),
+  };
+}
+
+const ORDER: Record<Finding["verdict"], number> = { fail: 0, exempt: 1, unknown: 2, "not-applicable": 3, pass: 4 };
+
+function sorted(findings: Finding[]): Finding[] {
+  return [...findings].sort((a, b) => ORDER[a.verdict] - ORDER[b.verdict] || (a.level === "mandatory" ? -1 : 0) - (b.level === "mandatory" ? -1 : 0) || a.ruleId.localeCompare(b.ruleId) || a.label.localeCompare(b.label));
+}
+
+function headline(r: ComplianceReportInput): string {
+  const s = r.result.summary;
+  return `Compliance of stack ${r.stackName} (${r.file}): ${s.mandatoryViolations} mandatory violation(s), ${s.advisoryViolations} advisory, ${s.exempt} exempt, ${s.passed} passed, ${s.notApplicable} not applicable${s.unknown ? `, ${s.unknown} unknown` : ""}`;
+}
+
+/** A table for terminals: every finding that is not a pass, then the exemptions. */
+export function renderComplianceTable(r: ComplianceReportInput): string {
+  const rows = sorted(r.result.findings).filter((f) => f.verdict !== "pass");
+  const lines = [headline(r)];
+  if (rows.length) {
+    const cells = rows.map((f) => [verdictWord(f), f.ruleId, f.label, f.message]);
+    const w = [0, 1, 2].map((i) => Math.max(...cells.map((c) => c[i].length)));
+    for (const c of cells) lines.push(`  ${c[0].padEnd(w[0])}  ${c[1].padEnd(w[1])}  ${c[2].padEnd(w[2])}  ${c[3]}`);
+  }
+  for (const e of r.result.exemptions) {
+    lines.push(`  exemption ${e.active ? "active " : "EXPIRED"} ${e.exemption.resourceId}: ${e.exemption.reason}${e.exemption.expires ? ` (until ${e.exemption.expires})` : ""}${e.applied ? `, covers ${e.applied} finding(s)` : ""}`);
+  }
+  return lines.join("\n");
+}
+
+/** Markdown for a pull-request comment or a job summary. */
+export function renderComplianceMarkdown(r: ComplianceReportInput): string {
+  const s = r.result.summary;
+  const icon = s.mandatoryViolations ? ":x:" : s.advisoryViolations ? ":warning:" : ":white_check_mark:";
+  const lines = [
+    `### ${icon} stackwarden check: \`${r.stackName}\``,
+    "",
+    `**${s.mandatoryViolations}** mandatory violation(s) · **${s.advisoryViolations}** advisory · ${s.exempt} exempt · ${s.passed} passed · ${s.notApplicable} not applicable`,
+  ];
+  const rows = sorted(r.result.findings).filter((f) => f.verdict !== "pass");
+  if (rows.length) {
+    lines.push("", "| | rule | resource | finding |", "|---|---|---|---|");
+    for (const f of rows) lines.push(`| ${verdictWord(f)} | \`${f.ruleId}\` | \`${f.label}\`${f.source ? ` ([line ${f.source.line}](${r.file}#L${f.source.line}))` : ""} | ${escapeCell(f.message)} |`);
+  }
+  if (r.result.exemptions.length) {
+    lines.push("", "<details><summary>Exemptions</summary>", "", "| resource | reason | expires | status |", "|---|---|---|---|");
+    for (const e of r.result.exemptions) lines.push(`| \`${e.exemption.resourceId}\` | ${escapeCell(e.exemption.reason)} | ${e.exemption.expires ?? "never"} | ${e.active ? "active" : "expired"} |`);
+    lines.push("", "</details>");
+  }
+  return lines.join("\n");
+}
+
+function verdictWord(f: Finding): string {
+  switch (f.verdict) {
+    case "fail": return f.level === "mandatory" ? "FAIL" : "ADVISORY";
+    case "exempt": return "EXEMPT";
+    case "unknown": return "UNKNOWN";
+    case "not-applicable": return "N/A";
+    default: return "pass";
+  }
+}
+
+function escapeCell(s: string): string {
+  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
