@@ -1,0 +1,6 @@
+import { PolicyPack } from "@pulumi/policy";
+import { POLICIES } from "./policies";
+
+// Constructing the pack starts the analyzer's gRPC server, so it happens only here; tests import
+// ./policies instead.
+new PolicyPack("stackwarden", { policies: POLICIES });
