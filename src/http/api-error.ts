@@ -61,7 +61,10 @@ export function parseErrorBody(body: unknown): { code?: string; message?: string
     return { code: asString(e.code), message: asString(e.message) };
   }
   if (typeof inner === "string") {
-    return { code: inner, message: asString(b.error_description) ?? asString(b.message) };
+    const description = asString(b.error_description) ?? asString(b.message);
+    // IMDS's instance and attested errors are `{ "error": "<sentence>" }`: a message, not a code.
+    if (description === undefined && /\s/.test(inner)) return { message: inner };
+    return { code: inner, message: description };
   }
   return { code: asString(b.code), message: asString(b.message) };
 }

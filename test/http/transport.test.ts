@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiError } from "../../src/http/api-error";
+import { ApiError, parseErrorBody } from "../../src/http/api-error";
 import { HttpTransport } from "../../src/http/transport";
 import { silentLogger } from "../../src/http/logger";
 import { FAST_RETRY } from "../helpers/emulator";
@@ -255,5 +255,18 @@ describe("HttpTransport against a real server", () => {
     expect(Buffer.compare(ok.body, pdf)).toBe(0);
     const e = await failure(t.bytes({ operation: "Doc_Get", method: "GET", path: "/doc" }));
     expect([e.status, e.code, e.detail]).toEqual([400, "BadDoc", "no such document"]);
+  });
+});
+
+describe("parseErrorBody", () => {
+  it("reads ARM, OData, OAuth and IMDS error shapes", () => {
+    expect(parseErrorBody({ error: { code: "ResourceNotFound", message: "gone" } })).toEqual({ code: "ResourceNotFound", message: "gone" });
+    expect(parseErrorBody({ code: "BadArgument", message: "no" })).toEqual({ code: "BadArgument", message: "no" });
+    expect(parseErrorBody({ error: "invalid_request", error_description: "Identity not found" })).toEqual({ code: "invalid_request", message: "Identity not found" });
+    expect(parseErrorBody({ error: "Bad request. Required metadata header not specified" })).toEqual({ message: "Bad request. Required metadata header not specified" });
+    expect(parseErrorBody({ error: "too_many_requests" })).toEqual({ code: "too_many_requests", message: undefined });
+    expect(parseErrorBody({ error: { code: "", message: 5 } })).toEqual({ code: undefined, message: undefined });
+    expect(parseErrorBody("text")).toEqual({});
+    expect(parseErrorBody(null)).toEqual({});
   });
 });
