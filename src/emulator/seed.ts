@@ -79,31 +79,24 @@ export function parseSeed(file: string, text: string, services: readonly LocalSe
 
 const RELATIVE_TIME = /^now(?:([+-])(\d+)([smhd]))?$/;
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3600_000, d: 86_400_000 };
+/** Keys that hold times (observationPeriodEnd, startTime, creationTime ...); names are never rewritten. */
+const TIME_KEY = /(time|start|end|date|on)$/i;
 
 /**
- * Replaces every string `now`, `now-3d`, `now+2h` (units s, m, h, d) with an RFC 3339 time relative
- * to when the seed is loaded, so an example estate's dates (advisor observation periods) stay recent.
+ * Replaces `now`, `now-3d`, `now+2h` (units s, m, h, d) in time-valued keys with an RFC 3339 time
+ * relative to when the seed is loaded, so an example estate's dates (advisor observation periods)
+ * stay recent.
  */
-export function resolveRelativeTimes(value: unknown, now: number): unknown {
+export function resolveRelativeTimes(value: unknown, now: number, key = ""): unknown {
   if (typeof value === "string") {
-    const m = RELATIVE_TIME.exec(value);
+    const m = TIME_KEY.test(key) ? RELATIVE_TIME.exec(value) : null;
     if (!m) return value;
     const offset = m[1] ? (m[1] === "-" ? -1 : 1) * Number(m[2]) * UNIT_MS[m[3]] : 0;
     return new Date(now + offset).toISOString();
   }
-  if (Array.isArray(value)) return value.map((v) => resolveRelativeTimes(v, now));
+  if (Array.isArray(value)) return value.map((v) => resolveRelativeTimes(v, now, key));
   if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveRelativeTimes(v, now)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveRelativeTimes(v, now, k)]));
   }
   return value;
-}
-
-/** Fills in a fault configuration's defaults. */
-export function completeFaults(f: Partial<FaultConfig> | undefined, base: FaultConfig): FaultConfig {
-  return {
-    seed: f?.seed ?? base.seed,
-    latencyMs: f?.latencyMs ?? base.latencyMs,
-    maxConsecutive: f?.maxConsecutive ?? base.maxConsecutive,
-    rules: (f?.rules as FaultRule[] | undefined) ?? base.rules,
-  };
 }
