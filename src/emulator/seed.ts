@@ -100,3 +100,13 @@ export function resolveRelativeTimes(value: unknown, now: number, key = ""): unk
   }
   return value;
 }
+
+/** Fills in a fault configuration's defaults. */
+export function completeFaults(f: Partial<FaultConfig> | undefined, base: FaultConfig): FaultConfig {
+  return {
+    seed: f?.seed ?? base.seed,
+    latencyMs: f?.latencyMs ?? base.latencyMs,
+    maxConsecutive: f?.maxConsecutive ?? base.maxConsecutive,
+    rules: (f?.rules as FaultRule[] | undefined) ?? base.rules,
+  };
+}
