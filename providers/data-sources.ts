@@ -21,6 +21,8 @@ export function dataSourceProvider(kind: Kind): pulumi.dynamic.ResourceProvider 
       const spec = core.DATA_SOURCES[kind];
       const replaces = spec.inputs.filter((k) => olds[k] !== news[k]);
       if (replaces.length) return { changes: true, replaces };
+      // An optional input (the intended serviceObjective) is carried to the outputs: a new value is an update.
+      if ((spec.optional ?? []).some((k) => olds[k] !== news[k])) return { changes: true };
       if (spec.inputs.some((k) => isUnknown(news[k]))) return { changes: false };
       const clients = loadCore<typeof Clients>("src/runtime/azure-clients").azureClientsFromEnv();
       const fresh = await core.readDataSource(clients, kind, news);
@@ -96,29 +98,33 @@ export class TransparentDataEncryptionActivities extends DataSource {
 
 /** A Batch AI workspace. */
 export class BatchAiWorkspace extends DataSource {
-  declare readonly workspace: pulumi.Output<Record<string, unknown>>;
-  constructor(name: string, args: WorkspaceArgs, opts?: pulumi.CustomResourceOptions) { super("batchai:Workspace", "workspace", name, { ...args }, opts); }
+  /** The workspace as the API returned it (the input `workspace` is its name). */
+  declare readonly workspaceResource: pulumi.Output<Record<string, unknown>>;
+  constructor(name: string, args: WorkspaceArgs, opts?: pulumi.CustomResourceOptions) { super("batchai:Workspace", "workspaceResource", name, { ...args }, opts); }
   static get(name: string, id: In, opts?: pulumi.CustomResourceOptions) { return new BatchAiWorkspace(name, {} as WorkspaceArgs, { ...opts, id }); }
 }
 
 /** A Batch AI cluster (allocation state, node counts). */
 export class BatchAiCluster extends DataSource {
-  declare readonly cluster: pulumi.Output<Record<string, unknown>>;
-  constructor(name: string, args: WorkspaceArgs & { cluster: In }, opts?: pulumi.CustomResourceOptions) { super("batchai:Cluster", "cluster", name, { ...args }, opts); }
+  /** The cluster as the API returned it (the input `cluster` is its name). */
+  declare readonly clusterResource: pulumi.Output<Record<string, unknown>>;
+  constructor(name: string, args: WorkspaceArgs & { cluster: In }, opts?: pulumi.CustomResourceOptions) { super("batchai:Cluster", "clusterResource", name, { ...args }, opts); }
   static get(name: string, id: In, opts?: pulumi.CustomResourceOptions) { return new BatchAiCluster(name, {} as WorkspaceArgs & { cluster: In }, { ...opts, id }); }
 }
 
 /** A Batch AI experiment. */
 export class BatchAiExperiment extends DataSource {
-  declare readonly experiment: pulumi.Output<Record<string, unknown>>;
-  constructor(name: string, args: WorkspaceArgs & { experiment: In }, opts?: pulumi.CustomResourceOptions) { super("batchai:Experiment", "experiment", name, { ...args }, opts); }
+  /** The experiment as the API returned it (the input `experiment` is its name). */
+  declare readonly experimentResource: pulumi.Output<Record<string, unknown>>;
+  constructor(name: string, args: WorkspaceArgs & { experiment: In }, opts?: pulumi.CustomResourceOptions) { super("batchai:Experiment", "experimentResource", name, { ...args }, opts); }
   static get(name: string, id: In, opts?: pulumi.CustomResourceOptions) { return new BatchAiExperiment(name, {} as WorkspaceArgs & { experiment: In }, { ...opts, id }); }
 }
 
 /** A Batch AI file server. */
 export class BatchAiFileServer extends DataSource {
-  declare readonly fileServer: pulumi.Output<Record<string, unknown>>;
-  constructor(name: string, args: WorkspaceArgs & { fileServer: In }, opts?: pulumi.CustomResourceOptions) { super("batchai:FileServer", "fileServer", name, { ...args }, opts); }
+  /** The fileServer as the API returned it (the input `fileServer` is its name). */
+  declare readonly fileServerResource: pulumi.Output<Record<string, unknown>>;
+  constructor(name: string, args: WorkspaceArgs & { fileServer: In }, opts?: pulumi.CustomResourceOptions) { super("batchai:FileServer", "fileServerResource", name, { ...args }, opts); }
   static get(name: string, id: In, opts?: pulumi.CustomResourceOptions) { return new BatchAiFileServer(name, {} as WorkspaceArgs & { fileServer: In }, { ...opts, id }); }
 }
 

@@ -12,7 +12,10 @@ interface DataSourceSpec {
   inputs: string[];
   /** Optional string inputs carried through to the outputs (not sent to the API). */
   optional?: string[];
-  /** The output property holding what the API returned. */
+  /**
+   * The output property holding what the API returned. It must differ from every input name: a
+   * single-object kind's input (`workspace`, `cluster`…) names the object, so its output is `<input>Resource`.
+   */
   output: string;
   /** The ARM id (or, for lists, the id of the collection) that identifies the data source. */
   id(i: Inputs): string;
@@ -60,22 +63,22 @@ export const DATA_SOURCES: Record<DataSourceKind, DataSourceSpec> = {
     read: (c, i) => c.sql.listTransparentDataEncryptionActivities(db(i)),
   },
   "batchai:Workspace": {
-    inputs: wsInputs, output: "workspace", id: wsId,
+    inputs: wsInputs, output: "workspaceResource", id: wsId,
     pattern: re(`${SUB}${RG}${BAI}/workspaces/([^/]+)`),
     read: (c, i) => c.batch.getWorkspace(ws(i)),
   },
   "batchai:Cluster": {
-    inputs: [...wsInputs, "cluster"], output: "cluster", id: (i) => `${wsId(i)}/clusters/${i.cluster}`,
+    inputs: [...wsInputs, "cluster"], output: "clusterResource", id: (i) => `${wsId(i)}/clusters/${i.cluster}`,
     pattern: re(`${SUB}${RG}${BAI}/workspaces/([^/]+)/clusters/([^/]+)`),
     read: (c, i) => c.batch.getCluster(ws(i), i.cluster),
   },
   "batchai:Experiment": {
-    inputs: [...wsInputs, "experiment"], output: "experiment", id: (i) => `${wsId(i)}/experiments/${i.experiment}`,
+    inputs: [...wsInputs, "experiment"], output: "experimentResource", id: (i) => `${wsId(i)}/experiments/${i.experiment}`,
     pattern: re(`${SUB}${RG}${BAI}/workspaces/([^/]+)/experiments/([^/]+)`),
     read: (c, i) => c.batch.getExperiment(ws(i), i.experiment),
   },
   "batchai:FileServer": {
-    inputs: [...wsInputs, "fileServer"], output: "fileServer", id: (i) => `${wsId(i)}/fileServers/${i.fileServer}`,
+    inputs: [...wsInputs, "fileServer"], output: "fileServerResource", id: (i) => `${wsId(i)}/fileServers/${i.fileServer}`,
     pattern: re(`${SUB}${RG}${BAI}/workspaces/([^/]+)/fileServers/([^/]+)`),
     read: (c, i) => c.batch.getFileServer(ws(i), i.fileServer),
   },

@@ -1,0 +1,203 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import { parse } from "yaml";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+
+/**
+ * The Pulumi program under `pulumi.runtime.setMocks`: the config comes from stacks/Pulumi.dev.yaml
+ * exactly as the language host would hand it over (strings as is, structured values as JSON text),
+ * and every registered resource is recorded by the mocks.
+ */
+
+const ROOT = join(__dirname, "../..");
+const DEV_STACK = join(ROOT, "stacks/Pulumi.dev.yaml");
+const TDE = "pulumi-nodejs:dynamic/sql:TransparentDataEncryption";
+
+interface Registered { type: string; name: string; inputs: Record<string, any>; id?: string }
+
+/** The `config:` block of a stack file as Pulumi's language host passes it (PULUMI_CONFIG). */
+function pulumiConfigOf(file: string): Record<string, string> {
+  const doc = parse(readFileSync(file, "utf8")) as { config: Record<string, unknown> };
+  return Object.fromEntries(Object.entries(doc.config).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+}
+
+// `waitForRPCs` is internal to @pulumi/pulumi but exported; it resolves once every registration has settled.
+const settings = require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> };
+
+let registered: Registered[];
+
+beforeEach(async () => {
+  registered = [];
+  await pulumi.runtime.setMocks({
+    newResource(args) {
+      registered.push({ type: args.type, name: args.name, inputs: args.inputs, ...(args.id ? { id: args.id } : {}) });
+      // The live status mirrors the desired one, so stack outputs can be checked.
+      const status = args.type === TDE ? args.inputs.transparentDataEncryption : undefined;
+      return { id: args.id || `${args.name}-id`, state: { ...args.inputs, ...(status ? { status } : {}) } };
+    },
+    call: (args) => args.inputs,
+  }, "stackwarden", "dev");
+  vi.resetModules();
+});
+
+afterEach(() => {
+  pulumi.runtime.setAllConfig({});
+});
+
+async function runProgram(config: Record<string, string>): Promise<Registered[]> {
+  pulumi.runtime.setAllConfig(config);
+  const program = await import("../../stacks/program");
+  program.registerStack(program.readStackConfig());
+  await settings.waitForRPCs();
+  return registered;
+}
+
+const byName = (rs: Registered[], name: string) => {
+  const r = rs.find((x) => x.name === name);
+  if (!r) throw new Error(`no resource named ${name}; registered: ${rs.map((x) => x.name).join(", ")}`);
+  return r;
+};
+
+describe("stacks/ program with the dev stack's config", () => {
+  const config = pulumiConfigOf(DEV_STACK);
+  const dev = parse(readFileSync(DEV_STACK, "utf8")).config as Record<string, any>;
+  const sub = dev["stackwarden:subscriptionId"];
+
+  it("registers one TDE resource, one advisor and one TDE activity data source per database, with the stack's values", async () => {
+    const rs = await runProgram(config);
+    const databases = dev["stackwarden:databases"] as { resourceGroup: string; server: string; database: string; transparentDataEncryption: string; serviceObjective?: string }[];
+    expect(databases.length).toBeGreaterThan(0);
+    for (const d of databases) {
+      const n = `${d.resourceGroup}-${d.server}-${d.database}`.toLowerCase();
+      const ref = { subscriptionId: sub, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
+
+      const tde = byName(rs, `tde-${n}`);
+      expect(tde.type).toBe(TDE);
+      const { __provider, ...tdeInputs } = tde.inputs;
+      expect(tdeInputs).toEqual({ ...ref, transparentDataEncryption: d.transparentDataEncryption });
+      expect(typeof __provider).toBe("string");
+      expect(__provider).toContain("exports.handler");
+
+      const adv = byName(rs, `advisors-${n}`);
+      expect(adv.type).toBe("pulumi-nodejs:dynamic/sql:ServiceTierAdvisors");
+      const { __provider: _p, ...advInputs } = adv.inputs;
+      expect(advInputs).toEqual({ ...ref, ...(d.serviceObjective ? { serviceObjective: d.serviceObjective } : {}) });
+
+      const act = byName(rs, `tde-activity-${n}`);
+      expect(act.type).toBe("pulumi-nodejs:dynamic/sql:TransparentDataEncryptionActivities");
+      expect(act.inputs).toMatchObject(ref);
+    }
+    // Spot-check one entry against the literal file, so a silently empty parse cannot pass.
+    expect(byName(rs, "tde-rg-data-sql-prod-1-orders").inputs).toMatchObject({
+      subscriptionId: "00000000-0000-0000-0000-000000000000", resourceGroup: "rg-data", server: "sql-prod-1", database: "orders", transparentDataEncryption: "Enabled",
+    });
+    expect(byName(rs, "advisors-rg-data-sql-prod-1-orders").inputs.serviceObjective).toBe("S3");
+  });
+
+  it("registers the elastic pool, Batch AI usages and workspace data sources under their own type tokens", async () => {
+    const rs = await runProgram(config);
+    const pools = (dev["stackwarden:elasticPools"] ?? []) as { resourceGroup: string; server: string; elasticPool: string }[];
+    for (const p of pools) {
+      const n = `${p.resourceGroup}-${p.server}-${p.elasticPool}`.toLowerCase();
+      const ref = { subscriptionId: sub, resourceGroup: p.resourceGroup, server: p.server, elasticPool: p.elasticPool };
+      expect(byName(rs, `pool-activity-${n}`)).toMatchObject({ type: "pulumi-nodejs:dynamic/sql:ElasticPoolActivities", inputs: ref });
+      expect(byName(rs, `pool-db-activity-${n}`)).toMatchObject({ type: "pulumi-nodejs:dynamic/sql:ElasticPoolDatabaseActivities", inputs: ref });
+    }
+    const batch = (dev["stackwarden:batch"] ?? {}) as { locations?: string[]; workspaces?: { resourceGroup: string; workspace: string; clusters?: string[]; experiments?: string[]; fileServers?: string[] }[] };
+    for (const location of batch.locations ?? []) {
+      const u = byName(rs, `batchai-usages-${location}`);
+      expect(u.type).toBe("pulumi-nodejs:dynamic/batchai:Usages");
+      const { __provider, ...inputs } = u.inputs;
+      expect(inputs).toEqual({ subscriptionId: sub, location });
+    }
+    let expected = (dev["stackwarden:databases"]?.length ?? 0) * 3 + pools.length * 2 + (batch.locations?.length ?? 0);
+    for (const w of batch.workspaces ?? []) {
+      const n = `${w.resourceGroup}-${w.workspace}`.toLowerCase();
+      const ref = { subscriptionId: sub, resourceGroup: w.resourceGroup, workspace: w.workspace };
+      expect(byName(rs, `batchai-workspace-${n}`)).toMatchObject({ type: "pulumi-nodejs:dynamic/batchai:Workspace", inputs: ref });
+      for (const c of w.clusters ?? []) expect(byName(rs, `batchai-cluster-${n}-${c}`)).toMatchObject({ type: "pulumi-nodejs:dynamic/batchai:Cluster", inputs: { ...ref, cluster: c } });
+      for (const f of w.fileServers ?? []) expect(byName(rs, `batchai-fileserver-${n}-${f}`)).toMatchObject({ type: "pulumi-nodejs:dynamic/batchai:FileServer", inputs: { ...ref, fileServer: f } });
+      for (const e of w.experiments ?? []) {
+        expect(byName(rs, `batchai-experiment-${n}-${e}`)).toMatchObject({ type: "pulumi-nodejs:dynamic/batchai:Experiment", inputs: { ...ref, experiment: e } });
+        expect(byName(rs, `batchai-jobs-${n}-${e}`)).toMatchObject({ type: "pulumi-nodejs:dynamic/batchai:Jobs", inputs: { ...ref, experiment: e } });
+      }
+      expected += 1 + (w.clusters?.length ?? 0) + (w.fileServers?.length ?? 0) + 2 * (w.experiments?.length ?? 0);
+    }
+    // Nothing else: no per-job resources, no stray registrations.
+    expect(rs).toHaveLength(expected);
+    expect(new Set(rs.map((r) => r.name)).size).toBe(rs.length);
+    // Data sources carry no stale output placeholder into their inputs.
+    for (const r of rs) for (const out of ["advisors", "activities", "usages", "jobs", "workspaceResource", "clusterResource", "experimentResource", "fileServerResource"]) expect(r.inputs[out]).toBeUndefined();
+  });
+
+  it("stacks/index.ts exports the live TDE status per database", async () => {
+    pulumi.runtime.setAllConfig(config);
+    const index = await import("../../stacks/index");
+    const outputs = index.transparentDataEncryption as Record<string, pulumi.Output<string>>;
+    const databases = dev["stackwarden:databases"] as { resourceGroup: string; server: string; database: string; transparentDataEncryption: string }[];
+    expect(Object.keys(outputs).sort()).toEqual(databases.map((d) => `${d.resourceGroup}/${d.server}/${d.database}`).sort());
+    const status = await new Promise<string>((resolve) => outputs["rg-data/sql-prod-1/orders"].apply(resolve));
+    expect(status).toBe("Enabled");
+    await settings.waitForRPCs();
+  });
+
+  it("ignores other namespaces' keys", async () => {
+    const rs = await runProgram({ ...config, "aws:region": "us-east-1", "other:setting": "{\"a\":1}" });
+    expect(rs.length).toBeGreaterThan(0);
+  });
+
+  it("a static .get registers a read of an existing resource by id (no inputs but the provider)", async () => {
+    const providers = await import("../../providers");
+    const id = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-data/providers/Microsoft.Sql/servers/sql-prod-1/databases/orders/serviceTierAdvisors";
+    providers.ServiceTierAdvisors.get("adopted", id);
+    providers.TransparentDataEncryption.get("adopted-tde", `${id.replace(/\/serviceTierAdvisors$/, "")}/transparentDataEncryption/current`);
+    await settings.waitForRPCs();
+    expect(byName(registered, "adopted")).toMatchObject({ type: "pulumi-nodejs:dynamic/sql:ServiceTierAdvisors", id });
+    expect(Object.keys(byName(registered, "adopted").inputs).filter((k) => k !== "__provider")).toEqual([]);
+    expect(byName(registered, "adopted-tde")).toMatchObject({ type: TDE, id: expect.stringMatching(/\/transparentDataEncryption\/current$/) });
+  });
+});
+
+describe("stacks/ program with invalid config", () => {
+  const good = pulumiConfigOf(DEV_STACK);
+
+  async function failure(config: Record<string, string>): Promise<Error> {
+    pulumi.runtime.setAllConfig(config);
+    const program = await import("../../stacks/program");
+    let err: unknown;
+    try { program.registerStack(program.readStackConfig()); } catch (e) { err = e; }
+    await settings.waitForRPCs();
+    expect(err, "the program should have refused this config").toBeInstanceOf(Error);
+    // Nothing reaches the engine after a config error.
+    expect(registered).toEqual([]);
+    return err as Error;
+  }
+
+  it("an unknown stackwarden: key is refused, naming the key", async () => {
+    const e = await failure({ ...good, "stackwarden:databasez": "[]" });
+    expect(pulumi.RunError.isInstance(e)).toBe(true);
+    expect(e.message).toContain("stack dev config");
+    expect(e.message).toContain("stackwarden:databasez");
+  });
+
+  it("a wrong type is refused, naming the key path", async () => {
+    const dbs = JSON.parse(good["stackwarden:databases"]) as Record<string, unknown>[];
+    dbs[1] = { ...dbs[1], transparentDataEncryption: true };
+    const e = await failure({ ...good, "stackwarden:databases": JSON.stringify(dbs) });
+    expect(e.message).toContain("stackwarden:databases[1].transparentDataEncryption");
+
+    registered.length = 0;
+    const e2 = await failure({ ...good, "stackwarden:batch": JSON.stringify({ locations: "eastus" }) });
+    expect(e2.message).toContain("stackwarden:batch.locations");
+  });
+
+  it("an unknown property inside an entry and a missing required key are refused, naming the path", async () => {
+    const dbs = JSON.parse(good["stackwarden:databases"]) as Record<string, unknown>[];
+    dbs[0] = { ...dbs[0], tde: "Enabled" };
+    expect((await failure({ ...good, "stackwarden:databases": JSON.stringify(dbs) })).message).toContain("stackwarden:databases[0].tde");
+
+    const { "stackwarden:subscriptionId": _gone, ...noSub } = good;
+    expect((await failure(noSub)).message).toContain("stackwarden:subscriptionId");
+  });
+});
