@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# npm run pulumi:install
+#
+# Builds the Pulumi CLI and a Node.js language host from the Go module proxy
+# (tools/pulumi-cli, see its README.md), at the version of @pulumi/pulumi in
+# node_modules, into a cache directory outside the repository:
+#   ${STACKWARDEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/stackwarden}/pulumi-vX.Y.Z/bin
+# and writes the plugin shims pulumi-resource-pulumi-nodejs and
+# pulumi-analyzer-policy beside the binaries.
+#
+# Progress goes to stderr; the last line on stdout is the bin directory, so
+#   export PATH="$(npm run -s pulumi:install | tail -n1):$PATH"
+# Reruns reuse the cache (well under a second). STACKWARDEN_PULUMI_REBUILD=1
+# forces a rebuild.
+set -euo pipefail
+
+log() { printf 'pulumi-install: %s\n' "$*" >&2; }
+die() { printf 'pulumi-install: error: %s\n' "$*" >&2; exit 1; }
+
+SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)/$(basename "${BASH_SOURCE[0]}")"
+ROOT=$(dirname "$(dirname "$SELF")")
+MODDIR="$ROOT/tools/pulumi-cli"
+SDK_PKG="$ROOT/node_modules/@pulumi/pulumi/package.json"
+
+[ -f "$SDK_PKG" ] || die "$SDK_PKG is missing; run npm install first"
+command -v node >/dev/null 2>&1 || die "node is not on PATH"
+VERSION=$(node -p 'require(process.argv[1]).version' "$SDK_PKG")
+[[ "$VERSION" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "unexpected @pulumi/pulumi version '$VERSION' in $SDK_PKG"
+
+CACHE_ROOT="${STACKWARDEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/stackwarden}"
+DEST="$CACHE_ROOT/pulumi-v$VERSION"
+BIN="$DEST/bin"
+
+# Everything the binaries are built from; a change triggers a rebuild.
+stamp() {
+	{
+		printf 'version=%s\n' "$VERSION"
+		cat "$MODDIR/go.mod" "$MODDIR/go.sum" "$MODDIR"/pulumi-language-nodejs/*.go
+		sed -n '/^build_all()/,/^}/p' "$SELF"
+	} | sha256sum | cut -d' ' -f1
+}
+
+# The shims: resolve @pulumi/pulumi from the directory the CLI starts them in
+# (the Pulumi program for the dynamic provider, the policy pack for the
+# analyzer), as Pulumi's own sdk/nodejs/dist scripts do; if that fails, from
+# $STACKWARDEN_PROJECT_DIR or the project this script ran in.
+write_shim() { # <file> <module>
+	local tmp="$1.tmp.$$"
+	cat >"$tmp" <<EOF
+#!/bin/sh
+# Written by stackwarden scripts/pulumi-install.sh (Pulumi v$VERSION).
+resolve() { node -e "try { console.log(require.resolve('$2')) } catch (e) {}" 2>/dev/null; }
+script=\$(resolve)
+if [ -z "\$script" ]; then
+    script=\$(cd "\${STACKWARDEN_PROJECT_DIR:-$ROOT}" 2>/dev/null && resolve)
+fi
+if [ -z "\$script" ]; then
+    echo "\$(basename "\$0"): cannot resolve $2 from \$(pwd) or \${STACKWARDEN_PROJECT_DIR:-$ROOT}; run npm install" >&2
+    exit 1
+fi
+exec node "\$script" "\$@"
+EOF
+	chmod 755 "$tmp"
+	mv -f "$tmp" "$1"
+}
+
+write_shims() { # <bin dir>
+	write_shim "$1/pulumi-resource-pulumi-nodejs" "@pulumi/pulumi/cmd/dynamic-provider"
+	write_shim "$1/pulumi-analyzer-policy" "@pulumi/pulumi/cmd/run-policy-pack"
+}
+
+is_current() {
+	[ -z "${STACKWARDEN_PULUMI_REBUILD:-}" ] &&
+		[ -x "$BIN/pulumi" ] && [ -x "$BIN/pulumi-language-nodejs" ] &&
+		[ "$(cat "$DEST/.stamp" 2>/dev/null)" = "$(stamp)" ] &&
+		[ "$(PULUMI_SKIP_UPDATE_CHECK=true "$BIN/pulumi" version 2>/dev/null)" = "v$VERSION" ]
+}
+
+build_all() { # <out bin dir>
+	go build -trimpath -buildvcs=false -mod=readonly \
+		-ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$VERSION" \
+		-o "$1/pulumi" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi
+	go build -trimpath -buildvcs=false -mod=readonly \
+		-ldflags "-s -w -X main.version=$VERSION" \
+		-o "$1/pulumi-language-nodejs" ./pulumi-language-nodejs
+}
+
+if is_current; then
+	write_shims "$BIN" # cheap; keeps the fallback project dir current
+	log "reusing $BIN"
+	echo "$BIN"
+	exit 0
+fi
+
+# ---- build -----------------------------------------------------------------
+if ! command -v go >/dev/null 2>&1; then
+	[ -x /usr/local/go/bin/go ] || die "Go is not installed (need go >= 1.25 on PATH or in /usr/local/go)"
+	export PATH="/usr/local/go/bin:$PATH"
+fi
+PINNED=$(sed -n 's#^[[:space:]]*github.com/pulumi/pulumi/pkg/v3 => github.com/pulumi/pulumi/pkg/v3 \(v[^[:space:]]*\).*#\1#p' "$MODDIR/go.mod")
+[ "$PINNED" = "v$VERSION" ] ||
+	die "node_modules has @pulumi/pulumi $VERSION but tools/pulumi-cli/go.mod pins pkg/v3 ${PINNED:-?}; update go.mod (see tools/pulumi-cli/README.md)"
+
+mkdir -p "$CACHE_ROOT"
+LOCKED=
+# One build at a time per version; a second caller waits, then reuses it.
+exec 9>"$CACHE_ROOT/.pulumi-v$VERSION.lock"
+if command -v flock >/dev/null 2>&1; then
+	flock 9 || die "could not lock $CACHE_ROOT/.pulumi-v$VERSION.lock"
+	LOCKED=1
+	if is_current; then
+		write_shims "$BIN"
+		log "reusing $BIN (built by another run)"
+		echo "$BIN"
+		exit 0
+	fi
+fi
+
+# Leftovers of killed builds of this version (we hold its lock, or they are old).
+age=(-mmin +60)
+[ -n "$LOCKED" ] && age=()
+find "$CACHE_ROOT" -maxdepth 1 -name ".pulumi-v$VERSION.*.*" "${age[@]}" -exec rm -rf {} + 2>/dev/null || true
+TMP=$(mktemp -d "$CACHE_ROOT/.pulumi-v$VERSION.tmp.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM HUP
+chmod 755 "$TMP"
+mkdir -p "$TMP/bin"
+cd "$MODDIR"
+
+t0=$SECONDS
+log "$(go version)"
+log "downloading Go modules for Pulumi v$VERSION (first run: ~1.4 GB into $(go env GOMODCACHE))..."
+go mod download
+log "modules ready ($((SECONDS - t0))s); building pulumi and pulumi-language-nodejs (first build: several minutes on 2 cores)..."
+t1=$SECONDS
+build_all "$TMP/bin"
+log "built in $((SECONDS - t1))s"
+
+got=$(PULUMI_SKIP_UPDATE_CHECK=true "$TMP/bin/pulumi" version)
+[ "$got" = "v$VERSION" ] || die "built pulumi reports '$got', expected v$VERSION"
+write_shims "$TMP/bin"
+stamp >"$TMP/.stamp"
+
+# Move into place; a killed build leaves only a .tmp directory (removed by the
+# trap, or by the next run below).
+OLD="$CACHE_ROOT/.pulumi-v$VERSION.old.$$"
+[ -e "$DEST" ] && mv "$DEST" "$OLD"
+mv "$TMP" "$DEST"
+trap - EXIT
+rm -rf "$OLD"
+log "installed pulumi v$VERSION in $BIN ($(du -sh "$DEST" | cut -f1)); total $((SECONDS - t0))s"
+echo "$BIN"
