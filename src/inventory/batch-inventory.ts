@@ -101,16 +101,16 @@ export async function collectBatchInventory(client: BatchAiClient, scope: BatchI
   await sched.finished();
 
   const usagesByLocation: Record<string, Usage[]> = {};
-  for (const loc of [...usages.keys()].sort()) usagesByLocation[loc] = [...usages.get(loc)!].sort(byKey((u) => u.name?.value ?? ""));
+  for (const loc of [...usages.keys()].sort()) usagesByLocation[loc] = sortByKey(usages.get(loc)!, (u) => u.name?.value ?? "");
   return {
-    operations: operations.sort(byKey((o) => o.name ?? "")),
+    operations: sortByKey(operations, (o) => o.name ?? ""),
     usages: Object.values(usagesByLocation).flat(),
     usagesByLocation,
-    workspaces: [...workspaces.values()].sort(byId),
-    clusters: dedupe(clusters).sort(byId),
-    experiments: dedupe(experiments).sort(byId),
-    fileServers: dedupe(fileServers).sort(byId),
-    jobs: dedupe(jobs).sort(byId),
+    workspaces: sortByKey([...workspaces.values()], byId),
+    clusters: sortByKey(dedupe(clusters), byId),
+    experiments: sortByKey(dedupe(experiments), byId),
+    fileServers: sortByKey(dedupe(fileServers), byId),
+    jobs: sortByKey(dedupe(jobs), byId),
   };
 }
 
@@ -136,15 +136,16 @@ function uniqueCaseless(values: readonly string[]): string[] {
   return [...seen.values()];
 }
 
-/** A total, locale-independent order: case-insensitive first, exact as the tie-break. */
-function byKey<T>(keyOf: (t: T) => string): (a: T, b: T) => number {
-  return (a, b) => {
-    const ka = keyOf(a), kb = keyOf(b);
-    const la = ka.toLowerCase(), lb = kb.toLowerCase();
-    return la < lb ? -1 : la > lb ? 1 : ka < kb ? -1 : ka > kb ? 1 : 0;
-  };
+/**
+ * Sorts by a string key in a total, locale-independent order: case-insensitive first, exact as the
+ * tie-break. Keys are computed once per item, not once per comparison (10 000 jobs, ~140 000 comparisons).
+ */
+function sortByKey<T>(items: readonly T[], keyOf: (t: T) => string): T[] {
+  const keyed = items.map((item) => { const k = keyOf(item); return { item, k, l: k.toLowerCase() }; });
+  keyed.sort((a, b) => (a.l < b.l ? -1 : a.l > b.l ? 1 : a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  return keyed.map((e) => e.item);
 }
-const byId = byKey<{ id?: string }>((r) => r.id ?? "");
+const byId = (r: { id?: string }) => r.id ?? "";
 
 interface Task {
   what: string;

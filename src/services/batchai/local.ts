@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { EmulatorReply, EmulatorRequest } from "../../emulator/emulator-app";
 import type { LocalService, ServiceContext } from "../../emulator/local-service";
 import { armError, armPage, resourceGroupNotFound, resourceNotFound } from "../../emulator/arm-conventions";
@@ -296,10 +295,25 @@ function renderJob(ns: string, w: WorkspaceRecord, e: ExperimentRecord, j: JobRe
   return { id: `${wsId}/experiments/${e.name}/jobs/${j.name}`, name: j.name, type: `${ns}/workspaces/experiments/jobs`, properties };
 }
 
-/** A UUID-shaped value that depends only on its input, like the path segment the service generates. */
+/**
+ * A UUID-shaped value that depends only on its input, like the path segment the service generates.
+ * A cheap 128-bit mix (cyrb128), not a cryptographic hash: it is rendered for every job of every page.
+ */
 function stableUuid(input: string): string {
-  const h = createHash("sha1").update(input).digest("hex");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+  let h1 = 1779033703, h2 = 3144134277, h3 = 1013904242, h4 = 2773480762;
+  for (let i = 0; i < input.length; i++) {
+    const k = input.charCodeAt(i);
+    h1 = h2 ^ Math.imul(h1 ^ k, 597399067);
+    h2 = h3 ^ Math.imul(h2 ^ k, 2869860233);
+    h3 = h4 ^ Math.imul(h3 ^ k, 951274213);
+    h4 = h1 ^ Math.imul(h4 ^ k, 2716044179);
+  }
+  h1 = Math.imul(h3 ^ (h1 >>> 18), 597399067);
+  h2 = Math.imul(h4 ^ (h2 >>> 22), 2869860233);
+  h3 = Math.imul(h1 ^ (h3 >>> 17), 951274213);
+  h4 = Math.imul(h2 ^ (h4 >>> 19), 2716044179);
+  const hex = [h1 ^ h2 ^ h3 ^ h4, h2 ^ h1, h3 ^ h1, h4 ^ h1].map((h) => (h >>> 0).toString(16).padStart(8, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
 // --- Operations_List -----------------------------------------------------------------------------

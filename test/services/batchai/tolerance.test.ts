@@ -40,9 +40,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-function client() {
+function client(validation?: "all" | "sample" | "off") {
   const logger = memoryLogger();
-  return { logger, c: new BatchAiClient({ endpoint: t.url, credential: t.credential, retry: FAST_RETRY, logger }) };
+  return { logger, c: new BatchAiClient({ endpoint: t.url, credential: t.credential, retry: FAST_RETRY, logger, validation }) };
 }
 
 describe("responses that drift from the spec", () => {
@@ -69,6 +69,13 @@ describe("responses that drift from the spec", () => {
     expect(w.properties?.provisioningState).toBeNull();
     expect(logger.warnings).toEqual([]);
     expect(await c.listWorkspaces("nullvalue")).toEqual([]);
+  });
+
+  it("validation: off checks nothing but still refuses what cannot be used", async () => {
+    const { c, logger } = client("off");
+    await c.listWorkspaces("drift");
+    expect(logger.warnings).toEqual([]);
+    await expect(c.listWorkspaces("noid")).rejects.toThrow(/has no id/);
   });
 
   it("a resource without an id is refused", async () => {
