@@ -34,7 +34,7 @@ export class ImdsManagedIdentityCredential implements TokenCredential {
   fetches = 0;
 
   constructor(opts: ImdsCredentialOptions = {}) {
-    this.client = opts.client ?? new ImdsClient({ endpoint: opts.endpoint ?? "http://169.254.169.254/metadata", ...opts });
+    this.client = opts.client ?? new ImdsClient({ ...opts, endpoint: opts.endpoint ?? "http://169.254.169.254/metadata" });
     this.clientId = opts.clientId ?? (process.env.AZURE_CLIENT_ID?.trim() || undefined);
     this.margin = opts.refreshMarginMs ?? 5 * 60_000;
     this.now = opts.now ?? Date.now;
@@ -58,19 +58,34 @@ export class ImdsManagedIdentityCredential implements TokenCredential {
   }
 
   private refresh(resource: string, signal?: AbortSignal): Promise<AccessToken> {
+    if (signal?.aborted) return Promise.reject(this.aborted());
     let p = this.inflight.get(resource);
     if (!p) {
-      p = this.fetch(resource, signal).finally(() => this.inflight.delete(resource));
+      // The shared fetch belongs to no single caller, so one caller giving up does not fail the others;
+      // each caller's own signal only ends its own wait.
+      p = this.fetch(resource).finally(() => this.inflight.delete(resource));
       this.inflight.set(resource, p);
     }
-    return p;
+    return signal ? this.untilAborted(p, signal) : p;
   }
 
-  private async fetch(resource: string, signal?: AbortSignal): Promise<AccessToken> {
+  private aborted(): CredentialUnavailableError {
+    return new CredentialUnavailableError(`managed identity via IMDS at ${this.client.endpoint}: RequestAborted: the request was cancelled`);
+  }
+
+  private untilAborted(p: Promise<AccessToken>, signal: AbortSignal): Promise<AccessToken> {
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(this.aborted());
+      signal.addEventListener("abort", onAbort, { once: true });
+      p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    });
+  }
+
+  private async fetch(resource: string): Promise<AccessToken> {
     this.fetches += 1;
     let res;
     try {
-      res = await this.client.token({ resource, clientId: this.clientId }, signal);
+      res = await this.client.token({ resource, clientId: this.clientId });
     } catch (e) {
       const why = e instanceof ApiError ? `${e.status ? `HTTP ${e.status} ` : ""}${e.code}: ${e.detail}` : (e as Error).message;
       throw new CredentialUnavailableError(`managed identity via IMDS at ${this.client.endpoint}${this.clientId ? ` (client_id ${this.clientId})` : ""}: ${why}`);

@@ -177,9 +177,16 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
 
 /** Rebuilds `/a/:name/b` style keys for stats from a concrete path and its params. */
 function routePattern(path: string, params: Record<string, string>): string {
-  let out = path;
-  for (const [k, v] of Object.entries(params)) if (v) out = out.replace(`/${v}`, `/{${k}}`);
-  return out;
+  // Whole segments, left to right: a value such as "s" must not match inside "/subscriptions".
+  const segs = path.split("/");
+  let from = 1;
+  for (const [k, v] of Object.entries(params)) {
+    const i = v ? segs.indexOf(v, from) : -1;
+    if (i < 0) continue;
+    segs[i] = `{${k}}`;
+    from = i + 1;
+  }
+  return segs.join("/");
 }
 
 /** An injected fault in the shape the addressed service uses for errors. */

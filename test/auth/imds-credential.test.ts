@@ -124,6 +124,28 @@ describe("ImdsManagedIdentityCredential against the emulator's IMDS", () => {
     expect(await tokenRequests()).toBe(2);
   });
 
+  it("one caller's abort ends only its own wait, not the refresh the others share", async () => {
+    await admin("PUT", "faults", { latencyMs: 300, rules: [] });
+    const cred = new ImdsManagedIdentityCredential({ endpoint: t.imdsEndpoint, retry: FAST_RETRY, clientId: undefined });
+    const ac = new AbortController();
+    const first = cred.getToken(ARM_SCOPE, { abortSignal: ac.signal }).then(() => "token", (e: Error) => e.message);
+    const others = Promise.all(Array.from({ length: 5 }, () => cred.getToken(ARM_SCOPE)));
+    setTimeout(() => ac.abort(), 30);
+    expect(await first).toBe(`managed identity via IMDS at ${t.imdsEndpoint}: RequestAborted: the request was cancelled`);
+    const tokens = await others;
+    expect(new Set(tokens.map((x) => x.token)).size).toBe(1);
+    expect(cred.fetches).toBe(1);
+    expect(await tokenRequests()).toBe(1);
+    // An already aborted signal fails at once, without a request.
+    await expect(new ImdsManagedIdentityCredential({ endpoint: t.imdsEndpoint, clientId: undefined }).getToken("https://other/.default", { abortSignal: AbortSignal.abort() }))
+      .rejects.toThrow(/RequestAborted/);
+    expect(await tokenRequests()).toBe(1);
+  });
+
+  it("an endpoint left undefined means the well-known IMDS address", () => {
+    expect(new ImdsManagedIdentityCredential({ endpoint: undefined }).endpoint).toBe("http://169.254.169.254/metadata");
+  });
+
   it("retries a 410 from IMDS and then succeeds", async () => {
     await admin("PUT", "faults", { rules: [{ match: "/metadata/identity", status: 410, count: 2 }] });
     const cred = new ImdsManagedIdentityCredential({ endpoint: t.imdsEndpoint, retry: FAST_RETRY, clientId: undefined });

@@ -149,8 +149,12 @@ describe("the emulator's ARM front door", () => {
     await fetch(`${t.url}/_emulator/stats/reset`, { method: "POST" });
     await call(`${PATH}?api-version=2021-01-01`);
     await call("/subscriptions/s2/providers/Test.Widgets/widgets/w1?api-version=2021-01-01");
+    // Parameter values that also occur inside other segments, or repeat, still map to their own segment.
+    await call("/subscriptions/s/providers/Test.Widgets/widgets/w1?api-version=2021-01-01");
+    await call("/subscriptions/w1/providers/Test.Widgets/widgets/w1?api-version=2021-01-01");
+    await call("/subscriptions/Test.Widgets/providers/Test.Widgets/widgets/w1?api-version=2021-01-01");
     const stats = (await (await fetch(`${t.url}/_emulator/stats`)).json()) as { total: number; byRoute: Record<string, number> };
-    expect(stats.total).toBe(2);
-    expect(stats.byRoute).toEqual({ "GET /subscriptions/{sub}/providers/Test.Widgets/widgets/{name}": 2 });
+    expect(stats.total).toBe(5);
+    expect(stats.byRoute).toEqual({ "GET /subscriptions/{sub}/providers/Test.Widgets/widgets/{name}": 5 });
   });
 });
