@@ -311,6 +311,8 @@ export class HttpTransport {
       try {
         token = await auth.credential.getToken(auth.scopes, { abortSignal: spec.signal });
       } catch (e) {
+        // A cancelled call is a cancelled call, even while it waits for its token.
+        if (spec.signal?.aborted) throw new ApiError({ operation: spec.operation, status: 0, code: "RequestAborted", message: "the request was cancelled", method: spec.method, url: this.displayUrl(spec) });
         throw new ApiError({ operation: spec.operation, status: 0, code: "CredentialUnavailable", message: scrubTokens((e as Error).message), method: spec.method, url: this.displayUrl(spec) });
       }
       if (!token) throw new ApiError({ operation: spec.operation, status: 0, code: "CredentialUnavailable", message: "the credential returned no token", method: spec.method, url: this.displayUrl(spec) });

@@ -188,6 +188,20 @@ describe("HttpTransport against a real server", () => {
     expect(Date.now() - started).toBeLessThan(10_000); // far below the 20 s the server asked for
   });
 
+  it("an AbortSignal cancels the wait for a bearer token, and says so", async () => {
+    srv.script((_q, res) => json(res, 200, {}));
+    const slowCredential = {
+      getToken: (_s: string | string[], o?: { abortSignal?: AbortSignal }) =>
+        new Promise<never>((_r, reject) => o?.abortSignal?.addEventListener("abort", () => reject(new Error("token wait aborted")))),
+    };
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 30);
+    const e = await failure(transport({ auth: { kind: "bearer", credential: slowCredential, scopes: ["https://management.azure.com/.default"] } })
+      .json({ operation: "Things_Get", method: "GET", path: "/x", signal: ac.signal }));
+    expect(e.code).toBe("RequestAborted");
+    expect(srv.seen).toHaveLength(0);
+  });
+
   it("an already aborted signal sends nothing", async () => {
     srv.script((_q, res) => json(res, 200, {}));
     const e = await failure(transport().json({ operation: "Things_Get", method: "GET", path: "/x", signal: AbortSignal.abort() }));
