@@ -69,7 +69,8 @@ function mountNamespace(ctx: ServiceContext<BatchAiState>, ns: string): void {
   const sub = "/subscriptions/:subscriptionId";
   const ws = `${sub}/resourceGroups/:resourceGroupName/providers/${ns}/workspaces/:workspaceName`;
   const ix = () => indexOf(ctx.state());
-  const pageSize = (req: EmulatorRequest) => effectivePageSize(req, ctx.settings.pageSize);
+  /** A list that declares `maxresults` (all but operations and usages). */
+  const list = <R, T>(req: EmulatorRequest, records: readonly R[], render: (r: R) => T) => page(req, records, ctx.settings.pageSize, render, true);
 
   // Operations_List: what the provider can do, derived from the spec's own operation set.
   get(`/providers/${ns}/operations`, (req) => armPage(req, providerOperations(ns), ctx.settings.pageSize));
@@ -86,53 +87,39 @@ function mountNamespace(ctx: ServiceContext<BatchAiState>, ns: string): void {
   });
 
   // Workspaces_List
-  get(`${sub}/providers/${ns}/workspaces`, (req) => {
-    const size = pageSize(req);
-    if (typeof size !== "number") return size;
-    return page(req, ix().bySubscription.get(key(req.params.subscriptionId)) ?? [], size, (w) => renderWorkspace(ns, w));
-  });
+  get(`${sub}/providers/${ns}/workspaces`, (req) =>
+    list(req, ix().bySubscription.get(key(req.params.subscriptionId)) ?? [], (w) => renderWorkspace(ns, w)));
 
   // Workspaces_ListByResourceGroup
   get(`${sub}/resourceGroups/:resourceGroupName/providers/${ns}/workspaces`, (req) => {
     const { subscriptionId, resourceGroupName } = req.params;
     const rgKey = key(subscriptionId, resourceGroupName);
     if (!ix().rgExists.has(rgKey)) return resourceGroupNotFound(resourceGroupName);
-    const size = pageSize(req);
-    if (typeof size !== "number") return size;
-    return page(req, ix().byResourceGroup.get(rgKey) ?? [], size, (w) => renderWorkspace(ns, w));
+    return list(req, ix().byResourceGroup.get(rgKey) ?? [], (w) => renderWorkspace(ns, w));
   });
 
   // Workspaces_Get
   get(ws, (req) => withWorkspace(req, ns, ix(), (w) => ({ status: 200, body: renderWorkspace(ns, w.rec) })));
 
   // Clusters_ListByWorkspace, Clusters_Get
-  get(`${ws}/clusters`, (req) => withWorkspace(req, ns, ix(), (w) => {
-    const size = pageSize(req);
-    if (typeof size !== "number") return size;
-    return page(req, w.rec.clusters, size, (c) => renderCluster(ns, w.rec, c));
-  }));
+  get(`${ws}/clusters`, (req) => withWorkspace(req, ns, ix(), (w) =>
+    list(req, w.rec.clusters, (c) => renderCluster(ns, w.rec, c))));
   get(`${ws}/clusters/:clusterName`, (req) => withWorkspace(req, ns, ix(), (w) => {
     const c = w.clusters.get(key(req.params.clusterName));
     return c ? { status: 200, body: renderCluster(ns, w.rec, c) } : childNotFound(ns, req, "clusters", req.params.clusterName);
   }));
 
   // FileServers_ListByWorkspace, FileServers_Get
-  get(`${ws}/fileServers`, (req) => withWorkspace(req, ns, ix(), (w) => {
-    const size = pageSize(req);
-    if (typeof size !== "number") return size;
-    return page(req, w.rec.fileServers, size, (f) => renderFileServer(ns, w.rec, f));
-  }));
+  get(`${ws}/fileServers`, (req) => withWorkspace(req, ns, ix(), (w) =>
+    list(req, w.rec.fileServers, (f) => renderFileServer(ns, w.rec, f))));
   get(`${ws}/fileServers/:fileServerName`, (req) => withWorkspace(req, ns, ix(), (w) => {
     const f = w.fileServers.get(key(req.params.fileServerName));
     return f ? { status: 200, body: renderFileServer(ns, w.rec, f) } : childNotFound(ns, req, "fileServers", req.params.fileServerName);
   }));
 
   // Experiments_ListByWorkspace, Experiments_Get
-  get(`${ws}/experiments`, (req) => withWorkspace(req, ns, ix(), (w) => {
-    const size = pageSize(req);
-    if (typeof size !== "number") return size;
-    return page(req, w.rec.experiments, size, (e) => renderExperiment(ns, w.rec, e));
-  }));
+  get(`${ws}/experiments`, (req) => withWorkspace(req, ns, ix(), (w) =>
+    list(req, w.rec.experiments, (e) => renderExperiment(ns, w.rec, e))));
   get(`${ws}/experiments/:experimentName`, (req) => withWorkspace(req, ns, ix(), (w) => {
     const e = w.experiments.get(key(req.params.experimentName));
     return e ? { status: 200, body: renderExperiment(ns, w.rec, e.rec) } : childNotFound(ns, req, "experiments", req.params.experimentName);
@@ -142,9 +129,7 @@ function mountNamespace(ctx: ServiceContext<BatchAiState>, ns: string): void {
   get(`${ws}/experiments/:experimentName/jobs`, (req) => withWorkspace(req, ns, ix(), (w) => {
     const e = w.experiments.get(key(req.params.experimentName));
     if (!e) return childNotFound(ns, req, "experiments", req.params.experimentName);
-    const size = pageSize(req);
-    if (typeof size !== "number") return size;
-    return page(req, e.rec.jobs, size, (j) => renderJob(ns, w.rec, e.rec, j));
+    return list(req, e.rec.jobs, (j) => renderJob(ns, w.rec, e.rec, j));
   }));
   get(`${ws}/experiments/:experimentName/jobs/:jobName`, (req) => withWorkspace(req, ns, ix(), (w) => {
     const e = w.experiments.get(key(req.params.experimentName));
@@ -170,19 +155,21 @@ function childNotFound(ns: string, req: EmulatorRequest, type: string, name: str
   return resourceNotFound(`${ns}/workspaces/${req.params.workspaceName}/${type}`, name, req.params.resourceGroupName);
 }
 
-/** The page size of a list that declares `maxresults` (1-1000): the smaller of it and the emulator's. */
-function effectivePageSize(req: EmulatorRequest, configured: number): number | EmulatorReply {
-  const raw = req.query.get("maxresults");
-  if (raw === null) return configured;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < 1 || n > 1000) {
-    return armError(400, "InvalidParameter", `The value '${raw}' of the query parameter 'maxresults' is invalid: it must be an integer from 1 to 1000.`);
+/**
+ * One page of records, rendered after slicing, so a page of a 10 000-job list costs only its own
+ * items. Where the operation declares `maxresults` (1-1000), the page is the smaller of it and the
+ * emulator's page size.
+ */
+function page<R, T>(req: EmulatorRequest, records: readonly R[], configured: number, render: (r: R) => T, maxResults = false): EmulatorReply {
+  let size = configured;
+  const raw = maxResults ? req.query.get("maxresults") : null;
+  if (raw !== null) {
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || n < 1 || n > 1000) {
+      return armError(400, "InvalidParameter", `The value '${raw}' of the query parameter 'maxresults' is invalid: it must be an integer from 1 to 1000.`);
+    }
+    size = Math.min(n, configured);
   }
-  return Math.min(n, configured);
-}
-
-/** One page of records, rendered after slicing, so a page of a 10 000-job list costs only its own items. */
-function page<R, T>(req: EmulatorRequest, records: readonly R[], size: number, render: (r: R) => T): EmulatorReply {
   const reply = armPage(req, records, size);
   if (reply.status === 200) {
     const body = reply.body as { value: R[]; nextLink?: string };
