@@ -63,7 +63,7 @@ for (const [origin, load] of ORIGINS) {
       const inputs = { ...dbRef("orders"), transparentDataEncryption: "Enabled", pollIntervalMs: 20, scanTimeoutSeconds: 10 };
       expect(await p.check({}, inputs)).toEqual({ inputs, failures: [] });
       const bad = await p.check({}, { ...inputs, transparentDataEncryption: "On", subscriptionId: "not-a-guid", color: "red" });
-      expect(bad.failures.map((f) => f.property).sort()).toEqual(["color", "subscriptionId", "transparentDataEncryption"]);
+      expect(bad.failures!.map((f) => f.property).sort()).toEqual(["color", "subscriptionId", "transparentDataEncryption"]);
 
       expect(sqlDatabase(t.emu, "orders").transparentDataEncryption).toBe("Disabled");
       const created = await p.create(inputs);
@@ -162,7 +162,7 @@ describe("loadCore under the re-loaded provider", () => {
     try {
       await expect(p.check({}, {})).rejects.toThrow(/cannot find the stackwarden project above \/; run Pulumi from the project directory or set STACKWARDEN_HOME/);
       process.env.STACKWARDEN_HOME = PROJECT_ROOT;
-      expect((await p.check({}, {})).failures.length).toBeGreaterThan(0);
+      expect((await p.check({}, {})).failures!.length).toBeGreaterThan(0);
     } finally {
       process.chdir(cwd);
       if (home === undefined) delete process.env.STACKWARDEN_HOME;
