@@ -1,3 +1,5 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -153,6 +155,34 @@ for (const [origin, load] of ORIGINS) {
 }
 
 describe("loadCore under the re-loaded provider", () => {
+  /** Runs `fn` with STACKWARDEN_HOME set to `home`, restoring it after. */
+  async function withHome(home: string, fn: () => Promise<void>): Promise<void> {
+    const saved = process.env.STACKWARDEN_HOME;
+    process.env.STACKWARDEN_HOME = home;
+    try { await fn(); } finally {
+      if (saved === undefined) delete process.env.STACKWARDEN_HOME;
+      else process.env.STACKWARDEN_HOME = saved;
+    }
+  }
+
+  it("tells an unbuilt project from a built one that misses a dependency", async () => {
+    const { p } = await reload(sourceProviders.tdeProvider);
+    const home = mkdtempSync(join(tmpdir(), "stackwarden-home-"));
+    try {
+      writeFileSync(join(home, "package.json"), JSON.stringify({ name: "stackwarden" }));
+      await withHome(home, async () => {
+        await expect(p.check({}, {})).rejects.toThrow(`stackwarden is not built in ${home}: run \`npm run build\` (missing dist/src/resources/tde-resource.js)`);
+      });
+      mkdirSync(join(home, "dist/src/resources"), { recursive: true });
+      writeFileSync(join(home, "dist/src/resources/tde-resource.js"), 'require("stackwarden-no-such-dependency");\n');
+      await withHome(home, async () => {
+        await expect(p.check({}, {})).rejects.toThrow(/Cannot find module 'stackwarden-no-such-dependency'/);
+      });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it("names the fix when run outside the project", async () => {
     const { p } = await reload(sourceProviders.tdeProvider);
     const cwd = process.cwd();

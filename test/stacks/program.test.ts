@@ -8,6 +8,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
  * The Pulumi program under `pulumi.runtime.setMocks`: the config comes from stacks/Pulumi.dev.yaml
  * exactly as the language host would hand it over (strings as is, structured values as JSON text),
  * and every registered resource is recorded by the mocks.
+ * In @pulumi/pulumi 3.248 `setMocks` takes no config and does not reset it: the program's
+ * `pulumi.runtime.allConfig()` reads what `pulumi.runtime.setAllConfig` stored (PULUMI_CONFIG).
  */
 
 const ROOT = join(__dirname, "../..");
