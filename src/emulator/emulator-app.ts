@@ -32,6 +32,8 @@ export type Handler = (req: EmulatorRequest) => EmulatorReply | Promise<Emulator
 
 interface RouteStore {
   handler: Handler;
+  /** The registered path, `{name}` style, for request statistics. */
+  pattern: string;
 }
 
 /** The router every local implementation mounts its routes on. Paths match case-insensitively, as ARM does. */
@@ -40,15 +42,16 @@ export class EmulatorApp {
 
   /** Registers a handler; `path` uses `:name` parameters. */
   route(method: Method, path: string, handler: Handler): void {
-    this.router.on(method, path, () => undefined, { handler } satisfies RouteStore);
+    const pattern = path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+    this.router.on(method, path, () => undefined, { handler, pattern } satisfies RouteStore);
   }
 
   /** Finds the handler and parameters for a request, or undefined. */
-  find(method: string, path: string): { handler: Handler; params: Record<string, string> } | undefined {
+  find(method: string, path: string): { handler: Handler; params: Record<string, string>; pattern: string } | undefined {
     const found = this.router.find(method as FindMyWay.HTTPMethod, path);
     if (!found) return undefined;
     const store = found.store as RouteStore;
-    return { handler: store.handler, params: found.params as Record<string, string> };
+    return { handler: store.handler, params: found.params as Record<string, string>, pattern: store.pattern };
   }
 
   /** Whether some method is routed at this path (for 405 versus 404). */

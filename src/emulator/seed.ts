@@ -80,7 +80,7 @@ export function parseSeed(file: string, text: string, services: readonly LocalSe
 const RELATIVE_TIME = /^now(?:([+-])(\d+)([smhd]))?$/;
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3600_000, d: 86_400_000 };
 /** Keys that hold times (observationPeriodEnd, startTime, creationTime ...); names are never rewritten. */
-const TIME_KEY = /(time|start|end|date|on)$/i;
+const TIME_KEY = /(?:[Tt]ime|[Ss]tart|[Ee]nd|[Dd]ate|On)$/;
 
 /**
  * Replaces `now`, `now-3d`, `now+2h` (units s, m, h, d) in time-valued keys with an RFC 3339 time

@@ -114,7 +114,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
 
     stats.total += 1;
     const found = app.find(method, path);
-    const routeKey = `${method} ${found ? routePattern(path, found.params) : "(unrouted)"}`;
+    const routeKey = `${method} ${found ? found.pattern : "(unrouted)"}`;
     stats.byRoute[routeKey] = (stats.byRoute[routeKey] ?? 0) + 1;
 
     const decision = faults.decide(method, path);
@@ -173,20 +173,6 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       server.close(() => resolve());
     }),
   };
-}
-
-/** Rebuilds `/a/:name/b` style keys for stats from a concrete path and its params. */
-function routePattern(path: string, params: Record<string, string>): string {
-  // Whole segments, left to right: a value such as "s" must not match inside "/subscriptions".
-  const segs = path.split("/");
-  let from = 1;
-  for (const [k, v] of Object.entries(params)) {
-    const i = v ? segs.indexOf(v, from) : -1;
-    if (i < 0) continue;
-    segs[i] = `{${k}}`;
-    from = i + 1;
-  }
-  return segs.join("/");
 }
 
 /** An injected fault in the shape the addressed service uses for errors. */
