@@ -36,10 +36,7 @@ export function dataSourceProvider(kind: Kind): pulumi.dynamic.ResourceProvider 
     async read(id, props) {
       const core = loadCore<typeof DataCore>("src/resources/data-sources");
       const clients = loadCore<typeof Clients>("src/runtime/azure-clients").azureClientsFromEnv();
-      const inputs = props && core.DATA_SOURCES[kind].inputs.every((k) => typeof props[k] === "string") ? props : core.dataSourceInputsFromId(kind, id);
-      const state = await core.readDataSource(clients, kind, inputs);
-      const { [core.DATA_SOURCES[kind].output]: _data, ...plainInputs } = state.outs;
-      return { id: state.id, props: state.outs, inputs: plainInputs };
+      return core.refreshDataSource(clients, kind, id, props);
     },
     async update(_id, _olds, news) {
       const core = loadCore<typeof DataCore>("src/resources/data-sources");

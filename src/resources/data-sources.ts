@@ -1,4 +1,5 @@
 import type { AzureClients } from "../runtime/azure-clients";
+import { isNotFound } from "./not-found";
 
 /** The read-only data sources, by the type token's `<module>:<Type>`. */
 export type DataSourceKind =
@@ -126,6 +127,24 @@ export async function readDataSource(clients: AzureClients, kind: DataSourceKind
   const i = pick(spec.inputs, inputs);
   const extra = Object.fromEntries((spec.optional ?? []).filter((k) => typeof inputs[k] === "string").map((k) => [k, inputs[k]]));
   return { id: spec.id(i), outs: { ...i, ...extra, [spec.output]: await spec.read(clients, i) } };
+}
+
+/**
+ * A refresh (or a lookup by id when `props` lacks the inputs): reads again and returns the
+ * inputs separately from the data. A 404 gives an empty id, so the engine drops the resource.
+ */
+export async function refreshDataSource(clients: AzureClients, kind: DataSourceKind, id: string, props: Record<string, unknown> | undefined): Promise<{ id: string; props?: Record<string, unknown>; inputs?: Record<string, unknown> }> {
+  const spec = DATA_SOURCES[kind];
+  const inputs = props && spec.inputs.every((k) => typeof props[k] === "string") ? props : dataSourceInputsFromId(kind, id);
+  let state: DataSourceState;
+  try {
+    state = await readDataSource(clients, kind, inputs);
+  } catch (e) {
+    if (isNotFound(e)) return { id: "" };
+    throw e;
+  }
+  const plainInputs = Object.fromEntries(Object.entries(state.outs).filter(([k]) => k !== spec.output));
+  return { id: state.id, props: state.outs, inputs: plainInputs };
 }
 
 /** Inputs from an id, for a lookup by resource id. */

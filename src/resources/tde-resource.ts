@@ -3,6 +3,7 @@ import { STACKWARDEN_KEYS_SCHEMA } from "../config/stack-schema";
 import { waitForScan } from "../reconcile/tde-apply";
 import { databaseResourceId, type TdeApi, type TdeDatabaseRef, type TdeStatus } from "../reconcile/tde-api";
 import { describeAjvError, formatKeyPath, pointerToPath } from "../yaml/located-yaml";
+import { isNotFound } from "./not-found";
 
 /** Inputs of the TransparentDataEncryption resource: the stack file's database entry plus the subscription. */
 export interface TdeInputs {
@@ -121,9 +122,16 @@ export async function applyTdeInputs(api: TdeApi, inputs: TdeInputs): Promise<Td
 }
 
 /** Reads the live status; the returned inputs carry it, so a refresh makes the next diff see drift. */
-export async function readTde(api: TdeApi, id: string, props: Partial<TdeOutputs>): Promise<{ id: string; props: TdeOutputs; inputs: TdeInputs }> {
+export async function readTde(api: TdeApi, id: string, props: Partial<TdeOutputs>): Promise<{ id: string; props?: TdeOutputs; inputs?: TdeInputs }> {
   const ref = props.subscriptionId && props.resourceGroup && props.server && props.database ? tdeRef(props as TdeInputs) : parseTdeResourceId(id);
-  const status = (await api.getTransparentDataEncryption(ref)).properties?.status ?? "";
+  let status: string;
+  try {
+    status = (await api.getTransparentDataEncryption(ref)).properties?.status ?? "";
+  } catch (e) {
+    // The database is gone: an empty id tells the engine to drop the resource on refresh.
+    if (isNotFound(e)) return { id: "" };
+    throw e;
+  }
   const live: TdeStatus = status === "Enabled" ? "Enabled" : "Disabled";
   const inputs: TdeInputs = { ...stripOutputs(props), ...ref, transparentDataEncryption: live };
   return { id: tdeResourceId(ref), props: { ...inputs, status, databaseId: databaseResourceId(ref) }, inputs };
