@@ -51,7 +51,7 @@ export interface TransportOptions {
   /** Query parameters sent on every request (e.g. `api-version`), unless the request sets them. */
   query?: Record<string, string>;
   logger?: Logger;
-  /** The undici dispatcher to send through. Default: one shared keep-alive Agent. */
+  /** The undici dispatcher to send through (the retry interceptor is composed in unless it already is). Default: one shared keep-alive Agent. */
   dispatcher?: Dispatcher;
 }
 
@@ -64,11 +64,16 @@ export function sharedDispatcher(): Dispatcher {
   return sharedAgent;
 }
 
-/** Wraps a dispatcher with undici's retry interceptor; the per-request policy decides each retry. */
+const withRetry = new WeakSet<Dispatcher>();
+
+/** Wraps a dispatcher with undici's retry interceptor; the per-request policy decides each retry. Idempotent. */
 export function composeRetry(dispatcher: Dispatcher): Dispatcher {
+  if (withRetry.has(dispatcher)) return dispatcher;
   // throwOnError=false: when the policy gives up, the last response is handed on as it is,
   // so the caller can read its error body.
-  return dispatcher.compose(interceptors.retry({ throwOnError: false, maxRetries: 1_000 }));
+  const composed = dispatcher.compose(interceptors.retry({ throwOnError: false, maxRetries: 1_000 }));
+  withRetry.add(composed);
+  return composed;
 }
 
 /**
@@ -111,7 +116,8 @@ export class HttpTransport {
     if (this.auth.kind === "query") this.query[this.auth.name] = this.auth.value;
     this.defaultSearch = new URLSearchParams(this.query).toString();
     this.logger = opts.logger ?? loggerFromEnv();
-    this.dispatcher = opts.dispatcher ?? sharedDispatcher();
+    // Without the retry interceptor a custom dispatcher would silently make one attempt only.
+    this.dispatcher = opts.dispatcher ? composeRetry(opts.dispatcher) : sharedDispatcher();
     this.secrets = new Set(staticSecretsOf(this.auth));
   }
 
