@@ -36,17 +36,20 @@ export const faultConfigSchema = {
   },
 } as const;
 
+/** The `emulator:` section, also the body of `PUT /_emulator/settings`. */
+export const settingsSchema = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    pageSize: { type: "integer", minimum: 1, maximum: 1000 },
+    tokenTtlSeconds: { type: "integer", minimum: 1 },
+  },
+} as const;
+
 /** The JSON Schema of a whole seed document, built from the services' own section schemas. */
 export function seedSchema(services: readonly LocalService[]): object {
   const properties: Record<string, object> = {
-    emulator: {
-      type: "object",
-      additionalProperties: false,
-      properties: {
-        pageSize: { type: "integer", minimum: 1, maximum: 1000 },
-        tokenTtlSeconds: { type: "integer", minimum: 1 },
-      },
-    },
+    emulator: settingsSchema,
     faults: faultConfigSchema,
   };
   for (const s of services) properties[s.name] = s.seedSchema;

@@ -6,7 +6,8 @@ import { armRoute } from "./arm-conventions";
 import { EmulatorApp, type EmulatorReply, type EmulatorRequest } from "./emulator-app";
 import { FaultInjector, NO_FAULTS, type FaultConfig } from "./fault-injector";
 import type { EmulatorSettings, LocalService, ServiceContext } from "./local-service";
-import { completeFaults, type SeedDocument } from "./seed";
+import Ajv, { type ValidateFunction } from "ajv";
+import { completeFaults, faultConfigSchema, settingsSchema, type SeedDocument } from "./seed";
 import { StateStore, type PersistedState } from "./state-store";
 import { LOCAL_SERVICES } from "./services";
 
@@ -199,15 +200,21 @@ function adminRoutes(d: { faults: FaultInjector; stats: RequestStats; settings: 
         return { status: 204 };
       case "GET /_emulator/faults":
         return { status: 200, body: d.faults.settings };
-      case "PUT /_emulator/faults":
+      case "PUT /_emulator/faults": {
+        const problem = adminBodyProblem(validateFaults, body);
+        if (problem) return { status: 400, body: { error: { code: "InvalidFaults", message: problem } } };
         d.faults.configure(completeFaults(b as Partial<FaultConfig>, NO_FAULTS));
         return { status: 200, body: d.faults.settings };
+      }
       case "GET /_emulator/settings":
         return { status: 200, body: d.settings };
-      case "PUT /_emulator/settings":
+      case "PUT /_emulator/settings": {
+        const problem = adminBodyProblem(validateSettings, body);
+        if (problem) return { status: 400, body: { error: { code: "InvalidSettings", message: problem } } };
         if (typeof b.pageSize === "number") d.settings.pageSize = b.pageSize;
         if (typeof b.tokenTtlSeconds === "number") d.settings.tokenTtlSeconds = b.tokenTtlSeconds;
         return { status: 200, body: d.settings };
+      }
       case "POST /_emulator/clock":
         if (typeof b.advanceMs === "number") d.state.emulator.clockOffsetMs += b.advanceMs;
         d.store.changed();
@@ -219,6 +226,18 @@ function adminRoutes(d: { faults: FaultInjector; stats: RequestStats; settings: 
 }
 
 const INVALID = Symbol("invalid-json");
+
+const adminAjv = new Ajv({ allErrors: false, strict: false });
+const validateFaults = adminAjv.compile(faultConfigSchema);
+const validateSettings = adminAjv.compile(settingsSchema);
+
+/** Why an admin request body is unacceptable, in one line, or undefined when it is fine. */
+function adminBodyProblem(validate: ValidateFunction, body: unknown): string | undefined {
+  if (body === INVALID) return "the body is not valid JSON";
+  if (validate(body ?? {})) return undefined;
+  const e = validate.errors![0];
+  return `${e.instancePath || "body"}${e.keyword === "additionalProperties" ? `: unknown key "${String(e.params.additionalProperty)}"` : ` ${e.message ?? e.keyword}`}`;
+}
 
 function parseJson(buf: Buffer): unknown {
   if (buf.length === 0) return undefined;
