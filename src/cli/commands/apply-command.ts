@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline/promises";
-import type { Command } from "commander";
-import type { StackConfig } from "../../config/stack-config";
+import { Option, type Command } from "commander";
+import { stackFilePath, type StackConfig } from "../../config/stack-config";
 import { applyTde, type ApplyOutcome } from "../../reconcile/tde-apply";
 import { planTde, type TdePlan } from "../../reconcile/tde-plan";
 import { databaseLabel, type TdeApi } from "../../reconcile/tde-api";
@@ -11,6 +11,7 @@ import { intOption } from "../option-parsers";
 import { ApplyProgress } from "../render/apply-progress";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
 import { UsageError } from "../cli-error";
+import { runPulumiApply } from "../../engine/pulumi-engine";
 
 export interface ApplyFlags extends StackFlags {
   yes?: boolean;
@@ -27,8 +28,14 @@ export function registerApply(program: Command, io: CommandIO): void {
     .option("--concurrency <n>", "databases changed at once", intOption(1, 64), 8)
     .option("--scan-timeout <seconds>", "longest wait for one scan", intOption(1), 3600)
     .option("--poll-interval <ms>", "time between progress polls", intOption(50, 600_000), 1000)
+    .addOption(new Option("--engine <engine>", "native: PUT and wait here; pulumi: `pulumi up --refresh` through the Automation API").choices(["native", "pulumi"]).default("native"))
     .action(async (flags: ApplyFlags) => {
       const { stack, name } = loadStackFromFlags(flags, io);
+      if (flags.engine === "pulumi") {
+        if (!flags.stack) throw new UsageError("--engine pulumi needs --stack NAME (a stack of the Pulumi project), not --config");
+        io.exitCode = await runPulumiApply({ stack: flags.stack, stackFile: stackFilePath(flags.stack, io.cwd), yes: flags.yes }, io);
+        return;
+      }
       const { sql } = azureClientsFromEnv(io.env);
       io.exitCode = await runApply(sql, stack, name, flags, io);
     });

@@ -1,0 +1,177 @@
+import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { delimiter, dirname, join, resolve } from "node:path";
+import { createInterface } from "node:readline/promises";
+import type * as Automation from "@pulumi/pulumi/automation";
+
+/** The one line printed when no Pulumi CLI can be found. */
+export const PULUMI_INSTALL_HINT = "npm run pulumi:install";
+
+/** The default state backend of `apply --engine pulumi` (override with PULUMI_BACKEND_URL). */
+export const DEFAULT_BACKEND_URL = "file://~/.pulumi-local";
+
+/** Where a Pulumi CLI was found. */
+export interface PulumiCli {
+  /** Absolute path of the `pulumi` executable. */
+  command: string;
+  /** Its directory; the plugins (language host, dynamic provider, analyzer shims) live beside it. */
+  binDir: string;
+  source: "PATH" | "cache";
+}
+
+/** The version of `@pulumi/pulumi` this project runs with (the CLI built by pulumi:install matches it). */
+export function pulumiSdkVersion(): string {
+  return (require("@pulumi/pulumi/package.json") as { version: string }).version;
+}
+
+/**
+ * The bin directory that `npm run pulumi:install` fills:
+ * `${STACKWARDEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/stackwarden}/pulumi-v<version>/bin`.
+ */
+export function pulumiCacheBinDir(env: NodeJS.ProcessEnv = process.env, version = pulumiSdkVersion()): string {
+  const cacheRoot = env.STACKWARDEN_CACHE_DIR || join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "stackwarden");
+  return resolve(cacheRoot, `pulumi-v${version}`, "bin");
+}
+
+function isExecutableFile(p: string): boolean {
+  try {
+    if (!statSync(p).isFile()) return false;
+    accessSync(p, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Finds `pulumi` on PATH, then in the pulumi:install cache; undefined when neither has one. */
+export function locatePulumiCli(env: NodeJS.ProcessEnv = process.env): PulumiCli | undefined {
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const command = resolve(dir, "pulumi");
+    if (isExecutableFile(command)) return { command, binDir: dirname(command), source: "PATH" };
+  }
+  const binDir = pulumiCacheBinDir(env);
+  const command = join(binDir, "pulumi");
+  return isExecutableFile(command) ? { command, binDir, source: "cache" } : undefined;
+}
+
+/** The one-line message for a missing CLI, naming where it looked and how to get one. */
+export function missingCliMessage(env: NodeJS.ProcessEnv = process.env): string {
+  return `no Pulumi CLI found (not on PATH, not in ${pulumiCacheBinDir(env)}): run \`${PULUMI_INSTALL_HINT}\` to build it, then retry`;
+}
+
+/** What the engine writes to and reads from; `CommandIO` fits. */
+export interface EngineIO {
+  out(line: string): void;
+  err(line: string): void;
+  isTTY: boolean;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface PulumiApplyOptions {
+  /** The stack name (`stacks/Pulumi.<stack>.yaml` of the project). */
+  stack: string;
+  /** The stack file, already validated; its project is the directory above `stacks/`. */
+  stackFile: string;
+  yes?: boolean;
+}
+
+/** Whether an error from the Automation API is a CLI that could not be started (ENOENT). */
+function isMissingCli(e: unknown): boolean {
+  const err = e as { code?: string; commandResult?: { err?: { code?: string } } };
+  return err?.code === "ENOENT" || err?.commandResult?.err?.code === "ENOENT";
+}
+
+/** Splits streamed chunks into whole lines. */
+function lineWriter(write: (line: string) => void): { push(chunk: string): void; flush(): void } {
+  let rest = "";
+  return {
+    push(chunk) {
+      const parts = (rest + chunk).split(/\r?\n/);
+      rest = parts.pop() ?? "";
+      for (const p of parts) write(p);
+    },
+    flush() {
+      if (rest) write(rest);
+      rest = "";
+    },
+  };
+}
+
+/** The last meaningful line of a failed CLI command (its `error: ...`), for the one-line summary. */
+function failureLine(e: unknown): string {
+  const r = (e as { commandResult?: { stderr?: string; code?: number } }).commandResult;
+  const lines = `${r?.stderr ?? (e as Error).message ?? e}`.split("\n").map((l) => l.trim()).filter(Boolean);
+  const error = [...lines].reverse().find((l) => /^error:/i.test(l)) ?? lines[lines.length - 1] ?? "unknown error";
+  return `${error.replace(/^error:\s*/i, "")}${r?.code !== undefined && r.code >= 0 ? ` (pulumi exit ${r.code})` : ""}`;
+}
+
+/**
+ * `stackwarden apply --engine pulumi`: runs `pulumi up --refresh` on the stack through the Automation
+ * API (LocalWorkspace on the project directory), streaming the CLI's output. The backend is
+ * PULUMI_BACKEND_URL or `file://~/.pulumi-local`; file backends need PULUMI_CONFIG_PASSPHRASE(_FILE).
+ * Resolves to the exit code: 0 converged, 1 error (a missing CLI is one line with the install hint).
+ */
+export async function runPulumiApply(opts: PulumiApplyOptions, io: EngineIO): Promise<number> {
+  const env = io.env;
+  const cli = locatePulumiCli(env);
+  if (!cli) {
+    io.err(`stackwarden apply: ${missingCliMessage(env)}`);
+    return 1;
+  }
+  const projectDir = dirname(dirname(resolve(opts.stackFile)));
+  if (!existsSync(join(projectDir, "Pulumi.yaml"))) {
+    io.err(`stackwarden apply: ${opts.stackFile} is not in a Pulumi project (no Pulumi.yaml in ${projectDir}); --engine pulumi needs the project's stacks/Pulumi.<stack>.yaml`);
+    return 1;
+  }
+  // The CLI expands `~` from the passwd entry, not $HOME: expand it here so HOME is honoured.
+  const backend = (env.PULUMI_BACKEND_URL || DEFAULT_BACKEND_URL).replace(/^file:\/\/~(?=\/|$)/, `file://${env.HOME || homedir()}`);
+  if (backend.startsWith("file://") && !env.PULUMI_CONFIG_PASSPHRASE && !env.PULUMI_CONFIG_PASSPHRASE_FILE) {
+    io.err(`stackwarden apply: the ${backend} backend encrypts stack secrets with a passphrase: set PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE)`);
+    return 1;
+  }
+  // A file backend's directory must exist.
+  if (backend.startsWith("file://")) mkdirSync(backend.slice("file://".length).replace(/\?.*$/, ""), { recursive: true });
+
+  const auto = require("@pulumi/pulumi/automation") as typeof Automation;
+  const out = lineWriter((l) => io.out(l));
+  const err = lineWriter((l) => io.err(l));
+  const common = { color: (io.isTTY ? "auto" : "never") as "auto" | "never", onOutput: out.push, onError: err.push };
+  try {
+    // From PATH the Automation API runs `pulumi` itself; from the cache it needs the install root (`<root>/bin/pulumi`).
+    const pulumiCommand = await auto.PulumiCommand.get({ ...(cli.source === "cache" ? { root: dirname(cli.binDir) } : {}), skipVersionCheck: true });
+    const stack = await auto.LocalWorkspace.createOrSelectStack({ stackName: opts.stack, workDir: projectDir }, {
+      pulumiCommand,
+      envVars: {
+        PULUMI_BACKEND_URL: backend,
+        PULUMI_SKIP_UPDATE_CHECK: env.PULUMI_SKIP_UPDATE_CHECK ?? "true",
+        // The analyzer shim and other plugins are found on PATH only.
+        PATH: [cli.binDir, env.PATH ?? ""].filter(Boolean).join(delimiter),
+      },
+    });
+    io.out(`Pulumi engine: stack ${opts.stack} in ${projectDir}, backend ${backend}, CLI ${cli.command} (${pulumiCommand.version?.toString() ?? "unknown version"})`);
+    if (!opts.yes && process.stdin.isTTY) {
+      await stack.preview({ ...common, refresh: true });
+      out.flush();
+      err.flush();
+      const rl = createInterface({ input: process.stdin, output: process.stdout });
+      const answer = await rl.question(`Run pulumi up on stack ${opts.stack}? [y/N] `);
+      rl.close();
+      if (!/^y(es)?$/i.test(answer.trim())) {
+        io.err("stackwarden apply: cancelled; nothing was changed");
+        return 1;
+      }
+    }
+    const result = await stack.up({ ...common, refresh: true });
+    out.flush();
+    err.flush();
+    const changes = Object.entries(result.summary.resourceChanges ?? {}).filter(([k]) => k !== "same").map(([k, n]) => `${n} ${k}`);
+    io.out(`Apply (pulumi): ${result.summary.result}${changes.length ? `, ${changes.join(", ")}` : ", no changes"}.`);
+    return result.summary.result === "succeeded" ? 0 : 1;
+  } catch (e) {
+    out.flush();
+    err.flush();
+    io.err(`stackwarden apply: ${isMissingCli(e) ? missingCliMessage(env) : `pulumi up failed: ${failureLine(e)}`}`);
+    return 1;
+  }
+}
