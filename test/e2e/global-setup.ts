@@ -1,0 +1,24 @@
+import type { TestProject } from "vitest/node";
+import { E2E_SKIP_LINE, e2eCli, e2eRequired } from "../helpers/pulumi-cli";
+
+/**
+ * Global setup of the e2e project: says in one line whether the tier runs (and with which CLI), or
+ * why it is skipped. With STACKWARDEN_E2E=required a missing CLI fails the whole run. Its teardown
+ * prints the tier's time (the e2e files run one after another, after the unit tier).
+ */
+export default function setup(project: TestProject): (() => void) | undefined {
+  const cli = e2eCli();
+  if (!cli) {
+    if (e2eRequired()) {
+      throw new Error("STACKWARDEN_E2E=required but no Pulumi CLI was found (on PATH or in the pulumi:install cache): run `npm run pulumi:install`");
+    }
+    process.stdout.write(`\n${E2E_SKIP_LINE}\n\n`);
+    return undefined;
+  }
+  process.stdout.write(`\ne2e: Pulumi CLI ${cli.command} (from ${cli.source})\n`);
+  return () => {
+    const files = project.vitest.state.getFiles().filter((f) => f.projectName === project.name);
+    const ms = files.reduce((n, f) => n + (f.result?.duration ?? 0), 0);
+    if (files.length) process.stdout.write(`e2e tier: ${(ms / 1000).toFixed(1)} s in ${files.length} file(s)\n`);
+  };
+}
