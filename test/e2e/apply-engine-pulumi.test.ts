@@ -127,4 +127,16 @@ sql:
     expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("Apply (pulumi): succeeded, 1 update.");
     expect(await tde("ledger")).toBe("Enabled");
   });
+
+  it("a failing up (a database the server does not have): exit 1, Pulumi's diagnostics, then one summary line", async () => {
+    project.writeStackConfig("broken", {
+      "stackwarden:subscriptionId": SUB,
+      "stackwarden:databases": [{ resourceGroup: "rg-engine", server: "sql-engine", database: "nowhere", transparentDataEncryption: "Enabled" }],
+    });
+    const r = await project.stackwarden(["apply", "--engine", "pulumi", "--stack", "broken", "--yes"], env);
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.output).toMatch(/nowhere/);
+    const last = r.stderr.trimEnd().split("\n").at(-1);
+    expect(last, r.output).toMatch(/^stackwarden apply: pulumi up failed: .+/);
+  });
 });
