@@ -53,8 +53,11 @@ function report(findings: Finding[], exemptions: Exemption[] | undefined, report
 /** A database's facts from a TDE resource: the status it will have (desired during a preview, live after). */
 export function tdeFacts(props: Record<string, unknown>): DatabaseFacts {
   const ref = { subscriptionId: String(props.subscriptionId), resourceGroup: String(props.resourceGroup), server: String(props.server), database: String(props.database) };
-  const live = known(() => (props.status ?? props.transparentDataEncryption) as string | undefined);
-  return { id: databaseResourceId(ref), ...ref, liveTdeStatus: live, advisor: undefined };
+  const live = known(() => props.status as string | undefined);
+  if (live !== UNKNOWN && live !== undefined) return { id: databaseResourceId(ref), ...ref, liveTdeStatus: live, advisor: undefined };
+  // Before the resource is created or updated (a preview, or Analyze on inputs), judge the status it will have.
+  const desired = known(() => props.transparentDataEncryption as string | undefined);
+  return { id: databaseResourceId(ref), ...ref, liveTdeStatus: desired, tdeStatusSource: "desired", advisor: undefined };
 }
 
 /** A database's facts from a ServiceTierAdvisors data source. */

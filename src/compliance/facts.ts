@@ -22,6 +22,11 @@ export interface DatabaseFacts {
   server: string;
   database: string;
   liveTdeStatus: Maybe<string | undefined>;
+  /**
+   * Where `liveTdeStatus` came from: `live` (read from the API, the default) or `desired` (a Pulumi
+   * preview, where the status the resource will have is the one the stack sets).
+   */
+  tdeStatusSource?: "live" | "desired";
   /** The `serviceObjective` the stack intends, if any. */
   intendedServiceObjective?: string;
   /** Advisor output; undefined when the database has none, UNKNOWN during a preview. */

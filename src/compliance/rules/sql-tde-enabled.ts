@@ -16,5 +16,7 @@ export function sqlTdeEnabled(db: DatabaseFacts, settings: TdeEnabledSettings): 
   if (db.liveTdeStatus === "Enabled") {
     return { ...base, verdict: "pass", message: "transparent data encryption is Enabled" };
   }
-  return { ...base, verdict: "fail", message: `Database ${base.label} must have transparent data encryption Enabled; its live status is ${db.liveTdeStatus ?? "unknown (not reported)"}` };
+  const status = db.liveTdeStatus ?? "unknown (not reported)";
+  const why = db.tdeStatusSource === "desired" ? `the stack sets it to ${status}` : `its live status is ${status}`;
+  return { ...base, verdict: "fail", message: `Database ${base.label} must have transparent data encryption Enabled; ${why}` };
 }
