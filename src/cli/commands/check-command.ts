@@ -1,4 +1,5 @@
 import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import { evaluateCompliance, type ComplianceResult } from "../../compliance/evaluate";
 import { gatherFacts } from "../../compliance/gather-facts";
@@ -29,7 +30,8 @@ export function registerCheck(program: Command, io: CommandIO): void {
       const result = await runCheck(azureClientsFromEnv(io.env), stack, flags.concurrency);
       const report = renderReport({ stackName: name, file: stack.file, result, generatedAt: new Date(), toolVersion: VERSION }, flags.format);
       if (flags.out) {
-        writeFileSync(flags.out, `${report}\n`);
+        // Relative to the command's cwd (io.cwd), not the process's: they differ when main() runs in-process.
+        writeFileSync(resolve(io.cwd, flags.out), `${report}\n`);
         io.err(`stackwarden check: wrote ${flags.format} report to ${flags.out} (${result.summary.mandatoryViolations} mandatory, ${result.summary.advisoryViolations} advisory)`);
       } else {
         io.out(report);
