@@ -68,9 +68,11 @@ export function advisorFacts(props: Record<string, unknown>): DatabaseFacts {
     return list ? pickAdvisor(list) : undefined;
   });
   const intended = known(() => props.serviceObjective as string | undefined);
+  // An intended tier not known yet (a preview) cannot be compared: judging the current one instead
+  // would flag a database the stack is about to move to the recommended tier.
   return {
     id: databaseResourceId(ref), ...ref, liveTdeStatus: undefined,
-    intendedServiceObjective: intended === UNKNOWN ? undefined : intended, advisor,
+    intendedServiceObjective: intended === UNKNOWN ? undefined : intended, advisor: intended === UNKNOWN ? UNKNOWN : advisor,
   };
 }
 

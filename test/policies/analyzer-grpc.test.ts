@@ -219,6 +219,10 @@ describe("AnalyzeStack: advisors and usages", () => {
       { type: TYPES.usages, name: "usages-eastus", props: { subscriptionId: SUB, location: "eastus", usages: UNKNOWN_VALUE } },
     ]);
     expect(v).toEqual([]);
+    // An intended tier not known yet is not compared with the current one.
+    const recommendsS3 = [apiAdvisor({ observationPeriodEnd: fresh(), currentServiceLevelObjective: "S0", overallRecommendationServiceLevelObjective: "S3", confidence: 0.9 })];
+    expect(await analyzer.analyzeStack([advisors("orders", recommendsS3, UNKNOWN_VALUE)])).toEqual([]);
+    expect(await analyzer.analyzeStack([advisors("orders", recommendsS3, "S3")])).toEqual([]);
   });
 
   it("a usage at the threshold is flagged, with a custom threshold from the config", async () => {
