@@ -88,6 +88,7 @@ function verdictWord(f: Finding): string {
   }
 }
 
+/** A table cell: pipes escaped, one line, and `<`/`>` as entities so GitHub does not take them for HTML and drop them. */
 function escapeCell(s: string): string {
-  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\|/g, "\\|").replace(/\n/g, " ");
 }

@@ -115,6 +115,9 @@ describe("json, table and markdown reports", () => {
     expect(md).toContain(`| FAIL | \`sql-tde-enabled\` | \`rg-data/sql-prod-1/orders\` ([line ${databaseLine(0)}](${STACK_FILE}#L${databaseLine(0)})) |`);
     expect(md).toContain("<details><summary>Exemptions</summary>");
     expect(md).toMatch(/\| 2025-12-31 \| active \|/);
+    // Text that GitHub would take for HTML (and drop) is escaped; pipes do not break the table.
+    expect(md).toContain("decommission &lt;Q3&gt; &amp; 'archive' \"soon\"");
+    expect(md).not.toContain("<Q3>");
   });
 
   it("markdown: a clean run gets the check mark", () => {
