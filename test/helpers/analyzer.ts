@@ -62,6 +62,10 @@ export class PolicyAnalyzer {
         else fail(new Error(`the pack's first line is not a port: ${JSON.stringify(out.slice(0, nl))}`));
       });
     });
+    // Should the test process end without stop() (a crashed worker), take the pack with it.
+    const reap = () => { if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL"); };
+    process.once("exit", reap);
+    child.once("exit", () => process.removeListener("exit", reap));
     const client = new AnalyzerClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
     return new PolicyAnalyzer(child, client, port, stderr);
   }

@@ -103,7 +103,10 @@ let dir: string;
 let stackFile: string;
 
 beforeAll(async () => {
-  [analyzer, emu] = await Promise.all([PolicyAnalyzer.start(), startTestEmulator({ seed: seedFromYaml(SEED) })]);
+  // One at a time and each assigned as it starts, so afterAll stops whatever did start.
+  const seed = seedFromYaml(SEED);
+  emu = await startTestEmulator({ seed });
+  analyzer = await PolicyAnalyzer.start();
   dir = mkdtempSync(join(tmpdir(), "sw-analyzer-"));
   mkdirSync(join(dir, "stacks"));
   stackFile = join(dir, "stacks", "Pulumi.parity.yaml");
