@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import { loadStackFile, stackFilePath, type StackConfig } from "../config/stack-config";
 import { UsageError } from "./cli-error";
@@ -19,7 +20,7 @@ export function withStackOptions(cmd: Command): Command {
 export function loadStackFromFlags(flags: StackFlags, io: CommandIO): { stack: StackConfig; name: string } {
   if (flags.stack && flags.config) throw new UsageError("give either --stack or --config, not both");
   if (!flags.stack && !flags.config) throw new UsageError("which stack? give --stack NAME (stacks/Pulumi.NAME.yaml) or --config FILE");
-  const path = flags.config ?? stackFilePath(flags.stack!, io.cwd);
+  const path = flags.config ? resolve(io.cwd, flags.config) : stackFilePath(flags.stack!, io.cwd);
   const stack = loadStackFile(path, io.env, io.cwd);
   const name = flags.stack ?? (/Pulumi\.([^/\\]+)\.yaml$/.exec(path)?.[1] ?? path);
   return { stack, name };

@@ -30,7 +30,7 @@ export async function gatherFacts(sources: FactSources, stack: StackConfig, opts
     (await sources.batch.listUsages(stack.subscriptionId, location, opts.signal)).map((u): UsageFacts => ({
       location, name: u.name?.value ?? "unknown", displayName: u.name?.localizedValue, currentValue: u.currentValue, limit: u.limit, unit: u.unit,
     })));
-  return { subscriptionId: stack.subscriptionId, databases, usages: perLocation.flat() };
+  return { subscriptionId: stack.subscriptionId, databases, usages: perLocation.flat(), batchSource: stack.batch.source };
 }
 
 /** The advisor named `Current` (the one Azure maintains), else the first. */

@@ -55,7 +55,7 @@ export interface StackConfig {
   subscriptionId: string;
   databases: DesiredDatabase[];
   elasticPools: ElasticPoolTarget[];
-  batch: { resourceGroups?: string[]; locations: string[]; workspaces: BatchWorkspaceTarget[] };
+  batch: { resourceGroups?: string[]; locations: string[]; workspaces: BatchWorkspaceTarget[]; source?: SourceLocation };
   policies: RuleSettings;
   exemptions: Exemption[];
 }
@@ -183,6 +183,7 @@ function build(raw: RawKeys, file: string, where: (path: (string | number)[]) =>
       resourceGroups: raw["stackwarden:batch"]?.resourceGroups,
       locations: raw["stackwarden:batch"]?.locations ?? [],
       workspaces: raw["stackwarden:batch"]?.workspaces ?? [],
+      source: raw["stackwarden:batch"] ? where(["stackwarden:batch", "locations"]) : undefined,
     },
     policies: resolveRuleSettings(raw["stackwarden:policies"]),
     exemptions: (raw["stackwarden:exemptions"] ?? []).map((e, i) => ({ ...e, source: where(["stackwarden:exemptions", i]) })),

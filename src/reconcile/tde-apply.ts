@@ -1,5 +1,6 @@
 import { settleBounded } from "../concurrency/bounded-map";
-import { databaseLabel, type TdeApi, type TdeStatus } from "./tde-api";
+import { ApiError } from "../http/api-error";
+import { databaseLabel, type TdeApi, type TdeDatabaseRef, type TdeStatus } from "./tde-api";
 import type { TdePlanItem } from "./tde-plan";
 
 /** What happens to one database during apply, for live progress output. */
@@ -44,7 +45,7 @@ export async function applyTde(api: TdeApi, changes: readonly TdePlanItem[], opt
   const settled = await settleBounded(changes, opts.concurrency ?? 8, async (item) => {
     const started = Date.now();
     opts.onEvent?.({ kind: "started", item });
-    await api.putTransparentDataEncryption(item.ref, item.desired.transparentDataEncryption, opts.signal);
+    await putWhenIdle(api, item.ref, item.desired.transparentDataEncryption, opts);
     await waitForScan(api, item, opts);
     const elapsedMs = Date.now() - started;
     opts.onEvent?.({ kind: "converged", item, elapsedMs });
@@ -56,6 +57,28 @@ export async function applyTde(api: TdeApi, changes: readonly TdePlanItem[], opt
     opts.onEvent?.({ kind: "failed", item: changes[i], error });
     return { item: changes[i], ok: false, error, elapsedMs: 0 };
   });
+}
+
+/**
+ * PUTs the desired status. Azure refuses a change while an encryption or decryption scan still
+ * runs (409 ConflictingDatabaseOperation); then this waits for that scan to end and tries once more.
+ */
+export async function putWhenIdle(api: TdeApi, ref: TdeDatabaseRef, status: TdeStatus, opts: ApplyOptions): Promise<void> {
+  try {
+    await api.putTransparentDataEncryption(ref, status, opts.signal);
+    return;
+  } catch (e) {
+    if (!(e instanceof ApiError && e.status === 409)) throw e;
+  }
+  const deadline = Date.now() + (opts.scanTimeoutMs ?? 60 * 60_000);
+  const interval = opts.pollIntervalMs ?? 1000;
+  while ((await api.listTransparentDataEncryptionActivities(ref, opts.signal)).some((a) => a.properties?.status)) {
+    if (Date.now() + interval > deadline) {
+      throw new ScanError(`${databaseLabel(ref)}: an earlier scan still runs after ${Math.round((opts.scanTimeoutMs ?? 3_600_000) / 1000)} s, so TDE cannot be changed yet`);
+    }
+    await sleep(interval, opts.signal);
+  }
+  await api.putTransparentDataEncryption(ref, status, opts.signal);
 }
 
 /**

@@ -1,6 +1,6 @@
 import Ajv from "ajv";
 import { STACKWARDEN_KEYS_SCHEMA } from "../config/stack-schema";
-import { waitForScan } from "../reconcile/tde-apply";
+import { putWhenIdle, waitForScan } from "../reconcile/tde-apply";
 import { databaseResourceId, type TdeApi, type TdeDatabaseRef, type TdeStatus } from "../reconcile/tde-api";
 import { describeAjvError, formatKeyPath, pointerToPath } from "../yaml/located-yaml";
 import { isNotFound } from "./not-found";
@@ -111,13 +111,12 @@ export function diffTde(olds: Partial<TdeOutputs>, news: TdeInputs): TdeDiff {
 /** PUTs the desired status (when it differs) and waits for the scan; returns the outputs. */
 export async function applyTdeInputs(api: TdeApi, inputs: TdeInputs): Promise<TdeOutputs> {
   const ref = tdeRef(inputs);
+  const timing = { scanTimeoutMs: (inputs.scanTimeoutSeconds ?? 3600) * 1000, pollIntervalMs: inputs.pollIntervalMs ?? 2000 };
   const live = (await api.getTransparentDataEncryption(ref)).properties?.status;
   if (live !== inputs.transparentDataEncryption) {
-    await api.putTransparentDataEncryption(ref, inputs.transparentDataEncryption);
+    await putWhenIdle(api, ref, inputs.transparentDataEncryption, timing);
   }
-  await waitForScan(api, { ref, desired: { ...ref, transparentDataEncryption: inputs.transparentDataEncryption } }, {
-    scanTimeoutMs: (inputs.scanTimeoutSeconds ?? 3600) * 1000, pollIntervalMs: inputs.pollIntervalMs ?? 2000,
-  });
+  await waitForScan(api, { ref, desired: { ...ref, transparentDataEncryption: inputs.transparentDataEncryption } }, timing);
   return { ...inputs, status: inputs.transparentDataEncryption, databaseId: databaseResourceId(ref) };
 }
 
