@@ -183,28 +183,35 @@ export class HttpTransport {
   }
 
   /**
-   * Follows ARM paging: yields each item of `value`, then fetches `nextLink` until there is none.
-   * A `nextLink` on another origin is refused, so credentials never leave the configured endpoint.
+   * Follows ARM paging one page at a time: each step is one request and yields that page's `value`
+   * (`null` reads as empty); it ends after the page without `nextLink`. A `nextLink` on another
+   * origin is refused, so credentials never leave the configured endpoint.
    */
-  async *paginate<T>(spec: RequestSpec): AsyncGenerator<T, void, undefined> {
+  async *pages<T>(spec: RequestSpec): AsyncGenerator<T[], void, undefined> {
     let next: RequestSpec | undefined = spec;
     let page = 0;
     while (next) {
       const body: { value?: T[] | null; nextLink?: string | null } = await this.json(next);
       page += 1;
-      // A list answers `{ value: [...] }`; `null` reads as empty, but a body without `value` is not a list page.
+      // A list answers `{ value: [...] }`; a body without `value` is not a list page.
       if (!body || typeof body !== "object" || (body.value !== null && !Array.isArray(body.value))) {
         throw new ApiError({ operation: spec.operation, status: 200, code: "InvalidResponse", message: `page ${page} has no "value" array`, method: spec.method, url: redactUrl(this.urlOf(next)) });
       }
-      for (const item of body.value ?? []) yield item;
-      next = body.nextLink ? { ...spec, path: body.nextLink, query: undefined } : undefined;
+      const link = body.nextLink;
+      next = link ? { ...spec, path: link, query: undefined } : undefined;
+      yield body.value ?? [];
     }
+  }
+
+  /** Follows ARM paging item by item (see `pages`). */
+  async *paginate<T>(spec: RequestSpec): AsyncGenerator<T, void, undefined> {
+    for await (const page of this.pages<T>(spec)) yield* page;
   }
 
   /** Collects every item of a paged list. */
   async list<T>(spec: RequestSpec): Promise<T[]> {
     const out: T[] = [];
-    for await (const item of this.paginate<T>(spec)) out.push(item);
+    for await (const page of this.pages<T>(spec)) for (const item of page) out.push(item);
     return out;
   }
 

@@ -38,7 +38,11 @@ export interface BatchInventory {
   jobs: Job[];
 }
 
-/** Scheduling priorities: reads that unlock more reads go first; among leaves, the longer lists (jobs) first. */
+/**
+ * Scheduling priorities: reads that unlock more reads go first; among leaves, the longer lists
+ * (jobs) first. Within a priority, pages take turns: a list's next page queues behind the pages
+ * already waiting, so all lists advance together and no slot idles while a few long lists finish.
+ */
 const Priority = { Discovery: 0, Experiments: 1, Jobs: 2, Leaf: 3 } as const;
 type Priority = (typeof Priority)[keyof typeof Priority];
 
@@ -46,8 +50,9 @@ type Priority = (typeof Priority)[keyof typeof Priority];
  * Reads the whole Batch AI estate of a subscription: the provider's operations, the usages of each
  * location, the workspaces (of the subscription, or of the listed resource groups), and for each
  * workspace its clusters, experiments and file servers, and for each experiment its jobs. Every
- * list is followed to its last page. At most `concurrency` reads are in flight; a read that
- * unlocks others is started first, so the dependent job listings (sequential pages) start early.
+ * list is followed to its last page. At most `concurrency` requests are in flight; each page is
+ * its own read, so a slot is free again between a list's pages. A read that unlocks others is
+ * started first, so the dependent job listings (sequential pages) start early.
  * The first failure cancels the reads in flight and is rethrown.
  */
 export async function collectBatchInventory(client: BatchAiClient, scope: BatchInventoryScope, opts: BatchInventoryOptions = {}): Promise<BatchInventory> {
@@ -73,29 +78,31 @@ export async function collectBatchInventory(client: BatchAiClient, scope: BatchI
       const ref = workspaceRefOf(id);
       if (!ref) throw new Error(`Workspaces_List returned the id '${id}', which is not a Batch AI workspace id (/subscriptions/…/resourceGroups/…/providers/…/workspaces/…)`);
       const label = `${ref.resourceGroup}/${ref.workspace}`;
-      sched.add(Priority.Experiments, `experiments of ${label}`, () => client.listExperiments(ref, signal), (found) => {
-        experiments.push(...found);
+      sched.addList(Priority.Experiments, `experiments of ${label}`, client.experimentPages(ref, signal), (found) => {
+        pushAll(experiments, found);
         for (const e of found) {
           const name = leafName(e.id as string);
-          sched.add(Priority.Jobs, `jobs of ${label}/${name}`, () => client.listJobs(ref, name, signal), (list) => pushAll(jobs, list));
+          sched.addList(Priority.Jobs, `jobs of ${label}/${name}`, client.jobPages(ref, name, signal), (page) => pushAll(jobs, page));
         }
       });
-      sched.add(Priority.Leaf, `clusters of ${label}`, () => client.listClusters(ref, signal), (list) => pushAll(clusters, list));
-      sched.add(Priority.Leaf, `file servers of ${label}`, () => client.listFileServers(ref, signal), (list) => pushAll(fileServers, list));
+      sched.addList(Priority.Leaf, `clusters of ${label}`, client.clusterPages(ref, signal), (page) => pushAll(clusters, page));
+      sched.addList(Priority.Leaf, `file servers of ${label}`, client.fileServerPages(ref, signal), (page) => pushAll(fileServers, page));
     }
   };
 
   const sub = scope.subscriptionId;
   if (scope.resourceGroups) {
     for (const rg of uniqueCaseless(scope.resourceGroups)) {
-      sched.add(Priority.Discovery, `workspaces of resource group ${rg}`, () => client.listWorkspacesByResourceGroup(sub, rg, signal), onWorkspaces);
+      sched.addList(Priority.Discovery, `workspaces of resource group ${rg}`, client.workspacePagesByResourceGroup(sub, rg, signal), onWorkspaces);
     }
   } else {
-    sched.add(Priority.Discovery, `workspaces of subscription ${sub}`, () => client.listWorkspaces(sub, signal), onWorkspaces);
+    sched.addList(Priority.Discovery, `workspaces of subscription ${sub}`, client.workspacePages(sub, signal), onWorkspaces);
   }
-  sched.add(Priority.Leaf, "operations", () => client.listOperations(signal), (list) => pushAll(operations, list));
+  sched.addList(Priority.Leaf, "operations", client.operationPages(signal), (page) => pushAll(operations, page));
   for (const location of uniqueCaseless(scope.locations ?? [])) {
-    sched.add(Priority.Leaf, `usages in ${location}`, () => client.listUsages(sub, location, signal), (list) => usages.set(location.toLowerCase(), list));
+    const found: Usage[] = [];
+    usages.set(location.toLowerCase(), found);
+    sched.addList(Priority.Leaf, `usages in ${location}`, client.usagePages(sub, location, signal), (page) => pushAll(found, page));
   }
 
   await sched.finished();
@@ -147,21 +154,25 @@ function sortByKey<T>(items: readonly T[], keyOf: (t: T) => string): T[] {
 }
 const byId = (r: { id?: string }) => r.id ?? "";
 
-interface Task {
+/** One step of a paged list: fetching its next page. */
+interface PageStep {
   what: string;
-  run: () => Promise<unknown>;
-  then: (result: never) => void;
+  page: number;
+  pages: AsyncIterator<unknown[], void>;
+  onPage: (items: unknown[]) => void;
 }
 
 /**
- * Runs reads with at most `limit` in flight, highest priority first; tasks may add tasks. The
- * first failure aborts the reads in flight (through `signal`) and `finished()` rejects with it.
+ * Reads paged lists with at most `limit` page requests in flight, highest priority first; a page
+ * may add lists. The first failure aborts the reads in flight (through `signal`) and `finished()`
+ * rejects with it.
  */
 class ReadScheduler {
-  private readonly queues: Task[][] = [[], [], [], []];
+  private readonly queues: { step: PageStep; priority: Priority }[][] = [[], [], [], []];
   private readonly controller = new AbortController();
   private running = 0;
   private done = 0;
+  /** Pages known to exist: each list's first page at once, a further page once its request answered. */
   private total = 0;
   private failure: { error: unknown } | undefined;
   private settle?: { resolve: () => void; reject: (e: unknown) => void };
@@ -182,10 +193,18 @@ class ReadScheduler {
     return this.controller.signal;
   }
 
-  add<T>(priority: Priority, what: string, run: () => Promise<T>, then: (result: T) => void): void {
-    if (this.failure) return;
+  /**
+   * Reads a paged list, one page per step. The next step is queued (behind the steps already
+   * waiting at this priority) only when a page has arrived, as `nextLink` demands.
+   */
+  addList<T>(priority: Priority, what: string, pages: AsyncIterator<T[], void>, onPage: (items: T[]) => void): void {
     this.total += 1;
-    this.queues[priority].push({ what, run, then: then as (r: never) => void });
+    this.enqueue(priority, { what, page: 1, pages, onPage: onPage as (items: unknown[]) => void });
+  }
+
+  private enqueue(priority: Priority, step: PageStep): void {
+    if (this.failure) return;
+    this.queues[priority].push({ step, priority });
     this.pump();
   }
 
@@ -198,14 +217,18 @@ class ReadScheduler {
 
   private pump(): void {
     while (!this.failure && this.running < this.limit) {
-      const task = this.next();
-      if (!task) break;
+      const queued = this.next();
+      if (!queued) break;
+      const { step, priority } = queued;
       this.running += 1;
-      task.run().then((result) => {
-        if (this.failure) return;
-        task.then(result as never);
+      step.pages.next().then((result) => {
+        // The step after a list's last page makes no request; it only ends the list.
+        if (this.failure || result.done) return;
+        if (step.page > 1) this.total += 1;
+        step.onPage(result.value);
         this.done += 1;
-        this.onProgress?.(this.done, this.total, task.what);
+        this.onProgress?.(this.done, this.total, step.page === 1 ? step.what : `${step.what} (page ${step.page})`);
+        this.enqueue(priority, { ...step, page: step.page + 1 });
       }).catch((e: unknown) => this.fail(e)).finally(() => {
         this.running -= 1;
         this.pump();
@@ -214,7 +237,7 @@ class ReadScheduler {
     }
   }
 
-  private next(): Task | undefined {
+  private next(): { step: PageStep; priority: Priority } | undefined {
     for (const q of this.queues) if (q.length) return q.shift();
     return undefined;
   }

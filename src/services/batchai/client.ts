@@ -44,7 +44,8 @@ interface Target {
  * spec (paths, api-version; `maxresults` is not sent, so the service's own page size applies).
  * Responses are validated to learn, never to refuse: drift is logged once, objects are handed on
  * unchanged; only a resource without `id`, or a body that is not JSON, is refused. Lists follow
- * `nextLink` to the end; each has an async-iterator twin (`iterate…`) that holds one page at a time.
+ * `nextLink` to the end; each has a page-at-a-time twin (`…Pages`, one request per step) that holds one page in memory
+ * and lets a scheduler release its slot between pages.
  */
 export class BatchAiClient {
   private readonly http: HttpTransport;
@@ -67,47 +68,47 @@ export class BatchAiClient {
 
   /** Operations_List: every operation of the provider. */
   listOperations(signal?: AbortSignal): Promise<Operation[]> {
-    return collect(this.iterateOperations(signal));
+    return collect(this.operationPages(signal));
   }
 
-  /** Operations_List, one item at a time. */
-  iterateOperations(signal?: AbortSignal): AsyncGenerator<Operation, void, undefined> {
-    return this.iterate("Operations_List", "Operation", `/providers/${this.namespace}/operations`, undefined, signal);
+  /** Operations_List, one page (one request) at a time. */
+  operationPages(signal?: AbortSignal): AsyncGenerator<Operation[], void, undefined> {
+    return this.pages("Operations_List", "Operation", `/providers/${this.namespace}/operations`, undefined, signal);
   }
 
   /** Usages_List: the quotas of a subscription in a location (cores ...), with their current values. */
   listUsages(subscriptionId: string, location: string, signal?: AbortSignal): Promise<Usage[]> {
-    return collect(this.iterateUsages(subscriptionId, location, signal));
+    return collect(this.usagePages(subscriptionId, location, signal));
   }
 
-  /** Usages_List, one item at a time. */
-  iterateUsages(subscriptionId: string, location: string, signal?: AbortSignal): AsyncGenerator<Usage, void, undefined> {
+  /** Usages_List, one page (one request) at a time. */
+  usagePages(subscriptionId: string, location: string, signal?: AbortSignal): AsyncGenerator<Usage[], void, undefined> {
     const path = `/subscriptions/${seg(subscriptionId)}/providers/${this.namespace}/locations/${seg(location)}/usages`;
-    return this.iterate("Usages_List", "Usage", path, { label: `usages of location '${location}' in subscription '${subscriptionId}'`, names: [location] }, signal);
+    return this.pages("Usages_List", "Usage", path, { label: `usages of location '${location}' in subscription '${subscriptionId}'`, names: [location] }, signal);
   }
 
   // --- Workspaces ---------------------------------------------------------------------------
 
   /** Workspaces_List: every workspace of a subscription. */
   listWorkspaces(subscriptionId: string, signal?: AbortSignal): Promise<Workspace[]> {
-    return collect(this.iterateWorkspaces(subscriptionId, signal));
+    return collect(this.workspacePages(subscriptionId, signal));
   }
 
-  /** Workspaces_List, one item at a time. */
-  iterateWorkspaces(subscriptionId: string, signal?: AbortSignal): AsyncGenerator<Workspace, void, undefined> {
+  /** Workspaces_List, one page (one request) at a time. */
+  workspacePages(subscriptionId: string, signal?: AbortSignal): AsyncGenerator<Workspace[], void, undefined> {
     const path = `/subscriptions/${seg(subscriptionId)}/providers/${this.namespace}/workspaces`;
-    return this.iterate("Workspaces_List", "Workspace", path, { label: `subscription '${subscriptionId}'`, names: [subscriptionId] }, signal);
+    return this.pages("Workspaces_List", "Workspace", path, { label: `subscription '${subscriptionId}'`, names: [subscriptionId] }, signal);
   }
 
   /** Workspaces_ListByResourceGroup: the workspaces of one resource group. */
   listWorkspacesByResourceGroup(subscriptionId: string, resourceGroup: string, signal?: AbortSignal): Promise<Workspace[]> {
-    return collect(this.iterateWorkspacesByResourceGroup(subscriptionId, resourceGroup, signal));
+    return collect(this.workspacePagesByResourceGroup(subscriptionId, resourceGroup, signal));
   }
 
-  /** Workspaces_ListByResourceGroup, one item at a time. */
-  iterateWorkspacesByResourceGroup(subscriptionId: string, resourceGroup: string, signal?: AbortSignal): AsyncGenerator<Workspace, void, undefined> {
+  /** Workspaces_ListByResourceGroup, one page (one request) at a time. */
+  workspacePagesByResourceGroup(subscriptionId: string, resourceGroup: string, signal?: AbortSignal): AsyncGenerator<Workspace[], void, undefined> {
     const path = `/subscriptions/${seg(subscriptionId)}/resourceGroups/${seg(resourceGroup)}/providers/${this.namespace}/workspaces`;
-    return this.iterate("Workspaces_ListByResourceGroup", "Workspace", path,
+    return this.pages("Workspaces_ListByResourceGroup", "Workspace", path,
       { label: `resource group '${resourceGroup}' (subscription '${subscriptionId}')`, names: [resourceGroup] }, signal);
   }
 
@@ -120,12 +121,12 @@ export class BatchAiClient {
 
   /** Clusters_ListByWorkspace: the clusters of a workspace. */
   listClusters(ref: WorkspaceRef, signal?: AbortSignal): Promise<Cluster[]> {
-    return collect(this.iterateClusters(ref, signal));
+    return collect(this.clusterPages(ref, signal));
   }
 
-  /** Clusters_ListByWorkspace, one item at a time. */
-  iterateClusters(ref: WorkspaceRef, signal?: AbortSignal): AsyncGenerator<Cluster, void, undefined> {
-    return this.iterate("Clusters_ListByWorkspace", "Cluster", `${this.workspacePath(ref)}/clusters`, workspaceTarget(ref), signal);
+  /** Clusters_ListByWorkspace, one page (one request) at a time. */
+  clusterPages(ref: WorkspaceRef, signal?: AbortSignal): AsyncGenerator<Cluster[], void, undefined> {
+    return this.pages("Clusters_ListByWorkspace", "Cluster", `${this.workspacePath(ref)}/clusters`, workspaceTarget(ref), signal);
   }
 
   /** Clusters_Get: one cluster of a workspace. */
@@ -137,12 +138,12 @@ export class BatchAiClient {
 
   /** Experiments_ListByWorkspace: the experiments of a workspace. */
   listExperiments(ref: WorkspaceRef, signal?: AbortSignal): Promise<Experiment[]> {
-    return collect(this.iterateExperiments(ref, signal));
+    return collect(this.experimentPages(ref, signal));
   }
 
-  /** Experiments_ListByWorkspace, one item at a time. */
-  iterateExperiments(ref: WorkspaceRef, signal?: AbortSignal): AsyncGenerator<Experiment, void, undefined> {
-    return this.iterate("Experiments_ListByWorkspace", "Experiment", `${this.workspacePath(ref)}/experiments`, workspaceTarget(ref), signal);
+  /** Experiments_ListByWorkspace, one page (one request) at a time. */
+  experimentPages(ref: WorkspaceRef, signal?: AbortSignal): AsyncGenerator<Experiment[], void, undefined> {
+    return this.pages("Experiments_ListByWorkspace", "Experiment", `${this.workspacePath(ref)}/experiments`, workspaceTarget(ref), signal);
   }
 
   /** Experiments_Get: one experiment of a workspace. */
@@ -152,12 +153,12 @@ export class BatchAiClient {
 
   /** Jobs_ListByExperiment: every job of an experiment (pages are fetched one after another). */
   listJobs(ref: WorkspaceRef, experiment: string, signal?: AbortSignal): Promise<Job[]> {
-    return collect(this.iterateJobs(ref, experiment, signal));
+    return collect(this.jobPages(ref, experiment, signal));
   }
 
-  /** Jobs_ListByExperiment, one item at a time: memory stays at one page however many jobs there are. */
-  iterateJobs(ref: WorkspaceRef, experiment: string, signal?: AbortSignal): AsyncGenerator<Job, void, undefined> {
-    return this.iterate("Jobs_ListByExperiment", "Job", `${this.workspacePath(ref)}/experiments/${seg(experiment)}/jobs`,
+  /** Jobs_ListByExperiment, one page (one request) at a time: memory stays at one page however many jobs there are. */
+  jobPages(ref: WorkspaceRef, experiment: string, signal?: AbortSignal): AsyncGenerator<Job[], void, undefined> {
+    return this.pages("Jobs_ListByExperiment", "Job", `${this.workspacePath(ref)}/experiments/${seg(experiment)}/jobs`,
       childTarget(ref, "experiment", experiment), signal);
   }
 
@@ -172,12 +173,12 @@ export class BatchAiClient {
 
   /** FileServers_ListByWorkspace: the file servers of a workspace. */
   listFileServers(ref: WorkspaceRef, signal?: AbortSignal): Promise<FileServer[]> {
-    return collect(this.iterateFileServers(ref, signal));
+    return collect(this.fileServerPages(ref, signal));
   }
 
-  /** FileServers_ListByWorkspace, one item at a time. */
-  iterateFileServers(ref: WorkspaceRef, signal?: AbortSignal): AsyncGenerator<FileServer, void, undefined> {
-    return this.iterate("FileServers_ListByWorkspace", "FileServer", `${this.workspacePath(ref)}/fileServers`, workspaceTarget(ref), signal);
+  /** FileServers_ListByWorkspace, one page (one request) at a time. */
+  fileServerPages(ref: WorkspaceRef, signal?: AbortSignal): AsyncGenerator<FileServer[], void, undefined> {
+    return this.pages("FileServers_ListByWorkspace", "FileServer", `${this.workspacePath(ref)}/fileServers`, workspaceTarget(ref), signal);
   }
 
   /** FileServers_Get: one file server of a workspace. */
@@ -208,19 +209,19 @@ export class BatchAiClient {
     return body as T;
   }
 
-  private async *iterate<T>(operation: BatchAiOperationId, kind: Kind, path: string, target: Target | undefined, signal?: AbortSignal): AsyncGenerator<T, void, undefined> {
+  private async *pages<T>(operation: BatchAiOperationId, kind: Kind, path: string, target: Target | undefined, signal?: AbortSignal): AsyncGenerator<T[], void, undefined> {
     const spec: RequestSpec = { operation, method: "GET", path, signal };
-    const pages = this.http.paginate<unknown>(spec);
+    const pages = this.http.pages<unknown>(spec);
     while (true) {
-      let next: IteratorResult<unknown, void>;
+      let next: IteratorResult<unknown[], void>;
       try {
         next = await pages.next();
       } catch (e) {
         throw target ? clarifyNotFound(e, target) : e;
       }
       if (next.done) return;
-      this.check(operation, kind, next.value, spec);
-      yield next.value as T;
+      for (const item of next.value) this.check(operation, kind, item, spec);
+      yield next.value as T[];
     }
   }
 
@@ -250,10 +251,10 @@ export class BatchAiClient {
   }
 }
 
-/** Collects an async iterator into an array. */
-async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+/** Collects every page into one array. */
+async function collect<T>(pages: AsyncIterable<T[]>): Promise<T[]> {
   const out: T[] = [];
-  for await (const item of it) out.push(item);
+  for await (const page of pages) for (const item of page) out.push(item);
   return out;
 }
 

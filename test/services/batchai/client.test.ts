@@ -281,10 +281,10 @@ describe("the estate as served", () => {
     expect(ids(await c.listWorkspaces("11111111-1111-1111-1111-111111111111"))).toEqual([]);
   });
 
-  it("iterateJobs yields the same jobs as listJobs, one at a time", async () => {
+  it("jobPages yields the same jobs as listJobs, page by page", async () => {
     const c = t.client();
     const seen: string[] = [];
-    for await (const j of c.iterateJobs(VISION, "detection")) seen.push(j.name!);
+    for await (const page of c.jobPages(VISION, "detection")) for (const j of page) seen.push(j.name!);
     expect(seen).toEqual((await c.listJobs(VISION, "detection")).map((j) => j.name));
     expect(seen).toHaveLength(7);
   });

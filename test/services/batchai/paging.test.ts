@@ -67,14 +67,19 @@ describe("paging", () => {
     expect(t.emu.stats.byRoute[JOBS_ROUTE] - before).toBe(4 + 45);
   });
 
-  it("iterateJobs holds one page at a time and ends after the last", async () => {
+  it("jobPages makes one request per step, holds one page at a time and ends after the last", async () => {
     t = await startBatchEmulator(BIG, { settings: { pageSize: 50 } });
-    let n = 0;
-    for await (const j of t.client().iterateJobs(JOBS_WS, "sweep")) {
-      n += 1;
-      expect(j.id).toMatch(/\/jobs\/job-\d{4}$/);
+    const pages = t.client().jobPages(JOBS_WS, "sweep");
+    const sizes: number[] = [];
+    const requests: number[] = [];
+    for (let step = await pages.next(); !step.done; step = await pages.next()) {
+      sizes.push(step.value.length);
+      requests.push(t.emu.stats.byRoute[JOBS_ROUTE]);
+      for (const j of step.value) expect(j.id).toMatch(/\/jobs\/job-\d{4}$/);
     }
-    expect(n).toBe(310);
+    expect(sizes).toEqual([50, 50, 50, 50, 50, 50, 10]);
+    expect(requests).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(t.emu.stats.byRoute[JOBS_ROUTE]).toBe(7);
   });
 });
 
@@ -91,12 +96,12 @@ describe("faults in the middle of paging", () => {
   it("a burst of 500s with Retry-After on one page is waited out", async () => {
     t = await startBatchEmulator(BIG, { settings: { pageSize: 20 } });
     const c = t.client();
-    const it = c.iterateJobs(JOBS_WS, "sweep");
+    const pages = c.jobPages(JOBS_WS, "sweep");
     const first: string[] = [];
-    for (let i = 0; i < 25; i++) first.push((await it.next()).value!.name!);
+    for (const j of (await pages.next()).value!) first.push(j.name!);
     // From the second page on, the next three requests fail.
     t.emu.faults.configure({ seed: 1, latencyMs: 0, maxConsecutive: 0, rules: [{ match: "/subscriptions/", status: 500, count: 3, retryAfterMs: 5 }] });
-    for await (const j of it) first.push(j.name!);
+    for await (const page of pages) for (const j of page) first.push(j.name!);
     expect(first).toHaveLength(310);
     expect(new Set(first).size).toBe(310);
     expect(t.emu.faults.injectedCount).toBe(3);
