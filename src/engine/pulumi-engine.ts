@@ -107,8 +107,8 @@ function failureLine(e: unknown): string {
 }
 
 /**
- * `stackwarden apply --engine pulumi`: runs `pulumi up --refresh` on the stack through the Automation
- * API (LocalWorkspace on the project directory), streaming the CLI's output. The backend is
+ * `stackwarden apply --engine pulumi`: runs `pulumi up --refresh --policy-pack <project>/policies` on
+ * the stack through the Automation API (LocalWorkspace on the project directory), streaming the CLI's output. The backend is
  * PULUMI_BACKEND_URL or `file://~/.pulumi-local`; file backends need PULUMI_CONFIG_PASSPHRASE(_FILE).
  * Resolves to the exit code: 0 converged, 1 error (a missing CLI is one line with the install hint).
  */
@@ -136,7 +136,11 @@ export async function runPulumiApply(opts: PulumiApplyOptions, io: EngineIO): Pr
   const auto = require("@pulumi/pulumi/automation") as typeof Automation;
   const out = lineWriter((l) => io.out(l));
   const err = lineWriter((l) => io.err(l));
-  const common = { color: (io.isTTY ? "auto" : "never") as "auto" | "never", onOutput: out.push, onError: err.push };
+  // The project's compliance pack gates the engine as it gates `pulumi up --policy-pack policies`:
+  // a mandatory violation stops the update before anything changes.
+  const policyPack = join(projectDir, "policies");
+  const policyPacks = existsSync(join(policyPack, "PulumiPolicy.yaml")) ? [policyPack] : [];
+  const common = { color: (io.isTTY ? "auto" : "never") as "auto" | "never", onOutput: out.push, onError: err.push, policyPacks };
   try {
     // From PATH the Automation API runs `pulumi` itself; from the cache it needs the install root (`<root>/bin/pulumi`).
     const pulumiCommand = await auto.PulumiCommand.get({ ...(cli.source === "cache" ? { root: dirname(cli.binDir) } : {}), skipVersionCheck: true });
@@ -149,7 +153,7 @@ export async function runPulumiApply(opts: PulumiApplyOptions, io: EngineIO): Pr
         PATH: [cli.binDir, env.PATH ?? ""].filter(Boolean).join(delimiter),
       },
     });
-    io.out(`Pulumi engine: stack ${opts.stack} in ${projectDir}, backend ${backend}, CLI ${cli.command} (${pulumiCommand.version?.toString() ?? "unknown version"})`);
+    io.out(`Pulumi engine: stack ${opts.stack} in ${projectDir}, backend ${backend}, CLI ${cli.command} (${pulumiCommand.version?.toString() ?? "unknown version"}), policy pack ${policyPacks[0] ?? "none (no policies/PulumiPolicy.yaml)"}`);
     if (!opts.yes && process.stdin.isTTY) {
       await stack.preview({ ...common, refresh: true });
       out.flush();

@@ -113,6 +113,7 @@ sql:
     const r = await project.stackwarden(["apply", "--engine", "pulumi", "--stack", "engine", "--yes"], env);
     expect(r.code, explain(r)).toBe(0);
     expect(r.stdout).toContain(`Pulumi engine: stack engine in ${project.dir}, backend file://${home}/.pulumi-local, CLI ${join(scratch, "cache")}`);
+    expect(r.stdout).toContain(`policy pack ${join(project.dir, "policies")}`);
     expect(r.stdout).toMatch(/\+\s+pulumi-nodejs:dynamic\/sql:TransparentDataEncryption tde-rg-engine-sql-engine-orders created/);
     expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("Apply (pulumi): succeeded, 7 create.");
     expect(await tde("orders")).toBe("Enabled");
@@ -125,6 +126,18 @@ sql:
     expect(r.code, explain(r)).toBe(0);
     expect(r.stdout).toMatch(/~\s+pulumi-nodejs:dynamic\/sql:TransparentDataEncryption tde-rg-engine-sql-engine-ledger updated/);
     expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("Apply (pulumi): succeeded, 1 update.");
+    expect(await tde("ledger")).toBe("Enabled");
+  });
+
+  it("the compliance pack gates it: a stack that wants TDE Disabled fails on sql-tde-enabled and changes nothing", async () => {
+    project.writeStackConfig("decrypt", {
+      "stackwarden:subscriptionId": SUB,
+      "stackwarden:databases": [{ resourceGroup: "rg-engine", server: "sql-engine", database: "ledger", transparentDataEncryption: "Disabled" }],
+    });
+    const r = await project.stackwarden(["apply", "--engine", "pulumi", "--stack", "decrypt", "--yes"], env);
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.output).toMatch(/\[mandatory\]\s+sql-tde-enabled\s+\(pulumi-nodejs:dynamic\/sql:TransparentDataEncryption: tde-rg-engine-sql-engine-ledger\)/);
+    expect(r.stderr.trimEnd().split("\n").at(-1)).toMatch(/^stackwarden apply: pulumi up failed: .+/);
     expect(await tde("ledger")).toBe("Enabled");
   });
 
