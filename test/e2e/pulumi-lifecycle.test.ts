@@ -50,7 +50,7 @@ const ref = (database: string): DatabaseRef => ({ subscriptionId: SUB, ...db(dat
 const urnName = (database: string) => `tde-rg-e2e-sql-e2e-${database}`;
 
 if (!cli && e2eRequired()) {
-  // (The e2e global setup already fails the run; this keeps the file honest when run on its own.)
+  // This is what fails the run: the global setup only says so, so that the unit tier still reports.
   it("has a Pulumi CLI (STACKWARDEN_E2E=required)", () => {
     expect.fail("STACKWARDEN_E2E=required but no Pulumi CLI was found on PATH or in the pulumi:install cache: run `npm run pulumi:install`");
   });
