@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
-import { isAbsolute, join, relative } from "node:path";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import Ajv, { type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import { resolveRuleSettings, type RuleId, type RuleSettings } from "../compliance/rule-settings";
@@ -98,7 +98,10 @@ export function loadStackFile(path: string, env: NodeJS.ProcessEnv = process.env
     text = readFileSync(path, "utf8");
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new YamlInputError(shown, 0, 0, "", code === "ENOENT" ? "stack file not found" : `cannot read the stack file (${code})`);
+    throw new YamlInputError(shown, 0, 0, "", code === "ENOENT" ? `stack file not found${availableStacksHint(dirname(path))}`
+      : code === "EISDIR" ? "this is a directory, not a stack file"
+      : code === "EACCES" ? "cannot read the stack file: permission denied"
+      : `cannot read the stack file (${code})`);
   }
   return parseStackConfig(shown, text, env);
 }
@@ -230,4 +233,15 @@ function parseEnvValue(s: string): unknown {
     try { return JSON.parse(t); } catch { return s; }
   }
   return s;
+}
+
+/** ` (stacks here: dev, prod)` when the missing file's directory holds other stack files. */
+function availableStacksHint(dir: string): string {
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir).map((f) => /^Pulumi\.([^.]+)\.yaml$/.exec(f)?.[1]).filter((n): n is string => !!n).sort();
+  } catch {
+    return "";
+  }
+  return names.length ? ` (stacks here: ${names.join(", ")})` : "";
 }

@@ -10,7 +10,8 @@ export class YamlInputError extends Error {
     readonly keyPath: string,
     readonly problem: string,
   ) {
-    super(`${file}:${line}:${column}: ${keyPath ? `${keyPath}: ` : ""}${problem}`);
+    // Line 0 is the file as a whole (missing, unreadable): no position to show.
+    super(`${file}${line > 0 ? `:${line}:${column}` : ""}: ${keyPath ? `${keyPath}: ` : ""}${problem}`);
     this.name = "YamlInputError";
   }
 }
