@@ -1,5 +1,8 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseStackConfig, stackConfigFromValues } from "../../src/config/stack-config";
+import { loadStackFile, parseStackConfig, stackConfigFromValues } from "../../src/config/stack-config";
 import { YamlInputError } from "../../src/yaml/located-yaml";
 
 import { BAD, DB, G, HEAD } from "./bad-stacks";
@@ -19,6 +22,31 @@ describe("bad stack files: one located line each", () => {
     expect(e.message.startsWith(`${file}:${line}:${column}: `), e.message).toBe(true);
     expect(e.keyPath.startsWith(path), e.message).toBe(true);
     expect(e.problem, e.message).toContain(problem);
+  });
+});
+
+describe("stack files that cannot be read", () => {
+  const messageOf = (path: string, cwd: string) => {
+    try {
+      loadStackFile(path, {}, cwd);
+    } catch (e) {
+      expect(e).toBeInstanceOf(YamlInputError);
+      return (e as Error).message;
+    }
+    throw new Error("the file must be refused");
+  };
+
+  it("a missing stack: no position, and the stacks that do exist beside it", () => {
+    const dir = mkdtempSync(join(tmpdir(), "stackwarden-stacks-"));
+    try {
+      mkdirSync(join(dir, "stacks"));
+      for (const n of ["prod", "dev"]) writeFileSync(join(dir, "stacks", `Pulumi.${n}.yaml`), `config: {}\n`);
+      expect(messageOf(join(dir, "stacks", "Pulumi.staging.yaml"), dir)).toBe("stacks/Pulumi.staging.yaml: stack file not found (stacks here: dev, prod)");
+      expect(messageOf(join(dir, "nowhere", "Pulumi.x.yaml"), dir)).toBe("nowhere/Pulumi.x.yaml: stack file not found");
+      expect(messageOf(join(dir, "stacks"), dir)).toBe("stacks: this is a directory, not a stack file");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
