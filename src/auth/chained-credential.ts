@@ -1,5 +1,5 @@
 import { CredentialUnavailableError } from "./credential-errors";
-import type { AccessToken, GetTokenOptions, TokenCredential } from "./token-credential";
+import { type AccessToken, canDiscardTokens, type DiscardableTokenCredential, type GetTokenOptions, type TokenCredential } from "./token-credential";
 
 /** A named credential in a chain, so the final error can say what each one tried. */
 export interface NamedCredential {
@@ -11,10 +11,15 @@ export interface NamedCredential {
  * Tries each credential in order and remembers the first that works. When all fail, the error
  * lists what each one tried.
  */
-export class ChainedTokenCredential implements TokenCredential {
+export class ChainedTokenCredential implements DiscardableTokenCredential {
   private chosen?: TokenCredential;
 
   constructor(private readonly links: NamedCredential[]) {}
+
+  /** Passed to the chosen credential, when it can discard tokens. */
+  discardToken(token: string): void {
+    if (this.chosen && canDiscardTokens(this.chosen)) this.chosen.discardToken(token);
+  }
 
   async getToken(scopes: string | string[], options?: GetTokenOptions): Promise<AccessToken> {
     if (this.chosen) {

@@ -2,7 +2,7 @@ import { ApiError } from "../http/api-error";
 import { ImdsClient, type ImdsClientOptions } from "../services/imds/client";
 import { CredentialUnavailableError } from "./credential-errors";
 import { scopesToResource } from "./scopes";
-import type { AccessToken, GetTokenOptions, TokenCredential } from "./token-credential";
+import type { AccessToken, DiscardableTokenCredential, GetTokenOptions } from "./token-credential";
 
 export interface ImdsCredentialOptions extends Partial<ImdsClientOptions> {
   /** User-assigned identity to ask for; default `AZURE_CLIENT_ID`, else the system identity. */
@@ -21,9 +21,9 @@ interface CacheEntry {
 /**
  * A managed-identity credential backed by IMDS. Tokens are cached per resource and refreshed
  * ahead of expiry; concurrent callers share one refresh. While a refresh fails, a token that
- * has not expired yet is still handed out.
+ * has not expired yet is still handed out. A token the service refused can be discarded.
  */
-export class ImdsManagedIdentityCredential implements TokenCredential {
+export class ImdsManagedIdentityCredential implements DiscardableTokenCredential {
   private readonly client: ImdsClient;
   private readonly clientId?: string;
   private readonly margin: number;
@@ -55,6 +55,11 @@ export class ImdsManagedIdentityCredential implements TokenCredential {
       if (cached && now < cached.token.expiresOnTimestamp) return cached.token;
       throw e;
     }
+  }
+
+  /** Forgets `token` if it is still cached; a token already replaced is left alone. */
+  discardToken(token: string): void {
+    for (const [resource, entry] of this.cache) if (entry.token.token === token) this.cache.delete(resource);
   }
 
   private refresh(resource: string, signal?: AbortSignal): Promise<AccessToken> {

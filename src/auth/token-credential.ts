@@ -20,3 +20,16 @@ export interface GetTokenOptions {
 export interface TokenCredential {
   getToken(scopes: string | string[], options?: GetTokenOptions): Promise<AccessToken | null>;
 }
+
+/**
+ * A credential that can drop a token the service refused with 401 (expired early by clock skew,
+ * or revoked), so that its next `getToken` fetches a new one instead of returning the cached one.
+ * An `@azure/identity` credential does not have this; the transport then reports the 401 as is.
+ */
+export interface DiscardableTokenCredential extends TokenCredential {
+  discardToken(token: string): void;
+}
+
+export function canDiscardTokens(credential: TokenCredential): credential is DiscardableTokenCredential {
+  return typeof (credential as Partial<DiscardableTokenCredential>).discardToken === "function";
+}

@@ -6,6 +6,7 @@ import { type Logger, loggerFromEnv } from "./logger";
 import { redactUrl, scrubSecrets, scrubTokens } from "./redaction";
 import { DEFAULT_RETRY, decideRetry, type RetryPolicyOptions } from "./retry-policy";
 import { VERSION } from "../version";
+import { canDiscardTokens } from "../auth/token-credential";
 
 export type HttpMethod = "GET" | "PUT" | "POST" | "DELETE" | "PATCH" | "HEAD";
 
@@ -244,7 +245,20 @@ export class HttpTransport {
     return qs ? `${path}?${qs}` : path;
   }
 
+  /**
+   * Sends (with the retries of the retry policy); a 401 to a bearer token is sent once more with a new token when the credential
+   * can discard the refused one (a token expired early by clock skew, or revoked, is cached still).
+   */
   private async send(spec: RequestSpec, asBuffer = false): Promise<RawResult> {
+    const raw = await this.sendOnce(spec, asBuffer);
+    const auth = this.auth;
+    if (raw.res.statusCode !== 401 || auth.kind !== "bearer" || !raw.bearerToken || !canDiscardTokens(auth.credential)) return raw;
+    auth.credential.discardToken(raw.bearerToken);
+    this.logger.warn(`${spec.operation} ${spec.method} ${redactUrl(this.origin + raw.path)}: 401 to the cached token; retrying once with a new one`);
+    return this.sendOnce(spec, asBuffer);
+  }
+
+  private async sendOnce(spec: RequestSpec, asBuffer: boolean): Promise<RawResult> {
     const clientRequestId = randomUUID();
     let path: string;
     try {
@@ -254,8 +268,8 @@ export class HttpTransport {
     }
     const headers: Record<string, string> = { ...this.headers, "x-ms-client-request-id": clientRequestId, ...spec.headers };
     // Only a bearer credential needs an await; header and query keys are applied synchronously.
-    if (this.auth.kind === "bearer") await this.applyBearer(headers, spec);
-    else if (this.auth.kind === "header") Object.assign(headers, this.auth.headers);
+    const bearerToken = this.auth.kind === "bearer" ? await this.applyBearer(headers, spec) : undefined;
+    if (this.auth.kind === "header") Object.assign(headers, this.auth.headers);
     let body: string | Buffer | Uint8Array | undefined;
     if (spec.json !== undefined) {
       body = JSON.stringify(spec.json);
@@ -304,7 +318,7 @@ export class HttpTransport {
       if (logger.debugEnabled !== false) {
         logger.debug(`${describe()} -> ${res.statusCode} in ${Date.now() - started} ms (attempts ${state.attempts}, x-ms-request-id ${headerValue(res.headers["x-ms-request-id"]) ?? "-"})`);
       }
-      return { res, text, buffer, clientRequestId, attempts: state.attempts, path };
+      return { res, text, buffer, clientRequestId, attempts: state.attempts, path, bearerToken };
     } catch (e) {
       if (e instanceof ApiError) throw e;
       const err = e as RetryableError & { name?: string };
@@ -317,7 +331,8 @@ export class HttpTransport {
     }
   }
 
-  private async applyBearer(headers: Record<string, string>, spec: RequestSpec): Promise<void> {
+  /** Sets the Authorization header; resolves to the token it used. */
+  private async applyBearer(headers: Record<string, string>, spec: RequestSpec): Promise<string | undefined> {
     const auth = this.auth;
     if (auth.kind === "bearer") {
       let token;
@@ -331,7 +346,9 @@ export class HttpTransport {
       if (!token) throw new ApiError({ operation: spec.operation, status: 0, code: "CredentialUnavailable", message: "the credential returned no token", method: spec.method, url: this.displayUrl(spec) });
       this.secrets.add(token.token);
       headers.authorization = `Bearer ${token.token}`;
+      return token.token;
     }
+    return undefined;
   }
 
   /** The request's URL for errors, redacted; it needs no valid path (a refused link is shown as it was given). */
@@ -359,6 +376,8 @@ interface RawResult {
   clientRequestId: string;
   attempts: number;
   path: string;
+  /** The bearer token the request carried, if any. */
+  bearerToken?: string;
 }
 
 interface RetryableError extends Error {
