@@ -13,6 +13,10 @@ export interface ImdsCredentialOptions extends Partial<ImdsClientOptions> {
   client?: ImdsClient;
 }
 
+/** Codes that mean nothing answered at the IMDS address. */
+const UNREACHABLE = new Set(["ECONNREFUSED", "UND_ERR_CONNECT_TIMEOUT", "ENETUNREACH", "EHOSTUNREACH"]);
+const NO_IMDS_HINT = " (no IMDS here: outside Azure, set AZURE_ACCESS_TOKEN)";
+
 interface CacheEntry {
   token: AccessToken;
   refreshAfter: number;
@@ -92,7 +96,7 @@ export class ImdsManagedIdentityCredential implements DiscardableTokenCredential
     try {
       res = await this.client.token({ resource, clientId: this.clientId });
     } catch (e) {
-      const why = e instanceof ApiError ? `${e.status ? `HTTP ${e.status} ` : ""}${e.code}: ${e.detail}` : (e as Error).message;
+      const why = e instanceof ApiError ? `${e.status ? `HTTP ${e.status} ` : ""}${e.code}: ${e.detail}${UNREACHABLE.has(e.code) ? NO_IMDS_HINT : ""}` : (e as Error).message;
       throw new CredentialUnavailableError(`managed identity via IMDS at ${this.client.endpoint}${this.clientId ? ` (client_id ${this.clientId})` : ""}: ${why}`);
     }
     const expiresOn = Number(res.expires_on) * 1000;

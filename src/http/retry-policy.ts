@@ -19,6 +19,12 @@ export interface RetryPolicyOptions {
   minRetryWindowMs: Record<number, number>;
   /** Whether non-idempotent methods (POST, PATCH) may be retried after a response or a sent request. */
   retryNonIdempotent: boolean;
+  /**
+   * Whether to retry when no connection could be made at all (refused, unreachable, connect
+   * timeout). Default true; IMDS turns it off until it has answered once, so that a machine
+   * without IMDS fails at once instead of after the whole retry budget.
+   */
+  retryUnreachable: boolean;
   /** Random source for jitter, in [0, 1). */
   random: () => number;
 }
@@ -35,6 +41,7 @@ export const DEFAULT_RETRY: RetryPolicyOptions = {
   retryStatuses: defaultRetryStatuses,
   minRetryWindowMs: {},
   retryNonIdempotent: false,
+  retryUnreachable: true,
   random: Math.random,
 };
 
@@ -43,6 +50,9 @@ const RETRYABLE_ERROR_CODES = new Set([
   "ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "EAI_AGAIN", "ENETUNREACH", "EHOSTUNREACH",
   "UND_ERR_SOCKET", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "UND_ERR_CLOSED",
 ]);
+
+/** Errors where no connection could be made: nothing is listening there, or nothing is there. */
+const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "UND_ERR_CONNECT_TIMEOUT", "ENETUNREACH", "EHOSTUNREACH"]);
 
 /** Errors where the request never reached the server, so even a POST may be sent again. */
 const NOT_SENT_CODES = new Set(["ECONNREFUSED", "UND_ERR_CONNECT_TIMEOUT", "EAI_AGAIN", "ENETUNREACH", "EHOSTUNREACH"]);
@@ -73,6 +83,7 @@ export function decideRetry(input: RetryInput, opts: RetryPolicyOptions): RetryD
     if (!idempotent && status !== 429) return { retry: false, reason: `${input.method} is not idempotent` };
   } else {
     if (!errorCode || !RETRYABLE_ERROR_CODES.has(errorCode)) return { retry: false, reason: `error ${errorCode ?? "unknown"} is not retryable` };
+    if (!opts.retryUnreachable && UNREACHABLE_CODES.has(errorCode)) return { retry: false, reason: `${errorCode}: the endpoint is unreachable` };
     if (!idempotent && !NOT_SENT_CODES.has(errorCode)) return { retry: false, reason: `${input.method} is not idempotent` };
   }
 

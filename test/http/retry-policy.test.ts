@@ -53,6 +53,22 @@ describe("decideRetry: connection errors", () => {
   });
 });
 
+describe("decideRetry: retryUnreachable false (IMDS before it has answered once)", () => {
+  it.each([
+    ["ECONNREFUSED", false], ["UND_ERR_CONNECT_TIMEOUT", false], ["EHOSTUNREACH", false], ["ENETUNREACH", false],
+    // A connection was made: something is there, so the usual advice holds.
+    ["ECONNRESET", true], ["UND_ERR_SOCKET", true], ["UND_ERR_HEADERS_TIMEOUT", true],
+  ] as const)("GET failing with %s -> retry %s", (errorCode, retried) => {
+    const d = decideRetry(input({ errorCode }), policy({ retryUnreachable: false }));
+    expect(d.retry).toBe(retried);
+    if (!d.retry) expect(d.reason).toBe(`${errorCode}: the endpoint is unreachable`);
+  });
+
+  it("statuses are unaffected", () => {
+    expect(decideRetry(input({ status: 503 }), policy({ retryUnreachable: false })).retry).toBe(true);
+  });
+});
+
 describe("decideRetry: bounds", () => {
   it("stops after maxAttempts attempts", () => {
     const p = policy({ maxAttempts: 3 });

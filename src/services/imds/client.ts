@@ -1,4 +1,5 @@
-import { HttpTransport, type Logger, type RetryPolicyOptions, loggerFromEnv } from "../../http";
+import { Agent } from "undici";
+import { ApiError, HttpTransport, type Logger, type RetryPolicyOptions, loggerFromEnv } from "../../http";
 import { responseValidator } from "../../specs/swagger-schemas";
 import { noteSchemaDrift } from "../response-check";
 import { IMDS_API_VERSION, IMDS_SPEC, type ImdsAttestedData, type ImdsIdentityInfo, type ImdsInstance, type ImdsTokenResponse } from "./types";
@@ -16,12 +17,21 @@ export const IMDS_RETRY: Partial<RetryPolicyOptions> = {
   maxElapsedMs: 60_000,
 };
 
+/**
+ * IMDS is link-local: on an Azure machine a connection is made at once. Elsewhere the address
+ * often swallows the connection attempt, so a short connect timeout is what tells "no IMDS here".
+ */
+const IMDS_CONNECT_TIMEOUT_MS = 2_000;
+let imdsAgent: Agent | undefined;
+
 export interface ImdsClientOptions {
   /** Base URL ending in `/metadata`. Default `http://169.254.169.254/metadata`. */
   endpoint: string;
   apiVersion?: string;
   retry?: Partial<RetryPolicyOptions>;
   timeoutMs?: number;
+  /** Connect timeout in ms. Default 2 000. */
+  connectTimeoutMs?: number;
   logger?: Logger;
 }
 
@@ -33,11 +43,17 @@ export interface TokenRequest {
   msiResId?: string;
 }
 
-/** A typed client for the four IMDS operations. */
+/**
+ * A typed client for the four IMDS operations. Until IMDS has answered once, a connection that
+ * cannot be made is not retried: that is a machine without IMDS, and waiting out the retry
+ * budget (a minute) would only delay the error. Once it has answered, IMDS's own retry advice
+ * applies to everything.
+ */
 export class ImdsClient {
   private readonly http: HttpTransport;
   private readonly logger: Logger;
   readonly endpoint: string;
+  private answered = false;
 
   constructor(opts: ImdsClientOptions) {
     this.endpoint = opts.endpoint;
@@ -49,6 +65,9 @@ export class ImdsClient {
       retry: { ...IMDS_RETRY, ...opts.retry },
       timeoutMs: opts.timeoutMs ?? 10_000,
       logger: this.logger,
+      dispatcher: opts.connectTimeoutMs === undefined
+        ? (imdsAgent ??= new Agent({ connect: { timeout: IMDS_CONNECT_TIMEOUT_MS }, keepAliveTimeout: 10_000 }))
+        : new Agent({ connect: { timeout: opts.connectTimeoutMs }, keepAliveTimeout: 10_000 }),
     });
   }
 
@@ -75,7 +94,14 @@ export class ImdsClient {
   }
 
   private async get<T>(operation: string, path: string, query: Record<string, string | undefined>, signal?: AbortSignal): Promise<T> {
-    const body = await this.http.json<T>({ operation, method: "GET", path, query, signal });
+    let body: T;
+    try {
+      body = await this.http.json<T>({ operation, method: "GET", path, query, signal, retry: this.answered ? undefined : { retryUnreachable: false } });
+    } catch (e) {
+      if (e instanceof ApiError && e.status > 0) this.answered = true;
+      throw e;
+    }
+    this.answered = true;
     noteSchemaDrift(operation, validatorFor(operation)(body), this.logger);
     return body;
   }

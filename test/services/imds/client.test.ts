@@ -1,3 +1,5 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Logger } from "../../../src/http/logger";
 import { ApiError } from "../../../src/http/api-error";
@@ -117,5 +119,45 @@ describe("ImdsClient against the emulator", () => {
     const old = new ImdsClient({ endpoint: t.imdsEndpoint, retry: FAST_RETRY, apiVersion: "2017-03-01" });
     // IMDS's `{ "error": "<sentence>" }` is read as the message, with the HTTP reason as the code.
     await expect(old.instance()).rejects.toMatchObject({ status: 400, code: "BadRequest", detail: expect.stringContaining("api-version '2017-03-01' is invalid") });
+  });
+});
+
+describe("ImdsClient: an address without IMDS, and an IMDS that restarts", () => {
+  const quiet: Logger = { debug() {}, warn() {}, debugEnabled: false };
+  const retry = { ...FAST_RETRY, baseDelayMs: 40, maxDelayMs: 80, maxAttempts: 10 };
+
+  function tinyImds(port = 0): Promise<{ server: Server; port: number; requests: () => number }> {
+    let n = 0;
+    const server = createServer((_req, res) => {
+      n += 1;
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+    return new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve({ server, port: (server.address() as AddressInfo).port, requests: () => n })));
+  }
+  const close = (s: Server) => new Promise<void>((r) => { s.closeAllConnections(); s.close(() => r()); });
+
+  it("before IMDS has ever answered, a refused connection is final: one attempt, not the retry budget", async () => {
+    const { server, port } = await tinyImds();
+    await close(server);
+    const client = new ImdsClient({ endpoint: `http://127.0.0.1:${port}/metadata`, retry, logger: quiet });
+    const e = await client.instance().catch((x: unknown) => x) as ApiError;
+    expect(e).toBeInstanceOf(ApiError);
+    expect([e.status, e.code, e.attempts]).toEqual([0, "ECONNREFUSED", 1]);
+  });
+
+  it("once it has answered, a refused connection is retried: an IMDS that restarts is waited for", async () => {
+    const first = await tinyImds();
+    const client = new ImdsClient({ endpoint: `http://127.0.0.1:${first.port}/metadata`, retry, logger: quiet });
+    await client.instance();
+    await close(first.server);
+    const pending = client.instance();
+    await new Promise((r) => setTimeout(r, 150));
+    const second = await tinyImds(first.port);
+    try {
+      await expect(pending).resolves.toEqual({});
+      expect(second.requests()).toBe(1);
+    } finally {
+      await close(second.server);
+    }
   });
 });
