@@ -63,34 +63,68 @@ async function parent(): Promise<void> {
   const seed: SeedDocument = {
     batchai: {
       generate: {
-        workspaces: WORKSPACES, experimentsPerWorkspace: EXPERIMENTS, jobsPerExperiment: JOBS,
-        clustersPerWorkspace: CLUSTERS, fileServersPerWorkspace: FILE_SERVERS, resourceGroups: ["rg-bench-a", "rg-bench-b"],
+        workspaces: WORKSPACES,
+        experimentsPerWorkspace: EXPERIMENTS,
+        jobsPerExperiment: JOBS,
+        clustersPerWorkspace: CLUSTERS,
+        fileServersPerWorkspace: FILE_SERVERS,
+        resourceGroups: ["rg-bench-a", "rg-bench-b"],
       },
-      usages: LOCATIONS.map((location) => ({ location, usages: [{ name: "cores", currentValue: 40, limit: 100 }, { name: "clusters", currentValue: 10, limit: 20 }] })),
+      usages: LOCATIONS.map((location) => ({
+        location,
+        usages: [
+          { name: "cores", currentValue: 40, limit: 100 },
+          { name: "clusters", currentValue: 10, limit: 20 },
+        ],
+      })),
     },
   };
-  process.stdout.write(`estate            ${WORKSPACES} workspaces × ${EXPERIMENTS} experiments × ${JOBS} jobs = ${WORKSPACES * EXPERIMENTS * JOBS} jobs (~1.1 kB each); page size ${PAGE_SIZE}; concurrency ${CONCURRENCY}\n`);
-  process.stdout.write(`floor             latency × max(critical path, ⌈all requests / concurrency⌉, discovery pages + ⌈dependent requests / concurrency⌉):\n`);
-  process.stdout.write(`                  the critical path is the workspace list, then one workspace's experiment list, then that experiment's job pages (nextLink makes them sequential);\n`);
-  process.stdout.write(`                  nothing under a workspace can start before the workspace list ends, and at most ${CONCURRENCY} requests are in flight.\n`);
-  process.stdout.write(`cpu floor         max(floor, the inventory process's own CPU time): one thread cannot finish before its own work (parsing ~11 MB of JSON) is done.\n`);
+  process.stdout.write(
+    `estate            ${WORKSPACES} workspaces × ${EXPERIMENTS} experiments × ${JOBS} jobs = ${WORKSPACES * EXPERIMENTS * JOBS} jobs (~1.1 kB each); page size ${PAGE_SIZE}; concurrency ${CONCURRENCY}\n`,
+  );
+  process.stdout.write(
+    `floor             latency × max(critical path, ⌈all requests / concurrency⌉, discovery pages + ⌈dependent requests / concurrency⌉):\n`,
+  );
+  process.stdout.write(
+    `                  the critical path is the workspace list, then one workspace's experiment list, then that experiment's job pages (nextLink makes them sequential);\n`,
+  );
+  process.stdout.write(
+    `                  nothing under a workspace can start before the workspace list ends, and at most ${CONCURRENCY} requests are in flight.\n`,
+  );
+  process.stdout.write(
+    `cpu floor         max(floor, the inventory process's own CPU time): one thread cannot finish before its own work (parsing ~11 MB of JSON) is done.\n`,
+  );
   for (const latencyMs of LATENCIES_MS) await scenario(seed, latencyMs);
 }
 
 async function scenario(seed: SeedDocument, latencyMs: number): Promise<void> {
-  const emu = await startEmulator({ seed, settings: { pageSize: PAGE_SIZE }, faults: { latencyMs }, onError: (l) => process.stderr.write(`${l}\n`) });
+  const emu = await startEmulator({
+    seed,
+    settings: { pageSize: PAGE_SIZE },
+    faults: { latencyMs },
+    onError: (l) => process.stderr.write(`${l}\n`),
+  });
   try {
     const report = await runChild(emu.url);
-    const armRequests = Object.entries(emu.stats.byRoute)
-      .filter(([route]) => !route.startsWith("GET /metadata/"))
-      .reduce((n, [, c]) => n + c, 0) - report.warmUpRequests; // the child's warm-up listing (Operations_List) is not part of the inventory
-    const expected = { workspaces: WORKSPACES, experiments: WORKSPACES * EXPERIMENTS, jobs: WORKSPACES * EXPERIMENTS * JOBS, clusters: WORKSPACES * CLUSTERS, fileServers: WORKSPACES * FILE_SERVERS };
+    const armRequests =
+      Object.entries(emu.stats.byRoute)
+        .filter(([route]) => !route.startsWith("GET /metadata/"))
+        .reduce((n, [, c]) => n + c, 0) - report.warmUpRequests; // the child's warm-up listing (Operations_List) is not part of the inventory
+    const expected = {
+      workspaces: WORKSPACES,
+      experiments: WORKSPACES * EXPERIMENTS,
+      jobs: WORKSPACES * EXPERIMENTS * JOBS,
+      clusters: WORKSPACES * CLUSTERS,
+      fileServers: WORKSPACES * FILE_SERVERS,
+    };
     for (const [k, n] of Object.entries(expected)) {
       if (report.counts[k] !== n) throw new Error(`the inventory has ${report.counts[k]} ${k}, expected ${n}`);
     }
     const floor = floorOf(report.operations, latencyMs);
     if (floor.requests !== armRequests) {
-      process.stdout.write(`note: the emulator counted ${armRequests} ARM requests, the page model ${floor.requests} (retries or extra pages?)\n`);
+      process.stdout.write(
+        `note: the emulator counted ${armRequests} ARM requests, the page model ${floor.requests} (retries or extra pages?)\n`,
+      );
     }
     const ratio = report.wallMs / floor.ms;
     const cpuFloor = Math.max(floor.ms, report.cpuMs);
@@ -141,7 +175,9 @@ function runChild(url: string): Promise<ChildReport> {
     });
     let out = "";
     proc.stdout.setEncoding("utf8");
-    proc.stdout.on("data", (d: string) => { out += d; });
+    proc.stdout.on("data", (d: string) => {
+      out += d;
+    });
     proc.on("error", reject);
     proc.on("exit", (code) => {
       if (code !== 0) return reject(new Error(`the inventory child exited with code ${code}`));
@@ -165,7 +201,8 @@ async function child(): Promise<void> {
   const compileStart = performance.now();
   prepareBatchAiValidators();
   const validatorCompileMs = performance.now() - compileStart;
-  let operations = 0, warmUpRequests = 0;
+  let operations = 0,
+    warmUpRequests = 0;
   for await (const page of client.operationPages()) {
     operations += page.length;
     warmUpRequests += 1;
@@ -183,7 +220,11 @@ async function child(): Promise<void> {
     heapUsedMb: process.memoryUsage().heapUsed / 2 ** 20,
     validatorCompileMs,
     cpuMs: (cpu.user + cpu.system) / 1000,
-    counts: Object.fromEntries(Object.entries(inv).filter(([, v]) => Array.isArray(v)).map(([k, v]) => [k, (v as unknown[]).length])),
+    counts: Object.fromEntries(
+      Object.entries(inv)
+        .filter(([, v]) => Array.isArray(v))
+        .map(([k, v]) => [k, (v as unknown[]).length]),
+    ),
     operations,
     warmUpRequests,
   };

@@ -24,19 +24,39 @@ const SUB = "00000000-0000-0000-0000-000000000000";
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "stackwarden-bench-"));
   const servers = Array.from({ length: SERVERS }, (_, s) => ({
-    name: `sql-bench-${s}`, resourceGroup: "rg-bench",
-    databases: Array.from({ length: PER_SERVER }, (_, d) => ({ name: `db${d}`, transparentDataEncryption: d % 7 === 0 ? "Disabled" : "Enabled" })),
+    name: `sql-bench-${s}`,
+    resourceGroup: "rg-bench",
+    databases: Array.from({ length: PER_SERVER }, (_, d) => ({
+      name: `db${d}`,
+      transparentDataEncryption: d % 7 === 0 ? "Disabled" : "Enabled",
+    })),
   }));
   const seedPath = join(dir, "seed.json.yaml");
   writeFileSync(seedPath, JSON.stringify({ sql: { servers } }));
-  const child = spawn(process.execPath, [join(PROJECT_ROOT, "bin", "stackwarden.js"), "emulator", "--port", "0", "--seed", seedPath, "--latency", String(LATENCY_MS)], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(
+    process.execPath,
+    [join(PROJECT_ROOT, "bin", "stackwarden.js"), "emulator", "--port", "0", "--seed", seedPath, "--latency", String(LATENCY_MS)],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   const url = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once("line", resolve));
   try {
     const credential = new ImdsManagedIdentityCredential({ endpoint: `${url}/metadata` });
     const sql = new SqlClient({ endpoint: url, credential });
     const stack: StackConfig = {
-      file: "bench", subscriptionId: SUB, elasticPools: [], exemptions: [], policies: resolveRuleSettings(undefined), batch: { locations: [], workspaces: [] },
-      databases: servers.flatMap((s) => s.databases.map((d) => ({ resourceGroup: s.resourceGroup, server: s.name, database: d.name, transparentDataEncryption: "Enabled" as const }))),
+      file: "bench",
+      subscriptionId: SUB,
+      elasticPools: [],
+      exemptions: [],
+      policies: resolveRuleSettings(undefined),
+      batch: { locations: [], workspaces: [] },
+      databases: servers.flatMap((s) =>
+        s.databases.map((d) => ({
+          resourceGroup: s.resourceGroup,
+          server: s.name,
+          database: d.name,
+          transparentDataEncryption: "Enabled" as const,
+        })),
+      ),
     };
     // Warm-up: token, connections, validators; not part of the figure.
     await planTde(sql, { ...stack, databases: stack.databases.slice(0, 64) }, { concurrency: 64 });
@@ -48,7 +68,9 @@ async function main(): Promise<void> {
       const wall = performance.now() - started;
       const gets = (await getCount(url)) - before;
       const floor = (gets * LATENCY_MS) / concurrency;
-      process.stdout.write(`concurrency ${String(concurrency).padStart(3)}: ${gets} GETs, ${plan.changes.length} changes, wall ${wall.toFixed(0)} ms, floor ${floor.toFixed(0)} ms (GETs x latency / concurrency), ratio ${(wall / floor).toFixed(2)}x (goal <= 1.3x)\n`);
+      process.stdout.write(
+        `concurrency ${String(concurrency).padStart(3)}: ${gets} GETs, ${plan.changes.length} changes, wall ${wall.toFixed(0)} ms, floor ${floor.toFixed(0)} ms (GETs x latency / concurrency), ratio ${(wall / floor).toFixed(2)}x (goal <= 1.3x)\n`,
+      );
     }
   } finally {
     child.kill("SIGTERM");
@@ -57,7 +79,9 @@ async function main(): Promise<void> {
 
 async function getCount(url: string): Promise<number> {
   const stats = (await (await fetch(`${url}/_emulator/stats`)).json()) as { byRoute: Record<string, number> };
-  return Object.entries(stats.byRoute).filter(([k]) => k.startsWith("GET /subscriptions/")).reduce((n, [, v]) => n + v, 0);
+  return Object.entries(stats.byRoute)
+    .filter(([k]) => k.startsWith("GET /subscriptions/"))
+    .reduce((n, [, v]) => n + v, 0);
 }
 
 main().catch((e: unknown) => {

@@ -38,15 +38,23 @@ function repoRoot(): string {
   }
 }
 
-interface Run { code: number | null; ms: number; out: string }
+interface Run {
+  code: number | null;
+  ms: number;
+  out: string;
+}
 
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Run> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => { out += d; });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => { out += d; });
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      out += d;
+    });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      out += d;
+    });
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, ms: performance.now() - t0, out }));
   });
@@ -84,15 +92,22 @@ async function main(): Promise<void> {
         subscriptionId: SUB,
         scanDurationMs: 50,
         servers: Array.from({ length: SERVERS }, (_, s) => ({
-          name: `sql-bench-${s}`, resourceGroup: "rg-bench", location: "East US",
-          databases: Array.from({ length: DATABASES }, (_, i) => i).filter((i) => i % SERVERS === s)
+          name: `sql-bench-${s}`,
+          resourceGroup: "rg-bench",
+          location: "East US",
+          databases: Array.from({ length: DATABASES }, (_, i) => i)
+            .filter((i) => i % SERVERS === s)
             .map((i) => ({ name: dbName(i), transparentDataEncryption: "Enabled" })),
         })),
       },
     };
     writeFileSync(join(tmp, "seed.yaml"), stringify(seed));
-    emulator = spawn(process.execPath, [join(root, "bin", "stackwarden.js"), "emulator", "--port", "0", "--seed", join(tmp, "seed.yaml")], { stdio: ["ignore", "pipe", "pipe"] });
-    emulator.stderr!.setEncoding("utf8").on("data", (d: string) => { emulatorLog += d; });
+    emulator = spawn(process.execPath, [join(root, "bin", "stackwarden.js"), "emulator", "--port", "0", "--seed", join(tmp, "seed.yaml")], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    emulator.stderr!.setEncoding("utf8").on("data", (d: string) => {
+      emulatorLog += d;
+    });
     const rl = createInterface({ input: emulator.stdout! });
     const [url] = (await once(rl, "line")) as [string];
     rl.close();
@@ -101,15 +116,25 @@ async function main(): Promise<void> {
     const project = join(tmp, "project");
     mkdirSync(join(project, "stacks"), { recursive: true });
     copyFileSync(join(root, "Pulumi.yaml"), join(project, "Pulumi.yaml"));
-    for (const f of ["package.json", "node_modules", "dist", "src", "providers", "policies", "tsconfig.json"]) symlinkSync(join(root, f), join(project, f));
-    for (const f of readdirSync(join(root, "stacks")).filter((n) => n.endsWith(".ts"))) symlinkSync(join(root, "stacks", f), join(project, "stacks", f));
+    for (const f of ["package.json", "node_modules", "dist", "src", "providers", "policies", "tsconfig.json"])
+      symlinkSync(join(root, f), join(project, f));
+    for (const f of readdirSync(join(root, "stacks")).filter((n) => n.endsWith(".ts")))
+      symlinkSync(join(root, "stacks", f), join(project, "stacks", f));
     const stackFile = join(project, "stacks", "Pulumi.bench.yaml");
-    writeFileSync(stackFile, stringify({
-      config: {
-        "stackwarden:subscriptionId": SUB,
-        "stackwarden:databases": Array.from({ length: DATABASES }, (_, i) => ({ resourceGroup: "rg-bench", server: serverOf(i), database: dbName(i), transparentDataEncryption: "Enabled" })),
-      },
-    }));
+    writeFileSync(
+      stackFile,
+      stringify({
+        config: {
+          "stackwarden:subscriptionId": SUB,
+          "stackwarden:databases": Array.from({ length: DATABASES }, (_, i) => ({
+            resourceGroup: "rg-bench",
+            server: serverOf(i),
+            database: dbName(i),
+            transparentDataEncryption: "Enabled",
+          })),
+        },
+      }),
+    );
     const base: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (!/^(PULUMI_|STACKWARDEN_|AZURE_)/.test(k)) base[k] = v;
     const env: NodeJS.ProcessEnv = {
@@ -125,16 +150,22 @@ async function main(): Promise<void> {
     };
     mkdirSync(join(tmp, "backend"));
     const pulumi = (args: string[]) => run(cli.command, [...args, "--non-interactive", "--color", "never"], project, env);
-    const plan = () => run(process.execPath, [join(root, "bin", "stackwarden.js"), "plan", "--config", stackFile, "--output", "json"], project, env);
+    const plan = () =>
+      run(process.execPath, [join(root, "bin", "stackwarden.js"), "plan", "--config", stackFile, "--output", "json"], project, env);
 
-    process.stdout.write(`${DATABASES} databases (${DATABASES * 3} Pulumi resources), ${DRIFTED} changed out of band, ${ROUNDS} rounds; CLI ${cli.command}\n`);
+    process.stdout.write(
+      `${DATABASES} databases (${DATABASES * 3} Pulumi resources), ${DRIFTED} changed out of band, ${ROUNDS} rounds; CLI ${cli.command}\n`,
+    );
     must(await pulumi(["stack", "init", "bench"]), "pulumi stack init");
     const up = must(await pulumi(["up", "--yes", "--skip-preview"]), "pulumi up");
     process.stdout.write(`set-up: pulumi up --yes --skip-preview (create ${DATABASES * 3 + 1} resources): ${secs(up.ms)}\n`);
 
     const sql = new SqlClient({ endpoint: url, credential: new ImdsManagedIdentityCredential({ endpoint: `${url}/metadata` }) });
     for (let i = 0; i < DRIFTED; i++) {
-      await sql.putTransparentDataEncryption({ subscriptionId: SUB, resourceGroup: "rg-bench", server: serverOf(i * 7 % DATABASES), database: dbName(i * 7 % DATABASES) }, "Disabled");
+      await sql.putTransparentDataEncryption(
+        { subscriptionId: SUB, resourceGroup: "rg-bench", server: serverOf((i * 7) % DATABASES), database: dbName((i * 7) % DATABASES) },
+        "Disabled",
+      );
     }
 
     const pulumiMs: number[] = [];
@@ -142,7 +173,8 @@ async function main(): Promise<void> {
     for (let r = 0; r < ROUNDS; r++) {
       const p = must(await pulumi(["preview", "--refresh"]), "pulumi preview --refresh");
       const updates = /~ (\d+) to update/.exec(p.out)?.[1];
-      if (Number(updates) !== DRIFTED) throw new Error(`pulumi preview --refresh found ${updates ?? "no"} updates, expected ${DRIFTED}:\n${p.out.slice(-3000)}`);
+      if (Number(updates) !== DRIFTED)
+        throw new Error(`pulumi preview --refresh found ${updates ?? "no"} updates, expected ${DRIFTED}:\n${p.out.slice(-3000)}`);
       pulumiMs.push(p.ms);
       const s = must(await plan(), "stackwarden plan", [2]);
       const changes = (JSON.parse(s.out) as { changes?: unknown[] }).changes?.length;

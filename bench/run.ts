@@ -8,7 +8,9 @@ import { join } from "node:path";
  * measured in the same run. Pass names to run only some: `npm run bench -- transport`.
  */
 const only = process.argv.slice(2);
-const files = readdirSync(__dirname).filter((f) => f.endsWith(".bench.js")).sort()
+const files = readdirSync(__dirname)
+  .filter((f) => f.endsWith(".bench.js"))
+  .sort()
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)));
 let failed = 0;
 for (const f of files) {

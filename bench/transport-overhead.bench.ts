@@ -42,7 +42,10 @@ async function startServer(): Promise<{ url: string; child: ChildProcess }> {
   return { url: line.trim(), child };
 }
 
-interface Sample { wallUs: number; cpuUs: number }
+interface Sample {
+  wallUs: number;
+  cpuUs: number;
+}
 
 async function measure(n: number, one: () => Promise<unknown>): Promise<Sample> {
   const cpu0 = process.cpuUsage();
@@ -82,7 +85,11 @@ async function main(): Promise<void> {
     logger: silentLogger,
   });
   const viaTransport = async () => {
-    const body = await transport.json<{ name: string }>({ operation: "Things_Get", method: "GET", path: "/subscriptions/0/resourceGroups/rg/providers/X.Y/things/a" });
+    const body = await transport.json<{ name: string }>({
+      operation: "Things_Get",
+      method: "GET",
+      path: "/subscriptions/0/resourceGroups/rg/providers/X.Y/things/a",
+    });
     if (body.name !== "a") throw new Error("bad response");
     return body;
   };
@@ -94,12 +101,23 @@ async function main(): Promise<void> {
   const transportRuns: Sample[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     // Alternate which goes first, so a drift in machine load does not favour either.
-    const order = r % 2 === 0 ? ([["bare", bare], ["transport", viaTransport]] as const) : ([["transport", viaTransport], ["bare", bare]] as const);
+    const order =
+      r % 2 === 0
+        ? ([
+            ["bare", bare],
+            ["transport", viaTransport],
+          ] as const)
+        : ([
+            ["transport", viaTransport],
+            ["bare", bare],
+          ] as const);
     for (const [name, fn] of order) {
       (globalThis as { gc?: () => void }).gc?.();
       const s = await measure(N, fn);
       (name === "bare" ? bareRuns : transportRuns).push(s);
-      process.stdout.write(`round ${r + 1} ${name.padEnd(9)} ${s.wallUs.toFixed(1).padStart(7)} us/request wall, ${s.cpuUs.toFixed(1).padStart(7)} us/request cpu\n`);
+      process.stdout.write(
+        `round ${r + 1} ${name.padEnd(9)} ${s.wallUs.toFixed(1).padStart(7)} us/request wall, ${s.cpuUs.toFixed(1).padStart(7)} us/request cpu\n`,
+      );
     }
   }
 
@@ -110,7 +128,9 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${N} sequential GETs per round, ${ROUNDS} rounds, medians:\n`);
   process.stdout.write(`bare undici Agent + request()   ${bw.toFixed(1)} us/request wall, ${bc.toFixed(1)} us/request cpu\n`);
   process.stdout.write(`HttpTransport.json()            ${tw.toFixed(1)} us/request wall, ${tc.toFixed(1)} us/request cpu\n`);
-  process.stdout.write(`ratio (transport / bare)        ${(tw / bw).toFixed(2)}x wall, ${(tc / bc).toFixed(2)}x cpu (goal: <= 1.2x wall)\n`);
+  process.stdout.write(
+    `ratio (transport / bare)        ${(tw / bw).toFixed(2)}x wall, ${(tc / bc).toFixed(2)}x cpu (goal: <= 1.2x wall)\n`,
+  );
 
   await bareAgent.close();
   child.kill();

@@ -11,4 +11,6 @@ try {
   }
   throw err;
 }
-main(process.argv.slice(2)).then((code) => { process.exitCode = code; });
+main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});

@@ -33,7 +33,10 @@ function configSchema(id: RuleId) {
   return { properties };
 }
 
-interface PolicyConfig { exemptions?: Exemption[]; [k: string]: unknown }
+interface PolicyConfig {
+  exemptions?: Exemption[];
+  [k: string]: unknown;
+}
 
 /** Reads a value that may be unknown during a preview. */
 function known<T>(read: () => T): Maybe<T> {
@@ -45,14 +48,24 @@ function known<T>(read: () => T): Maybe<T> {
   }
 }
 
-function report(findings: Finding[], exemptions: Exemption[] | undefined, reportViolation: ReportViolation, urnOf: (f: Finding) => string | undefined): void {
+function report(
+  findings: Finding[],
+  exemptions: Exemption[] | undefined,
+  reportViolation: ReportViolation,
+  urnOf: (f: Finding) => string | undefined,
+): void {
   const { findings: judged } = applyExemptions(findings, exemptions ?? [], Date.now());
   for (const f of judged) if (f.verdict === "fail") reportViolation(f.message, urnOf(f));
 }
 
 /** A database's facts from a TDE resource: the status it will have (desired during a preview, live after). */
 export function tdeFacts(props: Record<string, unknown>): DatabaseFacts {
-  const ref = { subscriptionId: String(props.subscriptionId), resourceGroup: String(props.resourceGroup), server: String(props.server), database: String(props.database) };
+  const ref = {
+    subscriptionId: String(props.subscriptionId),
+    resourceGroup: String(props.resourceGroup),
+    server: String(props.server),
+    database: String(props.database),
+  };
   const live = known(() => props.status as string | undefined);
   if (live !== UNKNOWN && live !== undefined) return { id: databaseResourceId(ref), ...ref, liveTdeStatus: live, advisor: undefined };
   // Before the resource is created or updated (a preview, or Analyze on inputs), judge the status it will have.
@@ -62,7 +75,12 @@ export function tdeFacts(props: Record<string, unknown>): DatabaseFacts {
 
 /** A database's facts from a ServiceTierAdvisors data source. */
 export function advisorFacts(props: Record<string, unknown>): DatabaseFacts {
-  const ref = { subscriptionId: String(props.subscriptionId), resourceGroup: String(props.resourceGroup), server: String(props.server), database: String(props.database) };
+  const ref = {
+    subscriptionId: String(props.subscriptionId),
+    resourceGroup: String(props.resourceGroup),
+    server: String(props.server),
+    database: String(props.database),
+  };
   const advisor = known(() => {
     const list = props.advisors as Parameters<typeof pickAdvisor>[0] | undefined;
     return list ? pickAdvisor(list) : undefined;
@@ -71,17 +89,31 @@ export function advisorFacts(props: Record<string, unknown>): DatabaseFacts {
   // An intended tier not known yet (a preview) cannot be compared: judging the current one instead
   // would flag a database the stack is about to move to the recommended tier.
   return {
-    id: databaseResourceId(ref), ...ref, liveTdeStatus: undefined,
-    intendedServiceObjective: intended === UNKNOWN ? undefined : intended, advisor: intended === UNKNOWN ? UNKNOWN : advisor,
+    id: databaseResourceId(ref),
+    ...ref,
+    liveTdeStatus: undefined,
+    intendedServiceObjective: intended === UNKNOWN ? undefined : intended,
+    advisor: intended === UNKNOWN ? UNKNOWN : advisor,
   };
 }
 
 /** The usages of one Batch AI Usages data source. */
 export function usageFacts(props: Record<string, unknown>): UsageFacts[] | typeof UNKNOWN {
-  const list = known(() => props.usages as { name?: { value?: string; localizedValue?: string }; currentValue?: number; limit?: number; unit?: string }[] | undefined);
+  const list = known(
+    () =>
+      props.usages as
+        { name?: { value?: string; localizedValue?: string }; currentValue?: number; limit?: number; unit?: string }[] | undefined,
+  );
   if (list === UNKNOWN) return UNKNOWN;
   const location = String(props.location);
-  return (list ?? []).map((u) => ({ location, name: u.name?.value ?? "unknown", displayName: u.name?.localizedValue, currentValue: u.currentValue, limit: u.limit, unit: u.unit }));
+  return (list ?? []).map((u) => ({
+    location,
+    name: u.name?.value ?? "unknown",
+    displayName: u.name?.localizedValue,
+    currentValue: u.currentValue,
+    limit: u.limit,
+    unit: u.unit,
+  }));
 }
 
 export const sqlTdeEnabledPolicy: ResourceValidationPolicy = {
@@ -103,13 +135,19 @@ export const sqlTierAdvisorDriftPolicy: StackValidationPolicy = {
   configSchema: configSchema("sql-tier-advisor-drift"),
   validateStack: (args, reportViolation) => {
     const cfg = args.getConfig<PolicyConfig & { minConfidence: number; maxObservationAgeDays: number }>();
-    const settings = { enforcementLevel: "advisory" as const, minConfidence: cfg.minConfidence ?? 0.8, maxObservationAgeDays: cfg.maxObservationAgeDays ?? 30 };
+    const settings = {
+      enforcementLevel: "advisory" as const,
+      minConfidence: cfg.minConfidence ?? 0.8,
+      maxObservationAgeDays: cfg.maxObservationAgeDays ?? 30,
+    };
     const byId = new Map<string, PolicyResource>();
-    const findings = args.resources.filter((r) => r.type === TYPES.advisors).map((r) => {
-      const facts = advisorFacts(r.props);
-      byId.set(facts.id, r);
-      return sqlTierAdvisorDrift(facts, settings, Date.now());
-    });
+    const findings = args.resources
+      .filter((r) => r.type === TYPES.advisors)
+      .map((r) => {
+        const facts = advisorFacts(r.props);
+        byId.set(facts.id, r);
+        return sqlTierAdvisorDrift(facts, settings, Date.now());
+      });
     report(findings, cfg.exemptions, reportViolation, (f) => byId.get(f.resourceId)?.urn);
   },
 };

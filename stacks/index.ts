@@ -4,6 +4,4 @@ import { readStackConfig, registerStack } from "./program";
 const registered = registerStack(readStackConfig());
 
 /** Live TDE status per database, as stack outputs. */
-export const transparentDataEncryption = Object.fromEntries(
-  [...registered.tde].map(([label, r]) => [label, r.status]),
-);
+export const transparentDataEncryption = Object.fromEntries([...registered.tde].map(([label, r]) => [label, r.status]));

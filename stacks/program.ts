@@ -1,8 +1,17 @@
 import * as pulumi from "@pulumi/pulumi";
 import { stackConfigFromValues, type StackConfig } from "../src/config/stack-config";
 import {
-  BatchAiCluster, BatchAiExperiment, BatchAiFileServer, BatchAiJobs, BatchAiUsages, BatchAiWorkspace,
-  ElasticPoolActivities, ElasticPoolDatabaseActivities, ServiceTierAdvisors, TransparentDataEncryption, TransparentDataEncryptionActivities,
+  BatchAiCluster,
+  BatchAiExperiment,
+  BatchAiFileServer,
+  BatchAiJobs,
+  BatchAiUsages,
+  BatchAiWorkspace,
+  ElasticPoolActivities,
+  ElasticPoolDatabaseActivities,
+  ServiceTierAdvisors,
+  TransparentDataEncryption,
+  TransparentDataEncryptionActivities,
 } from "../providers";
 
 /** Reads the `stackwarden:` keys of the stack's config and validates them with the CLI's schema. */
@@ -24,7 +33,11 @@ export function readStackConfig(): StackConfig {
 function parseConfigValue(raw: string): unknown {
   const t = raw.trim();
   if (t.startsWith("{") || t.startsWith("[")) {
-    try { return JSON.parse(t); } catch { return raw; }
+    try {
+      return JSON.parse(t);
+    } catch {
+      return raw;
+    }
   }
   return raw;
 }
@@ -50,7 +63,9 @@ export function registerStack(stack: StackConfig): Registered {
     const name = logical(d.resourceGroup, d.server, d.database);
     const resource = new TransparentDataEncryption(`tde-${name}`, { ...ref, transparentDataEncryption: d.transparentDataEncryption });
     tde.set(`${d.resourceGroup}/${d.server}/${d.database}`, resource);
-    advisors.push(new ServiceTierAdvisors(`advisors-${name}`, { ...ref, ...(d.serviceObjective ? { serviceObjective: d.serviceObjective } : {}) }));
+    advisors.push(
+      new ServiceTierAdvisors(`advisors-${name}`, { ...ref, ...(d.serviceObjective ? { serviceObjective: d.serviceObjective } : {}) }),
+    );
     // Read after the TDE change so the scan it started is what shows.
     new TransparentDataEncryptionActivities(`tde-activity-${name}`, ref, { dependsOn: [resource] });
   }

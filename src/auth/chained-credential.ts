@@ -1,5 +1,11 @@
 import { CredentialUnavailableError } from "./credential-errors";
-import { type AccessToken, canDiscardTokens, type DiscardableTokenCredential, type GetTokenOptions, type TokenCredential } from "./token-credential";
+import {
+  type AccessToken,
+  canDiscardTokens,
+  type DiscardableTokenCredential,
+  type GetTokenOptions,
+  type TokenCredential,
+} from "./token-credential";
 
 /** A named credential in a chain, so the final error can say what each one tried. */
 export interface NamedCredential {

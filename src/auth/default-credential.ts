@@ -14,12 +14,19 @@ export function defaultCredential(env: NodeJS.ProcessEnv = process.env): TokenCr
   const staticToken = StaticTokenCredential.fromEnv(env);
   links.push({
     name: "environment token",
-    credential: staticToken ?? { getToken: async () => { throw new CredentialUnavailableError("AZURE_ACCESS_TOKEN is not set"); } },
+    credential: staticToken ?? {
+      getToken: async () => {
+        throw new CredentialUnavailableError("AZURE_ACCESS_TOKEN is not set");
+      },
+    },
   });
   if (!staticToken) {
     links.push({
       name: "managed identity",
-      credential: new ImdsManagedIdentityCredential({ endpoint: endpointsFromEnv(env).imds, clientId: env.AZURE_CLIENT_ID?.trim() || undefined }),
+      credential: new ImdsManagedIdentityCredential({
+        endpoint: endpointsFromEnv(env).imds,
+        clientId: env.AZURE_CLIENT_ID?.trim() || undefined,
+      }),
     });
   }
   return new ChainedTokenCredential(links);

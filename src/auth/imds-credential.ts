@@ -79,7 +79,9 @@ export class ImdsManagedIdentityCredential implements DiscardableTokenCredential
   }
 
   private aborted(): CredentialUnavailableError {
-    return new CredentialUnavailableError(`managed identity via IMDS at ${this.client.endpoint}: RequestAborted: the request was cancelled`);
+    return new CredentialUnavailableError(
+      `managed identity via IMDS at ${this.client.endpoint}: RequestAborted: the request was cancelled`,
+    );
   }
 
   private untilAborted(p: Promise<AccessToken>, signal: AbortSignal): Promise<AccessToken> {
@@ -96,17 +98,29 @@ export class ImdsManagedIdentityCredential implements DiscardableTokenCredential
     try {
       res = await this.client.token({ resource, clientId: this.clientId });
     } catch (e) {
-      const why = e instanceof ApiError ? `${e.status ? `HTTP ${e.status} ` : ""}${e.code}: ${e.detail}${UNREACHABLE.has(e.code) ? NO_IMDS_HINT : ""}` : (e as Error).message;
-      throw new CredentialUnavailableError(`managed identity via IMDS at ${this.client.endpoint}${this.clientId ? ` (client_id ${this.clientId})` : ""}: ${why}`);
+      const why =
+        e instanceof ApiError
+          ? `${e.status ? `HTTP ${e.status} ` : ""}${e.code}: ${e.detail}${UNREACHABLE.has(e.code) ? NO_IMDS_HINT : ""}`
+          : (e as Error).message;
+      throw new CredentialUnavailableError(
+        `managed identity via IMDS at ${this.client.endpoint}${this.clientId ? ` (client_id ${this.clientId})` : ""}: ${why}`,
+      );
     }
     const expiresOn = Number(res.expires_on) * 1000;
     if (!res.access_token || !Number.isFinite(expiresOn) || expiresOn <= 0) {
-      throw new CredentialUnavailableError(`managed identity via IMDS at ${this.client.endpoint}: the token response has no access_token or expires_on`);
+      throw new CredentialUnavailableError(
+        `managed identity via IMDS at ${this.client.endpoint}: the token response has no access_token or expires_on`,
+      );
     }
     const issued = this.now();
     const lifetime = Math.max(0, expiresOn - issued);
     const refreshAfter = expiresOn - Math.min(this.margin, lifetime / 2);
-    const token: AccessToken = { token: res.access_token, expiresOnTimestamp: expiresOn, refreshAfterTimestamp: refreshAfter, tokenType: res.token_type ?? "Bearer" };
+    const token: AccessToken = {
+      token: res.access_token,
+      expiresOnTimestamp: expiresOn,
+      refreshAfterTimestamp: refreshAfter,
+      tokenType: res.token_type ?? "Bearer",
+    };
     this.cache.set(resource, { token, refreshAfter });
     return token;
   }

@@ -8,7 +8,10 @@ import { CredentialUnavailableError } from "./credential-errors";
 export class StaticTokenCredential implements TokenCredential {
   private readonly expiresOnTimestamp: number;
 
-  constructor(private readonly token: string, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly token: string,
+    private readonly now: () => number = Date.now,
+  ) {
     this.expiresOnTimestamp = jwtExpiry(token) ?? Number.MAX_SAFE_INTEGER;
   }
 
@@ -20,7 +23,9 @@ export class StaticTokenCredential implements TokenCredential {
 
   async getToken(): Promise<AccessToken> {
     if (this.now() >= this.expiresOnTimestamp) {
-      throw new CredentialUnavailableError(`the static token expired at ${new Date(this.expiresOnTimestamp).toISOString()}; set a fresh AZURE_ACCESS_TOKEN`);
+      throw new CredentialUnavailableError(
+        `the static token expired at ${new Date(this.expiresOnTimestamp).toISOString()}; set a fresh AZURE_ACCESS_TOKEN`,
+      );
     }
     return { token: this.token, expiresOnTimestamp: this.expiresOnTimestamp, tokenType: "Bearer" };
   }

@@ -36,7 +36,8 @@ export function buildProgram(io: CommandIO): Command {
     c.exitOverride().configureOutput({
       writeOut: (s) => io.out(s.replace(/\n$/, "")),
       writeErr: (s) => io.err(s.replace(/\n$/, "")),
-      outputError: (s, write) => write(`stackwarden ${c.name()}: ${s.replace(/^error: /, "").trim()} (see stackwarden ${c.name()} --help)\n`),
+      outputError: (s, write) =>
+        write(`stackwarden ${c.name()}: ${s.replace(/^error: /, "").trim()} (see stackwarden ${c.name()} --help)\n`),
     });
   }
   return program;

@@ -13,14 +13,16 @@ export function intOption(min: number, max = Number.MAX_SAFE_INTEGER) {
 /** A commander parser for a rate in [0, 1]. */
 export function rateOption(value: string): number {
   const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`expected a rate between 0 and 1, got "${value}"`);
+  if (value.trim() === "" || !Number.isFinite(n) || n < 0 || n > 1)
+    throw new InvalidArgumentError(`expected a rate between 0 and 1, got "${value}"`);
   return n;
 }
 
 /** A commander parser restricted to a set of choices (commander's `.choices` with a friendlier message). */
 export function choiceOption<T extends string>(choices: readonly T[]) {
   return (value: string): T => {
-    if (!(choices as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${choices.join(", ")}, got "${value}"`);
+    if (!(choices as readonly string[]).includes(value))
+      throw new InvalidArgumentError(`expected one of ${choices.join(", ")}, got "${value}"`);
     return value as T;
   };
 }

@@ -22,6 +22,6 @@ export function loadStackFromFlags(flags: StackFlags, io: CommandIO): { stack: S
   if (!flags.stack && !flags.config) throw new UsageError("which stack? give --stack NAME (stacks/Pulumi.NAME.yaml) or --config FILE");
   const path = flags.config ? resolve(io.cwd, flags.config) : stackFilePath(flags.stack!, io.cwd);
   const stack = loadStackFile(path, io.env, io.cwd);
-  const name = flags.stack ?? (/Pulumi\.([^/\\]+)\.yaml$/.exec(path)?.[1] ?? path);
+  const name = flags.stack ?? /Pulumi\.([^/\\]+)\.yaml$/.exec(path)?.[1] ?? path;
   return { stack, name };
 }

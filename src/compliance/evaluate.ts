@@ -10,11 +10,23 @@ import { sqlTierAdvisorDrift } from "./rules/sql-tier-advisor-drift";
 export interface ComplianceResult {
   findings: Finding[];
   exemptions: ExemptionStatus[];
-  summary: { mandatoryViolations: number; advisoryViolations: number; exempt: number; passed: number; notApplicable: number; unknown: number };
+  summary: {
+    mandatoryViolations: number;
+    advisoryViolations: number;
+    exempt: number;
+    passed: number;
+    notApplicable: number;
+    unknown: number;
+  };
 }
 
 /** Runs every enabled rule over the facts, then applies exemptions. Pure: `now` is passed in. */
-export function evaluateCompliance(facts: ComplianceFacts, settings: RuleSettings, exemptions: readonly Exemption[], now: number): ComplianceResult {
+export function evaluateCompliance(
+  facts: ComplianceFacts,
+  settings: RuleSettings,
+  exemptions: readonly Exemption[],
+  now: number,
+): ComplianceResult {
   const raw: Finding[] = [];
   const tde = settings["sql-tde-enabled"];
   const drift = settings["sql-tier-advisor-drift"];

@@ -20,14 +20,23 @@ export function isExemptionActive(e: Exemption, now: number): boolean {
  * Turns failures covered by an active exemption into `exempt`, and reports every exemption's
  * status, so reports can show them all, expired ones included.
  */
-export function applyExemptions(findings: Finding[], exemptions: readonly Exemption[], now: number): { findings: Finding[]; statuses: ExemptionStatus[] } {
+export function applyExemptions(
+  findings: Finding[],
+  exemptions: readonly Exemption[],
+  now: number,
+): { findings: Finding[]; statuses: ExemptionStatus[] } {
   const statuses = exemptions.map((exemption) => ({ exemption, active: isExemptionActive(exemption, now), applied: 0 }));
   const out = findings.map((f) => {
     if (f.verdict !== "fail") return f;
     const s = statuses.find((x) => x.active && covers(x.exemption, f));
     if (!s) return f;
     s.applied += 1;
-    return { ...f, verdict: "exempt" as const, exemption: s.exemption, message: `${f.message} (exempt: ${s.exemption.reason}${s.exemption.expires ? `, until ${s.exemption.expires}` : ""})` };
+    return {
+      ...f,
+      verdict: "exempt" as const,
+      exemption: s.exemption,
+      message: `${f.message} (exempt: ${s.exemption.reason}${s.exemption.expires ? `, until ${s.exemption.expires}` : ""})`,
+    };
   });
   return { findings: out, statuses };
 }

@@ -12,7 +12,11 @@ export interface FactSources {
 }
 
 /** Reads the live state the rules judge: each database's TDE and advisors, each location's usages. */
-export async function gatherFacts(sources: FactSources, stack: StackConfig, opts: { concurrency?: number; signal?: AbortSignal } = {}): Promise<ComplianceFacts> {
+export async function gatherFacts(
+  sources: FactSources,
+  stack: StackConfig,
+  opts: { concurrency?: number; signal?: AbortSignal } = {},
+): Promise<ComplianceFacts> {
   const limit = opts.concurrency ?? 16;
   const databases = await mapBounded(stack.databases, limit, async (d): Promise<DatabaseFacts> => {
     const ref = { subscriptionId: stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
@@ -21,15 +25,26 @@ export async function gatherFacts(sources: FactSources, stack: StackConfig, opts
       sources.sql.listServiceTierAdvisors(ref, opts.signal),
     ]);
     return {
-      id: databaseResourceId(ref), resourceGroup: d.resourceGroup, server: d.server, database: d.database,
-      liveTdeStatus: tde.properties?.status, intendedServiceObjective: d.serviceObjective,
-      advisor: pickAdvisor(advisors), source: d.source,
+      id: databaseResourceId(ref),
+      resourceGroup: d.resourceGroup,
+      server: d.server,
+      database: d.database,
+      liveTdeStatus: tde.properties?.status,
+      intendedServiceObjective: d.serviceObjective,
+      advisor: pickAdvisor(advisors),
+      source: d.source,
     };
   });
   const perLocation = await mapBounded(stack.batch.locations, limit, async (location) =>
     (await sources.batch.listUsages(stack.subscriptionId, location, opts.signal)).map((u): UsageFacts => ({
-      location, name: u.name?.value ?? "unknown", displayName: u.name?.localizedValue, currentValue: u.currentValue, limit: u.limit, unit: u.unit,
-    })));
+      location,
+      name: u.name?.value ?? "unknown",
+      displayName: u.name?.localizedValue,
+      currentValue: u.currentValue,
+      limit: u.limit,
+      unit: u.unit,
+    })),
+  );
   return { subscriptionId: stack.subscriptionId, databases, usages: perLocation.flat(), batchSource: stack.batch.source };
 }
 

@@ -5,9 +5,18 @@ export type RuleId = (typeof RULE_IDS)[number];
 export type EnforcementLevel = "advisory" | "mandatory" | "disabled";
 export const ENFORCEMENT_LEVELS: readonly EnforcementLevel[] = ["advisory", "mandatory", "disabled"];
 
-export interface TdeEnabledSettings { enforcementLevel: EnforcementLevel }
-export interface TierAdvisorDriftSettings { enforcementLevel: EnforcementLevel; minConfidence: number; maxObservationAgeDays: number }
-export interface QuotaHeadroomSettings { enforcementLevel: EnforcementLevel; threshold: number }
+export interface TdeEnabledSettings {
+  enforcementLevel: EnforcementLevel;
+}
+export interface TierAdvisorDriftSettings {
+  enforcementLevel: EnforcementLevel;
+  minConfidence: number;
+  maxObservationAgeDays: number;
+}
+export interface QuotaHeadroomSettings {
+  enforcementLevel: EnforcementLevel;
+  threshold: number;
+}
 
 export interface RuleSettings {
   "sql-tde-enabled": TdeEnabledSettings;
@@ -22,27 +31,48 @@ export const DEFAULT_RULE_SETTINGS: RuleSettings = {
   "batch-quota-headroom": { enforcementLevel: "advisory", threshold: 0.8 },
 };
 
-const level = { type: "string", enum: ENFORCEMENT_LEVELS, description: "advisory (report only), mandatory (fails check and pulumi up) or disabled" };
+const level = {
+  type: "string",
+  enum: ENFORCEMENT_LEVELS,
+  description: "advisory (report only), mandatory (fails check and pulumi up) or disabled",
+};
 
 /** JSON Schemas of each rule's settings; shared by the stack config and the policy pack's config. */
 export const RULE_SETTINGS_SCHEMAS: Record<RuleId, object> = {
   "sql-tde-enabled": {
-    type: "object", additionalProperties: false,
+    type: "object",
+    additionalProperties: false,
     properties: { enforcementLevel: level },
   },
   "sql-tier-advisor-drift": {
-    type: "object", additionalProperties: false,
+    type: "object",
+    additionalProperties: false,
     properties: {
       enforcementLevel: level,
-      minConfidence: { type: "number", minimum: 0, maximum: 1, description: "optional, default 0.8: the advisor's confidence at or above which a differing recommendation is flagged" },
-      maxObservationAgeDays: { type: "number", exclusiveMinimum: 0, description: "optional, default 30: ignore advisor output whose observation period ended longer ago" },
+      minConfidence: {
+        type: "number",
+        minimum: 0,
+        maximum: 1,
+        description: "optional, default 0.8: the advisor's confidence at or above which a differing recommendation is flagged",
+      },
+      maxObservationAgeDays: {
+        type: "number",
+        exclusiveMinimum: 0,
+        description: "optional, default 30: ignore advisor output whose observation period ended longer ago",
+      },
     },
   },
   "batch-quota-headroom": {
-    type: "object", additionalProperties: false,
+    type: "object",
+    additionalProperties: false,
     properties: {
       enforcementLevel: level,
-      threshold: { type: "number", exclusiveMinimum: 0, maximum: 1, description: "optional, default 0.8: flag a usage at or above this share of its limit" },
+      threshold: {
+        type: "number",
+        exclusiveMinimum: 0,
+        maximum: 1,
+        description: "optional, default 0.8: flag a usage at or above this share of its limit",
+      },
     },
   },
 };

@@ -26,9 +26,15 @@ export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (
  * Like mapBounded, but every item runs to completion and each outcome is reported, so one
  * failure does not hide the others (used where partial progress must be shown).
  */
-export async function settleBounded<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
-  return mapBounded(items, limit, (item, i) => fn(item, i).then(
-    (value): PromiseSettledResult<R> => ({ status: "fulfilled", value }),
-    (reason: unknown): PromiseSettledResult<R> => ({ status: "rejected", reason }),
-  ));
+export async function settleBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<PromiseSettledResult<R>[]> {
+  return mapBounded(items, limit, (item, i) =>
+    fn(item, i).then(
+      (value): PromiseSettledResult<R> => ({ status: "fulfilled", value }),
+      (reason: unknown): PromiseSettledResult<R> => ({ status: "rejected", reason }),
+    ),
+  );
 }

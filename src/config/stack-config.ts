@@ -3,7 +3,17 @@ import { dirname, isAbsolute, join, relative } from "node:path";
 import Ajv, { type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import { resolveRuleSettings, type RuleId, type RuleSettings } from "../compliance/rule-settings";
-import { describeAjvError, formatKeyPath, locate, parseLocatedYaml, pickError, pointerToPath, toLocatedError, YamlInputError, type LocatedYaml } from "../yaml/located-yaml";
+import {
+  describeAjvError,
+  formatKeyPath,
+  locate,
+  parseLocatedYaml,
+  pickError,
+  pointerToPath,
+  toLocatedError,
+  YamlInputError,
+  type LocatedYaml,
+} from "../yaml/located-yaml";
 import { STACKWARDEN_KEYS_SCHEMA } from "./stack-schema";
 import { PROJECT_ROOT } from "../version";
 
@@ -81,7 +91,8 @@ function getValidator(): ValidateFunction {
 
 /** `--stack NAME` means `stacks/Pulumi.NAME.yaml`, under the working directory or else the project. */
 export function stackFilePath(stack: string, cwd: string = process.cwd()): string {
-  if (!/^[A-Za-z0-9_.-]+$/.test(stack)) throw new YamlInputError(`stack "${stack}"`, 0, 0, "", "a stack name may only hold letters, digits, '-', '_' and '.'");
+  if (!/^[A-Za-z0-9_.-]+$/.test(stack))
+    throw new YamlInputError(`stack "${stack}"`, 0, 0, "", "a stack name may only hold letters, digits, '-', '_' and '.'");
   const rel = join("stacks", `Pulumi.${stack}.yaml`);
   for (const base of [cwd, PROJECT_ROOT]) {
     const p = join(base, rel);
@@ -98,10 +109,19 @@ export function loadStackFile(path: string, env: NodeJS.ProcessEnv = process.env
     text = readFileSync(path, "utf8");
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new YamlInputError(shown, 0, 0, "", code === "ENOENT" ? `stack file not found${availableStacksHint(dirname(path))}`
-      : code === "EISDIR" ? "this is a directory, not a stack file"
-      : code === "EACCES" ? "cannot read the stack file: permission denied"
-      : `cannot read the stack file (${code})`);
+    throw new YamlInputError(
+      shown,
+      0,
+      0,
+      "",
+      code === "ENOENT"
+        ? `stack file not found${availableStacksHint(dirname(path))}`
+        : code === "EISDIR"
+          ? "this is a directory, not a stack file"
+          : code === "EACCES"
+            ? "cannot read the stack file: permission denied"
+            : `cannot read the stack file (${code})`,
+    );
   }
   return parseStackConfig(shown, text, env);
 }
@@ -129,10 +149,15 @@ export function parseStackConfig(file: string, text: string, env: NodeJS.Process
   });
   const v = getValidator();
   if (!v(keys)) throw toLocatedError(y, pickError(v.errors ?? []), ["config"]);
-  return build(keys as RawKeys, file, (path) => {
-    const at = locate(y, ["config", ...path]);
-    return { file, line: at.line, column: at.column };
-  }, y);
+  return build(
+    keys as RawKeys,
+    file,
+    (path) => {
+      const at = locate(y, ["config", ...path]);
+      return { file, line: at.line, column: at.column };
+    },
+    y,
+  );
 }
 
 /**
@@ -173,7 +198,13 @@ function build(raw: RawKeys, file: string, where: (path: (string | number)[]) =>
     const key = `${p.resourceGroup}/${p.server}/${p.elasticPool}`.toLowerCase();
     if (poolSeen.has(key)) {
       const at = y ? locate(y, ["config", "stackwarden:elasticPools", i]) : { line: 0, column: 0 };
-      throw new YamlInputError(file, at.line, at.column, `config.stackwarden:elasticPools[${i}]`, `duplicate elastic pool ${p.resourceGroup}/${p.server}/${p.elasticPool}`);
+      throw new YamlInputError(
+        file,
+        at.line,
+        at.column,
+        `config.stackwarden:elasticPools[${i}]`,
+        `duplicate elastic pool ${p.resourceGroup}/${p.server}/${p.elasticPool}`,
+      );
     }
     poolSeen.add(key);
   });
@@ -197,9 +228,16 @@ function build(raw: RawKeys, file: string, where: (path: (string | number)[]) =>
  * Values Pulumi stores as `secure:` need Pulumi to decrypt. Each can be supplied instead through
  * `STACKWARDEN_<KEY>` (e.g. STACKWARDEN_SUBSCRIPTION_ID); without it the load stops and says so.
  */
-function resolveSecureValues(keys: Record<string, unknown>, env: NodeJS.ProcessEnv, fail: (path: (string | number)[], problem: string) => Error): void {
+function resolveSecureValues(
+  keys: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  fail: (path: (string | number)[], problem: string) => Error,
+): void {
   for (const [k, v] of Object.entries(keys)) {
-    const envName = `STACKWARDEN_${k.slice("stackwarden:".length).replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase()}`;
+    const envName = `STACKWARDEN_${k
+      .slice("stackwarden:".length)
+      .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+      .toUpperCase()}`;
     if (isSecure(v)) {
       const supplied = env[envName];
       if (supplied === undefined || supplied === "") {
@@ -209,7 +247,11 @@ function resolveSecureValues(keys: Record<string, unknown>, env: NodeJS.ProcessE
       continue;
     }
     const nested = findSecure(v, []);
-    if (nested) throw fail([k, ...nested], `is a Pulumi secret (secure:) inside a structured value; the CLI cannot decrypt it: set ${envName} to the whole value as JSON`);
+    if (nested)
+      throw fail(
+        [k, ...nested],
+        `is a Pulumi secret (secure:) inside a structured value; the CLI cannot decrypt it: set ${envName} to the whole value as JSON`,
+      );
   }
 }
 
@@ -220,9 +262,15 @@ function isSecure(v: unknown): boolean {
 function findSecure(v: unknown, path: (string | number)[]): (string | number)[] | undefined {
   if (isSecure(v)) return path;
   if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) { const p = findSecure(v[i], [...path, i]); if (p) return p; }
+    for (let i = 0; i < v.length; i++) {
+      const p = findSecure(v[i], [...path, i]);
+      if (p) return p;
+    }
   } else if (v && typeof v === "object") {
-    for (const [k, x] of Object.entries(v)) { const p = findSecure(x, [...path, k]); if (p) return p; }
+    for (const [k, x] of Object.entries(v)) {
+      const p = findSecure(x, [...path, k]);
+      if (p) return p;
+    }
   }
   return undefined;
 }
@@ -230,7 +278,11 @@ function findSecure(v: unknown, path: (string | number)[]): (string | number)[] 
 function parseEnvValue(s: string): unknown {
   const t = s.trim();
   if (t.startsWith("{") || t.startsWith("[")) {
-    try { return JSON.parse(t); } catch { return s; }
+    try {
+      return JSON.parse(t);
+    } catch {
+      return s;
+    }
   }
   return s;
 }
@@ -239,7 +291,10 @@ function parseEnvValue(s: string): unknown {
 function availableStacksHint(dir: string): string {
   let names: string[] = [];
   try {
-    names = readdirSync(dir).map((f) => /^Pulumi\.([^.]+)\.yaml$/.exec(f)?.[1]).filter((n): n is string => !!n).sort();
+    names = readdirSync(dir)
+      .map((f) => /^Pulumi\.([^.]+)\.yaml$/.exec(f)?.[1])
+      .filter((n): n is string => !!n)
+      .sort();
   } catch {
     return "";
   }

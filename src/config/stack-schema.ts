@@ -28,7 +28,11 @@ export const STACKWARDEN_KEYS_SCHEMA = {
           server: name("SQL server"),
           database: name("database"),
           transparentDataEncryption: { type: "string", enum: ["Enabled", "Disabled"], description: "required: the desired TDE status" },
-          serviceObjective: { type: "string", minLength: 1, description: "optional: the intended service objective (e.g. S3), compared with the tier advisor" },
+          serviceObjective: {
+            type: "string",
+            minLength: 1,
+            description: "optional: the intended service objective (e.g. S3), compared with the tier advisor",
+          },
         },
       },
     },
@@ -47,11 +51,20 @@ export const STACKWARDEN_KEYS_SCHEMA = {
       additionalProperties: false,
       description: "optional: Batch AI discovery",
       properties: {
-        resourceGroups: { type: "array", items: name("resource group"), description: "optional: limit discovery to these; default every workspace of the subscription" },
-        locations: { type: "array", items: { type: "string", pattern: "^[a-z0-9]+$", description: "an Azure location such as eastus" }, description: "optional, default []: locations whose usages are read" },
+        resourceGroups: {
+          type: "array",
+          items: name("resource group"),
+          description: "optional: limit discovery to these; default every workspace of the subscription",
+        },
+        locations: {
+          type: "array",
+          items: { type: "string", pattern: "^[a-z0-9]+$", description: "an Azure location such as eastus" },
+          description: "optional, default []: locations whose usages are read",
+        },
         workspaces: {
           type: "array",
-          description: "optional: workspaces the Pulumi program registers as data sources (the CLI's inventory discovers every workspace anyway)",
+          description:
+            "optional: workspaces the Pulumi program registers as data sources (the CLI's inventory discovers every workspace anyway)",
           items: {
             type: "object",
             additionalProperties: false,
@@ -60,7 +73,11 @@ export const STACKWARDEN_KEYS_SCHEMA = {
               resourceGroup: name("resource group"),
               workspace: name("workspace"),
               clusters: { type: "array", items: name("cluster") },
-              experiments: { type: "array", items: name("experiment"), description: "each also registers the experiment's jobs as one data source" },
+              experiments: {
+                type: "array",
+                items: name("experiment"),
+                description: "each also registers the experiment's jobs as one data source",
+              },
               fileServers: { type: "array", items: name("file server") },
             },
           },

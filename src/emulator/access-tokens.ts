@@ -13,7 +13,8 @@ export interface TokenClaims {
   jti: string;
 }
 
-export type TokenVerdict = { ok: true; claims: TokenClaims } | { ok: false; reason: "malformed" | "signature" | "expired" | "not-yet-valid"; expiresAt: number };
+export type TokenVerdict =
+  { ok: true; claims: TokenClaims } | { ok: false; reason: "malformed" | "signature" | "expired" | "not-yet-valid"; expiresAt: number };
 
 /**
  * Issues and verifies the emulator's access tokens. They are real JWTs signed with a per-estate
@@ -30,11 +31,21 @@ export class AccessTokens {
     return this.key.toString("hex");
   }
 
-  issue(c: { resource: string; tenantId: string; objectId: string; clientId: string; ttlSeconds: number; now: number }): { token: string; claims: TokenClaims } {
+  issue(c: { resource: string; tenantId: string; objectId: string; clientId: string; ttlSeconds: number; now: number }): {
+    token: string;
+    claims: TokenClaims;
+  } {
     const iat = Math.floor(c.now / 1000);
     const claims: TokenClaims = {
-      aud: c.resource, iss: `https://sts.windows.net/${c.tenantId}/`, tid: c.tenantId, oid: c.objectId, appid: c.clientId,
-      iat, nbf: iat, exp: iat + c.ttlSeconds, jti: randomUUID(),
+      aud: c.resource,
+      iss: `https://sts.windows.net/${c.tenantId}/`,
+      tid: c.tenantId,
+      oid: c.objectId,
+      appid: c.clientId,
+      iat,
+      nbf: iat,
+      exp: iat + c.ttlSeconds,
+      jti: randomUUID(),
     };
     const head = b64(JSON.stringify({ typ: "JWT", alg: "HS256" }));
     const body = b64(JSON.stringify(claims));

@@ -8,8 +8,11 @@ export function armError(status: number, code: string, message: string, headers?
 
 /** 404 in ARM's words for a missing resource. */
 export function resourceNotFound(type: string, name: string, resourceGroup?: string): EmulatorReply {
-  return armError(404, "ResourceNotFound",
-    `The Resource '${type}/${name}' under resource group '${resourceGroup ?? "<unknown>"}' was not found. For more details please go to https://aka.ms/ARMResourceNotFoundFix`);
+  return armError(
+    404,
+    "ResourceNotFound",
+    `The Resource '${type}/${name}' under resource group '${resourceGroup ?? "<unknown>"}' was not found. For more details please go to https://aka.ms/ARMResourceNotFoundFix`,
+  );
 }
 
 export function resourceGroupNotFound(name: string): EmulatorReply {
@@ -34,8 +37,7 @@ export function armRoute(handler: Handler, opts: ArmRouteOptions): Handler {
       return armError(400, "MissingApiVersionParameter", "The api-version query parameter (?api-version=) is required for all requests.");
     }
     if (!versions.has(version)) {
-      return armError(400, "InvalidApiVersionParameter",
-        `The api-version '${version}' is invalid. The supported versions are ${list}.`);
+      return armError(400, "InvalidApiVersionParameter", `The api-version '${version}' is invalid. The supported versions are ${list}.`);
     }
     return handler(req);
   };
@@ -43,20 +45,31 @@ export function armRoute(handler: Handler, opts: ArmRouteOptions): Handler {
 
 /** Returns an ARM 401 reply when the request has no valid bearer token from this emulator's IMDS. */
 export function checkBearer(req: EmulatorRequest, tokens: AccessTokens): EmulatorReply | undefined {
-  const challenge = { "www-authenticate": `Bearer authorization_uri="${req.baseUrl}/metadata/identity/oauth2/token", error="invalid_token"` };
+  const challenge = {
+    "www-authenticate": `Bearer authorization_uri="${req.baseUrl}/metadata/identity/oauth2/token", error="invalid_token"`,
+  };
   const header = req.headers.authorization;
   if (!header) {
     return armError(401, "AuthenticationFailed", "Authentication failed. The 'Authorization' header is missing.", challenge);
   }
   const m = /^Bearer\s+(\S+)$/i.exec(header);
   if (!m) {
-    return armError(401, "AuthenticationFailed", "Authentication failed. The 'Authorization' header is provided in an invalid format.", challenge);
+    return armError(
+      401,
+      "AuthenticationFailed",
+      "Authentication failed. The 'Authorization' header is provided in an invalid format.",
+      challenge,
+    );
   }
   const verdict = tokens.verify(m[1], req.now);
   if (verdict.ok) return undefined;
   if (verdict.reason === "expired") {
-    return armError(401, "ExpiredAuthenticationToken",
-      `The access token expiry UTC time '${new Date(verdict.expiresAt).toUTCString()}' is earlier than current UTC time '${new Date(req.now).toUTCString()}'.`, challenge);
+    return armError(
+      401,
+      "ExpiredAuthenticationToken",
+      `The access token expiry UTC time '${new Date(verdict.expiresAt).toUTCString()}' is earlier than current UTC time '${new Date(req.now).toUTCString()}'.`,
+      challenge,
+    );
   }
   return armError(401, "InvalidAuthenticationToken", "The access token is invalid.", challenge);
 }

@@ -31,10 +31,7 @@ export interface FaultConfig {
 
 export const NO_FAULTS: FaultConfig = { seed: 1, latencyMs: 0, rules: [], maxConsecutive: 3 };
 
-export type FaultDecision =
-  | { kind: "none" }
-  | { kind: "status"; status: number; retryAfterMs?: number }
-  | { kind: "drop" };
+export type FaultDecision = { kind: "none" } | { kind: "status"; status: number; retryAfterMs?: number } | { kind: "drop" };
 
 /**
  * Deterministic fault injection. Each decision hashes (seed, rule, method, path, n-th request on

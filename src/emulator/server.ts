@@ -92,7 +92,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
       report(`emulator: ${req.method} ${req.url}: ${(e as Error).stack ?? String(e)}`);
-      if (!res.headersSent) send(res, { status: 500, body: { error: { code: "InternalServerError", message: "The emulator failed to handle the request." } } });
+      if (!res.headersSent)
+        send(res, { status: 500, body: { error: { code: "InternalServerError", message: "The emulator failed to handle the request." } } });
       else res.destroy();
     });
   });
@@ -137,19 +138,39 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     const rawBody = await readBody(req);
     if (!found) {
       const status = app.hasPath(path) ? 405 : 404;
-      return send(res, { status, body: { error: { code: status === 405 ? "MethodNotAllowed" : "NotFound", message: `The emulator has no route for ${method} ${path}.` } } });
+      return send(res, {
+        status,
+        body: {
+          error: { code: status === 405 ? "MethodNotAllowed" : "NotFound", message: `The emulator has no route for ${method} ${path}.` },
+        },
+      });
     }
     const contentType = String(req.headers["content-type"] ?? "");
     let body: unknown;
     if (rawBody.length > 0 && contentType.includes("json")) {
       body = parseJson(rawBody);
       if (body === INVALID) {
-        return send(res, { status: 400, body: { error: { code: "InvalidRequestContent", message: "The request content was invalid and could not be deserialized: the body is not valid JSON." } } });
+        return send(res, {
+          status: 400,
+          body: {
+            error: {
+              code: "InvalidRequestContent",
+              message: "The request content was invalid and could not be deserialized: the body is not valid JSON.",
+            },
+          },
+        });
       }
     }
     const request: EmulatorRequest = {
-      method, path, params: found.params, query: new URLSearchParams(q < 0 ? "" : rawUrl.slice(q + 1)),
-      headers: req.headers, rawBody, body, baseUrl, now: now(),
+      method,
+      path,
+      params: found.params,
+      query: new URLSearchParams(q < 0 ? "" : rawUrl.slice(q + 1)),
+      headers: req.headers,
+      rawBody,
+      body,
+      baseUrl,
+      now: now(),
     };
     send(res, await found.handler(request));
   }
@@ -163,16 +184,24 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   baseUrl = `http://${host}:${addr.port}`;
 
   return {
-    url: baseUrl, port: addr.port, settings, faults, store, stats, tokens, now,
+    url: baseUrl,
+    port: addr.port,
+    settings,
+    faults,
+    store,
+    stats,
+    tokens,
+    now,
     advanceClock(ms) {
       state.emulator.clockOffsetMs += ms;
       store.changed();
     },
-    close: () => new Promise<void>((resolve) => {
-      store.flush();
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        store.flush();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -180,14 +209,24 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
 function faultReply(path: string, status: number, headers: Record<string, string>): EmulatorReply {
   const lower = path.toLowerCase();
   if (lower.startsWith("/metadata/identity")) {
-    return { status, headers, body: { error: status === 429 ? "too_many_requests" : "service_unavailable", error_description: `Injected fault: HTTP ${status}` } };
+    return {
+      status,
+      headers,
+      body: { error: status === 429 ? "too_many_requests" : "service_unavailable", error_description: `Injected fault: HTTP ${status}` },
+    };
   }
   if (lower.startsWith("/metadata/")) return { status, headers, body: { error: `Injected fault: HTTP ${status}` } };
   const code = status === 429 ? "TooManyRequests" : status === 410 ? "Gone" : status >= 500 ? "ServiceUnavailable" : "InjectedFault";
   return { status, headers, body: { error: { code, message: `Injected fault: HTTP ${status}. Retry the request.` } } };
 }
 
-function adminRoutes(d: { faults: FaultInjector; stats: RequestStats; settings: EmulatorSettings; state: PersistedState; store: StateStore }) {
+function adminRoutes(d: {
+  faults: FaultInjector;
+  stats: RequestStats;
+  settings: EmulatorSettings;
+  state: PersistedState;
+  store: StateStore;
+}) {
   return (method: string, path: string, body: unknown): EmulatorReply => {
     const b = (body && body !== INVALID && typeof body === "object" ? body : {}) as Record<string, unknown>;
     switch (`${method} ${path}`) {

@@ -1,4 +1,15 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync, existsSync, unlinkSync, readdirSync } from "node:fs";
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeSync,
+  existsSync,
+  unlinkSync,
+  readdirSync,
+} from "node:fs";
 import { join } from "node:path";
 
 /** What is kept on disk: each service's data plus the emulator's own (token key, clock offset). */
@@ -20,7 +31,10 @@ export class StateStore {
   private scheduled = false;
   writes = 0;
 
-  constructor(readonly state: PersistedState, private readonly dir?: string) {}
+  constructor(
+    readonly state: PersistedState,
+    private readonly dir?: string,
+  ) {}
 
   /** Loads the state from `dir` when it holds one; otherwise returns undefined. */
   static load(dir: string): PersistedState | undefined {

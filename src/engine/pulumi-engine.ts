@@ -101,7 +101,10 @@ function lineWriter(write: (line: string) => void): { push(chunk: string): void;
 /** The last meaningful line of a failed CLI command (its `error: ...`), for the one-line summary. */
 function failureLine(e: unknown): string {
   const r = (e as { commandResult?: { stderr?: string; code?: number } }).commandResult;
-  const lines = `${r?.stderr ?? (e as Error).message ?? e}`.split("\n").map((l) => l.trim()).filter(Boolean);
+  const lines = `${r?.stderr ?? (e as Error).message ?? e}`
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
   const error = [...lines].reverse().find((l) => /^error:/i.test(l)) ?? lines[lines.length - 1] ?? "unknown error";
   return `${error.replace(/^error:\s*/i, "")}${r?.code !== undefined && r.code >= 0 ? ` (pulumi exit ${r.code})` : ""}`;
 }
@@ -121,13 +124,17 @@ export async function runPulumiApply(opts: PulumiApplyOptions, io: EngineIO): Pr
   }
   const projectDir = dirname(dirname(resolve(opts.stackFile)));
   if (!existsSync(join(projectDir, "Pulumi.yaml"))) {
-    io.err(`stackwarden apply: ${opts.stackFile} is not in a Pulumi project (no Pulumi.yaml in ${projectDir}); --engine pulumi needs the project's stacks/Pulumi.<stack>.yaml`);
+    io.err(
+      `stackwarden apply: ${opts.stackFile} is not in a Pulumi project (no Pulumi.yaml in ${projectDir}); --engine pulumi needs the project's stacks/Pulumi.<stack>.yaml`,
+    );
     return 1;
   }
   // The CLI expands `~` from the passwd entry, not $HOME: expand it here so HOME is honoured.
   const backend = (env.PULUMI_BACKEND_URL || DEFAULT_BACKEND_URL).replace(/^file:\/\/~(?=\/|$)/, `file://${env.HOME || homedir()}`);
   if (backend.startsWith("file://") && !env.PULUMI_CONFIG_PASSPHRASE && !env.PULUMI_CONFIG_PASSPHRASE_FILE) {
-    io.err(`stackwarden apply: the ${backend} backend encrypts stack secrets with a passphrase: set PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE)`);
+    io.err(
+      `stackwarden apply: the ${backend} backend encrypts stack secrets with a passphrase: set PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE)`,
+    );
     return 1;
   }
   // A file backend's directory must exist.
@@ -143,17 +150,25 @@ export async function runPulumiApply(opts: PulumiApplyOptions, io: EngineIO): Pr
   const common = { color: (io.isTTY ? "auto" : "never") as "auto" | "never", onOutput: out.push, onError: err.push, policyPacks };
   try {
     // From PATH the Automation API runs `pulumi` itself; from the cache it needs the install root (`<root>/bin/pulumi`).
-    const pulumiCommand = await auto.PulumiCommand.get({ ...(cli.source === "cache" ? { root: dirname(cli.binDir) } : {}), skipVersionCheck: true });
-    const stack = await auto.LocalWorkspace.createOrSelectStack({ stackName: opts.stack, workDir: projectDir }, {
-      pulumiCommand,
-      envVars: {
-        PULUMI_BACKEND_URL: backend,
-        PULUMI_SKIP_UPDATE_CHECK: env.PULUMI_SKIP_UPDATE_CHECK ?? "true",
-        // The analyzer shim and other plugins are found on PATH only.
-        PATH: [cli.binDir, env.PATH ?? ""].filter(Boolean).join(delimiter),
-      },
+    const pulumiCommand = await auto.PulumiCommand.get({
+      ...(cli.source === "cache" ? { root: dirname(cli.binDir) } : {}),
+      skipVersionCheck: true,
     });
-    io.out(`Pulumi engine: stack ${opts.stack} in ${projectDir}, backend ${backend}, CLI ${cli.command} (${pulumiCommand.version?.toString() ?? "unknown version"}), policy pack ${policyPacks[0] ?? "none (no policies/PulumiPolicy.yaml)"}`);
+    const stack = await auto.LocalWorkspace.createOrSelectStack(
+      { stackName: opts.stack, workDir: projectDir },
+      {
+        pulumiCommand,
+        envVars: {
+          PULUMI_BACKEND_URL: backend,
+          PULUMI_SKIP_UPDATE_CHECK: env.PULUMI_SKIP_UPDATE_CHECK ?? "true",
+          // The analyzer shim and other plugins are found on PATH only.
+          PATH: [cli.binDir, env.PATH ?? ""].filter(Boolean).join(delimiter),
+        },
+      },
+    );
+    io.out(
+      `Pulumi engine: stack ${opts.stack} in ${projectDir}, backend ${backend}, CLI ${cli.command} (${pulumiCommand.version?.toString() ?? "unknown version"}), policy pack ${policyPacks[0] ?? "none (no policies/PulumiPolicy.yaml)"}`,
+    );
     if (!opts.yes && process.stdin.isTTY) {
       await stack.preview({ ...common, refresh: true });
       out.flush();
@@ -169,7 +184,9 @@ export async function runPulumiApply(opts: PulumiApplyOptions, io: EngineIO): Pr
     const result = await stack.up({ ...common, refresh: true });
     out.flush();
     err.flush();
-    const changes = Object.entries(result.summary.resourceChanges ?? {}).filter(([k]) => k !== "same").map(([k, n]) => `${n} ${k}`);
+    const changes = Object.entries(result.summary.resourceChanges ?? {})
+      .filter(([k]) => k !== "same")
+      .map(([k, n]) => `${n} ${k}`);
     io.out(`Apply (pulumi): ${result.summary.result}${changes.length ? `, ${changes.join(", ")}` : ", no changes"}.`);
     return result.summary.result === "succeeded" ? 0 : 1;
   } catch (e) {

@@ -47,7 +47,11 @@ export class ApiError extends Error {
 
 function formatApiError(d: ApiErrorDetails): string {
   const status = d.status ? `HTTP ${d.status} ` : "";
-  const ids = d.requestId ? ` (x-ms-request-id: ${d.requestId})` : d.clientRequestId ? ` (x-ms-client-request-id: ${d.clientRequestId})` : "";
+  const ids = d.requestId
+    ? ` (x-ms-request-id: ${d.requestId})`
+    : d.clientRequestId
+      ? ` (x-ms-client-request-id: ${d.clientRequestId})`
+      : "";
   return `${d.operation} failed: ${status}${d.code}: ${d.message}${ids}`;
 }
 

@@ -47,8 +47,18 @@ export const DEFAULT_RETRY: RetryPolicyOptions = {
 
 /** Connection-level failures after which the request can safely be sent again. */
 const RETRYABLE_ERROR_CODES = new Set([
-  "ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "EAI_AGAIN", "ENETUNREACH", "EHOSTUNREACH",
-  "UND_ERR_SOCKET", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "UND_ERR_CLOSED",
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EAI_AGAIN",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "UND_ERR_CLOSED",
 ]);
 
 /** Errors where no connection could be made: nothing is listening there, or nothing is there. */
@@ -82,8 +92,10 @@ export function decideRetry(input: RetryInput, opts: RetryPolicyOptions): RetryD
     if (!opts.retryStatuses(status)) return { retry: false, reason: `status ${status} is not retryable` };
     if (!idempotent && status !== 429) return { retry: false, reason: `${input.method} is not idempotent` };
   } else {
-    if (!errorCode || !RETRYABLE_ERROR_CODES.has(errorCode)) return { retry: false, reason: `error ${errorCode ?? "unknown"} is not retryable` };
-    if (!opts.retryUnreachable && UNREACHABLE_CODES.has(errorCode)) return { retry: false, reason: `${errorCode}: the endpoint is unreachable` };
+    if (!errorCode || !RETRYABLE_ERROR_CODES.has(errorCode))
+      return { retry: false, reason: `error ${errorCode ?? "unknown"} is not retryable` };
+    if (!opts.retryUnreachable && UNREACHABLE_CODES.has(errorCode))
+      return { retry: false, reason: `${errorCode}: the endpoint is unreachable` };
     if (!idempotent && !NOT_SENT_CODES.has(errorCode)) return { retry: false, reason: `${input.method} is not idempotent` };
   }
 

@@ -141,13 +141,23 @@ export class HttpTransport {
       try {
         body = JSON.parse(text);
       } catch {
-        throw this.error(spec, raw, res.statusCode, "InvalidResponse",
-          `the response body is not valid JSON (${text.length} bytes${isOk(spec, res.statusCode) ? ", possibly truncated" : ""})`);
+        throw this.error(
+          spec,
+          raw,
+          res.statusCode,
+          "InvalidResponse",
+          `the response body is not valid JSON (${text.length} bytes${isOk(spec, res.statusCode) ? ", possibly truncated" : ""})`,
+        );
       }
     } else if (requireJson && text.length > 0 && isOk(spec, res.statusCode)) {
       // json() promises parsed data: an HTML page from a proxy or portal is not a result.
-      throw this.error(spec, raw, res.statusCode, "InvalidResponse",
-        `expected a JSON body, got ${contentType || "no content type"} (${text.length} bytes)`);
+      throw this.error(
+        spec,
+        raw,
+        res.statusCode,
+        "InvalidResponse",
+        `expected a JSON body, got ${contentType || "no content type"} (${text.length} bytes)`,
+      );
     }
     if (!isOk(spec, res.statusCode)) {
       const parsed = parseErrorBody(body);
@@ -170,8 +180,18 @@ export class HttpTransport {
     if (!isOk(spec, raw.res.statusCode)) {
       const text = raw.buffer!.toString("utf8");
       let parsed: { code?: string; message?: string } = {};
-      try { parsed = parseErrorBody(JSON.parse(text)); } catch { /* not JSON: use the text */ }
-      throw this.error(spec, raw, raw.res.statusCode, parsed.code ?? httpReason(raw.res.statusCode), parsed.message ?? (text.slice(0, 200) || httpReason(raw.res.statusCode)));
+      try {
+        parsed = parseErrorBody(JSON.parse(text));
+      } catch {
+        /* not JSON: use the text */
+      }
+      throw this.error(
+        spec,
+        raw,
+        raw.res.statusCode,
+        parsed.code ?? httpReason(raw.res.statusCode),
+        parsed.message ?? (text.slice(0, 200) || httpReason(raw.res.statusCode)),
+      );
     }
     return {
       status: raw.res.statusCode,
@@ -196,7 +216,14 @@ export class HttpTransport {
       page += 1;
       // A list answers `{ value: [...] }`; a body without `value` is not a list page.
       if (!body || typeof body !== "object" || (body.value !== null && !Array.isArray(body.value))) {
-        throw new ApiError({ operation: spec.operation, status: 200, code: "InvalidResponse", message: `page ${page} has no "value" array`, method: spec.method, url: redactUrl(this.urlOf(next)) });
+        throw new ApiError({
+          operation: spec.operation,
+          status: 200,
+          code: "InvalidResponse",
+          message: `page ${page} has no "value" array`,
+          method: spec.method,
+          url: redactUrl(this.urlOf(next)),
+        });
       }
       const link = body.nextLink;
       next = link ? { ...spec, path: link, query: undefined } : undefined;
@@ -254,7 +281,9 @@ export class HttpTransport {
     const auth = this.auth;
     if (raw.res.statusCode !== 401 || auth.kind !== "bearer" || !raw.bearerToken || !canDiscardTokens(auth.credential)) return raw;
     auth.credential.discardToken(raw.bearerToken);
-    this.logger.warn(`${spec.operation} ${spec.method} ${redactUrl(this.origin + raw.path)}: 401 to the cached token; retrying once with a new one`);
+    this.logger.warn(
+      `${spec.operation} ${spec.method} ${redactUrl(this.origin + raw.path)}: 401 to the cached token; retrying once with a new one`,
+    );
     return this.sendOnce(spec, asBuffer);
   }
 
@@ -264,7 +293,15 @@ export class HttpTransport {
     try {
       path = this.pathOf(spec);
     } catch (e) {
-      throw new ApiError({ operation: spec.operation, status: 0, code: "InvalidLink", message: (e as Error).message, method: spec.method, url: this.displayUrl(spec), clientRequestId });
+      throw new ApiError({
+        operation: spec.operation,
+        status: 0,
+        code: "InvalidLink",
+        message: (e as Error).message,
+        method: spec.method,
+        url: this.displayUrl(spec),
+        clientRequestId,
+      });
     }
     const headers: Record<string, string> = { ...this.headers, "x-ms-client-request-id": clientRequestId, ...spec.headers };
     // Only a bearer credential needs an await; header and query keys are applied synchronously.
@@ -289,24 +326,41 @@ export class HttpTransport {
       throwOnError: false,
       retry(err: RetryableError, _ctx: unknown, cb: (err?: Error | null) => void) {
         if (signal?.aborted) return cb(err);
-        const decision = decideRetry({
-          method: spec.method, attempt: state.attempts, elapsedMs: Date.now() - started,
-          status: err.statusCode, errorCode: err.code, headers: err.headers ?? undefined,
-        }, policy);
+        const decision = decideRetry(
+          {
+            method: spec.method,
+            attempt: state.attempts,
+            elapsedMs: Date.now() - started,
+            status: err.statusCode,
+            errorCode: err.code,
+            headers: err.headers ?? undefined,
+          },
+          policy,
+        );
         if (!decision.retry) {
           if (logger.debugEnabled !== false) logger.debug(`${describe()}: not retrying (${decision.reason})`);
           return cb(err);
         }
         state.attempts += 1;
         logger.warn(`${describe()}: ${err.statusCode ?? err.code} on attempt ${state.attempts - 1}; retrying in ${decision.delayMs} ms`);
-        sleep(decision.delayMs, signal).then(() => cb(null), () => cb(err));
+        sleep(decision.delayMs, signal).then(
+          () => cb(null),
+          () => cb(err),
+        );
       },
     };
 
     const timeout = spec.timeoutMs ?? this.timeoutMs;
     const opts = {
-      origin: this.origin, path, method: spec.method, headers, body, signal,
-      headersTimeout: timeout, bodyTimeout: timeout, retryOptions,
+      origin: this.origin,
+      path,
+      method: spec.method,
+      headers,
+      body,
+      signal,
+      headersTimeout: timeout,
+      bodyTimeout: timeout,
+      retryOptions,
     } as unknown as Dispatcher.RequestOptions;
     try {
       const res = await this.dispatcher.request(opts);
@@ -316,18 +370,29 @@ export class HttpTransport {
       else text = await res.body.text();
       // Building this line redacts the URL (a URL parse): skip it when nobody reads debug lines.
       if (logger.debugEnabled !== false) {
-        logger.debug(`${describe()} -> ${res.statusCode} in ${Date.now() - started} ms (attempts ${state.attempts}, x-ms-request-id ${headerValue(res.headers["x-ms-request-id"]) ?? "-"})`);
+        logger.debug(
+          `${describe()} -> ${res.statusCode} in ${Date.now() - started} ms (attempts ${state.attempts}, x-ms-request-id ${headerValue(res.headers["x-ms-request-id"]) ?? "-"})`,
+        );
       }
       return { res, text, buffer, clientRequestId, attempts: state.attempts, path, bearerToken };
     } catch (e) {
       if (e instanceof ApiError) throw e;
       const err = e as RetryableError & { name?: string };
       const aborted = signal?.aborted || err.name === "AbortError";
-      const code = aborted ? "RequestAborted" : err.code ?? "ConnectionError";
+      const code = aborted ? "RequestAborted" : (err.code ?? "ConnectionError");
       const message = aborted
         ? "the request was cancelled"
         : `no response from ${this.origin} after ${state.attempts} attempt(s) in ${Date.now() - started} ms: ${err.message}`;
-      throw new ApiError({ operation: spec.operation, status: 0, code, message: this.scrub(message), method: spec.method, url: redactUrl(this.origin + path), clientRequestId, attempts: state.attempts });
+      throw new ApiError({
+        operation: spec.operation,
+        status: 0,
+        code,
+        message: this.scrub(message),
+        method: spec.method,
+        url: redactUrl(this.origin + path),
+        clientRequestId,
+        attempts: state.attempts,
+      });
     }
   }
 
@@ -340,10 +405,33 @@ export class HttpTransport {
         token = await auth.credential.getToken(auth.scopes, { abortSignal: spec.signal });
       } catch (e) {
         // A cancelled call is a cancelled call, even while it waits for its token.
-        if (spec.signal?.aborted) throw new ApiError({ operation: spec.operation, status: 0, code: "RequestAborted", message: "the request was cancelled", method: spec.method, url: this.displayUrl(spec) });
-        throw new ApiError({ operation: spec.operation, status: 0, code: "CredentialUnavailable", message: scrubTokens((e as Error).message), method: spec.method, url: this.displayUrl(spec) });
+        if (spec.signal?.aborted)
+          throw new ApiError({
+            operation: spec.operation,
+            status: 0,
+            code: "RequestAborted",
+            message: "the request was cancelled",
+            method: spec.method,
+            url: this.displayUrl(spec),
+          });
+        throw new ApiError({
+          operation: spec.operation,
+          status: 0,
+          code: "CredentialUnavailable",
+          message: scrubTokens((e as Error).message),
+          method: spec.method,
+          url: this.displayUrl(spec),
+        });
       }
-      if (!token) throw new ApiError({ operation: spec.operation, status: 0, code: "CredentialUnavailable", message: "the credential returned no token", method: spec.method, url: this.displayUrl(spec) });
+      if (!token)
+        throw new ApiError({
+          operation: spec.operation,
+          status: 0,
+          code: "CredentialUnavailable",
+          message: "the credential returned no token",
+          method: spec.method,
+          url: this.displayUrl(spec),
+        });
       this.secrets.add(token.token);
       headers.authorization = `Bearer ${token.token}`;
       return token.token;
@@ -358,9 +446,15 @@ export class HttpTransport {
 
   private error(spec: RequestSpec, raw: RawResult, status: number, code: string, message: string): ApiError {
     return new ApiError({
-      operation: spec.operation, status, code: this.scrub(code), message: this.scrub(message), method: spec.method,
+      operation: spec.operation,
+      status,
+      code: this.scrub(code),
+      message: this.scrub(message),
+      method: spec.method,
       url: redactUrl(this.origin + raw.path),
-      requestId: headerValue(raw.res.headers["x-ms-request-id"]), clientRequestId: raw.clientRequestId, attempts: raw.attempts,
+      requestId: headerValue(raw.res.headers["x-ms-request-id"]),
+      clientRequestId: raw.clientRequestId,
+      attempts: raw.attempts,
     });
   }
 
@@ -401,8 +495,18 @@ function headerValue(v: string | string[] | undefined): string | undefined {
 }
 
 const REASONS: Record<number, string> = {
-  400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 408: "RequestTimeout", 409: "Conflict",
-  410: "Gone", 429: "TooManyRequests", 500: "InternalServerError", 502: "BadGateway", 503: "ServiceUnavailable", 504: "GatewayTimeout",
+  400: "BadRequest",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "NotFound",
+  408: "RequestTimeout",
+  409: "Conflict",
+  410: "Gone",
+  429: "TooManyRequests",
+  500: "InternalServerError",
+  502: "BadGateway",
+  503: "ServiceUnavailable",
+  504: "GatewayTimeout",
 };
 function httpReason(status: number): string {
   return REASONS[status] ?? `HTTP${status}`;
@@ -411,8 +515,14 @@ function httpReason(status: number): string {
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => { signal?.removeEventListener("abort", onAbort); resolve(); }, ms);
-    const onAbort = () => { clearTimeout(t); reject(signal!.reason); };
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

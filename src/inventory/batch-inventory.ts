@@ -55,7 +55,11 @@ type Priority = (typeof Priority)[keyof typeof Priority];
  * started first, so the dependent job listings (sequential pages) start early.
  * The first failure cancels the reads in flight and is rethrown.
  */
-export async function collectBatchInventory(client: BatchAiClient, scope: BatchInventoryScope, opts: BatchInventoryOptions = {}): Promise<BatchInventory> {
+export async function collectBatchInventory(
+  client: BatchAiClient,
+  scope: BatchInventoryScope,
+  opts: BatchInventoryOptions = {},
+): Promise<BatchInventory> {
   const concurrency = opts.concurrency ?? 8;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
   if (!scope?.subscriptionId) throw new TypeError("collectBatchInventory: scope.subscriptionId is required");
@@ -76,7 +80,10 @@ export async function collectBatchInventory(client: BatchAiClient, scope: BatchI
       if (workspaces.has(id.toLowerCase())) continue;
       workspaces.set(id.toLowerCase(), ws);
       const ref = workspaceRefOf(id);
-      if (!ref) throw new Error(`Workspaces_List returned the id '${id}', which is not a Batch AI workspace id (/subscriptions/…/resourceGroups/…/providers/…/workspaces/…)`);
+      if (!ref)
+        throw new Error(
+          `Workspaces_List returned the id '${id}', which is not a Batch AI workspace id (/subscriptions/…/resourceGroups/…/providers/…/workspaces/…)`,
+        );
       const label = `${ref.resourceGroup}/${ref.workspace}`;
       sched.addList(Priority.Experiments, `experiments of ${label}`, client.experimentPages(ref, signal), (found) => {
         pushAll(experiments, found);
@@ -93,7 +100,12 @@ export async function collectBatchInventory(client: BatchAiClient, scope: BatchI
   const sub = scope.subscriptionId;
   if (scope.resourceGroups) {
     for (const rg of uniqueCaseless(scope.resourceGroups)) {
-      sched.addList(Priority.Discovery, `workspaces of resource group ${rg}`, client.workspacePagesByResourceGroup(sub, rg, signal), onWorkspaces);
+      sched.addList(
+        Priority.Discovery,
+        `workspaces of resource group ${rg}`,
+        client.workspacePagesByResourceGroup(sub, rg, signal),
+        onWorkspaces,
+      );
     }
   } else {
     sched.addList(Priority.Discovery, `workspaces of subscription ${sub}`, client.workspacePages(sub, signal), onWorkspaces);
@@ -148,7 +160,10 @@ function uniqueCaseless(values: readonly string[]): string[] {
  * tie-break. Keys are computed once per item, not once per comparison (10 000 jobs, ~140 000 comparisons).
  */
 function sortByKey<T>(items: readonly T[], keyOf: (t: T) => string): T[] {
-  const keyed = items.map((item) => { const k = keyOf(item); return { item, k, l: k.toLowerCase() }; });
+  const keyed = items.map((item) => {
+    const k = keyOf(item);
+    return { item, k, l: k.toLowerCase() };
+  });
   keyed.sort((a, b) => (a.l < b.l ? -1 : a.l > b.l ? 1 : a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
   return keyed.map((e) => e.item);
 }
@@ -221,19 +236,23 @@ class ReadScheduler {
       if (!queued) break;
       const { step, priority } = queued;
       this.running += 1;
-      step.pages.next().then((result) => {
-        // The step after a list's last page makes no request; it only ends the list.
-        if (this.failure || result.done) return;
-        if (step.page > 1) this.total += 1;
-        step.onPage(result.value);
-        this.done += 1;
-        this.onProgress?.(this.done, this.total, step.page === 1 ? step.what : `${step.what} (page ${step.page})`);
-        this.enqueue(priority, { ...step, page: step.page + 1 });
-      }).catch((e: unknown) => this.fail(e)).finally(() => {
-        this.running -= 1;
-        this.pump();
-        this.check();
-      });
+      step.pages
+        .next()
+        .then((result) => {
+          // The step after a list's last page makes no request; it only ends the list.
+          if (this.failure || result.done) return;
+          if (step.page > 1) this.total += 1;
+          step.onPage(result.value);
+          this.done += 1;
+          this.onProgress?.(this.done, this.total, step.page === 1 ? step.what : `${step.what} (page ${step.page})`);
+          this.enqueue(priority, { ...step, page: step.page + 1 });
+        })
+        .catch((e: unknown) => this.fail(e))
+        .finally(() => {
+          this.running -= 1;
+          this.pump();
+          this.check();
+        });
     }
   }
 

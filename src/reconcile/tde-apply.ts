@@ -74,7 +74,9 @@ export async function putWhenIdle(api: TdeApi, ref: TdeDatabaseRef, status: TdeS
   const interval = opts.pollIntervalMs ?? 1000;
   while ((await api.listTransparentDataEncryptionActivities(ref, opts.signal)).some((a) => a.properties?.status)) {
     if (Date.now() + interval > deadline) {
-      throw new ScanError(`${databaseLabel(ref)}: an earlier scan still runs after ${Math.round((opts.scanTimeoutMs ?? 3_600_000) / 1000)} s, so TDE cannot be changed yet`);
+      throw new ScanError(
+        `${databaseLabel(ref)}: an earlier scan still runs after ${Math.round((opts.scanTimeoutMs ?? 3_600_000) / 1000)} s, so TDE cannot be changed yet`,
+      );
     }
     await sleep(interval, opts.signal);
   }
@@ -86,7 +88,11 @@ export async function putWhenIdle(api: TdeApi, ref: TdeDatabaseRef, status: TdeS
  * status is not the desired one has failed; one that outlives the timeout is reported with the
  * progress it had reached.
  */
-export async function waitForScan(api: TdeApi, item: Pick<TdePlanItem, "ref" | "desired"> & Partial<TdePlanItem>, opts: ApplyOptions): Promise<void> {
+export async function waitForScan(
+  api: TdeApi,
+  item: Pick<TdePlanItem, "ref" | "desired"> & Partial<TdePlanItem>,
+  opts: ApplyOptions,
+): Promise<void> {
   const timeout = opts.scanTimeoutMs ?? 60 * 60_000;
   const interval = opts.pollIntervalMs ?? 1000;
   const desired: TdeStatus = item.desired.transparentDataEncryption;
@@ -101,10 +107,14 @@ export async function waitForScan(api: TdeApi, item: Pick<TdePlanItem, "ref" | "
     } else {
       const status = (await api.getTransparentDataEncryption(item.ref, opts.signal)).properties?.status;
       if (status === desired) return;
-      throw new ScanError(`${databaseLabel(item.ref)}: the ${desired === "Enabled" ? "encryption" : "decryption"} scan ended${last ? ` at ${last.percent}%` : ""} but the status is ${status ?? "missing"}, not ${desired}; the scan failed, check the database's activity log and retry apply`);
+      throw new ScanError(
+        `${databaseLabel(item.ref)}: the ${desired === "Enabled" ? "encryption" : "decryption"} scan ended${last ? ` at ${last.percent}%` : ""} but the status is ${status ?? "missing"}, not ${desired}; the scan failed, check the database's activity log and retry apply`,
+      );
     }
     if (Date.now() + interval > deadline) {
-      throw new ScanError(`${databaseLabel(item.ref)}: the ${last?.activity.toLowerCase() ?? "TDE"} scan did not finish within ${Math.round(timeout / 1000)} s (stuck at ${last?.percent ?? 0}%); raise --scan-timeout or investigate the database`);
+      throw new ScanError(
+        `${databaseLabel(item.ref)}: the ${last?.activity.toLowerCase() ?? "TDE"} scan did not finish within ${Math.round(timeout / 1000)} s (stuck at ${last?.percent ?? 0}%); raise --scan-timeout or investigate the database`,
+      );
     }
     await sleep(interval, opts.signal);
   }
@@ -114,6 +124,13 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const t = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => { clearTimeout(t); reject(signal.reason); }, { once: true });
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(t);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }

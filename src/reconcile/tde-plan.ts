@@ -29,10 +29,19 @@ export interface PlanOptions {
 }
 
 /** Reads each database's live TDE status (one GET each) and lists the changes `apply` would make. */
-export async function planTde(api: TdeApi, stack: Pick<StackConfig, "subscriptionId" | "databases">, opts: PlanOptions = {}): Promise<TdePlan> {
+export async function planTde(
+  api: TdeApi,
+  stack: Pick<StackConfig, "subscriptionId" | "databases">,
+  opts: PlanOptions = {},
+): Promise<TdePlan> {
   let done = 0;
   const items = await mapBounded(stack.databases, opts.concurrency ?? 16, async (desired) => {
-    const ref: TdeDatabaseRef = { subscriptionId: stack.subscriptionId, resourceGroup: desired.resourceGroup, server: desired.server, database: desired.database };
+    const ref: TdeDatabaseRef = {
+      subscriptionId: stack.subscriptionId,
+      resourceGroup: desired.resourceGroup,
+      server: desired.server,
+      database: desired.database,
+    };
     const live = (await api.getTransparentDataEncryption(ref, opts.signal)).properties?.status;
     opts.onRead?.(++done, stack.databases.length);
     return { desired, ref, id: databaseResourceId(ref), live, action: decideAction(live, desired.transparentDataEncryption) };

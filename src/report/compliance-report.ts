@@ -19,13 +19,22 @@ export function complianceDocument(r: ComplianceReportInput) {
     generatedAt: r.generatedAt.toISOString(),
     summary: r.result.summary,
     findings: r.result.findings.map((f) => ({
-      ruleId: f.ruleId, verdict: f.verdict, level: f.level, resourceId: f.resourceId, label: f.label, message: f.message,
+      ruleId: f.ruleId,
+      verdict: f.verdict,
+      level: f.level,
+      resourceId: f.resourceId,
+      label: f.label,
+      message: f.message,
       ...(f.source ? { line: f.source.line, column: f.source.column } : {}),
       ...(f.exemption ? { exemption: { reason: f.exemption.reason, expires: f.exemption.expires ?? null } } : {}),
     })),
     exemptions: r.result.exemptions.map((s) => ({
-      resourceId: s.exemption.resourceId, rules: s.exemption.rules ?? "all", reason: s.exemption.reason,
-      expires: s.exemption.expires ?? null, active: s.active, applied: s.applied,
+      resourceId: s.exemption.resourceId,
+      rules: s.exemption.rules ?? "all",
+      reason: s.exemption.reason,
+      expires: s.exemption.expires ?? null,
+      active: s.active,
+      applied: s.applied,
     })),
   };
 }
@@ -33,7 +42,13 @@ export function complianceDocument(r: ComplianceReportInput) {
 const ORDER: Record<Finding["verdict"], number> = { fail: 0, exempt: 1, unknown: 2, "not-applicable": 3, pass: 4 };
 
 function sorted(findings: Finding[]): Finding[] {
-  return [...findings].sort((a, b) => ORDER[a.verdict] - ORDER[b.verdict] || (a.level === "mandatory" ? -1 : 0) - (b.level === "mandatory" ? -1 : 0) || a.ruleId.localeCompare(b.ruleId) || a.label.localeCompare(b.label));
+  return [...findings].sort(
+    (a, b) =>
+      ORDER[a.verdict] - ORDER[b.verdict] ||
+      (a.level === "mandatory" ? -1 : 0) - (b.level === "mandatory" ? -1 : 0) ||
+      a.ruleId.localeCompare(b.ruleId) ||
+      a.label.localeCompare(b.label),
+  );
 }
 
 function headline(r: ComplianceReportInput): string {
@@ -51,7 +66,9 @@ export function renderComplianceTable(r: ComplianceReportInput): string {
     for (const c of cells) lines.push(`  ${c[0].padEnd(w[0])}  ${c[1].padEnd(w[1])}  ${c[2].padEnd(w[2])}  ${c[3]}`);
   }
   for (const e of r.result.exemptions) {
-    lines.push(`  exemption ${e.active ? "active " : "EXPIRED"} ${e.exemption.resourceId}: ${e.exemption.reason}${e.exemption.expires ? ` (until ${e.exemption.expires})` : ""}${e.applied ? `, covers ${e.applied} finding(s)` : ""}`);
+    lines.push(
+      `  exemption ${e.active ? "active " : "EXPIRED"} ${e.exemption.resourceId}: ${e.exemption.reason}${e.exemption.expires ? ` (until ${e.exemption.expires})` : ""}${e.applied ? `, covers ${e.applied} finding(s)` : ""}`,
+    );
   }
   return lines.join("\n");
 }
@@ -68,11 +85,17 @@ export function renderComplianceMarkdown(r: ComplianceReportInput): string {
   const rows = sorted(r.result.findings).filter((f) => f.verdict !== "pass");
   if (rows.length) {
     lines.push("", "| | rule | resource | finding |", "|---|---|---|---|");
-    for (const f of rows) lines.push(`| ${verdictWord(f)} | \`${f.ruleId}\` | \`${f.label}\`${f.source ? ` ([line ${f.source.line}](${r.file}#L${f.source.line}))` : ""} | ${escapeCell(f.message)} |`);
+    for (const f of rows)
+      lines.push(
+        `| ${verdictWord(f)} | \`${f.ruleId}\` | \`${f.label}\`${f.source ? ` ([line ${f.source.line}](${r.file}#L${f.source.line}))` : ""} | ${escapeCell(f.message)} |`,
+      );
   }
   if (r.result.exemptions.length) {
     lines.push("", "<details><summary>Exemptions</summary>", "", "| resource | reason | expires | status |", "|---|---|---|---|");
-    for (const e of r.result.exemptions) lines.push(`| \`${e.exemption.resourceId}\` | ${escapeCell(e.exemption.reason)} | ${e.exemption.expires ?? "never"} | ${e.active ? "active" : "expired"} |`);
+    for (const e of r.result.exemptions)
+      lines.push(
+        `| \`${e.exemption.resourceId}\` | ${escapeCell(e.exemption.reason)} | ${e.exemption.expires ?? "never"} | ${e.active ? "active" : "expired"} |`,
+      );
     lines.push("", "</details>");
   }
   return lines.join("\n");
@@ -80,11 +103,16 @@ export function renderComplianceMarkdown(r: ComplianceReportInput): string {
 
 function verdictWord(f: Finding): string {
   switch (f.verdict) {
-    case "fail": return f.level === "mandatory" ? "FAIL" : "ADVISORY";
-    case "exempt": return "EXEMPT";
-    case "unknown": return "UNKNOWN";
-    case "not-applicable": return "N/A";
-    default: return "pass";
+    case "fail":
+      return f.level === "mandatory" ? "FAIL" : "ADVISORY";
+    case "exempt":
+      return "EXEMPT";
+    case "unknown":
+      return "UNKNOWN";
+    case "not-applicable":
+      return "N/A";
+    default:
+      return "pass";
   }
 }
 

@@ -7,8 +7,13 @@ export type PlanFormat = "table" | "json" | "markdown";
 /** The JSON document `plan --output json` prints. */
 export function planDocument(plan: TdePlan, stack: StackConfig, stackName: string) {
   const row = (i: TdePlanItem) => ({
-    id: i.id, resourceGroup: i.ref.resourceGroup, server: i.ref.server, database: i.ref.database,
-    live: i.live ?? null, desired: i.desired.transparentDataEncryption, action: i.action,
+    id: i.id,
+    resourceGroup: i.ref.resourceGroup,
+    server: i.ref.server,
+    database: i.ref.database,
+    live: i.live ?? null,
+    desired: i.desired.transparentDataEncryption,
+    action: i.action,
     ...(i.desired.source ? { line: i.desired.source.line } : {}),
   });
   return {
@@ -33,10 +38,17 @@ export function renderPlan(plan: TdePlan, stack: StackConfig, stackName: string,
   const n = plan.changes.length;
   const head = `Plan for stack ${stackName} (${stack.file}): ${n === 0 ? "no changes" : `${n} change${n === 1 ? "" : "s"}`}, ${doc.summary.unchanged} unchanged`;
   if (format === "markdown") {
-    const lines = [`### stackwarden plan: \`${stackName}\``, "", n === 0 ? "No changes: live TDE matches the stack." : `**${n} change${n === 1 ? "" : "s"}** pending, ${doc.summary.unchanged} unchanged.`];
+    const lines = [
+      `### stackwarden plan: \`${stackName}\``,
+      "",
+      n === 0
+        ? "No changes: live TDE matches the stack."
+        : `**${n} change${n === 1 ? "" : "s"}** pending, ${doc.summary.unchanged} unchanged.`,
+    ];
     if (n > 0) {
       lines.push("", "| database | live TDE | desired | action |", "|---|---|---|---|");
-      for (const c of plan.changes) lines.push(`| \`${databaseLabel(c.ref)}\` | ${c.live ?? "(none)"} | ${c.desired.transparentDataEncryption} | ${c.action} |`);
+      for (const c of plan.changes)
+        lines.push(`| \`${databaseLabel(c.ref)}\` | ${c.live ?? "(none)"} | ${c.desired.transparentDataEncryption} | ${c.action} |`);
     }
     return lines.join("\n");
   }

@@ -39,12 +39,14 @@ export function renderSarif(r: ComplianceReportInput): string {
   const log = {
     $schema: "https://json.schemastore.org/sarif-2.1.0.json",
     version: "2.1.0",
-    runs: [{
-      tool: { driver: { name: "stackwarden", version: r.toolVersion, semanticVersion: r.toolVersion, rules } },
-      automationDetails: { id: `stackwarden/${r.stackName}/` },
-      invocations: [{ executionSuccessful: true, endTimeUtc: r.generatedAt.toISOString() }],
-      results,
-    }],
+    runs: [
+      {
+        tool: { driver: { name: "stackwarden", version: r.toolVersion, semanticVersion: r.toolVersion, rules } },
+        automationDetails: { id: `stackwarden/${r.stackName}/` },
+        invocations: [{ executionSuccessful: true, endTimeUtc: r.generatedAt.toISOString() }],
+        results,
+      },
+    ],
   };
   return JSON.stringify(log, null, 2);
 }
@@ -55,13 +57,15 @@ function result(f: Finding, file: string) {
     ruleIndex: RULE_IDS.indexOf(f.ruleId),
     level: sarifLevel(f.level),
     message: { text: f.message },
-    locations: [{
-      physicalLocation: {
-        artifactLocation: { uri: file.split("\\").join("/") },
-        region: { startLine: f.source?.line ?? 1, startColumn: f.source?.column ?? 1 },
+    locations: [
+      {
+        physicalLocation: {
+          artifactLocation: { uri: file.split("\\").join("/") },
+          region: { startLine: f.source?.line ?? 1, startColumn: f.source?.column ?? 1 },
+        },
+        logicalLocations: [{ fullyQualifiedName: f.resourceId, kind: "resource" }],
       },
-      logicalLocations: [{ fullyQualifiedName: f.resourceId, kind: "resource" }],
-    }],
+    ],
     partialFingerprints: { "stackwardenFinding/v1": fingerprint(f) },
     properties: { resourceId: f.resourceId, enforcementLevel: f.level },
   };

@@ -3,8 +3,16 @@ import { isNotFound } from "./not-found";
 
 /** The read-only data sources, by the type token's `<module>:<Type>`. */
 export type DataSourceKind =
-  | "sql:ServiceTierAdvisors" | "sql:ElasticPoolActivities" | "sql:ElasticPoolDatabaseActivities" | "sql:TransparentDataEncryptionActivities"
-  | "batchai:Workspace" | "batchai:Cluster" | "batchai:Experiment" | "batchai:FileServer" | "batchai:Jobs" | "batchai:Usages";
+  | "sql:ServiceTierAdvisors"
+  | "sql:ElasticPoolActivities"
+  | "sql:ElasticPoolDatabaseActivities"
+  | "sql:TransparentDataEncryptionActivities"
+  | "batchai:Workspace"
+  | "batchai:Cluster"
+  | "batchai:Experiment"
+  | "batchai:FileServer"
+  | "batchai:Jobs"
+  | "batchai:Usages";
 
 type Inputs = Record<string, string>;
 
@@ -34,62 +42,90 @@ const re = (s: string) => new RegExp(`^${s}/?$`, "i");
 const dbInputs = ["subscriptionId", "resourceGroup", "server", "database"];
 const poolInputs = ["subscriptionId", "resourceGroup", "server", "elasticPool"];
 const wsInputs = ["subscriptionId", "resourceGroup", "workspace"];
-const dbId = (i: Inputs) => `/subscriptions/${i.subscriptionId}/resourceGroups/${i.resourceGroup}/providers/Microsoft.Sql/servers/${i.server}/databases/${i.database}`;
-const poolId = (i: Inputs) => `/subscriptions/${i.subscriptionId}/resourceGroups/${i.resourceGroup}/providers/Microsoft.Sql/servers/${i.server}/elasticPools/${i.elasticPool}`;
-const wsId = (i: Inputs) => `/subscriptions/${i.subscriptionId}/resourceGroups/${i.resourceGroup}/providers/Microsoft.BatchAI/workspaces/${i.workspace}`;
+const dbId = (i: Inputs) =>
+  `/subscriptions/${i.subscriptionId}/resourceGroups/${i.resourceGroup}/providers/Microsoft.Sql/servers/${i.server}/databases/${i.database}`;
+const poolId = (i: Inputs) =>
+  `/subscriptions/${i.subscriptionId}/resourceGroups/${i.resourceGroup}/providers/Microsoft.Sql/servers/${i.server}/elasticPools/${i.elasticPool}`;
+const wsId = (i: Inputs) =>
+  `/subscriptions/${i.subscriptionId}/resourceGroups/${i.resourceGroup}/providers/Microsoft.BatchAI/workspaces/${i.workspace}`;
 const db = (i: Inputs) => ({ subscriptionId: i.subscriptionId, resourceGroup: i.resourceGroup, server: i.server, database: i.database });
-const pool = (i: Inputs) => ({ subscriptionId: i.subscriptionId, resourceGroup: i.resourceGroup, server: i.server, elasticPool: i.elasticPool });
+const pool = (i: Inputs) => ({
+  subscriptionId: i.subscriptionId,
+  resourceGroup: i.resourceGroup,
+  server: i.server,
+  elasticPool: i.elasticPool,
+});
 const ws = (i: Inputs) => ({ subscriptionId: i.subscriptionId, resourceGroup: i.resourceGroup, workspace: i.workspace });
 
 export const DATA_SOURCES: Record<DataSourceKind, DataSourceSpec> = {
   "sql:ServiceTierAdvisors": {
     // serviceObjective: the tier the stack intends, carried for the tier-drift policy.
-    inputs: dbInputs, optional: ["serviceObjective"], output: "advisors", id: (i) => `${dbId(i)}/serviceTierAdvisors`,
+    inputs: dbInputs,
+    optional: ["serviceObjective"],
+    output: "advisors",
+    id: (i) => `${dbId(i)}/serviceTierAdvisors`,
     pattern: re(`${SUB}${RG}${SQL}/servers/([^/]+)/databases/([^/]+)/serviceTierAdvisors`),
     read: (c, i) => c.sql.listServiceTierAdvisors(db(i)),
   },
   "sql:ElasticPoolActivities": {
-    inputs: poolInputs, output: "activities", id: (i) => `${poolId(i)}/elasticPoolActivity`,
+    inputs: poolInputs,
+    output: "activities",
+    id: (i) => `${poolId(i)}/elasticPoolActivity`,
     pattern: re(`${SUB}${RG}${SQL}/servers/([^/]+)/elasticPools/([^/]+)/elasticPoolActivity`),
     read: (c, i) => c.sql.listElasticPoolActivities(pool(i)),
   },
   "sql:ElasticPoolDatabaseActivities": {
-    inputs: poolInputs, output: "activities", id: (i) => `${poolId(i)}/elasticPoolDatabaseActivity`,
+    inputs: poolInputs,
+    output: "activities",
+    id: (i) => `${poolId(i)}/elasticPoolDatabaseActivity`,
     pattern: re(`${SUB}${RG}${SQL}/servers/([^/]+)/elasticPools/([^/]+)/elasticPoolDatabaseActivity`),
     read: (c, i) => c.sql.listElasticPoolDatabaseActivities(pool(i)),
   },
   "sql:TransparentDataEncryptionActivities": {
-    inputs: dbInputs, output: "activities", id: (i) => `${dbId(i)}/transparentDataEncryption/current/operationResults`,
+    inputs: dbInputs,
+    output: "activities",
+    id: (i) => `${dbId(i)}/transparentDataEncryption/current/operationResults`,
     pattern: re(`${SUB}${RG}${SQL}/servers/([^/]+)/databases/([^/]+)/transparentDataEncryption/current/operationResults`),
     read: (c, i) => c.sql.listTransparentDataEncryptionActivities(db(i)),
   },
   "batchai:Workspace": {
-    inputs: wsInputs, output: "workspaceResource", id: wsId,
+    inputs: wsInputs,
+    output: "workspaceResource",
+    id: wsId,
     pattern: re(`${SUB}${RG}${BAI}/workspaces/([^/]+)`),
     read: (c, i) => c.batch.getWorkspace(ws(i)),
   },
   "batchai:Cluster": {
-    inputs: [...wsInputs, "cluster"], output: "clusterResource", id: (i) => `${wsId(i)}/clusters/${i.cluster}`,
+    inputs: [...wsInputs, "cluster"],
+    output: "clusterResource",
+    id: (i) => `${wsId(i)}/clusters/${i.cluster}`,
     pattern: re(`${SUB}${RG}${BAI}/workspaces/([^/]+)/clusters/([^/]+)`),
     read: (c, i) => c.batch.getCluster(ws(i), i.cluster),
   },
   "batchai:Experiment": {
-    inputs: [...wsInputs, "experiment"], output: "experimentResource", id: (i) => `${wsId(i)}/experiments/${i.experiment}`,
+    inputs: [...wsInputs, "experiment"],
+    output: "experimentResource",
+    id: (i) => `${wsId(i)}/experiments/${i.experiment}`,
     pattern: re(`${SUB}${RG}${BAI}/workspaces/([^/]+)/experiments/([^/]+)`),
     read: (c, i) => c.batch.getExperiment(ws(i), i.experiment),
   },
   "batchai:FileServer": {
-    inputs: [...wsInputs, "fileServer"], output: "fileServerResource", id: (i) => `${wsId(i)}/fileServers/${i.fileServer}`,
+    inputs: [...wsInputs, "fileServer"],
+    output: "fileServerResource",
+    id: (i) => `${wsId(i)}/fileServers/${i.fileServer}`,
     pattern: re(`${SUB}${RG}${BAI}/workspaces/([^/]+)/fileServers/([^/]+)`),
     read: (c, i) => c.batch.getFileServer(ws(i), i.fileServer),
   },
   "batchai:Jobs": {
-    inputs: [...wsInputs, "experiment"], output: "jobs", id: (i) => `${wsId(i)}/experiments/${i.experiment}/jobs`,
+    inputs: [...wsInputs, "experiment"],
+    output: "jobs",
+    id: (i) => `${wsId(i)}/experiments/${i.experiment}/jobs`,
     pattern: re(`${SUB}${RG}${BAI}/workspaces/([^/]+)/experiments/([^/]+)/jobs`),
     read: (c, i) => c.batch.listJobs(ws(i), i.experiment),
   },
   "batchai:Usages": {
-    inputs: ["subscriptionId", "location"], output: "usages",
+    inputs: ["subscriptionId", "location"],
+    output: "usages",
     id: (i) => `/subscriptions/${i.subscriptionId}/providers/Microsoft.BatchAI/locations/${i.location}/usages`,
     pattern: re(`${SUB}${BAI}/locations/([^/]+)/usages`),
     read: (c, i) => c.batch.listUsages(i.subscriptionId, i.location),
@@ -103,7 +139,11 @@ export interface DataSourceState {
 }
 
 /** Checks that every required input is a non-empty string (unknown values are not judged). */
-export function checkDataSourceInputs(kind: DataSourceKind, news: Record<string, unknown>, isUnknown: (v: unknown) => boolean = () => false): { property: string; reason: string }[] {
+export function checkDataSourceInputs(
+  kind: DataSourceKind,
+  news: Record<string, unknown>,
+  isUnknown: (v: unknown) => boolean = () => false,
+): { property: string; reason: string }[] {
   const spec = DATA_SOURCES[kind];
   const failures: { property: string; reason: string }[] = [];
   for (const k of spec.inputs) {
@@ -116,13 +156,18 @@ export function checkDataSourceInputs(kind: DataSourceKind, news: Record<string,
     if (v !== undefined && !isUnknown(v) && typeof v !== "string") failures.push({ property: k, reason: `${k} must be a string` });
   }
   for (const k of Object.keys(news)) {
-    if (!k.startsWith("__") && !spec.inputs.includes(k) && !(spec.optional ?? []).includes(k) && k !== spec.output) failures.push({ property: k, reason: "unknown input" });
+    if (!k.startsWith("__") && !spec.inputs.includes(k) && !(spec.optional ?? []).includes(k) && k !== spec.output)
+      failures.push({ property: k, reason: "unknown input" });
   }
   return failures;
 }
 
 /** Reads a data source: one GET (or one paged list). */
-export async function readDataSource(clients: AzureClients, kind: DataSourceKind, inputs: Record<string, unknown>): Promise<DataSourceState> {
+export async function readDataSource(
+  clients: AzureClients,
+  kind: DataSourceKind,
+  inputs: Record<string, unknown>,
+): Promise<DataSourceState> {
   const spec = DATA_SOURCES[kind];
   const i = pick(spec.inputs, inputs);
   const extra = Object.fromEntries((spec.optional ?? []).filter((k) => typeof inputs[k] === "string").map((k) => [k, inputs[k]]));
@@ -133,7 +178,12 @@ export async function readDataSource(clients: AzureClients, kind: DataSourceKind
  * A refresh (or a lookup by id when `props` lacks the inputs): reads again and returns the
  * inputs separately from the data. A 404 gives an empty id, so the engine drops the resource.
  */
-export async function refreshDataSource(clients: AzureClients, kind: DataSourceKind, id: string, props: Record<string, unknown> | undefined): Promise<{ id: string; props?: Record<string, unknown>; inputs?: Record<string, unknown> }> {
+export async function refreshDataSource(
+  clients: AzureClients,
+  kind: DataSourceKind,
+  id: string,
+  props: Record<string, unknown> | undefined,
+): Promise<{ id: string; props?: Record<string, unknown>; inputs?: Record<string, unknown> }> {
   const spec = DATA_SOURCES[kind];
   const inputs = props && spec.inputs.every((k) => typeof props[k] === "string") ? props : dataSourceInputsFromId(kind, id);
   let state: DataSourceState;
@@ -173,5 +223,8 @@ function pick(keys: string[], from: Record<string, unknown>): Inputs {
 
 function stableJson(v: unknown): string {
   return JSON.stringify(v, (_k, x: unknown) =>
-    x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) : x);
+    x && typeof x === "object" && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
+      : x,
+  );
 }

@@ -84,8 +84,14 @@ export function tdeResourceId(ref: TdeDatabaseRef): string {
 
 /** Parses a TDE configuration (or database) ARM id, whichever namespace spelling it uses. */
 export function parseTdeResourceId(id: string): TdeDatabaseRef {
-  const m = /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/(?:Microsoft|Provider)\.Sql\/servers\/([^/]+)\/databases\/([^/]+)(?:\/transparentDataEncryption\/current)?\/?$/i.exec(id);
-  if (!m) throw new Error(`"${id}" is not the id of a SQL database's transparent data encryption (…/servers/S/databases/D/transparentDataEncryption/current)`);
+  const m =
+    /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/(?:Microsoft|Provider)\.Sql\/servers\/([^/]+)\/databases\/([^/]+)(?:\/transparentDataEncryption\/current)?\/?$/i.exec(
+      id,
+    );
+  if (!m)
+    throw new Error(
+      `"${id}" is not the id of a SQL database's transparent data encryption (…/servers/S/databases/D/transparentDataEncryption/current)`,
+    );
   return { subscriptionId: m[1], resourceGroup: m[2], server: m[3], database: m[4] };
 }
 
@@ -121,8 +127,13 @@ export async function applyTdeInputs(api: TdeApi, inputs: TdeInputs): Promise<Td
 }
 
 /** Reads the live status; the returned inputs carry it, so a refresh makes the next diff see drift. */
-export async function readTde(api: TdeApi, id: string, props: Partial<TdeOutputs>): Promise<{ id: string; props?: TdeOutputs; inputs?: TdeInputs }> {
-  const ref = props.subscriptionId && props.resourceGroup && props.server && props.database ? tdeRef(props as TdeInputs) : parseTdeResourceId(id);
+export async function readTde(
+  api: TdeApi,
+  id: string,
+  props: Partial<TdeOutputs>,
+): Promise<{ id: string; props?: TdeOutputs; inputs?: TdeInputs }> {
+  const ref =
+    props.subscriptionId && props.resourceGroup && props.server && props.database ? tdeRef(props as TdeInputs) : parseTdeResourceId(id);
   let status: string;
   try {
     status = (await api.getTransparentDataEncryption(ref)).properties?.status ?? "";
@@ -144,7 +155,9 @@ export async function deleteTde(api: TdeApi, props: Partial<TdeOutputs>): Promis
 }
 
 function stripOutputs(p: Partial<TdeOutputs>): Partial<TdeInputs> {
-  return Object.fromEntries(Object.entries(p).filter(([k]) => k !== "status" && k !== "databaseId" && !k.startsWith("__"))) as Partial<TdeInputs>;
+  return Object.fromEntries(
+    Object.entries(p).filter(([k]) => k !== "status" && k !== "databaseId" && !k.startsWith("__")),
+  ) as Partial<TdeInputs>;
 }
 
 function sameText(a: unknown, b: unknown, caseInsensitive: boolean): boolean {

@@ -20,7 +20,13 @@ const cache = new Map<string, AzureClients>();
  * token cache instead of building them per call.
  */
 export function azureClientsFromEnv(env: NodeJS.ProcessEnv = process.env): AzureClients {
-  const key = [env.STACKWARDEN_ARM_ENDPOINT, env.STACKWARDEN_IMDS_ENDPOINT, env.AZURE_ACCESS_TOKEN, env.AZURE_CLIENT_ID, env.STACKWARDEN_PROVIDER_NAMES].join("\u0000");
+  const key = [
+    env.STACKWARDEN_ARM_ENDPOINT,
+    env.STACKWARDEN_IMDS_ENDPOINT,
+    env.AZURE_ACCESS_TOKEN,
+    env.AZURE_CLIENT_ID,
+    env.STACKWARDEN_PROVIDER_NAMES,
+  ].join("\u0000");
   let clients = cache.get(key);
   if (!clients) {
     const endpoints = endpointsFromEnv(env);

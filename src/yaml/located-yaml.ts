@@ -46,7 +46,10 @@ export function locate(y: LocatedYaml, path: readonly (string | number)[], keyOf
     if (isMap(node)) {
       const pair = node.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(seg));
       if (!pair) break;
-      if (keyOf && i === path.length - 1 && isScalar(pair.key)) { best = pair.key; break; }
+      if (keyOf && i === path.length - 1 && isScalar(pair.key)) {
+        best = pair.key;
+        break;
+      }
       node = pair.value;
       best = (isScalar(pair.value) || isMap(pair.value) || isSeq(pair.value) ? pair.value : pair.key) as Node;
     } else if (isSeq(node)) {
@@ -74,7 +77,12 @@ export function formatKeyPath(path: readonly (string | number)[]): string {
  * Validates `value` (or the part of it at `root`) with an ajv validator compiled with `allErrors`;
  * the first, most specific problem becomes a located YamlInputError.
  */
-export function validateLocated(y: LocatedYaml, validate: ValidateFunction, value: unknown = y.value, root: (string | number)[] = []): void {
+export function validateLocated(
+  y: LocatedYaml,
+  validate: ValidateFunction,
+  value: unknown = y.value,
+  root: (string | number)[] = [],
+): void {
   if (validate(value)) return;
   const err = pickError(validate.errors ?? []);
   throw toLocatedError(y, err, root);
@@ -93,11 +101,16 @@ export function toLocatedError(y: LocatedYaml, err: ErrorObject, root: (string |
 /** One ajv error in words a user of the YAML file understands. */
 export function describeAjvError(err: ErrorObject): string {
   switch (err.keyword) {
-    case "additionalProperties": return "unknown key";
-    case "required": return `missing required key "${String(err.params.missingProperty)}"`;
-    case "enum": return `must be one of ${(err.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
-    case "type": return `must be ${String(err.params.type)}`;
-    default: return err.message ?? err.keyword;
+    case "additionalProperties":
+      return "unknown key";
+    case "required":
+      return `missing required key "${String(err.params.missingProperty)}"`;
+    case "enum":
+      return `must be one of ${(err.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+    case "type":
+      return `must be ${String(err.params.type)}`;
+    default:
+      return err.message ?? err.keyword;
   }
 }
 
@@ -114,8 +127,11 @@ function depth(e: ErrorObject): number {
 
 export function pointerToPath(pointer: string): (string | number)[] {
   if (!pointer) return [];
-  return pointer.slice(1).split("/").map((s) => {
-    const seg = s.replace(/~1/g, "/").replace(/~0/g, "~");
-    return /^\d+$/.test(seg) ? Number(seg) : seg;
-  });
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((s) => {
+      const seg = s.replace(/~1/g, "/").replace(/~0/g, "~");
+      return /^\d+$/.test(seg) ? Number(seg) : seg;
+    });
 }

@@ -14,7 +14,8 @@ import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "
 
 const SUB = "00000000-0000-0000-0000-000000000000";
 const TOKEN_ROUTE = "GET /metadata/identity/oauth2/token";
-const TDE_ROUTE = "GET /subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/transparentDataEncryption/{transparentDataEncryptionName}";
+const TDE_ROUTE =
+  "GET /subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/transparentDataEncryption/{transparentDataEncryptionName}";
 const ORDERS: DatabaseRef = { subscriptionId: SUB, resourceGroup: "rg-auth", server: "sql-auth", database: "orders" };
 
 let t: TestEmulator;
@@ -32,7 +33,9 @@ sql:
 `),
   });
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 beforeEach(() => {
   t.emu.settings.tokenTtlSeconds = 3600;
   for (const k of Object.keys(t.emu.stats.byRoute)) delete t.emu.stats.byRoute[k];
@@ -40,7 +43,12 @@ beforeEach(() => {
 
 function clientWith(credential: TokenCredential) {
   const warnings: string[] = [];
-  const client = new SqlClient({ endpoint: t.url, credential, retry: FAST_RETRY, logger: { debug() {}, warn: (l) => warnings.push(l), debugEnabled: false } });
+  const client = new SqlClient({
+    endpoint: t.url,
+    credential,
+    retry: FAST_RETRY,
+    logger: { debug() {}, warn: (l) => warnings.push(l), debugEnabled: false },
+  });
   return { client, warnings };
 }
 const count = (route: string) => t.emu.stats.byRoute[route] ?? 0;
@@ -57,7 +65,9 @@ describe("a bearer token the service refuses with 401", () => {
     expect((await client.getTransparentDataEncryption(ORDERS)).properties?.status).toBe("Enabled");
     expect(count(TOKEN_ROUTE)).toBe(2);
     expect(count(TDE_ROUTE)).toBe(3);
-    expect(warnings).toEqual([expect.stringMatching(/^TransparentDataEncryptions_Get GET http:\/\/.+: 401 to the cached token; retrying once with a new one$/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^TransparentDataEncryptions_Get GET http:\/\/.+: 401 to the cached token; retrying once with a new one$/),
+    ]);
     // The new token is the one kept: the next call needs neither IMDS nor a second try.
     await client.getTransparentDataEncryption(ORDERS);
     expect([count(TOKEN_ROUTE), count(TDE_ROUTE)]).toEqual([2, 4]);
@@ -67,7 +77,7 @@ describe("a bearer token the service refuses with 401", () => {
     const token = (await t.credential.getToken("https://management.azure.com/.default")).token;
     const { client, warnings } = clientWith(new StaticTokenCredential(token));
     t.emu.advanceClock(2 * 3600_000);
-    const e = await client.getTransparentDataEncryption(ORDERS).catch((x: unknown) => x) as ApiError;
+    const e = (await client.getTransparentDataEncryption(ORDERS).catch((x: unknown) => x)) as ApiError;
     expect(e).toBeInstanceOf(ApiError);
     expect([e.status, e.code]).toEqual([401, "ExpiredAuthenticationToken"]);
     expect(count(TDE_ROUTE)).toBe(1);
@@ -78,10 +88,12 @@ describe("a bearer token the service refuses with 401", () => {
     let discarded = 0;
     const credential = {
       getToken: async () => ({ token: "not-a-jwt", expiresOnTimestamp: Date.now() + 3600_000 }),
-      discardToken: () => { discarded += 1; },
+      discardToken: () => {
+        discarded += 1;
+      },
     };
     const { client } = clientWith(credential);
-    const e = await client.getTransparentDataEncryption(ORDERS).catch((x: unknown) => x) as ApiError;
+    const e = (await client.getTransparentDataEncryption(ORDERS).catch((x: unknown) => x)) as ApiError;
     expect([e.status, e.code]).toEqual([401, "InvalidAuthenticationToken"]);
     expect(e.message).not.toContain("not-a-jwt");
     expect(discarded).toBe(1);

@@ -46,9 +46,15 @@ describe("StaticTokenCredential", () => {
     const expired = jwt({ exp: inSeconds(-60) });
     srv.script((_q, res) => json(res, 200, {}));
     const http = new HttpTransport({
-      baseUrl: srv.url, auth: { kind: "bearer", credential: new StaticTokenCredential(expired), scopes: [ARM_SCOPE] }, retry: FAST_RETRY, logger: silentLogger,
+      baseUrl: srv.url,
+      auth: { kind: "bearer", credential: new StaticTokenCredential(expired), scopes: [ARM_SCOPE] },
+      retry: FAST_RETRY,
+      logger: silentLogger,
     });
-    const e = await http.json({ operation: "Things_Get", method: "GET", path: "/x" }).then(() => undefined, (x: unknown) => x as Error & { code: string });
+    const e = await http.json({ operation: "Things_Get", method: "GET", path: "/x" }).then(
+      () => undefined,
+      (x: unknown) => x as Error & { code: string },
+    );
     expect(e?.code).toBe("CredentialUnavailable");
     expect(e?.message).toMatch(/the static token expired at \d{4}-\d\d-\d\dT.*; set a fresh AZURE_ACCESS_TOKEN/);
     expect(e?.message).not.toContain(expired);
@@ -79,7 +85,9 @@ describe("ChainedTokenCredential and defaultCredential", () => {
 
   it("an expired AZURE_ACCESS_TOKEN is an error, not a silent fall back to IMDS", async () => {
     const cred = defaultCredential({ AZURE_ACCESS_TOKEN: jwt({ exp: inSeconds(-5) }), STACKWARDEN_IMDS_ENDPOINT: t.imdsEndpoint });
-    await expect(cred.getToken(ARM_SCOPE)).rejects.toThrow(/^no credential could get a token\. environment token: the static token expired at /);
+    await expect(cred.getToken(ARM_SCOPE)).rejects.toThrow(
+      /^no credential could get a token\. environment token: the static token expired at /,
+    );
   });
 
   it("without AZURE_ACCESS_TOKEN the managed identity answers", async () => {
@@ -90,26 +98,46 @@ describe("ChainedTokenCredential and defaultCredential", () => {
 
   it("the error lists what each credential tried", async () => {
     const cred = defaultCredential({ STACKWARDEN_IMDS_ENDPOINT: t.imdsEndpoint, AZURE_CLIENT_ID: "ghost-identity" });
-    const e = await cred.getToken(ARM_SCOPE).then(() => undefined, (x: unknown) => x as Error);
+    const e = await cred.getToken(ARM_SCOPE).then(
+      () => undefined,
+      (x: unknown) => x as Error,
+    );
     expect(e).toBeInstanceOf(CredentialUnavailableError);
     expect(e!.message).toBe(
       "no credential could get a token. environment token: AZURE_ACCESS_TOKEN is not set; " +
-      `managed identity: managed identity via IMDS at ${t.imdsEndpoint} (client_id ghost-identity): HTTP 400 invalid_request: Identity not found`,
+        `managed identity: managed identity via IMDS at ${t.imdsEndpoint} (client_id ghost-identity): HTTP 400 invalid_request: Identity not found`,
     );
   });
 
   it("tries in order, remembers the first that works, and says when one returns nothing", async () => {
     const calls: string[] = [];
-    const failing: TokenCredential = { getToken: async () => { calls.push("a"); throw new CredentialUnavailableError("not here"); } };
-    const empty: TokenCredential = { getToken: async () => { calls.push("b"); return null; } };
+    const failing: TokenCredential = {
+      getToken: async () => {
+        calls.push("a");
+        throw new CredentialUnavailableError("not here");
+      },
+    };
+    const empty: TokenCredential = {
+      getToken: async () => {
+        calls.push("b");
+        return null;
+      },
+    };
     const imds = new ImdsManagedIdentityCredential({ endpoint: t.imdsEndpoint, retry: FAST_RETRY, clientId: undefined });
-    const chain = new ChainedTokenCredential([{ name: "a", credential: failing }, { name: "b", credential: empty }, { name: "imds", credential: imds }]);
+    const chain = new ChainedTokenCredential([
+      { name: "a", credential: failing },
+      { name: "b", credential: empty },
+      { name: "imds", credential: imds },
+    ]);
     await chain.getToken(ARM_SCOPE);
     await chain.getToken(ARM_SCOPE);
     expect(calls).toEqual(["a", "b"]);
     expect(imds.fetches).toBe(1);
 
-    const none = new ChainedTokenCredential([{ name: "a", credential: failing }, { name: "b", credential: empty }]);
+    const none = new ChainedTokenCredential([
+      { name: "a", credential: failing },
+      { name: "b", credential: empty },
+    ]);
     await expect(none.getToken(ARM_SCOPE)).rejects.toThrow("no credential could get a token. a: not here; b: returned no token");
   });
 });

@@ -22,10 +22,16 @@ imds:
 `),
   });
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 async function admin(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${t.url}/_emulator/${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { "content-type": "application/json" } });
+  const res = await fetch(`${t.url}/_emulator/${path}`, {
+    method,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: { "content-type": "application/json" },
+  });
   return res.status === 204 ? {} : ((await res.json()) as Record<string, unknown>);
 }
 async function tokenRequests(): Promise<number> {
@@ -128,7 +134,10 @@ describe("ImdsManagedIdentityCredential against the emulator's IMDS", () => {
     await admin("PUT", "faults", { latencyMs: 300, rules: [] });
     const cred = new ImdsManagedIdentityCredential({ endpoint: t.imdsEndpoint, retry: FAST_RETRY, clientId: undefined });
     const ac = new AbortController();
-    const first = cred.getToken(ARM_SCOPE, { abortSignal: ac.signal }).then(() => "token", (e: Error) => e.message);
+    const first = cred.getToken(ARM_SCOPE, { abortSignal: ac.signal }).then(
+      () => "token",
+      (e: Error) => e.message,
+    );
     const others = Promise.all(Array.from({ length: 5 }, () => cred.getToken(ARM_SCOPE)));
     setTimeout(() => ac.abort(), 30);
     expect(await first).toBe(`managed identity via IMDS at ${t.imdsEndpoint}: RequestAborted: the request was cancelled`);
@@ -137,8 +146,11 @@ describe("ImdsManagedIdentityCredential against the emulator's IMDS", () => {
     expect(cred.fetches).toBe(1);
     expect(await tokenRequests()).toBe(1);
     // An already aborted signal fails at once, without a request.
-    await expect(new ImdsManagedIdentityCredential({ endpoint: t.imdsEndpoint, clientId: undefined }).getToken("https://other/.default", { abortSignal: AbortSignal.abort() }))
-      .rejects.toThrow(/RequestAborted/);
+    await expect(
+      new ImdsManagedIdentityCredential({ endpoint: t.imdsEndpoint, clientId: undefined }).getToken("https://other/.default", {
+        abortSignal: AbortSignal.abort(),
+      }),
+    ).rejects.toThrow(/RequestAborted/);
     expect(await tokenRequests()).toBe(1);
   });
 
@@ -177,15 +189,25 @@ describe("ImdsManagedIdentityCredential against the emulator's IMDS", () => {
 
   it("an unknown clientId fails with a message naming the identity and the endpoint", async () => {
     const cred = new ImdsManagedIdentityCredential({ endpoint: t.imdsEndpoint, retry: FAST_RETRY, clientId: "no-such-client" });
-    const e = await cred.getToken(ARM_SCOPE).then(() => undefined, (x: unknown) => x as Error);
+    const e = await cred.getToken(ARM_SCOPE).then(
+      () => undefined,
+      (x: unknown) => x as Error,
+    );
     expect(e).toBeInstanceOf(CredentialUnavailableError);
-    expect(e!.message).toBe(`managed identity via IMDS at ${t.imdsEndpoint} (client_id no-such-client): HTTP 400 invalid_request: Identity not found`);
+    expect(e!.message).toBe(
+      `managed identity via IMDS at ${t.imdsEndpoint} (client_id no-such-client): HTTP 400 invalid_request: Identity not found`,
+    );
     expect(await tokenRequests()).toBe(1); // a 400 is final: no retries
   });
 
   it("no IMDS at the address: fails at the first refused connection, with the hint for machines outside Azure", async () => {
-    const cred = new ImdsManagedIdentityCredential({ endpoint: "http://127.0.0.1:9/metadata", retry: { ...FAST_RETRY, maxAttempts: 5 }, clientId: undefined });
+    const cred = new ImdsManagedIdentityCredential({
+      endpoint: "http://127.0.0.1:9/metadata",
+      retry: { ...FAST_RETRY, maxAttempts: 5 },
+      clientId: undefined,
+    });
     await expect(cred.getToken(ARM_SCOPE)).rejects.toThrow(
-      /^managed identity via IMDS at http:\/\/127\.0\.0\.1:9\/metadata: ECONNREFUSED: no response .* after 1 attempt\(s\) .*\(no IMDS here: outside Azure, set AZURE_ACCESS_TOKEN\)$/);
+      /^managed identity via IMDS at http:\/\/127\.0\.0\.1:9\/metadata: ECONNREFUSED: no response .* after 1 attempt\(s\) .*\(no IMDS here: outside Azure, set AZURE_ACCESS_TOKEN\)$/,
+    );
   });
 });

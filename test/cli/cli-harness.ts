@@ -15,7 +15,11 @@ export async function runCli(argv: string[], emulatorUrl: string, cwd: string): 
   const out: string[] = [];
   const err: string[] = [];
   const io: CommandIO = {
-    out: (l) => out.push(l), err: (l) => err.push(l), isTTY: false, cwd, exitCode: 0,
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+    isTTY: false,
+    cwd,
+    exitCode: 0,
     env: { PATH: process.env.PATH, STACKWARDEN_ARM_ENDPOINT: emulatorUrl, STACKWARDEN_IMDS_ENDPOINT: `${emulatorUrl}/metadata` },
   };
   const code = await main(argv, io);

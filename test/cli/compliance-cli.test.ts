@@ -64,25 +64,34 @@ function stackYaml(exemptions = ""): string {
 const ORDERS_LINE = 8;
 
 const dayOffset = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
-const exemption = (expires: string) => [
-  "  stackwarden:exemptions:",
-  `    - resourceId: ${ORDERS}`,
-  "      rules: [sql-tde-enabled]",
-  "      reason: key rotation in progress",
-  `      expires: ${expires}`,
-].join("\n");
+const exemption = (expires: string) =>
+  [
+    "  stackwarden:exemptions:",
+    `    - resourceId: ${ORDERS}`,
+    "      rules: [sql-tde-enabled]",
+    "      reason: key rotation in progress",
+    `      expires: ${expires}`,
+  ].join("\n");
 
 let emu: TestEmulator;
 let dir: string;
 let stackFile: string;
 
-interface Run { code: number; out: string; err: string }
+interface Run {
+  code: number;
+  out: string;
+  err: string;
+}
 
 async function cli(...argv: string[]): Promise<Run> {
   const out: string[] = [];
   const err: string[] = [];
   const io: CommandIO = {
-    out: (l) => out.push(l), err: (l) => err.push(l), isTTY: false, cwd: dir, exitCode: 0,
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+    isTTY: false,
+    cwd: dir,
+    exitCode: 0,
     env: { PATH: process.env.PATH, STACKWARDEN_ARM_ENDPOINT: emu.url, STACKWARDEN_IMDS_ENDPOINT: emu.imdsEndpoint },
   };
   const code = await main(argv, io);
@@ -113,11 +122,25 @@ describe("check and drift against live state", () => {
     expect(r.code, r.err).toBe(3);
     expect(r.out).toBe("");
     expect(r.err).toContain("wrote sarif report to r.sarif (1 mandatory, 1 advisory)");
-    const log = JSON.parse(readFileSync(join(dir, "r.sarif"), "utf8")) as { runs: { results: { ruleId: string; level: string; message: { text: string }; locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } }; logicalLocations: { fullyQualifiedName: string }[] }[] }[] }[] };
+    const log = JSON.parse(readFileSync(join(dir, "r.sarif"), "utf8")) as {
+      runs: {
+        results: {
+          ruleId: string;
+          level: string;
+          message: { text: string };
+          locations: {
+            physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } };
+            logicalLocations: { fullyQualifiedName: string }[];
+          }[];
+        }[];
+      }[];
+    };
     const tde = log.runs[0].results.filter((x) => x.ruleId === "sql-tde-enabled");
     expect(tde).toHaveLength(1);
     expect(tde[0].level).toBe("error");
-    expect(tde[0].message.text).toContain("rg-cli/sql-cli-1/orders must have transparent data encryption Enabled; its live status is Disabled");
+    expect(tde[0].message.text).toContain(
+      "rg-cli/sql-cli-1/orders must have transparent data encryption Enabled; its live status is Disabled",
+    );
     expect(tde[0].locations[0].logicalLocations[0].fullyQualifiedName).toBe(ORDERS);
     expect(tde[0].locations[0].physicalLocation.artifactLocation.uri).toBe("stacks/Pulumi.cli.yaml");
     expect(tde[0].locations[0].physicalLocation.region.startLine).toBe(ORDERS_LINE);
@@ -130,11 +153,16 @@ describe("check and drift against live state", () => {
     const p = writeStack("exempt", stackYaml(exemption(dayOffset(30))));
     const r = await cli("check", "--config", p);
     expect(r.code, r.out + r.err).toBe(0);
-    expect(r.out).toMatch(/EXEMPT\s+sql-tde-enabled\s+rg-cli\/sql-cli-1\/orders\s+.*\(exempt: key rotation in progress, until \d{4}-\d{2}-\d{2}\)/);
+    expect(r.out).toMatch(
+      /EXEMPT\s+sql-tde-enabled\s+rg-cli\/sql-cli-1\/orders\s+.*\(exempt: key rotation in progress, until \d{4}-\d{2}-\d{2}\)/,
+    );
     expect(r.out).toMatch(/exemption active .*databases\/orders: key rotation in progress .*covers 1 finding/);
     const json = await cli("check", "--config", p, "--format", "json");
     expect(json.code).toBe(0);
-    const doc = JSON.parse(json.out) as { summary: { mandatoryViolations: number; exempt: number }; exemptions: { active: boolean; applied: number }[] };
+    const doc = JSON.parse(json.out) as {
+      summary: { mandatoryViolations: number; exempt: number };
+      exemptions: { active: boolean; applied: number }[];
+    };
     expect(doc.summary).toMatchObject({ mandatoryViolations: 0, exempt: 1 });
     expect(doc.exemptions).toEqual([expect.objectContaining({ active: true, applied: 1 })]);
   });
@@ -160,7 +188,9 @@ describe("check and drift against live state", () => {
     const r = await cli("check", "--config", stackFile);
     expect(r.code, r.out + r.err).toBe(0);
     expect(r.out).toMatch(/0 mandatory violation\(s\), 1 advisory/);
-    expect(r.out).toMatch(/ADVISORY\s+sql-tier-advisor-drift\s+rg-cli\/sql-cli-1\/customers\s+.*recommends S3 but the current service objective is S2 \(confidence 0\.9\)/);
+    expect(r.out).toMatch(
+      /ADVISORY\s+sql-tier-advisor-drift\s+rg-cli\/sql-cli-1\/customers\s+.*recommends S3 but the current service objective is S2 \(confidence 0\.9\)/,
+    );
     expect(r.out).not.toMatch(/FAIL\s/);
   });
 
@@ -174,7 +204,8 @@ describe("check and drift against live state", () => {
     expect((await cli("check", "--config", stackFile)).code).toBe(3);
 
     // The emulator, like Azure, refuses a PUT while the decryption scan runs (409): let it finish.
-    for (let i = 0; i < 100 && (await sql.listTransparentDataEncryptionActivities(ref)).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && (await sql.listTransparentDataEncryptionActivities(ref)).length > 0; i++)
+      await new Promise((r) => setTimeout(r, 20));
 
     const a = await cli("apply", "--config", stackFile, "--yes", "--poll-interval", "50");
     expect(a.code, a.out + a.err).toBe(0);
@@ -184,7 +215,10 @@ describe("check and drift against live state", () => {
     expect(after.out).toMatch(/ADVISORY rg-cli\/sql-cli-1\/customers: .*recommends S3 but the current service objective is S2/);
     const json = await cli("drift", "--config", stackFile, "--output", "json");
     expect(json.code).toBe(0);
-    const doc = JSON.parse(json.out) as { transparentDataEncryption: unknown[]; tierAdvisor: { level: string; verdict: string; line: number }[] };
+    const doc = JSON.parse(json.out) as {
+      transparentDataEncryption: unknown[];
+      tierAdvisor: { level: string; verdict: string; line: number }[];
+    };
     expect(doc.transparentDataEncryption).toEqual([]);
     expect(doc.tierAdvisor).toEqual([expect.objectContaining({ level: "advisory", verdict: "fail", line: 4 })]);
   });

@@ -22,10 +22,20 @@ function run(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): Promise<{ cod
     const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (c: Buffer) => { stdout += c.toString(); });
-    child.stderr.on("data", (c: Buffer) => { stderr += c.toString(); });
-    const timer = setTimeout(() => { child.kill("SIGKILL"); reject(new Error(`stackwarden ${args.join(" ")} did not finish: ${stderr}`)); }, 25_000);
-    child.on("close", (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+    child.stdout.on("data", (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`stackwarden ${args.join(" ")} did not finish: ${stderr}`));
+    }, 25_000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -44,10 +54,17 @@ let emulator: ChildProcessWithoutNullStreams;
 let url: string;
 
 beforeAll(async () => {
-  if (!existsSync(join(PROJECT_ROOT, "dist", "src", "cli", "main.js"))) throw new Error("dist/ is missing: run `npm run build` (npm test's pretest does)");
-  emulator = spawn(process.execPath, [BIN, "emulator", "--port", "0", "--fault-429", "0.3", "--fault-5xx", "0.3", "--retry-after-ms", "20"], { cwd: dir, env: cleanEnv() });
+  if (!existsSync(join(PROJECT_ROOT, "dist", "src", "cli", "main.js")))
+    throw new Error("dist/ is missing: run `npm run build` (npm test's pretest does)");
+  emulator = spawn(
+    process.execPath,
+    [BIN, "emulator", "--port", "0", "--fault-429", "0.3", "--fault-5xx", "0.3", "--retry-after-ms", "20"],
+    { cwd: dir, env: cleanEnv() },
+  );
   let err = "";
-  emulator.stderr.on("data", (c: Buffer) => { err += c.toString(); });
+  emulator.stderr.on("data", (c: Buffer) => {
+    err += c.toString();
+  });
   const rl = createInterface({ input: emulator.stdout });
   url = await new Promise<string>((resolve, reject) => {
     rl.once("line", resolve);
@@ -88,7 +105,13 @@ describe("stackwarden emulator and whoami", () => {
   it("whoami --output json prints parseable JSON with the token redacted", async () => {
     const r = await run(["whoami", "--output", "json"], cleanEnv({ STACKWARDEN_IMDS_ENDPOINT: `${url}/metadata` }));
     expect(r.code).toBe(0);
-    const doc = JSON.parse(r.stdout) as { endpoint: string; instance: { compute: { name: string } }; identityInfo: { tenantId: string }; attestedDocument: { encoding: string }; token: Record<string, string> };
+    const doc = JSON.parse(r.stdout) as {
+      endpoint: string;
+      instance: { compute: { name: string } };
+      identityInfo: { tenantId: string };
+      attestedDocument: { encoding: string };
+      token: Record<string, string>;
+    };
     expect(doc.endpoint).toBe(`${url}/metadata`);
     expect(doc.instance.compute.name).toBe("stackwarden-runner");
     expect(doc.identityInfo.tenantId).toMatch(/^[0-9a-f-]{36}$/);
@@ -121,7 +144,9 @@ describe("stackwarden emulator and whoami", () => {
     expect(line).toMatch(new RegExp(`^stackwarden: ${seed.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}:\\d+:\\d+: invalid YAML: `));
 
     writeFileSync(seed, "imds:\n  tenantId: t\n  bogus: 1\n");
-    expect(expectOneLineError(await run(["emulator", "--port", "0", "--seed", seed]))).toBe(`stackwarden: ${seed}:3:3: imds.bogus: unknown key`);
+    expect(expectOneLineError(await run(["emulator", "--port", "0", "--seed", seed]))).toBe(
+      `stackwarden: ${seed}:3:3: imds.bogus: unknown key`,
+    );
   });
 
   it("a missing --seed file is one line naming it", async () => {

@@ -30,7 +30,11 @@ let dir: string;
 const ORDERS = { subscriptionId: G, resourceGroup: "rg", server: "s1", database: "orders" };
 beforeAll(async () => {
   t = await startTestEmulator({ seed: seedFromYaml(SEED) });
-  dir = stackDir({ "stack.yaml": STACK, "broken.yaml": BROKEN, ...Object.fromEntries(BAD.map(([name, text], i) => [`bad-${i}.yaml`, text])) });
+  dir = stackDir({
+    "stack.yaml": STACK,
+    "broken.yaml": BROKEN,
+    ...Object.fromEntries(BAD.map(([name, text], i) => [`bad-${i}.yaml`, text])),
+  });
 });
 afterAll(() => t.close());
 
@@ -45,7 +49,10 @@ describe("plan and apply end to end", () => {
 
   it("plan --output json and markdown describe the same change", async () => {
     const json = await runCli(["plan", "--config", "stack.yaml", "--output", "json"], t.url, dir);
-    const doc = JSON.parse(json.out) as { changes: { database: string; live: string; desired: string; action: string }[]; summary: { unchanged: number } };
+    const doc = JSON.parse(json.out) as {
+      changes: { database: string; live: string; desired: string; action: string }[];
+      summary: { unchanged: number };
+    };
     expect(doc.changes).toEqual([expect.objectContaining({ database: "orders", live: "Disabled", desired: "Enabled", action: "enable" })]);
     expect(doc.summary.unchanged).toBe(1);
     const md = await runCli(["plan", "--config", "stack.yaml", "--output", "markdown"], t.url, dir);
@@ -63,7 +70,8 @@ describe("plan and apply end to end", () => {
   it("an out-of-band PUT that disables TDE makes plan exit 2 again", async () => {
     const sql = new SqlClient({ endpoint: t.url, credential: t.credential, retry: FAST_RETRY });
     await sql.putTransparentDataEncryption(ORDERS, "Disabled");
-    for (let i = 0; i < 100 && (await sql.listTransparentDataEncryptionActivities(ORDERS)).length; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && (await sql.listTransparentDataEncryptionActivities(ORDERS)).length; i++)
+      await new Promise((r) => setTimeout(r, 50));
     const r = await runCli(["plan", "--config", "stack.yaml"], t.url, dir);
     expect(r.code).toBe(2);
     expect(r.out).toContain("rg/s1/orders");
@@ -82,9 +90,15 @@ describe("plan and apply end to end", () => {
     const root = join(__dirname, "..", "..");
     // Asynchronous: the emulator lives in this process and must keep answering.
     const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, [join(root, "bin", "stackwarden.js"), "plan", "--config", join(dir, "broken.yaml")], {
-        env: { PATH: process.env.PATH, STACKWARDEN_ARM_ENDPOINT: t.url, STACKWARDEN_IMDS_ENDPOINT: `${t.url}/metadata` }, encoding: "utf8",
-      }, (_err, stdout, stderr) => resolve({ status: child.exitCode, stdout, stderr }));
+      const child = execFile(
+        process.execPath,
+        [join(root, "bin", "stackwarden.js"), "plan", "--config", join(dir, "broken.yaml")],
+        {
+          env: { PATH: process.env.PATH, STACKWARDEN_ARM_ENDPOINT: t.url, STACKWARDEN_IMDS_ENDPOINT: `${t.url}/metadata` },
+          encoding: "utf8",
+        },
+        (_err, stdout, stderr) => resolve({ status: child.exitCode, stdout, stderr }),
+      );
     });
     expect(r.status, r.stderr).toBe(2);
     expect(r.stdout).toContain("rg/s1/broken");

@@ -6,11 +6,17 @@ const ROOT = join(__dirname, "..", "..");
 
 it("npm start's job (stackwarden start) reconciles the dev stack on the embedded emulator and exits 0", async () => {
   const r = await new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-    const child = execFile(process.execPath, [join(ROOT, "bin", "stackwarden.js"), "start"], { cwd: ROOT, env: { PATH: process.env.PATH }, encoding: "utf8" },
-      (_e, out, err) => resolve({ code: child.exitCode, out, err }));
+    const child = execFile(
+      process.execPath,
+      [join(ROOT, "bin", "stackwarden.js"), "start"],
+      { cwd: ROOT, env: { PATH: process.env.PATH }, encoding: "utf8" },
+      (_e, out, err) => resolve({ code: child.exitCode, out, err }),
+    );
   });
   expect(r.code, r.err).toBe(0);
-  const [plan, apply, again, check] = ["== 1. plan ==", "== 2. apply ==", "== 3. plan again ==", "== 4. check =="].map((h) => r.out.indexOf(h));
+  const [plan, apply, again, check] = ["== 1. plan ==", "== 2. apply ==", "== 3. plan again ==", "== 4. check =="].map((h) =>
+    r.out.indexOf(h),
+  );
   expect(plan).toBeGreaterThanOrEqual(0);
   expect(apply).toBeGreaterThan(plan);
   expect(again).toBeGreaterThan(apply);

@@ -56,9 +56,14 @@ describe("apply --engine pulumi without a Pulumi CLI", () => {
   });
 
   it("--config instead of --stack is refused in one line", async () => {
-    const r = await stackwarden(["apply", "--engine", "pulumi", "--config", join(REPO_ROOT, "stacks", "Pulumi.dev.yaml"), "--yes"], { ...base, PATH: emptyDir });
+    const r = await stackwarden(["apply", "--engine", "pulumi", "--config", join(REPO_ROOT, "stacks", "Pulumi.dev.yaml"), "--yes"], {
+      ...base,
+      PATH: emptyDir,
+    });
     expect(r.code, explain(r)).toBe(1);
-    expect(r.stderr.trimEnd().split("\n")).toEqual(["stackwarden: --engine pulumi needs --stack NAME (a stack of the Pulumi project), not --config"]);
+    expect(r.stderr.trimEnd().split("\n")).toEqual([
+      "stackwarden: --engine pulumi needs --stack NAME (a stack of the Pulumi project), not --config",
+    ]);
   });
 });
 
@@ -89,14 +94,22 @@ sql:
     project = new PulumiProject({ cli: cli!, emulatorUrl: t.url });
     project.writeStackConfig("engine", {
       "stackwarden:subscriptionId": SUB,
-      "stackwarden:databases": ["orders", "ledger"].map((d) => ({ resourceGroup: "rg-engine", server: "sql-engine", database: d, transparentDataEncryption: "Enabled" })),
+      "stackwarden:databases": ["orders", "ledger"].map((d) => ({
+        resourceGroup: "rg-engine",
+        server: "sql-engine",
+        database: d,
+        transparentDataEncryption: "Enabled",
+      })),
     });
     // The CLI only in a pulumi:install-style cache (symlinks to the one found), not on PATH.
     const cache = join(scratch, "cache");
     const cacheBin = join(cache, `pulumi-v${pulumiSdkVersion()}`, "bin");
     mkdirSync(cacheBin, { recursive: true });
     for (const f of readdirSync(cli!.binDir)) symlinkSync(join(cli!.binDir, f), join(cacheBin, f));
-    const pathWithoutPulumi = (process.env.PATH ?? "").split(delimiter).filter((d) => d && !existsSync(join(d, "pulumi"))).join(delimiter);
+    const pathWithoutPulumi = (process.env.PATH ?? "")
+      .split(delimiter)
+      .filter((d) => d && !existsSync(join(d, "pulumi")))
+      .join(delimiter);
     home = join(scratch, "home");
     mkdirSync(home, { recursive: true });
     env = { ...project.env, PATH: pathWithoutPulumi, STACKWARDEN_CACHE_DIR: cache, HOME: home };
@@ -112,7 +125,9 @@ sql:
     expect(await tde("orders")).toBe("Disabled");
     const r = await project.stackwarden(["apply", "--engine", "pulumi", "--stack", "engine", "--yes"], env);
     expect(r.code, explain(r)).toBe(0);
-    expect(r.stdout).toContain(`Pulumi engine: stack engine in ${project.dir}, backend file://${home}/.pulumi-local, CLI ${join(scratch, "cache")}`);
+    expect(r.stdout).toContain(
+      `Pulumi engine: stack engine in ${project.dir}, backend file://${home}/.pulumi-local, CLI ${join(scratch, "cache")}`,
+    );
     expect(r.stdout).toContain(`policy pack ${join(project.dir, "policies")}`);
     expect(r.stdout).toMatch(/\+\s+pulumi-nodejs:dynamic\/sql:TransparentDataEncryption tde-rg-engine-sql-engine-orders created/);
     expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("Apply (pulumi): succeeded, 7 create.");
@@ -132,11 +147,15 @@ sql:
   it("the compliance pack gates it: a stack that wants TDE Disabled fails on sql-tde-enabled and changes nothing", async () => {
     project.writeStackConfig("decrypt", {
       "stackwarden:subscriptionId": SUB,
-      "stackwarden:databases": [{ resourceGroup: "rg-engine", server: "sql-engine", database: "ledger", transparentDataEncryption: "Disabled" }],
+      "stackwarden:databases": [
+        { resourceGroup: "rg-engine", server: "sql-engine", database: "ledger", transparentDataEncryption: "Disabled" },
+      ],
     });
     const r = await project.stackwarden(["apply", "--engine", "pulumi", "--stack", "decrypt", "--yes"], env);
     expect(r.code, explain(r)).toBe(1);
-    expect(r.output).toMatch(/\[mandatory\]\s+sql-tde-enabled\s+\(pulumi-nodejs:dynamic\/sql:TransparentDataEncryption: tde-rg-engine-sql-engine-ledger\)/);
+    expect(r.output).toMatch(
+      /\[mandatory\]\s+sql-tde-enabled\s+\(pulumi-nodejs:dynamic\/sql:TransparentDataEncryption: tde-rg-engine-sql-engine-ledger\)/,
+    );
     expect(r.stderr.trimEnd().split("\n").at(-1)).toMatch(/^stackwarden apply: pulumi up failed: .+/);
     expect(await tde("ledger")).toBe("Enabled");
   });
@@ -144,7 +163,9 @@ sql:
   it("a failing up (a database the server does not have): exit 1, Pulumi's diagnostics, then one summary line", async () => {
     project.writeStackConfig("broken", {
       "stackwarden:subscriptionId": SUB,
-      "stackwarden:databases": [{ resourceGroup: "rg-engine", server: "sql-engine", database: "nowhere", transparentDataEncryption: "Enabled" }],
+      "stackwarden:databases": [
+        { resourceGroup: "rg-engine", server: "sql-engine", database: "nowhere", transparentDataEncryption: "Enabled" },
+      ],
     });
     const r = await project.stackwarden(["apply", "--engine", "pulumi", "--stack", "broken", "--yes"], env);
     expect(r.code, explain(r)).toBe(1);

@@ -12,7 +12,9 @@ export default function setup(project: TestProject): (() => void) | undefined {
   if (!cli) {
     if (e2eRequired()) {
       // Not thrown here: the unit tier still runs and reports, and the e2e tier's own test fails the run.
-      process.stdout.write("\nFAILING e2e: STACKWARDEN_E2E=required but no Pulumi CLI was found (on PATH or in the pulumi:install cache): run `npm run pulumi:install`\n\n");
+      process.stdout.write(
+        "\nFAILING e2e: STACKWARDEN_E2E=required but no Pulumi CLI was found (on PATH or in the pulumi:install cache): run `npm run pulumi:install`\n\n",
+      );
       return undefined;
     }
     process.stdout.write(`\n${E2E_SKIP_LINE}\n\n`);

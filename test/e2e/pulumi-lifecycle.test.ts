@@ -52,7 +52,9 @@ const urnName = (database: string) => `tde-rg-e2e-sql-e2e-${database}`;
 if (!cli && e2eRequired()) {
   // This is what fails the run: the global setup only says so, so that the unit tier still reports.
   it("has a Pulumi CLI (STACKWARDEN_E2E=required)", () => {
-    expect.fail("STACKWARDEN_E2E=required but no Pulumi CLI was found on PATH or in the pulumi:install cache: run `npm run pulumi:install`");
+    expect.fail(
+      "STACKWARDEN_E2E=required but no Pulumi CLI was found on PATH or in the pulumi:install cache: run `npm run pulumi:install`",
+    );
   });
 }
 
@@ -89,7 +91,11 @@ describe.skipIf(!cli)("Pulumi CLI end to end: the stack against the emulator", (
     expect(r.code, explain(r)).toBe(0);
     // --diff shows each resource's inputs: the desired status of every database.
     for (const d of ["alpha", "beta", "gamma"]) {
-      expect(r.stdout).toMatch(new RegExp(`\\+ pulumi-nodejs:dynamic/sql:TransparentDataEncryption: \\(create\\)\\s*\\[urn=[^\\]]*::${urnName(d)}\\]\\s*database\\s*: "${d}"[^+]*transparentDataEncryption: "Enabled"`));
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `\\+ pulumi-nodejs:dynamic/sql:TransparentDataEncryption: \\(create\\)\\s*\\[urn=[^\\]]*::${urnName(d)}\\]\\s*database\\s*: "${d}"[^+]*transparentDataEncryption: "Enabled"`,
+        ),
+      );
     }
     // The pack ran (its table) and found nothing: the desired states comply.
     expect(r.stdout).toMatch(/Policy Packs run:[\s\S]*stackwarden\|local\|policies\s+\d+\.\d+\.\d+/);
@@ -114,7 +120,9 @@ describe.skipIf(!cli)("Pulumi CLI end to end: the stack against the emulator", (
   it("a converged stack: preview --refresh --expect-no-changes exits 0 and the advisory tier-drift verdict shows", async () => {
     const r = await project.pulumi(["preview", "--refresh", "--expect-no-changes", "--policy-pack", "policies"]);
     expect(r.code, explain(r)).toBe(0);
-    expect(r.stdout).toMatch(/\[advisory\]\s+sql-tier-advisor-drift\s+\(pulumi-nodejs:dynamic\/sql:ServiceTierAdvisors: advisors-rg-e2e-sql-e2e-alpha\)/);
+    expect(r.stdout).toMatch(
+      /\[advisory\]\s+sql-tier-advisor-drift\s+\(pulumi-nodejs:dynamic\/sql:ServiceTierAdvisors: advisors-rg-e2e-sql-e2e-alpha\)/,
+    );
     expect(r.stdout).not.toMatch(/\[mandatory\]/);
   });
 
@@ -127,7 +135,11 @@ describe.skipIf(!cli)("Pulumi CLI end to end: the stack against the emulator", (
     const r = await project.pulumi(["preview", "--refresh", "--expect-no-changes"]);
     expect(r.code, explain(r)).not.toBe(0);
     expect(r.output).toMatch(/no changes were expected/);
-    expect(r.stdout).toMatch(new RegExp(`~\\s+pulumi-nodejs:dynamic/sql:TransparentDataEncryption ${urnName("alpha")} update \\[diff: ~transparentDataEncryption\\]`));
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `~\\s+pulumi-nodejs:dynamic/sql:TransparentDataEncryption ${urnName("alpha")} update \\[diff: ~transparentDataEncryption\\]`,
+      ),
+    );
     expect(r.stdout).toMatch(/~ 1 to update/);
     expect(await tde("alpha")).toBe("Disabled");
   });
@@ -142,11 +154,18 @@ describe.skipIf(!cli)("Pulumi CLI end to end: the stack against the emulator", (
   });
 
   it("a stack that wants TDE Disabled: up --policy-pack policies fails on the mandatory sql-tde-enabled policy and changes nothing", async () => {
-    project.writeStackConfig(STACK, { ...CONFIG, "stackwarden:databases": CONFIG["stackwarden:databases"].map((d) => (d.database === "beta" ? { ...d, transparentDataEncryption: "Disabled" } : d)) });
+    project.writeStackConfig(STACK, {
+      ...CONFIG,
+      "stackwarden:databases": CONFIG["stackwarden:databases"].map((d) =>
+        d.database === "beta" ? { ...d, transparentDataEncryption: "Disabled" } : d,
+      ),
+    });
     try {
       const r = await project.pulumi(["up", "--yes", "--policy-pack", "policies"]);
       expect(r.code, explain(r)).not.toBe(0);
-      expect(r.stdout).toMatch(new RegExp(`\\[mandatory\\]\\s+sql-tde-enabled\\s+\\(pulumi-nodejs:dynamic/sql:TransparentDataEncryption: ${urnName("beta")}\\)`));
+      expect(r.stdout).toMatch(
+        new RegExp(`\\[mandatory\\]\\s+sql-tde-enabled\\s+\\(pulumi-nodejs:dynamic/sql:TransparentDataEncryption: ${urnName("beta")}\\)`),
+      );
       expect(r.stdout).toContain("Database rg-e2e/sql-e2e/beta must have transparent data encryption Enabled");
       expect(await tde("beta")).toBe("Enabled");
     } finally {

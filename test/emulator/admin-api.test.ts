@@ -2,10 +2,13 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 let t: TestEmulator;
-beforeAll(async () => { t = await startTestEmulator(); });
+beforeAll(async () => {
+  t = await startTestEmulator();
+});
 afterAll(() => t.close());
 
-const put = (path: string, body: string) => fetch(`${t.url}/_emulator/${path}`, { method: "PUT", body, headers: { "content-type": "application/json" } });
+const put = (path: string, body: string) =>
+  fetch(`${t.url}/_emulator/${path}`, { method: "PUT", body, headers: { "content-type": "application/json" } });
 
 it("refuses a bad fault configuration with 400 and keeps the old one", async () => {
   for (const body of ['{"rules":[{"rate":2}]}', '{"latency":5}', '{"rules":"all"}', "not json"]) {

@@ -15,7 +15,8 @@ const widgets: LocalService<{ names: string[] }> = {
     ctx.arm("GET", "/subscriptions/:sub/providers/Test.Widgets/widgets/:name", ["2021-01-01", "2022-02-02"], (req) =>
       ctx.state().names.includes(req.params.name)
         ? { status: 200, body: { id: req.path, name: req.params.name, apiVersion: req.query.get("api-version") } }
-        : resourceNotFound("Test.Widgets/widgets", req.params.name));
+        : resourceNotFound("Test.Widgets/widgets", req.params.name),
+    );
     ctx.arm("PUT", "/subscriptions/:sub/providers/Test.Widgets/widgets/:name", ["2021-01-01"], (req) => {
       const body = req.body as { properties?: unknown } | undefined;
       if (!body?.properties) return armError(400, "InvalidRequestContent", "properties are required");
@@ -34,10 +35,14 @@ beforeAll(async () => {
   t = await startTestEmulator({ services: [imdsLocal as LocalService, widgets as LocalService] });
   token = (await t.credential.getToken(ARM_SCOPE)).token;
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 beforeEach(async () => {
   // Put the clock back where it was, whatever a test did to it.
-  const r = (await (await fetch(`${t.url}/_emulator/clock`, { method: "POST", body: JSON.stringify({ advanceMs: 0 }) })).json()) as { offsetMs: number };
+  const r = (await (await fetch(`${t.url}/_emulator/clock`, { method: "POST", body: JSON.stringify({ advanceMs: 0 }) })).json()) as {
+    offsetMs: number;
+  };
   if (r.offsetMs !== 0) t.emu.advanceClock(-r.offsetMs);
 });
 
@@ -45,9 +50,17 @@ async function call(path: string, init: { method?: string; auth?: string | null;
   const headers: Record<string, string> = { ...init.headers };
   if (init.auth !== null) headers.authorization = init.auth ?? `Bearer ${token}`;
   if (init.body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(t.url + path, { method: init.method ?? "GET", headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const res = await fetch(t.url + path, {
+    method: init.method ?? "GET",
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
   const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as { error?: { code: string; message: string } } & Record<string, unknown>) : undefined, headers: res.headers };
+  return {
+    status: res.status,
+    body: text ? (JSON.parse(text) as { error?: { code: string; message: string } } & Record<string, unknown>) : undefined,
+    headers: res.headers,
+  };
 }
 
 function expectArmError(r: Awaited<ReturnType<typeof call>>, status: number, code: string): string {
@@ -83,13 +96,19 @@ describe("the emulator's ARM front door", () => {
     expect(msg).toContain("'2014-04-01'");
     expect(msg).toContain("'2021-01-01', '2022-02-02'");
     // Each route has its own versions: the PUT speaks only 2021-01-01.
-    expectArmError(await call(`${PATH}?api-version=2022-02-02`, { method: "PUT", body: { properties: {} } }), 400, "InvalidApiVersionParameter");
+    expectArmError(
+      await call(`${PATH}?api-version=2022-02-02`, { method: "PUT", body: { properties: {} } }),
+      400,
+      "InvalidApiVersionParameter",
+    );
   });
 
   it("AuthenticationFailed without an Authorization header, with a Bearer challenge", async () => {
     const r = await call(`${PATH}?api-version=2021-01-01`, { auth: null });
     expectArmError(r, 401, "AuthenticationFailed");
-    expect(r.headers.get("www-authenticate")).toMatch(/^Bearer authorization_uri=".*\/metadata\/identity\/oauth2\/token", error="invalid_token"$/);
+    expect(r.headers.get("www-authenticate")).toMatch(
+      /^Bearer authorization_uri=".*\/metadata\/identity\/oauth2\/token", error="invalid_token"$/,
+    );
   });
 
   it("AuthenticationFailed for a header that is not a bearer token", async () => {
@@ -99,7 +118,14 @@ describe("the emulator's ARM front door", () => {
   it("InvalidAuthenticationToken for garbage, a foreign signature or a tampered payload", async () => {
     expectArmError(await call(`${PATH}?api-version=2021-01-01`, { auth: "Bearer not-a-jwt" }), 401, "InvalidAuthenticationToken");
     expectArmError(await call(`${PATH}?api-version=2021-01-01`, { auth: "Bearer a.b.c" }), 401, "InvalidAuthenticationToken");
-    const foreign = new AccessTokens().issue({ resource: "https://management.azure.com/", tenantId: "t", objectId: "o", clientId: "c", ttlSeconds: 3600, now: Date.now() }).token;
+    const foreign = new AccessTokens().issue({
+      resource: "https://management.azure.com/",
+      tenantId: "t",
+      objectId: "o",
+      clientId: "c",
+      ttlSeconds: 3600,
+      now: Date.now(),
+    }).token;
     expectArmError(await call(`${PATH}?api-version=2021-01-01`, { auth: `Bearer ${foreign}` }), 401, "InvalidAuthenticationToken");
     const [h, p, s] = token.split(".");
     const claims = JSON.parse(Buffer.from(p, "base64url").toString()) as { exp: number };
@@ -124,17 +150,26 @@ describe("the emulator's ARM front door", () => {
   });
 
   it("hands the handler parsed JSON and maps its ARM errors", async () => {
-    const created = await call("/subscriptions/s1/providers/Test.Widgets/widgets/w2?api-version=2021-01-01", { method: "PUT", body: { properties: { size: 3 } } });
+    const created = await call("/subscriptions/s1/providers/Test.Widgets/widgets/w2?api-version=2021-01-01", {
+      method: "PUT",
+      body: { properties: { size: 3 } },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({ name: "w2", properties: { size: 3 } });
     expect((await call("/subscriptions/s1/providers/Test.Widgets/widgets/w2?api-version=2021-01-01")).status).toBe(200);
-    expectArmError(await call("/subscriptions/s1/providers/Test.Widgets/widgets/w3?api-version=2021-01-01", { method: "PUT", body: {} }), 400, "InvalidRequestContent");
+    expectArmError(
+      await call("/subscriptions/s1/providers/Test.Widgets/widgets/w3?api-version=2021-01-01", { method: "PUT", body: {} }),
+      400,
+      "InvalidRequestContent",
+    );
     expectArmError(await call("/subscriptions/s1/providers/Test.Widgets/widgets/nope?api-version=2021-01-01"), 404, "ResourceNotFound");
   });
 
   it("refuses a JSON body that does not parse", async () => {
     const res = await fetch(`${t.url}/subscriptions/s1/providers/Test.Widgets/widgets/w9?api-version=2021-01-01`, {
-      method: "PUT", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: '{"properties":',
+      method: "PUT",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: '{"properties":',
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("InvalidRequestContent");

@@ -3,8 +3,14 @@ import { FaultInjector, type FaultConfig, type FaultDecision } from "../../src/e
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 const CONFIG: FaultConfig = {
-  seed: 42, latencyMs: 0, maxConsecutive: 0,
-  rules: [{ match: "/metadata/identity", status: 429, rate: 0.3, retryAfterMs: 20 }, { status: 503, rate: 0.2 }, { drop: true, rate: 0.05 }],
+  seed: 42,
+  latencyMs: 0,
+  maxConsecutive: 0,
+  rules: [
+    { match: "/metadata/identity", status: 429, rate: 0.3, retryAfterMs: 20 },
+    { status: 503, rate: 0.2 },
+    { drop: true, rate: 0.05 },
+  ],
 };
 
 /** A fixed request sequence over a few paths and methods, interleaved. */
@@ -42,7 +48,10 @@ describe("FaultInjector", () => {
   });
 
   it("paths are matched case-insensitively, so ARM's casing does not change decisions", () => {
-    const lower = run(CONFIG, SEQUENCE.map(([m, p]) => [m, p.toLowerCase()]));
+    const lower = run(
+      CONFIG,
+      SEQUENCE.map(([m, p]) => [m, p.toLowerCase()]),
+    );
     expect(lower).toEqual(run(CONFIG));
   });
 
@@ -62,7 +71,10 @@ describe("FaultInjector", () => {
       for (let i = 0; i < 500; i++) {
         const d = f.decide("GET", "/busy");
         if (d.kind === "none") streak = 0;
-        else { streak += 1; faults += 1; }
+        else {
+          streak += 1;
+          faults += 1;
+        }
         longest = Math.max(longest, streak);
       }
       expect(longest).toBe(limit);
@@ -77,7 +89,12 @@ describe("FaultInjector", () => {
   });
 
   it("a count rule faults exactly the first N matching requests", () => {
-    const f = new FaultInjector({ seed: 1, latencyMs: 0, maxConsecutive: 3, rules: [{ match: "/METADATA/identity", status: 410, count: 2 }] });
+    const f = new FaultInjector({
+      seed: 1,
+      latencyMs: 0,
+      maxConsecutive: 3,
+      rules: [{ match: "/METADATA/identity", status: 410, count: 2 }],
+    });
     const k = kinds([
       f.decide("GET", "/metadata/instance"),
       f.decide("GET", "/metadata/identity/oauth2/token"),
@@ -96,8 +113,12 @@ describe("FaultInjector", () => {
 
 describe("fault injection in the running emulator", () => {
   let t: TestEmulator;
-  beforeAll(async () => { t = await startTestEmulator(); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await startTestEmulator();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
 
   async function putFaults(body: unknown) {
     const res = await fetch(`${t.url}/_emulator/faults`, { method: "PUT", body: JSON.stringify(body) });
@@ -108,7 +129,9 @@ describe("fault injection in the running emulator", () => {
     const out: (number | "dropped")[] = [];
     for (let i = 0; i < n; i++) {
       try {
-        const res = await fetch(`${t.url}/metadata/instance?api-version=2020-10-01`, { headers: { Metadata: "true", connection: "close" } });
+        const res = await fetch(`${t.url}/metadata/instance?api-version=2020-10-01`, {
+          headers: { Metadata: "true", connection: "close" },
+        });
         await res.arrayBuffer();
         out.push(res.status);
       } catch {
@@ -119,7 +142,15 @@ describe("fault injection in the running emulator", () => {
   }
 
   it("replays the same faults for the same seed, and they include every kind", async () => {
-    const config = { seed: 99, maxConsecutive: 2, rules: [{ status: 429, rate: 0.25, retryAfterMs: 10 }, { status: 503, rate: 0.2 }, { drop: true, rate: 0.1 }] };
+    const config = {
+      seed: 99,
+      maxConsecutive: 2,
+      rules: [
+        { status: 429, rate: 0.25, retryAfterMs: 10 },
+        { status: 503, rate: 0.2 },
+        { drop: true, rate: 0.1 },
+      ],
+    };
     expect(await putFaults(config)).toEqual({ ...config, latencyMs: 0 });
     const first = await statuses(60);
     await putFaults(config);

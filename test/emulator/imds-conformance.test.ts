@@ -11,7 +11,9 @@ import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
  * specs/imds, validates against that version's schema: 200s against the operation's response,
  * errors against its `default` response (IdentityErrorResponse or ErrorResponse).
  */
-const SPEC_VERSIONS = readdirSync(join(PROJECT_ROOT, "specs", "imds")).filter((d) => statSync(join(PROJECT_ROOT, "specs", "imds", d)).isDirectory()).sort();
+const SPEC_VERSIONS = readdirSync(join(PROJECT_ROOT, "specs", "imds"))
+  .filter((d) => statSync(join(PROJECT_ROOT, "specs", "imds", d)).isDirectory())
+  .sort();
 const spec = (v: string) => `imds/${v}/imds.json`;
 
 const OPS = {
@@ -23,10 +25,17 @@ const OPS = {
 type Op = keyof typeof OPS;
 
 let t: TestEmulator;
-beforeAll(async () => { t = await startTestEmulator(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestEmulator();
+});
+afterAll(async () => {
+  await t.close();
+});
 
-async function get(path: string, headers: Record<string, string> = { Metadata: "true" }): Promise<{ status: number; body: unknown; contentType: string | null }> {
+async function get(
+  path: string,
+  headers: Record<string, string> = { Metadata: "true" },
+): Promise<{ status: number; body: unknown; contentType: string | null }> {
   const res = await fetch(t.url + path, { headers });
   return { status: res.status, body: await res.json(), contentType: res.headers.get("content-type") };
 }
@@ -83,7 +92,10 @@ describe("IMDS responses validate against the published schemas", () => {
   }
 
   it("injected faults on IMDS paths use the IMDS error shapes", async () => {
-    await fetch(`${t.url}/_emulator/faults`, { method: "PUT", body: JSON.stringify({ rules: [{ match: "/metadata", status: 429, count: 4, retryAfterMs: 1500 }] }) });
+    await fetch(`${t.url}/_emulator/faults`, {
+      method: "PUT",
+      body: JSON.stringify({ rules: [{ match: "/metadata", status: 429, count: 4, retryAfterMs: 1500 }] }),
+    });
     try {
       for (const op of Object.keys(OPS) as Op[]) {
         const res = await fetch(`${t.url}${OPS[op].path}?api-version=2020-10-01${OPS[op].query}`, { headers: { Metadata: "true" } });
@@ -123,11 +135,17 @@ describe("IMDS front door", () => {
   it("requires a known api-version and lists the newest ones", async () => {
     const missing = await get("/metadata/instance");
     expect(missing.status).toBe(400);
-    expect(missing.body).toMatchObject({ error: expect.stringMatching(/api-version was not specified/), "newest-versions": ["2020-10-01", "2020-09-01", "2020-07-15"] });
+    expect(missing.body).toMatchObject({
+      error: expect.stringMatching(/api-version was not specified/),
+      "newest-versions": ["2020-10-01", "2020-09-01", "2020-07-15"],
+    });
     const unknown = await get("/metadata/instance?api-version=2017-01-01");
     expect(unknown.status).toBe(400);
     expect((unknown.body as { error: string }).error).toContain("api-version '2017-01-01' is invalid");
     const idMissing = await get("/metadata/identity/info");
-    expect(idMissing.body).toMatchObject({ error: "bad_request", error_description: expect.stringMatching(/api-version was not specified/) });
+    expect(idMissing.body).toMatchObject({
+      error: "bad_request",
+      error_description: expect.stringMatching(/api-version was not specified/),
+    });
   });
 });

@@ -49,9 +49,13 @@ describe("seed files", () => {
   });
 
   it("a wrong type, a value out of range and a missing key are located at the value", () => {
-    expect(seedError("faults:\n  rules:\n    - status: 503\n      rate: high\n").message).toBe("estate.yaml:4:13: faults.rules[0].rate: must be number");
+    expect(seedError("faults:\n  rules:\n    - status: 503\n      rate: high\n").message).toBe(
+      "estate.yaml:4:13: faults.rules[0].rate: must be number",
+    );
     expect(seedError("emulator:\n  pageSize: 0\n").message).toBe("estate.yaml:2:13: emulator.pageSize: must be >= 1");
-    expect(seedError("imds:\n  userIdentities:\n    - clientId: a\n").message).toBe('estate.yaml:3:7: imds.userIdentities[0]: missing required key "objectId"');
+    expect(seedError("imds:\n  userIdentities:\n    - clientId: a\n").message).toBe(
+      'estate.yaml:3:7: imds.userIdentities[0]: missing required key "objectId"',
+    );
   });
 
   it("duplicate keys are refused", () => {
@@ -67,7 +71,9 @@ describe("seed files", () => {
   });
 
   it("loadSeedFile names a missing file, and reports errors with the file's path", () => {
-    expect(() => loadSeedFile(join(dir, "missing.yaml"), LOCAL_SERVICES)).toThrow(`${join(dir, "missing.yaml")}: cannot read the seed file (ENOENT)`);
+    expect(() => loadSeedFile(join(dir, "missing.yaml"), LOCAL_SERVICES)).toThrow(
+      `${join(dir, "missing.yaml")}: cannot read the seed file (ENOENT)`,
+    );
     const bad = join(dir, "bad.yaml");
     writeFileSync(bad, "emulator:\n  pageSize: 5\n  tokenTtl: 30\n");
     expect(() => loadSeedFile(bad, LOCAL_SERVICES)).toThrow(`${bad}:3:3: emulator.tokenTtl: unknown key`);
@@ -91,7 +97,8 @@ imds:
     try {
       expect(t.emu.settings.tokenTtlSeconds).toBe(90);
       expect(t.emu.faults.settings).toMatchObject({ seed: 3, maxConsecutive: 1, rules: [] });
-      const get = async (p: string) => (await fetch(`${t.url}${p}`, { headers: { Metadata: "true" } })).json() as Promise<Record<string, any>>;
+      const get = async (p: string) =>
+        (await fetch(`${t.url}${p}`, { headers: { Metadata: "true" } })).json() as Promise<Record<string, any>>;
       const instance = await get("/metadata/instance?api-version=2020-10-01");
       expect(instance.compute.name).toBe("seeded-vm");
       expect(instance.compute.location).toBe("westeurope");
@@ -104,9 +111,13 @@ imds:
   });
 
   it("a seed with no system identity and one user identity answers with that identity", async () => {
-    const t = await startTestEmulator({ seed: seedFromYaml("imds:\n  systemIdentity: null\n  userIdentities:\n    - { clientId: only-one, objectId: obj-1 }\n") });
+    const t = await startTestEmulator({
+      seed: seedFromYaml("imds:\n  systemIdentity: null\n  userIdentities:\n    - { clientId: only-one, objectId: obj-1 }\n"),
+    });
     try {
-      const res = await fetch(`${t.url}/metadata/identity/oauth2/token?api-version=2020-10-01&resource=r`, { headers: { Metadata: "true" } });
+      const res = await fetch(`${t.url}/metadata/identity/oauth2/token?api-version=2020-10-01&resource=r`, {
+        headers: { Metadata: "true" },
+      });
       expect(((await res.json()) as { client_id: string }).client_id).toBe("only-one");
     } finally {
       await t.close();

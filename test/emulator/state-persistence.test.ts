@@ -76,7 +76,9 @@ describe("state in-process", () => {
     expect(tmpLeftovers(dir)).toEqual([]);
 
     writeFileSync(join(dir, "state.json"), '{"version":1,"emulator":');
-    await expect(startEmulator({ stateDir: dir, onError: () => {} })).rejects.toThrow(`${join(dir, "state.json")}: the state file is not valid JSON`);
+    await expect(startEmulator({ stateDir: dir, onError: () => {} })).rejects.toThrow(
+      `${join(dir, "state.json")}: the state file is not valid JSON`,
+    );
     writeFileSync(join(dir, "state.json"), '{"version":7,"services":{}}');
     expect(() => StateStore.load(dir)).toThrow("not a stackwarden emulator state (version 7)");
   });
@@ -84,10 +86,15 @@ describe("state in-process", () => {
 
 /** Starts `stackwarden emulator` as a child process and resolves once it printed its URL. */
 async function spawnEmulator(dir: string): Promise<{ child: ChildProcessWithoutNullStreams; url: string; stderr: () => string }> {
-  const child = spawn(process.execPath, [BIN, "emulator", "--port", "0", "--state", dir], { cwd: PROJECT_ROOT, env: { ...process.env, STACKWARDEN_LOG: "" } });
+  const child = spawn(process.execPath, [BIN, "emulator", "--port", "0", "--state", dir], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, STACKWARDEN_LOG: "" },
+  });
   children.add(child);
   let err = "";
-  child.stderr.on("data", (c: Buffer) => { err += c.toString(); });
+  child.stderr.on("data", (c: Buffer) => {
+    err += c.toString();
+  });
   const rl = createInterface({ input: child.stdout });
   const url = await new Promise<string>((resolve, reject) => {
     rl.once("line", (line) => resolve(line.trim()));
@@ -107,14 +114,15 @@ function killed(child: ChildProcessWithoutNullStreams): Promise<void> {
 
 describe("kill test: SIGKILL at random moments never leaves an unreadable state", () => {
   beforeAll(() => {
-    if (!existsSync(join(PROJECT_ROOT, "dist", "src", "cli", "main.js"))) throw new Error("dist/ is missing: run `npm run build` (npm test's pretest does)");
+    if (!existsSync(join(PROJECT_ROOT, "dist", "src", "cli", "main.js")))
+      throw new Error("dist/ is missing: run `npm run build` (npm test's pretest does)");
   });
 
   it("restarts from the state after every kill", async () => {
     const dir = tempDir();
     // A small deterministic generator, so a failure can be replayed.
     let seed = 20_260_301;
-    const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     const STEP = 7;
     let lastOffset = 0;
     let sent = 0;

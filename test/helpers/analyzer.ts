@@ -20,20 +20,57 @@ export const PACK_ENTRY = join(PROJECT_ROOT, "dist", "policies", "index.js");
 export const UNKNOWN_VALUE = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 export type Level = "advisory" | "mandatory" | "disabled";
-const LEVELS: Record<Level, proto.EnforcementLevel> = { advisory: proto.EnforcementLevel.ADVISORY, mandatory: proto.EnforcementLevel.MANDATORY, disabled: proto.EnforcementLevel.DISABLED };
-const LEVEL_NAMES = new Map<proto.EnforcementLevel, string>([[proto.EnforcementLevel.ADVISORY, "advisory"], [proto.EnforcementLevel.MANDATORY, "mandatory"], [proto.EnforcementLevel.DISABLED, "disabled"], [proto.EnforcementLevel.REMEDIATE, "remediate"]]);
+const LEVELS: Record<Level, proto.EnforcementLevel> = {
+  advisory: proto.EnforcementLevel.ADVISORY,
+  mandatory: proto.EnforcementLevel.MANDATORY,
+  disabled: proto.EnforcementLevel.DISABLED,
+};
+const LEVEL_NAMES = new Map<proto.EnforcementLevel, string>([
+  [proto.EnforcementLevel.ADVISORY, "advisory"],
+  [proto.EnforcementLevel.MANDATORY, "mandatory"],
+  [proto.EnforcementLevel.DISABLED, "disabled"],
+  [proto.EnforcementLevel.REMEDIATE, "remediate"],
+]);
 
-export interface PolicySummary { name: string; description: string; enforcementLevel: string; type: "resource" | "stack" | "unknown"; configSchema?: Record<string, unknown> }
-export interface AnalyzerInfoSummary { name: string; version: string; supportsConfig: boolean; policies: PolicySummary[] }
+export interface PolicySummary {
+  name: string;
+  description: string;
+  enforcementLevel: string;
+  type: "resource" | "stack" | "unknown";
+  configSchema?: Record<string, unknown>;
+}
+export interface AnalyzerInfoSummary {
+  name: string;
+  version: string;
+  supportsConfig: boolean;
+  policies: PolicySummary[];
+}
 
 /** One diagnostic, with the policy's own message split from the description CrossGuard prefixes. */
-export interface Violation { policyName: string; enforcementLevel: string; urn: string; message: string; description: string; detail: string }
+export interface Violation {
+  policyName: string;
+  enforcementLevel: string;
+  urn: string;
+  message: string;
+  description: string;
+  detail: string;
+}
 
-export interface AnalyzerResourceInput { type: string; urn?: string; name?: string; props: Record<string, unknown> }
+export interface AnalyzerResourceInput {
+  type: string;
+  urn?: string;
+  name?: string;
+  props: Record<string, unknown>;
+}
 
 /** A running policy pack and a gRPC client connected to it. */
 export class PolicyAnalyzer {
-  private constructor(private readonly child: ChildProcess, private readonly client: AnalyzerClient, readonly port: number, readonly stderr: string[]) {}
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly client: AnalyzerClient,
+    readonly port: number,
+    readonly stderr: string[],
+  ) {}
 
   /** Spawns `node dist/policies/index.js` in `policies/` (PolicyPack reads its version from the package.json there). */
   static async start(opts: { startTimeoutMs?: number } = {}): Promise<PolicyAnalyzer> {
@@ -46,7 +83,11 @@ export class PolicyAnalyzer {
     const timeout = opts.startTimeoutMs ?? 20_000;
     const port = await new Promise<number>((resolve, reject) => {
       let out = "";
-      const fail = (e: Error) => { clearTimeout(timer); child.kill("SIGKILL"); reject(new Error(`${e.message}\nanalyzer stderr:\n${stderr.join("\n")}`)); };
+      const fail = (e: Error) => {
+        clearTimeout(timer);
+        child.kill("SIGKILL");
+        reject(new Error(`${e.message}\nanalyzer stderr:\n${stderr.join("\n")}`));
+      };
       const timer = setTimeout(() => fail(new Error(`the policy pack printed no port within ${timeout} ms`)), timeout);
       child.once("error", fail);
       child.once("exit", (code, signal) => fail(new Error(`the policy pack exited (${signal ?? code}) before printing its port`)));
@@ -63,7 +104,9 @@ export class PolicyAnalyzer {
       });
     });
     // Should the test process end without stop() (a crashed worker), take the pack with it.
-    const reap = () => { if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL"); };
+    const reap = () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    };
     process.once("exit", reap);
     child.once("exit", () => process.removeListener("exit", reap));
     const client = new AnalyzerClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
@@ -74,10 +117,19 @@ export class PolicyAnalyzer {
   async info(): Promise<AnalyzerInfoSummary> {
     const ai = await this.call<Empty, proto.AnalyzerInfo>((req, cb) => this.client.getAnalyzerInfo(req, cb), new Empty());
     return {
-      name: ai.getName(), version: ai.getVersion(), supportsConfig: ai.getSupportsconfig(),
+      name: ai.getName(),
+      version: ai.getVersion(),
+      supportsConfig: ai.getSupportsconfig(),
       policies: ai.getPoliciesList().map((p) => ({
-        name: p.getName(), description: p.getDescription(), enforcementLevel: LEVEL_NAMES.get(p.getEnforcementlevel()) ?? String(p.getEnforcementlevel()),
-        type: p.getPolicyType() === proto.PolicyType.POLICY_TYPE_RESOURCE ? "resource" : p.getPolicyType() === proto.PolicyType.POLICY_TYPE_STACK ? "stack" : "unknown",
+        name: p.getName(),
+        description: p.getDescription(),
+        enforcementLevel: LEVEL_NAMES.get(p.getEnforcementlevel()) ?? String(p.getEnforcementlevel()),
+        type:
+          p.getPolicyType() === proto.PolicyType.POLICY_TYPE_RESOURCE
+            ? "resource"
+            : p.getPolicyType() === proto.PolicyType.POLICY_TYPE_STACK
+              ? "stack"
+              : "unknown",
         configSchema: p.getConfigschema()?.getProperties()?.toJavaScript() as Record<string, unknown> | undefined,
       })),
     };
@@ -110,15 +162,17 @@ export class PolicyAnalyzer {
   /** AnalyzeStack over every resource of a stack (their outputs, after an update). */
   async analyzeStack(resources: AnalyzerResourceInput[]): Promise<Violation[]> {
     const req = new proto.AnalyzeStackRequest();
-    req.setResourcesList(resources.map((r, i) => {
-      const a = new proto.AnalyzerResource();
-      a.setType(r.type);
-      a.setName(r.name ?? `res${i}`);
-      a.setUrn(r.urn ?? urnOf(r.type, r.name ?? `res${i}`));
-      a.setProperties(toStruct(r.props));
-      a.setOptions(new proto.AnalyzerResourceOptions());
-      return a;
-    }));
+    req.setResourcesList(
+      resources.map((r, i) => {
+        const a = new proto.AnalyzerResource();
+        a.setType(r.type);
+        a.setName(r.name ?? `res${i}`);
+        a.setUrn(r.urn ?? urnOf(r.type, r.name ?? `res${i}`));
+        a.setProperties(toStruct(r.props));
+        a.setOptions(new proto.AnalyzerResourceOptions());
+        return a;
+      }),
+    );
     return violations(await this.call((x, cb) => this.client.analyzeStack(x, cb), req));
   }
 
@@ -129,7 +183,9 @@ export class PolicyAnalyzer {
     await new Promise<void>((resolve) => {
       this.child.once("exit", () => resolve());
       this.child.kill("SIGTERM");
-      setTimeout(() => { if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL"); }, 2000).unref();
+      setTimeout(() => {
+        if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+      }, 2000).unref();
     });
   }
 
@@ -160,6 +216,13 @@ function violations(res: proto.AnalyzeResponse): Violation[] {
     const message = d.getMessage();
     // CrossGuard sends "<description>\n<message given to reportViolation>".
     const detail = message.startsWith(`${description}\n`) ? message.slice(description.length + 1) : message;
-    return { policyName: d.getPolicyname(), enforcementLevel: LEVEL_NAMES.get(d.getEnforcementlevel()) ?? String(d.getEnforcementlevel()), urn: d.getUrn(), message, description, detail };
+    return {
+      policyName: d.getPolicyname(),
+      enforcementLevel: LEVEL_NAMES.get(d.getEnforcementlevel()) ?? String(d.getEnforcementlevel()),
+      urn: d.getUrn(),
+      message,
+      description,
+      detail,
+    };
   });
 }

@@ -23,7 +23,10 @@ export async function startTestEmulator(opts: EmulatorOptions = {}): Promise<Tes
   const imdsEndpoint = `${emu.url}/metadata`;
   const credential = new ImdsManagedIdentityCredential({ endpoint: imdsEndpoint, retry: FAST_RETRY });
   return {
-    emu, url: emu.url, imdsEndpoint, credential,
+    emu,
+    url: emu.url,
+    imdsEndpoint,
+    credential,
     async close() {
       await emu.close();
       if (errors.length) throw new Error(`the emulator reported handler errors:\n${errors.join("\n")}`);

@@ -34,9 +34,20 @@ export interface PluginOptions {
   startTimeoutMs?: number;
 }
 
-export interface CheckResult { inputs: Props; failures: { property: string; reason: string }[] }
-export interface DiffResult { changes: "none" | "some" | "unknown"; replaces: string[]; deleteBeforeReplace: boolean }
-export interface ReadResult { id: string; properties: Props; inputs?: Props }
+export interface CheckResult {
+  inputs: Props;
+  failures: { property: string; reason: string }[];
+}
+export interface DiffResult {
+  changes: "none" | "some" | "unknown";
+  replaces: string[];
+  deleteBeforeReplace: boolean;
+}
+export interface ReadResult {
+  id: string;
+  properties: Props;
+  inputs?: Props;
+}
 
 /** A running dynamic-provider plugin and a gRPC client connected to it. */
 export class ProviderPlugin {
@@ -59,16 +70,27 @@ export class ProviderPlugin {
     Object.assign(env, { PULUMI_NODEJS_PROJECT: "stackwarden", PULUMI_NODEJS_STACK: "test", ...opts.env });
     // The engine address is never dialled by the dynamic provider; any address will do.
     const child = spawn(process.execPath, [join(pkg, "cmd/dynamic-provider/index.js"), "127.0.0.1:1"], {
-      cwd: opts.cwd ?? PROJECT_ROOT, env, stdio: ["ignore", "pipe", "pipe"],
+      cwd: opts.cwd ?? PROJECT_ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
     });
     const stderrLines: string[] = [];
     child.stderr!.setEncoding("utf8").on("data", (d: string) => stderrLines.push(...d.split("\n").filter(Boolean)));
     const port = await new Promise<number>((resolve, reject) => {
       let out = "";
-      const timer = setTimeout(() => fail(new Error(`the dynamic-provider plugin printed no port within ${opts.startTimeoutMs ?? 20_000} ms`)), opts.startTimeoutMs ?? 20_000);
-      const fail = (e: Error) => { clearTimeout(timer); child.kill("SIGKILL"); reject(new Error(`${e.message}\nplugin stderr:\n${stderrLines.join("\n")}`)); };
+      const timer = setTimeout(
+        () => fail(new Error(`the dynamic-provider plugin printed no port within ${opts.startTimeoutMs ?? 20_000} ms`)),
+        opts.startTimeoutMs ?? 20_000,
+      );
+      const fail = (e: Error) => {
+        clearTimeout(timer);
+        child.kill("SIGKILL");
+        reject(new Error(`${e.message}\nplugin stderr:\n${stderrLines.join("\n")}`));
+      };
       child.once("error", fail);
-      child.once("exit", (code, signal) => fail(new Error(`the dynamic-provider plugin exited (${signal ?? code}) before printing its port`)));
+      child.once("exit", (code, signal) =>
+        fail(new Error(`the dynamic-provider plugin exited (${signal ?? code}) before printing its port`)),
+      );
       child.stdout!.setEncoding("utf8").on("data", (d: string) => {
         out += d;
         const nl = out.indexOf("\n");
@@ -200,7 +222,12 @@ export function urnOf(type: string, name: string, stack = "test"): string {
  */
 export class DynamicResourceDriver {
   readonly urn: string;
-  constructor(readonly plugin: ProviderPlugin, readonly providerText: string, readonly type: string, readonly name: string) {
+  constructor(
+    readonly plugin: ProviderPlugin,
+    readonly providerText: string,
+    readonly type: string,
+    readonly name: string,
+  ) {
     this.urn = urnOf(type, name);
   }
 

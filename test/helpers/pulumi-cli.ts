@@ -35,18 +35,31 @@ export interface CommandResult {
  * Runs a command asynchronously (the test process may host the emulator, so its event loop must
  * stay free) and collects its output. Kills it after `timeoutMs`.
  */
-export function runCommand(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number; input?: string }): Promise<CommandResult> {
+export function runCommand(
+  command: string,
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number; input?: string },
+): Promise<CommandResult> {
   const started = Date.now();
   return new Promise((done, fail) => {
     const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     let output = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => { stdout += d; output += d; });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => { stderr += d; output += d; });
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+      output += d;
+    });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+      output += d;
+    });
     child.stdin.end(opts.input ?? "");
     const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 240_000);
-    child.on("error", (e) => { clearTimeout(timer); fail(e); });
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      fail(e);
+    });
     child.on("close", (code, signal) => {
       clearTimeout(timer);
       done({ code, signal, stdout, stderr, output, ms: Date.now() - started });
@@ -120,7 +133,9 @@ export class PulumiProject {
     let doc: Record<string, unknown> = {};
     try {
       doc = (parse(readFileSync(this.stackFile(stack), "utf8")) as Record<string, unknown>) ?? {};
-    } catch { /* a new stack */ }
+    } catch {
+      /* a new stack */
+    }
     writeFileSync(this.stackFile(stack), stringify({ ...doc, config }));
   }
 
@@ -130,7 +145,11 @@ export class PulumiProject {
 
   /** Runs `pulumi <args> --non-interactive --color never` in the project copy. */
   pulumi(args: string[], timeoutMs = 240_000): Promise<CommandResult> {
-    return runCommand(this.opts.cli.command, [...args, "--non-interactive", "--color", "never"], { cwd: this.dir, env: this.env, timeoutMs });
+    return runCommand(this.opts.cli.command, [...args, "--non-interactive", "--color", "never"], {
+      cwd: this.dir,
+      env: this.env,
+      timeoutMs,
+    });
   }
 
   /** Runs the stackwarden CLI (the compiled one in the checkout) in the project copy. */

@@ -9,8 +9,14 @@ import { imdsLocal } from "../../src/services/imds/local";
 import { FAST_RETRY, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { startScriptedServer, type ScriptedServer } from "./scripted-server";
 
-interface Thing { id: string; name: string }
-const THINGS: Thing[] = Array.from({ length: 250 }, (_, i) => ({ id: `/subscriptions/s1/providers/Test.Paging/things/t${i}`, name: `t${i}` }));
+interface Thing {
+  id: string;
+  name: string;
+}
+const THINGS: Thing[] = Array.from({ length: 250 }, (_, i) => ({
+  id: `/subscriptions/s1/providers/Test.Paging/things/t${i}`,
+  name: `t${i}`,
+}));
 
 let elsewhere: ScriptedServer;
 
@@ -20,12 +26,21 @@ const pagingService: LocalService = {
   seedSchema: { type: "object" },
   initialState: () => ({}),
   mount(ctx) {
-    ctx.arm("GET", "/subscriptions/:sub/providers/Test.Paging/things", ["2021-01-01"], (req) => armPage(req, THINGS, ctx.settings.pageSize));
+    ctx.arm("GET", "/subscriptions/:sub/providers/Test.Paging/things", ["2021-01-01"], (req) =>
+      armPage(req, THINGS, ctx.settings.pageSize),
+    );
     ctx.arm("GET", "/subscriptions/:sub/providers/Test.Paging/escape", ["2021-01-01"], () => ({
-      status: 200, body: { value: [THINGS[0]], nextLink: `${elsewhere.url}/subscriptions/s1/providers/Test.Paging/things?api-version=2021-01-01&sig=leaky-signature` },
+      status: 200,
+      body: {
+        value: [THINGS[0]],
+        nextLink: `${elsewhere.url}/subscriptions/s1/providers/Test.Paging/things?api-version=2021-01-01&sig=leaky-signature`,
+      },
     }));
     ctx.arm("GET", "/subscriptions/:sub/providers/Test.Paging/broken", ["2021-01-01"], () => ({ status: 200, body: { items: [] } }));
-    ctx.arm("GET", "/subscriptions/:sub/providers/Test.Paging/empty", ["2021-01-01"], () => ({ status: 200, body: { value: null, nextLink: null } }));
+    ctx.arm("GET", "/subscriptions/:sub/providers/Test.Paging/empty", ["2021-01-01"], () => ({
+      status: 200,
+      body: { value: null, nextLink: null },
+    }));
   },
 };
 
@@ -35,8 +50,11 @@ beforeAll(async () => {
   elsewhere = await startScriptedServer();
   t = await startTestEmulator({ services: [imdsLocal, pagingService], settings: { pageSize: 7 } });
   arm = new HttpTransport({
-    baseUrl: t.url, auth: { kind: "bearer", credential: t.credential, scopes: [ARM_SCOPE] },
-    query: { "api-version": "2021-01-01" }, retry: FAST_RETRY, logger: silentLogger,
+    baseUrl: t.url,
+    auth: { kind: "bearer", credential: t.credential, scopes: [ARM_SCOPE] },
+    query: { "api-version": "2021-01-01" },
+    retry: FAST_RETRY,
+    logger: silentLogger,
   });
 });
 afterAll(async () => {
@@ -47,7 +65,11 @@ afterAll(async () => {
 describe("ARM paging through the transport", () => {
   it("follows nextLink across every page, in order", async () => {
     const before = t.emu.stats.byRoute["GET /subscriptions/{sub}/providers/Test.Paging/things"] ?? 0;
-    const items = await arm.list<Thing>({ operation: "Things_List", method: "GET", path: "/subscriptions/s1/providers/Test.Paging/things" });
+    const items = await arm.list<Thing>({
+      operation: "Things_List",
+      method: "GET",
+      path: "/subscriptions/s1/providers/Test.Paging/things",
+    });
     expect(items).toEqual(THINGS);
     const pages = Math.ceil(THINGS.length / 7);
     expect(t.emu.stats.byRoute["GET /subscriptions/{sub}/providers/Test.Paging/things"] - before).toBe(pages);
@@ -56,7 +78,11 @@ describe("ARM paging through the transport", () => {
   it("yields items lazily and stops fetching when the caller stops", async () => {
     const before = t.emu.stats.byRoute["GET /subscriptions/{sub}/providers/Test.Paging/things"] ?? 0;
     const seen: string[] = [];
-    for await (const item of arm.paginate<Thing>({ operation: "Things_List", method: "GET", path: "/subscriptions/s1/providers/Test.Paging/things" })) {
+    for await (const item of arm.paginate<Thing>({
+      operation: "Things_List",
+      method: "GET",
+      path: "/subscriptions/s1/providers/Test.Paging/things",
+    })) {
       seen.push(item.name);
       if (seen.length === 10) break;
     }
@@ -68,7 +94,9 @@ describe("ARM paging through the transport", () => {
     const before = t.emu.stats.byRoute["GET /subscriptions/{sub}/providers/Test.Paging/things"] ?? 0;
     t.emu.settings.pageSize = 1000;
     try {
-      expect(await arm.list<Thing>({ operation: "Things_List", method: "GET", path: "/subscriptions/s1/providers/Test.Paging/things" })).toHaveLength(250);
+      expect(
+        await arm.list<Thing>({ operation: "Things_List", method: "GET", path: "/subscriptions/s1/providers/Test.Paging/things" }),
+      ).toHaveLength(250);
     } finally {
       t.emu.settings.pageSize = 7;
     }
@@ -79,7 +107,12 @@ describe("ARM paging through the transport", () => {
     let err: unknown;
     const got: Thing[] = [];
     try {
-      for await (const item of arm.paginate<Thing>({ operation: "Things_List", method: "GET", path: "/subscriptions/s1/providers/Test.Paging/escape" })) got.push(item);
+      for await (const item of arm.paginate<Thing>({
+        operation: "Things_List",
+        method: "GET",
+        path: "/subscriptions/s1/providers/Test.Paging/escape",
+      }))
+        got.push(item);
     } catch (e) {
       err = e;
     }
@@ -94,8 +127,9 @@ describe("ARM paging through the transport", () => {
   });
 
   it("a page without a value array is an InvalidResponse", async () => {
-    await expect(arm.list({ operation: "Things_List", method: "GET", path: "/subscriptions/s1/providers/Test.Paging/broken" }))
-      .rejects.toMatchObject({ name: "ApiError", code: "InvalidResponse", operation: "Things_List" });
+    await expect(
+      arm.list({ operation: "Things_List", method: "GET", path: "/subscriptions/s1/providers/Test.Paging/broken" }),
+    ).rejects.toMatchObject({ name: "ApiError", code: "InvalidResponse", operation: "Things_List" });
   });
 
   it("a null value and a null nextLink read as an empty list", async () => {

@@ -3,7 +3,9 @@ import { REDACTED, redactHeaders, redactUrl, scrubSecrets, scrubTokens } from ".
 
 describe("redactUrl", () => {
   it("replaces secret-bearing and unknown query values, keeps allowlisted ones", () => {
-    const out = redactUrl("https://api.example.com/geocoding/geocode?api_key=k-123456&address=Paris&sig=abcdef&code=xyz&api-version=2014-04-01&weird=1");
+    const out = redactUrl(
+      "https://api.example.com/geocoding/geocode?api_key=k-123456&address=Paris&sig=abcdef&code=xyz&api-version=2014-04-01&weird=1",
+    );
     const u = new URL(out);
     expect(u.searchParams.get("api_key")).toBe(REDACTED);
     expect(u.searchParams.get("sig")).toBe(REDACTED);
@@ -17,8 +19,9 @@ describe("redactUrl", () => {
   });
 
   it("keeps the order, the path and the allowlisted names case-insensitively", () => {
-    expect(redactUrl("http://h:81/a/b?API-Version=1&token=t0p&$skiptoken=abc"))
-      .toBe(`http://h:81/a/b?API-Version=1&token=${REDACTED}&%24skiptoken=abc`);
+    expect(redactUrl("http://h:81/a/b?API-Version=1&token=t0p&$skiptoken=abc")).toBe(
+      `http://h:81/a/b?API-Version=1&token=${REDACTED}&%24skiptoken=abc`,
+    );
   });
 
   it("redacts user info in the authority", () => {
@@ -64,8 +67,9 @@ describe("redactHeaders", () => {
 
 describe("scrubSecrets and scrubTokens", () => {
   it("scrubSecrets replaces every occurrence of each known secret", () => {
-    expect(scrubSecrets("key k-123456 was k-123456; other s3cr3t", ["k-123456", "s3cr3t"]))
-      .toBe(`key ${REDACTED} was ${REDACTED}; other ${REDACTED}`);
+    expect(scrubSecrets("key k-123456 was k-123456; other s3cr3t", ["k-123456", "s3cr3t"])).toBe(
+      `key ${REDACTED} was ${REDACTED}; other ${REDACTED}`,
+    );
   });
 
   it("scrubSecrets ignores empty and very short secrets", () => {

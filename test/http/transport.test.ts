@@ -6,8 +6,12 @@ import { FAST_RETRY } from "../helpers/emulator";
 import { json, startScriptedServer, text, type ScriptedServer } from "./scripted-server";
 
 let srv: ScriptedServer;
-beforeAll(async () => { srv = await startScriptedServer(); });
-afterAll(async () => { await srv.close(); });
+beforeAll(async () => {
+  srv = await startScriptedServer();
+});
+afterAll(async () => {
+  await srv.close();
+});
 
 const transport = (over: Partial<ConstructorParameters<typeof HttpTransport>[0]> = {}) =>
   new HttpTransport({ baseUrl: srv.url, retry: FAST_RETRY, logger: silentLogger, query: { "api-version": "2014-04-01" }, ...over });
@@ -26,7 +30,11 @@ async function failure(p: Promise<unknown>): Promise<ApiError> {
 
 describe("HttpTransport against a real server", () => {
   it("retries 503s, then returns the body; the client request id is the same on every attempt", async () => {
-    srv.script((_q, res, n) => (n < 2 ? json(res, 503, { error: { code: "ServerBusy", message: "busy" } }) : json(res, 200, { name: "db1" }, { "x-ms-request-id": "rid-ok" })));
+    srv.script((_q, res, n) =>
+      n < 2
+        ? json(res, 503, { error: { code: "ServerBusy", message: "busy" } })
+        : json(res, 200, { name: "db1" }, { "x-ms-request-id": "rid-ok" }),
+    );
     const res = await transport().request<{ name: string }>({ operation: "Things_Get", method: "GET", path: "/things/db1" });
     expect(res.body).toEqual({ name: "db1" });
     expect(res.attempts).toBe(3);
@@ -50,8 +58,12 @@ describe("HttpTransport against a real server", () => {
   });
 
   it("gives up after maxAttempts with an ApiError carrying status, ARM code, message and request id", async () => {
-    srv.script((_q, res, n) => json(res, 503, { error: { code: "ServerBusy", message: `The server is busy (${n}).` } }, { "x-ms-request-id": `rid-${n}` }));
-    const e = await failure(transport({ retry: { ...FAST_RETRY, maxAttempts: 3 } }).json({ operation: "Things_Get", method: "GET", path: "/things/x" }));
+    srv.script((_q, res, n) =>
+      json(res, 503, { error: { code: "ServerBusy", message: `The server is busy (${n}).` } }, { "x-ms-request-id": `rid-${n}` }),
+    );
+    const e = await failure(
+      transport({ retry: { ...FAST_RETRY, maxAttempts: 3 } }).json({ operation: "Things_Get", method: "GET", path: "/things/x" }),
+    );
     expect(srv.seen).toHaveLength(3);
     expect(e.status).toBe(503);
     expect(e.code).toBe("ServerBusy");
@@ -64,14 +76,19 @@ describe("HttpTransport against a real server", () => {
   });
 
   it("does not retry a 404 and maps an ARM error body", async () => {
-    srv.script((_q, res) => json(res, 404, { error: { code: "ResourceNotFound", message: "The Resource 'x' was not found." } }, { "x-ms-request-id": "rid-404" }));
+    srv.script((_q, res) =>
+      json(res, 404, { error: { code: "ResourceNotFound", message: "The Resource 'x' was not found." } }, { "x-ms-request-id": "rid-404" }),
+    );
     const e = await failure(transport().json({ operation: "Things_Get", method: "GET", path: "/things/x" }));
     expect(srv.seen).toHaveLength(1);
     expect([e.status, e.code, e.requestId, e.attempts]).toEqual([404, "ResourceNotFound", "rid-404", 1]);
   });
 
   it("an error without a body gets the HTTP reason as its code", async () => {
-    srv.script((_q, res) => { res.writeHead(409, { "content-length": "0" }); res.end(); });
+    srv.script((_q, res) => {
+      res.writeHead(409, { "content-length": "0" });
+      res.end();
+    });
     const e = await failure(transport().json({ operation: "Things_Put", method: "PUT", path: "/things/x", json: { a: 1 } }));
     expect([e.status, e.code]).toEqual([409, "Conflict"]);
     expect(srv.seen[0].body).toBe('{"a":1}');
@@ -84,7 +101,11 @@ describe("HttpTransport against a real server", () => {
     expect(e.status).toBe(503);
     expect(srv.seen).toHaveLength(1);
 
-    srv.script((_q, res, n) => (n === 0 ? json(res, 429, { error: { code: "TooManyRequests", message: "slow down" } }, { "retry-after-ms": "5" }) : json(res, 200, { ok: true })));
+    srv.script((_q, res, n) =>
+      n === 0
+        ? json(res, 429, { error: { code: "TooManyRequests", message: "slow down" } }, { "retry-after-ms": "5" })
+        : json(res, 200, { ok: true }),
+    );
     const res = await transport().request({ operation: "Things_Action", method: "POST", path: "/things/x/action", json: { go: 1 } });
     expect(res.body).toEqual({ ok: true });
     expect(srv.seen.map((r) => r.body)).toEqual(['{"go":1}', '{"go":1}']);
@@ -100,7 +121,9 @@ describe("HttpTransport against a real server", () => {
 
   it("a connection that always drops ends in an ApiError with a transport code", async () => {
     srv.script((_q, res) => res.socket!.destroy());
-    const e = await failure(transport({ retry: { ...FAST_RETRY, maxAttempts: 2 } }).json({ operation: "Things_Get", method: "GET", path: "/things/x" }));
+    const e = await failure(
+      transport({ retry: { ...FAST_RETRY, maxAttempts: 2 } }).json({ operation: "Things_Get", method: "GET", path: "/things/x" }),
+    );
     expect(e.status).toBe(0);
     expect(e.code).toBe("UND_ERR_SOCKET");
     expect(e.attempts).toBe(2);
@@ -109,7 +132,9 @@ describe("HttpTransport against a real server", () => {
   });
 
   it("a body that is not JSON is an ApiError naming the operation and request id", async () => {
-    srv.script((_q, res) => text(res, 200, "<html><body>Gateway login</body></html>", "application/json", { "x-ms-request-id": "rid-html" }));
+    srv.script((_q, res) =>
+      text(res, 200, "<html><body>Gateway login</body></html>", "application/json", { "x-ms-request-id": "rid-html" }),
+    );
     const e = await failure(transport().json({ operation: "Things_Get", method: "GET", path: "/things/x" }));
     expect(e.code).toBe("InvalidResponse");
     expect(e.status).toBe(200);
@@ -126,7 +151,9 @@ describe("HttpTransport against a real server", () => {
   });
 
   it("a truncated JSON body is an ApiError that says so", async () => {
-    srv.script((_q, res) => text(res, 200, '{"value":[{"id":"a"},{"id":', "application/json; charset=utf-8", { "x-ms-request-id": "rid-cut" }));
+    srv.script((_q, res) =>
+      text(res, 200, '{"value":[{"id":"a"},{"id":', "application/json; charset=utf-8", { "x-ms-request-id": "rid-cut" }),
+    );
     const e = await failure(transport().json({ operation: "Things_List", method: "GET", path: "/things" }));
     expect(e.code).toBe("InvalidResponse");
     expect(e.message).toContain("Things_List failed");
@@ -140,7 +167,9 @@ describe("HttpTransport against a real server", () => {
       res.write('{"value":[{"id":"a"}');
       setTimeout(() => res.socket?.destroy(), 5);
     });
-    const e = await failure(transport({ retry: { ...FAST_RETRY, maxAttempts: 2 } }).json({ operation: "Things_List", method: "GET", path: "/things" }));
+    const e = await failure(
+      transport({ retry: { ...FAST_RETRY, maxAttempts: 2 } }).json({ operation: "Things_List", method: "GET", path: "/things" }),
+    );
     expect(e.message).toContain("Things_List failed");
     expect(e.status).toBe(0);
     expect(e.clientRequestId).toMatch(UUID);
@@ -148,26 +177,41 @@ describe("HttpTransport against a real server", () => {
 
   it("a non-JSON error body becomes the message", async () => {
     srv.script((_q, res) => text(res, 502, "upstream connect error", "text/plain", { "x-ms-request-id": "rid-502" }));
-    const e = await failure(transport({ retry: { ...FAST_RETRY, maxAttempts: 1 } }).json({ operation: "Things_Get", method: "GET", path: "/x" }));
+    const e = await failure(
+      transport({ retry: { ...FAST_RETRY, maxAttempts: 1 } }).json({ operation: "Things_Get", method: "GET", path: "/x" }),
+    );
     expect([e.status, e.code, e.detail, e.requestId]).toEqual([502, "BadGateway", "upstream connect error", "rid-502"]);
   });
 
   it("times out an attempt that gets no answer, and retries it", async () => {
-    srv.script((_q, res, n) => { if (n > 0) json(res, 200, { late: false }); });
+    srv.script((_q, res, n) => {
+      if (n > 0) json(res, 200, { late: false });
+    });
     const res = await transport({ timeoutMs: 150 }).request({ operation: "Things_Get", method: "GET", path: "/slow" });
     expect(res.body).toEqual({ late: false });
     expect(res.attempts).toBe(2);
 
-    srv.script(() => { /* never answers */ });
+    srv.script(() => {
+      /* never answers */
+    });
     const started = Date.now();
-    const e = await failure(transport({ retry: { ...FAST_RETRY, maxAttempts: 1 } }).json({ operation: "Things_Get", method: "GET", path: "/slow", timeoutMs: 100 }));
+    const e = await failure(
+      transport({ retry: { ...FAST_RETRY, maxAttempts: 1 } }).json({
+        operation: "Things_Get",
+        method: "GET",
+        path: "/slow",
+        timeoutMs: 100,
+      }),
+    );
     expect(e.status).toBe(0);
     expect(e.code).toBe("UND_ERR_HEADERS_TIMEOUT");
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it("an AbortSignal cancels a request in flight", async () => {
-    srv.script(() => { /* never answers */ });
+    srv.script(() => {
+      /* never answers */
+    });
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 50);
     const e = await failure(transport().json({ operation: "Things_Get", method: "GET", path: "/hang", signal: ac.signal }));
@@ -180,7 +224,12 @@ describe("HttpTransport against a real server", () => {
     srv.script((_q, res) => json(res, 503, { error: { code: "ServerBusy", message: "busy" } }, { "retry-after": "20" }));
     const ac = new AbortController();
     const started = Date.now();
-    const p = transport({ retry: { ...FAST_RETRY, maxElapsedMs: 60_000 } }).json({ operation: "Things_Get", method: "GET", path: "/busy", signal: ac.signal });
+    const p = transport({ retry: { ...FAST_RETRY, maxElapsedMs: 60_000 } }).json({
+      operation: "Things_Get",
+      method: "GET",
+      path: "/busy",
+      signal: ac.signal,
+    });
     setTimeout(() => ac.abort(), 100);
     const e = await failure(p);
     expect(e.code).toBe("RequestAborted");
@@ -196,8 +245,14 @@ describe("HttpTransport against a real server", () => {
     };
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 30);
-    const e = await failure(transport({ auth: { kind: "bearer", credential: slowCredential, scopes: ["https://management.azure.com/.default"] } })
-      .json({ operation: "Things_Get", method: "GET", path: "/x", signal: ac.signal }));
+    const e = await failure(
+      transport({ auth: { kind: "bearer", credential: slowCredential, scopes: ["https://management.azure.com/.default"] } }).json({
+        operation: "Things_Get",
+        method: "GET",
+        path: "/x",
+        signal: ac.signal,
+      }),
+    );
     expect(e.code).toBe("RequestAborted");
     expect(srv.seen).toHaveLength(0);
   });
@@ -213,7 +268,12 @@ describe("HttpTransport against a real server", () => {
     srv.script((_q, res) => json(res, 200, {}));
     const t = transport();
     await t.json({ operation: "A", method: "GET", path: "/a?$top=5" });
-    await t.json({ operation: "B", method: "GET", path: "/b", query: { "api-version": "2020-01-01", $filter: "name eq 'x'", skip: undefined } });
+    await t.json({
+      operation: "B",
+      method: "GET",
+      path: "/b",
+      query: { "api-version": "2020-01-01", $filter: "name eq 'x'", skip: undefined },
+    });
     await t.json({ operation: "C", method: "GET", path: "/c", query: { skip: undefined } });
     await t.json({ operation: "D", method: "GET", path: "/d?api-version=1999-01-01" });
     const urls = srv.seen.map((r) => new URL(r.url, srv.url));
@@ -238,7 +298,9 @@ describe("HttpTransport against a real server", () => {
 
   it("query-key auth puts api_key in the URL, but never in the error message", async () => {
     const key = "gk-7f3a9c1e5b2d4f60";
-    srv.script((q, res) => json(res, 403, { error: { code: "Forbidden", message: `key rejected for ${q.url}` } }, { "x-ms-request-id": "rid-key" }));
+    srv.script((q, res) =>
+      json(res, 403, { error: { code: "Forbidden", message: `key rejected for ${q.url}` } }, { "x-ms-request-id": "rid-key" }),
+    );
     const t = transport({ auth: { kind: "query", name: "api_key", value: key } });
     const e = await failure(t.json({ operation: "Geocode", method: "GET", path: "/geocoding/geocode", query: { address: "Paris" } }));
     expect(new URL(srv.seen[0].url, srv.url).searchParams.get("api_key")).toBe(key);
@@ -261,8 +323,10 @@ describe("HttpTransport against a real server", () => {
   it("bytes() returns the raw body and maps errors", async () => {
     const pdf = Buffer.from([0x25, 0x50, 0x44, 0x46, 0x00, 0xff]);
     srv.script((_q, res, n) => {
-      if (n === 0) { res.writeHead(200, { "content-type": "application/pdf", "content-length": String(pdf.length) }); res.end(pdf); }
-      else json(res, 400, { error: { code: "BadDoc", message: "no such document" } });
+      if (n === 0) {
+        res.writeHead(200, { "content-type": "application/pdf", "content-length": String(pdf.length) });
+        res.end(pdf);
+      } else json(res, 400, { error: { code: "BadDoc", message: "no such document" } });
     });
     const t = transport();
     const ok = await t.bytes({ operation: "Doc_Get", method: "GET", path: "/doc" });
@@ -276,8 +340,13 @@ describe("parseErrorBody", () => {
   it("reads ARM, OData, OAuth and IMDS error shapes", () => {
     expect(parseErrorBody({ error: { code: "ResourceNotFound", message: "gone" } })).toEqual({ code: "ResourceNotFound", message: "gone" });
     expect(parseErrorBody({ code: "BadArgument", message: "no" })).toEqual({ code: "BadArgument", message: "no" });
-    expect(parseErrorBody({ error: "invalid_request", error_description: "Identity not found" })).toEqual({ code: "invalid_request", message: "Identity not found" });
-    expect(parseErrorBody({ error: "Bad request. Required metadata header not specified" })).toEqual({ message: "Bad request. Required metadata header not specified" });
+    expect(parseErrorBody({ error: "invalid_request", error_description: "Identity not found" })).toEqual({
+      code: "invalid_request",
+      message: "Identity not found",
+    });
+    expect(parseErrorBody({ error: "Bad request. Required metadata header not specified" })).toEqual({
+      message: "Bad request. Required metadata header not specified",
+    });
     expect(parseErrorBody({ error: "too_many_requests" })).toEqual({ code: "too_many_requests", message: undefined });
     expect(parseErrorBody({ error: { code: "", message: 5 } })).toEqual({ code: undefined, message: undefined });
     expect(parseErrorBody("text")).toEqual({});

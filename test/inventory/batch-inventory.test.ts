@@ -26,11 +26,13 @@ function expectUniqueIds(list: readonly { id?: string }[], n: number): void {
 
 /** Counts the page requests in flight (each step of a `…Pages` iterator is one), to check the concurrency bound. */
 function instrumented(client: BatchAiClient): { client: BatchAiClient; peak: () => number; pages: () => number } {
-  let inFlight = 0, peak = 0, pages = 0;
+  let inFlight = 0,
+    peak = 0,
+    pages = 0;
   const proxy = new Proxy(client, {
     get(target, prop, receiver) {
       const v = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof v !== "function" || !String(prop).endsWith("Pages") && !String(prop).endsWith("PagesByResourceGroup")) return v;
+      if (typeof v !== "function" || (!String(prop).endsWith("Pages") && !String(prop).endsWith("PagesByResourceGroup"))) return v;
       return (...args: unknown[]) => {
         const it = (v as (...a: unknown[]) => AsyncGenerator<unknown[]>).apply(target, args);
         return {
@@ -45,7 +47,9 @@ function instrumented(client: BatchAiClient): { client: BatchAiClient; peak: () 
               inFlight -= 1;
             }
           },
-          [Symbol.asyncIterator]() { return this; },
+          [Symbol.asyncIterator]() {
+            return this;
+          },
         };
       };
     },
@@ -94,14 +98,17 @@ describe("collectBatchInventory", () => {
     const inv = await collectBatchInventory(t.client(), { ...SCOPE, resourceGroups: ["RG-BATCH-B"] });
     expect(inv.workspaces.map((w) => w.name)).toEqual(["ws-02"]);
     expectUniqueIds(inv.jobs, 200);
-    for (const r of [...inv.clusters, ...inv.experiments, ...inv.fileServers, ...inv.jobs]) expect(r.id).toContain("/resourceGroups/rg-batch-b/");
+    for (const r of [...inv.clusters, ...inv.experiments, ...inv.fileServers, ...inv.jobs])
+      expect(r.id).toContain("/resourceGroups/rg-batch-b/");
     const routes = Object.keys(t.emu.stats.byRoute);
     expect(routes.some((r) => r.endsWith("/providers/Microsoft.BatchAI/workspaces") && !r.includes("resourceGroups"))).toBe(false);
   });
 
   it("a resource group that does not exist fails the inventory with ARM's error", async () => {
     const t = await emulator(SEED_600);
-    const e = await collectBatchInventory(t.client(), { ...SCOPE, resourceGroups: ["rg-batch-a", "rg-gone"] }).catch((x: unknown) => x) as ApiError;
+    const e = (await collectBatchInventory(t.client(), { ...SCOPE, resourceGroups: ["rg-batch-a", "rg-gone"] }).catch(
+      (x: unknown) => x,
+    )) as ApiError;
     expect(e).toBeInstanceOf(ApiError);
     expect(e.code).toBe("ResourceGroupNotFound");
     expect(e.message).toContain("rg-gone");
@@ -121,7 +128,10 @@ describe("collectBatchInventory", () => {
 
   it("the estate fixture: every kind, usages of two locations, an empty experiment", async () => {
     const t = await emulator(fixtureSeed("estate.yaml"), { settings: { pageSize: 3 } });
-    const inv: BatchInventory = await collectBatchInventory(t.client(), { subscriptionId: SUB, locations: ["westeurope", "eastus", "EastUS"] });
+    const inv: BatchInventory = await collectBatchInventory(t.client(), {
+      subscriptionId: SUB,
+      locations: ["westeurope", "eastus", "EastUS"],
+    });
     expect(inv.workspaces.map((w) => w.name)).toEqual(["ws-nlp", "ws-vision", "ws-sandbox"]);
     expect(inv.jobs).toHaveLength(5 + 7 + 2 * 5);
     expect(Object.keys(inv.usagesByLocation)).toEqual(["eastus", "westeurope"]);
@@ -166,35 +176,45 @@ describe("the schedule, in virtual time", () => {
       operationPages: () => pages(range(21).map((i) => ({ name: `op-${i}` }))),
       usagePages: () => pages([{ name: { value: "cores" } }]),
       workspacePages: () => pages(range(5).map((w) => ({ id: wsId(w) }))),
-      clusterPages: (ref: { workspace: string }) => pages(range(2).map((c) => ({ id: `${wsId(Number(ref.workspace.slice(3)))}/clusters/c${c}` }))),
+      clusterPages: (ref: { workspace: string }) =>
+        pages(range(2).map((c) => ({ id: `${wsId(Number(ref.workspace.slice(3)))}/clusters/c${c}` }))),
       fileServerPages: (ref: { workspace: string }) => pages([{ id: `${wsId(Number(ref.workspace.slice(3)))}/fileServers/fs` }]),
-      experimentPages: (ref: { workspace: string }) => pages(range(10).map((e) => ({ id: `${wsId(Number(ref.workspace.slice(3)))}/experiments/e${e}` }))),
-      jobPages: (ref: { workspace: string }, exp: string) => pages(range(200).map((j) => ({ id: `${wsId(Number(ref.workspace.slice(3)))}/experiments/${exp}/jobs/j${j}` }))),
+      experimentPages: (ref: { workspace: string }) =>
+        pages(range(10).map((e) => ({ id: `${wsId(Number(ref.workspace.slice(3)))}/experiments/e${e}` }))),
+      jobPages: (ref: { workspace: string }, exp: string) =>
+        pages(range(200).map((j) => ({ id: `${wsId(Number(ref.workspace.slice(3)))}/experiments/${exp}/jobs/j${j}` }))),
     };
     return { client: client as unknown as BatchAiClient, requests: () => requests };
   }
 
-  it.each([1, 4, 8, 16])("concurrency %i: the makespan is the floor (latency × max(critical path, requests / concurrency, discovery + dependent / concurrency))", async (concurrency) => {
-    vi.useFakeTimers();
-    try {
-      const L = 10;
-      const v = virtualClient(L);
-      const start = Date.now();
-      let done = false;
-      const run = collectBatchInventory(v.client, { subscriptionId: SUB, locations: ["eastus", "westus2"] }, { concurrency }).finally(() => { done = true; });
-      while (!done) await vi.advanceTimersByTimeAsync(L);
-      const inv = await run;
-      const makespan = Date.now() - start;
-      expect(inv.jobs).toHaveLength(10_000);
-      const requests = v.requests();
-      const dependent = requests - 1 - 1 - 2; // all but the workspace list, operations and two usages
-      const floor = L * Math.max(1 + 1 + 2, Math.ceil(requests / concurrency), 1 + Math.ceil(dependent / concurrency));
-      expect(requests).toBe(520);
-      // Pages take turns, so the 50 ten-page job chains finish together and no slot idles at the end:
-      // the makespan is the floor itself (holding a slot for a whole list made it 1.1× at 8).
-      expect(makespan).toBe(floor);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
+  it.each([1, 4, 8, 16])(
+    "concurrency %i: the makespan is the floor (latency × max(critical path, requests / concurrency, discovery + dependent / concurrency))",
+    async (concurrency) => {
+      vi.useFakeTimers();
+      try {
+        const L = 10;
+        const v = virtualClient(L);
+        const start = Date.now();
+        let done = false;
+        const run = collectBatchInventory(v.client, { subscriptionId: SUB, locations: ["eastus", "westus2"] }, { concurrency }).finally(
+          () => {
+            done = true;
+          },
+        );
+        while (!done) await vi.advanceTimersByTimeAsync(L);
+        const inv = await run;
+        const makespan = Date.now() - start;
+        expect(inv.jobs).toHaveLength(10_000);
+        const requests = v.requests();
+        const dependent = requests - 1 - 1 - 2; // all but the workspace list, operations and two usages
+        const floor = L * Math.max(1 + 1 + 2, Math.ceil(requests / concurrency), 1 + Math.ceil(dependent / concurrency));
+        expect(requests).toBe(520);
+        // Pages take turns, so the 50 ten-page job chains finish together and no slot idles at the end:
+        // the makespan is the floor itself (holding a slot for a whole list made it 1.1× at 8).
+        expect(makespan).toBe(floor);
+      } finally {
+        vi.useRealTimers();
+      }
+    },
+  );
 });

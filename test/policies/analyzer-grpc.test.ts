@@ -19,7 +19,8 @@ import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "
  * with `check`: the same live state gives the same violations, levels and messages.
  */
 const SUB = "00000000-0000-0000-0000-000000000000";
-const dbId = (database: string) => `/subscriptions/${SUB}/resourceGroups/rg-par/providers/Microsoft.Sql/servers/sql-par-1/databases/${database}`;
+const dbId = (database: string) =>
+  `/subscriptions/${SUB}/resourceGroups/rg-par/providers/Microsoft.Sql/servers/sql-par-1/databases/${database}`;
 
 const SEED = `
 sql:
@@ -121,14 +122,37 @@ afterAll(async () => {
 });
 
 /** The engine's default configuration: every policy at its default level, optional properties. */
-async function configure(levels: Partial<Record<string, Level>> = {}, properties: Record<string, Record<string, unknown>> = {}): Promise<void> {
-  const defaults: Record<string, Level> = { "sql-tde-enabled": "mandatory", "sql-tier-advisor-drift": "advisory", "batch-quota-headroom": "advisory" };
-  await analyzer.configure(Object.fromEntries(Object.entries(defaults).map(([name, level]) => [name, { enforcementLevel: levels[name] ?? level, properties: properties[name] ?? {} }])));
+async function configure(
+  levels: Partial<Record<string, Level>> = {},
+  properties: Record<string, Record<string, unknown>> = {},
+): Promise<void> {
+  const defaults: Record<string, Level> = {
+    "sql-tde-enabled": "mandatory",
+    "sql-tier-advisor-drift": "advisory",
+    "batch-quota-headroom": "advisory",
+  };
+  await analyzer.configure(
+    Object.fromEntries(
+      Object.entries(defaults).map(([name, level]) => [
+        name,
+        { enforcementLevel: levels[name] ?? level, properties: properties[name] ?? {} },
+      ]),
+    ),
+  );
 }
 
 const tde = (database: string, props: Record<string, unknown>): AnalyzerResourceInput => ({
-  type: TYPES.tde, name: `tde-${database}`,
-  props: { subscriptionId: SUB, resourceGroup: "rg-par", server: "sql-par-1", database, transparentDataEncryption: "Enabled", databaseId: dbId(database), ...props },
+  type: TYPES.tde,
+  name: `tde-${database}`,
+  props: {
+    subscriptionId: SUB,
+    resourceGroup: "rg-par",
+    server: "sql-par-1",
+    database,
+    transparentDataEncryption: "Enabled",
+    databaseId: dbId(database),
+    ...props,
+  },
 });
 
 describe("GetAnalyzerInfo", () => {
@@ -144,7 +168,11 @@ describe("GetAnalyzerInfo", () => {
     ]);
     const [tdeP, drift, quota] = info.policies;
     expect(Object.keys(tdeP.configSchema ?? {})).toEqual(["exemptions"]);
-    expect(drift.configSchema).toMatchObject({ minConfidence: { type: "number", minimum: 0, maximum: 1, default: 0.8 }, maxObservationAgeDays: { default: 30 }, exemptions: { type: "array" } });
+    expect(drift.configSchema).toMatchObject({
+      minConfidence: { type: "number", minimum: 0, maximum: 1, default: 0.8 },
+      maxObservationAgeDays: { default: 30 },
+      exemptions: { type: "array" },
+    });
     expect(quota.configSchema).toMatchObject({ threshold: { type: "number", default: 0.8 } });
     for (const p of info.policies) expect(p.configSchema).not.toHaveProperty("enforcementLevel");
   });
@@ -156,7 +184,11 @@ describe("Analyze: sql-tde-enabled on TDE resources", () => {
   it("a live Disabled status is a mandatory violation with the rule's message", async () => {
     const v = await analyzer.analyze(tde("orders", { status: "Disabled" }));
     expect(v).toHaveLength(1);
-    expect(v[0]).toMatchObject({ policyName: "sql-tde-enabled", enforcementLevel: "mandatory", detail: "Database rg-par/sql-par-1/orders must have transparent data encryption Enabled; its live status is Disabled" });
+    expect(v[0]).toMatchObject({
+      policyName: "sql-tde-enabled",
+      enforcementLevel: "mandatory",
+      detail: "Database rg-par/sql-par-1/orders must have transparent data encryption Enabled; its live status is Disabled",
+    });
   });
 
   it("Enabled, master and other resource types give nothing", async () => {
@@ -172,7 +204,9 @@ describe("Analyze: sql-tde-enabled on TDE resources", () => {
 
   it("during a preview a stack that sets Disabled is flagged from the desired value", async () => {
     const v = await analyzer.analyze(tde("orders", { status: UNKNOWN_VALUE, transparentDataEncryption: "Disabled" }));
-    expect(v.map((x) => x.detail)).toEqual(["Database rg-par/sql-par-1/orders must have transparent data encryption Enabled; the stack sets it to Disabled"]);
+    expect(v.map((x) => x.detail)).toEqual([
+      "Database rg-par/sql-par-1/orders must have transparent data encryption Enabled; the stack sets it to Disabled",
+    ]);
   });
 
   it("an exemption in the policy config silences it; an expired one does not", async () => {
@@ -180,7 +214,10 @@ describe("Analyze: sql-tde-enabled on TDE resources", () => {
     expect(await analyzer.analyze(tde("orders", { status: "Disabled" }))).toEqual([]);
     await configure({}, { "sql-tde-enabled": { exemptions: [{ resourceId: dbId("orders"), reason: "rotation", expires: "2020-01-31" }] } });
     expect(await analyzer.analyze(tde("orders", { status: "Disabled" }))).toHaveLength(1);
-    await configure({}, { "sql-tde-enabled": { exemptions: [{ resourceId: dbId("orders"), rules: ["sql-tier-advisor-drift"], reason: "other rule" }] } });
+    await configure(
+      {},
+      { "sql-tde-enabled": { exemptions: [{ resourceId: dbId("orders"), rules: ["sql-tier-advisor-drift"], reason: "other rule" }] } },
+    );
     expect(await analyzer.analyze(tde("orders", { status: "Disabled" }))).toHaveLength(1);
     await configure();
   });
@@ -196,18 +233,39 @@ describe("Analyze: sql-tde-enabled on TDE resources", () => {
 
 describe("AnalyzeStack: advisors and usages", () => {
   const advisors = (database: string, advisorsList: unknown, serviceObjective?: string): AnalyzerResourceInput => ({
-    type: TYPES.advisors, name: `advisors-${database}`,
+    type: TYPES.advisors,
+    name: `advisors-${database}`,
     props: { subscriptionId: SUB, resourceGroup: "rg-par", server: "sql-par-1", database, serviceObjective, advisors: advisorsList },
   });
-  const apiAdvisor = (p: Record<string, unknown>) => ({ id: `${dbId("orders")}/serviceTierAdvisors/Current`, name: "Current", type: "Microsoft.Sql/servers/databases/serviceTierAdvisors", properties: p });
+  const apiAdvisor = (p: Record<string, unknown>) => ({
+    id: `${dbId("orders")}/serviceTierAdvisors/Current`,
+    name: "Current",
+    type: "Microsoft.Sql/servers/databases/serviceTierAdvisors",
+    properties: p,
+  });
   const fresh = () => new Date(Date.now() - 2 * 86_400_000).toISOString();
 
   it("advisory by default; mandatory when configured so; urn of the advisors resource", async () => {
     await configure();
-    const r = advisors("orders", [apiAdvisor({ observationPeriodEnd: fresh(), currentServiceLevelObjective: "S0", overallRecommendationServiceLevelObjective: "S3", confidence: 0.9 })]);
+    const r = advisors("orders", [
+      apiAdvisor({
+        observationPeriodEnd: fresh(),
+        currentServiceLevelObjective: "S0",
+        overallRecommendationServiceLevelObjective: "S3",
+        confidence: 0.9,
+      }),
+    ]);
     const v = await analyzer.analyzeStack([r]);
-    expect(v).toEqual([expect.objectContaining({ policyName: "sql-tier-advisor-drift", enforcementLevel: "advisory", urn: urnOf(TYPES.advisors, "advisors-orders") })]);
-    expect(v[0].detail).toBe("Database rg-par/sql-par-1/orders should run at the advisor's tier: the advisor recommends S3 but the current service objective is S0 (confidence 0.9)");
+    expect(v).toEqual([
+      expect.objectContaining({
+        policyName: "sql-tier-advisor-drift",
+        enforcementLevel: "advisory",
+        urn: urnOf(TYPES.advisors, "advisors-orders"),
+      }),
+    ]);
+    expect(v[0].detail).toBe(
+      "Database rg-par/sql-par-1/orders should run at the advisor's tier: the advisor recommends S3 but the current service objective is S0 (confidence 0.9)",
+    );
     await configure({ "sql-tier-advisor-drift": "mandatory" });
     expect((await analyzer.analyzeStack([r])).map((x) => x.enforcementLevel)).toEqual(["mandatory"]);
     await configure({}, { "sql-tier-advisor-drift": { minConfidence: 0.95 } });
@@ -223,18 +281,39 @@ describe("AnalyzeStack: advisors and usages", () => {
     ]);
     expect(v).toEqual([]);
     // An intended tier not known yet is not compared with the current one.
-    const recommendsS3 = [apiAdvisor({ observationPeriodEnd: fresh(), currentServiceLevelObjective: "S0", overallRecommendationServiceLevelObjective: "S3", confidence: 0.9 })];
+    const recommendsS3 = [
+      apiAdvisor({
+        observationPeriodEnd: fresh(),
+        currentServiceLevelObjective: "S0",
+        overallRecommendationServiceLevelObjective: "S3",
+        confidence: 0.9,
+      }),
+    ];
     expect(await analyzer.analyzeStack([advisors("orders", recommendsS3, UNKNOWN_VALUE)])).toEqual([]);
     expect(await analyzer.analyzeStack([advisors("orders", recommendsS3, "S3")])).toEqual([]);
   });
 
   it("a usage at the threshold is flagged, with a custom threshold from the config", async () => {
-    const usages = { type: TYPES.usages, name: "usages-eastus", props: { subscriptionId: SUB, location: "eastus", usages: [{ name: { value: "cores", localizedValue: "Total Regional Cores" }, currentValue: 60, limit: 100, unit: "Count" }] } };
+    const usages = {
+      type: TYPES.usages,
+      name: "usages-eastus",
+      props: {
+        subscriptionId: SUB,
+        location: "eastus",
+        usages: [{ name: { value: "cores", localizedValue: "Total Regional Cores" }, currentValue: 60, limit: 100, unit: "Count" }],
+      },
+    };
     await configure();
     expect(await analyzer.analyzeStack([usages])).toEqual([]);
     await configure({}, { "batch-quota-headroom": { threshold: 0.6 } });
     const v = await analyzer.analyzeStack([usages]);
-    expect(v.map((x) => [x.policyName, x.enforcementLevel, x.detail])).toEqual([["batch-quota-headroom", "advisory", "Batch AI quota must keep headroom: Total Regional Cores in eastus uses 60 of 100 (60%), at or above the 60% threshold"]]);
+    expect(v.map((x) => [x.policyName, x.enforcementLevel, x.detail])).toEqual([
+      [
+        "batch-quota-headroom",
+        "advisory",
+        "Batch AI quota must keep headroom: Total Regional Cores in eastus uses 60 of 100 (60%), at or above the 60% threshold",
+      ],
+    ]);
     await configure();
   });
 });
@@ -248,7 +327,10 @@ describe("parity: the analyzer and check judge the same live state alike", () =>
     const code = await main(["check", "--config", stackFile, "--format", "json"], io);
     expect(code).toBe(3);
     const doc = JSON.parse(out.join("\n")) as { findings: { ruleId: string; verdict: string; level: string; message: string }[] };
-    const fromCheck = doc.findings.filter((f) => f.verdict === "fail").map((f) => `${f.ruleId} ${f.level}: ${f.message}`).sort();
+    const fromCheck = doc.findings
+      .filter((f) => f.verdict === "fail")
+      .map((f) => `${f.ruleId} ${f.level}: ${f.message}`)
+      .sort();
 
     // The same through gatherFacts + evaluateCompliance (the library path).
     const opts = { endpoint: emu.url, credential: emu.credential, retry: FAST_RETRY, logger: silentLogger };
@@ -256,27 +338,40 @@ describe("parity: the analyzer and check judge the same live state alike", () =>
     const batch = new BatchAiClient(opts);
     const stack = loadStackFile(stackFile, env, dir);
     const lib = evaluateCompliance(await gatherFacts({ sql, batch }, stack), stack.policies, stack.exemptions, Date.now());
-    expect(lib.findings.filter((f) => f.verdict === "fail").map((f) => `${f.ruleId} ${f.level}: ${f.message}`).sort()).toEqual(fromCheck);
+    expect(
+      lib.findings
+        .filter((f) => f.verdict === "fail")
+        .map((f) => `${f.ruleId} ${f.level}: ${f.message}`)
+        .sort(),
+    ).toEqual(fromCheck);
 
     // The analyzer, fed the resources the Pulumi program registers, with their outputs as the API returned them.
     const exemptions = stack.exemptions.map(({ source: _s, ...e }) => e);
-    await configure({}, { "sql-tde-enabled": { exemptions }, "sql-tier-advisor-drift": { exemptions }, "batch-quota-headroom": { exemptions } });
+    await configure(
+      {},
+      { "sql-tde-enabled": { exemptions }, "sql-tier-advisor-drift": { exemptions }, "batch-quota-headroom": { exemptions } },
+    );
     const violations: Violation[] = [];
     const stackResources: AnalyzerResourceInput[] = [];
     for (const d of stack.databases) {
       const ref = { subscriptionId: SUB, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
       const live = await sql.getTransparentDataEncryption(ref);
       const tdeRes = tde(d.database, { transparentDataEncryption: d.transparentDataEncryption, status: live.properties?.status });
-      violations.push(...await analyzer.analyze(tdeRes));
+      violations.push(...(await analyzer.analyze(tdeRes)));
       stackResources.push(tdeRes, {
-        type: TYPES.advisors, name: `advisors-${d.database}`,
+        type: TYPES.advisors,
+        name: `advisors-${d.database}`,
         props: { ...ref, serviceObjective: d.serviceObjective, advisors: await sql.listServiceTierAdvisors(ref) },
       });
     }
     for (const location of stack.batch.locations) {
-      stackResources.push({ type: TYPES.usages, name: `usages-${location}`, props: { subscriptionId: SUB, location, usages: await batch.listUsages(SUB, location) } });
+      stackResources.push({
+        type: TYPES.usages,
+        name: `usages-${location}`,
+        props: { subscriptionId: SUB, location, usages: await batch.listUsages(SUB, location) },
+      });
     }
-    violations.push(...await analyzer.analyzeStack(stackResources));
+    violations.push(...(await analyzer.analyzeStack(stackResources)));
     const fromAnalyzer = violations.map((v) => `${v.policyName} ${v.enforcementLevel}: ${v.detail}`).sort();
 
     expect(fromAnalyzer).toEqual(fromCheck);
@@ -290,6 +385,8 @@ describe("parity: the analyzer and check judge the same live state alike", () =>
     ]);
     // Without the exemption in its config, the analyzer flags legacy as check would without it in the stack.
     await configure();
-    expect((await analyzer.analyze(tde("legacy", { status: "Disabled" }))).map((v) => v.detail)).toEqual(["Database rg-par/sql-par-1/legacy must have transparent data encryption Enabled; its live status is Disabled"]);
+    expect((await analyzer.analyze(tde("legacy", { status: "Disabled" }))).map((v) => v.detail)).toEqual([
+      "Database rg-par/sql-par-1/legacy must have transparent data encryption Enabled; its live status is Disabled",
+    ]);
   });
 });

@@ -11,26 +11,50 @@ const ID = `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Sql/serv
 
 describe("policy adapters", () => {
   it("tdeFacts: the live status when known, else the desired one (marked as such)", () => {
-    expect(tdeFacts({ ...ref, transparentDataEncryption: "Enabled", status: "Disabled" })).toMatchObject({ id: ID, liveTdeStatus: "Disabled" });
-    expect(tdeFacts({ ...ref, transparentDataEncryption: "Disabled" })).toMatchObject({ liveTdeStatus: "Disabled", tdeStatusSource: "desired" });
+    expect(tdeFacts({ ...ref, transparentDataEncryption: "Enabled", status: "Disabled" })).toMatchObject({
+      id: ID,
+      liveTdeStatus: "Disabled",
+    });
+    expect(tdeFacts({ ...ref, transparentDataEncryption: "Disabled" })).toMatchObject({
+      liveTdeStatus: "Disabled",
+      tdeStatusSource: "desired",
+    });
     expect(tdeFacts({ ...ref, transparentDataEncryption: "Enabled" }).tdeStatusSource).toBe("desired");
   });
 
   it("advisorFacts: picks `Current` from the API's list, keeps the intended objective", () => {
     const f = advisorFacts({
-      ...ref, serviceObjective: "S1",
+      ...ref,
+      serviceObjective: "S1",
       advisors: [
         { name: "Other", properties: { overallRecommendationServiceLevelObjective: "P1", confidence: 1 } },
-        { name: "Current", properties: { overallRecommendationServiceLevelObjective: "S3", currentServiceLevelObjective: "S0", confidence: 0.9, observationPeriodEnd: "2025-06-01T00:00:00Z" } },
+        {
+          name: "Current",
+          properties: {
+            overallRecommendationServiceLevelObjective: "S3",
+            currentServiceLevelObjective: "S0",
+            confidence: 0.9,
+            observationPeriodEnd: "2025-06-01T00:00:00Z",
+          },
+        },
       ],
     });
-    expect(f).toMatchObject({ id: ID, intendedServiceObjective: "S1", advisor: { name: "Current", overallRecommendationServiceLevelObjective: "S3", confidence: 0.9 } });
+    expect(f).toMatchObject({
+      id: ID,
+      intendedServiceObjective: "S1",
+      advisor: { name: "Current", overallRecommendationServiceLevelObjective: "S3", confidence: 0.9 },
+    });
     expect(advisorFacts({ ...ref, advisors: [] }).advisor).toBeUndefined();
   });
 
   it("usageFacts: one fact per usage, in the location of the data source", () => {
-    expect(usageFacts({ subscriptionId: SUB, location: "eastus", usages: [{ name: { value: "cores", localizedValue: "Total Regional Cores" }, currentValue: 3, limit: 10, unit: "Count" }] }))
-      .toEqual([{ location: "eastus", name: "cores", displayName: "Total Regional Cores", currentValue: 3, limit: 10, unit: "Count" }]);
+    expect(
+      usageFacts({
+        subscriptionId: SUB,
+        location: "eastus",
+        usages: [{ name: { value: "cores", localizedValue: "Total Regional Cores" }, currentValue: 3, limit: 10, unit: "Count" }],
+      }),
+    ).toEqual([{ location: "eastus", name: "cores", displayName: "Total Regional Cores", currentValue: 3, limit: 10, unit: "Count" }]);
     expect(usageFacts({ subscriptionId: SUB, location: "eastus" })).toEqual([]);
     expect(UNKNOWN).toBe(Symbol.for("stackwarden.unknown"));
   });

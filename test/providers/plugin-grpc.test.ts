@@ -13,7 +13,10 @@ import { KIND_CASES, batchJob, dbId, dbRef, sqlDatabase, startEstate } from "./p
  * drives it, with the provider serialized from the compiled program (dist/) in `__provider`.
  */
 
-type Providers = { tdeProvider: pulumi.dynamic.ResourceProvider; dataSourceProvider(kind: DataSourceKind): pulumi.dynamic.ResourceProvider };
+type Providers = {
+  tdeProvider: pulumi.dynamic.ResourceProvider;
+  dataSourceProvider(kind: DataSourceKind): pulumi.dynamic.ResourceProvider;
+};
 const compiled = () => require(join(PROJECT_ROOT, "dist/providers/index.js")) as Providers;
 const TDE_TYPE = "pulumi-nodejs:dynamic/sql:TransparentDataEncryption";
 
@@ -21,7 +24,10 @@ let t: TestEmulator;
 let plugin: ProviderPlugin;
 let sql: SqlClient;
 
-const puts = () => Object.entries(t.emu.stats.byRoute).filter(([k]) => k.startsWith("PUT ")).reduce((n, [, v]) => n + v, 0);
+const puts = () =>
+  Object.entries(t.emu.stats.byRoute)
+    .filter(([k]) => k.startsWith("PUT "))
+    .reduce((n, [, v]) => n + v, 0);
 
 beforeAll(async () => {
   t = await startEstate();
@@ -47,9 +53,22 @@ describe("TransparentDataEncryption through the dynamic-provider plugin", () => 
 
   it("Check: valid inputs pass through; invalid ones come back as failures naming the property; unknowns are not judged", async () => {
     expect(await tde.check(inputs)).toEqual({ inputs, failures: [] });
-    const bad = await tde.check({ ...inputs, transparentDataEncryption: "Maybe", onDelete: "drop", pollIntervalMs: 1, server: "", extra: 1 });
+    const bad = await tde.check({
+      ...inputs,
+      transparentDataEncryption: "Maybe",
+      onDelete: "drop",
+      pollIntervalMs: 1,
+      server: "",
+      extra: 1,
+    });
     // (An empty server breaks two rules, minLength and pattern: each is reported.)
-    expect([...new Set(bad.failures.map((f) => f.property))].sort()).toEqual(["extra", "onDelete", "pollIntervalMs", "server", "transparentDataEncryption"]);
+    expect([...new Set(bad.failures.map((f) => f.property))].sort()).toEqual([
+      "extra",
+      "onDelete",
+      "pollIntervalMs",
+      "server",
+      "transparentDataEncryption",
+    ]);
     expect(bad.failures.find((f) => f.property === "transparentDataEncryption")!.reason).toMatch(/Enabled.*Disabled|allowed values/);
     const missing = await tde.check({ subscriptionId: inputs.subscriptionId });
     expect(missing.failures.map((f) => f.property).sort()).toEqual(["database", "resourceGroup", "server", "transparentDataEncryption"]);
@@ -66,15 +85,25 @@ describe("TransparentDataEncryption through the dynamic-provider plugin", () => 
     expect(sqlDatabase(t.emu, "orders").transparentDataEncryption).toBe("Enabled");
     expect(await sql.listTransparentDataEncryptionActivities(dbRef("orders"))).toEqual([]);
     // It polled the scan's progress (operationResults) until the scan had ended.
-    const polls = Object.entries(t.emu.stats.byRoute).filter(([k]) => k.startsWith("GET ") && /\/transparentDataEncryption\/[^/]+\/operationResults$/i.test(k)).reduce((n, [, v]) => n + v, 0);
+    const polls = Object.entries(t.emu.stats.byRoute)
+      .filter(([k]) => k.startsWith("GET ") && /\/transparentDataEncryption\/[^/]+\/operationResults$/i.test(k))
+      .reduce((n, [, v]) => n + v, 0);
     expect(polls, JSON.stringify(t.emu.stats.byRoute)).toBeGreaterThanOrEqual(2);
     state = created.properties;
   });
 
   it("Diff: no change; a status change is an update; another database is a replacement", async () => {
     expect(await tde.diff(id, state, inputs)).toEqual({ changes: "none", replaces: [], deleteBeforeReplace: false });
-    expect(await tde.diff(id, state, { ...inputs, transparentDataEncryption: "Disabled" })).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
-    expect(await tde.diff(id, state, { ...inputs, database: "scratch" })).toEqual({ changes: "some", replaces: ["database"], deleteBeforeReplace: false });
+    expect(await tde.diff(id, state, { ...inputs, transparentDataEncryption: "Disabled" })).toEqual({
+      changes: "some",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
+    expect(await tde.diff(id, state, { ...inputs, database: "scratch" })).toEqual({
+      changes: "some",
+      replaces: ["database"],
+      deleteBeforeReplace: false,
+    });
     expect(await tde.diff(id, state, { ...inputs, server: "SQL-PULUMI-1" })).toMatchObject({ changes: "none" }); // ARM names are case-insensitive
   });
 
@@ -104,7 +133,12 @@ describe("TransparentDataEncryption through the dynamic-provider plugin", () => 
   it("Read by id only (import / .get): the database comes from the id", async () => {
     const got = await tde.read(id);
     expect(got.id).toBe(id);
-    expect(got.properties).toEqual({ ...dbRef("orders"), transparentDataEncryption: "Enabled", status: "Enabled", databaseId: dbId("orders") });
+    expect(got.properties).toEqual({
+      ...dbRef("orders"),
+      transparentDataEncryption: "Enabled",
+      status: "Enabled",
+      databaseId: dbId("orders"),
+    });
     await expect(tde.read("/subscriptions/x/nonsense")).rejects.toThrow(/is not the id of a SQL database's transparent data encryption/);
   });
 
@@ -156,7 +190,10 @@ describe("data sources through the dynamic-provider plugin", () => {
     t.emu.store.changed();
     expect(await ds.diff(c.id, created.properties, c.inputs)).toMatchObject({ changes: "some", replaces: [] });
     const updated = await ds.update(c.id, created.properties, c.inputs);
-    expect((updated.properties.advisors as any[])[0].properties).toMatchObject({ overallRecommendationServiceLevelObjective: "S4", confidence: 0.99 });
+    expect((updated.properties.advisors as any[])[0].properties).toMatchObject({
+      overallRecommendationServiceLevelObjective: "S4",
+      confidence: 0.99,
+    });
     expect(await ds.diff(c.id, updated.properties, c.inputs)).toMatchObject({ changes: "none" });
 
     // `.get`: the engine knows only the id; the provider reads the inputs back from it.
@@ -174,7 +211,9 @@ describe("data sources through the dynamic-provider plugin", () => {
     const c = KIND_CASES["batchai:Jobs"];
     const ds = await driver("batchai:Jobs", "jobs-resnet50");
     expect((await ds.check(c.inputs)).failures).toEqual([]);
-    expect((await ds.check({ ...c.inputs, experiment: undefined })).failures).toEqual([{ property: "experiment", reason: "experiment is required and must be a non-empty string" }]);
+    expect((await ds.check({ ...c.inputs, experiment: undefined })).failures).toEqual([
+      { property: "experiment", reason: "experiment is required and must be a non-empty string" },
+    ]);
 
     const created = await ds.create(c.inputs);
     expect(created.id).toBe(c.id);
@@ -184,7 +223,10 @@ describe("data sources through the dynamic-provider plugin", () => {
     batchJob(t.emu, "resnet50", "lr-sweep-2").executionState = "succeeded";
     t.emu.store.changed();
     expect(await ds.diff(c.id, created.properties, c.inputs)).toMatchObject({ changes: "some", replaces: [] });
-    expect(await ds.diff(c.id, created.properties, { ...c.inputs, experiment: "detection" })).toMatchObject({ changes: "some", replaces: ["experiment"] });
+    expect(await ds.diff(c.id, created.properties, { ...c.inputs, experiment: "detection" })).toMatchObject({
+      changes: "some",
+      replaces: ["experiment"],
+    });
 
     const byId = await ds.read(c.id);
     expect(byId).toMatchObject({ id: c.id, inputs: c.inputs });
@@ -202,7 +244,9 @@ describe("data sources through the dynamic-provider plugin", () => {
     const byId = await ds.read(c.id);
     expect(byId).toEqual({ id: c.id, properties: created.properties, inputs: c.inputs });
 
-    const batch = t.emu.store.state.services.batchai as { usages: { location: string; usages: { name: string; currentValue: number }[] }[] };
+    const batch = t.emu.store.state.services.batchai as {
+      usages: { location: string; usages: { name: string; currentValue: number }[] }[];
+    };
     batch.usages.find((u) => u.location === "eastus")!.usages.find((u) => u.name === "cores")!.currentValue = 99;
     t.emu.store.changed();
     expect(await ds.diff(c.id, created.properties, c.inputs)).toMatchObject({ changes: "some" });
@@ -211,7 +255,9 @@ describe("data sources through the dynamic-provider plugin", () => {
   it("the plugin is still up and logged no provider errors", () => {
     expect(plugin.running).toBe(true);
     // Only the read of a malformed id (tested above) may have been logged.
-    const lines = plugin.stderr.split("\n").filter((l) => l.trim() && !/is not the id of a SQL database's transparent data encryption/.test(l) && !/^\s+at /.test(l));
+    const lines = plugin.stderr
+      .split("\n")
+      .filter((l) => l.trim() && !/is not the id of a SQL database's transparent data encryption/.test(l) && !/^\s+at /.test(l));
     expect(lines).toEqual([]);
   });
 });

@@ -19,7 +19,8 @@ export function startEstate(): Promise<TestEmulator> {
 }
 
 export const dbRef = (database: string) => ({ subscriptionId: SUB, resourceGroup: "rg-data", server: SERVER, database });
-export const dbId = (database: string) => `/subscriptions/${SUB}/resourceGroups/rg-data/providers/Microsoft.Sql/servers/${SERVER}/databases/${database}`;
+export const dbId = (database: string) =>
+  `/subscriptions/${SUB}/resourceGroups/rg-data/providers/Microsoft.Sql/servers/${SERVER}/databases/${database}`;
 const poolRef = { subscriptionId: SUB, resourceGroup: "rg-data", server: SERVER, elasticPool: "pool-1" };
 const wsRef = { subscriptionId: SUB, resourceGroup: "rg-ml", workspace: "ws-vision" };
 const wsId = `/subscriptions/${SUB}/resourceGroups/rg-ml/providers/Microsoft.BatchAI/workspaces/ws-vision`;
@@ -35,18 +36,32 @@ export interface KindCase {
 /** Every data-source kind: its inputs in the estate, its id, and the seeded objects it must return. */
 export const KIND_CASES: Record<DataSourceKind, KindCase> = {
   "sql:ServiceTierAdvisors": {
-    inputs: { ...dbRef("orders"), serviceObjective: "S3" }, id: `${dbId("orders")}/serviceTierAdvisors`, output: "advisors",
+    inputs: { ...dbRef("orders"), serviceObjective: "S3" },
+    id: `${dbId("orders")}/serviceTierAdvisors`,
+    output: "advisors",
     expectData: (d) => {
       expect(d).toHaveLength(1);
-      expect(d[0]).toMatchObject({ name: "Current", type: "Microsoft.Sql/servers/databases/serviceTierAdvisors", properties: { overallRecommendationServiceLevelObjective: "S3", currentServiceLevelObjective: "S0", confidence: 0.9 } });
+      expect(d[0]).toMatchObject({
+        name: "Current",
+        type: "Microsoft.Sql/servers/databases/serviceTierAdvisors",
+        properties: { overallRecommendationServiceLevelObjective: "S3", currentServiceLevelObjective: "S0", confidence: 0.9 },
+      });
     },
   },
   "sql:ElasticPoolActivities": {
-    inputs: poolRef, id: `/subscriptions/${SUB}/resourceGroups/rg-data/providers/Microsoft.Sql/servers/${SERVER}/elasticPools/pool-1/elasticPoolActivity`, output: "activities",
-    expectData: (d) => expect(d.map((a: any) => [a.properties.operation, a.properties.state])).toEqual([["CREATE", "COMPLETED"], ["UPDATE", "IN_PROGRESS"]]),
+    inputs: poolRef,
+    id: `/subscriptions/${SUB}/resourceGroups/rg-data/providers/Microsoft.Sql/servers/${SERVER}/elasticPools/pool-1/elasticPoolActivity`,
+    output: "activities",
+    expectData: (d) =>
+      expect(d.map((a: any) => [a.properties.operation, a.properties.state])).toEqual([
+        ["CREATE", "COMPLETED"],
+        ["UPDATE", "IN_PROGRESS"],
+      ]),
   },
   "sql:ElasticPoolDatabaseActivities": {
-    inputs: poolRef, id: `/subscriptions/${SUB}/resourceGroups/rg-data/providers/Microsoft.Sql/servers/${SERVER}/elasticPools/pool-1/elasticPoolDatabaseActivity`, output: "activities",
+    inputs: poolRef,
+    id: `/subscriptions/${SUB}/resourceGroups/rg-data/providers/Microsoft.Sql/servers/${SERVER}/elasticPools/pool-1/elasticPoolDatabaseActivity`,
+    output: "activities",
     expectData: (d) => {
       expect(d).toHaveLength(1);
       expect(d[0].properties).toMatchObject({ databaseName: "analytics", operation: "UPDATE", currentElasticPoolName: "pool-1" });
@@ -54,7 +69,9 @@ export const KIND_CASES: Record<DataSourceKind, KindCase> = {
   },
   "sql:TransparentDataEncryptionActivities": {
     // `archive` is being encrypted (see startArchiveScan) and its scan lasts an hour.
-    inputs: dbRef("archive"), id: `${dbId("archive")}/transparentDataEncryption/current/operationResults`, output: "activities",
+    inputs: dbRef("archive"),
+    id: `${dbId("archive")}/transparentDataEncryption/current/operationResults`,
+    output: "activities",
     expectData: (d) => {
       expect(d).toHaveLength(1);
       expect(d[0].properties).toMatchObject({ status: "Encrypting", percentComplete: expect.any(Number) });
@@ -62,31 +79,59 @@ export const KIND_CASES: Record<DataSourceKind, KindCase> = {
     },
   },
   "batchai:Workspace": {
-    inputs: wsRef, id: wsId, output: "workspaceResource",
+    inputs: wsRef,
+    id: wsId,
+    output: "workspaceResource",
     expectData: (d) => expect(d).toMatchObject({ id: wsId, name: "ws-vision", location: "eastus", type: "Microsoft.BatchAI/workspaces" }),
   },
   "batchai:Cluster": {
-    inputs: { ...wsRef, cluster: "gpu-nc6" }, id: `${wsId}/clusters/gpu-nc6`, output: "clusterResource",
-    expectData: (d) => expect(d).toMatchObject({ id: `${wsId}/clusters/gpu-nc6`, name: "gpu-nc6", properties: { vmSize: "STANDARD_NC6", allocationState: "steady" } }),
+    inputs: { ...wsRef, cluster: "gpu-nc6" },
+    id: `${wsId}/clusters/gpu-nc6`,
+    output: "clusterResource",
+    expectData: (d) =>
+      expect(d).toMatchObject({
+        id: `${wsId}/clusters/gpu-nc6`,
+        name: "gpu-nc6",
+        properties: { vmSize: "STANDARD_NC6", allocationState: "steady" },
+      }),
   },
   "batchai:Experiment": {
-    inputs: { ...wsRef, experiment: "resnet50" }, id: `${wsId}/experiments/resnet50`, output: "experimentResource",
+    inputs: { ...wsRef, experiment: "resnet50" },
+    id: `${wsId}/experiments/resnet50`,
+    output: "experimentResource",
     expectData: (d) => expect(d).toMatchObject({ id: `${wsId}/experiments/resnet50`, name: "resnet50" }),
   },
   "batchai:FileServer": {
-    inputs: { ...wsRef, fileServer: "nfs-datasets" }, id: `${wsId}/fileServers/nfs-datasets`, output: "fileServerResource",
-    expectData: (d) => expect(d).toMatchObject({ id: `${wsId}/fileServers/nfs-datasets`, name: "nfs-datasets", properties: { vmSize: "STANDARD_D14_V2" } }),
+    inputs: { ...wsRef, fileServer: "nfs-datasets" },
+    id: `${wsId}/fileServers/nfs-datasets`,
+    output: "fileServerResource",
+    expectData: (d) =>
+      expect(d).toMatchObject({ id: `${wsId}/fileServers/nfs-datasets`, name: "nfs-datasets", properties: { vmSize: "STANDARD_D14_V2" } }),
   },
   "batchai:Jobs": {
-    inputs: { ...wsRef, experiment: "resnet50" }, id: `${wsId}/experiments/resnet50/jobs`, output: "jobs",
+    inputs: { ...wsRef, experiment: "resnet50" },
+    id: `${wsId}/experiments/resnet50/jobs`,
+    output: "jobs",
     // Five jobs at page size 2: three pages followed to the end.
-    expectData: (d) => expect(d.map((j: any) => [j.name, j.properties.executionState])).toEqual([
-      ["baseline", "succeeded"], ["lr-sweep-1", "failed"], ["lr-sweep-2", "running"], ["lr-sweep-3", "queued"], ["lr-sweep-4", "terminating"],
-    ]),
+    expectData: (d) =>
+      expect(d.map((j: any) => [j.name, j.properties.executionState])).toEqual([
+        ["baseline", "succeeded"],
+        ["lr-sweep-1", "failed"],
+        ["lr-sweep-2", "running"],
+        ["lr-sweep-3", "queued"],
+        ["lr-sweep-4", "terminating"],
+      ]),
   },
   "batchai:Usages": {
-    inputs: { subscriptionId: SUB, location: "eastus" }, id: `/subscriptions/${SUB}/providers/Microsoft.BatchAI/locations/eastus/usages`, output: "usages",
-    expectData: (d) => expect(d.map((u: any) => [u.name.value, u.currentValue, u.limit])).toEqual([["cores", 92, 100], ["dedicatedCores", 48, 100], ["clusters", 1, 20]]),
+    inputs: { subscriptionId: SUB, location: "eastus" },
+    id: `/subscriptions/${SUB}/providers/Microsoft.BatchAI/locations/eastus/usages`,
+    output: "usages",
+    expectData: (d) =>
+      expect(d.map((u: any) => [u.name.value, u.currentValue, u.limit])).toEqual([
+        ["cores", 92, 100],
+        ["dedicatedCores", 48, 100],
+        ["clusters", 1, 20],
+      ]),
   },
 };
 
@@ -111,7 +156,13 @@ export function batchJob(emu: RunningEmulator, experiment: string, job: string) 
 
 /** Sets the environment the provider methods read for the duration of a suite; returns the restorer. */
 export function useProviderEnv(t: TestEmulator): () => void {
-  const keys = ["STACKWARDEN_ARM_ENDPOINT", "STACKWARDEN_IMDS_ENDPOINT", "AZURE_ACCESS_TOKEN", "AZURE_CLIENT_ID", "STACKWARDEN_PROVIDER_NAMES"];
+  const keys = [
+    "STACKWARDEN_ARM_ENDPOINT",
+    "STACKWARDEN_IMDS_ENDPOINT",
+    "AZURE_ACCESS_TOKEN",
+    "AZURE_CLIENT_ID",
+    "STACKWARDEN_PROVIDER_NAMES",
+  ];
   const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
   for (const k of keys) delete process.env[k];
   process.env.STACKWARDEN_ARM_ENDPOINT = t.url;

@@ -19,7 +19,10 @@ import { ALL_KINDS, KIND_CASES, dbId, dbRef, sqlDatabase, startEstate, useProvid
  */
 
 const requireFromString = require("require-from-string") as (code: string) => { handler(): pulumi.dynamic.ResourceProvider };
-type Providers = { tdeProvider: pulumi.dynamic.ResourceProvider; dataSourceProvider(kind: DataSourceKind): pulumi.dynamic.ResourceProvider };
+type Providers = {
+  tdeProvider: pulumi.dynamic.ResourceProvider;
+  dataSourceProvider(kind: DataSourceKind): pulumi.dynamic.ResourceProvider;
+};
 const ORIGINS: [string, () => Providers][] = [
   ["source (vitest)", () => sourceProviders],
   ["compiled (dist/)", () => require(join(PROJECT_ROOT, "dist/providers/index.js")) as Providers],
@@ -38,7 +41,15 @@ function expectLean(text: string): void {
   expect(text).not.toMatch(/undici/i);
   expect(text).not.toMatch(/new Map\b|Symbol\(/);
   // Our core stays in dist/, referenced by path at call time, never copied into the stack.
-  for (const marker of ["function applyTdeInputs", "function waitForScan", "class SqlClient", "class BatchAiClient", "STACKWARDEN_KEYS_SCHEMA", "function readDataSource", "@pulumi/pulumi"]) {
+  for (const marker of [
+    "function applyTdeInputs",
+    "function waitForScan",
+    "class SqlClient",
+    "class BatchAiClient",
+    "STACKWARDEN_KEYS_SCHEMA",
+    "function readDataSource",
+    "@pulumi/pulumi",
+  ]) {
     expect(text).not.toContain(marker);
   }
 }
@@ -89,7 +100,10 @@ for (const [origin, load] of ORIGINS) {
 
       // Default onDelete (retain) leaves the database as it is; no PUT is sent.
       const putsBefore = t.emu.stats.byRoute;
-      const countPuts = (s: Record<string, number>) => Object.entries(s).filter(([k]) => k.startsWith("PUT ")).reduce((n, [, v]) => n + v, 0);
+      const countPuts = (s: Record<string, number>) =>
+        Object.entries(s)
+          .filter(([k]) => k.startsWith("PUT "))
+          .reduce((n, [, v]) => n + v, 0);
       const before = countPuts(putsBefore);
       await p.delete(created.id, updated.outs);
       expect(countPuts(t.emu.stats.byRoute)).toBe(before);
@@ -159,7 +173,9 @@ describe("loadCore under the re-loaded provider", () => {
   async function withHome(home: string, fn: () => Promise<void>): Promise<void> {
     const saved = process.env.STACKWARDEN_HOME;
     process.env.STACKWARDEN_HOME = home;
-    try { await fn(); } finally {
+    try {
+      await fn();
+    } finally {
       if (saved === undefined) delete process.env.STACKWARDEN_HOME;
       else process.env.STACKWARDEN_HOME = saved;
     }
@@ -171,7 +187,9 @@ describe("loadCore under the re-loaded provider", () => {
     try {
       writeFileSync(join(home, "package.json"), JSON.stringify({ name: "stackwarden" }));
       await withHome(home, async () => {
-        await expect(p.check({}, {})).rejects.toThrow(`stackwarden is not built in ${home}: run \`npm run build\` (missing dist/src/resources/tde-resource.js)`);
+        await expect(p.check({}, {})).rejects.toThrow(
+          `stackwarden is not built in ${home}: run \`npm run build\` (missing dist/src/resources/tde-resource.js)`,
+        );
       });
       mkdirSync(join(home, "dist/src/resources"), { recursive: true });
       writeFileSync(join(home, "dist/src/resources/tde-resource.js"), 'require("stackwarden-no-such-dependency");\n');
@@ -190,7 +208,9 @@ describe("loadCore under the re-loaded provider", () => {
     delete process.env.STACKWARDEN_HOME;
     process.chdir("/");
     try {
-      await expect(p.check({}, {})).rejects.toThrow(/cannot find the stackwarden project above \/; run Pulumi from the project directory or set STACKWARDEN_HOME/);
+      await expect(p.check({}, {})).rejects.toThrow(
+        /cannot find the stackwarden project above \/; run Pulumi from the project directory or set STACKWARDEN_HOME/,
+      );
       process.env.STACKWARDEN_HOME = PROJECT_ROOT;
       expect((await p.check({}, {})).failures!.length).toBeGreaterThan(0);
     } finally {

@@ -13,7 +13,11 @@ const PUT_ROUTE = /^PUT .*transparentDataEncryption/;
 
 function stack(dbs: [string, "Enabled" | "Disabled"][]): StackConfig {
   return {
-    file: "test", subscriptionId: SUB, elasticPools: [], exemptions: [], policies: resolveRuleSettings(undefined),
+    file: "test",
+    subscriptionId: SUB,
+    elasticPools: [],
+    exemptions: [],
+    policies: resolveRuleSettings(undefined),
     batch: { locations: [], workspaces: [] },
     databases: dbs.map(([database, t]) => ({ resourceGroup: "rg", server: "s1", database, transparentDataEncryption: t })),
   };
@@ -24,22 +28,37 @@ function seed(dbs: string): EmulatorOptions["seed"] {
 }
 
 let t: TestEmulator | undefined;
-afterEach(async () => { await t?.close(); t = undefined; });
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
 
 async function setup(dbs: string, opts: Omit<EmulatorOptions, "seed"> = {}) {
   t = await startTestEmulator({ seed: seed(dbs), ...opts });
   return { t, sql: new SqlClient({ endpoint: t.url, credential: t.credential, retry: FAST_RETRY }) };
 }
 
-const puts = (t: TestEmulator) => Object.entries(t.emu.stats.byRoute).filter(([k]) => PUT_ROUTE.test(k)).reduce((n, [, v]) => n + v, 0);
+const puts = (t: TestEmulator) =>
+  Object.entries(t.emu.stats.byRoute)
+    .filter(([k]) => PUT_ROUTE.test(k))
+    .reduce((n, [, v]) => n + v, 0);
 const FAST = { pollIntervalMs: 20, scanTimeoutMs: 10_000 };
 
 describe("the TDE reconciler against the emulator", () => {
   it("plan, apply, plan is idempotent: the second apply makes no PUT", async () => {
-    const { t, sql } = await setup("        - { name: a, transparentDataEncryption: Disabled }\n        - { name: b, transparentDataEncryption: Enabled }\n        - { name: c, transparentDataEncryption: Enabled }\n");
-    const s = stack([["a", "Enabled"], ["b", "Enabled"], ["c", "Disabled"]]);
+    const { t, sql } = await setup(
+      "        - { name: a, transparentDataEncryption: Disabled }\n        - { name: b, transparentDataEncryption: Enabled }\n        - { name: c, transparentDataEncryption: Enabled }\n",
+    );
+    const s = stack([
+      ["a", "Enabled"],
+      ["b", "Enabled"],
+      ["c", "Disabled"],
+    ]);
     const first = await planTde(sql, s);
-    expect(first.changes.map((c) => [c.ref.database, c.action])).toEqual([["a", "enable"], ["c", "disable"]]);
+    expect(first.changes.map((c) => [c.ref.database, c.action])).toEqual([
+      ["a", "enable"],
+      ["c", "disable"],
+    ]);
     const outcomes = await applyTde(sql, first.changes, FAST);
     expect(outcomes.every((o) => o.ok)).toBe(true);
     expect(puts(t)).toBe(2);
@@ -50,8 +69,16 @@ describe("the TDE reconciler against the emulator", () => {
   });
 
   it("a scan that fails gives a ScanError naming the database; the other change still converges", async () => {
-    const { sql } = await setup("        - { name: bad, transparentDataEncryption: Disabled, scan: { outcome: fail, failAtPercent: 30 } }\n        - { name: good, transparentDataEncryption: Disabled }\n");
-    const plan = await planTde(sql, stack([["bad", "Enabled"], ["good", "Enabled"]]));
+    const { sql } = await setup(
+      "        - { name: bad, transparentDataEncryption: Disabled, scan: { outcome: fail, failAtPercent: 30 } }\n        - { name: good, transparentDataEncryption: Disabled }\n",
+    );
+    const plan = await planTde(
+      sql,
+      stack([
+        ["bad", "Enabled"],
+        ["good", "Enabled"],
+      ]),
+    );
     const events: string[] = [];
     const outcomes = await applyTde(sql, plan.changes, { ...FAST, onEvent: (e) => events.push(`${e.kind}:${e.item.ref.database}`) });
     const bad = outcomes.find((o) => o.item.ref.database === "bad")!;
@@ -63,16 +90,28 @@ describe("the TDE reconciler against the emulator", () => {
   });
 
   it("a scan that never ends hits the timeout with the progress it had reached", async () => {
-    const { sql } = await setup("        - { name: stuck, transparentDataEncryption: Disabled, scan: { outcome: stall, failAtPercent: 40 } }\n");
+    const { sql } = await setup(
+      "        - { name: stuck, transparentDataEncryption: Disabled, scan: { outcome: stall, failAtPercent: 40 } }\n",
+    );
     const plan = await planTde(sql, stack([["stuck", "Enabled"]]));
     const [o] = await applyTde(sql, plan.changes, { pollIntervalMs: 20, scanTimeoutMs: 600 });
     expect(o.ok).toBe(false);
-    expect(o.error).toBe("rg/s1/stuck: the encrypting scan did not finish within 1 s (stuck at 40%); raise --scan-timeout or investigate the database");
+    expect(o.error).toBe(
+      "rg/s1/stuck: the encrypting scan did not finish within 1 s (stuck at 40%); raise --scan-timeout or investigate the database",
+    );
   });
 
   it("converges while the service answers 429 (with Retry-After) and 503 to a third of the requests", async () => {
     const dbs = Array.from({ length: 8 }, (_, i) => `        - { name: d${i}, transparentDataEncryption: Disabled }\n`).join("");
-    const { t, sql } = await setup(dbs, { faults: { seed: 42, rules: [{ match: "/subscriptions/", status: 429, rate: 0.15, retryAfterMs: 5 }, { match: "/subscriptions/", status: 503, rate: 0.15 }] } });
+    const { t, sql } = await setup(dbs, {
+      faults: {
+        seed: 42,
+        rules: [
+          { match: "/subscriptions/", status: 429, rate: 0.15, retryAfterMs: 5 },
+          { match: "/subscriptions/", status: 503, rate: 0.15 },
+        ],
+      },
+    });
     const s = stack(Array.from({ length: 8 }, (_, i) => [`d${i}`, "Enabled"] as [string, "Enabled"]));
     const outcomes = await applyTde(sql, (await planTde(sql, s)).changes, FAST);
     expect(outcomes.filter((o) => !o.ok)).toEqual([]);
@@ -86,11 +125,17 @@ describe("the TDE reconciler against the emulator", () => {
     const { sql } = await setup(dbs, { faults: { latencyMs: 15 } });
     let inFlight = 0;
     let peak = 0;
-    const measure = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
-      inFlight += 1;
-      peak = Math.max(peak, inFlight);
-      try { return await fn(...a); } finally { inFlight -= 1; }
-    };
+    const measure =
+      <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
+      async (...a: A): Promise<R> => {
+        inFlight += 1;
+        peak = Math.max(peak, inFlight);
+        try {
+          return await fn(...a);
+        } finally {
+          inFlight -= 1;
+        }
+      };
     const counting: TdeApi = {
       getTransparentDataEncryption: measure(sql.getTransparentDataEncryption.bind(sql)),
       putTransparentDataEncryption: measure(sql.putTransparentDataEncryption.bind(sql)),

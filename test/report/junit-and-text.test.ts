@@ -7,10 +7,21 @@ import { renderJunit } from "../../src/report/junit-report";
 import { databaseLine, NOW, reportInput, STACK_FILE, SUB } from "./report-fixture";
 
 type Attrs = Record<string, string>;
-interface TestCase extends Attrs { }
-interface Suite { "@_name": string; "@_tests": string; "@_failures": string; "@_skipped": string; testcase: (TestCase & { failure?: Attrs & { "#text": string }; skipped?: Attrs; "system-out"?: string })[] }
+interface TestCase extends Attrs {}
+interface Suite {
+  "@_name": string;
+  "@_tests": string;
+  "@_failures": string;
+  "@_skipped": string;
+  testcase: (TestCase & { failure?: Attrs & { "#text": string }; skipped?: Attrs; "system-out"?: string })[];
+}
 
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@_", parseAttributeValue: false, isArray: (name) => name === "testsuite" || name === "testcase" });
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: "@_",
+  parseAttributeValue: false,
+  isArray: (name) => name === "testsuite" || name === "testcase",
+});
 
 function parseJunit(xml: string): { "@_tests": string; "@_failures": string; testsuite: Suite[] } {
   return (parser.parse(xml) as { testsuites: { "@_tests": string; "@_failures": string; testsuite: Suite[] } }).testsuites;
@@ -25,14 +36,27 @@ describe("JUnit report", () => {
 
   it("is well-formed XML with one testsuite per rule", () => {
     expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>')).toBe(true);
-    expect(doc.testsuite.map((s) => s["@_name"])).toEqual(["stackwarden.sql-tde-enabled", "stackwarden.sql-tier-advisor-drift", "stackwarden.batch-quota-headroom"]);
+    expect(doc.testsuite.map((s) => s["@_name"])).toEqual([
+      "stackwarden.sql-tde-enabled",
+      "stackwarden.sql-tier-advisor-drift",
+      "stackwarden.batch-quota-headroom",
+    ]);
   });
 
   it("counts tests, failures and skips per suite and in total", () => {
     expect(doc["@_tests"]).toBe("8");
     expect(doc["@_failures"]).toBe("1");
-    expect([suite("sql-tde-enabled"), suite("sql-tier-advisor-drift"), suite("batch-quota-headroom")].map((s) => [s["@_tests"], s["@_failures"], s["@_skipped"]]))
-      .toEqual([["3", "1", "1"], ["3", "0", "1"], ["2", "0", "0"]]);
+    expect(
+      [suite("sql-tde-enabled"), suite("sql-tier-advisor-drift"), suite("batch-quota-headroom")].map((s) => [
+        s["@_tests"],
+        s["@_failures"],
+        s["@_skipped"],
+      ]),
+    ).toEqual([
+      ["3", "1", "1"],
+      ["3", "0", "1"],
+      ["2", "0", "0"],
+    ]);
     for (const s of doc.testsuite) expect(s.testcase).toHaveLength(Number(s["@_tests"]));
   });
 
@@ -40,13 +64,17 @@ describe("JUnit report", () => {
     const t = testcase("sql-tde-enabled", "rg-data/sql-prod-1/orders");
     expect(t.failure?.["@_type"]).toBe("sql-tde-enabled");
     expect(t.failure?.["@_message"]).toContain("must have transparent data encryption Enabled; its live status is Disabled");
-    expect(t.failure?.["#text"]).toContain(`/subscriptions/${SUB}/resourceGroups/rg-data/providers/Microsoft.Sql/servers/sql-prod-1/databases/orders`);
+    expect(t.failure?.["#text"]).toContain(
+      `/subscriptions/${SUB}/resourceGroups/rg-data/providers/Microsoft.Sql/servers/sql-prod-1/databases/orders`,
+    );
     expect(t["@_classname"]).toBe("stackwarden.sql-tde-enabled");
   });
 
   it("exempt and not-applicable are <skipped>; advisory passes with its message in <system-out>", () => {
     expect(testcase("sql-tde-enabled", "rg-data/sql-prod-1/legacy").skipped?.["@_message"]).toMatch(/^exempt: /);
-    expect(testcase("sql-tier-advisor-drift", "rg-data/sql-prod-1/customers").skipped?.["@_message"]).toMatch(/^not-applicable: no service tier advisor output/);
+    expect(testcase("sql-tier-advisor-drift", "rg-data/sql-prod-1/customers").skipped?.["@_message"]).toMatch(
+      /^not-applicable: no service tier advisor output/,
+    );
     const advisory = testcase("sql-tier-advisor-drift", "rg-data/sql-prod-1/orders");
     expect(advisory.failure).toBeUndefined();
     expect(advisory["system-out"]).toContain("ADVISORY: Database rg-data/sql-prod-1/orders should run at the advisor's tier");
@@ -58,15 +86,31 @@ describe("JUnit report", () => {
   it("escapes <, &, quotes and apostrophes, and the parser gets the text back intact", () => {
     expect(xml).toContain("decommission &lt;Q3&gt; &amp; &apos;archive&apos; &quot;soon&quot;");
     expect(xml).not.toContain("<Q3>");
-    expect(testcase("sql-tde-enabled", "rg-data/sql-prod-1/legacy").skipped?.["@_message"]).toContain(`decommission <Q3> & 'archive' "soon"`);
+    expect(testcase("sql-tde-enabled", "rg-data/sql-prod-1/legacy").skipped?.["@_message"]).toContain(
+      `decommission <Q3> & 'archive' "soon"`,
+    );
   });
 
   it("escapes resource names in attributes and element text", () => {
-    const r = evaluateCompliance({
-      subscriptionId: SUB,
-      databases: [{ id: "/subscriptions/x/databases/a<b&c", resourceGroup: "rg", server: "s\"1", database: "a<b&c", liveTdeStatus: "Disabled", advisor: undefined }],
-      usages: [],
-    }, resolveRuleSettings({ "sql-tier-advisor-drift": { enforcementLevel: "disabled" } }), [], NOW);
+    const r = evaluateCompliance(
+      {
+        subscriptionId: SUB,
+        databases: [
+          {
+            id: "/subscriptions/x/databases/a<b&c",
+            resourceGroup: "rg",
+            server: 's"1',
+            database: "a<b&c",
+            liveTdeStatus: "Disabled",
+            advisor: undefined,
+          },
+        ],
+        usages: [],
+      },
+      resolveRuleSettings({ "sql-tier-advisor-drift": { enforcementLevel: "disabled" } }),
+      [],
+      NOW,
+    );
     const x = renderJunit({ stackName: "x&y", file: "f", result: r, generatedAt: new Date(NOW), toolVersion: "0" });
     const d = parseJunit(x);
     expect(d.testsuite[0].testcase[0]["@_name"]).toBe('rg/s"1/a<b&c');
@@ -87,13 +131,17 @@ describe("json, table and markdown reports", () => {
     expect(orders).toMatchObject({ verdict: "fail", level: "mandatory", line: databaseLine(0) });
     const legacy = doc.findings.find((f) => f.ruleId === "sql-tde-enabled" && f.label === "rg-data/sql-prod-1/legacy");
     expect(legacy).toMatchObject({ verdict: "exempt", exemption: { expires: "2025-12-31" } });
-    expect(doc.exemptions).toEqual([expect.objectContaining({ rules: ["sql-tde-enabled"], active: true, applied: 1, expires: "2025-12-31" })]);
+    expect(doc.exemptions).toEqual([
+      expect.objectContaining({ rules: ["sql-tde-enabled"], active: true, applied: 1, expires: "2025-12-31" }),
+    ]);
   });
 
   it("table: headline counts, failures first, no passes, exemptions listed", () => {
     const t = renderComplianceTable(input);
     const lines = t.split("\n");
-    expect(lines[0]).toBe(`Compliance of stack report (${STACK_FILE}): 1 mandatory violation(s), 2 advisory, 1 exempt, 3 passed, 1 not applicable`);
+    expect(lines[0]).toBe(
+      `Compliance of stack report (${STACK_FILE}): 1 mandatory violation(s), 2 advisory, 1 exempt, 3 passed, 1 not applicable`,
+    );
     expect(lines[1]).toMatch(/^\s+FAIL\s+sql-tde-enabled\s+rg-data\/sql-prod-1\/orders\s/);
     expect(t).toMatch(/ADVISORY\s+sql-tier-advisor-drift\s+rg-data\/sql-prod-1\/orders/);
     expect(t).toMatch(/EXEMPT\s+sql-tde-enabled\s+rg-data\/sql-prod-1\/legacy/);
@@ -104,7 +152,12 @@ describe("json, table and markdown reports", () => {
 
   it("table: an expired exemption is shown as EXPIRED and covers nothing", () => {
     const late = reportInput();
-    const r = evaluateCompliance({ subscriptionId: SUB, databases: [], usages: [] }, late.stack.policies, late.stack.exemptions, Date.parse("2026-01-01T00:00:00Z"));
+    const r = evaluateCompliance(
+      { subscriptionId: SUB, databases: [], usages: [] },
+      late.stack.policies,
+      late.stack.exemptions,
+      Date.parse("2026-01-01T00:00:00Z"),
+    );
     expect(renderComplianceTable({ ...late, result: r })).toMatch(/exemption EXPIRED .*databases\/legacy/);
   });
 
@@ -112,7 +165,9 @@ describe("json, table and markdown reports", () => {
     const md = renderComplianceMarkdown(input);
     expect(md.split("\n")[0]).toBe("### :x: stackwarden check: `report`");
     expect(md).toContain("**1** mandatory violation(s) · **2** advisory · 1 exempt · 3 passed · 1 not applicable");
-    expect(md).toContain(`| FAIL | \`sql-tde-enabled\` | \`rg-data/sql-prod-1/orders\` ([line ${databaseLine(0)}](${STACK_FILE}#L${databaseLine(0)})) |`);
+    expect(md).toContain(
+      `| FAIL | \`sql-tde-enabled\` | \`rg-data/sql-prod-1/orders\` ([line ${databaseLine(0)}](${STACK_FILE}#L${databaseLine(0)})) |`,
+    );
     expect(md).toContain("<details><summary>Exemptions</summary>");
     expect(md).toMatch(/\| 2025-12-31 \| active \|/);
     // Text that GitHub would take for HTML (and drop) is escaped; pipes do not break the table.

@@ -48,8 +48,12 @@ export function databaseLine(i: number, padding = 0): number {
 }
 
 const advisor = (over: Partial<AdvisorFacts> = {}): AdvisorFacts => ({
-  name: "Current", overallRecommendationServiceLevelObjective: "S3", currentServiceLevelObjective: "S0", confidence: 0.9,
-  observationPeriodEnd: new Date(NOW - 86_400_000).toISOString(), ...over,
+  name: "Current",
+  overallRecommendationServiceLevelObjective: "S3",
+  currentServiceLevelObjective: "S0",
+  confidence: 0.9,
+  observationPeriodEnd: new Date(NOW - 86_400_000).toISOString(),
+  ...over,
 });
 
 /**
@@ -62,9 +66,18 @@ export function reportInput(padding = 0, stackName = "report"): ComplianceReport
   const facts: ComplianceFacts = {
     subscriptionId: SUB,
     databases: stack.databases.map((d) => ({
-      id: databaseResourceId({ subscriptionId: SUB, ...d }), resourceGroup: d.resourceGroup, server: d.server, database: d.database,
-      liveTdeStatus: live[d.database], intendedServiceObjective: d.serviceObjective,
-      advisor: d.database === "orders" ? advisor() : d.database === "legacy" ? advisor({ overallRecommendationServiceLevelObjective: "S0", currentServiceLevelObjective: "S0" }) : undefined,
+      id: databaseResourceId({ subscriptionId: SUB, ...d }),
+      resourceGroup: d.resourceGroup,
+      server: d.server,
+      database: d.database,
+      liveTdeStatus: live[d.database],
+      intendedServiceObjective: d.serviceObjective,
+      advisor:
+        d.database === "orders"
+          ? advisor()
+          : d.database === "legacy"
+            ? advisor({ overallRecommendationServiceLevelObjective: "S0", currentServiceLevelObjective: "S0" })
+            : undefined,
       source: d.source,
     })),
     usages: [

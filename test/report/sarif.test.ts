@@ -8,7 +8,10 @@ import { renderSarif } from "../../src/report/sarif-report";
 import { databaseLine, reportInput, STACK_FILE, stackText, SUB } from "./report-fixture";
 
 /** SARIF as GitHub code scanning needs it: schema-valid, stable ruleIds and fingerprints, file locations. */
-const schema = JSON.parse(readFileSync(join(__dirname, "..", "fixtures", "sarif", "sarif-schema-2.1.0.json"), "utf8")) as Record<string, unknown>;
+const schema = JSON.parse(readFileSync(join(__dirname, "..", "fixtures", "sarif", "sarif-schema-2.1.0.json"), "utf8")) as Record<
+  string,
+  unknown
+>;
 const ajv = new Ajv({ strict: false, allErrors: true });
 addFormats(ajv);
 const validate = ajv.compile(schema);
@@ -18,11 +21,17 @@ interface SarifResult {
   ruleIndex: number;
   level: string;
   message: { text: string };
-  locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number; startColumn: number } }; logicalLocations: { fullyQualifiedName: string }[] }[];
+  locations: {
+    physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number; startColumn: number } };
+    logicalLocations: { fullyQualifiedName: string }[];
+  }[];
   partialFingerprints: Record<string, string>;
   suppressions?: { kind: string; status?: string; justification?: string }[];
 }
-interface SarifLog { version: string; runs: { tool: { driver: { name: string; rules: { id: string; defaultConfiguration: { level: string } }[] } }; results: SarifResult[] }[] }
+interface SarifLog {
+  version: string;
+  runs: { tool: { driver: { name: string; rules: { id: string; defaultConfiguration: { level: string } }[] } }; results: SarifResult[] }[];
+}
 
 const dbId = (d: string) => `/subscriptions/${SUB}/resourceGroups/rg-data/providers/Microsoft.Sql/servers/sql-prod-1/databases/${d}`;
 const parse = (text: string) => JSON.parse(text) as SarifLog;
@@ -85,7 +94,10 @@ describe("SARIF 2.1.0 report", () => {
   it("partialFingerprints are stable across runs and line moves, and distinct per rule and resource", () => {
     const again = parse(renderSarif(reportInput()));
     const moved = parse(renderSarif(reportInput(7)));
-    const prints = (l: SarifLog) => l.runs[0].results.map((r) => `${r.ruleId} ${r.locations[0].logicalLocations[0].fullyQualifiedName} ${JSON.stringify(r.partialFingerprints)}`).sort();
+    const prints = (l: SarifLog) =>
+      l.runs[0].results
+        .map((r) => `${r.ruleId} ${r.locations[0].logicalLocations[0].fullyQualifiedName} ${JSON.stringify(r.partialFingerprints)}`)
+        .sort();
     expect(prints(again)).toEqual(prints(log));
     expect(prints(moved)).toEqual(prints(log));
     expect(resultFor(moved, "sql-tde-enabled", "orders")!.locations[0].physicalLocation.region.startLine).toBe(databaseLine(0, 7));

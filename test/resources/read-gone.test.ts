@@ -35,15 +35,29 @@ batchai:
   });
 
   it("returns an empty id for a database that is gone, so the engine drops it", async () => {
-    const r = await readTde(sql, `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Sql/servers/s1/databases/dropped/transparentDataEncryption/current`, {});
+    const r = await readTde(
+      sql,
+      `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Sql/servers/s1/databases/dropped/transparentDataEncryption/current`,
+      {},
+    );
     expect(r).toEqual({ id: "" });
   });
 
   it("returns an empty id for a data source whose workspace is gone", async () => {
     const clients = { sql, batch } as Parameters<typeof refreshDataSource>[0];
-    const gone = await refreshDataSource(clients, "batchai:Workspace", `/subscriptions/${SUB}/resourceGroups/rg-ml/providers/Microsoft.BatchAI/workspaces/nope`, undefined);
+    const gone = await refreshDataSource(
+      clients,
+      "batchai:Workspace",
+      `/subscriptions/${SUB}/resourceGroups/rg-ml/providers/Microsoft.BatchAI/workspaces/nope`,
+      undefined,
+    );
     expect(gone).toEqual({ id: "" });
-    const kept = await refreshDataSource(clients, "batchai:Workspace", `/subscriptions/${SUB}/resourceGroups/rg-ml/providers/Microsoft.BatchAI/workspaces/ws1`, undefined);
+    const kept = await refreshDataSource(
+      clients,
+      "batchai:Workspace",
+      `/subscriptions/${SUB}/resourceGroups/rg-ml/providers/Microsoft.BatchAI/workspaces/ws1`,
+      undefined,
+    );
     expect(kept.id).toMatch(/workspaces\/ws1$/);
     expect(kept.inputs).toEqual({ subscriptionId: SUB, resourceGroup: "rg-ml", workspace: "ws1" });
   });

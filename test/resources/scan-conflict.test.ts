@@ -7,12 +7,14 @@ const SUB = "00000000-0000-0000-0000-000000000000";
 let t: TestEmulator;
 let sql: SqlClient;
 beforeAll(async () => {
-  t = await startTestEmulator({ seed: seedFromYaml(`
+  t = await startTestEmulator({
+    seed: seedFromYaml(`
 sql:
   scanDurationMs: 400
   servers:
     - { name: s1, resourceGroup: rg, databases: [{ name: db1, transparentDataEncryption: Disabled }] }
-`) });
+`),
+  });
   sql = new SqlClient({ endpoint: t.url, credential: t.credential, retry: FAST_RETRY });
 });
 afterAll(() => t.close());

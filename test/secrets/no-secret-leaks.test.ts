@@ -52,12 +52,21 @@ beforeAll(async () => {
   // An unhelpful gateway: every error echoes the whole request back, first as a 503, then as a 401.
   echo = await startScriptedServer();
 });
-afterAll(async () => { await echo.close(); });
+afterAll(async () => {
+  await echo.close();
+});
 
 function echoing(status = 401) {
-  echo.script((q, res, n) => json(res, n === 0 ? 503 : status, {
-    error: { code: "Echo", message: `rejected ${q.method} ${q.url} with headers ${JSON.stringify(q.headers)}` },
-  }, { "x-ms-request-id": `rid-${n}`, "retry-after-ms": "1" }));
+  echo.script((q, res, n) =>
+    json(
+      res,
+      n === 0 ? 503 : status,
+      {
+        error: { code: "Echo", message: `rejected ${q.method} ${q.url} with headers ${JSON.stringify(q.headers)}` },
+      },
+      { "x-ms-request-id": `rid-${n}`, "retry-after-ms": "1" },
+    ),
+  );
 }
 
 async function failWith(auth: AuthPolicy, logger: Logger, query?: Record<string, string>): Promise<unknown> {
@@ -86,7 +95,10 @@ describe("secrets never reach errors or logs", () => {
   it("an X-APISETU-APIKEY header", async () => {
     echoing();
     const logger = captureLogger();
-    const e = await failWith({ kind: "header", headers: { "X-APISETU-APIKEY": HEADER_KEY, "X-APISETU-CLIENTID": "client-visible" } }, logger);
+    const e = await failWith(
+      { kind: "header", headers: { "X-APISETU-APIKEY": HEADER_KEY, "X-APISETU-CLIENTID": "client-visible" } },
+      logger,
+    );
     expect(echo.seen[0].headers["x-apisetu-apikey"]).toBe(HEADER_KEY);
     expect((e as ApiError).message).toContain("client-visible"); // the client id is not a secret
     expectClean(surfaces(e));
@@ -112,7 +124,8 @@ describe("secrets never reach errors or logs", () => {
       initialState: () => ({}),
       mount(ctx) {
         ctx.arm("GET", "/subscriptions/:sub/providers/Test.Leaky/things", ["2021-01-01"], (req) => ({
-          status: 409, body: { error: { code: "Conflict", message: `conflict for ${String(req.headers.authorization)}` } },
+          status: 409,
+          body: { error: { code: "Conflict", message: `conflict for ${String(req.headers.authorization)}` } },
         }));
       },
     };
@@ -120,8 +133,17 @@ describe("secrets never reach errors or logs", () => {
     try {
       const issued = (await t.credential.getToken(ARM_SCOPE)).token;
       const logger = captureLogger();
-      const arm = new HttpTransport({ baseUrl: t.url, auth: { kind: "bearer", credential: t.credential, scopes: [ARM_SCOPE] }, query: { "api-version": "2021-01-01" }, retry: FAST_RETRY, logger });
-      const e = await arm.json({ operation: "Things_List", method: "GET", path: "/subscriptions/s1/providers/Test.Leaky/things" }).then(() => undefined, (x: unknown) => x);
+      const arm = new HttpTransport({
+        baseUrl: t.url,
+        auth: { kind: "bearer", credential: t.credential, scopes: [ARM_SCOPE] },
+        query: { "api-version": "2021-01-01" },
+        retry: FAST_RETRY,
+        logger,
+      });
+      const e = await arm.json({ operation: "Things_List", method: "GET", path: "/subscriptions/s1/providers/Test.Leaky/things" }).then(
+        () => undefined,
+        (x: unknown) => x,
+      );
       expect((e as ApiError).message).toContain("conflict for Bearer REDACTED");
       expectClean(surfaces(e), [issued]);
       expectClean(logger.lines.join("\n"), [issued]);
@@ -132,7 +154,11 @@ describe("secrets never reach errors or logs", () => {
 
   it("a credential's failure message is scrubbed before it becomes an ApiError", async () => {
     echoing();
-    const credential = { getToken: async () => { throw new Error(`token endpoint said: bad assertion ${PLANTED_JWT}`); } };
+    const credential = {
+      getToken: async () => {
+        throw new Error(`token endpoint said: bad assertion ${PLANTED_JWT}`);
+      },
+    };
     const logger = captureLogger();
     const e = await failWith({ kind: "bearer", credential, scopes: [ARM_SCOPE] }, logger);
     expect((e as ApiError).code).toBe("CredentialUnavailable");
@@ -143,8 +169,12 @@ describe("secrets never reach errors or logs", () => {
 
 describe("secrets never reach the CLI's output", () => {
   let t: TestEmulator;
-  beforeAll(async () => { t = await startTestEmulator(); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await startTestEmulator();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
 
   function io(env: NodeJS.ProcessEnv): CommandIO & { stdout: string[]; stderr: string[] } {
     const stdout: string[] = [];
@@ -163,14 +193,24 @@ describe("secrets never reach the CLI's output", () => {
   it("whoami, run as a process with STACKWARDEN_LOG=debug and faults, prints no token or key", async () => {
     if (!existsSync(join(PROJECT_ROOT, "dist", "src", "cli", "main.js"))) throw new Error("dist/ is missing: run `npm run build`");
     t.emu.faults.configure({ seed: 11, latencyMs: 0, maxConsecutive: 2, rules: [{ status: 429, rate: 0.5, retryAfterMs: 5 }] });
-    const env = { ...process.env, STACKWARDEN_IMDS_ENDPOINT: t.imdsEndpoint, STACKWARDEN_LOG: "debug", AZURE_ACCESS_TOKEN: PLANTED_JWT, AZURE_CLIENT_ID: "" };
+    const env = {
+      ...process.env,
+      STACKWARDEN_IMDS_ENDPOINT: t.imdsEndpoint,
+      STACKWARDEN_LOG: "debug",
+      AZURE_ACCESS_TOKEN: PLANTED_JWT,
+      AZURE_CLIENT_ID: "",
+    };
     for (const args of [["whoami", "--output", "json"], ["whoami"]]) {
       const r = await new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
         const child = spawn(process.execPath, [join(PROJECT_ROOT, "bin", "stackwarden.js"), ...args], { env });
         let out = "";
         let err = "";
-        child.stdout.on("data", (c: Buffer) => { out += c.toString(); });
-        child.stderr.on("data", (c: Buffer) => { err += c.toString(); });
+        child.stdout.on("data", (c: Buffer) => {
+          out += c.toString();
+        });
+        child.stderr.on("data", (c: Buffer) => {
+          err += c.toString();
+        });
         child.on("close", (code) => resolve({ code, out, err }));
       });
       expect(r.code, r.err).toBe(0);

@@ -16,7 +16,12 @@ const ROOT = join(__dirname, "../..");
 const DEV_STACK = join(ROOT, "stacks/Pulumi.dev.yaml");
 const TDE = "pulumi-nodejs:dynamic/sql:TransparentDataEncryption";
 
-interface Registered { type: string; name: string; inputs: Record<string, any>; id?: string }
+interface Registered {
+  type: string;
+  name: string;
+  inputs: Record<string, any>;
+  id?: string;
+}
 
 /** The `config:` block of a stack file as Pulumi's language host passes it (PULUMI_CONFIG). */
 function pulumiConfigOf(file: string): Record<string, string> {
@@ -31,15 +36,19 @@ let registered: Registered[];
 
 beforeEach(async () => {
   registered = [];
-  await pulumi.runtime.setMocks({
-    newResource(args) {
-      registered.push({ type: args.type, name: args.name, inputs: args.inputs, ...(args.id ? { id: args.id } : {}) });
-      // The live status mirrors the desired one, so stack outputs can be checked.
-      const status = args.type === TDE ? args.inputs.transparentDataEncryption : undefined;
-      return { id: args.id || `${args.name}-id`, state: { ...args.inputs, ...(status ? { status } : {}) } };
+  await pulumi.runtime.setMocks(
+    {
+      newResource(args) {
+        registered.push({ type: args.type, name: args.name, inputs: args.inputs, ...(args.id ? { id: args.id } : {}) });
+        // The live status mirrors the desired one, so stack outputs can be checked.
+        const status = args.type === TDE ? args.inputs.transparentDataEncryption : undefined;
+        return { id: args.id || `${args.name}-id`, state: { ...args.inputs, ...(status ? { status } : {}) } };
+      },
+      call: (args) => args.inputs,
     },
-    call: (args) => args.inputs,
-  }, "stackwarden", "dev");
+    "stackwarden",
+    "dev",
+  );
   vi.resetModules();
 });
 
@@ -68,7 +77,13 @@ describe("stacks/ program with the dev stack's config", () => {
 
   it("registers one TDE resource, one advisor and one TDE activity data source per database, with the stack's values", async () => {
     const rs = await runProgram(config);
-    const databases = dev["stackwarden:databases"] as { resourceGroup: string; server: string; database: string; transparentDataEncryption: string; serviceObjective?: string }[];
+    const databases = dev["stackwarden:databases"] as {
+      resourceGroup: string;
+      server: string;
+      database: string;
+      transparentDataEncryption: string;
+      serviceObjective?: string;
+    }[];
     expect(databases.length).toBeGreaterThan(0);
     for (const d of databases) {
       const n = `${d.resourceGroup}-${d.server}-${d.database}`.toLowerCase();
@@ -92,7 +107,11 @@ describe("stacks/ program with the dev stack's config", () => {
     }
     // Spot-check one entry against the literal file, so a silently empty parse cannot pass.
     expect(byName(rs, "tde-rg-data-sql-prod-1-orders").inputs).toMatchObject({
-      subscriptionId: "00000000-0000-0000-0000-000000000000", resourceGroup: "rg-data", server: "sql-prod-1", database: "orders", transparentDataEncryption: "Enabled",
+      subscriptionId: "00000000-0000-0000-0000-000000000000",
+      resourceGroup: "rg-data",
+      server: "sql-prod-1",
+      database: "orders",
+      transparentDataEncryption: "Enabled",
     });
     expect(byName(rs, "advisors-rg-data-sql-prod-1-orders").inputs.serviceObjective).toBe("S3");
   });
@@ -104,9 +123,15 @@ describe("stacks/ program with the dev stack's config", () => {
       const n = `${p.resourceGroup}-${p.server}-${p.elasticPool}`.toLowerCase();
       const ref = { subscriptionId: sub, resourceGroup: p.resourceGroup, server: p.server, elasticPool: p.elasticPool };
       expect(byName(rs, `pool-activity-${n}`)).toMatchObject({ type: "pulumi-nodejs:dynamic/sql:ElasticPoolActivities", inputs: ref });
-      expect(byName(rs, `pool-db-activity-${n}`)).toMatchObject({ type: "pulumi-nodejs:dynamic/sql:ElasticPoolDatabaseActivities", inputs: ref });
+      expect(byName(rs, `pool-db-activity-${n}`)).toMatchObject({
+        type: "pulumi-nodejs:dynamic/sql:ElasticPoolDatabaseActivities",
+        inputs: ref,
+      });
     }
-    const batch = (dev["stackwarden:batch"] ?? {}) as { locations?: string[]; workspaces?: { resourceGroup: string; workspace: string; clusters?: string[]; experiments?: string[]; fileServers?: string[] }[] };
+    const batch = (dev["stackwarden:batch"] ?? {}) as {
+      locations?: string[];
+      workspaces?: { resourceGroup: string; workspace: string; clusters?: string[]; experiments?: string[]; fileServers?: string[] }[];
+    };
     for (const location of batch.locations ?? []) {
       const u = byName(rs, `batchai-usages-${location}`);
       expect(u.type).toBe("pulumi-nodejs:dynamic/batchai:Usages");
@@ -118,11 +143,25 @@ describe("stacks/ program with the dev stack's config", () => {
       const n = `${w.resourceGroup}-${w.workspace}`.toLowerCase();
       const ref = { subscriptionId: sub, resourceGroup: w.resourceGroup, workspace: w.workspace };
       expect(byName(rs, `batchai-workspace-${n}`)).toMatchObject({ type: "pulumi-nodejs:dynamic/batchai:Workspace", inputs: ref });
-      for (const c of w.clusters ?? []) expect(byName(rs, `batchai-cluster-${n}-${c}`)).toMatchObject({ type: "pulumi-nodejs:dynamic/batchai:Cluster", inputs: { ...ref, cluster: c } });
-      for (const f of w.fileServers ?? []) expect(byName(rs, `batchai-fileserver-${n}-${f}`)).toMatchObject({ type: "pulumi-nodejs:dynamic/batchai:FileServer", inputs: { ...ref, fileServer: f } });
+      for (const c of w.clusters ?? [])
+        expect(byName(rs, `batchai-cluster-${n}-${c}`)).toMatchObject({
+          type: "pulumi-nodejs:dynamic/batchai:Cluster",
+          inputs: { ...ref, cluster: c },
+        });
+      for (const f of w.fileServers ?? [])
+        expect(byName(rs, `batchai-fileserver-${n}-${f}`)).toMatchObject({
+          type: "pulumi-nodejs:dynamic/batchai:FileServer",
+          inputs: { ...ref, fileServer: f },
+        });
       for (const e of w.experiments ?? []) {
-        expect(byName(rs, `batchai-experiment-${n}-${e}`)).toMatchObject({ type: "pulumi-nodejs:dynamic/batchai:Experiment", inputs: { ...ref, experiment: e } });
-        expect(byName(rs, `batchai-jobs-${n}-${e}`)).toMatchObject({ type: "pulumi-nodejs:dynamic/batchai:Jobs", inputs: { ...ref, experiment: e } });
+        expect(byName(rs, `batchai-experiment-${n}-${e}`)).toMatchObject({
+          type: "pulumi-nodejs:dynamic/batchai:Experiment",
+          inputs: { ...ref, experiment: e },
+        });
+        expect(byName(rs, `batchai-jobs-${n}-${e}`)).toMatchObject({
+          type: "pulumi-nodejs:dynamic/batchai:Jobs",
+          inputs: { ...ref, experiment: e },
+        });
       }
       expected += 1 + (w.clusters?.length ?? 0) + (w.fileServers?.length ?? 0) + 2 * (w.experiments?.length ?? 0);
     }
@@ -130,14 +169,30 @@ describe("stacks/ program with the dev stack's config", () => {
     expect(rs).toHaveLength(expected);
     expect(new Set(rs.map((r) => r.name)).size).toBe(rs.length);
     // Data sources carry no stale output placeholder into their inputs.
-    for (const r of rs) for (const out of ["advisors", "activities", "usages", "jobs", "workspaceResource", "clusterResource", "experimentResource", "fileServerResource"]) expect(r.inputs[out]).toBeUndefined();
+    for (const r of rs)
+      for (const out of [
+        "advisors",
+        "activities",
+        "usages",
+        "jobs",
+        "workspaceResource",
+        "clusterResource",
+        "experimentResource",
+        "fileServerResource",
+      ])
+        expect(r.inputs[out]).toBeUndefined();
   });
 
   it("stacks/index.ts exports the live TDE status per database", async () => {
     pulumi.runtime.setAllConfig(config);
     const index = await import("../../stacks/index");
     const outputs = index.transparentDataEncryption as Record<string, pulumi.Output<string>>;
-    const databases = dev["stackwarden:databases"] as { resourceGroup: string; server: string; database: string; transparentDataEncryption: string }[];
+    const databases = dev["stackwarden:databases"] as {
+      resourceGroup: string;
+      server: string;
+      database: string;
+      transparentDataEncryption: string;
+    }[];
     expect(Object.keys(outputs).sort()).toEqual(databases.map((d) => `${d.resourceGroup}/${d.server}/${d.database}`).sort());
     const status = await new Promise<string>((resolve) => outputs["rg-data/sql-prod-1/orders"].apply(resolve));
     expect(status).toBe("Enabled");
@@ -145,19 +200,23 @@ describe("stacks/ program with the dev stack's config", () => {
   });
 
   it("ignores other namespaces' keys", async () => {
-    const rs = await runProgram({ ...config, "aws:region": "us-east-1", "other:setting": "{\"a\":1}" });
+    const rs = await runProgram({ ...config, "aws:region": "us-east-1", "other:setting": '{"a":1}' });
     expect(rs.length).toBeGreaterThan(0);
   });
 
   it("a static .get registers a read of an existing resource by id (no inputs but the provider)", async () => {
     const providers = await import("../../providers");
-    const id = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-data/providers/Microsoft.Sql/servers/sql-prod-1/databases/orders/serviceTierAdvisors";
+    const id =
+      "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-data/providers/Microsoft.Sql/servers/sql-prod-1/databases/orders/serviceTierAdvisors";
     providers.ServiceTierAdvisors.get("adopted", id);
     providers.TransparentDataEncryption.get("adopted-tde", `${id.replace(/\/serviceTierAdvisors$/, "")}/transparentDataEncryption/current`);
     await settings.waitForRPCs();
     expect(byName(registered, "adopted")).toMatchObject({ type: "pulumi-nodejs:dynamic/sql:ServiceTierAdvisors", id });
     expect(Object.keys(byName(registered, "adopted").inputs).filter((k) => k !== "__provider")).toEqual([]);
-    expect(byName(registered, "adopted-tde")).toMatchObject({ type: TDE, id: expect.stringMatching(/\/transparentDataEncryption\/current$/) });
+    expect(byName(registered, "adopted-tde")).toMatchObject({
+      type: TDE,
+      id: expect.stringMatching(/\/transparentDataEncryption\/current$/),
+    });
   });
 });
 
@@ -168,7 +227,11 @@ describe("stacks/ program with invalid config", () => {
     pulumi.runtime.setAllConfig(config);
     const program = await import("../../stacks/program");
     let err: unknown;
-    try { program.registerStack(program.readStackConfig()); } catch (e) { err = e; }
+    try {
+      program.registerStack(program.readStackConfig());
+    } catch (e) {
+      err = e;
+    }
     await settings.waitForRPCs();
     expect(err, "the program should have refused this config").toBeInstanceOf(Error);
     // Nothing reaches the engine after a config error.

@@ -28,7 +28,11 @@ export function registerApply(program: Command, io: CommandIO): void {
     .option("--concurrency <n>", "databases changed at once", intOption(1, 64), 8)
     .option("--scan-timeout <seconds>", "longest wait for one scan", intOption(1), 3600)
     .option("--poll-interval <ms>", "time between progress polls", intOption(50, 600_000), 1000)
-    .addOption(new Option("--engine <engine>", "native: PUT and wait here; pulumi: `pulumi up --refresh` through the Automation API").choices(["native", "pulumi"]).default("native"))
+    .addOption(
+      new Option("--engine <engine>", "native: PUT and wait here; pulumi: `pulumi up --refresh` through the Automation API")
+        .choices(["native", "pulumi"])
+        .default("native"),
+    )
     .action(async (flags: ApplyFlags) => {
       const { stack, name } = loadStackFromFlags(flags, io);
       if (flags.engine === "pulumi") {
@@ -42,8 +46,15 @@ export function registerApply(program: Command, io: CommandIO): void {
 }
 
 /** Plans, asks (unless --yes or stdin is not a terminal), applies with progress; returns the exit code. */
-export async function runApply(api: TdeApi, stack: StackConfig, stackName: string, flags: Omit<ApplyFlags, "engine" | "stack" | "config">, io: CommandIO, planned?: TdePlan): Promise<number> {
-  const plan = planned ?? await planTde(api, stack, { concurrency: Math.max(flags.concurrency, 16) });
+export async function runApply(
+  api: TdeApi,
+  stack: StackConfig,
+  stackName: string,
+  flags: Omit<ApplyFlags, "engine" | "stack" | "config">,
+  io: CommandIO,
+  planned?: TdePlan,
+): Promise<number> {
+  const plan = planned ?? (await planTde(api, stack, { concurrency: Math.max(flags.concurrency, 16) }));
   if (!planned) io.out(renderPlan(plan, stack, stackName, "table"));
   if (plan.changes.length === 0) {
     io.out("Nothing to apply: live TDE already matches the stack.");
@@ -57,7 +68,10 @@ export async function runApply(api: TdeApi, stack: StackConfig, stackName: strin
   }
   const progress = new ApplyProgress(io);
   const outcomes = await applyTde(api, plan.changes, {
-    concurrency: flags.concurrency, scanTimeoutMs: flags.scanTimeout * 1000, pollIntervalMs: flags.pollInterval, onEvent: progress.onEvent,
+    concurrency: flags.concurrency,
+    scanTimeoutMs: flags.scanTimeout * 1000,
+    pollIntervalMs: flags.pollInterval,
+    onEvent: progress.onEvent,
   });
   progress.finish();
   io.out(summarize(outcomes));

@@ -4,7 +4,12 @@ import type { Command } from "commander";
 import { evaluateCompliance, type ComplianceResult } from "../../compliance/evaluate";
 import { gatherFacts } from "../../compliance/gather-facts";
 import type { StackConfig } from "../../config/stack-config";
-import { complianceDocument, renderComplianceMarkdown, renderComplianceTable, type ComplianceReportInput } from "../../report/compliance-report";
+import {
+  complianceDocument,
+  renderComplianceMarkdown,
+  renderComplianceTable,
+  type ComplianceReportInput,
+} from "../../report/compliance-report";
 import { renderJunit } from "../../report/junit-report";
 import { renderSarif } from "../../report/sarif-report";
 import { azureClientsFromEnv, type AzureClients } from "../../runtime/azure-clients";
@@ -28,11 +33,16 @@ export function registerCheck(program: Command, io: CommandIO): void {
     .action(async (flags: StackFlags & { format: Format; out?: string; concurrency: number }) => {
       const { stack, name } = loadStackFromFlags(flags, io);
       const result = await runCheck(azureClientsFromEnv(io.env), stack, flags.concurrency);
-      const report = renderReport({ stackName: name, file: stack.file, result, generatedAt: new Date(), toolVersion: VERSION }, flags.format);
+      const report = renderReport(
+        { stackName: name, file: stack.file, result, generatedAt: new Date(), toolVersion: VERSION },
+        flags.format,
+      );
       if (flags.out) {
         // Relative to the command's cwd (io.cwd), not the process's: they differ when main() runs in-process.
         writeFileSync(resolve(io.cwd, flags.out), `${report}\n`);
-        io.err(`stackwarden check: wrote ${flags.format} report to ${flags.out} (${result.summary.mandatoryViolations} mandatory, ${result.summary.advisoryViolations} advisory)`);
+        io.err(
+          `stackwarden check: wrote ${flags.format} report to ${flags.out} (${result.summary.mandatoryViolations} mandatory, ${result.summary.advisoryViolations} advisory)`,
+        );
       } else {
         io.out(report);
       }
@@ -41,17 +51,26 @@ export function registerCheck(program: Command, io: CommandIO): void {
 }
 
 /** Reads live state and evaluates every rule with the stack's settings and exemptions. */
-export async function runCheck(clients: Pick<AzureClients, "sql" | "batch">, stack: StackConfig, concurrency = 16): Promise<ComplianceResult> {
+export async function runCheck(
+  clients: Pick<AzureClients, "sql" | "batch">,
+  stack: StackConfig,
+  concurrency = 16,
+): Promise<ComplianceResult> {
   const facts = await gatherFacts(clients, stack, { concurrency });
   return evaluateCompliance(facts, stack.policies, stack.exemptions, Date.now());
 }
 
 export function renderReport(input: ComplianceReportInput, format: Format): string {
   switch (format) {
-    case "json": return JSON.stringify(complianceDocument(input), null, 2);
-    case "sarif": return renderSarif(input);
-    case "junit": return renderJunit(input);
-    case "markdown": return renderComplianceMarkdown(input);
-    default: return renderComplianceTable(input);
+    case "json":
+      return JSON.stringify(complianceDocument(input), null, 2);
+    case "sarif":
+      return renderSarif(input);
+    case "junit":
+      return renderJunit(input);
+    case "markdown":
+      return renderComplianceMarkdown(input);
+    default:
+      return renderComplianceTable(input);
   }
 }

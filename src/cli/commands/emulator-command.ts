@@ -51,14 +51,27 @@ export function registerEmulator(program: Command, io: CommandIO): void {
       if (flags.fault5xx) rules.push({ status: 503, rate: flags.fault5xx });
       if (flags.faultDrop) rules.push({ drop: true, rate: flags.faultDrop });
       const emu = await startEmulator({
-        host: flags.host, port: flags.port, seed, stateDir: flags.state,
+        host: flags.host,
+        port: flags.port,
+        seed,
+        stateDir: flags.state,
         settings: { pageSize: flags.pageSize, tokenTtlSeconds: flags.tokenTtl },
-        faults: { latencyMs: flags.latency, seed: flags.faultSeed, rules: rules.length ? [...(seed.faults?.rules ?? []), ...rules] : undefined },
+        faults: {
+          latencyMs: flags.latency,
+          seed: flags.faultSeed,
+          rules: rules.length ? [...(seed.faults?.rules ?? []), ...rules] : undefined,
+        },
       });
       io.out(emu.url);
-      io.err(`stackwarden emulator: serving ${seedPath ? `the estate in ${seedPath}` : "an empty estate"}${flags.state ? `, state in ${flags.state}` : ""}; ARM at ${emu.url}/, IMDS at ${emu.url}/metadata. Stop with Ctrl-C.`);
+      io.err(
+        `stackwarden emulator: serving ${seedPath ? `the estate in ${seedPath}` : "an empty estate"}${flags.state ? `, state in ${flags.state}` : ""}; ARM at ${emu.url}/, IMDS at ${emu.url}/metadata. Stop with Ctrl-C.`,
+      );
       await new Promise<void>((resolve) => {
-        const stop = () => { process.off("SIGINT", stop); process.off("SIGTERM", stop); resolve(); };
+        const stop = () => {
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          resolve();
+        };
         process.on("SIGINT", stop);
         process.on("SIGTERM", stop);
       });

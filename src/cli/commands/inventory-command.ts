@@ -9,23 +9,30 @@ import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-
 
 export function registerInventory(program: Command, io: CommandIO): void {
   withStackOptions(program.command("inventory"))
-    .description("read every data source the stack names: Batch AI (operations, usages, workspaces, clusters, experiments, file servers, jobs) and SQL (advisors, pool activity, TDE, scans)")
+    .description(
+      "read every data source the stack names: Batch AI (operations, usages, workspaces, clusters, experiments, file servers, jobs) and SQL (advisors, pool activity, TDE, scans)",
+    )
     .option("--output <format>", "json, yaml or table", choiceOption(["json", "yaml", "table"] as const), "table")
     .option("--concurrency <n>", "reads in flight", intOption(1, 256), 8)
     .action(async (flags: StackFlags & { output: "json" | "yaml" | "table"; concurrency: number }) => {
       const { stack, name } = loadStackFromFlags(flags, io);
       const { sql, batch } = azureClientsFromEnv(io.env);
       let last = 0;
-      const progress = io.isTTY || flags.output !== "table"
-        ? (done: number, total: number) => {
-          const now = Date.now();
-          if (now - last < 1000 && done < total) return;
-          last = now;
-          io.err(`inventory: ${done}/${total} reads`);
-        }
-        : undefined;
+      const progress =
+        io.isTTY || flags.output !== "table"
+          ? (done: number, total: number) => {
+              const now = Date.now();
+              if (now - last < 1000 && done < total) return;
+              last = now;
+              io.err(`inventory: ${done}/${total} reads`);
+            }
+          : undefined;
       const [b, s] = await Promise.all([
-        collectBatchInventory(batch, { subscriptionId: stack.subscriptionId, resourceGroups: stack.batch.resourceGroups, locations: stack.batch.locations }, { concurrency: flags.concurrency, onProgress: progress }),
+        collectBatchInventory(
+          batch,
+          { subscriptionId: stack.subscriptionId, resourceGroups: stack.batch.resourceGroups, locations: stack.batch.locations },
+          { concurrency: flags.concurrency, onProgress: progress },
+        ),
         collectSqlInventory(sql, stack, { concurrency: flags.concurrency }),
       ]);
       const { usagesByLocation: _byLocation, ...batchLists } = b;

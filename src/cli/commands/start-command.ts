@@ -30,7 +30,12 @@ export function registerStart(program: Command, io: CommandIO): void {
       const emu = await startEmulator({ seed });
       try {
         io.out(`Embedded emulator at ${emu.url} serving ${flags.seed.replace(`${io.cwd}/`, "")}`);
-        const env = { ...io.env, STACKWARDEN_ARM_ENDPOINT: emu.url, STACKWARDEN_IMDS_ENDPOINT: `${emu.url}/metadata`, AZURE_ACCESS_TOKEN: "" };
+        const env = {
+          ...io.env,
+          STACKWARDEN_ARM_ENDPOINT: emu.url,
+          STACKWARDEN_IMDS_ENDPOINT: `${emu.url}/metadata`,
+          AZURE_ACCESS_TOKEN: "",
+        };
         const clients = azureClientsFromEnv(env);
         const { sql } = clients;
 
@@ -39,7 +44,14 @@ export function registerStart(program: Command, io: CommandIO): void {
         io.out(renderPlan(first, stack, flags.stack, "table"));
 
         io.out("\n== 2. apply ==");
-        const applied = await runApply(sql, stack, flags.stack, { yes: true, concurrency: 8, scanTimeout: 120, pollInterval: 250 }, io, first);
+        const applied = await runApply(
+          sql,
+          stack,
+          flags.stack,
+          { yes: true, concurrency: 8, scanTimeout: 120, pollInterval: 250 },
+          io,
+          first,
+        );
         if (applied !== 0) {
           io.exitCode = applied;
           return;
@@ -58,7 +70,9 @@ export function registerStart(program: Command, io: CommandIO): void {
         const result = await runCheck(clients, stack);
         io.out(renderComplianceTable({ stackName: flags.stack, file: stack.file, result, generatedAt: new Date(), toolVersion: VERSION }));
         const s = result.summary;
-        io.out(`\nDone: ${first.changes.length} change(s) applied to ${stack.databases.length} database(s); the stack has converged. Compliance: ${s.mandatoryViolations} mandatory violation(s), ${s.advisoryViolations} advisory finding(s).`);
+        io.out(
+          `\nDone: ${first.changes.length} change(s) applied to ${stack.databases.length} database(s); the stack has converged. Compliance: ${s.mandatoryViolations} mandatory violation(s), ${s.advisoryViolations} advisory finding(s).`,
+        );
         if (s.mandatoryViolations > 0) io.exitCode = EXIT_MANDATORY_VIOLATION;
       } finally {
         await emu.close();

@@ -17,17 +17,29 @@ export class ApplyProgress {
   private drawn = 0;
   private timer?: NodeJS.Timeout;
 
-  constructor(private readonly io: CommandIO, private readonly live = io.isTTY, private readonly write = (s: string) => process.stdout.write(s)) {}
+  constructor(
+    private readonly io: CommandIO,
+    private readonly live = io.isTTY,
+    private readonly write = (s: string) => process.stdout.write(s),
+  ) {}
 
   readonly onEvent = (e: ApplyEvent): void => {
     const label = databaseLabel(e.item.ref);
     const verb = e.item.desired.transparentDataEncryption === "Enabled" ? "encrypt" : "decrypt";
     let text: string;
     switch (e.kind) {
-      case "started": text = `${verb}ion requested`; break;
-      case "progress": text = `${e.activity.toLowerCase()} ${bar(e.percentComplete)} ${Math.floor(e.percentComplete)}%`; break;
-      case "converged": text = `done: TDE ${e.item.desired.transparentDataEncryption} (${(e.elapsedMs / 1000).toFixed(1)} s)`; break;
-      case "failed": text = `FAILED: ${e.error}`; break;
+      case "started":
+        text = `${verb}ion requested`;
+        break;
+      case "progress":
+        text = `${e.activity.toLowerCase()} ${bar(e.percentComplete)} ${Math.floor(e.percentComplete)}%`;
+        break;
+      case "converged":
+        text = `done: TDE ${e.item.desired.transparentDataEncryption} (${(e.elapsedMs / 1000).toFixed(1)} s)`;
+        break;
+      case "failed":
+        text = `FAILED: ${e.error}`;
+        break;
     }
     if (this.live) {
       this.rows.set(label, { label, text });
@@ -51,7 +63,10 @@ export class ApplyProgress {
 
   private schedule(): void {
     if (this.timer) return;
-    this.timer = setTimeout(() => { this.timer = undefined; this.draw(); }, 80);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.draw();
+    }, 80);
   }
 
   private draw(): void {

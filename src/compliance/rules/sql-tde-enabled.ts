@@ -6,9 +6,19 @@ export const SQL_TDE_ENABLED = "sql-tde-enabled" as const;
 
 /** Flags a database whose live TDE status is not `Enabled`. `master` is never flagged. */
 export function sqlTdeEnabled(db: DatabaseFacts, settings: TdeEnabledSettings): Finding {
-  const base = { ruleId: SQL_TDE_ENABLED, resourceId: db.id, label: `${db.resourceGroup}/${db.server}/${db.database}`, level: settings.enforcementLevel, source: db.source };
+  const base = {
+    ruleId: SQL_TDE_ENABLED,
+    resourceId: db.id,
+    label: `${db.resourceGroup}/${db.server}/${db.database}`,
+    level: settings.enforcementLevel,
+    source: db.source,
+  };
   if (db.database.toLowerCase() === "master") {
-    return { ...base, verdict: "not-applicable", message: "master is a system database; Azure does not encrypt it with TDE, so it is never flagged" };
+    return {
+      ...base,
+      verdict: "not-applicable",
+      message: "master is a system database; Azure does not encrypt it with TDE, so it is never flagged",
+    };
   }
   if (db.liveTdeStatus === UNKNOWN) {
     return { ...base, verdict: "unknown", message: "the TDE status is not known until the resource is created or updated" };

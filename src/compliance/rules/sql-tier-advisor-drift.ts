@@ -17,18 +17,29 @@ export function sqlTierAdvisorDrift(db: DatabaseFacts, settings: TierAdvisorDrif
   const base = { ruleId: SQL_TIER_ADVISOR_DRIFT, resourceId: db.id, label, level: settings.enforcementLevel, source: db.source };
   if (db.advisor === UNKNOWN) return { ...base, verdict: "unknown", message: "the service tier advisor's output is not known yet" };
   const a = db.advisor;
-  if (!a) return { ...base, verdict: "not-applicable", message: "no service tier advisor output for this database, so tier drift cannot be judged" };
+  if (!a)
+    return {
+      ...base,
+      verdict: "not-applicable",
+      message: "no service tier advisor output for this database, so tier drift cannot be judged",
+    };
   const recommended = a.overallRecommendationServiceLevelObjective;
   if (!recommended) return { ...base, verdict: "not-applicable", message: "the service tier advisor gives no overall recommendation" };
 
   const intended = db.intendedServiceObjective;
   const compareTo = intended ?? a.currentServiceLevelObjective;
   const what = intended ? "intended" : "current";
-  if (!compareTo) return { ...base, verdict: "not-applicable", message: "neither an intended nor a current service objective is known to compare with" };
+  if (!compareTo)
+    return { ...base, verdict: "not-applicable", message: "neither an intended nor a current service objective is known to compare with" };
 
   const confidence = typeof a.confidence === "number" && Number.isFinite(a.confidence) ? a.confidence : 0;
   const end = a.observationPeriodEnd ? Date.parse(a.observationPeriodEnd) : NaN;
-  if (Number.isNaN(end)) return { ...base, verdict: "not-applicable", message: "the advisor's observation period has no valid end date, so its age cannot be judged" };
+  if (Number.isNaN(end))
+    return {
+      ...base,
+      verdict: "not-applicable",
+      message: "the advisor's observation period has no valid end date, so its age cannot be judged",
+    };
   const ageDays = (now - end) / DAY_MS;
 
   if (sameObjective(recommended, compareTo)) {
@@ -39,7 +50,11 @@ export function sqlTierAdvisorDrift(db: DatabaseFacts, settings: TierAdvisorDrif
     return { ...base, verdict: "pass", message: `${detail}; below the ${formatConfidence(settings.minConfidence)} threshold` };
   }
   if (ageDays > settings.maxObservationAgeDays) {
-    return { ...base, verdict: "pass", message: `${detail}; the observation ended ${Math.floor(ageDays)} days ago, older than ${settings.maxObservationAgeDays} days` };
+    return {
+      ...base,
+      verdict: "pass",
+      message: `${detail}; the observation ended ${Math.floor(ageDays)} days ago, older than ${settings.maxObservationAgeDays} days`,
+    };
   }
   return { ...base, verdict: "fail", message: `Database ${label} should run at the advisor's tier: ${detail}` };
 }

@@ -5,8 +5,17 @@ import { providerNamespace } from "../provider-namespace";
 import { noteSchemaDrift } from "../response-check";
 import { describeWorkspace } from "./resource-ids";
 import {
-  BATCHAI_API_VERSION, BATCHAI_SPEC, type BatchAiOperationId, type Cluster, type Experiment, type FileServer, type Job,
-  type Operation, type Usage, type Workspace, type WorkspaceRef,
+  BATCHAI_API_VERSION,
+  BATCHAI_SPEC,
+  type BatchAiOperationId,
+  type Cluster,
+  type Experiment,
+  type FileServer,
+  type Job,
+  type Operation,
+  type Usage,
+  type Workspace,
+  type WorkspaceRef,
 } from "./types";
 
 /**
@@ -84,7 +93,13 @@ export class BatchAiClient {
   /** Usages_List, one page (one request) at a time. */
   usagePages(subscriptionId: string, location: string, signal?: AbortSignal): AsyncGenerator<Usage[], void, undefined> {
     const path = `/subscriptions/${seg(subscriptionId)}/providers/${this.namespace}/locations/${seg(location)}/usages`;
-    return this.pages("Usages_List", "Usage", path, { label: `usages of location '${location}' in subscription '${subscriptionId}'`, names: [location] }, signal);
+    return this.pages(
+      "Usages_List",
+      "Usage",
+      path,
+      { label: `usages of location '${location}' in subscription '${subscriptionId}'`, names: [location] },
+      signal,
+    );
   }
 
   // --- Workspaces ---------------------------------------------------------------------------
@@ -106,10 +121,19 @@ export class BatchAiClient {
   }
 
   /** Workspaces_ListByResourceGroup, one page (one request) at a time. */
-  workspacePagesByResourceGroup(subscriptionId: string, resourceGroup: string, signal?: AbortSignal): AsyncGenerator<Workspace[], void, undefined> {
+  workspacePagesByResourceGroup(
+    subscriptionId: string,
+    resourceGroup: string,
+    signal?: AbortSignal,
+  ): AsyncGenerator<Workspace[], void, undefined> {
     const path = `/subscriptions/${seg(subscriptionId)}/resourceGroups/${seg(resourceGroup)}/providers/${this.namespace}/workspaces`;
-    return this.pages("Workspaces_ListByResourceGroup", "Workspace", path,
-      { label: `resource group '${resourceGroup}' (subscription '${subscriptionId}')`, names: [resourceGroup] }, signal);
+    return this.pages(
+      "Workspaces_ListByResourceGroup",
+      "Workspace",
+      path,
+      { label: `resource group '${resourceGroup}' (subscription '${subscriptionId}')`, names: [resourceGroup] },
+      signal,
+    );
   }
 
   /** Workspaces_Get: one workspace; a missing one is an ApiError 404 whose message names it. */
@@ -131,7 +155,13 @@ export class BatchAiClient {
 
   /** Clusters_Get: one cluster of a workspace. */
   getCluster(ref: WorkspaceRef, name: string, signal?: AbortSignal): Promise<Cluster> {
-    return this.get("Clusters_Get", "Cluster", `${this.workspacePath(ref)}/clusters/${seg(name)}`, childTarget(ref, "cluster", name), signal);
+    return this.get(
+      "Clusters_Get",
+      "Cluster",
+      `${this.workspacePath(ref)}/clusters/${seg(name)}`,
+      childTarget(ref, "cluster", name),
+      signal,
+    );
   }
 
   // --- Experiments and jobs -----------------------------------------------------------------
@@ -148,7 +178,13 @@ export class BatchAiClient {
 
   /** Experiments_Get: one experiment of a workspace. */
   getExperiment(ref: WorkspaceRef, name: string, signal?: AbortSignal): Promise<Experiment> {
-    return this.get("Experiments_Get", "Experiment", `${this.workspacePath(ref)}/experiments/${seg(name)}`, childTarget(ref, "experiment", name), signal);
+    return this.get(
+      "Experiments_Get",
+      "Experiment",
+      `${this.workspacePath(ref)}/experiments/${seg(name)}`,
+      childTarget(ref, "experiment", name),
+      signal,
+    );
   }
 
   /** Jobs_ListByExperiment: every job of an experiment (pages are fetched one after another). */
@@ -158,8 +194,13 @@ export class BatchAiClient {
 
   /** Jobs_ListByExperiment, one page (one request) at a time: memory stays at one page however many jobs there are. */
   jobPages(ref: WorkspaceRef, experiment: string, signal?: AbortSignal): AsyncGenerator<Job[], void, undefined> {
-    return this.pages("Jobs_ListByExperiment", "Job", `${this.workspacePath(ref)}/experiments/${seg(experiment)}/jobs`,
-      childTarget(ref, "experiment", experiment), signal);
+    return this.pages(
+      "Jobs_ListByExperiment",
+      "Job",
+      `${this.workspacePath(ref)}/experiments/${seg(experiment)}/jobs`,
+      childTarget(ref, "experiment", experiment),
+      signal,
+    );
   }
 
   /** Jobs_Get: one job of an experiment. */
@@ -183,7 +224,13 @@ export class BatchAiClient {
 
   /** FileServers_Get: one file server of a workspace. */
   getFileServer(ref: WorkspaceRef, name: string, signal?: AbortSignal): Promise<FileServer> {
-    return this.get("FileServers_Get", "FileServer", `${this.workspacePath(ref)}/fileServers/${seg(name)}`, childTarget(ref, "file server", name), signal);
+    return this.get(
+      "FileServers_Get",
+      "FileServer",
+      `${this.workspacePath(ref)}/fileServers/${seg(name)}`,
+      childTarget(ref, "file server", name),
+      signal,
+    );
   }
 
   // --- Plumbing -----------------------------------------------------------------------------
@@ -209,7 +256,13 @@ export class BatchAiClient {
     return body as T;
   }
 
-  private async *pages<T>(operation: BatchAiOperationId, kind: Kind, path: string, target: Target | undefined, signal?: AbortSignal): AsyncGenerator<T[], void, undefined> {
+  private async *pages<T>(
+    operation: BatchAiOperationId,
+    kind: Kind,
+    path: string,
+    target: Target | undefined,
+    signal?: AbortSignal,
+  ): AsyncGenerator<T[], void, undefined> {
     const spec: RequestSpec = { operation, method: "GET", path, signal };
     const pages = this.http.pages<unknown>(spec);
     while (true) {
@@ -228,13 +281,19 @@ export class BatchAiClient {
   /** Refuses what cannot be used (a non-object, a resource without id); logs drift from the spec once. */
   private check(operation: BatchAiOperationId, kind: Kind, body: unknown, spec: RequestSpec): void {
     if (!body || typeof body !== "object" || Array.isArray(body)) {
-      throw this.invalid(spec, `expected a ${kind} object, got ${body === null ? "null" : Array.isArray(body) ? "an array" : typeof body === "string" ? "a body that is not JSON" : typeof body}`);
+      throw this.invalid(
+        spec,
+        `expected a ${kind} object, got ${body === null ? "null" : Array.isArray(body) ? "an array" : typeof body === "string" ? "a body that is not JSON" : typeof body}`,
+      );
     }
     if (NEEDS_ID.has(kind)) {
       const id = (body as { id?: unknown }).id;
       if (typeof id !== "string" || id.length === 0) {
         const name = (body as { name?: unknown }).name;
-        throw this.invalid(spec, `a ${kind}${typeof name === "string" ? ` named '${name}'` : ""} has no id, so it cannot be addressed; the response was refused`);
+        throw this.invalid(
+          spec,
+          `a ${kind}${typeof name === "string" ? ` named '${name}'` : ""} has no id, so it cannot be addressed; the response was refused`,
+        );
       }
     }
     if (this.validation === "off") return;
@@ -247,7 +306,14 @@ export class BatchAiClient {
   }
 
   private invalid(spec: RequestSpec, message: string): ApiError {
-    return new ApiError({ operation: spec.operation, status: 200, code: "InvalidResponse", message, method: spec.method, url: redactUrl(this.http.urlOf(spec)) });
+    return new ApiError({
+      operation: spec.operation,
+      status: 200,
+      code: "InvalidResponse",
+      message,
+      method: spec.method,
+      url: redactUrl(this.http.urlOf(spec)),
+    });
   }
 }
 
@@ -275,8 +341,14 @@ function clarifyNotFound(e: unknown, target: Target): unknown {
   const detail = e.detail.toLowerCase();
   if (target.names.some((n) => detail.includes(`'${n.toLowerCase()}'`) || detail.includes(`/${n.toLowerCase()}'`))) return e;
   return new ApiError({
-    operation: e.operation, status: e.status, code: e.code, method: e.method, url: e.url, requestId: e.requestId,
-    clientRequestId: e.clientRequestId, attempts: e.attempts,
+    operation: e.operation,
+    status: e.status,
+    code: e.code,
+    method: e.method,
+    url: e.url,
+    requestId: e.requestId,
+    clientRequestId: e.clientRequestId,
+    attempts: e.attempts,
     message: `${target.label} was not found (${e.detail}). Check the names, or list what exists with listWorkspaces.`,
   });
 }

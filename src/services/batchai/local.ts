@@ -3,10 +3,27 @@ import type { LocalService, ServiceContext } from "../../emulator/local-service"
 import { armError, armPage, resourceGroupNotFound, resourceNotFound } from "../../emulator/arm-conventions";
 import { readSpec } from "../../specs/swagger-schemas";
 import { bothNamespaces } from "../provider-namespace";
-import { BATCHAI_API_VERSION, BATCHAI_SPEC, type Cluster, type Experiment, type FileServer, type Job, type Operation, type Usage, type Workspace } from "./types";
 import {
-  type BatchAiSeed, type BatchAiState, type ClusterRecord, type ExperimentRecord, type FileServerRecord, type JobRecord,
-  type WorkspaceRecord, batchAiSeedSchema, expandSeed,
+  BATCHAI_API_VERSION,
+  BATCHAI_SPEC,
+  type Cluster,
+  type Experiment,
+  type FileServer,
+  type Job,
+  type Operation,
+  type Usage,
+  type Workspace,
+} from "./types";
+import {
+  type BatchAiSeed,
+  type BatchAiState,
+  type ClusterRecord,
+  type ExperimentRecord,
+  type FileServerRecord,
+  type JobRecord,
+  type WorkspaceRecord,
+  batchAiSeedSchema,
+  expandSeed,
 } from "./seed";
 
 const VERSIONS = [BATCHAI_API_VERSION] as const;
@@ -70,7 +87,8 @@ function mountNamespace(ctx: ServiceContext<BatchAiState>, ns: string): void {
   const ws = `${sub}/resourceGroups/:resourceGroupName/providers/${ns}/workspaces/:workspaceName`;
   const ix = () => indexOf(ctx.state());
   /** A list that declares `maxresults` (all but operations and usages). */
-  const list = <R, T>(req: EmulatorRequest, records: readonly R[], render: (r: R) => T) => page(req, records, ctx.settings.pageSize, render, true);
+  const list = <R, T>(req: EmulatorRequest, records: readonly R[], render: (r: R) => T) =>
+    page(req, records, ctx.settings.pageSize, render, true);
 
   // Operations_List: what the provider can do, derived from the spec's own operation set.
   get(`/providers/${ns}/operations`, (req) => armPage(req, providerOperations(ns), ctx.settings.pageSize));
@@ -78,17 +96,22 @@ function mountNamespace(ctx: ServiceContext<BatchAiState>, ns: string): void {
   // Usages_List
   get(`${sub}/providers/${ns}/locations/:location/usages`, (req) => {
     const { subscriptionId, location } = req.params;
-    const usages = ctx.state().usages
-      .filter((u) => same(u.location, location) && (u.subscriptionId === undefined || same(u.subscriptionId, subscriptionId)))
+    const usages = ctx
+      .state()
+      .usages.filter((u) => same(u.location, location) && (u.subscriptionId === undefined || same(u.subscriptionId, subscriptionId)))
       .flatMap((u) => u.usages);
     return page(req, usages, ctx.settings.pageSize, (u): Usage => ({
-      unit: u.unit, currentValue: u.currentValue, limit: u.limit, name: { value: u.name, localizedValue: u.localizedName },
+      unit: u.unit,
+      currentValue: u.currentValue,
+      limit: u.limit,
+      name: { value: u.name, localizedValue: u.localizedName },
     }));
   });
 
   // Workspaces_List
   get(`${sub}/providers/${ns}/workspaces`, (req) =>
-    list(req, ix().bySubscription.get(key(req.params.subscriptionId)) ?? [], (w) => renderWorkspace(ns, w)));
+    list(req, ix().bySubscription.get(key(req.params.subscriptionId)) ?? [], (w) => renderWorkspace(ns, w)),
+  );
 
   // Workspaces_ListByResourceGroup
   get(`${sub}/resourceGroups/:resourceGroupName/providers/${ns}/workspaces`, (req) => {
@@ -102,44 +125,57 @@ function mountNamespace(ctx: ServiceContext<BatchAiState>, ns: string): void {
   get(ws, (req) => withWorkspace(req, ns, ix(), (w) => ({ status: 200, body: renderWorkspace(ns, w.rec) })));
 
   // Clusters_ListByWorkspace, Clusters_Get
-  get(`${ws}/clusters`, (req) => withWorkspace(req, ns, ix(), (w) =>
-    list(req, w.rec.clusters, (c) => renderCluster(ns, w.rec, c))));
-  get(`${ws}/clusters/:clusterName`, (req) => withWorkspace(req, ns, ix(), (w) => {
-    const c = w.clusters.get(key(req.params.clusterName));
-    return c ? { status: 200, body: renderCluster(ns, w.rec, c) } : childNotFound(ns, req, "clusters", req.params.clusterName);
-  }));
+  get(`${ws}/clusters`, (req) => withWorkspace(req, ns, ix(), (w) => list(req, w.rec.clusters, (c) => renderCluster(ns, w.rec, c))));
+  get(`${ws}/clusters/:clusterName`, (req) =>
+    withWorkspace(req, ns, ix(), (w) => {
+      const c = w.clusters.get(key(req.params.clusterName));
+      return c ? { status: 200, body: renderCluster(ns, w.rec, c) } : childNotFound(ns, req, "clusters", req.params.clusterName);
+    }),
+  );
 
   // FileServers_ListByWorkspace, FileServers_Get
-  get(`${ws}/fileServers`, (req) => withWorkspace(req, ns, ix(), (w) =>
-    list(req, w.rec.fileServers, (f) => renderFileServer(ns, w.rec, f))));
-  get(`${ws}/fileServers/:fileServerName`, (req) => withWorkspace(req, ns, ix(), (w) => {
-    const f = w.fileServers.get(key(req.params.fileServerName));
-    return f ? { status: 200, body: renderFileServer(ns, w.rec, f) } : childNotFound(ns, req, "fileServers", req.params.fileServerName);
-  }));
+  get(`${ws}/fileServers`, (req) =>
+    withWorkspace(req, ns, ix(), (w) => list(req, w.rec.fileServers, (f) => renderFileServer(ns, w.rec, f))),
+  );
+  get(`${ws}/fileServers/:fileServerName`, (req) =>
+    withWorkspace(req, ns, ix(), (w) => {
+      const f = w.fileServers.get(key(req.params.fileServerName));
+      return f ? { status: 200, body: renderFileServer(ns, w.rec, f) } : childNotFound(ns, req, "fileServers", req.params.fileServerName);
+    }),
+  );
 
   // Experiments_ListByWorkspace, Experiments_Get
-  get(`${ws}/experiments`, (req) => withWorkspace(req, ns, ix(), (w) =>
-    list(req, w.rec.experiments, (e) => renderExperiment(ns, w.rec, e))));
-  get(`${ws}/experiments/:experimentName`, (req) => withWorkspace(req, ns, ix(), (w) => {
-    const e = w.experiments.get(key(req.params.experimentName));
-    return e ? { status: 200, body: renderExperiment(ns, w.rec, e.rec) } : childNotFound(ns, req, "experiments", req.params.experimentName);
-  }));
+  get(`${ws}/experiments`, (req) =>
+    withWorkspace(req, ns, ix(), (w) => list(req, w.rec.experiments, (e) => renderExperiment(ns, w.rec, e))),
+  );
+  get(`${ws}/experiments/:experimentName`, (req) =>
+    withWorkspace(req, ns, ix(), (w) => {
+      const e = w.experiments.get(key(req.params.experimentName));
+      return e
+        ? { status: 200, body: renderExperiment(ns, w.rec, e.rec) }
+        : childNotFound(ns, req, "experiments", req.params.experimentName);
+    }),
+  );
 
   // Jobs_ListByExperiment, Jobs_Get
-  get(`${ws}/experiments/:experimentName/jobs`, (req) => withWorkspace(req, ns, ix(), (w) => {
-    const e = w.experiments.get(key(req.params.experimentName));
-    if (!e) return childNotFound(ns, req, "experiments", req.params.experimentName);
-    return list(req, e.rec.jobs, (j) => renderJob(ns, w.rec, e.rec, j));
-  }));
-  get(`${ws}/experiments/:experimentName/jobs/:jobName`, (req) => withWorkspace(req, ns, ix(), (w) => {
-    const e = w.experiments.get(key(req.params.experimentName));
-    if (!e) return childNotFound(ns, req, "experiments", req.params.experimentName);
-    e.jobs ??= new Map(e.rec.jobs.map((j) => [key(j.name), j]));
-    const j = e.jobs.get(key(req.params.jobName));
-    return j
-      ? { status: 200, body: renderJob(ns, w.rec, e.rec, j) }
-      : childNotFound(ns, req, `experiments/${req.params.experimentName}/jobs`, req.params.jobName);
-  }));
+  get(`${ws}/experiments/:experimentName/jobs`, (req) =>
+    withWorkspace(req, ns, ix(), (w) => {
+      const e = w.experiments.get(key(req.params.experimentName));
+      if (!e) return childNotFound(ns, req, "experiments", req.params.experimentName);
+      return list(req, e.rec.jobs, (j) => renderJob(ns, w.rec, e.rec, j));
+    }),
+  );
+  get(`${ws}/experiments/:experimentName/jobs/:jobName`, (req) =>
+    withWorkspace(req, ns, ix(), (w) => {
+      const e = w.experiments.get(key(req.params.experimentName));
+      if (!e) return childNotFound(ns, req, "experiments", req.params.experimentName);
+      e.jobs ??= new Map(e.rec.jobs.map((j) => [key(j.name), j]));
+      const j = e.jobs.get(key(req.params.jobName));
+      return j
+        ? { status: 200, body: renderJob(ns, w.rec, e.rec, j) }
+        : childNotFound(ns, req, `experiments/${req.params.experimentName}/jobs`, req.params.jobName);
+    }),
+  );
 }
 
 /** Resolves the workspace of a request, or answers ARM's 404 (resource group first, as ARM checks it first). */
@@ -160,13 +196,23 @@ function childNotFound(ns: string, req: EmulatorRequest, type: string, name: str
  * items. Where the operation declares `maxresults` (1-1000), the page is the smaller of it and the
  * emulator's page size.
  */
-function page<R, T>(req: EmulatorRequest, records: readonly R[], configured: number, render: (r: R) => T, maxResults = false): EmulatorReply {
+function page<R, T>(
+  req: EmulatorRequest,
+  records: readonly R[],
+  configured: number,
+  render: (r: R) => T,
+  maxResults = false,
+): EmulatorReply {
   let size = configured;
   const raw = maxResults ? req.query.get("maxresults") : null;
   if (raw !== null) {
     const n = Number(raw);
     if (!/^\d+$/.test(raw) || n < 1 || n > 1000) {
-      return armError(400, "InvalidParameter", `The value '${raw}' of the query parameter 'maxresults' is invalid: it must be an integer from 1 to 1000.`);
+      return armError(
+        400,
+        "InvalidParameter",
+        `The value '${raw}' of the query parameter 'maxresults' is invalid: it must be an integer from 1 to 1000.`,
+      );
     }
     size = Math.min(n, configured);
   }
@@ -219,7 +265,12 @@ function renderFileServer(ns: string, w: WorkspaceRecord, f: FileServerRecord): 
   const properties: NonNullable<FileServer["properties"]> = {
     vmSize: f.vmSize,
     sshConfiguration: { userAccountSettings: { adminUserName: f.adminUserName } },
-    dataDisks: { diskSizeInGB: f.diskSizeInGB, cachingType: f.cachingType, diskCount: f.diskCount, storageAccountType: f.storageAccountType },
+    dataDisks: {
+      diskSizeInGB: f.diskSizeInGB,
+      cachingType: f.cachingType,
+      diskCount: f.diskCount,
+      storageAccountType: f.storageAccountType,
+    },
     mountSettings: { mountPoint: f.mountPoint, fileServerPublicIP: f.publicIP, fileServerInternalIP: f.internalIP },
     provisioningStateTransitionTime: f.creationTime,
     creationTime: f.creationTime,
@@ -287,7 +338,10 @@ function renderJob(ns: string, w: WorkspaceRecord, e: ExperimentRecord, j: JobRe
  * A cheap 128-bit mix (cyrb128), not a cryptographic hash: it is rendered for every job of every page.
  */
 function stableUuid(input: string): string {
-  let h1 = 1779033703, h2 = 3144134277, h3 = 1013904242, h4 = 2773480762;
+  let h1 = 1779033703,
+    h2 = 3144134277,
+    h3 = 1013904242,
+    h4 = 2773480762;
   for (let i = 0; i < input.length; i++) {
     const k = input.charCodeAt(i);
     h1 = h2 ^ Math.imul(h1 ^ k, 597399067);
@@ -326,11 +380,21 @@ export function providerOperations(ns: string): Operation[] {
       let segments = constant.map((s) => s.toLowerCase());
       let verb: string;
       switch (method.toLowerCase()) {
-        case "get": verb = "read"; break;
-        case "put": case "patch": verb = "write"; break;
-        case "delete": verb = "delete"; break;
-        case "post": verb = "action"; break;
-        default: continue;
+        case "get":
+          verb = "read";
+          break;
+        case "put":
+        case "patch":
+          verb = "write";
+          break;
+        case "delete":
+          verb = "delete";
+          break;
+        case "post":
+          verb = "action";
+          break;
+        default:
+          continue;
       }
       if (verb === "action") segments = [...segments, "action"];
       else segments = [...segments, verb];

@@ -66,7 +66,11 @@ const nodeStateCountsSchema = {
   type: "object",
   additionalProperties: false,
   properties: {
-    idleNodeCount: COUNT, runningNodeCount: COUNT, preparingNodeCount: COUNT, unusableNodeCount: COUNT, leavingNodeCount: COUNT,
+    idleNodeCount: COUNT,
+    runningNodeCount: COUNT,
+    preparingNodeCount: COUNT,
+    unusableNodeCount: COUNT,
+    leavingNodeCount: COUNT,
   },
 } as const;
 
@@ -89,17 +93,26 @@ const clusterSchema = {
       maxProperties: 1,
       properties: {
         manual: {
-          type: "object", additionalProperties: false, required: ["targetNodeCount"],
-          properties: { targetNodeCount: COUNT, nodeDeallocationOption: { type: "string", enum: ["requeue", "terminate", "waitforjobcompletion"] } },
+          type: "object",
+          additionalProperties: false,
+          required: ["targetNodeCount"],
+          properties: {
+            targetNodeCount: COUNT,
+            nodeDeallocationOption: { type: "string", enum: ["requeue", "terminate", "waitforjobcompletion"] },
+          },
         },
         autoScale: {
-          type: "object", additionalProperties: false, required: ["minimumNodeCount", "maximumNodeCount"],
+          type: "object",
+          additionalProperties: false,
+          required: ["minimumNodeCount", "maximumNodeCount"],
           properties: { minimumNodeCount: COUNT, maximumNodeCount: COUNT, initialNodeCount: COUNT },
         },
       },
     },
     image: {
-      type: "object", additionalProperties: false, required: ["publisher", "offer", "sku"],
+      type: "object",
+      additionalProperties: false,
+      required: ["publisher", "offer", "sku"],
       properties: { publisher: { type: "string" }, offer: { type: "string" }, sku: { type: "string" }, version: { type: "string" } },
     },
     adminUserName: { type: "string", minLength: 1 },
@@ -108,7 +121,12 @@ const clusterSchema = {
     creationTime: DATE_TIME,
     errors: {
       type: "array",
-      items: { type: "object", additionalProperties: false, required: ["code", "message"], properties: { code: { type: "string" }, message: { type: "string" } } },
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["code", "message"],
+        properties: { code: { type: "string" }, message: { type: "string" } },
+      },
     },
   },
 } as const;
@@ -163,7 +181,9 @@ const usageLocationSchema = {
     usages: {
       type: "array",
       items: {
-        type: "object", additionalProperties: false, required: ["name", "currentValue", "limit"],
+        type: "object",
+        additionalProperties: false,
+        required: ["name", "currentValue", "limit"],
         properties: {
           name: { type: "string", minLength: 1 },
           localizedName: { type: "string" },
@@ -228,11 +248,28 @@ export interface JobSeed {
   startTime?: string;
   endTime?: string;
 }
-export interface JobGeneratorSeed { count: number; namePrefix?: string; cluster?: string }
-export interface ExperimentSeed { name: string; provisioningState?: string; creationTime?: string; jobs?: JobSeed[] | JobGeneratorSeed }
-export interface ExperimentGeneratorSeed { count: number; jobsPerExperiment?: number; namePrefix?: string }
+export interface JobGeneratorSeed {
+  count: number;
+  namePrefix?: string;
+  cluster?: string;
+}
+export interface ExperimentSeed {
+  name: string;
+  provisioningState?: string;
+  creationTime?: string;
+  jobs?: JobSeed[] | JobGeneratorSeed;
+}
+export interface ExperimentGeneratorSeed {
+  count: number;
+  jobsPerExperiment?: number;
+  namePrefix?: string;
+}
 export interface NodeStateCountsSeed {
-  idleNodeCount?: number; runningNodeCount?: number; preparingNodeCount?: number; unusableNodeCount?: number; leavingNodeCount?: number;
+  idleNodeCount?: number;
+  runningNodeCount?: number;
+  preparingNodeCount?: number;
+  unusableNodeCount?: number;
+  leavingNodeCount?: number;
 }
 export interface ClusterSeed {
   name: string;
@@ -320,7 +357,12 @@ export interface JobRecord {
   endTime?: string;
   exitCode?: number;
 }
-export interface ExperimentRecord { name: string; provisioningState: string; creationTime: string; jobs: JobRecord[] }
+export interface ExperimentRecord {
+  name: string;
+  provisioningState: string;
+  creationTime: string;
+  jobs: JobRecord[];
+}
 export interface ClusterRecord {
   name: string;
   vmSize: string;
@@ -363,8 +405,18 @@ export interface WorkspaceRecord {
   fileServers: FileServerRecord[];
   experiments: ExperimentRecord[];
 }
-export interface UsageRecord { name: string; localizedName: string; currentValue: number; limit: number; unit: string }
-export interface UsageLocationRecord { location: string; subscriptionId?: string; usages: UsageRecord[] }
+export interface UsageRecord {
+  name: string;
+  localizedName: string;
+  currentValue: number;
+  limit: number;
+  unit: string;
+}
+export interface UsageLocationRecord {
+  location: string;
+  subscriptionId?: string;
+  usages: UsageRecord[];
+}
 
 export interface BatchAiState {
   version: 1;
@@ -393,7 +445,11 @@ export function expandSeed(seed: BatchAiSeed | undefined): BatchAiState {
       location: u.location,
       subscriptionId: u.subscriptionId,
       usages: u.usages.map((q) => ({
-        name: q.name, localizedName: q.localizedName ?? humanize(q.name), currentValue: q.currentValue, limit: q.limit, unit: q.unit ?? "Count",
+        name: q.name,
+        localizedName: q.localizedName ?? humanize(q.name),
+        currentValue: q.currentValue,
+        limit: q.limit,
+        unit: q.unit ?? "Count",
       })),
     })),
   };
@@ -410,7 +466,13 @@ function workspaceRecord(w: WorkspaceSeed, defaultSub: string, where: string): W
   if (Array.isArray(w.experiments)) {
     experiments = w.experiments.map((e, i) => experimentRecord(e, created, i, defaultCluster, `${where}.experiments[${i}]`));
   } else if (w.experiments) {
-    experiments = generateExperiments(w.experiments.count, w.experiments.jobsPerExperiment ?? 0, w.experiments.namePrefix ?? "exp", created, defaultCluster);
+    experiments = generateExperiments(
+      w.experiments.count,
+      w.experiments.jobsPerExperiment ?? 0,
+      w.experiments.namePrefix ?? "exp",
+      created,
+      defaultCluster,
+    );
   } else {
     experiments = [];
   }
@@ -418,7 +480,9 @@ function workspaceRecord(w: WorkspaceSeed, defaultSub: string, where: string): W
   for (const [i, e] of experiments.entries()) {
     for (const j of e.jobs) {
       if (j.cluster !== undefined && !clusters.some((c) => c.name.toLowerCase() === j.cluster!.toLowerCase())) {
-        throw new Error(`${where}.experiments[${i}]: job '${j.name}' names cluster '${j.cluster}', which workspace '${w.name}' does not have`);
+        throw new Error(
+          `${where}.experiments[${i}]: job '${j.name}' names cluster '${j.cluster}', which workspace '${w.name}' does not have`,
+        );
       }
     }
   }
@@ -481,7 +545,13 @@ function fileServerRecord(f: FileServerSeed, parentCreated: string, index: numbe
   };
 }
 
-function experimentRecord(e: ExperimentSeed, parentCreated: string, index: number, defaultCluster: string | undefined, where: string): ExperimentRecord {
+function experimentRecord(
+  e: ExperimentSeed,
+  parentCreated: string,
+  index: number,
+  defaultCluster: string | undefined,
+  where: string,
+): ExperimentRecord {
   const created = e.creationTime ?? after(parentCreated, 60 + index);
   let jobs: JobRecord[];
   if (Array.isArray(e.jobs)) {
@@ -498,8 +568,8 @@ function experimentRecord(e: ExperimentSeed, parentCreated: string, index: numbe
 function jobRecord(j: JobSeed, parentCreated: string, index: number, defaultCluster: string | undefined): JobRecord {
   const state = j.executionState ?? "succeeded";
   const created = j.creationTime ?? after(parentCreated, index + 1);
-  const started = state === "queued" ? undefined : j.startTime ?? after(created, 2);
-  const finished = state === "succeeded" || state === "failed" ? j.endTime ?? after(started ?? created, 30 + (index % 7) * 5) : undefined;
+  const started = state === "queued" ? undefined : (j.startTime ?? after(created, 2));
+  const finished = state === "succeeded" || state === "failed" ? (j.endTime ?? after(started ?? created, 30 + (index % 7) * 5)) : undefined;
   const toolType = j.toolType ?? "custom";
   return {
     name: j.name,
@@ -507,30 +577,58 @@ function jobRecord(j: JobSeed, parentCreated: string, index: number, defaultClus
     cluster: j.cluster ?? defaultCluster,
     nodeCount: j.nodeCount ?? 1,
     toolType,
-    command: j.command ?? (toolType === "custom" || toolType === "custommpi" ? "python $AZ_BATCHAI_INPUT_SCRIPTS/train.py" : "$AZ_BATCHAI_INPUT_SCRIPTS/train.py"),
+    command:
+      j.command ??
+      (toolType === "custom" || toolType === "custommpi"
+        ? "python $AZ_BATCHAI_INPUT_SCRIPTS/train.py"
+        : "$AZ_BATCHAI_INPUT_SCRIPTS/train.py"),
     schedulingPriority: j.schedulingPriority ?? "normal",
     provisioningState: j.provisioningState ?? "succeeded",
     creationTime: created,
     startTime: started,
     endTime: finished,
-    exitCode: finished ? j.exitCode ?? (state === "failed" ? 1 : 0) : undefined,
+    exitCode: finished ? (j.exitCode ?? (state === "failed" ? 1 : 0)) : undefined,
   };
 }
 
 /** The execution states generated jobs cycle through: mostly finished, some active, as a real experiment looks. */
-const GENERATED_STATES: ExecutionStateSeed[] = ["succeeded", "succeeded", "succeeded", "failed", "succeeded", "running", "succeeded", "queued", "succeeded", "terminating"];
+const GENERATED_STATES: ExecutionStateSeed[] = [
+  "succeeded",
+  "succeeded",
+  "succeeded",
+  "failed",
+  "succeeded",
+  "running",
+  "succeeded",
+  "queued",
+  "succeeded",
+  "terminating",
+];
 
 function generateJobs(count: number, prefix: string, parentCreated: string, cluster: string | undefined): JobRecord[] {
   const width = Math.max(4, String(count).length);
-  return Array.from({ length: count }, (_, i) => jobRecord({
-    name: `${prefix}-${String(i + 1).padStart(width, "0")}`,
-    executionState: GENERATED_STATES[i % GENERATED_STATES.length],
-    toolType: i % 3 === 0 ? "tensorflow" : "custom",
-    nodeCount: 1 + (i % 4),
-  }, parentCreated, i, cluster));
+  return Array.from({ length: count }, (_, i) =>
+    jobRecord(
+      {
+        name: `${prefix}-${String(i + 1).padStart(width, "0")}`,
+        executionState: GENERATED_STATES[i % GENERATED_STATES.length],
+        toolType: i % 3 === 0 ? "tensorflow" : "custom",
+        nodeCount: 1 + (i % 4),
+      },
+      parentCreated,
+      i,
+      cluster,
+    ),
+  );
 }
 
-function generateExperiments(count: number, jobsEach: number, prefix: string, parentCreated: string, cluster: string | undefined): ExperimentRecord[] {
+function generateExperiments(
+  count: number,
+  jobsEach: number,
+  prefix: string,
+  parentCreated: string,
+  cluster: string | undefined,
+): ExperimentRecord[] {
   const width = Math.max(2, String(count).length);
   return Array.from({ length: count }, (_, i) => {
     const name = `${prefix}-${String(i + 1).padStart(width, "0")}`;
@@ -568,7 +666,8 @@ function unique<T>(items: readonly T[], key: (t: T) => string, where: string, wh
   const seen = new Set<string>();
   for (const it of items) {
     const k = key(it).toLowerCase();
-    if (seen.has(k)) throw new Error(`${where}: the ${what} '${key(it)}' appears twice (names are unique per parent and case-insensitive, as in ARM)`);
+    if (seen.has(k))
+      throw new Error(`${where}: the ${what} '${key(it)}' appears twice (names are unique per parent and case-insensitive, as in ARM)`);
     seen.add(k);
   }
 }
@@ -582,6 +681,9 @@ function after(isoTime: string, minutes: number): string {
 }
 
 function humanize(name: string): string {
-  const spaced = name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/[-_]+/g, " ").trim();
+  const spaced = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/[-_]+/g, " ")
+    .trim();
   return spaced.charAt(0).toUpperCase() + spaced.slice(1);
 }

@@ -14,7 +14,10 @@ function getSigner() {
   cert.serialNumber = "01";
   cert.validity.notBefore = new Date(Date.now() - 3600_000);
   cert.validity.notAfter = new Date(Date.now() + 365 * 24 * 3600_000);
-  const attrs = [{ name: "commonName", value: "metadata.azure.com" }, { name: "organizationName", value: "stackwarden emulator" }];
+  const attrs = [
+    { name: "commonName", value: "metadata.azure.com" },
+    { name: "organizationName", value: "stackwarden emulator" },
+  ];
   cert.setSubject(attrs);
   cert.setIssuer(attrs);
   cert.sign(keys.privateKey, forge.md.sha256.create());
@@ -36,7 +39,9 @@ export function signAttestedDocument(content: string): string {
 /** Reads the JSON content and the signer's subject out of an attested document's signature. */
 export function readAttestedDocument(signatureB64: string): { content: string; signer: string } {
   const der = forge.util.decode64(signatureB64);
-  const msg = forge.pkcs7.messageFromAsn1(forge.asn1.fromDer(der)) as forge.pkcs7.PkcsSignedData & { rawCapture?: { content?: forge.asn1.Asn1 } };
+  const msg = forge.pkcs7.messageFromAsn1(forge.asn1.fromDer(der)) as forge.pkcs7.PkcsSignedData & {
+    rawCapture?: { content?: forge.asn1.Asn1 };
+  };
   const contentNode = msg.rawCapture?.content;
   let content = "";
   if (contentNode) {

@@ -2,7 +2,14 @@ import { Agent } from "undici";
 import { ApiError, HttpTransport, type Logger, type RetryPolicyOptions, loggerFromEnv } from "../../http";
 import { responseValidator } from "../../specs/swagger-schemas";
 import { noteSchemaDrift } from "../response-check";
-import { IMDS_API_VERSION, IMDS_SPEC, type ImdsAttestedData, type ImdsIdentityInfo, type ImdsInstance, type ImdsTokenResponse } from "./types";
+import {
+  IMDS_API_VERSION,
+  IMDS_SPEC,
+  type ImdsAttestedData,
+  type ImdsIdentityInfo,
+  type ImdsInstance,
+  type ImdsTokenResponse,
+} from "./types";
 
 /**
  * IMDS asks clients to retry 404 (not ready yet), 410 (for at least 70 s while it boots),
@@ -65,9 +72,10 @@ export class ImdsClient {
       retry: { ...IMDS_RETRY, ...opts.retry },
       timeoutMs: opts.timeoutMs ?? 10_000,
       logger: this.logger,
-      dispatcher: opts.connectTimeoutMs === undefined
-        ? (imdsAgent ??= new Agent({ connect: { timeout: IMDS_CONNECT_TIMEOUT_MS }, keepAliveTimeout: 10_000 }))
-        : new Agent({ connect: { timeout: opts.connectTimeoutMs }, keepAliveTimeout: 10_000 }),
+      dispatcher:
+        opts.connectTimeoutMs === undefined
+          ? (imdsAgent ??= new Agent({ connect: { timeout: IMDS_CONNECT_TIMEOUT_MS }, keepAliveTimeout: 10_000 }))
+          : new Agent({ connect: { timeout: opts.connectTimeoutMs }, keepAliveTimeout: 10_000 }),
     });
   }
 
@@ -88,15 +96,30 @@ export class ImdsClient {
 
   /** Identity_GetToken: an access token for a resource, for the system or a user-assigned identity. */
   token(req: TokenRequest, signal?: AbortSignal): Promise<ImdsTokenResponse> {
-    return this.get("Identity_GetToken", "/identity/oauth2/token", {
-      resource: req.resource, client_id: req.clientId, object_id: req.objectId, msi_res_id: req.msiResId,
-    }, signal);
+    return this.get(
+      "Identity_GetToken",
+      "/identity/oauth2/token",
+      {
+        resource: req.resource,
+        client_id: req.clientId,
+        object_id: req.objectId,
+        msi_res_id: req.msiResId,
+      },
+      signal,
+    );
   }
 
   private async get<T>(operation: string, path: string, query: Record<string, string | undefined>, signal?: AbortSignal): Promise<T> {
     let body: T;
     try {
-      body = await this.http.json<T>({ operation, method: "GET", path, query, signal, retry: this.answered ? undefined : { retryUnreachable: false } });
+      body = await this.http.json<T>({
+        operation,
+        method: "GET",
+        path,
+        query,
+        signal,
+        retry: this.answered ? undefined : { retryUnreachable: false },
+      });
     } catch (e) {
       if (e instanceof ApiError && e.status > 0) this.answered = true;
       throw e;

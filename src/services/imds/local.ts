@@ -59,19 +59,36 @@ export const imdsLocal: LocalService<ImdsState, ImdsSeed> = {
         network: seed?.network ?? base.network,
       },
       tenantId: seed?.tenantId ?? "72f988bf-86f1-41af-91ab-2d7cd011db47",
-      systemIdentity: seed?.systemIdentity === undefined
-        ? { clientId: "d4b2c1a0-5f6e-4a3b-9c8d-7e6f5a4b3c2d", objectId: "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0" }
-        : seed.systemIdentity,
+      systemIdentity:
+        seed?.systemIdentity === undefined
+          ? { clientId: "d4b2c1a0-5f6e-4a3b-9c8d-7e6f5a4b3c2d", objectId: "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0" }
+          : seed.systemIdentity,
       userIdentities: seed?.userIdentities ?? [],
     };
   },
 
   mount(ctx) {
     const { app } = ctx;
-    app.route("GET", "/metadata/instance", imdsGate(false, () => ({ status: 200, body: ctx.state().instance })));
-    app.route("GET", "/metadata/attested/document", imdsGate(false, (req) => attested(ctx, req)));
-    app.route("GET", "/metadata/identity/info", imdsGate(true, () => ({ status: 200, body: { tenantId: ctx.state().tenantId } })));
-    app.route("GET", "/metadata/identity/oauth2/token", imdsGate(true, (req) => token(ctx, req)));
+    app.route(
+      "GET",
+      "/metadata/instance",
+      imdsGate(false, () => ({ status: 200, body: ctx.state().instance })),
+    );
+    app.route(
+      "GET",
+      "/metadata/attested/document",
+      imdsGate(false, (req) => attested(ctx, req)),
+    );
+    app.route(
+      "GET",
+      "/metadata/identity/info",
+      imdsGate(true, () => ({ status: 200, body: { tenantId: ctx.state().tenantId } })),
+    );
+    app.route(
+      "GET",
+      "/metadata/identity/oauth2/token",
+      imdsGate(true, (req) => token(ctx, req)),
+    );
   },
 };
 
@@ -81,22 +98,31 @@ export const imdsLocal: LocalService<ImdsState, ImdsSeed> = {
  */
 function imdsGate(identity: boolean, handler: (req: EmulatorRequest) => EmulatorReply | Promise<EmulatorReply>) {
   const fail = (status: number, code: string, message: string, extra?: Record<string, unknown>): EmulatorReply =>
-    identity
-      ? { status, body: { error: code, error_description: message } }
-      : { status, body: { error: message, ...extra } };
+    identity ? { status, body: { error: code, error_description: message } } : { status, body: { error: message, ...extra } };
   return (req: EmulatorRequest): EmulatorReply | Promise<EmulatorReply> => {
     if (req.headers["x-forwarded-for"] !== undefined) {
-      return fail(400, "bad_request", "Bad request. Requests with the X-Forwarded-For header are not accepted; IMDS must be called directly, not through a proxy.");
+      return fail(
+        400,
+        "bad_request",
+        "Bad request. Requests with the X-Forwarded-For header are not accepted; IMDS must be called directly, not through a proxy.",
+      );
     }
     if (String(req.headers.metadata ?? "").toLowerCase() !== "true") {
       return fail(400, "invalid_request", "Bad request. Required metadata header not specified");
     }
     const version = req.query.get("api-version");
     if (!version) {
-      return fail(400, "bad_request", "Bad request. api-version was not specified in the request. For more information refer to aka.ms/azureimds", { "newest-versions": NEWEST });
+      return fail(
+        400,
+        "bad_request",
+        "Bad request. api-version was not specified in the request. For more information refer to aka.ms/azureimds",
+        { "newest-versions": NEWEST },
+      );
     }
     if (!VERSIONS.has(version)) {
-      return fail(400, "bad_request", `Bad request. api-version '${version}' is invalid. For more information refer to aka.ms/azureimds`, { "newest-versions": NEWEST });
+      return fail(400, "bad_request", `Bad request. api-version '${version}' is invalid. For more information refer to aka.ms/azureimds`, {
+        "newest-versions": NEWEST,
+      });
     }
     return handler(req);
   };
@@ -112,10 +138,15 @@ function token(ctx: ServiceContext<ImdsState>, req: EmulatorRequest): EmulatorRe
   const objectId = req.query.get("object_id");
   const msiResId = req.query.get("msi_res_id");
   if ([clientId, objectId, msiResId].filter(Boolean).length > 1) {
-    return { status: 400, body: { error: "invalid_request", error_description: "Only one of client_id, object_id and msi_res_id may be given" } };
+    return {
+      status: 400,
+      body: { error: "invalid_request", error_description: "Only one of client_id, object_id and msi_res_id may be given" },
+    };
   }
   let identity: ImdsIdentity | null | undefined;
-  if (clientId) identity = s.userIdentities.find((i) => i.clientId === clientId) ?? (s.systemIdentity?.clientId === clientId ? s.systemIdentity : undefined);
+  if (clientId)
+    identity =
+      s.userIdentities.find((i) => i.clientId === clientId) ?? (s.systemIdentity?.clientId === clientId ? s.systemIdentity : undefined);
   else if (objectId) identity = s.userIdentities.find((i) => i.objectId === objectId);
   else if (msiResId) identity = s.userIdentities.find((i) => i.resourceId?.toLowerCase() === msiResId.toLowerCase());
   else identity = s.systemIdentity ?? (s.userIdentities.length === 1 ? s.userIdentities[0] : undefined);
@@ -124,7 +155,12 @@ function token(ctx: ServiceContext<ImdsState>, req: EmulatorRequest): EmulatorRe
   }
   const ttl = ctx.settings.tokenTtlSeconds;
   const { token: accessToken, claims } = ctx.tokens.issue({
-    resource, tenantId: s.tenantId, objectId: identity.objectId, clientId: identity.clientId, ttlSeconds: ttl, now: req.now,
+    resource,
+    tenantId: s.tenantId,
+    objectId: identity.objectId,
+    clientId: identity.clientId,
+    ttlSeconds: ttl,
+    now: req.now,
   });
   const body: Record<string, string> = {
     access_token: accessToken,
@@ -192,12 +228,23 @@ function defaultInstance(): ImdsInstance {
       sku: "22_04-lts-gen2",
       storageProfile: {
         imageReference: { id: "", offer: "0001-com-ubuntu-server-jammy", publisher: "canonical", sku: "22_04-lts-gen2", version: "latest" },
-        osDisk: { caching: "ReadWrite", createOption: "FromImage", diskSizeGB: "30", managedDisk: { id: "", storageAccountType: "Premium_LRS" }, name: "stackwarden-runner-osdisk", osType: "Linux", writeAcceleratorEnabled: "false" },
+        osDisk: {
+          caching: "ReadWrite",
+          createOption: "FromImage",
+          diskSizeGB: "30",
+          managedDisk: { id: "", storageAccountType: "Premium_LRS" },
+          name: "stackwarden-runner-osdisk",
+          osType: "Linux",
+          writeAcceleratorEnabled: "false",
+        },
         dataDisks: [],
       },
       subscriptionId: sub,
       tags: "team:platform;purpose:gitops",
-      tagsList: [{ name: "team", value: "platform" }, { name: "purpose", value: "gitops" }],
+      tagsList: [
+        { name: "team", value: "platform" },
+        { name: "purpose", value: "gitops" },
+      ],
       version: "22.04.202311010",
       vmId: "6e0a8f7c-1b2d-4c3e-9f4a-5b6c7d8e9f01",
       vmScaleSetName: "",
@@ -205,11 +252,13 @@ function defaultInstance(): ImdsInstance {
       zone: "1",
     },
     network: {
-      interface: [{
-        ipv4: { ipAddress: [{ privateIpAddress: "10.0.0.4", publicIpAddress: "" }], subnet: [{ address: "10.0.0.0", prefix: "24" }] },
-        ipv6: { ipAddress: [] },
-        macAddress: "000D3A1B2C3D",
-      }],
+      interface: [
+        {
+          ipv4: { ipAddress: [{ privateIpAddress: "10.0.0.4", publicIpAddress: "" }], subnet: [{ address: "10.0.0.0", prefix: "24" }] },
+          ipv6: { ipAddress: [] },
+          macAddress: "000D3A1B2C3D",
+        },
+      ],
     },
   };
 }

@@ -7,12 +7,30 @@ export const IMDS_SPEC = "imds/2020-10-01/imds.json";
 export const IMDS_API_VERSION = "2020-10-01";
 /** Every version the spec folder publishes; the emulator accepts each (see the contract's quirks). */
 export const IMDS_API_VERSIONS = [
-  "2018-10-01", "2019-02-01", "2019-03-11", "2019-04-30", "2019-06-01", "2019-06-04", "2019-08-01",
-  "2019-08-15", "2019-11-01", "2020-06-01", "2020-07-15", "2020-09-01", "2020-10-01",
+  "2018-10-01",
+  "2019-02-01",
+  "2019-03-11",
+  "2019-04-30",
+  "2019-06-01",
+  "2019-06-04",
+  "2019-08-01",
+  "2019-08-15",
+  "2019-11-01",
+  "2020-06-01",
+  "2020-07-15",
+  "2020-09-01",
+  "2020-10-01",
 ] as const;
 
-export interface ImdsPlan { name?: string; publisher?: string; product?: string }
-export interface ImdsTag { name?: string; value?: string }
+export interface ImdsPlan {
+  name?: string;
+  publisher?: string;
+  product?: string;
+}
+export interface ImdsTag {
+  name?: string;
+  value?: string;
+}
 
 export interface ImdsCompute {
   azEnvironment?: string;

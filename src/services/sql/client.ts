@@ -4,10 +4,20 @@ import { armTransport, seg, type ArmClientOptions } from "../arm-client";
 import { providerNamespace } from "../provider-namespace";
 import { noteSchemaDrift } from "../response-check";
 import {
-  SQL_API_VERSION, SQL_OPERATIONS, SQL_SPEC, TDE_CONFIGURATION_NAME,
-  type DatabaseRef, type ElasticPoolActivity, type ElasticPoolDatabaseActivity, type ElasticPoolRef,
-  type ServiceTierAdvisor, type SqlOperation, type TransparentDataEncryption, type TransparentDataEncryptionActivity,
-  type TransparentDataEncryptionPutBody, type TransparentDataEncryptionStatus,
+  SQL_API_VERSION,
+  SQL_OPERATIONS,
+  SQL_SPEC,
+  TDE_CONFIGURATION_NAME,
+  type DatabaseRef,
+  type ElasticPoolActivity,
+  type ElasticPoolDatabaseActivity,
+  type ElasticPoolRef,
+  type ServiceTierAdvisor,
+  type SqlOperation,
+  type TransparentDataEncryption,
+  type TransparentDataEncryptionActivity,
+  type TransparentDataEncryptionPutBody,
+  type TransparentDataEncryptionStatus,
 } from "./types";
 
 /**
@@ -38,7 +48,13 @@ export class SqlClient {
 
   /** ServiceTierAdvisors_Get: one service tier advisor of a database, by name (the published example uses `Current`). */
   getServiceTierAdvisor(db: DatabaseRef, name: string, signal?: AbortSignal): Promise<ServiceTierAdvisor> {
-    return this.single(SQL_OPERATIONS.getServiceTierAdvisor, "GET", `${this.databasePath(db)}/serviceTierAdvisors/${seg(name)}`, undefined, signal);
+    return this.single(
+      SQL_OPERATIONS.getServiceTierAdvisor,
+      "GET",
+      `${this.databasePath(db)}/serviceTierAdvisors/${seg(name)}`,
+      undefined,
+      signal,
+    );
   }
 
   /** ElasticPoolActivities_ListByElasticPool: the operations on an elastic pool. */
@@ -61,7 +77,11 @@ export class SqlClient {
    * the new status; the encryption or decryption scan it starts shows in
    * `listTransparentDataEncryptionActivities` until it has finished.
    */
-  putTransparentDataEncryption(db: DatabaseRef, status: TransparentDataEncryptionStatus, signal?: AbortSignal): Promise<TransparentDataEncryption> {
+  putTransparentDataEncryption(
+    db: DatabaseRef,
+    status: TransparentDataEncryptionStatus,
+    signal?: AbortSignal,
+  ): Promise<TransparentDataEncryption> {
     const body: TransparentDataEncryptionPutBody = { properties: { status } };
     return this.single(SQL_OPERATIONS.putTransparentDataEncryption, "PUT", this.tdePath(db), body, signal);
   }
@@ -109,10 +129,27 @@ export class SqlClient {
 
   /** Refuses what cannot be used: a resource object must be an object with a string `id`. */
   private requireResource(spec: RequestSpec, value: unknown, what: string): void {
-    if (value && typeof value === "object" && !Array.isArray(value) && typeof (value as { id?: unknown }).id === "string" && (value as { id: string }).id) return;
-    const got = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value !== "object" ? `a ${typeof value}` : "an object without an \"id\"";
+    if (
+      value &&
+      typeof value === "object" &&
+      !Array.isArray(value) &&
+      typeof (value as { id?: unknown }).id === "string" &&
+      (value as { id: string }).id
+    )
+      return;
+    const got =
+      value === null
+        ? "null"
+        : Array.isArray(value)
+          ? "an array"
+          : typeof value !== "object"
+            ? `a ${typeof value}`
+            : 'an object without an "id"';
     throw new ApiError({
-      operation: spec.operation, status: 200, code: "InvalidResponse", method: spec.method,
+      operation: spec.operation,
+      status: 200,
+      code: "InvalidResponse",
+      method: spec.method,
       url: redactUrl(this.http.urlOf(spec)),
       message: `${what} is ${got}, not a resource object with an "id"; the service or a proxy in between answered something unusable`,
     });

@@ -4,15 +4,35 @@ import type { LocalService, ServiceContext } from "../../emulator/local-service"
 import { armError, resourceGroupNotFound, resourceNotFound } from "../../emulator/arm-conventions";
 import { bothNamespaces } from "../provider-namespace";
 import {
-  DATABASE_EDITIONS, DEFAULT_FAIL_AT_PERCENT, DEFAULT_LOCATION, DEFAULT_SCAN_DURATION_MS, DEFAULT_SUBSCRIPTION_ID,
-  sqlSeedSchema, type SqlAdvisorSeed, type SqlScanSeed, type SqlSeed,
+  DATABASE_EDITIONS,
+  DEFAULT_FAIL_AT_PERCENT,
+  DEFAULT_LOCATION,
+  DEFAULT_SCAN_DURATION_MS,
+  DEFAULT_SUBSCRIPTION_ID,
+  sqlSeedSchema,
+  type SqlAdvisorSeed,
+  type SqlScanSeed,
+  type SqlSeed,
 } from "./seed-schema";
 import { scanPhase, type TdeScan } from "./tde-scan";
 import {
-  DEFAULT_SERVICE_TIER_ADVISOR_NAME, MASTER_DATABASE, SQL_API_VERSION, SQL_RESOURCE_TYPES, TDE_CONFIGURATION_NAME, TDE_STATUSES,
-  databaseId, elasticPoolId, tdeId,
-  type ElasticPoolActivity, type ElasticPoolActivityProperties, type ElasticPoolDatabaseActivity, type ElasticPoolDatabaseActivityProperties,
-  type ServiceTierAdvisor, type ServiceTierAdvisorProperties, type TransparentDataEncryption, type TransparentDataEncryptionActivity,
+  DEFAULT_SERVICE_TIER_ADVISOR_NAME,
+  MASTER_DATABASE,
+  SQL_API_VERSION,
+  SQL_RESOURCE_TYPES,
+  TDE_CONFIGURATION_NAME,
+  TDE_STATUSES,
+  databaseId,
+  elasticPoolId,
+  tdeId,
+  type ElasticPoolActivity,
+  type ElasticPoolActivityProperties,
+  type ElasticPoolDatabaseActivity,
+  type ElasticPoolDatabaseActivityProperties,
+  type ServiceTierAdvisor,
+  type ServiceTierAdvisorProperties,
+  type TransparentDataEncryption,
+  type TransparentDataEncryptionActivity,
   type TransparentDataEncryptionStatus,
 } from "./types";
 
@@ -83,15 +103,23 @@ export function sqlInitialState(seed: SqlSeed | undefined): SqlState {
         })),
       };
     });
-    unique(pools.map((p) => p.name), (name, i) => `${at}.elasticPools[${i}].name: elastic pool "${name}" is declared twice on server "${s.name}"`);
+    unique(
+      pools.map((p) => p.name),
+      (name, i) => `${at}.elasticPools[${i}].name: elastic pool "${name}" is declared twice on server "${s.name}"`,
+    );
     const poolNames = new Set(pools.map((p) => p.name.toLowerCase()));
 
     const databases = (s.databases ?? []).map((d, di): SqlDatabaseState => {
       if (d.elasticPool && !poolNames.has(d.elasticPool.toLowerCase())) {
-        throw new Error(`${at}.databases[${di}].elasticPool: server "${s.name}" has no elastic pool "${d.elasticPool}"; declare it under ${at}.elasticPools`);
+        throw new Error(
+          `${at}.databases[${di}].elasticPool: server "${s.name}" has no elastic pool "${d.elasticPool}"; declare it under ${at}.elasticPools`,
+        );
       }
       const advisors = (d.serviceTierAdvisors ?? []).map((a) => ({ ...a, name: a.name ?? DEFAULT_SERVICE_TIER_ADVISOR_NAME }));
-      unique(advisors.map((a) => a.name), (name, i) => `${at}.databases[${di}].serviceTierAdvisors[${i}].name: advisor "${name}" is declared twice on database "${d.name}"`);
+      unique(
+        advisors.map((a) => a.name),
+        (name, i) => `${at}.databases[${di}].serviceTierAdvisors[${i}].name: advisor "${name}" is declared twice on database "${d.name}"`,
+      );
       const serviceObjective = d.serviceObjective ?? (d.elasticPool ? "ElasticPool" : "S0");
       const db: SqlDatabaseState = {
         name: d.name,
@@ -104,9 +132,19 @@ export function sqlInitialState(seed: SqlSeed | undefined): SqlState {
       if (d.scan) db.scan = { ...d.scan };
       return db;
     });
-    unique(databases.map((d) => d.name), (name, i) => `${at}.databases[${i}].name: database "${name}" is declared twice on server "${s.name}"`);
+    unique(
+      databases.map((d) => d.name),
+      (name, i) => `${at}.databases[${i}].name: database "${name}" is declared twice on server "${s.name}"`,
+    );
 
-    return { subscriptionId, resourceGroup: s.resourceGroup, name: s.name, location: s.location ?? DEFAULT_LOCATION, databases, elasticPools: pools };
+    return {
+      subscriptionId,
+      resourceGroup: s.resourceGroup,
+      name: s.name,
+      location: s.location ?? DEFAULT_LOCATION,
+      databases,
+      elasticPools: pools,
+    };
   });
   return { scanDurationMs: seed?.scanDurationMs ?? DEFAULT_SCAN_DURATION_MS, servers };
 }
@@ -177,7 +215,10 @@ function serverKey(sub: string, rg: string, server: string): string {
 /** The implicit system database: TDE Disabled for ever, no advisors, no scans. */
 function masterOf(): SqlDatabaseState {
   return Object.freeze({
-    name: MASTER_DATABASE, transparentDataEncryption: "Disabled", serviceObjective: "System0", edition: "System",
+    name: MASTER_DATABASE,
+    transparentDataEncryption: "Disabled",
+    serviceObjective: "System0",
+    edition: "System",
     serviceTierAdvisors: Object.freeze([]) as unknown as SqlAdvisorSeed[],
   }) as SqlDatabaseState;
 }
@@ -220,7 +261,10 @@ export const sqlLocal: LocalService<SqlState, SqlSeed> = {
 type Found<T> = { ok: true; value: T } | { ok: false; reply: EmulatorReply };
 
 class SqlHandlers {
-  constructor(private readonly ctx: ServiceContext<SqlState>, private readonly lookup: () => SqlIndex) {}
+  constructor(
+    private readonly ctx: ServiceContext<SqlState>,
+    private readonly lookup: () => SqlIndex,
+  ) {}
 
   /** ServiceTierAdvisors_ListByDatabase */
   listAdvisors(req: EmulatorRequest): EmulatorReply {
@@ -248,9 +292,15 @@ class SqlHandlers {
     if (!f.ok) return f.reply;
     const { server, pool } = f.value;
     const base = `${elasticPoolId(poolRef(server, pool))}/elasticPoolActivity`;
-    return list(pool.activities.map((p): ElasticPoolActivity => ({
-      id: `${base}/${p.operationId}`, name: p.operationId, type: SQL_RESOURCE_TYPES.elasticPoolActivity, location: server.location, properties: p,
-    })));
+    return list(
+      pool.activities.map((p): ElasticPoolActivity => ({
+        id: `${base}/${p.operationId}`,
+        name: p.operationId,
+        type: SQL_RESOURCE_TYPES.elasticPoolActivity,
+        location: server.location,
+        properties: p,
+      })),
+    );
   }
 
   /** ElasticPoolDatabaseActivities_ListByElasticPool */
@@ -259,9 +309,15 @@ class SqlHandlers {
     if (!f.ok) return f.reply;
     const { server, pool } = f.value;
     const base = `${elasticPoolId(poolRef(server, pool))}/elasticPoolDatabaseActivity`;
-    return list(pool.databaseActivities.map((p): ElasticPoolDatabaseActivity => ({
-      id: `${base}/${p.operationId}`, name: p.operationId, type: SQL_RESOURCE_TYPES.elasticPoolDatabaseActivity, location: server.location, properties: p,
-    })));
+    return list(
+      pool.databaseActivities.map((p): ElasticPoolDatabaseActivity => ({
+        id: `${base}/${p.operationId}`,
+        name: p.operationId,
+        type: SQL_RESOURCE_TYPES.elasticPoolDatabaseActivity,
+        location: server.location,
+        properties: p,
+      })),
+    );
   }
 
   /** TransparentDataEncryptions_Get */
@@ -286,15 +342,21 @@ class SqlHandlers {
     if (!parsed.ok) return parsed.reply;
     const status = parsed.value;
     if (master) {
-      return armError(400, "OperationNotSupportedOnMasterDatabase",
-        `Transparent data encryption cannot be changed on the system database 'master' of server '${server.name}'; it is managed by Azure and always Disabled. Set it on user databases only.`);
+      return armError(
+        400,
+        "OperationNotSupportedOnMasterDatabase",
+        `Transparent data encryption cannot be changed on the system database 'master' of server '${server.name}'; it is managed by Azure and always Disabled. Set it on user databases only.`,
+      );
     }
     this.settle(db, req.now);
     if (db.transparentDataEncryption === status) return { status: 200, body: tdeResource(server, db) };
     if (db.tdeScan) {
       const running = db.tdeScan.to === "Enabled" ? "encryption" : "decryption";
-      return armError(409, "ConflictingDatabaseOperation",
-        `An ${running} scan of database '${db.name}' on server '${server.name}' is in progress; the status cannot be set to '${status}' until it has finished. Poll transparentDataEncryption/current/operationResults and try again.`);
+      return armError(
+        409,
+        "ConflictingDatabaseOperation",
+        `An ${running} scan of database '${db.name}' on server '${server.name}' is in progress; the status cannot be set to '${status}' until it has finished. Poll transparentDataEncryption/current/operationResults and try again.`,
+      );
     }
     const scan = db.scan ?? {};
     db.tdeScan = {
@@ -363,7 +425,10 @@ class SqlHandlers {
     if (!d.ok) return d;
     const name = req.params.transparentDataEncryptionName;
     if (name.toLowerCase() !== TDE_CONFIGURATION_NAME) {
-      return { ok: false, reply: notFound(req, `${req.params.serverName}/databases/${req.params.databaseName}/transparentDataEncryption/${name}`) };
+      return {
+        ok: false,
+        reply: notFound(req, `${req.params.serverName}/databases/${req.params.databaseName}/transparentDataEncryption/${name}`),
+      };
     }
     return d;
   }
@@ -422,11 +487,13 @@ function advisorResource(server: SqlServerState, db: SqlDatabaseState, a: SqlAdv
     avgDtu: a.avgDtu ?? 0,
     maxDtu: a.maxDtu ?? 0,
     maxSizeInGB: a.maxSizeInGB ?? 0,
-    serviceLevelObjectiveUsageMetrics: (a.serviceLevelObjectiveUsageMetrics ?? [{ serviceLevelObjective: db.serviceObjective }]).map((m) => ({
-      serviceLevelObjective: m.serviceLevelObjective,
-      serviceLevelObjectiveId: m.serviceLevelObjectiveId ?? serviceObjectiveId(m.serviceLevelObjective),
-      inRangeTimeRatio: m.inRangeTimeRatio ?? 1,
-    })),
+    serviceLevelObjectiveUsageMetrics: (a.serviceLevelObjectiveUsageMetrics ?? [{ serviceLevelObjective: db.serviceObjective }]).map(
+      (m) => ({
+        serviceLevelObjective: m.serviceLevelObjective,
+        serviceLevelObjectiveId: m.serviceLevelObjectiveId ?? serviceObjectiveId(m.serviceLevelObjective),
+        inRangeTimeRatio: m.inRangeTimeRatio ?? 1,
+      }),
+    ),
     currentServiceLevelObjective: current,
     currentServiceLevelObjectiveId: a.currentServiceLevelObjectiveId ?? serviceObjectiveId(current),
   };
@@ -469,12 +536,21 @@ export function derivedUuid(name: string): string {
 function parseTdeBody(req: EmulatorRequest): Found<TransparentDataEncryptionStatus> {
   const fail = (status: number, code: string, message: string) => ({ ok: false as const, reply: armError(status, code, message) });
   if (req.body === undefined) {
-    if (req.rawBody.length > 0) return fail(415, "UnsupportedMediaType", "The content media type is not supported. Send the body as application/json.");
-    return fail(400, "InvalidRequestContent", "The request content is missing. Send { \"properties\": { \"status\": \"Enabled\" | \"Disabled\" } }.");
+    if (req.rawBody.length > 0)
+      return fail(415, "UnsupportedMediaType", "The content media type is not supported. Send the body as application/json.");
+    return fail(
+      400,
+      "InvalidRequestContent",
+      'The request content is missing. Send { "properties": { "status": "Enabled" | "Disabled" } }.',
+    );
   }
   const body = req.body as { properties?: { status?: unknown } } | null;
   if (!body || typeof body !== "object" || Array.isArray(body) || !body.properties || typeof body.properties !== "object") {
-    return fail(400, "InvalidRequestContent", "The request content must be an object with 'properties', e.g. { \"properties\": { \"status\": \"Enabled\" } }.");
+    return fail(
+      400,
+      "InvalidRequestContent",
+      'The request content must be an object with \'properties\', e.g. { "properties": { "status": "Enabled" } }.',
+    );
   }
   const raw = body.properties.status;
   if (raw === undefined || raw === null) {
@@ -482,8 +558,11 @@ function parseTdeBody(req: EmulatorRequest): Found<TransparentDataEncryptionStat
   }
   const status = typeof raw === "string" ? TDE_STATUSES.find((s) => s.toLowerCase() === raw.toLowerCase()) : undefined;
   if (!status) {
-    return fail(400, "InvalidParameterValue", `The value ${JSON.stringify(raw)} of 'properties.status' is not valid; use 'Enabled' or 'Disabled'.`);
+    return fail(
+      400,
+      "InvalidParameterValue",
+      `The value ${JSON.stringify(raw)} of 'properties.status' is not valid; use 'Enabled' or 'Disabled'.`,
+    );
   }
   return { ok: true, value: status };
 }
-

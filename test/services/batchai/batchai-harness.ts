@@ -49,7 +49,11 @@ export interface BatchEmulator extends TestEmulator {
 export async function startBatchEmulator(seed: SeedDocument, opts: EmulatorOptions = {}): Promise<BatchEmulator> {
   const t = await startTestEmulator({ seed, ...opts });
   const base = (extra?: Partial<ArmClientOptions>): ArmClientOptions => ({
-    endpoint: t.url, credential: t.credential, retry: FAST_RETRY, logger: memoryLogger(), ...extra,
+    endpoint: t.url,
+    credential: t.credential,
+    retry: FAST_RETRY,
+    logger: memoryLogger(),
+    ...extra,
   });
   return {
     ...t,

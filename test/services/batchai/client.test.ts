@@ -69,7 +69,9 @@ describe("responses against the published schema", () => {
       Jobs_Get: await c.getJob(VISION, "resnet50", "lr-sweep-1"),
     };
     for (const { op, path, list } of OPERATIONS) {
-      const expected = list ? await http.list({ operation: op, method: "GET", path }) : await http.json({ operation: op, method: "GET", path });
+      const expected = list
+        ? await http.list({ operation: op, method: "GET", path })
+        : await http.json({ operation: op, method: "GET", path });
       expect(answers[op], op).toEqual(expected);
     }
     expect(logger.warnings).toEqual([]);
@@ -94,7 +96,9 @@ describe("responses against the published schema", () => {
       const res = await http.request<unknown>({ operation: op, method: "GET", path, okStatuses: [400, 404] });
       expect([400, 404], op).toContain(res.status);
       expect(responseValidator(BATCHAI_SPEC, op, "default")(res.body).errors, op).toEqual([]);
-      expect((res.body as { error: { code: string } }).error.code).toMatch(/^(ResourceNotFound|ResourceGroupNotFound|InvalidApiVersionParameter)$/);
+      expect((res.body as { error: { code: string } }).error.code).toMatch(
+        /^(ResourceNotFound|ResourceGroupNotFound|InvalidApiVersionParameter)$/,
+      );
     }
   });
 });
@@ -139,8 +143,17 @@ describe("not found", () => {
   it("a workspace that does not exist: ApiError 404 ResourceNotFound naming it", async () => {
     const c = t.client();
     const ref = { ...VISION, workspace: "ws-missing" };
-    for (const call of [() => c.getWorkspace(ref), () => c.listClusters(ref), () => c.listExperiments(ref), () => c.listFileServers(ref), () => c.listJobs(ref, "resnet50")]) {
-      const e = await call().then(() => undefined, (x: unknown) => x);
+    for (const call of [
+      () => c.getWorkspace(ref),
+      () => c.listClusters(ref),
+      () => c.listExperiments(ref),
+      () => c.listFileServers(ref),
+      () => c.listJobs(ref, "resnet50"),
+    ]) {
+      const e = await call().then(
+        () => undefined,
+        (x: unknown) => x,
+      );
       expect(e).toBeInstanceOf(ApiError);
       const err = e as ApiError;
       expect(err.status).toBe(404);
@@ -151,7 +164,10 @@ describe("not found", () => {
   });
 
   it("a resource group that does not exist: ResourceGroupNotFound naming it", async () => {
-    const e = await t.client().listWorkspacesByResourceGroup(SUB, "rg-missing").catch((x: unknown) => x) as ApiError;
+    const e = (await t
+      .client()
+      .listWorkspacesByResourceGroup(SUB, "rg-missing")
+      .catch((x: unknown) => x)) as ApiError;
     expect(e.code).toBe("ResourceGroupNotFound");
     expect(e.message).toContain("rg-missing");
   });
@@ -160,7 +176,7 @@ describe("not found", () => {
     // A bare gateway 404: the emulator's own messages always name the resource, so use a path it does not route.
     const silent = t.client();
     (silent as unknown as { namespace: string }).namespace = "Microsoft.Unrouted";
-    const e = await silent.listClusters({ ...VISION, workspace: "ws-ghost" }).catch((x: unknown) => x) as ApiError;
+    const e = (await silent.listClusters({ ...VISION, workspace: "ws-ghost" }).catch((x: unknown) => x)) as ApiError;
     expect(e).toBeInstanceOf(ApiError);
     expect(e.status).toBe(404);
     expect(e.message).toContain("Batch AI workspace 'ws-ghost' (resource group 'rg-ml'");
@@ -168,7 +184,10 @@ describe("not found", () => {
   });
 
   it("a missing child names the child", async () => {
-    const e = await t.client().getCluster(VISION, "no-such-cluster").catch((x: unknown) => x) as ApiError;
+    const e = (await t
+      .client()
+      .getCluster(VISION, "no-such-cluster")
+      .catch((x: unknown) => x)) as ApiError;
     expect(e.status).toBe(404);
     expect(e.message).toContain("no-such-cluster");
   });
@@ -198,14 +217,19 @@ describe("namespaces", () => {
   it("a lower-case namespace is matched, and ids come back in ARM's canonical spelling", async () => {
     const http = t.raw();
     const body = await http.json<{ value: { id: string }[] }>({
-      operation: "Workspaces_ListByResourceGroup", method: "GET",
+      operation: "Workspaces_ListByResourceGroup",
+      method: "GET",
       path: `/subscriptions/${SUB}/resourcegroups/RG-ML/providers/microsoft.batchai/workspaces?maxresults=10`,
     });
     expect(body.value.map((w) => w.id)).toEqual([
       `/subscriptions/${SUB}/resourceGroups/rg-ml/providers/Microsoft.BatchAI/workspaces/ws-vision`,
       `/subscriptions/${SUB}/resourceGroups/rg-ml/providers/Microsoft.BatchAI/workspaces/ws-nlp`,
     ]);
-    const job = await http.json<{ id: string }>({ operation: "Jobs_Get", method: "GET", path: `${WS_PATH.toLowerCase()}/experiments/RESNET50/jobs/BASELINE` });
+    const job = await http.json<{ id: string }>({
+      operation: "Jobs_Get",
+      method: "GET",
+      path: `${WS_PATH.toLowerCase()}/experiments/RESNET50/jobs/BASELINE`,
+    });
     expect(job.id).toBe(`${WS_PATH}/experiments/resnet50/jobs/baseline`);
   });
 });
@@ -213,10 +237,14 @@ describe("namespaces", () => {
 describe("ARM front door", () => {
   it("requires and checks api-version, and requires a bearer token", async () => {
     const path = `/subscriptions/${SUB}/providers/${NS}/workspaces`;
-    const missing = await fetch(`${t.url}${path}`, { headers: { authorization: `Bearer ${(await t.credential.getToken(["https://management.azure.com/.default"]))!.token}` } });
+    const missing = await fetch(`${t.url}${path}`, {
+      headers: { authorization: `Bearer ${(await t.credential.getToken(["https://management.azure.com/.default"]))!.token}` },
+    });
     expect(missing.status).toBe(400);
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe("MissingApiVersionParameter");
-    const wrong = await t.raw().request({ operation: "Workspaces_List", method: "GET", path, query: { "api-version": "2018-03-01" }, okStatuses: [400] });
+    const wrong = await t
+      .raw()
+      .request({ operation: "Workspaces_List", method: "GET", path, query: { "api-version": "2018-03-01" }, okStatuses: [400] });
     expect((wrong.body as { error: { code: string; message: string } }).error.code).toBe("InvalidApiVersionParameter");
     const anonymous = await fetch(`${t.url}${path}?api-version=${BATCHAI_API_VERSION}`);
     expect(anonymous.status).toBe(401);
@@ -224,9 +252,20 @@ describe("ARM front door", () => {
 
   it("refuses a maxresults outside 1-1000 and honours one inside", async () => {
     const http = t.raw();
-    const bad = await http.request({ operation: "Jobs_ListByExperiment", method: "GET", path: `${WS_PATH}/experiments/detection/jobs`, query: { maxresults: 0 }, okStatuses: [400] });
+    const bad = await http.request({
+      operation: "Jobs_ListByExperiment",
+      method: "GET",
+      path: `${WS_PATH}/experiments/detection/jobs`,
+      query: { maxresults: 0 },
+      okStatuses: [400],
+    });
     expect((bad.body as { error: { code: string } }).error.code).toBe("InvalidParameter");
-    const one = await http.json<{ value: unknown[]; nextLink: string }>({ operation: "Jobs_ListByExperiment", method: "GET", path: `${WS_PATH}/experiments/detection/jobs`, query: { maxresults: 1 } });
+    const one = await http.json<{ value: unknown[]; nextLink: string }>({
+      operation: "Jobs_ListByExperiment",
+      method: "GET",
+      path: `${WS_PATH}/experiments/detection/jobs`,
+      query: { maxresults: 1 },
+    });
     expect(one.value).toHaveLength(1);
     expect(new URL(one.nextLink).searchParams.get("maxresults")).toBe("1");
   });
@@ -236,18 +275,29 @@ describe("the estate as served", () => {
   it("clusters carry allocation state, node counts, VM size and scale settings from the seed", async () => {
     const [nc6, lowpri] = await t.client().listClusters(VISION);
     expect(nc6.properties).toMatchObject({
-      vmSize: "STANDARD_NC6", allocationState: "steady", currentNodeCount: 3,
+      vmSize: "STANDARD_NC6",
+      allocationState: "steady",
+      currentNodeCount: 3,
       nodeStateCounts: { idleNodeCount: 1, runningNodeCount: 2, preparingNodeCount: 0, unusableNodeCount: 0, leavingNodeCount: 0 },
       scaleSettings: { manual: { targetNodeCount: 3, nodeDeallocationOption: "requeue" } },
     });
-    expect(lowpri.properties).toMatchObject({ vmPriority: "lowpriority", allocationState: "resizing", scaleSettings: { autoScale: { maximumNodeCount: 8 } } });
+    expect(lowpri.properties).toMatchObject({
+      vmPriority: "lowpriority",
+      allocationState: "resizing",
+      scaleSettings: { autoScale: { maximumNodeCount: 8 } },
+    });
     expect(lowpri.properties?.subnet?.id).toMatch(/virtualNetworks\/vnet-ml\/subnets\/batch$/);
   });
 
   it("jobs carry their execution state and, once started or finished, their execution info", async () => {
     const jobs = await t.client().listJobs(VISION, "resnet50");
     const byName = Object.fromEntries(jobs.map((j) => [j.name, j.properties!]));
-    expect(byName.baseline).toMatchObject({ executionState: "succeeded", toolType: "tensorflow", nodeCount: 2, executionInfo: { exitCode: 0 } });
+    expect(byName.baseline).toMatchObject({
+      executionState: "succeeded",
+      toolType: "tensorflow",
+      nodeCount: 2,
+      executionInfo: { exitCode: 0 },
+    });
     expect(byName["lr-sweep-1"]).toMatchObject({ executionState: "failed", executionInfo: { exitCode: 137 } });
     expect(byName["lr-sweep-1"].cluster?.id).toBe(`${WS_PATH}/clusters/gpu-nc6`);
     expect(byName["lr-sweep-2"].executionInfo?.endTime).toBeUndefined();
@@ -258,7 +308,12 @@ describe("the estate as served", () => {
   it("usages carry name, unit, current value and limit; unseeded locations list none", async () => {
     const c = t.client();
     const east = await c.listUsages(SUB, "EastUS");
-    expect(east[0]).toEqual({ unit: "Count", currentValue: 92, limit: 100, name: { value: "cores", localizedValue: "Total Regional Cores" } });
+    expect(east[0]).toEqual({
+      unit: "Count",
+      currentValue: 92,
+      limit: 100,
+      name: { value: "cores", localizedValue: "Total Regional Cores" },
+    });
     expect(east).toHaveLength(4);
     expect(await c.listUsages(SUB, "japaneast")).toEqual([]);
   });
@@ -267,8 +322,17 @@ describe("the estate as served", () => {
     const ops = await t.client().listOperations();
     const names = ops.map((o) => o.name);
     expect(new Set(names).size).toBe(names.length);
-    for (const n of ["operations/read", "locations/usages/read", "workspaces/read", "workspaces/write", "workspaces/delete",
-      "workspaces/clusters/read", "workspaces/experiments/jobs/read", "workspaces/experiments/jobs/terminate/action", "workspaces/fileservers/read"]) {
+    for (const n of [
+      "operations/read",
+      "locations/usages/read",
+      "workspaces/read",
+      "workspaces/write",
+      "workspaces/delete",
+      "workspaces/clusters/read",
+      "workspaces/experiments/jobs/read",
+      "workspaces/experiments/jobs/terminate/action",
+      "workspaces/fileservers/read",
+    ]) {
       expect(names).toContain(`${NS}/${n}`);
     }
     for (const o of ops) expect(o.display?.description).toBeTruthy();
@@ -292,7 +356,10 @@ describe("the estate as served", () => {
   it("an aborted signal stops a listing", async () => {
     const ac = new AbortController();
     ac.abort();
-    const e = await t.client().listJobs(VISION, "detection", ac.signal).catch((x: unknown) => x) as ApiError;
+    const e = (await t
+      .client()
+      .listJobs(VISION, "detection", ac.signal)
+      .catch((x: unknown) => x)) as ApiError;
     expect(e).toBeInstanceOf(Error);
   });
 });
@@ -304,7 +371,12 @@ function specTemplates(): { op: string; re: RegExp }[] {
   for (const [p, methods] of Object.entries(doc.paths)) {
     const op = methods.get?.operationId;
     if (!op) continue;
-    const re = new RegExp(`^${p.split(/\{[^}]+\}/).map((s) => s.replace(/[.*+?^$()|[\]\\]/g, "\\$&")).join("[^/]+")}$`);
+    const re = new RegExp(
+      `^${p
+        .split(/\{[^}]+\}/)
+        .map((s) => s.replace(/[.*+?^$()|[\]\\]/g, "\\$&"))
+        .join("[^/]+")}$`,
+    );
     out.push({ op, re });
   }
   return out;

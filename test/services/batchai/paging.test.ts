@@ -24,7 +24,8 @@ batchai:
 `);
 const BIG_WS: WorkspaceRef = { subscriptionId: SUB, resourceGroup: "rg-big", workspace: "ws-big" };
 const JOBS_WS: WorkspaceRef = { subscriptionId: SUB, resourceGroup: "rg-big", workspace: "ws-jobs" };
-const JOBS_ROUTE = "GET /subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.BatchAI/workspaces/{workspaceName}/experiments/{experimentName}/jobs";
+const JOBS_ROUTE =
+  "GET /subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.BatchAI/workspaces/{workspaceName}/experiments/{experimentName}/jobs";
 
 let t: BatchEmulator | undefined;
 afterEach(async () => {
@@ -86,7 +87,10 @@ describe("paging", () => {
 describe("faults in the middle of paging", () => {
   it("503s at a rate on the jobs path are retried and the listing is still complete", async () => {
     const jobsPath = `/subscriptions/${SUB}/resourceGroups/rg-big/providers/Microsoft.BatchAI/workspaces/ws-jobs/experiments/sweep/jobs`;
-    t = await startBatchEmulator(BIG, { settings: { pageSize: 20 }, faults: { seed: 7, rules: [{ match: jobsPath, status: 503, rate: 0.3 }] } });
+    t = await startBatchEmulator(BIG, {
+      settings: { pageSize: 20 },
+      faults: { seed: 7, rules: [{ match: jobsPath, status: 503, rate: 0.3 }] },
+    });
     const jobs = await t.client().listJobs(JOBS_WS, "sweep");
     expectEachOnce(jobs, 310);
     expect(t.emu.faults.injectedCount).toBeGreaterThan(0);
@@ -100,7 +104,12 @@ describe("faults in the middle of paging", () => {
     const first: string[] = [];
     for (const j of (await pages.next()).value!) first.push(j.name!);
     // From the second page on, the next three requests fail.
-    t.emu.faults.configure({ seed: 1, latencyMs: 0, maxConsecutive: 0, rules: [{ match: "/subscriptions/", status: 500, count: 3, retryAfterMs: 5 }] });
+    t.emu.faults.configure({
+      seed: 1,
+      latencyMs: 0,
+      maxConsecutive: 0,
+      rules: [{ match: "/subscriptions/", status: 500, count: 3, retryAfterMs: 5 }],
+    });
     for await (const page of pages) for (const j of page) first.push(j.name!);
     expect(first).toHaveLength(310);
     expect(new Set(first).size).toBe(310);
@@ -108,7 +117,10 @@ describe("faults in the middle of paging", () => {
   });
 
   it("dropped connections mid-listing are retried too", async () => {
-    t = await startBatchEmulator(BIG, { settings: { pageSize: 20 }, faults: { seed: 3, rules: [{ match: "/subscriptions/", drop: true, rate: 0.2 }] } });
+    t = await startBatchEmulator(BIG, {
+      settings: { pageSize: 20 },
+      faults: { seed: 3, rules: [{ match: "/subscriptions/", drop: true, rate: 0.2 }] },
+    });
     expectEachOnce(await t.client().listJobs(JOBS_WS, "sweep"), 310);
     expect(t.emu.faults.injectedCount).toBeGreaterThan(0);
   });

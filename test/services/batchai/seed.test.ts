@@ -50,7 +50,9 @@ describe("the batchai: seed section", () => {
   it("a missing required key and a name ARM would refuse are errors", () => {
     expect(seedError("batchai:\n  usages:\n    - location: eastus\n").message).toMatch(/usages/);
     expect(seedError("batchai:\n  workspaces:\n    - { resourceGroup: rg, name: 'bad name', location: eastus }\n").line).toBe(3);
-    expect(seedError("batchai:\n  generate: { workspaces: 2, jobsPerExperiment: -1 }\n").keyPath).toBe("batchai.generate.jobsPerExperiment");
+    expect(seedError("batchai:\n  generate: { workspaces: 2, jobsPerExperiment: -1 }\n").keyPath).toBe(
+      "batchai.generate.jobsPerExperiment",
+    );
   });
 
   it("the fixtures are valid", () => {
@@ -61,7 +63,9 @@ describe("the batchai: seed section", () => {
 
 describe("expansion", () => {
   it("generators give deterministic names and the same state every time", () => {
-    const seed: BatchAiSeed = { generate: { workspaces: 3, experimentsPerWorkspace: 4, jobsPerExperiment: 50, resourceGroups: ["a", "b"] } };
+    const seed: BatchAiSeed = {
+      generate: { workspaces: 3, experimentsPerWorkspace: 4, jobsPerExperiment: 50, resourceGroups: ["a", "b"] },
+    };
     const s1 = expandSeed(seed);
     expect(JSON.stringify(s1)).toBe(JSON.stringify(expandSeed(seed)));
     expect(s1.workspaces.map((w) => `${w.resourceGroup}/${w.name}`)).toEqual(["a/ws-01", "b/ws-02", "a/ws-03"]);
@@ -73,15 +77,27 @@ describe("expansion", () => {
   });
 
   it("names are unique per parent, case-insensitively", () => {
-    expect(() => expandSeed({ workspaces: [{ resourceGroup: "rg", name: "ws", location: "x", clusters: [{ name: "c" }, { name: "C" }] }] }))
-      .toThrow(/batchai\.workspaces\[0\]\.clusters: the cluster 'C' appears twice/);
-    expect(() => expandSeed({ workspaces: [{ resourceGroup: "rg", name: "ws", location: "x" }, { resourceGroup: "RG", name: "WS", location: "x" }] }))
-      .toThrow(/workspace .* appears twice/);
+    expect(() =>
+      expandSeed({ workspaces: [{ resourceGroup: "rg", name: "ws", location: "x", clusters: [{ name: "c" }, { name: "C" }] }] }),
+    ).toThrow(/batchai\.workspaces\[0\]\.clusters: the cluster 'C' appears twice/);
+    expect(() =>
+      expandSeed({
+        workspaces: [
+          { resourceGroup: "rg", name: "ws", location: "x" },
+          { resourceGroup: "RG", name: "WS", location: "x" },
+        ],
+      }),
+    ).toThrow(/workspace .* appears twice/);
   });
 
   it("a job must name a cluster of its workspace", () => {
-    expect(() => expandSeed({ workspaces: [{ resourceGroup: "rg", name: "ws", location: "x", experiments: [{ name: "e", jobs: [{ name: "j", cluster: "nope" }] }] }] }))
-      .toThrow(/job 'j' names cluster 'nope'/);
+    expect(() =>
+      expandSeed({
+        workspaces: [
+          { resourceGroup: "rg", name: "ws", location: "x", experiments: [{ name: "e", jobs: [{ name: "j", cluster: "nope" }] }] },
+        ],
+      }),
+    ).toThrow(/job 'j' names cluster 'nope'/);
   });
 
   it("no section is an empty estate", () => {

@@ -13,11 +13,40 @@ import { memoryLogger } from "./batchai-harness";
  */
 const WS = (sub: string, name: string) => `/subscriptions/${sub}/resourceGroups/rg/providers/Microsoft.BatchAI/workspaces/${name}`;
 const ANSWERS: Record<string, EmulatorReply> = {
-  drift: { status: 200, body: { value: [{ id: WS("drift", "w1"), name: "w1", type: "Microsoft.BatchAI/workspaces", location: "eastus", sku: { name: "new" }, properties: { provisioningState: "migrating", brandNew: true } }] } },
-  nulls: { status: 200, body: { value: [{ id: WS("nulls", "w1"), name: "w1", type: null, location: null, tags: null, properties: { creationTime: null, provisioningState: null } }], nextLink: null } },
+  drift: {
+    status: 200,
+    body: {
+      value: [
+        {
+          id: WS("drift", "w1"),
+          name: "w1",
+          type: "Microsoft.BatchAI/workspaces",
+          location: "eastus",
+          sku: { name: "new" },
+          properties: { provisioningState: "migrating", brandNew: true },
+        },
+      ],
+    },
+  },
+  nulls: {
+    status: 200,
+    body: {
+      value: [
+        {
+          id: WS("nulls", "w1"),
+          name: "w1",
+          type: null,
+          location: null,
+          tags: null,
+          properties: { creationTime: null, provisioningState: null },
+        },
+      ],
+      nextLink: null,
+    },
+  },
   noid: { status: 200, body: { value: [{ name: "w1", type: "Microsoft.BatchAI/workspaces" }] } },
   html: { status: 200, body: "<html><body>Sign in to continue</body></html>", headers: { "content-type": "text/html" } },
-  nojson: { status: 200, body: "{\"value\": [", headers: { "content-type": "application/json" } },
+  nojson: { status: 200, body: '{"value": [', headers: { "content-type": "application/json" } },
   nullvalue: { status: 200, body: { value: null } },
 };
 
@@ -26,11 +55,29 @@ const driftService: LocalService = {
   seedSchema: { type: "object" },
   initialState: () => ({}),
   mount(ctx) {
-    ctx.arm("GET", "/subscriptions/:sub/providers/Microsoft.BatchAI/workspaces", ["2018-05-01"], (req) => ANSWERS[req.params.sub] ?? { status: 200, body: { value: [] } });
-    ctx.arm("GET", "/subscriptions/:sub/resourceGroups/:rg/providers/Microsoft.BatchAI/workspaces/:ws/experiments/:exp/jobs", ["2018-05-01"], (req) => ({
-      status: 200,
-      body: { value: [{ id: `${WS(req.params.sub, req.params.ws)}/experiments/${req.params.exp}/jobs/j1`, name: "j1", properties: { executionState: req.params.exp } }] },
-    }));
+    ctx.arm(
+      "GET",
+      "/subscriptions/:sub/providers/Microsoft.BatchAI/workspaces",
+      ["2018-05-01"],
+      (req) => ANSWERS[req.params.sub] ?? { status: 200, body: { value: [] } },
+    );
+    ctx.arm(
+      "GET",
+      "/subscriptions/:sub/resourceGroups/:rg/providers/Microsoft.BatchAI/workspaces/:ws/experiments/:exp/jobs",
+      ["2018-05-01"],
+      (req) => ({
+        status: 200,
+        body: {
+          value: [
+            {
+              id: `${WS(req.params.sub, req.params.ws)}/experiments/${req.params.exp}/jobs/j1`,
+              name: "j1",
+              properties: { executionState: req.params.exp },
+            },
+          ],
+        },
+      }),
+    );
   },
 };
 
@@ -50,7 +97,9 @@ describe("responses that drift from the spec", () => {
     const { c, logger } = client();
     const [w] = await c.listWorkspaces("drift");
     expect(w).toEqual((ANSWERS.drift.body as { value: unknown[] }).value[0]);
-    expect(logger.warnings.join("\n")).toMatch(/Workspaces_List: response differs from the published schema: \/properties\/provisioningState must be equal to one of the allowed values/);
+    expect(logger.warnings.join("\n")).toMatch(
+      /Workspaces_List: response differs from the published schema: \/properties\/provisioningState must be equal to one of the allowed values/,
+    );
     expect(logger.warnings.some((l) => /sku|brandNew/.test(l))).toBe(false);
   });
 
@@ -79,7 +128,9 @@ describe("responses that drift from the spec", () => {
   });
 
   it("a resource without an id is refused", async () => {
-    const e = await client().c.listWorkspaces("noid").catch((x: unknown) => x) as ApiError;
+    const e = (await client()
+      .c.listWorkspaces("noid")
+      .catch((x: unknown) => x)) as ApiError;
     expect(e).toBeInstanceOf(ApiError);
     expect(e.code).toBe("InvalidResponse");
     expect(e.message).toMatch(/Workspace named 'w1' has no id/);
@@ -87,7 +138,9 @@ describe("responses that drift from the spec", () => {
 
   it("a body that is not JSON is refused", async () => {
     for (const sub of ["html", "nojson"]) {
-      const e = await client().c.listWorkspaces(sub).catch((x: unknown) => x) as ApiError;
+      const e = (await client()
+        .c.listWorkspaces(sub)
+        .catch((x: unknown) => x)) as ApiError;
       expect(e, sub).toBeInstanceOf(ApiError);
       expect(e.code).toBe("InvalidResponse");
       expect(e.message).toMatch(/JSON/);

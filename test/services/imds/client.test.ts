@@ -25,7 +25,9 @@ imds:
 `),
   });
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 beforeEach(() => {
   t.emu.faults.configure({ seed: 1, latencyMs: 0, maxConsecutive: 3, rules: [] });
   t.emu.stats.total = 0;
@@ -54,11 +56,18 @@ describe("ImdsClient against the emulator", () => {
     const client = new ImdsClient({ endpoint: t.imdsEndpoint, retry: FAST_RETRY });
     const byClient = await client.token({ resource: "r", clientId: "uai-client" });
     const byObject = await client.token({ resource: "r", objectId: "uai-object" });
-    const byRes = await client.token({ resource: "r", msiResId: "/subscriptions/11111111-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/UAI" });
+    const byRes = await client.token({
+      resource: "r",
+      msiResId:
+        "/subscriptions/11111111-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/UAI",
+    });
     expect([byClient.client_id, byObject.client_id, byRes.client_id]).toEqual(["uai-client", "uai-client", "uai-client"]);
     expect(byObject.object_id).toBe("uai-object");
-    await expect(client.token({ resource: "r", clientId: "uai-client", objectId: "uai-object" }))
-      .rejects.toMatchObject({ status: 400, code: "invalid_request", detail: "Only one of client_id, object_id and msi_res_id may be given" });
+    await expect(client.token({ resource: "r", clientId: "uai-client", objectId: "uai-object" })).rejects.toMatchObject({
+      status: 400,
+      code: "invalid_request",
+      detail: "Only one of client_id, object_id and msi_res_id may be given",
+    });
   });
 
   it("the attested document is a PKCS#7 signature over the VM's facts and our nonce", async () => {
@@ -68,34 +77,65 @@ describe("ImdsClient against the emulator", () => {
     const read = readAttestedDocument(doc.signature!);
     expect(read.signer).toBe("metadata.azure.com");
     const content = JSON.parse(read.content) as ImdsAttestedContent;
-    expect(content).toMatchObject({ nonce: "n0nce42", vmId: "0d1e2f30-aaaa-bbbb-cccc-1234567890ab", subscriptionId: "11111111-0000-0000-0000-000000000000", sku: "22_04-lts-gen2" });
+    expect(content).toMatchObject({
+      nonce: "n0nce42",
+      vmId: "0d1e2f30-aaaa-bbbb-cccc-1234567890ab",
+      subscriptionId: "11111111-0000-0000-0000-000000000000",
+      sku: "22_04-lts-gen2",
+    });
     expect(content.timeStamp.createdOn).toMatch(/^\d\d\/\d\d\/\d\d \d\d:\d\d:\d\d -0000$/);
-    await expect(client.attestedDocument("bad nonce!")).rejects.toMatchObject({ status: 400, code: "BadRequest", detail: "Bad request. The nonce must be up to 32 alphanumeric characters." });
+    await expect(client.attestedDocument("bad nonce!")).rejects.toMatchObject({
+      status: 400,
+      code: "BadRequest",
+      detail: "Bad request. The nonce must be up to 32 alphanumeric characters.",
+    });
   });
 
   it("retries 404 (not ready yet), 429 and 5xx", async () => {
-    t.emu.faults.configure({ seed: 1, latencyMs: 0, maxConsecutive: 0, rules: [
-      { match: "/metadata/instance", status: 404, count: 1 },
-      { match: "/metadata/instance", status: 429, count: 1, retryAfterMs: 1 },
-      { match: "/metadata/instance", status: 500, count: 1 },
-    ] });
+    t.emu.faults.configure({
+      seed: 1,
+      latencyMs: 0,
+      maxConsecutive: 0,
+      rules: [
+        { match: "/metadata/instance", status: 404, count: 1 },
+        { match: "/metadata/instance", status: 429, count: 1, retryAfterMs: 1 },
+        { match: "/metadata/instance", status: 500, count: 1 },
+      ],
+    });
     const client = new ImdsClient({ endpoint: t.imdsEndpoint, retry: FAST_RETRY });
     expect((await client.instance()).compute?.name).toBe("stackwarden-runner");
     expect(t.emu.stats.byRoute["GET /metadata/instance"]).toBe(4);
   });
 
   it("keeps retrying 410 past maxAttempts while IMDS boots", async () => {
-    t.emu.faults.configure({ seed: 1, latencyMs: 0, maxConsecutive: 0, rules: [{ match: "/metadata/identity/info", status: 410, count: 5 }] });
-    const client = new ImdsClient({ endpoint: t.imdsEndpoint, retry: { ...FAST_RETRY, maxAttempts: 2, minRetryWindowMs: { 410: 30_000 } } });
+    t.emu.faults.configure({
+      seed: 1,
+      latencyMs: 0,
+      maxConsecutive: 0,
+      rules: [{ match: "/metadata/identity/info", status: 410, count: 5 }],
+    });
+    const client = new ImdsClient({
+      endpoint: t.imdsEndpoint,
+      retry: { ...FAST_RETRY, maxAttempts: 2, minRetryWindowMs: { 410: 30_000 } },
+    });
     expect((await client.identityInfo()).tenantId).toBeTruthy();
     expect(t.emu.stats.byRoute["GET /metadata/identity/info"]).toBe(6);
   });
 
   it("does not retry a 400, and maps the OAuth error body", async () => {
     const client = new ImdsClient({ endpoint: t.imdsEndpoint, retry: FAST_RETRY });
-    const e = await client.token({ resource: "r", clientId: "ghost" }).then(() => undefined, (x: unknown) => x as ApiError);
+    const e = await client.token({ resource: "r", clientId: "ghost" }).then(
+      () => undefined,
+      (x: unknown) => x as ApiError,
+    );
     expect(e).toBeInstanceOf(ApiError);
-    expect([e!.operation, e!.status, e!.code, e!.detail, e!.attempts]).toEqual(["Identity_GetToken", 400, "invalid_request", "Identity not found", 1]);
+    expect([e!.operation, e!.status, e!.code, e!.detail, e!.attempts]).toEqual([
+      "Identity_GetToken",
+      400,
+      "invalid_request",
+      "Identity not found",
+      1,
+    ]);
     expect(e!.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -107,7 +147,9 @@ describe("ImdsClient against the emulator", () => {
       const instance = await client.instance();
       expect(instance.compute?.name).toBe(17);
       expect(instance.compute?.newField).toEqual({ nested: true });
-      expect(logger.lines.filter((l) => l.startsWith("warn "))).toEqual(["warn Instances_GetMetadata: response differs from the published schema: /compute/name must be string"]);
+      expect(logger.lines.filter((l) => l.startsWith("warn "))).toEqual([
+        "warn Instances_GetMetadata: response differs from the published schema: /compute/name must be string",
+      ]);
     } finally {
       await drifting.close();
     }
@@ -118,7 +160,11 @@ describe("ImdsClient against the emulator", () => {
     expect((await client.instance()).compute).toBeTruthy();
     const old = new ImdsClient({ endpoint: t.imdsEndpoint, retry: FAST_RETRY, apiVersion: "2017-03-01" });
     // IMDS's `{ "error": "<sentence>" }` is read as the message, with the HTTP reason as the code.
-    await expect(old.instance()).rejects.toMatchObject({ status: 400, code: "BadRequest", detail: expect.stringContaining("api-version '2017-03-01' is invalid") });
+    await expect(old.instance()).rejects.toMatchObject({
+      status: 400,
+      code: "BadRequest",
+      detail: expect.stringContaining("api-version '2017-03-01' is invalid"),
+    });
   });
 });
 
@@ -132,15 +178,21 @@ describe("ImdsClient: an address without IMDS, and an IMDS that restarts", () =>
       n += 1;
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
-    return new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve({ server, port: (server.address() as AddressInfo).port, requests: () => n })));
+    return new Promise((resolve) =>
+      server.listen(port, "127.0.0.1", () => resolve({ server, port: (server.address() as AddressInfo).port, requests: () => n })),
+    );
   }
-  const close = (s: Server) => new Promise<void>((r) => { s.closeAllConnections(); s.close(() => r()); });
+  const close = (s: Server) =>
+    new Promise<void>((r) => {
+      s.closeAllConnections();
+      s.close(() => r());
+    });
 
   it("before IMDS has ever answered, a refused connection is final: one attempt, not the retry budget", async () => {
     const { server, port } = await tinyImds();
     await close(server);
     const client = new ImdsClient({ endpoint: `http://127.0.0.1:${port}/metadata`, retry, logger: quiet });
-    const e = await client.instance().catch((x: unknown) => x) as ApiError;
+    const e = (await client.instance().catch((x: unknown) => x)) as ApiError;
     expect(e).toBeInstanceOf(ApiError);
     expect([e.status, e.code, e.attempts]).toEqual([0, "ECONNREFUSED", 1]);
   });

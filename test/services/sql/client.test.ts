@@ -10,7 +10,11 @@ import { SQL_SPEC, databaseId, tdeId } from "../../../src/services/sql/types";
 import { FAST_RETRY } from "../../helpers/emulator";
 import { db, pool, recordingLogger, startSql, SUB, type SqlHarness } from "./sql-test-kit";
 
-interface Sent { method: string; path: string; body?: string }
+interface Sent {
+  method: string;
+  path: string;
+  body?: string;
+}
 
 /** A dispatcher that records every attempt, with the transport's retry interceptor around it (as the shared one has). */
 function recordingDispatcher(sent: Sent[]): Dispatcher {
@@ -23,30 +27,48 @@ function recordingDispatcher(sent: Sent[]): Dispatcher {
 
 describe("SqlClient against the example estate", () => {
   let h: SqlHarness;
-  beforeAll(async () => { h = await startSql(); });
-  afterAll(async () => { await h.close(); });
+  beforeAll(async () => {
+    h = await startSql();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
 
   it("reads the seeded estate through all seven operations", async () => {
     const orders = db("sql-prod-1", "orders");
     const advisors = await h.client.listServiceTierAdvisors(orders);
     expect(advisors).toHaveLength(1);
     expect(advisors[0]).toMatchObject({
-      id: `${databaseId(orders)}/serviceTierAdvisors/Current`, name: "Current", type: "Microsoft.Sql/servers/databases/serviceTierAdvisors",
+      id: `${databaseId(orders)}/serviceTierAdvisors/Current`,
+      name: "Current",
+      type: "Microsoft.Sql/servers/databases/serviceTierAdvisors",
       properties: { currentServiceLevelObjective: "S0", overallRecommendationServiceLevelObjective: "S3", confidence: 0.9 },
     });
     expect(await h.client.getServiceTierAdvisor(orders, "current")).toEqual(advisors[0]);
 
     const activities = await h.client.listElasticPoolActivities(pool("sql-prod-1", "pool-1"));
     expect(activities.map((a) => a.properties?.operation)).toEqual(["CREATE", "UPDATE"]);
-    expect(activities[0]).toMatchObject({ name: "851f1672-f7f0-46f6-a262-ee9b51e18e97", location: "East US", properties: { serverName: "sql-prod-1", elasticPoolName: "pool-1" } });
+    expect(activities[0]).toMatchObject({
+      name: "851f1672-f7f0-46f6-a262-ee9b51e18e97",
+      location: "East US",
+      properties: { serverName: "sql-prod-1", elasticPoolName: "pool-1" },
+    });
     expect(activities[1].name).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const dbActivities = await h.client.listElasticPoolDatabaseActivities(pool("sql-prod-1", "pool-1"));
     expect(dbActivities).toHaveLength(1);
-    expect(dbActivities[0].properties).toMatchObject({ databaseName: "analytics", currentElasticPoolName: "pool-1", serverName: "sql-prod-1" });
+    expect(dbActivities[0].properties).toMatchObject({
+      databaseName: "analytics",
+      currentElasticPoolName: "pool-1",
+      serverName: "sql-prod-1",
+    });
 
     const audit = db("sql-prod-2", "audit");
     expect(await h.client.getTransparentDataEncryption(audit)).toEqual({
-      id: tdeId(audit), name: "current", type: "Microsoft.Sql/servers/databases/transparentDataEncryption", location: "West Europe", properties: { status: "Disabled" },
+      id: tdeId(audit),
+      name: "current",
+      type: "Microsoft.Sql/servers/databases/transparentDataEncryption",
+      location: "West Europe",
+      properties: { status: "Disabled" },
     });
     expect((await h.client.putTransparentDataEncryption(audit, "Enabled")).properties?.status).toBe("Enabled");
     expect((await h.client.listTransparentDataEncryptionActivities(audit))[0].properties?.status).toBe("Encrypting");
@@ -56,7 +78,9 @@ describe("SqlClient against the example estate", () => {
     const [a] = await h.client.listServiceTierAdvisors(db("sql-prod-1", "customers"));
     const p = a.properties!;
     expect(p.currentServiceLevelObjective).toBe("S2");
-    expect(p.serviceLevelObjectiveUsageMetrics).toEqual([{ serviceLevelObjective: "S2", serviceLevelObjectiveId: expect.any(String), inRangeTimeRatio: 1 }]);
+    expect(p.serviceLevelObjectiveUsageMetrics).toEqual([
+      { serviceLevelObjective: "S2", serviceLevelObjectiveId: expect.any(String), inRangeTimeRatio: 1 },
+    ]);
     expect([p.observationPeriodStart, p.observationPeriodEnd]).toEqual(["2024-05-01T00:00:00Z", "2024-05-15T00:00:00Z"]);
     expect(p.usageBasedRecommendationServiceLevelObjective).toBeUndefined();
     const [fresh] = await h.client.listServiceTierAdvisors(db("sql-prod-1", "orders"));
@@ -102,19 +126,41 @@ describe("SqlClient against the example estate", () => {
     expect(tde.id).toBe(tdeId(ref)); // ids stay canonical
     expect(await described.listServiceTierAdvisors(ref)).toHaveLength(1);
 
-    const lower = await h.raw("GET", `/subscriptions/${SUB}/resourcegroups/RG-DATA/providers/microsoft.sql/servers/SQL-PROD-1/databases/Customers/transparentdataencryption/Current`);
+    const lower = await h.raw(
+      "GET",
+      `/subscriptions/${SUB}/resourcegroups/RG-DATA/providers/microsoft.sql/servers/SQL-PROD-1/databases/Customers/transparentdataencryption/Current`,
+    );
     expect(lower.status).toBe(200);
     expect(lower.body).toEqual(tde);
-    const upper = await h.raw("GET", `/SUBSCRIPTIONS/${SUB}/RESOURCEGROUPS/rg-data/PROVIDERS/PROVIDER.SQL/SERVERS/sql-prod-1/DATABASES/customers/SERVICETIERADVISORS/CURRENT`);
+    const upper = await h.raw(
+      "GET",
+      `/SUBSCRIPTIONS/${SUB}/RESOURCEGROUPS/rg-data/PROVIDERS/PROVIDER.SQL/SERVERS/sql-prod-1/DATABASES/customers/SERVICETIERADVISORS/CURRENT`,
+    );
     expect(upper.status).toBe(200);
   });
 
   it("404s name the missing resource and the operation", async () => {
     const cases: [Promise<unknown>, string, string][] = [
-      [h.client.getTransparentDataEncryption(db("sql-prod-1", "ghost")), "TransparentDataEncryptions_Get", "'Microsoft.Sql/servers/sql-prod-1/databases/ghost'"],
-      [h.client.getServiceTierAdvisor(db("sql-prod-1", "orders"), "Weekly"), "ServiceTierAdvisors_Get", "'Microsoft.Sql/servers/sql-prod-1/databases/orders/serviceTierAdvisors/Weekly'"],
-      [h.client.listElasticPoolActivities(pool("sql-prod-1", "pool-9")), "ElasticPoolActivities_ListByElasticPool", "'Microsoft.Sql/servers/sql-prod-1/elasticPools/pool-9'"],
-      [h.client.listTransparentDataEncryptionActivities(db("sql-nowhere", "orders")), "TransparentDataEncryptionActivities_ListByConfiguration", "'Microsoft.Sql/servers/sql-nowhere'"],
+      [
+        h.client.getTransparentDataEncryption(db("sql-prod-1", "ghost")),
+        "TransparentDataEncryptions_Get",
+        "'Microsoft.Sql/servers/sql-prod-1/databases/ghost'",
+      ],
+      [
+        h.client.getServiceTierAdvisor(db("sql-prod-1", "orders"), "Weekly"),
+        "ServiceTierAdvisors_Get",
+        "'Microsoft.Sql/servers/sql-prod-1/databases/orders/serviceTierAdvisors/Weekly'",
+      ],
+      [
+        h.client.listElasticPoolActivities(pool("sql-prod-1", "pool-9")),
+        "ElasticPoolActivities_ListByElasticPool",
+        "'Microsoft.Sql/servers/sql-prod-1/elasticPools/pool-9'",
+      ],
+      [
+        h.client.listTransparentDataEncryptionActivities(db("sql-nowhere", "orders")),
+        "TransparentDataEncryptionActivities_ListByConfiguration",
+        "'Microsoft.Sql/servers/sql-nowhere'",
+      ],
     ];
     for (const [p, operation, name] of cases) {
       const e = (await p.catch((x: unknown) => x)) as ApiError;
@@ -126,7 +172,9 @@ describe("SqlClient against the example estate", () => {
     const rg = (await h.client.listServiceTierAdvisors(db("sql-prod-1", "orders", "rg-other")).catch((x: unknown) => x)) as ApiError;
     expect(rg).toMatchObject({ status: 404, code: "ResourceGroupNotFound" });
     expect(rg.message).toContain("'rg-other'");
-    const sub = (await h.client.listServiceTierAdvisors(db("sql-prod-1", "orders", "rg-data", "11111111-1111-1111-1111-111111111111")).catch((x: unknown) => x)) as ApiError;
+    const sub = (await h.client
+      .listServiceTierAdvisors(db("sql-prod-1", "orders", "rg-data", "11111111-1111-1111-1111-111111111111"))
+      .catch((x: unknown) => x)) as ApiError;
     expect(sub).toMatchObject({ status: 404, code: "ResourceGroupNotFound" });
   });
 
@@ -139,7 +187,9 @@ describe("SqlClient against the example estate", () => {
 
 describe("SqlClient retries", () => {
   it("retries a 503 injected on the GET and succeeds", async () => {
-    const h = await startSql(undefined, { faults: { rules: [{ match: `/subscriptions/${SUB}/resourceGroups/rg-data`, methods: ["GET"], status: 503, count: 2 }] } });
+    const h = await startSql(undefined, {
+      faults: { rules: [{ match: `/subscriptions/${SUB}/resourceGroups/rg-data`, methods: ["GET"], status: 503, count: 2 }] },
+    });
     try {
       const tde = await h.client.getTransparentDataEncryption(db("sql-prod-1", "orders"));
       expect(tde.properties?.status).toBe("Disabled");
@@ -172,15 +222,37 @@ const driftingSql: LocalService<Record<string, never>> = {
     const advisor = (i: number) => ({ id: `/x/serviceTierAdvisors/a${i}`, name: `a${i}`, properties: { confidence: i / 10 } });
     ctx.arm("GET", `${srv}/paged/databases/:db/serviceTierAdvisors`, v, (req) => armPage(req, [0, 1, 2, 3, 4].map(advisor), 2));
     ctx.arm("GET", `${srv}/drift/databases/:db/transparentDataEncryption/:name`, v, () => ({
-      status: 200, body: { id: "/x/transparentDataEncryption/current", name: "current", location: null, properties: { status: "Paused", keyRotation: "auto" }, systemData: null },
+      status: 200,
+      body: {
+        id: "/x/transparentDataEncryption/current",
+        name: "current",
+        location: null,
+        properties: { status: "Paused", keyRotation: "auto" },
+        systemData: null,
+      },
     }));
     ctx.arm("GET", `${srv}/drift/databases/:db/transparentDataEncryption/:name/operationResults`, v, () => ({
-      status: 200, body: { value: [{ id: "/x/op", name: "current", properties: { status: "Reencrypting", percentComplete: null } }], nextLink: null },
+      status: 200,
+      body: { value: [{ id: "/x/op", name: "current", properties: { status: "Reencrypting", percentComplete: null } }], nextLink: null },
     }));
-    ctx.arm("GET", `${srv}/noid/databases/:db/transparentDataEncryption/:name`, v, () => ({ status: 200, body: { name: "current", properties: { status: "Enabled" } } }));
-    ctx.arm("GET", `${srv}/noid/databases/:db/transparentDataEncryption/:name/operationResults`, v, () => ({ status: 200, body: { value: [{ name: "current" }] } }));
-    ctx.arm("GET", `${srv}/html/databases/:db/transparentDataEncryption/:name`, v, () => ({ status: 200, body: "<html>gateway</html>", headers: { "content-type": "text/html" } }));
-    ctx.arm("GET", `${srv}/badjson/databases/:db/transparentDataEncryption/:name`, v, () => ({ status: 200, body: "{\"id\":", headers: { "content-type": "application/json" } }));
+    ctx.arm("GET", `${srv}/noid/databases/:db/transparentDataEncryption/:name`, v, () => ({
+      status: 200,
+      body: { name: "current", properties: { status: "Enabled" } },
+    }));
+    ctx.arm("GET", `${srv}/noid/databases/:db/transparentDataEncryption/:name/operationResults`, v, () => ({
+      status: 200,
+      body: { value: [{ name: "current" }] },
+    }));
+    ctx.arm("GET", `${srv}/html/databases/:db/transparentDataEncryption/:name`, v, () => ({
+      status: 200,
+      body: "<html>gateway</html>",
+      headers: { "content-type": "text/html" },
+    }));
+    ctx.arm("GET", `${srv}/badjson/databases/:db/transparentDataEncryption/:name`, v, () => ({
+      status: 200,
+      body: '{"id":',
+      headers: { "content-type": "application/json" },
+    }));
   },
 };
 
@@ -192,7 +264,9 @@ describe("SqlClient is tolerant in what it receives", () => {
     h = await startSql({}, { services: [imdsLocal as LocalService, driftingSql as LocalService] }, logger);
     client = h.clientWith({ logger });
   });
-  afterAll(async () => { await h.close(); });
+  afterAll(async () => {
+    await h.close();
+  });
 
   it("follows nextLink should a list ever page", async () => {
     const all = await client.listServiceTierAdvisors(db("paged", "d"));
@@ -201,7 +275,13 @@ describe("SqlClient is tolerant in what it receives", () => {
 
   it("hands drifting objects on unchanged and warns once, treating null as absent", async () => {
     const tde = await client.getTransparentDataEncryption(db("drift", "d"));
-    expect(tde).toEqual({ id: "/x/transparentDataEncryption/current", name: "current", location: null, properties: { status: "Paused", keyRotation: "auto" }, systemData: null });
+    expect(tde).toEqual({
+      id: "/x/transparentDataEncryption/current",
+      name: "current",
+      location: null,
+      properties: { status: "Paused", keyRotation: "auto" },
+      systemData: null,
+    });
     await client.getTransparentDataEncryption(db("drift", "d"));
     const tdeWarnings = logger.warnings.filter((w) => w.startsWith("TransparentDataEncryptions_Get"));
     expect(tdeWarnings).toHaveLength(1);
@@ -218,7 +298,7 @@ describe("SqlClient is tolerant in what it receives", () => {
   it("refuses a resource object without an id, and a body that is not JSON", async () => {
     const noId = (await client.getTransparentDataEncryption(db("noid", "d")).catch((x: unknown) => x)) as ApiError;
     expect(noId).toMatchObject({ status: 200, code: "InvalidResponse", operation: "TransparentDataEncryptions_Get" });
-    expect(noId.message).toContain("\"id\"");
+    expect(noId.message).toContain('"id"');
     const noIdItem = (await client.listTransparentDataEncryptionActivities(db("noid", "d")).catch((x: unknown) => x)) as ApiError;
     expect(noIdItem).toMatchObject({ code: "InvalidResponse", operation: "TransparentDataEncryptionActivities_ListByConfiguration" });
     expect(noIdItem.message).toContain("item 0");

@@ -22,8 +22,17 @@ describe("the sql: seed section", () => {
     expect(state.servers.map((s) => s.name)).toEqual(["sql-prod-1", "sql-prod-2"]);
     const [p1, p2] = state.servers;
     expect(p1.subscriptionId).toBe("00000000-0000-0000-0000-000000000000");
-    expect(p1.databases.find((d) => d.name === "analytics")).toMatchObject({ serviceObjective: "ElasticPool", edition: "Standard", elasticPool: "pool-1" });
-    expect(p2.databases.find((d) => d.name === "audit")).toMatchObject({ transparentDataEncryption: "Disabled", serviceObjective: "P1", edition: "Premium", scan: { durationMs: 4000 } });
+    expect(p1.databases.find((d) => d.name === "analytics")).toMatchObject({
+      serviceObjective: "ElasticPool",
+      edition: "Standard",
+      elasticPool: "pool-1",
+    });
+    expect(p2.databases.find((d) => d.name === "audit")).toMatchObject({
+      transparentDataEncryption: "Disabled",
+      serviceObjective: "P1",
+      edition: "Premium",
+      scan: { durationMs: 4000 },
+    });
     expect(p1.databases.find((d) => d.name === "customers")!.serviceTierAdvisors[0].name).toBe("Current");
     expect(JSON.parse(JSON.stringify(state))).toEqual(state); // plain JSON
   });
@@ -61,28 +70,42 @@ describe("the sql: seed section", () => {
     ["a scan outcome", "scan: { outcome: explode }", "sql.servers[0].databases[0].scan.outcome"],
     ["a service objective", "serviceObjective: S5", "sql.servers[0].databases[0].serviceObjective"],
     ["a confidence above 1", "serviceTierAdvisors: [{ confidence: 1.5 }]", "sql.servers[0].databases[0].serviceTierAdvisors[0].confidence"],
-    ["a date without a zone", "serviceTierAdvisors: [{ observationPeriodEnd: '2024-05-01T00:00:00' }]", "sql.servers[0].databases[0].serviceTierAdvisors[0].observationPeriodEnd"],
+    [
+      "a date without a zone",
+      "serviceTierAdvisors: [{ observationPeriodEnd: '2024-05-01T00:00:00' }]",
+      "sql.servers[0].databases[0].serviceTierAdvisors[0].observationPeriodEnd",
+    ],
   ])("rejects %s", (_what, field, keyPath) => {
-    const e = seedError(`sql:\n  servers:\n    - name: sql-a\n      resourceGroup: rg\n      databases:\n        - name: orders\n          ${field}\n`);
+    const e = seedError(
+      `sql:\n  servers:\n    - name: sql-a\n      resourceGroup: rg\n      databases:\n        - name: orders\n          ${field}\n`,
+    );
     expect(e.keyPath).toBe(keyPath);
     expect(e.line).toBeGreaterThanOrEqual(7);
   });
 
   it("rejects a declared master, an upper-case server name and a missing resource group", () => {
-    expect(seedError("sql:\n  servers:\n    - { name: sql-a, resourceGroup: rg, databases: [{ name: Master }] }\n").keyPath).toBe("sql.servers[0].databases[0].name");
+    expect(seedError("sql:\n  servers:\n    - { name: sql-a, resourceGroup: rg, databases: [{ name: Master }] }\n").keyPath).toBe(
+      "sql.servers[0].databases[0].name",
+    );
     expect(seedError("sql:\n  servers:\n    - { name: SQL-A, resourceGroup: rg }\n").keyPath).toBe("sql.servers[0].name");
     expect(seedError("sql:\n  servers:\n    - { name: sql-a }\n").problem).toBe('missing required key "resourceGroup"');
   });
 
   it("rejects what the schema cannot express, naming the key path", () => {
     const build = (yaml: string) => () => sqlInitialState(seedFromYaml(yaml).sql as SqlSeed);
-    expect(build("sql:\n  servers:\n    - { name: sql-a, resourceGroup: rg, databases: [{ name: d, elasticPool: p }] }\n"))
-      .toThrow('sql.servers[0].databases[0].elasticPool: server "sql-a" has no elastic pool "p"');
-    expect(build("sql:\n  servers:\n    - { name: sql-a, resourceGroup: rg, databases: [{ name: d }, { name: D }] }\n"))
-      .toThrow('sql.servers[0].databases[1].name: database "D" is declared twice');
-    expect(build("sql:\n  servers:\n    - { name: sql-a, resourceGroup: rg }\n    - { name: sql-a, resourceGroup: rg2 }\n"))
-      .toThrow("sql.servers[1].name: server \"sql-a\" is declared twice (also at sql.servers[0])");
-    expect(build("sql:\n  servers:\n    - name: sql-a\n      resourceGroup: rg\n      databases: [{ name: d, serviceTierAdvisors: [{}, { name: current }] }]\n"))
-      .toThrow("advisor \"current\" is declared twice");
+    expect(build("sql:\n  servers:\n    - { name: sql-a, resourceGroup: rg, databases: [{ name: d, elasticPool: p }] }\n")).toThrow(
+      'sql.servers[0].databases[0].elasticPool: server "sql-a" has no elastic pool "p"',
+    );
+    expect(build("sql:\n  servers:\n    - { name: sql-a, resourceGroup: rg, databases: [{ name: d }, { name: D }] }\n")).toThrow(
+      'sql.servers[0].databases[1].name: database "D" is declared twice',
+    );
+    expect(build("sql:\n  servers:\n    - { name: sql-a, resourceGroup: rg }\n    - { name: sql-a, resourceGroup: rg2 }\n")).toThrow(
+      'sql.servers[1].name: server "sql-a" is declared twice (also at sql.servers[0])',
+    );
+    expect(
+      build(
+        "sql:\n  servers:\n    - name: sql-a\n      resourceGroup: rg\n      databases: [{ name: d, serviceTierAdvisors: [{}, { name: current }] }]\n",
+      ),
+    ).toThrow('advisor "current" is declared twice');
   });
 });

@@ -41,39 +41,78 @@ function expectArmError(res: { status: number; body: unknown }, status: number, 
 /** A pool with many activities, databases in it, several advisors, defaults everywhere else. */
 function busyPoolSeed(): SeedDocument {
   const activities = Array.from({ length: 120 }, (_, i) => ({
-    operation: i % 2 ? "UPDATE" : "CREATE", state: i === 119 ? "IN_PROGRESS" : "COMPLETED", percentComplete: i === 119 ? 35 : 100,
-    startTime: `2024-01-${String(1 + (i % 28)).padStart(2, "0")}T00:00:00Z`, requestedDtu: 100 + i,
-    ...(i % 10 === 0 ? { errorCode: 40544, errorMessage: "The database has reached its size quota.", errorSeverity: 16, state: "FAILED" } : {}),
+    operation: i % 2 ? "UPDATE" : "CREATE",
+    state: i === 119 ? "IN_PROGRESS" : "COMPLETED",
+    percentComplete: i === 119 ? 35 : 100,
+    startTime: `2024-01-${String(1 + (i % 28)).padStart(2, "0")}T00:00:00Z`,
+    requestedDtu: 100 + i,
+    ...(i % 10 === 0
+      ? { errorCode: 40544, errorMessage: "The database has reached its size quota.", errorSeverity: 16, state: "FAILED" }
+      : {}),
   }));
   const databaseActivities = Array.from({ length: 60 }, (_, i) => ({
-    databaseName: `member-${i % 3}`, operation: "UPDATE", state: "COMPLETED", percentComplete: 100,
-    currentServiceObjective: "ElasticPool", requestedServiceObjective: "ElasticPool", requestedElasticPoolName: "busy",
+    databaseName: `member-${i % 3}`,
+    operation: "UPDATE",
+    state: "COMPLETED",
+    percentComplete: 100,
+    currentServiceObjective: "ElasticPool",
+    requestedServiceObjective: "ElasticPool",
+    requestedElasticPoolName: "busy",
   }));
-  return seedFromYaml(JSON.stringify({
-    sql: {
-      servers: [{
-        name: "sql-busy", resourceGroup: "rg-busy", location: "Japan East",
-        elasticPools: [{ name: "busy", activities, databaseActivities }, { name: "idle" }],
-        databases: [
-          { name: "member-0", elasticPool: "busy", transparentDataEncryption: "Enabled" },
-          { name: "member-1", elasticPool: "busy", serviceTierAdvisors: [{}] },
-          { name: "standalone", serviceObjective: "P1", serviceTierAdvisors: [
-            { name: "Current", overallRecommendationServiceLevelObjective: "P2", confidence: 0.5 },
-            { name: "Weekly", serviceLevelObjectiveUsageMetrics: [{ serviceLevelObjective: "P1" }, { serviceLevelObjective: "P2", inRangeTimeRatio: 0.4 }] },
-            { name: "Sized", databaseSizeBasedRecommendationServiceLevelObjective: "P4", disasterPlanBasedRecommendationServiceLevelObjective: "P2",
-              usageBasedRecommendationServiceLevelObjective: "P1", currentServiceLevelObjective: "P1", overallRecommendationServiceLevelObjectiveId: "7203483a-c4fb-4304-9e9f-17c71c904f5d", overallRecommendationServiceLevelObjective: "P4" },
-          ] },
+  return seedFromYaml(
+    JSON.stringify({
+      sql: {
+        servers: [
+          {
+            name: "sql-busy",
+            resourceGroup: "rg-busy",
+            location: "Japan East",
+            elasticPools: [{ name: "busy", activities, databaseActivities }, { name: "idle" }],
+            databases: [
+              { name: "member-0", elasticPool: "busy", transparentDataEncryption: "Enabled" },
+              { name: "member-1", elasticPool: "busy", serviceTierAdvisors: [{}] },
+              {
+                name: "standalone",
+                serviceObjective: "P1",
+                serviceTierAdvisors: [
+                  { name: "Current", overallRecommendationServiceLevelObjective: "P2", confidence: 0.5 },
+                  {
+                    name: "Weekly",
+                    serviceLevelObjectiveUsageMetrics: [
+                      { serviceLevelObjective: "P1" },
+                      { serviceLevelObjective: "P2", inRangeTimeRatio: 0.4 },
+                    ],
+                  },
+                  {
+                    name: "Sized",
+                    databaseSizeBasedRecommendationServiceLevelObjective: "P4",
+                    disasterPlanBasedRecommendationServiceLevelObjective: "P2",
+                    usageBasedRecommendationServiceLevelObjective: "P1",
+                    currentServiceLevelObjective: "P1",
+                    overallRecommendationServiceLevelObjectiveId: "7203483a-c4fb-4304-9e9f-17c71c904f5d",
+                    overallRecommendationServiceLevelObjective: "P4",
+                  },
+                ],
+              },
+            ],
+          },
         ],
-      }],
-    },
-  }));
+      },
+    }),
+  );
 }
 
 const VARIANTS: { name: string; seed: () => SeedDocument; dbs: ReturnType<typeof db>[]; pools: ReturnType<typeof pool>[] }[] = [
   {
     name: "the example estate",
     seed: estateSeed,
-    dbs: [db("sql-prod-1", "orders"), db("sql-prod-1", "customers"), db("sql-prod-1", "analytics"), db("sql-prod-2", "audit"), db("sql-prod-2", "master")],
+    dbs: [
+      db("sql-prod-1", "orders"),
+      db("sql-prod-1", "customers"),
+      db("sql-prod-1", "analytics"),
+      db("sql-prod-2", "audit"),
+      db("sql-prod-2", "master"),
+    ],
     pools: [pool("sql-prod-1", "pool-1")],
   },
   {
@@ -86,8 +125,12 @@ const VARIANTS: { name: string; seed: () => SeedDocument; dbs: ReturnType<typeof
 
 describe.each(VARIANTS)("responses conform to sql.core.json: $name", ({ seed, dbs, pools }) => {
   let h: SqlHarness;
-  beforeAll(async () => { h = await startSql(seed()); });
-  afterAll(async () => { await h.close(); });
+  beforeAll(async () => {
+    h = await startSql(seed());
+  });
+  afterAll(async () => {
+    await h.close();
+  });
 
   it("ServiceTierAdvisors_ListByDatabase and ServiceTierAdvisors_Get", async () => {
     let advisors = 0;
@@ -148,24 +191,47 @@ describe.each(VARIANTS)("responses conform to sql.core.json: $name", ({ seed, db
 
   it("error bodies have ARM's { error: { code, message } } shape (the spec declares no default response)", async () => {
     const ref = dbs[0];
-    expectArmError(await h.raw("GET", `${dbPath({ ...ref, database: "nope" })}/transparentDataEncryption/current`), 404, "ResourceNotFound");
+    expectArmError(
+      await h.raw("GET", `${dbPath({ ...ref, database: "nope" })}/transparentDataEncryption/current`),
+      404,
+      "ResourceNotFound",
+    );
     expectArmError(await h.raw("GET", `${dbPath({ ...ref, resourceGroup: "rg-nope" })}/serviceTierAdvisors`), 404, "ResourceGroupNotFound");
-    expectArmError(await h.raw("GET", `${dbPath(ref)}/transparentDataEncryption/current`, undefined, "api-version=2021-11-01"), 400, "InvalidApiVersionParameter");
-    expectArmError(await h.raw("PUT", `${dbPath(ref)}/transparentDataEncryption/current`, { properties: { status: "Paused" } }), 400, "InvalidParameterValue");
-    expectArmError(await h.raw("PUT", `${dbPath({ ...ref, database: "master" })}/transparentDataEncryption/current`, { properties: { status: "Enabled" } }), 400, "OperationNotSupportedOnMasterDatabase");
+    expectArmError(
+      await h.raw("GET", `${dbPath(ref)}/transparentDataEncryption/current`, undefined, "api-version=2021-11-01"),
+      400,
+      "InvalidApiVersionParameter",
+    );
+    expectArmError(
+      await h.raw("PUT", `${dbPath(ref)}/transparentDataEncryption/current`, { properties: { status: "Paused" } }),
+      400,
+      "InvalidParameterValue",
+    );
+    expectArmError(
+      await h.raw("PUT", `${dbPath({ ...ref, database: "master" })}/transparentDataEncryption/current`, {
+        properties: { status: "Enabled" },
+      }),
+      400,
+      "OperationNotSupportedOnMasterDatabase",
+    );
     expectArmError(await h.raw("GET", `${poolPath(pools[0])}x/elasticPoolActivity`), 404, "ResourceNotFound");
   });
 });
 
 describe("the spec itself", () => {
   it("declares no default (error) response for the seven operations, and 200 + 201 for the PUT", () => {
-    const doc = readSpec(SQL_SPEC) as { paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>> };
+    const doc = readSpec(SQL_SPEC) as {
+      paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
+    };
     const ops = Object.values(doc.paths).flatMap((m) => Object.values(m));
     for (const op of Object.values(SQL_OPERATIONS)) {
       const found = ops.find((o) => o.operationId === op)!;
       expect(found, op).toBeDefined();
       expect(Object.keys(found.responses)).not.toContain("default");
     }
-    expect(Object.keys(ops.find((o) => o.operationId === SQL_OPERATIONS.putTransparentDataEncryption)!.responses).sort()).toEqual(["200", "201"]);
+    expect(Object.keys(ops.find((o) => o.operationId === SQL_OPERATIONS.putTransparentDataEncryption)!.responses).sort()).toEqual([
+      "200",
+      "201",
+    ]);
   });
 });

@@ -31,11 +31,20 @@ export interface SqlHarness extends TestEmulator {
   /** A client with other options against the same emulator. */
   clientWith(opts: Partial<ArmClientOptions>): SqlClient;
   /** A raw ARM call with a valid bearer token: what the emulator sends, untouched by the client. */
-  raw(method: "GET" | "PUT" | "DELETE", path: string, body?: unknown, query?: string): Promise<{ status: number; body: unknown; headers: Record<string, unknown> }>;
+  raw(
+    method: "GET" | "PUT" | "DELETE",
+    path: string,
+    body?: unknown,
+    query?: string,
+  ): Promise<{ status: number; body: unknown; headers: Record<string, unknown> }>;
 }
 
 /** Starts an in-process emulator with a seed and a SqlClient bound to it. */
-export async function startSql(seed: SeedDocument = estateSeed(), opts: EmulatorOptions = {}, logger: Logger = silentLogger): Promise<SqlHarness> {
+export async function startSql(
+  seed: SeedDocument = estateSeed(),
+  opts: EmulatorOptions = {},
+  logger: Logger = silentLogger,
+): Promise<SqlHarness> {
   const t = await startTestEmulator({ seed, ...opts });
   const base: ArmClientOptions = { endpoint: t.url, credential: t.credential, retry: FAST_RETRY, logger };
   const clientWith = (o: Partial<ArmClientOptions>) => new SqlClient({ ...base, ...o });

@@ -28,7 +28,9 @@ const isApiError = (status: number, code: string) => (e: unknown) => e instanceo
 
 describe("TDE scans on the emulator clock", () => {
   let h: SqlHarness;
-  afterEach(async () => { await h?.close(); });
+  afterEach(async () => {
+    await h?.close();
+  });
 
   async function status(name: string): Promise<string | undefined> {
     return (await h.client.getTransparentDataEncryption(ref(name))).properties?.status;
@@ -46,7 +48,9 @@ describe("TDE scans on the emulator clock", () => {
     expect(put.properties?.status).toBe("Enabled");
     expect(put.name).toBe("current");
     expect(put.location).toBe("North Europe");
-    expect(put.id).toBe("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-scan/providers/Microsoft.Sql/servers/sql-scan/databases/plain/transparentDataEncryption/current");
+    expect(put.id).toBe(
+      "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-scan/providers/Microsoft.Sql/servers/sql-scan/databases/plain/transparentDataEncryption/current",
+    );
 
     const seen: number[] = [];
     for (let i = 0; i < 4; i++) {
@@ -98,7 +102,9 @@ describe("TDE scans on the emulator clock", () => {
     expect(a.properties).toEqual({ status: "Encrypting", percentComplete: 70 });
     expect(await status("stuck")).toBe("Enabled");
     // Still running, so reversing it is refused.
-    await expect(h.client.putTransparentDataEncryption(ref("stuck"), "Disabled")).rejects.toSatisfy(isApiError(409, "ConflictingDatabaseOperation"));
+    await expect(h.client.putTransparentDataEncryption(ref("stuck"), "Disabled")).rejects.toSatisfy(
+      isApiError(409, "ConflictingDatabaseOperation"),
+    );
   });
 
   it("a PUT with the current status starts no scan, also while a scan to that status runs", async () => {
@@ -120,7 +126,11 @@ describe("TDE scans on the emulator clock", () => {
     await h.client.putTransparentDataEncryption(ref("plain"), "Enabled");
     const err = await h.client.putTransparentDataEncryption(ref("plain"), "Disabled").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
-    expect(err).toMatchObject({ status: 409, code: "ConflictingDatabaseOperation", operation: "TransparentDataEncryptions_CreateOrUpdate" });
+    expect(err).toMatchObject({
+      status: 409,
+      code: "ConflictingDatabaseOperation",
+      operation: "TransparentDataEncryptions_CreateOrUpdate",
+    });
     expect((err as ApiError).detail).toContain("'plain'");
     expect(await status("plain")).toBe("Enabled");
     h.emu.advanceClock(10_000);
@@ -132,7 +142,9 @@ describe("TDE scans on the emulator clock", () => {
     h = await startSql(seedFromYaml(SEED));
     expect(await status("master")).toBe("Disabled");
     for (const s of ["Enabled", "Disabled"] as const) {
-      await expect(h.client.putTransparentDataEncryption(ref("master"), s)).rejects.toSatisfy(isApiError(400, "OperationNotSupportedOnMasterDatabase"));
+      await expect(h.client.putTransparentDataEncryption(ref("master"), s)).rejects.toSatisfy(
+        isApiError(400, "OperationNotSupportedOnMasterDatabase"),
+      );
     }
     expect(await status("MASTER")).toBe("Disabled");
     expect(await activities("master")).toEqual([]);
@@ -166,7 +178,9 @@ describe("TDE scans on the emulator clock", () => {
     expect((await h.raw("PUT", tde, { properties: { status: "enabled" } })).body).toMatchObject({ properties: { status: "Enabled" } });
     const other = await h.raw("GET", `${dbPath(ref("plain"))}/transparentDataEncryption/previous`);
     expect(other.status).toBe(404);
-    expect((other.body as { error: { message: string } }).error.message).toContain("sql-scan/databases/plain/transparentDataEncryption/previous");
+    expect((other.body as { error: { message: string } }).error.message).toContain(
+      "sql-scan/databases/plain/transparentDataEncryption/previous",
+    );
   });
 
   it("a running scan survives an emulator restart with --state", async () => {
