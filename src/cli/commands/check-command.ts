@@ -27,21 +27,20 @@ type Format = (typeof FORMATS)[number];
 export function registerCheck(program: Command, io: CommandIO): void {
   withStackOptions(program.command("check"))
     .description("run every compliance rule against live state (exit 0 no mandatory violation, 3 at least one, 1 error)")
-    .option("--format <format>", FORMATS.join(", "), choiceOption(FORMATS), "table")
+    .option("--output <format>", FORMATS.join(", "), choiceOption(FORMATS), "table")
+    .option("--format <format>", "alias of --output", choiceOption(FORMATS))
     .option("--out <file>", "write the report to a file instead of stdout")
     .option("--concurrency <n>", "databases read at once", intOption(1, 256), 16)
-    .action(async (flags: StackFlags & { format: Format; out?: string; concurrency: number }) => {
+    .action(async (flags: StackFlags & { output: Format; format?: Format; out?: string; concurrency: number }) => {
+      const format = flags.format ?? flags.output;
       const { stack, name } = loadStackFromFlags(flags, io);
       const result = await runCheck(azureClientsFromEnv(io.env), stack, flags.concurrency);
-      const report = renderReport(
-        { stackName: name, file: stack.file, result, generatedAt: new Date(), toolVersion: VERSION },
-        flags.format,
-      );
+      const report = renderReport({ stackName: name, file: stack.file, result, generatedAt: new Date(), toolVersion: VERSION }, format);
       if (flags.out) {
         // Relative to the command's cwd (io.cwd), not the process's: they differ when main() runs in-process.
         writeFileSync(resolve(io.cwd, flags.out), `${report}\n`);
         io.err(
-          `stackwarden check: wrote ${flags.format} report to ${flags.out} (${result.summary.mandatoryViolations} mandatory, ${result.summary.advisoryViolations} advisory)`,
+          `stackwarden check: wrote ${format} report to ${flags.out} (${result.summary.mandatoryViolations} mandatory, ${result.summary.advisoryViolations} advisory)`,
         );
       } else {
         io.out(report);
