@@ -10,6 +10,8 @@ import { registerStart } from "./commands/start-command";
 import { registerCheck } from "./commands/check-command";
 import { registerDrift } from "./commands/drift-command";
 import { registerInventory } from "./commands/inventory-command";
+import { registerGeocode } from "./commands/geocode-command";
+import { registerWhere } from "./commands/where-command";
 
 /** Builds the command tree; `io` receives all output. */
 export function buildProgram(io: CommandIO): Command {
@@ -29,6 +31,8 @@ export function buildProgram(io: CommandIO): Command {
   registerDrift(program, io);
   registerCheck(program, io);
   registerInventory(program, io);
+  registerGeocode(program, io);
+  registerWhere(program, io);
   registerEmulator(program, io);
   registerStart(program, io);
   registerWhoami(program, io);

@@ -15,6 +15,7 @@ import {
   type LocatedYaml,
 } from "../yaml/located-yaml";
 import { STACKWARDEN_KEYS_SCHEMA } from "./stack-schema";
+import { isAssignedCountryCode } from "../services/geocoding/country-codes";
 import { PROJECT_ROOT } from "../version";
 
 /** Where a value was written: for errors and for SARIF locations. */
@@ -56,6 +57,23 @@ export interface BatchWorkspaceTarget {
   clusters?: string[];
   experiments?: string[];
   fileServers?: string[];
+  source?: SourceLocation;
+}
+
+/** A place the stack names by address (a backup site, a replica), placed in a country by geocoding. */
+export interface ResidencySite {
+  name: string;
+  address: string;
+  source?: SourceLocation;
+}
+
+/** `stackwarden:residency`: the countries data may live in, and the sites to place. */
+export interface ResidencyConfig {
+  /** ISO 3166-1 alpha-2 codes, upper case, each officially assigned. */
+  allowedCountries: string[];
+  sites: ResidencySite[];
+  /** Where `stackwarden:residency` is written. */
+  source?: SourceLocation;
 }
 
 /** A validated stack: what the CLI and the Pulumi program both act on. */
@@ -68,6 +86,8 @@ export interface StackConfig {
   batch: { resourceGroups?: string[]; locations: string[]; workspaces: BatchWorkspaceTarget[]; source?: SourceLocation };
   policies: RuleSettings;
   exemptions: Exemption[];
+  /** Undefined when the stack has no `stackwarden:residency`. */
+  residency?: ResidencyConfig;
 }
 
 type RawKeys = {
@@ -77,6 +97,7 @@ type RawKeys = {
   "stackwarden:batch"?: { resourceGroups?: string[]; locations?: string[]; workspaces?: BatchWorkspaceTarget[] };
   "stackwarden:policies"?: Parameters<typeof resolveRuleSettings>[0];
   "stackwarden:exemptions"?: Omit<Exemption, "source">[];
+  "stackwarden:residency"?: { allowedCountries: string[]; sites?: Omit<ResidencySite, "source">[] };
 };
 
 let validator: ValidateFunction | undefined;
@@ -208,6 +229,7 @@ function build(raw: RawKeys, file: string, where: (path: (string | number)[]) =>
     }
     poolSeen.add(key);
   });
+  const residency = buildResidency(raw["stackwarden:residency"], file, where, y);
   return {
     file,
     subscriptionId: raw["stackwarden:subscriptionId"],
@@ -216,11 +238,54 @@ function build(raw: RawKeys, file: string, where: (path: (string | number)[]) =>
     batch: {
       resourceGroups: raw["stackwarden:batch"]?.resourceGroups,
       locations: raw["stackwarden:batch"]?.locations ?? [],
-      workspaces: raw["stackwarden:batch"]?.workspaces ?? [],
+      workspaces: (raw["stackwarden:batch"]?.workspaces ?? []).map((w, i) => ({
+        ...w,
+        source: where(["stackwarden:batch", "workspaces", i]),
+      })),
       source: raw["stackwarden:batch"] ? where(["stackwarden:batch", "locations"]) : undefined,
     },
     policies: resolveRuleSettings(raw["stackwarden:policies"]),
     exemptions: (raw["stackwarden:exemptions"] ?? []).map((e, i) => ({ ...e, source: where(["stackwarden:exemptions", i]) })),
+    residency,
+  };
+}
+
+/** Hints for codes people write that ISO 3166-1 does not assign. */
+const COUNTRY_CODE_HINTS: Record<string, string> = { UK: "GB", EL: "GR", EU: "the member states' own codes" };
+
+/** `stackwarden:residency`, its country codes checked against ISO 3166-1 and its site names unique. */
+function buildResidency(
+  raw: RawKeys["stackwarden:residency"],
+  file: string,
+  where: (path: (string | number)[]) => SourceLocation | undefined,
+  y?: LocatedYaml,
+): ResidencyConfig | undefined {
+  if (!raw) return undefined;
+  const fail = (path: (string | number)[], problem: string): never => {
+    const full = ["stackwarden:residency", ...path];
+    if (y) {
+      const at = locate(y, ["config", ...full]);
+      throw new YamlInputError(file, at.line, at.column, formatKeyPath(["config", ...full]), problem);
+    }
+    throw new Error(`${file}: ${formatKeyPath(full)}: ${problem}`);
+  };
+  raw.allowedCountries.forEach((code, i) => {
+    if (code !== code.toUpperCase()) fail(["allowedCountries", i], `write country codes in upper case: "${code.toUpperCase()}"`);
+    if (!isAssignedCountryCode(code)) {
+      const hint = COUNTRY_CODE_HINTS[code];
+      fail(["allowedCountries", i], `"${code}" is not an ISO 3166-1 alpha-2 country code${hint ? ` (use ${hint})` : ""}`);
+    }
+  });
+  const seen = new Map<string, number>();
+  (raw.sites ?? []).forEach((site, i) => {
+    const first = seen.get(site.name.toLowerCase());
+    if (first !== undefined) fail(["sites", i, "name"], `duplicate site name "${site.name}": already sites[${first}]`);
+    seen.set(site.name.toLowerCase(), i);
+  });
+  return {
+    allowedCountries: [...new Set(raw.allowedCountries)],
+    sites: (raw.sites ?? []).map((site, i) => ({ ...site, source: where(["stackwarden:residency", "sites", i]) })),
+    source: where(["stackwarden:residency"]),
   };
 }
 

@@ -90,6 +90,38 @@ export const STACKWARDEN_KEYS_SCHEMA = {
       description: "optional: per-rule enforcement level and thresholds",
       properties: Object.fromEntries(RULE_IDS.map((id) => [id, RULE_SETTINGS_SCHEMAS[id]])),
     },
+    "stackwarden:residency": {
+      type: "object",
+      additionalProperties: false,
+      required: ["allowedCountries"],
+      description: "optional: where data may live (the data-residency gate); when set, its rule is mandatory",
+      properties: {
+        allowedCountries: {
+          type: "array",
+          minItems: 1,
+          items: { type: "string", pattern: "^[A-Za-z]{2}$", description: "an ISO 3166-1 alpha-2 code such as NL" },
+          description: "required: the countries data may live in, as ISO 3166-1 alpha-2 codes (upper case)",
+        },
+        sites: {
+          type: "array",
+          description: "optional, default []: places named by address (backup sites, replicas), geocoded and placed in a country",
+          items: {
+            type: "object",
+            additionalProperties: false,
+            required: ["name", "address"],
+            properties: {
+              name: name("site"),
+              address: {
+                type: "string",
+                minLength: 1,
+                maxLength: 512,
+                description: "required: the postal address, with its country where it may be unclear",
+              },
+            },
+          },
+        },
+      },
+    },
     "stackwarden:exemptions": {
       type: "array",
       description: "optional: resources exempted from rules, shown in every report",

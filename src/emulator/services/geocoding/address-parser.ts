@@ -11,7 +11,7 @@ import {
   US_STATES,
   US_STREET_TYPES,
 } from "./address-vocabulary";
-import { countryCodeOfName, countryName } from "./country-lookup";
+import { countryCodeOfName, countryName } from "../../../services/geocoding/country-codes";
 
 /** The parts of an address the parser found, in the spec's `Address` field names. */
 export type ParsedAddress = Pick<

@@ -5,8 +5,12 @@
 
 const LETTER_FOLDS: Record<string, string> = { ß: "ss", ø: "o", æ: "ae", œ: "oe", ł: "l", đ: "d", ı: "i", þ: "th" };
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** Lower case without accents (NFKD, combining marks dropped; ß → ss, ø → o, ...). */
 export function fold(text: string): string {
+  // Most names are plain ASCII: lower-casing is all they need (135 000 names are keyed at start).
+  if (ASCII.test(text)) return text.toLowerCase();
   return text
     .normalize("NFKD")
     .replace(/\p{M}+/gu, "")
@@ -16,6 +20,13 @@ export function fold(text: string): string {
 
 /** The comparison key of a name: folded, apostrophes and full stops dropped, other punctuation a space. */
 export function nameKey(text: string): string {
+  if (ASCII.test(text)) {
+    return text
+      .toLowerCase()
+      .replace(/['`.]/g, "")
+      .replace(/[^a-z0-9]+/g, " ")
+      .trim();
+  }
   return fold(text)
     .replace(/['’`.]/g, "")
     .replace(/[^\p{L}\p{N}]+/gu, " ")

