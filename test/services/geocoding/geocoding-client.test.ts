@@ -32,7 +32,7 @@ afterAll(async () => {
 
 /** A raw GET, for what the client would refuse to send or would not show. */
 async function raw(path: string, query: Record<string, string | number>) {
-  const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
+  const qs = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
   const res = await request(`${base}${path}?${qs}`);
   const text = await res.body.text();
   return {
