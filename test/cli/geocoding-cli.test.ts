@@ -226,7 +226,7 @@ describe("the API key, with STACKWARDEN_LOG=debug, in a real process", () => {
   it("appears nowhere in stdout or stderr, whether the key is accepted or refused", async () => {
     if (!existsSync(join(PROJECT_ROOT, "dist", "src", "cli", "main.js"))) throw new Error("dist/ is missing: run `npm run build`");
     const wrong = "gk-planted-wrong-key-41c9";
-    const runs = [
+    const runs: { args: string[]; extra: Record<string, string>; code: number }[] = [
       { args: ["geocode", "Dam 1, 1012 JS Amsterdam"], extra: { STACKWARDEN_LOG: "debug" }, code: 0 },
       { args: ["where", "--config", "Pulumi.us.yaml", "--output", "json"], extra: { STACKWARDEN_LOG: "debug" }, code: 0 },
       { args: ["geocode", "Dam 1, 1012 JS Amsterdam"], extra: { STACKWARDEN_LOG: "debug", STACKWARDEN_GEOCODING_API_KEY: wrong }, code: 1 },
