@@ -15,6 +15,8 @@ export interface GeocodeAnswer {
   parsed: ParsedAddress;
   result: Address[];
   message?: string;
+  /** Set when only the full-text index could answer and `idx` has none: ask again with it. */
+  needsFullText?: boolean;
 }
 
 /**
@@ -22,9 +24,15 @@ export interface GeocodeAnswer {
  * country, preferring the state it names, then the most populous), then looks for the street in
  * the seed; a seeded house number places it at HOUSE_NUMBER level, a seeded street at STREET level,
  * else the city at CITY level. When no city is recognised the words are searched in the full-text
- * index. Best first; other places of the same name follow.
+ * index (with spatial indexes only, the answer says it needs it). Best first; other places of the
+ * same name follow.
  */
-export function geocodeAddress(idx: FullIndexes, address: string, countryHint: string | undefined, page: PageWindow): GeocodeAnswer {
+export function geocodeAddress(
+  idx: SpatialIndexes | FullIndexes,
+  address: string,
+  countryHint: string | undefined,
+  page: PageWindow,
+): GeocodeAnswer {
   const parsed = parseAddress(address, countryHint);
   const cc = parsed.countrycode;
   const placeIds = resolvePlaces(idx, cityNamesOf(parsed), cc, parsed.state);
@@ -38,6 +46,7 @@ export function geocodeAddress(idx: FullIndexes, address: string, countryHint: s
   for (const id of placeIds) out.push(placeAddress(idx.places, id));
   if (out.length === 0 && !parsed.streetName) {
     // Nothing recognised as a city: search the words themselves ("Eiffel", "Dam Amsterdam").
+    if (!("text" in idx)) return { parsed, result: [], needsFullText: true };
     const query = parsed.city ?? address;
     const n = idx.places.count;
     for (const { id } of rankedMatches(idx, { q: query, allWords: true, country: cc, suggest: false }).slice(0, page.offset + page.limit)) {

@@ -44,28 +44,47 @@ export function fulltextSearch(idx: FullIndexes, p: FulltextParams, page: PageWi
  * `places.count`), or `places.count` plus a seeded street's position.
  */
 export function rankedMatches(idx: FullIndexes, p: FulltextParams): { id: number; score: number }[] {
-  const { places, streets } = idx;
+  const { places, streets, textKeys, byName } = idx;
   const n = places.count;
-  const countryOf = (id: number) => (id < n ? places.country[id] : streets[id - n]?.countryCode);
-  const pointOf = (id: number): [number, number] =>
-    id < n ? [places.lng[id], places.lat[id]] : [streets[id - n].lng, streets[id - n].lat];
-  const kmFrom = (id: number) => {
-    const [lng, lat] = pointOf(id);
-    return distance(p.near!.lng, p.near!.lat, lng, lat);
-  };
+  const nk = textKeys.length;
   const radiusKm = p.near ? p.near.radiusM / 1000 : 0;
+  const kmFrom = (lng: number, lat: number) => distance(p.near!.lng, p.near!.lat, lng, lat);
   const raw = idx.text.search(p.q, {
     combineWith: p.allWords ? "AND" : "OR",
     prefix: p.suggest ? (_term: string, i: number, terms: string[]) => i === terms.length - 1 : false,
     fuzzy: false,
-    boostDocument: (id: number) => (id < n ? 1 + Math.log10(1 + places.population[id]) / 3 : 1.5),
-    filter: (r) => (!p.country || countryOf(r.id as number) === p.country) && (!p.near || kmFrom(r.id as number) <= radiusKm),
   });
-  const popOf = (id: number) => (id < n ? places.population[id] : 0);
-  const scored = raw.map((r) => {
-    const id = r.id as number;
-    const promoted = p.near ? r.score * (1 + 0.5 * (1 - kmFrom(id) / radiusKm)) : r.score;
-    return { id, score: Math.round(promoted * 1000) / 1000 };
-  });
-  return scored.sort((a, b) => b.score - a.score || popOf(b.id) - popOf(a.id) || a.id - b.id);
+  const out: { id: number; score: number; population: number }[] = [];
+  const keep = (country: string, lng: number, lat: number, score: number, boost: number, id: number, population: number) => {
+    if (p.country && country !== p.country) return;
+    let s = score * boost;
+    if (p.near) {
+      const km = kmFrom(lng, lat);
+      if (km > radiusKm) return;
+      s *= 1 + 0.5 * (1 - km / radiusKm);
+    }
+    out.push({ id, score: Math.round(s * 1000) / 1000, population });
+  };
+  for (const r of raw) {
+    const doc = r.id as number;
+    if (doc < nk) {
+      // A name key stands for every place of that name; bigger places score higher.
+      for (const id of byName.get(textKeys[doc]) ?? []) {
+        keep(
+          places.country[id],
+          places.lng[id],
+          places.lat[id],
+          r.score,
+          1 + Math.log10(1 + places.population[id]) / 3,
+          id,
+          places.population[id],
+        );
+      }
+    } else {
+      const st = streets[doc - nk];
+      keep(st.countryCode, st.lng, st.lat, r.score, 1.5, n + doc - nk, 0);
+    }
+  }
+  out.sort((a, b) => b.score - a.score || b.population - a.population || a.id - b.id);
+  return out.map(({ id, score }) => ({ id, score }));
 }

@@ -98,8 +98,15 @@ export const geocodingLocal: LocalService<GeocodingState, GeocodingSeed> = {
       });
     };
 
-    const spatial = () => indexes.spatial().catch(buildFailed);
-    const full = () => indexes.full().catch(buildFailed);
+    // The first geocoding request starts the whole build; each request waits only for what it needs.
+    const spatial = () => {
+      indexes.start();
+      return indexes.spatial().catch(buildFailed);
+    };
+    const full = () => {
+      indexes.start();
+      return indexes.full().catch(buildFailed);
+    };
 
     route(GEOCODING_PATHS.reverseGeocode, async (req) => {
       const lat = numberParam(req, "lat", { required: true, min: -90, max: 90 })!;
@@ -159,9 +166,10 @@ export const geocodingLocal: LocalService<GeocodingState, GeocodingSeed> = {
       const address = textParam(req, "address");
       const country = countryParam(req);
       const page = pageWindow(req.query.get("from"), req.query.get("to"));
-      const idx = await full();
+      const idx = await spatial();
       const t0 = performance.now();
-      const a = geocodeAddress(idx, address, country, page);
+      let a = geocodeAddress(idx, address, country, page);
+      if (a.needsFullText) a = geocodeAddress(await full(), address, country, page);
       return { QTime: elapsed(t0), numFound: a.result.length, message: a.message, parsedAddress: a.parsed, result: a.result };
     });
 
