@@ -7,7 +7,7 @@ import type { SqlClient } from "../services/sql/client";
 import { azureRegions } from "./azure-regions";
 import { addressAnswerOf, pointAnswerOf } from "./geo-answers";
 import { placeSubjects, placementNeeds, type GeoAnswer, type Placement } from "./placement";
-import { batchSubjects, siteSubjects, sqlSubjects } from "./residency-subjects";
+import { batchSubjects, siteSubjects, sqlSubjects, type ResidencySubject } from "./residency-subjects";
 
 /** The clients placing reads through. */
 export interface ResidencySources {
@@ -48,6 +48,21 @@ export async function placeStack(
     ...batchSubjects(stack.batch, batch),
     ...siteSubjects(stack.residency),
   ];
+  return placeWithGeocoding(sources.geocoding, subjects, { concurrency: limit, signal });
+}
+
+/**
+ * Places subjects however they were gathered (from the CLI's reads, or from Pulumi resource
+ * outputs in the policy pack): reverse-geocodes each distinct region's point once and geocodes
+ * each distinct site address once, then places them (see `placeSubjects`).
+ */
+export async function placeWithGeocoding(
+  geocoding: Pick<GeocodingClient, "reverseGeocode" | "geocode">,
+  subjects: readonly ResidencySubject[],
+  opts: { concurrency?: number; signal?: AbortSignal } = {},
+): Promise<Placement[]> {
+  const limit = opts.concurrency ?? 8;
+  const signal = opts.signal;
   const regions = azureRegions();
   const needs = placementNeeds(subjects, regions);
   const regionAnswers = new Map<string, GeoAnswer>();
@@ -55,10 +70,10 @@ export async function placeStack(
   await Promise.all([
     mapBounded(needs.regions, limit, async (r) => {
       const point = { lat: r.latitude, lng: r.longitude };
-      regionAnswers.set(r.name, pointAnswerOf(await sources.geocoding.reverseGeocode({ ...point, from: 1, to: 1 }, signal), point));
+      regionAnswers.set(r.name, pointAnswerOf(await geocoding.reverseGeocode({ ...point, from: 1, to: 1 }, signal), point));
     }),
     mapBounded(needs.addresses, limit, async (address) => {
-      addressAnswers.set(address, addressAnswerOf(await sources.geocoding.geocode({ address, from: 1, to: 1 }, signal)));
+      addressAnswers.set(address, addressAnswerOf(await geocoding.geocode({ address, from: 1, to: 1 }, signal)));
     }),
   ]);
   return placeSubjects(subjects, { regions: regionAnswers, addresses: addressAnswers }, regions);
