@@ -1,5 +1,17 @@
-import type { Exemption } from "../config/stack-config";
+import { sameResourceId } from "../arm/resource-id";
 import type { Finding } from "./finding";
+import type { SourceLocation } from "./source-location";
+
+/** A resource exempted from some rules (or all), with why and until when. */
+export interface Exemption {
+  resourceId: string;
+  /** Rule ids; all rules when absent. */
+  rules?: string[];
+  reason: string;
+  /** `YYYY-MM-DD`; the exemption applies through the end of that day (UTC). */
+  expires?: string;
+  source?: SourceLocation;
+}
 
 export interface ExemptionStatus {
   exemption: Exemption;
@@ -43,5 +55,5 @@ export function applyExemptions(
 
 function covers(e: Exemption, f: Finding): boolean {
   if (e.rules && !e.rules.includes(f.ruleId)) return false;
-  return e.resourceId.replace(/\/+$/, "").toLowerCase() === f.resourceId.toLowerCase();
+  return sameResourceId(e.resourceId, f.resourceId);
 }

@@ -2,7 +2,10 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import Ajv, { type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
-import { resolveRuleSettings, type RuleId, type RuleSettings } from "../compliance/rule-settings";
+import { registryVersion } from "../compliance/registry";
+import { resolveRuleSettings, type ConfiguredRuleSettings, type RuleSettings } from "../compliance/rule-settings";
+import type { Exemption } from "../compliance/exemptions";
+import type { SourceLocation } from "../compliance/source-location";
 import {
   describeAjvError,
   formatKeyPath,
@@ -14,15 +17,10 @@ import {
   YamlInputError,
   type LocatedYaml,
 } from "../yaml/located-yaml";
-import { STACKWARDEN_KEYS_SCHEMA } from "./stack-schema";
+import { stackKeysSchema } from "./stack-schema";
 import { PROJECT_ROOT } from "../version";
 
-/** Where a value was written: for errors and for SARIF locations. */
-export interface SourceLocation {
-  file: string;
-  line: number;
-  column: number;
-}
+export type { Exemption, SourceLocation };
 
 export interface DesiredDatabase {
   resourceGroup: string;
@@ -37,15 +35,6 @@ export interface ElasticPoolTarget {
   resourceGroup: string;
   server: string;
   elasticPool: string;
-  source?: SourceLocation;
-}
-
-export interface Exemption {
-  resourceId: string;
-  rules?: RuleId[];
-  reason: string;
-  /** `YYYY-MM-DD`; the exemption applies through the end of that day (UTC). */
-  expires?: string;
   source?: SourceLocation;
 }
 
@@ -75,18 +64,18 @@ type RawKeys = {
   "stackwarden:databases"?: Omit<DesiredDatabase, "source">[];
   "stackwarden:elasticPools"?: Omit<ElasticPoolTarget, "source">[];
   "stackwarden:batch"?: { resourceGroups?: string[]; locations?: string[]; workspaces?: BatchWorkspaceTarget[] };
-  "stackwarden:policies"?: Parameters<typeof resolveRuleSettings>[0];
+  "stackwarden:policies"?: ConfiguredRuleSettings;
   "stackwarden:exemptions"?: Omit<Exemption, "source">[];
 };
 
-let validator: ValidateFunction | undefined;
+let validator: { version: number; validate: ValidateFunction } | undefined;
 function getValidator(): ValidateFunction {
-  if (!validator) {
+  if (validator?.version !== registryVersion()) {
     const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false });
     addFormats(ajv, ["date"]);
-    validator = ajv.compile(STACKWARDEN_KEYS_SCHEMA);
+    validator = { version: registryVersion(), validate: ajv.compile(stackKeysSchema()) };
   }
-  return validator;
+  return validator.validate;
 }
 
 /** `--stack NAME` means `stacks/Pulumi.NAME.yaml`, under the working directory or else the project. */

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import Ajv from "ajv";
 import { parseLocatedYaml, validateLocated, YamlInputError } from "../yaml/located-yaml";
 import type { FaultConfig, FaultRule } from "./fault-injector";
-import type { LocalService } from "./local-service";
+import type { LocalService } from "./kit/local-service";
 
 /** The seed file: emulator settings, faults, and one section per local service. */
 export interface SeedDocument {

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { AccessTokens } from "./access-tokens";
-import { armRoute } from "./arm-conventions";
-import { EmulatorApp, type EmulatorReply, type EmulatorRequest } from "./emulator-app";
+import { AccessTokens } from "./kit/access-tokens";
+import { armRoute } from "./kit/arm-conventions";
+import { EmulatorApp, type EmulatorReply, type EmulatorRequest } from "./kit/emulator-app";
 import { FaultInjector, NO_FAULTS, type FaultConfig } from "./fault-injector";
-import type { EmulatorSettings, LocalService, ServiceContext } from "./local-service";
+import type { EmulatorSettings, LocalService, ServiceContext } from "./kit/local-service";
 import Ajv, { type ValidateFunction } from "ajv";
 import { completeFaults, faultConfigSchema, settingsSchema, type SeedDocument } from "./seed";
 import { StateStore, type PersistedState } from "./state-store";

@@ -1,7 +1,7 @@
-import type { LocalService } from "./local-service";
-import { imdsLocal } from "../services/imds/local";
-import { batchAiLocal } from "../services/batchai/local";
-import { sqlLocal } from "../services/sql/local";
+import type { LocalService } from "./kit/local-service";
+import { imdsLocal } from "./services/imds/imds-local";
+import { batchAiLocal } from "./services/batchai/batchai-local";
+import { sqlLocal } from "./services/sql/sql-local";
 
 /** Every seeded API's local implementation, in mount order. */
 export const LOCAL_SERVICES: readonly LocalService[] = [imdsLocal as LocalService, sqlLocal as LocalService, batchAiLocal as LocalService];

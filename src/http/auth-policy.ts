@@ -1,4 +1,4 @@
-import type { TokenCredential } from "../auth/token-credential";
+import type { TokenCredential } from "./token-credential";
 
 /** How a transport authenticates its requests. */
 export type AuthPolicy =

@@ -6,7 +6,7 @@ import { type Logger, loggerFromEnv } from "./logger";
 import { redactUrl, scrubSecrets, scrubTokens } from "./redaction";
 import { DEFAULT_RETRY, decideRetry, type RetryPolicyOptions } from "./retry-policy";
 import { VERSION } from "../version";
-import { canDiscardTokens } from "../auth/token-credential";
+import { canDiscardTokens } from "./token-credential";
 
 export type HttpMethod = "GET" | "PUT" | "POST" | "DELETE" | "PATCH" | "HEAD";
 

@@ -1,6 +1,7 @@
 import { settleBounded } from "../concurrency/bounded-map";
 import { ApiError } from "../http/api-error";
-import { databaseLabel, type TdeApi, type TdeDatabaseRef, type TdeStatus } from "./tde-api";
+import { databaseLabel } from "../arm/resource-id";
+import type { TdeApi, TdeDatabaseRef, TdeStatus } from "./tde-api";
 import type { TdePlanItem } from "./tde-plan";
 
 /** What happens to one database during apply, for live progress output. */

@@ -1,5 +1,5 @@
 import type { ApplyEvent } from "../../reconcile/tde-apply";
-import { databaseLabel } from "../../reconcile/tde-api";
+import { databaseLabel } from "../../arm/resource-id";
 import type { CommandIO } from "../command-io";
 
 interface Row {

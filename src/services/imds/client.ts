@@ -1,7 +1,7 @@
 import { Agent } from "undici";
 import { ApiError, HttpTransport, type Logger, type RetryPolicyOptions, loggerFromEnv } from "../../http";
 import { responseValidator } from "../../specs/swagger-schemas";
-import { noteSchemaDrift } from "../response-check";
+import { noteSchemaDrift } from "../../specs/schema-drift";
 import {
   IMDS_API_VERSION,
   IMDS_SPEC,

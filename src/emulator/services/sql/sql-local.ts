@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import type { EmulatorReply, EmulatorRequest } from "../../emulator/emulator-app";
-import type { LocalService, ServiceContext } from "../../emulator/local-service";
-import { armError, resourceGroupNotFound, resourceNotFound } from "../../emulator/arm-conventions";
-import { bothNamespaces } from "../provider-namespace";
+import type { EmulatorReply, EmulatorRequest } from "../../kit/emulator-app";
+import type { LocalService, ServiceContext } from "../../kit/local-service";
+import { armError, resourceGroupNotFound, resourceNotFound } from "../../kit/arm-conventions";
+import { bothNamespaces } from "../../../arm/provider-namespace";
 import {
   DATABASE_EDITIONS,
   DEFAULT_FAIL_AT_PERCENT,
@@ -22,9 +22,6 @@ import {
   SQL_RESOURCE_TYPES,
   TDE_CONFIGURATION_NAME,
   TDE_STATUSES,
-  databaseId,
-  elasticPoolId,
-  tdeId,
   type ElasticPoolActivity,
   type ElasticPoolActivityProperties,
   type ElasticPoolDatabaseActivity,
@@ -34,7 +31,8 @@ import {
   type TransparentDataEncryption,
   type TransparentDataEncryptionActivity,
   type TransparentDataEncryptionStatus,
-} from "./types";
+} from "../../../services/sql/types";
+import { elasticPoolId, sqlDatabaseId, tdeConfigurationId } from "../../../arm/resource-id";
 
 /* ------------------------------------------------------------------ state (plain JSON) */
 
@@ -384,7 +382,7 @@ class SqlHandlers {
     if (!phase.running) return list([]); // unreachable after settle; kept for the type
     const ref = dbRef(server, db);
     const activity: TransparentDataEncryptionActivity = {
-      id: `${tdeId(ref)}/operationResults/${TDE_CONFIGURATION_NAME}`,
+      id: `${tdeConfigurationId(ref)}/operationResults/${TDE_CONFIGURATION_NAME}`,
       name: TDE_CONFIGURATION_NAME,
       type: SQL_RESOURCE_TYPES.transparentDataEncryptionActivity,
       location: server.location,
@@ -463,7 +461,7 @@ function poolRef(server: SqlServerState, pool: SqlElasticPoolState) {
 
 function tdeResource(server: SqlServerState, db: SqlDatabaseState): TransparentDataEncryption {
   return {
-    id: tdeId(dbRef(server, db)),
+    id: tdeConfigurationId(dbRef(server, db)),
     name: TDE_CONFIGURATION_NAME,
     type: SQL_RESOURCE_TYPES.transparentDataEncryption,
     location: server.location,
@@ -506,7 +504,7 @@ function advisorResource(server: SqlServerState, db: SqlDatabaseState, a: SqlAdv
   }
   p.confidence = a.confidence ?? 1;
   return {
-    id: `${databaseId(dbRef(server, db))}/serviceTierAdvisors/${a.name}`,
+    id: `${sqlDatabaseId(dbRef(server, db))}/serviceTierAdvisors/${a.name}`,
     name: a.name,
     type: SQL_RESOURCE_TYPES.serviceTierAdvisor,
     properties: p,

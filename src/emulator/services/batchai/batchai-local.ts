@@ -1,8 +1,9 @@
-import type { EmulatorReply, EmulatorRequest } from "../../emulator/emulator-app";
-import type { LocalService, ServiceContext } from "../../emulator/local-service";
-import { armError, armPage, resourceGroupNotFound, resourceNotFound } from "../../emulator/arm-conventions";
-import { readSpec } from "../../specs/swagger-schemas";
-import { bothNamespaces } from "../provider-namespace";
+import { batchWorkspaceId } from "../../../arm/resource-id";
+import type { EmulatorReply, EmulatorRequest } from "../../kit/emulator-app";
+import type { LocalService, ServiceContext } from "../../kit/local-service";
+import { armError, armPage, resourceGroupNotFound, resourceNotFound } from "../../kit/arm-conventions";
+import { readSpec } from "../../../specs/swagger-schemas";
+import { bothNamespaces } from "../../../arm/provider-namespace";
 import {
   BATCHAI_API_VERSION,
   BATCHAI_SPEC,
@@ -13,7 +14,7 @@ import {
   type Operation,
   type Usage,
   type Workspace,
-} from "./types";
+} from "../../../services/batchai/types";
 import {
   type BatchAiSeed,
   type BatchAiState,
@@ -226,8 +227,10 @@ function page<R, T>(
 
 // --- Rendering: records to the spec's resource shapes ------------------------------------------
 
+/** Ids are written with the namespace spelling the request used, as the service echoes it. */
 function workspaceId(ns: string, w: WorkspaceRecord): string {
-  return `/subscriptions/${w.subscriptionId}/resourceGroups/${w.resourceGroup}/providers/${ns}/workspaces/${w.name}`;
+  const naming = ns.toLowerCase().startsWith("provider.") ? "described" : "real";
+  return batchWorkspaceId({ subscriptionId: w.subscriptionId, resourceGroup: w.resourceGroup, workspace: w.name }, { naming });
 }
 
 function renderWorkspace(ns: string, w: WorkspaceRecord): Workspace {

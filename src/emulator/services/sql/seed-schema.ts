@@ -1,4 +1,4 @@
-import { SERVICE_OBJECTIVE_NAMES } from "./types";
+import { SERVICE_OBJECTIVE_NAMES } from "../../../services/sql/types";
 
 /**
  * The JSON Schema of the emulator seed's `sql:` section, and its TypeScript twin.

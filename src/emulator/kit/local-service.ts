@@ -23,8 +23,9 @@ export interface ServiceContext<S> {
 }
 
 /**
- * A seeded API's local implementation, mounted by the emulator. It lives in its service's folder
- * (`src/services/<name>/local.ts`) beside the types and the client.
+ * A seeded API's local implementation, mounted by the emulator. It lives in
+ * `src/emulator/services/<name>/`; it may use its service's types from `src/services/<name>/`, but
+ * nothing outside the emulator imports it, so clients never ship emulator code.
  */
 export interface LocalService<S = unknown, Seed = unknown> {
   /** Key of its section in the seed YAML and in the persisted state. */

@@ -1,6 +1,6 @@
-import type { EmulatorReply, EmulatorRequest } from "../../emulator/emulator-app";
-import type { LocalService, ServiceContext } from "../../emulator/local-service";
-import { IMDS_API_VERSIONS, type ImdsAttestedContent, type ImdsInstance } from "./types";
+import type { EmulatorReply, EmulatorRequest } from "../../kit/emulator-app";
+import type { LocalService, ServiceContext } from "../../kit/local-service";
+import { IMDS_API_VERSIONS, type ImdsAttestedContent, type ImdsInstance } from "../../../services/imds/types";
 import { signAttestedDocument } from "./attested-signer";
 
 export interface ImdsIdentity {

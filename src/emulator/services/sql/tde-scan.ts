@@ -1,4 +1,4 @@
-import type { TransparentDataEncryptionActivityStatus, TransparentDataEncryptionStatus } from "./types";
+import type { TransparentDataEncryptionActivityStatus, TransparentDataEncryptionStatus } from "../../../services/sql/types";
 
 /** How a scan ends: it reaches 100%, it fails (and the status reverts), or it never ends. */
 export type ScanOutcome = "succeed" | "fail" | "stall";
