@@ -1,7 +1,7 @@
 import type { Dispatcher } from "undici";
 import type { TokenCredential } from "../http/token-credential";
 import { ARM_SCOPE } from "../auth/scopes";
-import { ApiError, HttpTransport, type Logger, type RequestSpec, type RetryPolicyOptions, loggerFromEnv, redactUrl } from "../http";
+import { ApiError, HttpTransport, type Logger, type RequestSpec, type RetryPolicyOptions, loggerFromEnv } from "../http";
 import { noteDrift } from "../specs/schema-drift";
 import { definitionValidator, type SchemaCheck, type SpecPath } from "../specs/swagger-schemas";
 import type { NamingStyle } from "./provider-namespace";
@@ -53,12 +53,26 @@ export interface CallTarget {
   hint?: string;
 }
 
+/** Resource Manager's parameters and headers that carry no secret. */
+export const ARM_SAFE_NAMES = {
+  query: ["api-version", "$skiptoken", "$top", "$filter", "$expand"],
+  headers: [
+    "x-ms-correlation-request-id",
+    "x-ms-ratelimit-remaining-subscription-reads",
+    "x-ms-ratelimit-remaining-subscription-writes",
+    "x-ms-ratelimit-remaining-subscription-global-reads",
+    "x-ms-ratelimit-remaining-subscription-global-writes",
+    "azure-asyncoperation",
+  ],
+};
+
 /** A transport for one ARM api-version, authenticated with a bearer token for ARM's scope. */
 export function armTransport(opts: ArmClientOptions, apiVersion: string): HttpTransport {
   return new HttpTransport({
     baseUrl: opts.endpoint,
     auth: { kind: "bearer", credential: opts.credential, scopes: [ARM_SCOPE] },
     query: { "api-version": apiVersion },
+    safeNames: ARM_SAFE_NAMES,
     retry: opts.retry,
     timeoutMs: opts.timeoutMs,
     logger: opts.logger ?? loggerFromEnv(),
@@ -170,7 +184,7 @@ export class ArmClient {
       code: "InvalidResponse",
       message,
       method: spec.method,
-      url: redactUrl(this.http.urlOf(spec)),
+      url: this.http.displayUrl(spec),
     });
   }
 }
