@@ -1,17 +1,8 @@
 import { sameResourceId } from "../arm/resource-id";
 import type { Finding } from "./finding";
-import type { SourceLocation } from "./source-location";
+import type { Exemption } from "./exemption";
 
-/** A resource exempted from some rules (or all), with why and until when. */
-export interface Exemption {
-  resourceId: string;
-  /** Rule ids; all rules when absent. */
-  rules?: string[];
-  reason: string;
-  /** `YYYY-MM-DD`; the exemption applies through the end of that day (UTC). */
-  expires?: string;
-  source?: SourceLocation;
-}
+export type { Exemption };
 
 export interface ExemptionStatus {
   exemption: Exemption;

@@ -1,5 +1,5 @@
-import type { Exemption } from "./exemptions";
-import type { EnforcementLevel } from "./rule";
+import type { EnforcementLevel } from "./enforcement-level";
+import type { Exemption } from "./exemption";
 import type { SourceLocation } from "./source-location";
 
 /**

@@ -1,8 +1,8 @@
+import { ENFORCEMENT_LEVELS, type EnforcementLevel } from "./enforcement-level";
 import type { ComplianceFacts, FactOrigin } from "./facts";
 import type { Finding } from "./finding";
 
-export type EnforcementLevel = "advisory" | "mandatory" | "disabled";
-export const ENFORCEMENT_LEVELS: readonly EnforcementLevel[] = ["advisory", "mandatory", "disabled"];
+export type { EnforcementLevel };
 
 /** The JSON Schema of one rule setting (a threshold); `default` is required, so defaults live in one place. */
 export interface SettingSchema {

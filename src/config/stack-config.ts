@@ -278,7 +278,7 @@ function parseEnvValue(s: string): unknown {
 
 /** ` (stacks here: dev, prod)` when the missing file's directory holds other stack files. */
 function availableStacksHint(dir: string): string {
-  let names: string[] = [];
+  let names: string[];
   try {
     names = readdirSync(dir)
       .map((f) => /^Pulumi\.([^.]+)\.yaml$/.exec(f)?.[1])

@@ -62,7 +62,7 @@ export function loadSeedFile(path: string, services: readonly LocalService[]): S
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    throw new Error(`${path}: cannot read the seed file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw new Error(`${path}: cannot read the seed file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { cause: e });
   }
   return parseSeed(path, text, services);
 }

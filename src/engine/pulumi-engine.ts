@@ -21,6 +21,7 @@ export interface PulumiCli {
 
 /** The version of `@pulumi/pulumi` this project runs with (the CLI built by pulumi:install matches it). */
 export function pulumiSdkVersion(): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a JSON file outside rootDir, read when asked
   return (require("@pulumi/pulumi/package.json") as { version: string }).version;
 }
 
@@ -140,6 +141,7 @@ export async function runPulumiApply(opts: PulumiApplyOptions, io: EngineIO): Pr
   // A file backend's directory must exist.
   if (backend.startsWith("file://")) mkdirSync(backend.slice("file://".length).replace(/\?.*$/, ""), { recursive: true });
 
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when the engine runs: it is heavy
   const auto = require("@pulumi/pulumi/automation") as typeof Automation;
   const out = lineWriter((l) => io.out(l));
   const err = lineWriter((l) => io.err(l));

@@ -223,7 +223,7 @@ export class HttpTransport {
 
   private pathOf(spec: Pick<RequestSpec, "path" | "query">): string {
     let path: string;
-    let search = "";
+    let search: string;
     if (/^https?:\/\//i.test(spec.path)) {
       const u = new URL(spec.path);
       if (u.origin !== this.ctx.origin) {

@@ -7,7 +7,7 @@ import { renderJunit } from "../../src/report/junit-report";
 import { databaseLine, NOW, reportInput, STACK_FILE, SUB } from "./report-fixture";
 
 type Attrs = Record<string, string>;
-interface TestCase extends Attrs {}
+type TestCase = Attrs;
 interface Suite {
   "@_name": string;
   "@_tests": string;
