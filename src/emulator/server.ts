@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -308,10 +309,6 @@ function send(res: ServerResponse, reply: EmulatorReply): void {
   if (payload !== undefined) headers["content-length"] = String(Buffer.byteLength(payload));
   res.writeHead(reply.status, headers);
   res.end(payload);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

@@ -1,4 +1,3 @@
-import { createInterface } from "node:readline/promises";
 import { Option, type Command } from "commander";
 import { stackFilePath, type StackConfig } from "../../config/stack-config";
 import { applyTde, type ApplyOutcome } from "../../reconcile/tde-apply";
@@ -46,7 +45,7 @@ export function registerApply(program: Command, io: CommandIO): void {
     });
 }
 
-/** Plans, asks (unless --yes or stdin is not a terminal), applies with progress; returns the exit code. */
+/** Plans, asks (unless --yes, or no one can answer), applies with progress; returns the exit code. */
 export async function runApply(
   api: TdeApi,
   stack: StackConfig,
@@ -61,10 +60,8 @@ export async function runApply(
     io.out("Nothing to apply: live TDE already matches the stack.");
     return 0;
   }
-  if (!flags.yes && process.stdin.isTTY) {
-    const rl = createInterface({ input: process.stdin, output: process.stdout });
-    const answer = await rl.question(`Apply ${plan.changes.length} change(s) to stack ${stackName}? [y/N] `);
-    rl.close();
+  if (!flags.yes && io.ask) {
+    const answer = await io.ask(`Apply ${plan.changes.length} change(s) to stack ${stackName}? [y/N] `);
     if (!/^y(es)?$/i.test(answer.trim())) throw new UsageError("apply cancelled; nothing was changed");
   }
   const progress = new ApplyProgress(io);
