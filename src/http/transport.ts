@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Agent, interceptors, type Dispatcher } from "undici";
+import { Agent, interceptors, type Dispatcher, type FormData } from "undici";
 import { ApiError, parseErrorBody } from "./api-error";
 import { type AuthPolicy, staticSecretsOf } from "./auth-policy";
 import { type Logger, loggerFromEnv } from "./logger";
@@ -21,8 +21,14 @@ export interface RequestSpec {
   headers?: Record<string, string>;
   /** A JSON body (serialized here) ... */
   json?: unknown;
-  /** ... or a raw body with its content type. */
+  /** ... or a raw body with its content type ... */
   body?: { data: string | Buffer | Uint8Array; contentType: string };
+  /**
+   * ... or a multipart/form-data body (undici sets the boundary and content type). Its parts are
+   * streamed as they are sent, so a `Blob` from `fs.openAsBlob` never sits in memory whole, and a
+   * retry sends the parts again from the start.
+   */
+  form?: FormData;
   /** Statuses treated as success. Default: 200-299. */
   okStatuses?: readonly number[];
   signal?: AbortSignal;
@@ -307,13 +313,15 @@ export class HttpTransport {
     // Only a bearer credential needs an await; header and query keys are applied synchronously.
     const bearerToken = this.auth.kind === "bearer" ? await this.applyBearer(headers, spec) : undefined;
     if (this.auth.kind === "header") Object.assign(headers, this.auth.headers);
-    let body: string | Buffer | Uint8Array | undefined;
+    let body: string | Buffer | Uint8Array | FormData | undefined;
     if (spec.json !== undefined) {
       body = JSON.stringify(spec.json);
       headers["content-type"] = "application/json";
     } else if (spec.body) {
       body = spec.body.data;
       headers["content-type"] = spec.body.contentType;
+    } else if (spec.form) {
+      body = spec.form;
     }
 
     const policy = spec.retry ? { ...this.retry, ...spec.retry } : this.retry;
