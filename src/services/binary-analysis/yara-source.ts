@@ -43,7 +43,6 @@ function tokenize(src: string): Token[] {
   let depth = 0;
   let i = 0;
   const n = src.length;
-  const prev = () => tokens[tokens.length - 1]?.text;
   while (i < n) {
     const c = src[i];
     if (c === "\n") {
@@ -64,8 +63,9 @@ function tokenize(src: string): Token[] {
       while (i < n && src[i] !== '"' && src[i] !== "\n") i += src[i] === "\\" ? 2 : 1;
       i++;
       tokens.push({ text: '""', line: start, depth });
-    } else if (c === "/" && (prev() === "=" || prev() === "matches")) {
-      // A regular expression: it may hold braces and quotes that are not YARA's.
+    } else if (c === "/") {
+      // A regular expression (YARA divides with `\`, so a lone `/` always opens one): it may hold
+      // braces and quotes that are not YARA's.
       i++;
       let inClass = false;
       while (i < n && src[i] !== "\n") {

@@ -43,6 +43,7 @@ export function receiveUpload(
   const declared = Number(headers["content-length"]);
   // A declared length past the file limit plus room for rules and framing is refused before a byte is read.
   if (Number.isFinite(declared) && declared > limits.maxFileBytes + FRAMING_ALLOWANCE + 16 * limits.maxFieldBytes) {
+    discardRest(body);
     return Promise.reject(tooLarge(limits, declared));
   }
   return new Promise<Upload>((resolve, reject) => {
@@ -79,8 +80,7 @@ export function receiveUpload(
       body.unpipe(bb);
       bb.on("error", () => undefined);
       for (const s of streams) s.destroy();
-      // The rest of the body is read and dropped, so the connection can answer (a 413 also closes it).
-      if (!body.destroyed) body.resume();
+      discardRest(body);
       reject(err);
     };
     const onAbort = () => fail(signal.reason ?? new Error("the client went away"));
@@ -150,6 +150,24 @@ export function receiveUpload(
     });
     body.pipe(bb);
   });
+}
+
+/** Bytes of a refused upload read and dropped before the connection is cut. */
+const DISCARD_BUDGET = 64 << 20;
+
+/**
+ * Reads and drops the rest of a refused body. A client sends its whole body before it reads the
+ * answer (undici does), so cutting the connection at once would show it a broken pipe instead of
+ * the 413; past the budget the connection is cut anyway, so a huge upload costs little.
+ */
+function discardRest(body: Readable): void {
+  if (body.destroyed) return;
+  let dropped = 0;
+  body.on("data", (c: Buffer) => {
+    dropped += c.length;
+    if (dropped > DISCARD_BUDGET) body.destroy();
+  });
+  body.resume();
 }
 
 function tooLarge(limits: UploadLimits, declared?: number): ServiceError {

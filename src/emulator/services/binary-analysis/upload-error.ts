@@ -14,8 +14,8 @@ export class ServiceError extends Error {
   }
 }
 
-/** The reply for a ServiceError. A 413 also closes the connection, so the client stops sending the rest of a large upload. */
+/** The reply for a ServiceError. */
 export function errorReply(e: ServiceError): EmulatorReply {
   const body: ErrorBody = { status: e.status, message: e.message, code: e.code, ...e.extra };
-  return { status: e.status, body, headers: e.status === 413 ? { connection: "close" } : undefined };
+  return { status: e.status, body };
 }
