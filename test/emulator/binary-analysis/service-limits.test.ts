@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import { FormData, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "../../../src/http";
@@ -137,7 +138,7 @@ describe("upload limits", () => {
     }
     const res = await request(`${base}/apply-yara-rules`, {
       method: "POST",
-      body: body(),
+      body: Readable.from(body()),
       headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
     });
     expect(res.statusCode).toBe(413);
@@ -169,7 +170,7 @@ describe("temporary files", () => {
     }
     const sent = request(`${base}/apply-yara-rules`, {
       method: "POST",
-      body: body(),
+      body: Readable.from(body()),
       signal: controller.signal,
       headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
     }).catch((e: unknown) => e);

@@ -212,7 +212,7 @@ describe("the multipart body", () => {
           h.update(c);
           size += c.length;
         });
-        stream.on("end", () => (seen.file = { field, filename: info.filename, sha256: h.digest("hex"), size }));
+        stream.on("end", () => (seen.file = { field, filename: info.filename ?? "", sha256: h.digest("hex"), size }));
       });
       bb.on("close", () => {
         res.writeHead(200, { "content-type": "application/json" });
