@@ -42,4 +42,45 @@ describe("scan slots", () => {
     expect(await slots.run(async () => "third")).toBe("third");
     expect(slots.active).toBe(0);
   });
+
+  it("holds at most the byte budget of files at once; a larger file runs alone", async () => {
+    const slots = new ScanSlots(4, 100);
+    const gates = new Map<string, () => void>();
+    const started: string[] = [];
+    const task = (name: string, bytes: number) =>
+      slots.run(
+        () =>
+          new Promise<void>((resolve) => {
+            started.push(name);
+            gates.set(name, resolve);
+          }),
+        undefined,
+        bytes,
+      );
+    const settle = () => new Promise((r) => setImmediate(r));
+    const a = task("a60", 60);
+    const b = task("b60", 60);
+    const c = task("c30", 30);
+    await settle();
+    // b does not fit beside a; c waits behind b (arrival order).
+    expect(started).toEqual(["a60"]);
+    expect(slots.activeBytes).toBe(60);
+    gates.get("a60")!();
+    await a;
+    await settle();
+    expect(started).toEqual(["a60", "b60", "c30"]);
+    expect(slots.activeBytes).toBe(90);
+    const big = task("big500", 500);
+    await settle();
+    expect(started).not.toContain("big500");
+    gates.get("b60")!();
+    gates.get("c30")!();
+    await Promise.all([b, c]);
+    await settle();
+    expect(started).toContain("big500");
+    expect(slots.activeBytes).toBe(100);
+    gates.get("big500")!();
+    await big;
+    expect([slots.active, slots.activeBytes]).toEqual([0, 0]);
+  });
 });

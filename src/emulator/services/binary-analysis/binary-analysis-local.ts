@@ -31,12 +31,15 @@ export interface BinaryAnalysisSeed {
   maxConcurrentScans?: number;
   /** Directory for the requests' temporary files. Default: a fresh directory under the system temp directory. */
   workDir?: string;
+  /** Bytes of files being scanned at once (a scan holds its file in memory); a larger file runs alone. Default 256 MiB. */
+  maxScanBytes?: number;
 }
 
 /** The service's settings (its state: it keeps no data between requests). */
 export type BinaryAnalysisState = Required<BinaryAnalysisSeed>;
 
 const DEFAULT_MAX_UPLOAD = 1024 * 1024 * 1024;
+const DEFAULT_MAX_SCAN_BYTES = 256 * 1024 * 1024;
 /** A base64 rule source may be this large (about 768 KiB of rule text). */
 const MAX_FIELD_BYTES = 1024 * 1024;
 
@@ -55,6 +58,7 @@ export const binaryAnalysisLocal: LocalService<BinaryAnalysisState, BinaryAnalys
       maxUploadBytes: { type: "integer", minimum: 1, description: "largest file accepted, in bytes; default 1 GiB" },
       maxConcurrentScans: { type: "integer", minimum: 1, maximum: 256, description: "scans at once; default the CPU count" },
       workDir: { type: "string", minLength: 1, description: "directory for temporary files; default under the system temp directory" },
+      maxScanBytes: { type: "integer", minimum: 1, description: "bytes of files scanned at once; default 256 MiB" },
     },
   },
 
@@ -63,12 +67,14 @@ export const binaryAnalysisLocal: LocalService<BinaryAnalysisState, BinaryAnalys
       maxUploadBytes: seed?.maxUploadBytes ?? DEFAULT_MAX_UPLOAD,
       maxConcurrentScans: seed?.maxConcurrentScans ?? Math.max(1, availableParallelism()),
       workDir: seed?.workDir ?? join(tmpdir(), "stackwarden-binary-analysis", `${process.pid}-${randomBytes(4).toString("hex")}`),
+      maxScanBytes: seed?.maxScanBytes ?? DEFAULT_MAX_SCAN_BYTES,
     };
   },
 
   mount(ctx) {
     const settings = ctx.state();
-    const slots = new ScanSlots(settings.maxConcurrentScans);
+    // Older persisted state has no byte budget: the default applies.
+    const slots = new ScanSlots(settings.maxConcurrentScans, settings.maxScanBytes ?? DEFAULT_MAX_SCAN_BYTES);
     const active = new Set<string>();
     const limits: UploadLimits = { maxFileBytes: settings.maxUploadBytes, maxFieldBytes: MAX_FIELD_BYTES, maxFields: 1100 };
 
@@ -141,37 +147,41 @@ export const binaryAnalysisLocal: LocalService<BinaryAnalysisState, BinaryAnalys
         }
         const sources = rules.map((r, i) => decodeRule(r, i));
         const unpack = flag(upload, FIELD.isUnpackingRequired);
-        return slots.run(async () => {
-          let set;
-          try {
-            set = compileRuleSources(sources);
-          } catch (e) {
-            if (e instanceof RuleCompileFailure) throw new ServiceError(400, ERROR_CODE.ruleCompile, e.message, { rule_index: e.index });
-            throw e;
-          }
-          let target = upload.file.path;
-          let unpacking: UnpackingReport = { status: "not-requested" };
-          if (unpack) {
-            const { packer, outcome } = await examine(upload.file.path, ws, true, req.signal);
-            if (packer && outcome.kind !== "unpacked") throw unpackFailure(packer, outcome);
-            if (outcome.kind === "unpacked") {
-              target = outcome.path;
-              unpacking = { status: "unpacked", packer: packerName(packer!), unpackedSize: outcome.size };
-            } else unpacking = { status: "not-packed" };
-          }
-          const matched = await scanWithRules(set, target);
-          return {
-            status: 200,
-            body: {
-              result: {
-                yara_command: `${ENGINE}: scanFile(${unpacking.status === "unpacked" ? "unpacked upload" : "upload"}) with rules[0..${sources.length - 1}]`,
-                is_success: true,
-                matched_yara_rules: matched,
-                unpacking,
+        return slots.run(
+          async () => {
+            let set;
+            try {
+              set = compileRuleSources(sources);
+            } catch (e) {
+              if (e instanceof RuleCompileFailure) throw new ServiceError(400, ERROR_CODE.ruleCompile, e.message, { rule_index: e.index });
+              throw e;
+            }
+            let target = upload.file.path;
+            let unpacking: UnpackingReport = { status: "not-requested" };
+            if (unpack) {
+              const { packer, outcome } = await examine(upload.file.path, ws, true, req.signal);
+              if (packer && outcome.kind !== "unpacked") throw unpackFailure(packer, outcome);
+              if (outcome.kind === "unpacked") {
+                target = outcome.path;
+                unpacking = { status: "unpacked", packer: packerName(packer!), unpackedSize: outcome.size };
+              } else unpacking = { status: "not-packed" };
+            }
+            const matched = await scanWithRules(set, target);
+            return {
+              status: 200,
+              body: {
+                result: {
+                  yara_command: `${ENGINE}: scanFile(${unpacking.status === "unpacked" ? "unpacked upload" : "upload"}) with rules[0..${sources.length - 1}]`,
+                  is_success: true,
+                  matched_yara_rules: matched,
+                  unpacking,
+                },
               },
-            },
-          };
-        }, req.signal);
+            };
+          },
+          req.signal,
+          upload.file.size,
+        );
       }),
       { streamBody: true },
     );
@@ -180,21 +190,25 @@ export const binaryAnalysisLocal: LocalService<BinaryAnalysisState, BinaryAnalys
       "POST",
       `${BINARY_ANALYSIS_PREFIX}/unpack`,
       withUpload(async (req, upload, ws) =>
-        slots.run(async () => {
-          const { packer, outcome } = await examine(upload.file.path, ws, true, req.signal);
-          if (!packer)
-            throw new ServiceError(400, ERROR_CODE.notPacked, "the file is not packed (no packer detected): there is nothing to unpack");
-          if (outcome.kind !== "unpacked") throw unpackFailure(packer, outcome);
-          return {
-            status: 200,
-            headers: {
-              "content-type": "application/octet-stream",
-              "content-length": String(outcome.size),
-              "content-disposition": `attachment; filename="unpacked_${asciiName(upload.file.filename)}"`,
-            },
-            body: createReadStream(outcome.path),
-          };
-        }, req.signal),
+        slots.run(
+          async () => {
+            const { packer, outcome } = await examine(upload.file.path, ws, true, req.signal);
+            if (!packer)
+              throw new ServiceError(400, ERROR_CODE.notPacked, "the file is not packed (no packer detected): there is nothing to unpack");
+            if (outcome.kind !== "unpacked") throw unpackFailure(packer, outcome);
+            return {
+              status: 200,
+              headers: {
+                "content-type": "application/octet-stream",
+                "content-length": String(outcome.size),
+                "content-disposition": `attachment; filename="unpacked_${asciiName(upload.file.filename)}"`,
+              },
+              body: createReadStream(outcome.path),
+            };
+          },
+          req.signal,
+          upload.file.size,
+        ),
       ),
       { streamBody: true },
     );
@@ -203,11 +217,15 @@ export const binaryAnalysisLocal: LocalService<BinaryAnalysisState, BinaryAnalys
       "POST",
       `${BINARY_ANALYSIS_PREFIX}/emulation-output`,
       withUpload(async (req, upload, ws) =>
-        slots.run(async () => {
-          const { info, packer, outcome } = await examine(upload.file.path, ws, true, req.signal);
-          const output = await staticReport({ path: upload.file.path, filename: upload.file.filename, info, packer, unpack: outcome });
-          return { status: 200, body: { output } };
-        }, req.signal),
+        slots.run(
+          async () => {
+            const { info, packer, outcome } = await examine(upload.file.path, ws, true, req.signal);
+            const output = await staticReport({ path: upload.file.path, filename: upload.file.filename, info, packer, unpack: outcome });
+            return { status: 200, body: { output } };
+          },
+          req.signal,
+          upload.file.size,
+        ),
       ),
       { streamBody: true },
     );
@@ -225,27 +243,31 @@ export const binaryAnalysisLocal: LocalService<BinaryAnalysisState, BinaryAnalys
             ERROR_CODE.badRequest,
             `"${FIELD.stringsToIgnore}" may hold at most 1000 strings; got ${ignore.length}`,
           );
-        return slots.run(async () => {
-          const { info, packer, outcome } = await examine(upload.file.path, ws, unpack, req.signal);
-          let path = upload.file.path;
-          let scanned: ExecutableInfo = info;
-          let unpackedFromSha256: string | undefined;
-          if (unpack && packer) {
-            if (outcome.kind !== "unpacked") throw unpackFailure(packer, outcome);
-            path = outcome.path;
-            scanned = await withFileSource(path, readExecutable);
-            unpackedFromSha256 = await sha256Of(upload.file.path);
-          }
-          const rule = await generatePartialRule({
-            path,
-            filename: upload.file.filename,
-            info: scanned,
-            minimumStringLength: minimum,
-            stringsToIgnore: ignore,
-            unpackedFromSha256,
-          });
-          return { status: 200, body: { rule } };
-        }, req.signal);
+        return slots.run(
+          async () => {
+            const { info, packer, outcome } = await examine(upload.file.path, ws, unpack, req.signal);
+            let path = upload.file.path;
+            let scanned: ExecutableInfo = info;
+            let unpackedFromSha256: string | undefined;
+            if (unpack && packer) {
+              if (outcome.kind !== "unpacked") throw unpackFailure(packer, outcome);
+              path = outcome.path;
+              scanned = await withFileSource(path, readExecutable);
+              unpackedFromSha256 = await sha256Of(upload.file.path);
+            }
+            const rule = await generatePartialRule({
+              path,
+              filename: upload.file.filename,
+              info: scanned,
+              minimumStringLength: minimum,
+              stringsToIgnore: ignore,
+              unpackedFromSha256,
+            });
+            return { status: 200, body: { rule } };
+          },
+          req.signal,
+          upload.file.size,
+        );
       }),
       { streamBody: true },
     );
