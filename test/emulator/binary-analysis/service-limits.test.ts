@@ -116,6 +116,34 @@ describe("request errors in the spec's error shape", () => {
   });
 });
 
+describe("answers in the spec's shapes", () => {
+  it("emulation-output, generate-partial-yara-rules and unpack's 400", async () => {
+    const emulation = await post("/emulation-output", fileForm("MZ-not-really"));
+    expect(emulation.status).toBe(200);
+    expect(
+      definitionValidator(BINARY_ANALYSIS_SPEC, "/paths/~1emulation-output/post/responses/200/content/*~1*/schema")(emulation.body).errors,
+    ).toEqual([]);
+    const lines = emulation.body!.output as string[];
+    expect(lines[0]).toMatch(/^static report, not an emulation/);
+    expect(lines).toContain("format: unknown (e_lfanew at offset 0x3c lies outside the file)");
+    const form = fileForm("some strings: alpha-bravo-charlie, delta-echo-foxtrot");
+    form.append("minimum_string_length", "5");
+    form.append("strings_to_ignore", "nothing");
+    const generated = await post("/generate-partial-yara-rules", form);
+    expect(generated.status).toBe(200);
+    expect(
+      definitionValidator(
+        BINARY_ANALYSIS_SPEC,
+        "/paths/~1generate-partial-yara-rules/post/responses/200/content/*~1*/schema",
+      )(generated.body).errors,
+    ).toEqual([]);
+    const unpack = await post("/unpack", fileForm("plain text"));
+    expect(unpack.status).toBe(400);
+    expect(unpack.body).toMatchObject({ status: 400, code: "NotPacked" });
+    expect(errorSchema(unpack.body).errors).toEqual([]);
+  });
+});
+
 describe("upload limits", () => {
   it("answers 413 to a file over the limit whose length is declared, through the client", async () => {
     const big = writeSample(dir, "big.bin", [Buffer.alloc(LIMIT * 3, 1)]);
