@@ -144,6 +144,10 @@ async function main(): Promise<void> {
       writeFileSync(join(grouped, `set-${f}.yar`), Array.from({ length: 10 }, (_, i) => ruleText(f * 10 + i)).join("\n"));
     }
     for (let i = 0; i < RULES; i++) writeFileSync(join(single, `rule-${String(i).padStart(2, "0")}.yar`), ruleText(i));
+    // For the breakdown: a rule that never matches and has no strings (the service still receives, stores and reads the file).
+    const noop = join(dir, "rules-noop");
+    mkdirSync(noop);
+    writeFileSync(join(noop, "noop.yar"), "rule noop { condition: false }\n");
 
     // One emulator per layout, so that each peak RSS is that layout's.
     const emulatorRss = join(dir, "emulator.rss");
@@ -186,11 +190,17 @@ async function main(): Promise<void> {
     const directRuns: Run[] = [];
     const cliRuns: Run[] = [];
     const singleRuns: Run[] = [];
+    const noopRuns: Run[] = [];
+    const startupRuns: Run[] = [];
+    const startup = () =>
+      runProcess(["--require", preload, join(PROJECT_ROOT, "bin", "stackwarden.js"), "--version"], {}, join(dir, "startup.rss"));
     for (let r = 0; r < ROUNDS; r++) {
       const order: [string, () => Promise<Run>, Run[]][] = [
         ["yara-x direct", direct, directRuns],
         ["stackwarden scan (5 rule files, 1 request)", () => cli(grouped), cliRuns],
         ["stackwarden scan (50 rule files, 5 requests)", () => cliSingle(single), singleRuns],
+        ["stackwarden scan (one no-op rule)", () => cliSingle(noop), noopRuns],
+        ["stackwarden --version (CLI start-up)", startup, startupRuns],
       ];
       if (r % 2 === 1) order.reverse();
       for (const [name, fn, into] of order) {
@@ -217,6 +227,9 @@ async function main(): Promise<void> {
     process.stdout.write(`stackwarden scan via the emulator, 1 request              ${c.toFixed(0)} ms\n`);
     process.stdout.write(
       `stackwarden scan via the emulator, 5 requests (50 files)  ${s.toFixed(0)} ms (${(s / d).toFixed(2)}x; for the record)\n`,
+    );
+    process.stdout.write(
+      `  breakdown: CLI start-up ${median(startupRuns.map((r) => r.wallMs)).toFixed(0)} ms; a scan with one no-op rule (start-up, hashing, upload, storing and reading the file) ${median(noopRuns.map((r) => r.wallMs)).toFixed(0)} ms\n`,
     );
     process.stdout.write(`peak RSS, CLI process        ${mb(cliPeak)} (goal < 300 MB): ${verdict(cliPeak < 300 * MB)}\n`);
     process.stdout.write(
