@@ -47,6 +47,19 @@ export interface BatchWorkspaceTarget {
   fileServers?: string[];
 }
 
+/** The files a stack ships and the signature rules they are scanned with (`stackwarden:artifacts`). */
+export interface ArtifactsTarget {
+  /** Globs relative to the project directory. */
+  paths: string[];
+  /** Rule files or folders, relative to the project directory. */
+  rules: string[];
+  source?: SourceLocation;
+  /** Where each glob was written, by index. */
+  pathSources?: (SourceLocation | undefined)[];
+  /** Where each rule reference was written, by index. */
+  ruleSources?: (SourceLocation | undefined)[];
+}
+
 /** A validated stack: what the CLI and the Pulumi program both act on. */
 export interface StackConfig {
   /** The stack file, or a description of where the values came from. */
@@ -57,6 +70,8 @@ export interface StackConfig {
   batch: { resourceGroups?: string[]; locations: string[]; workspaces: BatchWorkspaceTarget[]; source?: SourceLocation };
   policies: RuleSettings;
   exemptions: Exemption[];
+  /** Absent when the stack names no artifacts. */
+  artifacts?: ArtifactsTarget;
 }
 
 type RawKeys = {
@@ -66,6 +81,7 @@ type RawKeys = {
   "stackwarden:batch"?: { resourceGroups?: string[]; locations?: string[]; workspaces?: BatchWorkspaceTarget[] };
   "stackwarden:policies"?: ConfiguredRuleSettings;
   "stackwarden:exemptions"?: Omit<Exemption, "source">[];
+  "stackwarden:artifacts"?: { paths: string[]; rules: string[] };
 };
 
 let validator: { version: number; validate: ValidateFunction } | undefined;
@@ -210,6 +226,21 @@ function build(raw: RawKeys, file: string, where: (path: (string | number)[]) =>
     },
     policies: resolveRuleSettings(raw["stackwarden:policies"]),
     exemptions: (raw["stackwarden:exemptions"] ?? []).map((e, i) => ({ ...e, source: where(["stackwarden:exemptions", i]) })),
+    artifacts: buildArtifacts(raw["stackwarden:artifacts"], where),
+  };
+}
+
+function buildArtifacts(
+  raw: RawKeys["stackwarden:artifacts"],
+  where: (path: (string | number)[]) => SourceLocation | undefined,
+): ArtifactsTarget | undefined {
+  if (!raw) return undefined;
+  return {
+    paths: [...raw.paths],
+    rules: [...raw.rules],
+    source: where(["stackwarden:artifacts"]),
+    pathSources: raw.paths.map((_, i) => where(["stackwarden:artifacts", "paths", i])),
+    ruleSources: raw.rules.map((_, i) => where(["stackwarden:artifacts", "rules", i])),
   };
 }
 

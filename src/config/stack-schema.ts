@@ -78,6 +78,26 @@ export const STATIC_KEY_SCHEMAS = {
       },
     },
   },
+  "stackwarden:artifacts": {
+    type: "object",
+    additionalProperties: false,
+    required: ["paths", "rules"],
+    description: "optional: files the pipeline ships (job scripts, binaries), scanned by the binary analysis gate",
+    properties: {
+      paths: {
+        type: "array",
+        minItems: 1,
+        items: { type: "string", minLength: 1 },
+        description: "required: globs of the files, relative to the project directory (where Pulumi.yaml is): * ? ** [abc] {a,b}",
+      },
+      rules: {
+        type: "array",
+        minItems: 1,
+        items: { type: "string", minLength: 1 },
+        description: "required: YARA rule files (.yar, .yara) or folders of them, relative to the project directory",
+      },
+    },
+  },
   "stackwarden:exemptions": {
     type: "array",
     description: "optional: resources exempted from rules, shown in every report",

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
 import { AccessTokens } from "./kit/access-tokens";
 import { armRoute } from "./kit/arm-conventions";
 import { EmulatorApp, type EmulatorReply, type EmulatorRequest } from "./kit/emulator-app";
@@ -136,7 +137,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       return send(res, faultReply(path, decision.status, headers));
     }
 
-    const rawBody = await readBody(req);
+    // A streaming route reads the body itself; every other route gets it whole.
+    const rawBody = found?.streamBody ? EMPTY : await readBody(req);
     if (!found) {
       const status = app.hasPath(path) ? 405 : 404;
       return send(res, {
@@ -162,6 +164,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
         });
       }
     }
+    // The client may go away before the reply is sent: handlers with long work listen to this.
+    const gone = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) gone.abort();
+    });
     const request: EmulatorRequest = {
       method,
       path,
@@ -169,6 +176,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       query: new URLSearchParams(q < 0 ? "" : rawUrl.slice(q + 1)),
       headers: req.headers,
       rawBody,
+      bodyStream: found.streamBody ? req : undefined,
+      signal: gone.signal,
       body,
       baseUrl,
       now: now(),
@@ -297,8 +306,24 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
+const EMPTY = Buffer.alloc(0);
+
 function send(res: ServerResponse, reply: EmulatorReply): void {
   const headers: Record<string, string> = { ...reply.headers };
+  if (reply.body instanceof Readable) {
+    // Streamed replies (a large file): piped with backpressure; a failure mid-way cuts the connection,
+    // which the client sees as a truncated response rather than a wrong one.
+    const body = reply.body;
+    if (res.destroyed) {
+      body.destroy();
+      return;
+    }
+    res.writeHead(reply.status, headers);
+    body.once("error", () => res.destroy());
+    res.once("close", () => body.destroy());
+    body.pipe(res);
+    return;
+  }
   let payload: string | Buffer | undefined;
   if (reply.body === undefined) payload = undefined;
   else if (Buffer.isBuffer(reply.body) || typeof reply.body === "string") payload = reply.body;
