@@ -10,6 +10,7 @@ import { registerStart } from "./commands/start-command";
 import { registerCheck } from "./commands/check-command";
 import { registerDrift } from "./commands/drift-command";
 import { registerInventory } from "./commands/inventory-command";
+import { registerProbe } from "./commands/probe-command";
 
 /** Builds the command tree; `io` receives all output. */
 export function buildProgram(io: CommandIO): Command {
@@ -29,6 +30,7 @@ export function buildProgram(io: CommandIO): Command {
   registerDrift(program, io);
   registerCheck(program, io);
   registerInventory(program, io);
+  registerProbe(program, io);
   registerEmulator(program, io);
   registerStart(program, io);
   registerWhoami(program, io);

@@ -1,4 +1,5 @@
 import { RULE_IDS, RULE_SETTINGS_SCHEMAS } from "../compliance/rule-settings";
+import { PROBES_SCHEMA } from "../probes/probe-config";
 
 const name = (what: string) => ({ type: "string", minLength: 1, maxLength: 128, pattern: "^[^/\\\\?#]+$", description: `${what} name` });
 
@@ -105,5 +106,6 @@ export const STACKWARDEN_KEYS_SCHEMA = {
         },
       },
     },
+    "stackwarden:probes": PROBES_SCHEMA,
   },
 } as const;

@@ -5,7 +5,7 @@ import { AccessTokens } from "./access-tokens";
 import { armRoute } from "./arm-conventions";
 import { EmulatorApp, type EmulatorReply, type EmulatorRequest } from "./emulator-app";
 import { FaultInjector, NO_FAULTS, type FaultConfig } from "./fault-injector";
-import type { EmulatorSettings, LocalService, ServiceContext } from "./local-service";
+import type { EmulatorErrorKind, EmulatorSettings, LocalService, ServiceContext } from "./local-service";
 import Ajv, { type ValidateFunction } from "ajv";
 import { completeFaults, faultConfigSchema, settingsSchema, type SeedDocument } from "./seed";
 import { StateStore, type PersistedState } from "./state-store";
@@ -132,12 +132,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
         headers["retry-after"] = String(Math.ceil(decision.retryAfterMs / 1000));
         headers["retry-after-ms"] = String(decision.retryAfterMs);
       }
-      return send(res, faultReply(path, decision.status, headers));
+      return send(res, serviceErrorReply(services, path, decision.status, "fault", headers) ?? faultReply(path, decision.status, headers));
     }
 
     const rawBody = await readBody(req);
     if (!found) {
       const status = app.hasPath(path) ? 405 : 404;
+      const own = serviceErrorReply(services, path, status, "no-route");
+      if (own) return send(res, own);
       return send(res, {
         status,
         body: {
@@ -150,6 +152,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     if (rawBody.length > 0 && contentType.includes("json")) {
       body = parseJson(rawBody);
       if (body === INVALID) {
+        const own = serviceErrorReply(services, path, 400, "invalid-body");
+        if (own) return send(res, own);
         return send(res, {
           status: 400,
           body: {
@@ -203,6 +207,21 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
         server.close(() => resolve());
       }),
   };
+}
+
+/** The emulator's own answer in the error form of the service that owns the path, when that service gives one. */
+function serviceErrorReply(
+  services: readonly LocalService[],
+  path: string,
+  status: number,
+  kind: EmulatorErrorKind,
+  headers: Record<string, string> = {},
+): EmulatorReply | undefined {
+  for (const s of services) {
+    const reply = s.errorReply?.(path, status, kind);
+    if (reply) return { ...reply, headers: { ...headers, ...reply.headers } };
+  }
+  return undefined;
 }
 
 /** An injected fault in the shape the addressed service uses for errors. */
