@@ -40,14 +40,17 @@ export function certificateContent(record: CertificateRecordSeed): CertificateCo
   };
 }
 
-/** A stable document number when the seed gives none: the doctype and a digest of its parameters. */
+/**
+ * A stable document number when the seed gives none: ten digits from a digest of the doctype and
+ * its parameters (digits, because the spec's XML schema types the certificate's `number` as an integer).
+ */
 export function documentNumber(record: Pick<CertificateRecordSeed, "doctype" | "parameters">): string {
   const canonical = Object.keys(record.parameters)
     .sort()
     .map((k) => `${k}=${record.parameters[k]}`)
     .join("\n");
-  const digest = createHash("sha256").update(`${record.doctype}\n${canonical}`).digest("hex").slice(0, 10).toUpperCase();
-  return `${record.doctype.toUpperCase()}-${digest}`;
+  const digest = createHash("sha256").update(`${record.doctype}\n${canonical}`).digest();
+  return String((digest.readUIntBE(0, 6) % 9_000_000_000) + 1_000_000_000);
 }
 
 /** `sumInsured` → `Sum insured`. */
