@@ -61,7 +61,7 @@ describe("401: the key and client id", () => {
       { "x-apisetu-apikey": "k-1234" },
       { "x-apisetu-clientid": "c" },
       { "x-apisetu-apikey": " ", "x-apisetu-clientid": "c" },
-    ]) {
+    ] as Record<string, string>[]) {
       const r = await post("/newindia/v3/hlipc/certificate", good(), headers);
       expect(r.status).toBe(401);
       expect(r.json).toEqual({ error: "invalid_authentication", errorDescription: "Authentication failed" });
