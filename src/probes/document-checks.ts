@@ -29,7 +29,8 @@ export async function checkPdf(bytes: Uint8Array, doctype: Doctype): Promise<Doc
   try {
     const { extractText, getDocumentProxy } = await import("unpdf");
     // unpdf hands the buffer to a worker-less pdf.js that may detach it: give it a copy.
-    const pdf = await getDocumentProxy(new Uint8Array(bytes));
+    // verbosity 0: pdf.js would print its warnings ("Indexing all PDF objects") to the console.
+    const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
     try {
       pages = (await extractText(pdf, { mergePages: false })).text;
     } finally {

@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { CommandIO } from "../../src/cli/command-io";
 import { main } from "../../src/cli/main";
 import { PROJECT_ROOT } from "../../src/version";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { devEstate } from "../services/certificates/certificates-kit";
+import { startScriptedServer, text } from "../http/scripted-server";
 import { stackDir } from "./cli-harness";
 
 /**
@@ -113,6 +114,33 @@ describe("stackwarden probe", () => {
       expect(r.out).not.toContain("probe-test-key");
     } finally {
       await own.close();
+    }
+  });
+
+  it("a document that fails its check fails the probe with the reason, and pdf.js prints nothing", async () => {
+    const srv = await startScriptedServer((q, res) =>
+      q.url.includes("/trcer/")
+        ? text(res, 200, "%PDF-1.3\ngarbage without xref\n", "application/pdf")
+        : text(res, 200, "<html>portal</html>", "text/html"),
+    );
+    try {
+      const dir = stackDir({ "Pulumi.t.yaml": ADMN_STACK("99123") });
+      const printed: string[] = [];
+      const spies = (["log", "warn", "error", "info"] as const).map((m) =>
+        vi.spyOn(console, m).mockImplementation((...a: unknown[]) => void printed.push(a.join(" "))),
+      );
+      let r;
+      try {
+        r = await probe(["--config", "Pulumi.t.yaml"], { ...keys(), STACKWARDEN_APISETU_ENDPOINT: srv.url }, dir);
+      } finally {
+        for (const s of spies) s.mockRestore();
+      }
+      expect(printed).toEqual([]);
+      expect(r.code).toBe(4);
+      expect(r.err).toBe("");
+      expect(r.out.split("\n")[2].trim()).toBe("check failed: the PDF does not parse: Invalid PDF structure.");
+    } finally {
+      await srv.close();
     }
   });
 

@@ -35,7 +35,7 @@ export function clientFor(t: TestEmulator, opts: Partial<CertificatesClientOptio
 /** The text of each page of a PDF, read back with unpdf. */
 export async function pdfPages(bytes: Uint8Array): Promise<string[]> {
   const { extractText, getDocumentProxy } = await import("unpdf");
-  const pdf = await getDocumentProxy(new Uint8Array(bytes));
+  const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
   try {
     return (await extractText(pdf, { mergePages: false })).text;
   } finally {
