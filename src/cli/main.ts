@@ -12,6 +12,7 @@ import { registerDrift } from "./commands/drift-command";
 import { registerInventory } from "./commands/inventory-command";
 import { registerScan } from "./commands/scan-command";
 import { registerRules } from "./commands/rules-command";
+import { registerProbe } from "./commands/probe-command";
 
 /** Builds the command tree; `io` receives all output. */
 export function buildProgram(io: CommandIO): Command {
@@ -31,6 +32,7 @@ export function buildProgram(io: CommandIO): Command {
   registerDrift(program, io);
   registerCheck(program, io);
   registerInventory(program, io);
+  registerProbe(program, io);
   registerEmulator(program, io);
   registerStart(program, io);
   registerWhoami(program, io);

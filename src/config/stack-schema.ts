@@ -1,5 +1,6 @@
 import { registryVersion, ruleIds } from "../compliance/registry";
 import { policiesSchema } from "../compliance/rule-settings";
+import { PROBES_SCHEMA } from "../probes/probe-config";
 
 const name = (what: string) => ({ type: "string", minLength: 1, maxLength: 128, pattern: "^[^/\\\\?#]+$", description: `${what} name` });
 
@@ -98,6 +99,7 @@ export const STATIC_KEY_SCHEMAS = {
       },
     },
   },
+  "stackwarden:probes": PROBES_SCHEMA,
   "stackwarden:exemptions": {
     type: "array",
     description: "optional: resources exempted from rules, shown in every report",

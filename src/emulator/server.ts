@@ -7,7 +7,7 @@ import { AccessTokens } from "./kit/access-tokens";
 import { armRoute } from "./kit/arm-conventions";
 import { EmulatorApp, type EmulatorReply, type EmulatorRequest } from "./kit/emulator-app";
 import { FaultInjector, NO_FAULTS, type FaultConfig } from "./fault-injector";
-import type { EmulatorSettings, LocalService, ServiceContext } from "./kit/local-service";
+import type { EmulatorErrorKind, EmulatorSettings, LocalService, ServiceContext } from "./kit/local-service";
 import Ajv, { type ValidateFunction } from "ajv";
 import { completeFaults, faultConfigSchema, settingsSchema, type SeedDocument } from "./seed";
 import { StateStore, type PersistedState } from "./state-store";
@@ -134,13 +134,15 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
         headers["retry-after"] = String(Math.ceil(decision.retryAfterMs / 1000));
         headers["retry-after-ms"] = String(decision.retryAfterMs);
       }
-      return send(res, faultReply(path, decision.status, headers));
+      return send(res, serviceErrorReply(services, path, decision.status, "fault", headers) ?? faultReply(path, decision.status, headers));
     }
 
     // A streaming route reads the body itself; every other route gets it whole.
     const rawBody = found?.streamBody ? EMPTY : await readBody(req);
     if (!found) {
       const status = app.hasPath(path) ? 405 : 404;
+      const own = serviceErrorReply(services, path, status, "no-route");
+      if (own) return send(res, own);
       return send(res, {
         status,
         body: {
@@ -153,6 +155,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     if (rawBody.length > 0 && contentType.includes("json")) {
       body = parseJson(rawBody);
       if (body === INVALID) {
+        const own = serviceErrorReply(services, path, 400, "invalid-body");
+        if (own) return send(res, own);
         return send(res, {
           status: 400,
           body: {
@@ -213,6 +217,21 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
         server.close(() => resolve());
       }),
   };
+}
+
+/** The emulator's own answer in the error form of the service that owns the path, when that service gives one. */
+function serviceErrorReply(
+  services: readonly LocalService[],
+  path: string,
+  status: number,
+  kind: EmulatorErrorKind,
+  headers: Record<string, string> = {},
+): EmulatorReply | undefined {
+  for (const s of services) {
+    const reply = s.errorReply?.(path, status, kind);
+    if (reply) return { ...reply, headers: { ...headers, ...reply.headers } };
+  }
+  return undefined;
 }
 
 /** An injected fault in the shape the addressed service uses for errors. */
