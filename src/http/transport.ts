@@ -7,6 +7,7 @@ import { redactUrl, scrubSecrets, scrubTokens } from "./redaction";
 import { DEFAULT_RETRY, decideRetry, type RetryPolicyOptions } from "./retry-policy";
 import { VERSION } from "../version";
 import { canDiscardTokens } from "../auth/token-credential";
+import { emitRequestEvent, hasRequestListeners, serviceOfRequest } from "./request-events";
 
 export type HttpMethod = "GET" | "PUT" | "POST" | "DELETE" | "PATCH" | "HEAD";
 
@@ -54,6 +55,8 @@ export interface TransportOptions {
   logger?: Logger;
   /** The undici dispatcher to send through (the retry interceptor is composed in unless it already is). Default: one shared keep-alive Agent. */
   dispatcher?: Dispatcher;
+  /** The service name in request events (metrics). Default: derived from the request (see `serviceOfRequest`). */
+  service?: string;
 }
 
 const USER_AGENT = `stackwarden/${VERSION} node/${process.versions.node}`;
@@ -95,6 +98,7 @@ export class HttpTransport {
   private readonly logger: Logger;
   private readonly dispatcher: Dispatcher;
   private readonly secrets: Set<string>;
+  private readonly service?: string;
 
   constructor(opts: TransportOptions) {
     let base: URL;
@@ -120,6 +124,7 @@ export class HttpTransport {
     // Without the retry interceptor a custom dispatcher would silently make one attempt only.
     this.dispatcher = opts.dispatcher ? composeRetry(opts.dispatcher) : sharedDispatcher();
     this.secrets = new Set(staticSecretsOf(this.auth));
+    this.service = opts.service;
   }
 
   /** Sends a request and parses a JSON response body; throws ApiError for a non-success status. */
@@ -322,6 +327,17 @@ export class HttpTransport {
     const logger = this.logger;
     const signal = spec.signal;
     const describe = () => `${spec.operation} ${spec.method} ${redactUrl(this.origin + path)}`;
+    // Request events (src/http/request-events.ts): one per attempt, only when someone listens.
+    const observe = (status: number, retrying: boolean) => {
+      if (hasRequestListeners())
+        emitRequestEvent({
+          service: this.service ?? serviceOfRequest(this.baseUrl, path),
+          operation: spec.operation,
+          status,
+          attempt: state.attempts,
+          retrying,
+        });
+    };
     const retryOptions = {
       throwOnError: false,
       retry(err: RetryableError, _ctx: unknown, cb: (err?: Error | null) => void) {
@@ -341,6 +357,7 @@ export class HttpTransport {
           if (logger.debugEnabled !== false) logger.debug(`${describe()}: not retrying (${decision.reason})`);
           return cb(err);
         }
+        observe(err.statusCode ?? 0, true);
         state.attempts += 1;
         logger.warn(`${describe()}: ${err.statusCode ?? err.code} on attempt ${state.attempts - 1}; retrying in ${decision.delayMs} ms`);
         sleep(decision.delayMs, signal).then(
@@ -364,6 +381,7 @@ export class HttpTransport {
     } as unknown as Dispatcher.RequestOptions;
     try {
       const res = await this.dispatcher.request(opts);
+      observe(res.statusCode, false);
       let text = "";
       let buffer: Buffer | undefined;
       if (asBuffer) buffer = Buffer.from(await res.body.arrayBuffer());
@@ -377,6 +395,7 @@ export class HttpTransport {
       return { res, text, buffer, clientRequestId, attempts: state.attempts, path, bearerToken };
     } catch (e) {
       if (e instanceof ApiError) throw e;
+      observe(0, false);
       const err = e as RetryableError & { name?: string };
       const aborted = signal?.aborted || err.name === "AbortError";
       const code = aborted ? "RequestAborted" : (err.code ?? "ConnectionError");
