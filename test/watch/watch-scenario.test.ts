@@ -332,6 +332,7 @@ describe("watch --git", () => {
       execFileSync("git", args, {
         cwd,
         encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
         env: {
           ...process.env,
           GIT_AUTHOR_NAME: "t",
