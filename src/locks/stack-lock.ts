@@ -173,7 +173,7 @@ export async function acquireStackLock(opts: StackLockOptions): Promise<StackLoc
     let released = false;
     return {
       holder,
-      waitedMs: Date.now() - started,
+      waitedMs: waiting ? Date.now() - started : 0,
       recovered,
       lost: lost.signal,
       async release() {
