@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
 import type { ActorSources } from "../audit/audit-actor";
 import type { AuditChange } from "../audit/audit-entry";
@@ -151,6 +152,8 @@ export class Watcher {
     const n = ++this.tickNo;
     const startedAt = Date.now();
     const reads = (this.reads = new AbortController());
+    // Every request of the tick listens to this signal, up to --concurrency at once: not a leak.
+    setMaxListeners(0, reads.signal);
     let tag = `tick ${n}`;
     let error: string | undefined;
     try {
@@ -269,6 +272,7 @@ export class Watcher {
   ): Promise<ApplyOutcome[]> {
     if (this.stopping) return [];
     const stop = (this.applyStop = new AbortController());
+    setMaxListeners(0, stop.signal);
     this.applyStopped = false;
     try {
       const { result, entry } = await runLockedApply(

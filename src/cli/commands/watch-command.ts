@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
 import { loadStackFile } from "../../config/stack-config";
@@ -80,14 +80,25 @@ export function registerWatch(program: Command, io: CommandIO): void {
           throw new UsageError(`--git ${flags.git}: the checkout is on a detached HEAD; name the branch to follow with --git-branch`);
         git = { dir, remote: flags.gitRemote, branch };
       }
-      // With --git the stack file is the checkout's; it is read again every tick.
-      const loadStack = () => {
+      // With --git the stack file is the checkout's. It is read again whenever it changed (a new
+      // commit, an edit): parsing a large stack file every tick would be most of a tick's work.
+      const readStack = () => {
         if (!git) return loadStackFromFlags(flags, io);
         if (flags.stack && flags.config) throw new UsageError("give either --stack or --config, not both");
         if (!flags.stack && !flags.config)
           throw new UsageError("which stack? give --stack NAME (stacks/Pulumi.NAME.yaml in the checkout) or --config FILE");
         const path = flags.config ? resolve(git.dir, flags.config) : join(git.dir, "stacks", `Pulumi.${flags.stack}.yaml`);
         return { stack: loadStackFile(path, io.env, io.cwd), name: flags.stack ?? /Pulumi\.([^/\\]+)\.yaml$/.exec(path)?.[1] ?? path };
+      };
+      let cached: { key: string; loaded: ReturnType<typeof readStack> } | undefined;
+      const loadStack = () => {
+        // The key is taken before reading: a change racing the read only costs one more read.
+        const key = cached ? fileKey(resolve(io.cwd, cached.loaded.stack.file)) : undefined;
+        if (cached && key !== undefined && key === cached.key) return cached.loaded;
+        const loaded = readStack();
+        const fresh = key ?? fileKey(resolve(io.cwd, loaded.stack.file));
+        cached = fresh ? { key: fresh, loaded } : undefined;
+        return loaded;
       };
       // A bad stack file at start is an error at once; later it only fails its tick.
       const first = loadStack();
@@ -141,6 +152,16 @@ export function registerWatch(program: Command, io: CommandIO): void {
       log(`stopped after ${watcher.ticks} tick(s)`);
       io.exitCode = 0;
     });
+}
+
+/** What tells a changed file: inode, size and modification time (undefined when it cannot be read). */
+function fileKey(path: string): string | undefined {
+  try {
+    const st = statSync(path);
+    return `${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
 }
 
 function intervalOption(value: string): number {
