@@ -237,8 +237,10 @@ export class Watcher {
     for (const r of refused) this.o.log(`${tag}: not repairing ${databaseLabel(r.item.ref)}: ${r.reason}`);
     const refusedKey = refused.map((r) => `${r.item.id}=${r.item.desired.transparentDataEncryption}`).join(",");
     const newlyRefused = refusedKey !== this.lastRefused;
-    this.lastRefused = refusedKey;
-    if (repairs.length === 0 && !(newlyRefused && refused.length)) return [];
+    if (repairs.length === 0 && !(newlyRefused && refused.length)) {
+      this.lastRefused = refusedKey;
+      return [];
+    }
     const refusedChanges: AuditChange[] = newlyRefused
       ? refused.map((r) => ({
           resource: r.item.id,
@@ -251,6 +253,8 @@ export class Watcher {
     for (const _ of refusedChanges) this.o.metrics.remediations.inc({ stack: this.o.stackName, outcome: "refused" });
     if (repairs.length) this.o.log(`${tag}: remediating ${repairs.length} database(s)`);
     const outcomes = await this.apply(tag, "remediate", "remediation", repairs, refusedChanges, commit);
+    // Remembered once recorded: a refusal whose apply could not run (a held lock) is recorded next tick.
+    this.lastRefused = refusedKey;
     for (const o of outcomes)
       this.o.metrics.remediations.inc({
         stack: this.o.stackName,
