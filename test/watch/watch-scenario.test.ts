@@ -23,12 +23,14 @@ sql:
       databases:
         - { name: oob, transparentDataEncryption: Enabled }
         - { name: legacy, transparentDataEncryption: Enabled }
-        - { name: slow, transparentDataEncryption: Disabled, scan: { durationMs: 2500 } }
+        - { name: slow, transparentDataEncryption: Disabled, scan: { durationMs: 5000 } }
         - { name: stuck, transparentDataEncryption: Disabled, scan: { outcome: stall, failAtPercent: 30 } }
         - { name: other, transparentDataEncryption: Enabled }
         - { name: ready, transparentDataEncryption: Enabled }
         - { name: term, transparentDataEncryption: Disabled, scan: { durationMs: 600000 } }
         - { name: gitdb, transparentDataEncryption: Disabled }
+        - { name: graceful, transparentDataEncryption: Disabled, scan: { durationMs: 1500 } }
+        - { name: throttled, transparentDataEncryption: Enabled }
 `;
 const stackYaml = (...dbs: [string, "Enabled" | "Disabled"][]) =>
   `config:\n  stackwarden:subscriptionId: ${SUB}\n  stackwarden:databases:\n${dbs
@@ -240,6 +242,67 @@ describe("watch: drift, remediation, metrics", () => {
     const entries = trail(dir, "term");
     expect(entries).toHaveLength(1);
     expect(entries[0].what).toEqual([expect.objectContaining({ before: "Disabled", outcome: "interrupted" })]);
+  });
+});
+
+describe("watch: grace, schedules, throttling", () => {
+  it("SIGTERM while an apply runs within the grace period: the apply finishes, then exit 0", async () => {
+    const dir = workdir({ "Pulumi.graceful.yaml": stackYaml(["graceful", "Enabled"]) });
+    const w = cli(
+      ["watch", "--config", "Pulumi.graceful.yaml", "--interval", "100ms", "--auto-remediate", "--grace", "60s", "--poll-interval", "50"],
+      dir,
+    );
+    await w.line(/rg\/s1\/graceful: encryption requested/);
+    w.child.kill("SIGTERM");
+    expect(await w.exited).toBe(0);
+    expect(w.out()).toMatch(/remediation: 1 of 1 converged; audit entry 1/);
+    expect((await sql.getTransparentDataEncryption(ref("graceful"))).properties?.status).toBe("Enabled");
+    expect(trail(dir, "graceful")[0].what).toEqual([
+      expect.objectContaining({ before: "Disabled", after: "Enabled", outcome: "converged" }),
+    ]);
+    expect(existsSync(join(dir, ".stackwarden", "locks", "graceful.lock"))).toBe(false);
+  });
+
+  it("--schedule ticks at a cron schedule (6 fields: every second); --max-ticks ends it with exit 0", async () => {
+    const dir = workdir({ "Pulumi.cron.yaml": stackYaml(["other", "Enabled"]) });
+    const w = cli(["watch", "--config", "Pulumi.cron.yaml", "--schedule", "* * * * * *", "--max-ticks", "2"], dir);
+    expect(await w.exited).toBe(0);
+    expect(w.out()).toMatch(/watching stack cron \(Pulumi\.cron\.yaml\) cron "\* \* \* \* \* \*"/);
+    expect(w.out()).toMatch(/tick 2: 0 drifted/);
+    expect(w.out()).toMatch(/stopping: 2 tick\(s\) done \(--max-ticks\)/);
+  });
+
+  it("429s from the API are retried and counted by service in /metrics", async () => {
+    t.emu.faults.configure({
+      seed: 1,
+      latencyMs: 0,
+      maxConsecutive: 3,
+      rules: [
+        {
+          match: `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Sql/servers/s1/databases/throttled/transparentDataEncryption`,
+          status: 429,
+          count: 2,
+          retryAfterMs: 10,
+        },
+      ],
+    });
+    try {
+      const dir = workdir({ "Pulumi.throttled.yaml": stackYaml(["throttled", "Enabled"]) });
+      const w = cli(["watch", "--config", "Pulumi.throttled.yaml", "--interval", "100ms", "--listen", "127.0.0.1:0"], dir);
+      const url = await listening(w);
+      await eventually("a clean tick", async () =>
+        (metricValue(await metrics(url), "stackwarden_watch_ticks_total", { result: "ok" }) ?? 0) >= 1 ? true : undefined,
+      );
+      const text = await metrics(url);
+      expect(metricValue(text, "stackwarden_api_throttled_total", { service: "sql" })).toBe(2);
+      expect(metricValue(text, "stackwarden_api_retries_total", { service: "sql" })).toBe(2);
+      expect(metricValue(text, "stackwarden_api_requests_total", { service: "sql", status: "429" })).toBe(2);
+      expect(metricValue(text, "stackwarden_api_requests_total", { service: "imds", status: "200" })).toBeGreaterThanOrEqual(1);
+      w.child.kill("SIGTERM");
+      expect(await w.exited).toBe(0);
+    } finally {
+      t.emu.faults.configure({ seed: 1, latencyMs: 0, maxConsecutive: 3, rules: [] });
+    }
   });
 });
 
