@@ -1,6 +1,6 @@
 import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { stackFileKey } from "../locks/stack-lock";
+import { stackFileKey } from "../settings/state-dirs";
 import type { AuditEntry, AuditRecord } from "./audit-entry";
 import { chainEntry } from "./audit-chain";
 

@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import lockfile from "proper-lockfile";
+import { stackFileKey } from "../settings/state-dirs";
 import { formatDuration } from "../time/duration";
 
 /** Who holds a stack's lock: written into the lock directory by the holder. */
@@ -82,12 +82,6 @@ const lockFs = {
   rmdir: (p: fs.PathLike, cb: (err: NodeJS.ErrnoException | null) => void) => fs.rm(p, { recursive: true, force: false }, cb),
   rmdirSync: (p: fs.PathLike) => fs.rmSync(p, { recursive: true, force: false }),
 };
-
-/** A file-system-safe name for a stack (`dev`, or a hash of an odd name). */
-export function stackFileKey(stack: string): string {
-  if (/^[A-Za-z0-9_.-]{1,100}$/.test(stack) && !stack.startsWith(".")) return stack;
-  return `stack-${createHash("sha256").update(stack).digest("hex").slice(0, 16)}`;
-}
 
 /** Where the lock of `stack` lives: `<dir>/<stack>.lock` (a directory). */
 export function lockPathOf(dir: string, stack: string): string {

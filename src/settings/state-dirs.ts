@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { resolve } from "node:path";
 
 /** Where stackwarden keeps its own operational files. */
@@ -18,4 +19,10 @@ export function stateDirs(cwd: string, env: NodeJS.ProcessEnv, flags: { lockDir?
     locks: resolve(cwd, flags.lockDir || env.STACKWARDEN_LOCK_DIR?.trim() || ".stackwarden/locks"),
     audit: resolve(cwd, flags.auditDir || env.STACKWARDEN_AUDIT_DIR?.trim() || ".stackwarden/audit"),
   };
+}
+
+/** A file-system-safe name for a stack (`dev`, or a hash of an odd name). */
+export function stackFileKey(stack: string): string {
+  if (/^[A-Za-z0-9_.-]{1,100}$/.test(stack) && !stack.startsWith(".")) return stack;
+  return `stack-${createHash("sha256").update(stack).digest("hex").slice(0, 16)}`;
 }
