@@ -40,6 +40,10 @@ export async function applyUnderLock(
     async (lock) => {
       if (lock.recovered)
         io.err(`stackwarden ${command}: recovered the lock left by ${describeHolder(lock.recovered)}: that process no longer runs`);
+      // Another process took the lock over (it was not refreshed in time): say so; the entry is still written.
+      lock.lost.addEventListener("abort", () => io.err(`stackwarden ${command}: warning: ${(lock.lost.reason as Error).message}`), {
+        once: true,
+      });
       return body();
     },
   );

@@ -145,7 +145,7 @@ export async function acquireStackLock(opts: StackLockOptions): Promise<StackLoc
         continue;
       }
       const waited = Date.now() - started;
-      if (waited >= timeoutMs) throw new LockBusyError(opts.stack, holder, waited);
+      if (waited >= timeoutMs) throw new LockBusyError(opts.stack, holder, waiting ? waited : 0);
       if (!waiting) {
         waiting = true;
         opts.onWait?.(holder);
@@ -160,10 +160,15 @@ export async function acquireStackLock(opts: StackLockOptions): Promise<StackLoc
       command: opts.command,
       stack: opts.stack,
     };
-    // Written beside the lock's own state, atomically, so a reader sees all of it or nothing.
+    // Written into the lock directory, atomically, so a reader sees all of it or nothing. Adding a
+    // file changes the directory's mtime, which proper-lockfile owns (it refreshes it, and takes a
+    // changed one for a lost lock): it is put back, in the same synchronous step, so no refresh
+    // can come in between.
+    const { atime, mtime } = fs.statSync(lockPath);
     const tmp = join(lockPath, `.holder-${process.pid}.tmp`);
     fs.writeFileSync(tmp, JSON.stringify(holder));
     fs.renameSync(tmp, join(lockPath, "holder.json"));
+    fs.utimesSync(lockPath, atime, mtime);
     let released = false;
     return {
       holder,

@@ -99,6 +99,16 @@ describe("per-stack locks", () => {
     await lock.release();
   });
 
+  it("a lock held across several refreshes stays ours (writing its holder does not look like a takeover) and is removed on release", async () => {
+    const dir = fresh();
+    // staleMs 2 000: proper-lockfile refreshes it every second and checks the mtime is still its own.
+    const lock = await acquireStackLock({ dir, stack: "dev", command: "apply", staleMs: 2000 });
+    await new Promise((r) => setTimeout(r, 3500));
+    expect(lock.lost.aborted, String(lock.lost.reason)).toBe(false);
+    await lock.release();
+    expect(existsSync(join(dir, "dev.lock"))).toBe(false);
+  });
+
   it("a stack name unfit for a file name gets a hashed lock file", () => {
     expect(lockPathOf("/l", "dev")).toBe("/l/dev.lock");
     expect(lockPathOf("/l", "../../etc/x")).toMatch(/^\/l\/stack-[0-9a-f]{16}\.lock$/);
