@@ -13,6 +13,8 @@ import { registerInventory } from "./commands/inventory-command";
 import { registerScan } from "./commands/scan-command";
 import { registerRules } from "./commands/rules-command";
 import { registerProbe } from "./commands/probe-command";
+import { registerWatch } from "./commands/watch-command";
+import { registerAudit } from "./commands/audit-command";
 
 /** Builds the command tree; `io` receives all output. */
 export function buildProgram(io: CommandIO): Command {
@@ -38,6 +40,8 @@ export function buildProgram(io: CommandIO): Command {
   registerWhoami(program, io);
   registerScan(program, io);
   registerRules(program, io);
+  registerWatch(program, io);
+  registerAudit(program, io);
   for (const c of program.commands) {
     c.exitOverride().configureOutput({
       writeOut: (s) => io.out(s.replace(/\n$/, "")),

@@ -3,6 +3,7 @@ import { Agent, interceptors, type Dispatcher } from "undici";
 import { ApiError } from "./api-error";
 import type { OutgoingRequest, RawResponse, Send } from "./pipeline";
 import { decideRetry, type RetryPolicyOptions } from "./retry-policy";
+import { emitRequestEvent, hasRequestListeners, serviceOfRequest } from "./request-events";
 import type { TransportContext } from "./transport-context";
 
 let sharedAgent: Dispatcher | undefined;
@@ -42,6 +43,17 @@ export function dispatchTo(ctx: TransportContext, dispatcher: Dispatcher, policy
     const signal = spec.signal;
     const started = Date.now();
     let attempts = 1;
+    // Request events (metrics, src/http/request-events.ts): one per attempt, only when someone listens.
+    const observe = (status: number, retrying: boolean) => {
+      if (hasRequestListeners())
+        emitRequestEvent({
+          service: ctx.service ?? serviceOfRequest(ctx.baseUrl, req.path),
+          operation: spec.operation,
+          status,
+          attempt: attempts,
+          retrying,
+        });
+    };
     const retryOptions = {
       throwOnError: false,
       retry(err: RetryableError, _state: unknown, cb: (err?: Error | null) => void) {
@@ -61,6 +73,7 @@ export function dispatchTo(ctx: TransportContext, dispatcher: Dispatcher, policy
           if (ctx.logger.debugEnabled !== false) ctx.logger.debug(`${ctx.describe(req)}: not retrying (${decision.reason})`);
           return cb(err);
         }
+        observe(err.statusCode ?? 0, true);
         attempts += 1;
         ctx.logger.warn(
           `${ctx.describe(req)}: ${err.statusCode ?? err.code} on attempt ${attempts - 1}; retrying in ${decision.delayMs} ms`,
@@ -85,10 +98,12 @@ export function dispatchTo(ctx: TransportContext, dispatcher: Dispatcher, policy
     } as unknown as Dispatcher.RequestOptions;
     try {
       const res = await dispatcher.request(opts);
+      observe(res.statusCode, false);
       if (req.asBuffer) return { res, text: "", buffer: Buffer.from(await res.body.arrayBuffer()), attempts, sentPath: req.path };
       return { res, text: await res.body.text(), attempts, sentPath: req.path };
     } catch (e) {
       if (e instanceof ApiError) throw e;
+      observe(0, false);
       const err = e as RetryableError;
       const aborted = signal?.aborted || err.name === "AbortError";
       throw ctx.failure(
