@@ -1,6 +1,6 @@
 import { PolicyPack } from "@pulumi/policy";
-import { POLICIES } from "./policies";
+import { policies } from "./policies";
 
 // Constructing the pack starts the analyzer's gRPC server, so it happens only here; tests import
 // ./policies instead.
-new PolicyPack("stackwarden", { policies: POLICIES });
+new PolicyPack("stackwarden", { policies: policies() });

@@ -21,6 +21,8 @@ export function loadCore<T = any>(subpath: string): T {
       } catch (e) {
         // Only a missing dist file means "not built"; a module that dist itself cannot find keeps its own message.
         if ((e as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND" && !fs.existsSync(`${path.join(dir, "dist", subpath)}.js`)) {
+          // No `cause`: Pulumi compiles this file with its own TypeScript settings, whose lib has no ErrorOptions.
+          // eslint-disable-next-line preserve-caught-error
           throw new Error(`stackwarden is not built in ${dir}: run \`npm run build\` (missing dist/${subpath}.js)`);
         }
         throw e;

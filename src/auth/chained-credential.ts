@@ -5,7 +5,7 @@ import {
   type DiscardableTokenCredential,
   type GetTokenOptions,
   type TokenCredential,
-} from "./token-credential";
+} from "../http/token-credential";
 
 /** A named credential in a chain, so the final error can say what each one tried. */
 export interface NamedCredential {

@@ -3,7 +3,7 @@ import { ChainedTokenCredential, type NamedCredential } from "./chained-credenti
 import { CredentialUnavailableError } from "./credential-errors";
 import { ImdsManagedIdentityCredential } from "./imds-credential";
 import { StaticTokenCredential } from "./static-token-credential";
-import type { TokenCredential } from "./token-credential";
+import type { TokenCredential } from "../http/token-credential";
 
 /**
  * stackwarden's credential: `AZURE_ACCESS_TOKEN` when set, else the managed identity through

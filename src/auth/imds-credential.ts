@@ -2,7 +2,7 @@ import { ApiError } from "../http/api-error";
 import { ImdsClient, type ImdsClientOptions } from "../services/imds/client";
 import { CredentialUnavailableError } from "./credential-errors";
 import { scopesToResource } from "./scopes";
-import type { AccessToken, DiscardableTokenCredential, GetTokenOptions } from "./token-credential";
+import type { AccessToken, DiscardableTokenCredential, GetTokenOptions } from "../http/token-credential";
 
 export interface ImdsCredentialOptions extends Partial<ImdsClientOptions> {
   /** User-assigned identity to ask for; default `AZURE_CLIENT_ID`, else the system identity. */

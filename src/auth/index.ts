@@ -4,4 +4,4 @@ export * from "./default-credential";
 export * from "./imds-credential";
 export * from "./scopes";
 export * from "./static-token-credential";
-export * from "./token-credential";
+export * from "../http/token-credential";

@@ -1,4 +1,4 @@
-import type { AccessToken, TokenCredential } from "./token-credential";
+import type { AccessToken, TokenCredential } from "../http/token-credential";
 import { CredentialUnavailableError } from "./credential-errors";
 
 /**

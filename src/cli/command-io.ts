@@ -1,7 +1,13 @@
-/** Where commands write: swappable so tests can capture output in-process. */
+import { createInterface } from "node:readline/promises";
+
+/** Where commands write and whom they ask: swappable so tests can capture output in-process. */
 export interface CommandIO {
   out(line: string): void;
   err(line: string): void;
+  /** Raw text to stdout, no newline added: for a live display redrawn in place. */
+  write?(text: string): void;
+  /** Asks a question on the terminal; absent when no one can answer (stdin is not a terminal). */
+  ask?(question: string): Promise<string>;
   /** Whether stdout is a terminal (live progress) or a pipe (plain lines). */
   isTTY: boolean;
   env: NodeJS.ProcessEnv;
@@ -14,8 +20,19 @@ export interface CommandIO {
 export const processIO = (): CommandIO => ({
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
+  write: (text) => process.stdout.write(text),
+  ask: process.stdin.isTTY ? askOnTerminal : undefined,
   isTTY: Boolean(process.stdout.isTTY),
   env: process.env,
   cwd: process.cwd(),
   exitCode: 0,
 });
+
+async function askOnTerminal(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
+}

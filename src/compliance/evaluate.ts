@@ -1,11 +1,9 @@
-import type { Exemption } from "../config/stack-config";
-import { applyExemptions, type ExemptionStatus } from "./exemptions";
+import { applyExemptions, type Exemption, type ExemptionStatus } from "./exemptions";
 import type { ComplianceFacts } from "./facts";
 import { isAdvisoryViolation, isMandatoryViolation, type Finding } from "./finding";
+import { allRules } from "./registry";
+import { resolveSettings } from "./rule";
 import type { RuleSettings } from "./rule-settings";
-import { batchQuotaHeadroom } from "./rules/batch-quota-headroom";
-import { sqlTdeEnabled } from "./rules/sql-tde-enabled";
-import { sqlTierAdvisorDrift } from "./rules/sql-tier-advisor-drift";
 
 export interface ComplianceResult {
   findings: Finding[];
@@ -20,7 +18,10 @@ export interface ComplianceResult {
   };
 }
 
-/** Runs every enabled rule over the facts, then applies exemptions. Pure: `now` is passed in. */
+/**
+ * Runs every enabled rule over the facts, then applies exemptions. Findings of one resource stay
+ * together, resources in the order they are first judged, rules in registry order. Pure: `now` is passed in.
+ */
 export function evaluateCompliance(
   facts: ComplianceFacts,
   settings: RuleSettings,
@@ -28,18 +29,23 @@ export function evaluateCompliance(
   now: number,
 ): ComplianceResult {
   const raw: Finding[] = [];
-  const tde = settings["sql-tde-enabled"];
-  const drift = settings["sql-tier-advisor-drift"];
-  const quota = settings["batch-quota-headroom"];
-  for (const db of facts.databases) {
-    if (tde.enforcementLevel !== "disabled") raw.push(sqlTdeEnabled(db, tde));
-    if (drift.enforcementLevel !== "disabled") raw.push(sqlTierAdvisorDrift(db, drift, now));
+  for (const rule of allRules()) {
+    const s = settings[rule.id] ?? resolveSettings(rule, undefined);
+    if (s.enforcementLevel !== "disabled") raw.push(...rule.evaluate(facts, s, now));
   }
-  if (quota.enforcementLevel !== "disabled") {
-    for (const u of facts.usages) raw.push(batchQuotaHeadroom(facts.subscriptionId, u, quota, facts.batchSource));
-  }
-  const { findings, statuses } = applyExemptions(raw, exemptions, now);
+  const { findings, statuses } = applyExemptions(groupByResource(raw), exemptions, now);
   return { findings, exemptions: statuses, summary: summarize(findings) };
+}
+
+function groupByResource(findings: Finding[]): Finding[] {
+  const groups = new Map<string, Finding[]>();
+  for (const f of findings) {
+    const key = f.resourceId.toLowerCase();
+    const g = groups.get(key);
+    if (g) g.push(f);
+    else groups.set(key, [f]);
+  }
+  return [...groups.values()].flat();
 }
 
 function summarize(findings: Finding[]): ComplianceResult["summary"] {

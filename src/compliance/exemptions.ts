@@ -1,5 +1,8 @@
-import type { Exemption } from "../config/stack-config";
+import { sameResourceId } from "../arm/resource-id";
 import type { Finding } from "./finding";
+import type { Exemption } from "./exemption";
+
+export type { Exemption };
 
 export interface ExemptionStatus {
   exemption: Exemption;
@@ -43,5 +46,5 @@ export function applyExemptions(
 
 function covers(e: Exemption, f: Finding): boolean {
   if (e.rules && !e.rules.includes(f.ruleId)) return false;
-  return e.resourceId.replace(/\/+$/, "").toLowerCase() === f.resourceId.toLowerCase();
+  return sameResourceId(e.resourceId, f.resourceId);
 }

@@ -1,21 +1,21 @@
-import type { SourceLocation } from "../config/stack-config";
+import type { SourceLocation } from "./source-location";
 
 /** A value not known yet (a Pulumi preview of a resource still to be created or changed). */
 export const UNKNOWN = Symbol.for("stackwarden.unknown");
 export type Maybe<T> = T | typeof UNKNOWN;
 
-/** What a service tier advisor said, in the spec's field names. */
-export interface AdvisorFacts {
-  name?: string;
-  overallRecommendationServiceLevelObjective?: string;
-  currentServiceLevelObjective?: string;
-  /** The spec's `confidence`, 0..1. */
-  confidence?: number;
-  observationPeriodEnd?: string;
+/**
+ * What every fact carries besides its data: where the stack file names it (report locations) and,
+ * opaque to the rules, where it came from (`origin`: the Pulumi URN of the resource in the policy
+ * pack), which findings carry through so a violation is reported on that resource.
+ */
+export interface FactOrigin {
+  source?: SourceLocation;
+  origin?: string;
 }
 
-/** One database as the rules see it. */
-export interface DatabaseFacts {
+/** A database's TDE status, as the rules see it. */
+export interface DatabaseFacts extends FactOrigin {
   /** The database's ARM id (`.../servers/S/databases/D`). */
   id: string;
   resourceGroup: string;
@@ -27,15 +27,34 @@ export interface DatabaseFacts {
    * preview, where the status the resource will have is the one the stack sets).
    */
   tdeStatusSource?: "live" | "desired";
+}
+
+/** What a service tier advisor said, in the spec's field names. */
+export interface AdvisorFacts {
+  name?: string;
+  overallRecommendationServiceLevelObjective?: string;
+  currentServiceLevelObjective?: string;
+  /** The spec's `confidence`, 0..1. */
+  confidence?: number;
+  observationPeriodEnd?: string;
+}
+
+/** A database's service tier advice, beside the tier the stack intends. */
+export interface TierAdvisorFacts extends FactOrigin {
+  /** The database's ARM id. */
+  id: string;
+  resourceGroup: string;
+  server: string;
+  database: string;
   /** The `serviceObjective` the stack intends, if any. */
   intendedServiceObjective?: string;
   /** Advisor output; undefined when the database has none, UNKNOWN during a preview. */
   advisor: Maybe<AdvisorFacts | undefined>;
-  source?: SourceLocation;
 }
 
 /** One Batch AI usage of a location the stack names. */
-export interface UsageFacts {
+export interface UsageFacts extends FactOrigin {
+  subscriptionId: string;
   location: string;
   /** `name.value` of the usage, e.g. `cores`. */
   name: string;
@@ -45,15 +64,15 @@ export interface UsageFacts {
   unit?: string;
 }
 
+/** Everything the rules judge: plain data, gathered by `check` from the APIs or by the pack from resources. */
 export interface ComplianceFacts {
   subscriptionId: string;
   databases: DatabaseFacts[];
+  tierAdvisors: TierAdvisorFacts[];
   usages: UsageFacts[];
-  /** Where the stack file says the Batch section is, for report locations of usage findings. */
-  batchSource?: SourceLocation;
 }
 
-/** The resource id a usage finding is reported on (usages have no ARM id of their own). */
-export function usageResourceId(subscriptionId: string, u: Pick<UsageFacts, "location" | "name">): string {
-  return `/subscriptions/${subscriptionId}/providers/Microsoft.BatchAI/locations/${u.location}/usages/${u.name}`;
+/** Facts with nothing in them, to build on. */
+export function emptyFacts(subscriptionId: string): ComplianceFacts {
+  return { subscriptionId, databases: [], tierAdvisors: [], usages: [] };
 }

@@ -1,5 +1,6 @@
-import type { Exemption, SourceLocation } from "../config/stack-config";
-import type { EnforcementLevel, RuleId } from "./rule-settings";
+import type { EnforcementLevel } from "./enforcement-level";
+import type { Exemption } from "./exemption";
+import type { SourceLocation } from "./source-location";
 
 /**
  * - `fail`: the rule flags the resource;
@@ -11,7 +12,7 @@ import type { EnforcementLevel, RuleId } from "./rule-settings";
 export type Verdict = "pass" | "fail" | "not-applicable" | "unknown" | "exempt";
 
 export interface Finding {
-  ruleId: RuleId;
+  ruleId: string;
   /** ARM id of the resource judged. */
   resourceId: string;
   /** Short name for tables: `rg/server/db` or `eastus/cores`. */
@@ -21,6 +22,8 @@ export interface Finding {
   /** One sentence, phrased "X must …" for failures. */
   message: string;
   source?: SourceLocation;
+  /** The judged fact's `origin`, carried through (the resource a policy pack reports the finding on). */
+  origin?: string;
   exemption?: Exemption;
 }
 

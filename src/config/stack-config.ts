@@ -2,7 +2,10 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import Ajv, { type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
-import { resolveRuleSettings, type RuleId, type RuleSettings } from "../compliance/rule-settings";
+import { registryVersion } from "../compliance/registry";
+import { resolveRuleSettings, type ConfiguredRuleSettings, type RuleSettings } from "../compliance/rule-settings";
+import type { Exemption } from "../compliance/exemptions";
+import type { SourceLocation } from "../compliance/source-location";
 import {
   describeAjvError,
   formatKeyPath,
@@ -14,16 +17,20 @@ import {
   YamlInputError,
   type LocatedYaml,
 } from "../yaml/located-yaml";
-import { STACKWARDEN_KEYS_SCHEMA } from "./stack-schema";
+import { stackKeysSchema } from "./stack-schema";
+import {
+  buildProbes,
+  isProbeParameterPath,
+  PLAIN_PARAMETER_PROBLEM,
+  plainProbeParameter,
+  type ProbeSpec,
+  type RawProbe,
+} from "../probes/probe-config";
+import { isSecureValue, parseEnvReference } from "../probes/parameter-source";
 import { isAssignedCountryCode } from "../services/geocoding/country-codes";
 import { PROJECT_ROOT } from "../version";
 
-/** Where a value was written: for errors and for SARIF locations. */
-export interface SourceLocation {
-  file: string;
-  line: number;
-  column: number;
-}
+export type { Exemption, SourceLocation };
 
 export interface DesiredDatabase {
   resourceGroup: string;
@@ -38,15 +45,6 @@ export interface ElasticPoolTarget {
   resourceGroup: string;
   server: string;
   elasticPool: string;
-  source?: SourceLocation;
-}
-
-export interface Exemption {
-  resourceId: string;
-  rules?: RuleId[];
-  reason: string;
-  /** `YYYY-MM-DD`; the exemption applies through the end of that day (UTC). */
-  expires?: string;
   source?: SourceLocation;
 }
 
@@ -76,6 +74,19 @@ export interface ResidencyConfig {
   source?: SourceLocation;
 }
 
+/** The files a stack ships and the signature rules they are scanned with (`stackwarden:artifacts`). */
+export interface ArtifactsTarget {
+  /** Globs relative to the project directory. */
+  paths: string[];
+  /** Rule files or folders, relative to the project directory. */
+  rules: string[];
+  source?: SourceLocation;
+  /** Where each glob was written, by index. */
+  pathSources?: (SourceLocation | undefined)[];
+  /** Where each rule reference was written, by index. */
+  ruleSources?: (SourceLocation | undefined)[];
+}
+
 /** A validated stack: what the CLI and the Pulumi program both act on. */
 export interface StackConfig {
   /** The stack file, or a description of where the values came from. */
@@ -86,6 +97,13 @@ export interface StackConfig {
   batch: { resourceGroups?: string[]; locations: string[]; workspaces: BatchWorkspaceTarget[]; source?: SourceLocation };
   policies: RuleSettings;
   exemptions: Exemption[];
+  /** Absent when the stack names no artifacts. */
+  artifacts?: ArtifactsTarget;
+  /**
+   * Post-deploy probes of the certificate issuers; their parameters are references, never values.
+   * Always set by the loader; optional so that hand-built configs need not name it (absent: none).
+   */
+  probes?: ProbeSpec[];
   /** Undefined when the stack has no `stackwarden:residency`. */
   residency?: ResidencyConfig;
 }
@@ -95,19 +113,30 @@ type RawKeys = {
   "stackwarden:databases"?: Omit<DesiredDatabase, "source">[];
   "stackwarden:elasticPools"?: Omit<ElasticPoolTarget, "source">[];
   "stackwarden:batch"?: { resourceGroups?: string[]; locations?: string[]; workspaces?: BatchWorkspaceTarget[] };
-  "stackwarden:policies"?: Parameters<typeof resolveRuleSettings>[0];
+  "stackwarden:policies"?: ConfiguredRuleSettings;
   "stackwarden:exemptions"?: Omit<Exemption, "source">[];
+  "stackwarden:artifacts"?: { paths: string[]; rules: string[] };
+  "stackwarden:probes"?: RawProbe[];
   "stackwarden:residency"?: { allowedCountries: string[]; sites?: Omit<ResidencySite, "source">[] };
 };
 
-let validator: ValidateFunction | undefined;
+/** Options of stackConfigFromValues. */
+export interface ConfigValuesOptions {
+  /**
+   * Keys Pulumi holds as secrets (`pulumi.runtime.isConfigSecret`). Their values arrive decrypted;
+   * in `stackwarden:probes` the decrypted parameters are taken as the secrets they were.
+   */
+  secretKeys?: ReadonlySet<string>;
+}
+
+let validator: { version: number; validate: ValidateFunction } | undefined;
 function getValidator(): ValidateFunction {
-  if (!validator) {
+  if (validator?.version !== registryVersion()) {
     const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false });
     addFormats(ajv, ["date"]);
-    validator = ajv.compile(STACKWARDEN_KEYS_SCHEMA);
+    validator = { version: registryVersion(), validate: ajv.compile(stackKeysSchema()) };
   }
-  return validator;
+  return validator.validate;
 }
 
 /** `--stack NAME` means `stacks/Pulumi.NAME.yaml`, under the working directory or else the project. */
@@ -168,6 +197,12 @@ export function parseStackConfig(file: string, text: string, env: NodeJS.Process
     const at = locate(y, ["config", ...path]);
     return new YamlInputError(file, at.line, at.column, formatKeyPath(["config", ...path]), problem);
   });
+  const plain = plainProbeParameter(keys["stackwarden:probes"]);
+  if (plain) {
+    const path = ["config", "stackwarden:probes", ...plain];
+    const at = locate(y, path);
+    throw new YamlInputError(file, at.line, at.column, formatKeyPath(path), PLAIN_PARAMETER_PROBLEM);
+  }
   const v = getValidator();
   if (!v(keys)) throw toLocatedError(y, pickError(v.errors ?? []), ["config"]);
   return build(
@@ -185,7 +220,11 @@ export function parseStackConfig(file: string, text: string, env: NodeJS.Process
  * Validates values that came from elsewhere (the Pulumi program's `pulumi.Config`), with the same
  * schema. Keys are `stackwarden:<name>`. Errors name the key path.
  */
-export function stackConfigFromValues(values: Record<string, unknown>, source: string): StackConfig {
+export function stackConfigFromValues(values: Record<string, unknown>, source: string, options: ConfigValuesOptions = {}): StackConfig {
+  const probesAreSecret = options.secretKeys?.has("stackwarden:probes") ?? false;
+  if (probesAreSecret) values = { ...values, "stackwarden:probes": markDecryptedParameters(values["stackwarden:probes"]) };
+  const plain = plainProbeParameter(values["stackwarden:probes"]);
+  if (plain) throw new Error(`${source}: ${formatKeyPath(["stackwarden:probes", ...plain])}: ${PLAIN_PARAMETER_PROBLEM}`);
   const v = getValidator();
   if (!v(values)) {
     const err = pickError(v.errors ?? []);
@@ -193,10 +232,32 @@ export function stackConfigFromValues(values: Record<string, unknown>, source: s
     if (err.keyword === "additionalProperties") path.push(String(err.params.additionalProperty));
     throw new Error(`${source}: ${formatKeyPath(path)}: ${describeAjvError(err)}`);
   }
-  return build(values as RawKeys, source, () => undefined);
+  return build(values as RawKeys, source, () => undefined, undefined, probesAreSecret);
 }
 
-function build(raw: RawKeys, file: string, where: (path: (string | number)[]) => SourceLocation | undefined, y?: LocatedYaml): StackConfig {
+/**
+ * In a `stackwarden:probes` value Pulumi decrypted, a plain parameter was a `secure:` one: it is
+ * wrapped back as `{ secure }` (holding the plaintext) so the schema accepts it and build() knows.
+ */
+function markDecryptedParameters(probes: unknown): unknown {
+  if (!Array.isArray(probes)) return probes;
+  return probes.map((p) => {
+    const params = (p as { parameters?: unknown } | null)?.parameters;
+    if (!params || typeof params !== "object" || Array.isArray(params)) return p;
+    const marked = Object.fromEntries(
+      Object.entries(params).map(([k, v]) => [k, typeof v === "string" && !parseEnvReference(v) ? { secure: v } : v]),
+    );
+    return { ...(p as object), parameters: marked };
+  });
+}
+
+function build(
+  raw: RawKeys,
+  file: string,
+  where: (path: (string | number)[]) => SourceLocation | undefined,
+  y?: LocatedYaml,
+  secretsDecrypted = false,
+): StackConfig {
   const databases = (raw["stackwarden:databases"] ?? []).map((d, i) => ({ ...d, source: where(["stackwarden:databases", i]) }));
   const seen = new Map<string, number>();
   databases.forEach((d, i) => {
@@ -247,6 +308,31 @@ function build(raw: RawKeys, file: string, where: (path: (string | number)[]) =>
     policies: resolveRuleSettings(raw["stackwarden:policies"]),
     exemptions: (raw["stackwarden:exemptions"] ?? []).map((e, i) => ({ ...e, source: where(["stackwarden:exemptions", i]) })),
     residency,
+    artifacts: buildArtifacts(raw["stackwarden:artifacts"], where),
+    probes: buildProbes(raw["stackwarden:probes"], {
+      secretsDecrypted,
+      where: (path) => where(["stackwarden:probes", ...path]),
+      fail: (path, problem) => {
+        const keyPath = ["stackwarden:probes", ...path];
+        if (!y) return new Error(`${file}: ${formatKeyPath(keyPath)}: ${problem}`);
+        const at = locate(y, ["config", ...keyPath]);
+        return new YamlInputError(file, at.line, at.column, formatKeyPath(["config", ...keyPath]), problem);
+      },
+    }),
+  };
+}
+
+function buildArtifacts(
+  raw: RawKeys["stackwarden:artifacts"],
+  where: (path: (string | number)[]) => SourceLocation | undefined,
+): ArtifactsTarget | undefined {
+  if (!raw) return undefined;
+  return {
+    paths: [...raw.paths],
+    rules: [...raw.rules],
+    source: where(["stackwarden:artifacts"]),
+    pathSources: raw.paths.map((_, i) => where(["stackwarden:artifacts", "paths", i])),
+    ruleSources: raw.rules.map((_, i) => where(["stackwarden:artifacts", "rules", i])),
   };
 }
 
@@ -311,7 +397,8 @@ function resolveSecureValues(
       keys[k] = parseEnvValue(supplied);
       continue;
     }
-    const nested = findSecure(v, []);
+    // A probe parameter may be a Pulumi secret: it stays a reference, resolved when the probe runs.
+    const nested = findSecure(v, [], k === "stackwarden:probes" ? isProbeParameterPath : undefined);
     if (nested)
       throw fail(
         [k, ...nested],
@@ -320,20 +407,23 @@ function resolveSecureValues(
   }
 }
 
-function isSecure(v: unknown): boolean {
-  return !!v && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 1 && "secure" in v;
-}
+const isSecure = isSecureValue;
 
-function findSecure(v: unknown, path: (string | number)[]): (string | number)[] | undefined {
-  if (isSecure(v)) return path;
+/** The path of the first `secure:` value inside `v`, skipping those at paths `allowed` accepts. */
+function findSecure(
+  v: unknown,
+  path: (string | number)[],
+  allowed?: (path: readonly (string | number)[]) => boolean,
+): (string | number)[] | undefined {
+  if (isSecure(v)) return allowed?.(path) ? undefined : path;
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
-      const p = findSecure(v[i], [...path, i]);
+      const p = findSecure(v[i], [...path, i], allowed);
       if (p) return p;
     }
   } else if (v && typeof v === "object") {
     for (const [k, x] of Object.entries(v)) {
-      const p = findSecure(x, [...path, k]);
+      const p = findSecure(x, [...path, k], allowed);
       if (p) return p;
     }
   }
@@ -354,7 +444,7 @@ function parseEnvValue(s: string): unknown {
 
 /** ` (stacks here: dev, prod)` when the missing file's directory holds other stack files. */
 function availableStacksHint(dir: string): string {
-  let names: string[] = [];
+  let names: string[];
   try {
     names = readdirSync(dir)
       .map((f) => /^Pulumi\.([^.]+)\.yaml$/.exec(f)?.[1])

@@ -1,141 +1,189 @@
-import { RULE_IDS, RULE_SETTINGS_SCHEMAS } from "../compliance/rule-settings";
+import { registryVersion, ruleIds } from "../compliance/registry";
+import { policiesSchema } from "../compliance/rule-settings";
+import { PROBES_SCHEMA } from "../probes/probe-config";
 
 const name = (what: string) => ({ type: "string", minLength: 1, maxLength: 128, pattern: "^[^/\\\\?#]+$", description: `${what} name` });
 
-/**
- * The one JSON Schema of the `stackwarden:` keys of a stack file. The CLI validates the YAML with
- * it, the Pulumi program validates `pulumi.Config` values with it.
- */
-export const STACKWARDEN_KEYS_SCHEMA = {
-  type: "object",
-  additionalProperties: false,
-  required: ["stackwarden:subscriptionId"],
-  properties: {
-    "stackwarden:subscriptionId": {
-      type: "string",
-      pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
-      description: "required: the Azure subscription id (a GUID)",
-    },
-    "stackwarden:databases": {
-      type: "array",
-      description: "optional, default []: databases whose transparent data encryption is managed",
-      items: {
-        type: "object",
-        additionalProperties: false,
-        required: ["resourceGroup", "server", "database", "transparentDataEncryption"],
-        properties: {
-          resourceGroup: name("resource group"),
-          server: name("SQL server"),
-          database: name("database"),
-          transparentDataEncryption: { type: "string", enum: ["Enabled", "Disabled"], description: "required: the desired TDE status" },
-          serviceObjective: {
-            type: "string",
-            minLength: 1,
-            description: "optional: the intended service objective (e.g. S3), compared with the tier advisor",
-          },
-        },
-      },
-    },
-    "stackwarden:elasticPools": {
-      type: "array",
-      description: "optional, default []: elastic pools whose activity is read",
-      items: {
-        type: "object",
-        additionalProperties: false,
-        required: ["resourceGroup", "server", "elasticPool"],
-        properties: { resourceGroup: name("resource group"), server: name("SQL server"), elasticPool: name("elastic pool") },
-      },
-    },
-    "stackwarden:batch": {
+/** The schemas of the `stackwarden:` keys that do not depend on the registered rules. */
+export const STATIC_KEY_SCHEMAS = {
+  "stackwarden:subscriptionId": {
+    type: "string",
+    pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+    description: "required: the Azure subscription id (a GUID)",
+  },
+  "stackwarden:databases": {
+    type: "array",
+    description: "optional, default []: databases whose transparent data encryption is managed",
+    items: {
       type: "object",
       additionalProperties: false,
-      description: "optional: Batch AI discovery",
+      required: ["resourceGroup", "server", "database", "transparentDataEncryption"],
       properties: {
-        resourceGroups: {
-          type: "array",
-          items: name("resource group"),
-          description: "optional: limit discovery to these; default every workspace of the subscription",
-        },
-        locations: {
-          type: "array",
-          items: { type: "string", pattern: "^[a-z0-9]+$", description: "an Azure location such as eastus" },
-          description: "optional, default []: locations whose usages are read",
-        },
-        workspaces: {
-          type: "array",
-          description:
-            "optional: workspaces the Pulumi program registers as data sources (the CLI's inventory discovers every workspace anyway)",
-          items: {
-            type: "object",
-            additionalProperties: false,
-            required: ["resourceGroup", "workspace"],
-            properties: {
-              resourceGroup: name("resource group"),
-              workspace: name("workspace"),
-              clusters: { type: "array", items: name("cluster") },
-              experiments: {
-                type: "array",
-                items: name("experiment"),
-                description: "each also registers the experiment's jobs as one data source",
-              },
-              fileServers: { type: "array", items: name("file server") },
-            },
-          },
-        },
-      },
-    },
-    "stackwarden:policies": {
-      type: "object",
-      additionalProperties: false,
-      description: "optional: per-rule enforcement level and thresholds",
-      properties: Object.fromEntries(RULE_IDS.map((id) => [id, RULE_SETTINGS_SCHEMAS[id]])),
-    },
-    "stackwarden:residency": {
-      type: "object",
-      additionalProperties: false,
-      required: ["allowedCountries"],
-      description: "optional: where data may live (the data-residency gate); when set, its rule is mandatory",
-      properties: {
-        allowedCountries: {
-          type: "array",
-          minItems: 1,
-          items: { type: "string", pattern: "^[A-Za-z]{2}$", description: "an ISO 3166-1 alpha-2 code such as NL" },
-          description: "required: the countries data may live in, as ISO 3166-1 alpha-2 codes (upper case)",
-        },
-        sites: {
-          type: "array",
-          description: "optional, default []: places named by address (backup sites, replicas), geocoded and placed in a country",
-          items: {
-            type: "object",
-            additionalProperties: false,
-            required: ["name", "address"],
-            properties: {
-              name: name("site"),
-              address: {
-                type: "string",
-                minLength: 1,
-                maxLength: 512,
-                description: "required: the postal address, with its country where it may be unclear",
-              },
-            },
-          },
-        },
-      },
-    },
-    "stackwarden:exemptions": {
-      type: "array",
-      description: "optional: resources exempted from rules, shown in every report",
-      items: {
-        type: "object",
-        additionalProperties: false,
-        required: ["resourceId", "reason"],
-        properties: {
-          resourceId: { type: "string", pattern: "^/subscriptions/", description: "required: the ARM id of the exempted resource" },
-          rules: { type: "array", items: { type: "string", enum: RULE_IDS }, description: "optional, default every rule" },
-          reason: { type: "string", minLength: 1, description: "required: why, for the audit trail" },
-          expires: { type: "string", format: "date", description: "optional: YYYY-MM-DD; the exemption stops applying after this day" },
+        resourceGroup: name("resource group"),
+        server: name("SQL server"),
+        database: name("database"),
+        transparentDataEncryption: { type: "string", enum: ["Enabled", "Disabled"], description: "required: the desired TDE status" },
+        serviceObjective: {
+          type: "string",
+          minLength: 1,
+          description: "optional: the intended service objective (e.g. S3), compared with the tier advisor",
         },
       },
     },
   },
+  "stackwarden:elasticPools": {
+    type: "array",
+    description: "optional, default []: elastic pools whose activity is read",
+    items: {
+      type: "object",
+      additionalProperties: false,
+      required: ["resourceGroup", "server", "elasticPool"],
+      properties: { resourceGroup: name("resource group"), server: name("SQL server"), elasticPool: name("elastic pool") },
+    },
+  },
+  "stackwarden:batch": {
+    type: "object",
+    additionalProperties: false,
+    description: "optional: Batch AI discovery",
+    properties: {
+      resourceGroups: {
+        type: "array",
+        items: name("resource group"),
+        description: "optional: limit discovery to these; default every workspace of the subscription",
+      },
+      locations: {
+        type: "array",
+        items: { type: "string", pattern: "^[a-z0-9]+$", description: "an Azure location such as eastus" },
+        description: "optional, default []: locations whose usages are read",
+      },
+      workspaces: {
+        type: "array",
+        description:
+          "optional: workspaces the Pulumi program registers as data sources (the CLI's inventory discovers every workspace anyway)",
+        items: {
+          type: "object",
+          additionalProperties: false,
+          required: ["resourceGroup", "workspace"],
+          properties: {
+            resourceGroup: name("resource group"),
+            workspace: name("workspace"),
+            clusters: { type: "array", items: name("cluster") },
+            experiments: {
+              type: "array",
+              items: name("experiment"),
+              description: "each also registers the experiment's jobs as one data source",
+            },
+            fileServers: { type: "array", items: name("file server") },
+          },
+        },
+      },
+    },
+  },
+  "stackwarden:artifacts": {
+    type: "object",
+    additionalProperties: false,
+    required: ["paths", "rules"],
+    description: "optional: files the pipeline ships (job scripts, binaries), scanned by the binary analysis gate",
+    properties: {
+      paths: {
+        type: "array",
+        minItems: 1,
+        items: { type: "string", minLength: 1 },
+        description: "required: globs of the files, relative to the project directory (where Pulumi.yaml is): * ? ** [abc] {a,b}",
+      },
+      rules: {
+        type: "array",
+        minItems: 1,
+        items: { type: "string", minLength: 1 },
+        description: "required: YARA rule files (.yar, .yara) or folders of them, relative to the project directory",
+      },
+    },
+  },
+  "stackwarden:probes": PROBES_SCHEMA,
+  "stackwarden:residency": {
+    type: "object",
+    additionalProperties: false,
+    required: ["allowedCountries"],
+    description: "optional: where data may live (the data-residency gate); when set, its rule is mandatory",
+    properties: {
+      allowedCountries: {
+        type: "array",
+        minItems: 1,
+        items: { type: "string", pattern: "^[A-Za-z]{2}$", description: "an ISO 3166-1 alpha-2 code such as NL" },
+        description: "required: the countries data may live in, as ISO 3166-1 alpha-2 codes (upper case)",
+      },
+      sites: {
+        type: "array",
+        description: "optional, default []: places named by address (backup sites, replicas), geocoded and placed in a country",
+        items: {
+          type: "object",
+          additionalProperties: false,
+          required: ["name", "address"],
+          properties: {
+            name: name("site"),
+            address: {
+              type: "string",
+              minLength: 1,
+              maxLength: 512,
+              description: "required: the postal address, with its country where it may be unclear",
+            },
+          },
+        },
+      },
+    },
+  },
+  "stackwarden:exemptions": {
+    type: "array",
+    description: "optional: resources exempted from rules, shown in every report",
+    items: {
+      type: "object",
+      additionalProperties: false,
+      required: ["resourceId", "reason"],
+      properties: {
+        resourceId: { type: "string", pattern: "^/subscriptions/", description: "required: the ARM id of the exempted resource" },
+        rules: { type: "array", items: { type: "string" }, description: "optional, default every rule" },
+        reason: { type: "string", minLength: 1, description: "required: why, for the audit trail" },
+        expires: { type: "string", format: "date", description: "optional: YYYY-MM-DD; the exemption stops applying after this day" },
+      },
+    },
+  },
 } as const;
+
+type KeysSchema = {
+  type: "object";
+  additionalProperties: false;
+  required: string[];
+  properties: Record<string, object>;
+};
+let cached: { version: number; schema: KeysSchema } | undefined;
+
+/**
+ * The one JSON Schema of the `stackwarden:` keys of a stack file. The CLI validates the YAML with
+ * it, the Pulumi program validates `pulumi.Config` values with it. `stackwarden:policies` and the
+ * rule ids of exemptions come from the rule registry.
+ */
+export function stackKeysSchema(): KeysSchema {
+  if (cached?.version === registryVersion()) return cached.schema;
+  const exemptions = STATIC_KEY_SCHEMAS["stackwarden:exemptions"];
+  const schema: KeysSchema = {
+    type: "object",
+    additionalProperties: false,
+    required: ["stackwarden:subscriptionId"],
+    properties: {
+      ...STATIC_KEY_SCHEMAS,
+      "stackwarden:policies": policiesSchema(),
+      "stackwarden:exemptions": {
+        ...exemptions,
+        items: {
+          ...exemptions.items,
+          properties: {
+            ...exemptions.items.properties,
+            rules: { ...exemptions.items.properties.rules, items: { type: "string", enum: ruleIds() } },
+          },
+        },
+      },
+    },
+  };
+  cached = { version: registryVersion(), schema };
+  return schema;
+}

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import Ajv from "ajv";
 import { parseLocatedYaml, validateLocated, YamlInputError } from "../yaml/located-yaml";
 import type { FaultConfig, FaultRule } from "./fault-injector";
-import type { LocalService } from "./local-service";
+import type { LocalService } from "./kit/local-service";
 
 /** The seed file: emulator settings, faults, and one section per local service. */
 export interface SeedDocument {
@@ -62,7 +62,7 @@ export function loadSeedFile(path: string, services: readonly LocalService[]): S
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    throw new Error(`${path}: cannot read the seed file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw new Error(`${path}: cannot read the seed file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { cause: e });
   }
   return parseSeed(path, text, services);
 }

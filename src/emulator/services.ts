@@ -1,7 +1,9 @@
-import type { LocalService } from "./local-service";
-import { imdsLocal } from "../services/imds/local";
-import { batchAiLocal } from "../services/batchai/local";
-import { sqlLocal } from "../services/sql/local";
+import type { LocalService } from "./kit/local-service";
+import { imdsLocal } from "./services/imds/imds-local";
+import { batchAiLocal } from "./services/batchai/batchai-local";
+import { sqlLocal } from "./services/sql/sql-local";
+import { binaryAnalysisLocal } from "./services/binary-analysis/binary-analysis-local";
+import { certificatesLocal } from "./services/certificates/local";
 import { geocodingLocal } from "./services/geocoding/geocoding-local";
 
 /** Every seeded API's local implementation, in mount order. */
@@ -9,5 +11,7 @@ export const LOCAL_SERVICES: readonly LocalService[] = [
   imdsLocal as LocalService,
   sqlLocal as LocalService,
   batchAiLocal as LocalService,
+  binaryAnalysisLocal as LocalService,
+  certificatesLocal as LocalService,
   geocodingLocal as LocalService,
 ];

@@ -44,7 +44,9 @@ export class StateStore {
     try {
       parsed = JSON.parse(readFileSync(path, "utf8")) as PersistedState;
     } catch (e) {
-      throw new Error(`${path}: the state file is not valid JSON (${(e as Error).message}); move it away to start from the seed`);
+      throw new Error(`${path}: the state file is not valid JSON (${(e as Error).message}); move it away to start from the seed`, {
+        cause: e,
+      });
     }
     if (parsed?.version !== 1 || typeof parsed.services !== "object") {
       throw new Error(`${path}: not a stackwarden emulator state (version ${String(parsed?.version)})`);

@@ -1,4 +1,4 @@
-import type { TokenCredential } from "../auth/token-credential";
+import type { TokenCredential } from "./token-credential";
 
 /** How a transport authenticates its requests. */
 export type AuthPolicy =
@@ -9,17 +9,3 @@ export type AuthPolicy =
   | { kind: "header"; headers: Record<string, string> }
   /** An API key in the query string, e.g. `api_key`. */
   | { kind: "query"; name: string; value: string };
-
-/** The secret values an auth policy may put on the wire, for scrubbing error text. */
-export function staticSecretsOf(auth: AuthPolicy): string[] {
-  switch (auth.kind) {
-    case "header":
-      return Object.entries(auth.headers)
-        .filter(([name]) => !/client-?id$/i.test(name))
-        .map(([, v]) => v);
-    case "query":
-      return [auth.value];
-    default:
-      return [];
-  }
-}

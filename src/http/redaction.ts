@@ -1,39 +1,14 @@
 /**
  * Allowlist-based redaction: only names known to be harmless are printed with their values.
- * Everything else is replaced, so a new secret-bearing parameter is hidden by default.
+ * Everything else is replaced, so a new secret-bearing parameter is hidden by default. `src/http`
+ * knows only HTTP's own harmless names; each service adds its own (an ARM client allows
+ * `api-version` and `x-ms-request-id`, a geocoding client `lat` and `lng`) through `Redactor.allow`,
+ * and never its secrets (`api_key`, `X-APISETU-APIKEY`), which therefore stay hidden.
  */
 export const REDACTED = "REDACTED";
 
-const ALLOWED_QUERY = new Set([
-  "api-version",
-  "$skiptoken",
-  "$top",
-  "$filter",
-  "$expand",
-  "resource",
-  "client_id",
-  "object_id",
-  "format",
-  "nonce",
-  "text",
-  "lat",
-  "lng",
-  "country",
-  "radius",
-  "from",
-  "to",
-  "q",
-  "address",
-  "streetname",
-  "placetype",
-  "lang",
-  "style",
-  "indent",
-  "postal",
-  "bypass_cache",
-]);
-
-const ALLOWED_HEADERS = new Set([
+/** Harmless names of any HTTP request or response, and those the transport itself sends or reads. */
+const HTTP_HEADERS = [
   "accept",
   "content-type",
   "content-length",
@@ -44,48 +19,76 @@ const ALLOWED_HEADERS = new Set([
   "x-ms-retry-after-ms",
   "x-ms-request-id",
   "x-ms-client-request-id",
-  "x-ms-correlation-request-id",
-  "x-ms-ratelimit-remaining-subscription-reads",
-  "x-ms-ratelimit-remaining-subscription-writes",
-  "azure-asyncoperation",
   "location",
-  "metadata",
   "www-authenticate",
   "etag",
-  "x-apisetu-clientid",
-  "x-gateway-clientid",
-]);
+];
 
-/** Returns the URL with every query value outside the allowlist replaced by `REDACTED`. */
-export function redactUrl(url: string | URL): string {
-  let u: URL;
-  try {
-    u = typeof url === "string" ? new URL(url) : new URL(url.href);
-  } catch {
-    return "<unparseable url>";
-  }
-  if (u.username || u.password) {
-    u.username = u.username ? REDACTED : "";
-    u.password = u.password ? REDACTED : "";
-  }
-  if (!u.search) return u.href;
-  const out: string[] = [];
-  for (const [k, v] of u.searchParams) {
-    const value = ALLOWED_QUERY.has(k.toLowerCase()) ? v : REDACTED;
-    out.push(`${encodeURIComponent(k)}=${encodeURIComponent(value)}`);
-  }
-  u.search = out.join("&");
-  return u.href;
+/** Names a service declares safe to print with their values. */
+export interface SafeNames {
+  query?: readonly string[];
+  headers?: readonly string[];
 }
 
-/** Returns a copy of the headers with every value outside the allowlist replaced by `REDACTED`. */
-export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) {
-    if (v === undefined) continue;
-    out[k] = ALLOWED_HEADERS.has(k.toLowerCase()) ? String(v) : REDACTED;
+/** Redacts URLs and headers to an allowlist: HTTP's own names plus those the service declared safe. */
+export class Redactor {
+  private readonly query: ReadonlySet<string>;
+  private readonly headers: ReadonlySet<string>;
+
+  constructor(safe: SafeNames = {}) {
+    this.query = new Set((safe.query ?? []).map((n) => n.toLowerCase()));
+    this.headers = new Set([...HTTP_HEADERS, ...(safe.headers ?? [])].map((n) => n.toLowerCase()));
   }
-  return out;
+
+  /** A redactor that also lets these names through. */
+  allow(safe: SafeNames): Redactor {
+    return new Redactor({ query: [...this.query, ...(safe.query ?? [])], headers: [...this.headers, ...(safe.headers ?? [])] });
+  }
+
+  /** The URL with every query value outside the allowlist, and any user info, replaced by `REDACTED`. */
+  url(url: string | URL): string {
+    let u: URL;
+    try {
+      u = typeof url === "string" ? new URL(url) : new URL(url.href);
+    } catch {
+      return "<unparseable url>";
+    }
+    if (u.username || u.password) {
+      u.username = u.username ? REDACTED : "";
+      u.password = u.password ? REDACTED : "";
+    }
+    if (!u.search) return u.href;
+    const out: string[] = [];
+    for (const [k, v] of u.searchParams) {
+      const value = this.query.has(k.toLowerCase()) ? v : REDACTED;
+      out.push(`${encodeURIComponent(k)}=${encodeURIComponent(value)}`);
+    }
+    u.search = out.join("&");
+    return u.href;
+  }
+
+  /** A copy of the headers with every value outside the allowlist replaced by `REDACTED`. */
+  headerValues(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(headers)) {
+      if (v === undefined) continue;
+      out[k] = this.headers.has(k.toLowerCase()) ? String(v) : REDACTED;
+    }
+    return out;
+  }
+}
+
+/** Only HTTP's own names: what any code that knows no service may print. */
+export const httpRedactor = new Redactor();
+
+/** Redacts a URL with HTTP's own allowlist (every query value hidden). */
+export function redactUrl(url: string | URL): string {
+  return httpRedactor.url(url);
+}
+
+/** Redacts headers with HTTP's own allowlist. */
+export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  return httpRedactor.headerValues(headers);
 }
 
 /**

@@ -1,44 +1,21 @@
 import { randomUUID } from "node:crypto";
-import { Agent, interceptors, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import { ApiError, parseErrorBody } from "./api-error";
-import { type AuthPolicy, staticSecretsOf } from "./auth-policy";
+import type { AuthPolicy } from "./auth-policy";
+import { composeRetry, dispatchTo, sharedDispatcher } from "./dispatch";
 import { type Logger, loggerFromEnv } from "./logger";
-import { redactUrl, scrubSecrets, scrubTokens } from "./redaction";
-import { DEFAULT_RETRY, decideRetry, type RetryPolicyOptions } from "./retry-policy";
+import { composeStages, type OutgoingRequest, type RawResponse, type Send, type Stage } from "./pipeline";
+import { httpRedactor, redactUrl, type SafeNames } from "./redaction";
+import type { ApiResponse, RequestSpec } from "./request-spec";
+import { DEFAULT_RETRY, type RetryPolicyOptions } from "./retry-policy";
+import { apiKeyStage } from "./stages/api-key-stage";
+import { bearerTokenStage } from "./stages/bearer-token-stage";
+import { loggingStage } from "./stages/logging-stage";
+import { TransportContext } from "./transport-context";
 import { VERSION } from "../version";
-import { canDiscardTokens } from "../auth/token-credential";
 
-export type HttpMethod = "GET" | "PUT" | "POST" | "DELETE" | "PATCH" | "HEAD";
-
-/** One logical call; the transport may make several attempts for it. */
-export interface RequestSpec {
-  /** Logical operation name, used in errors and logs (e.g. `ServiceTierAdvisors_Get`). */
-  operation: string;
-  method: HttpMethod;
-  /** Path relative to the transport's base URL (starting with `/`), or an absolute URL on the same origin. */
-  path: string;
-  query?: Record<string, string | number | boolean | undefined>;
-  headers?: Record<string, string>;
-  /** A JSON body (serialized here) ... */
-  json?: unknown;
-  /** ... or a raw body with its content type. */
-  body?: { data: string | Buffer | Uint8Array; contentType: string };
-  /** Statuses treated as success. Default: 200-299. */
-  okStatuses?: readonly number[];
-  signal?: AbortSignal;
-  /** Per-attempt timeout for headers and for body, in ms. Default: the transport's. */
-  timeoutMs?: number;
-  retry?: Partial<RetryPolicyOptions>;
-}
-
-export interface ApiResponse<T> {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: T;
-  requestId?: string;
-  clientRequestId: string;
-  attempts: number;
-}
+export { composeRetry, sharedDispatcher } from "./dispatch";
+export type { ApiResponse, HttpMethod, RequestSpec } from "./request-spec";
 
 export interface TransportOptions {
   /** Base URL: `https://management.azure.com`, `http://127.0.0.1:4000/metadata`, ... */
@@ -51,50 +28,32 @@ export interface TransportOptions {
   headers?: Record<string, string>;
   /** Query parameters sent on every request (e.g. `api-version`), unless the request sets them. */
   query?: Record<string, string>;
+  /** Query parameters and headers of this service that are safe to print in logs and errors; everything else is redacted. */
+  safeNames?: SafeNames;
+  /** Stages run after auth and before logging (outermost first), for concerns of one client. */
+  stages?: readonly Stage[];
   logger?: Logger;
+  /** The service name in request events (metrics). Default: derived from each request (see `serviceOfRequest`). */
+  service?: string;
   /** The undici dispatcher to send through (the retry interceptor is composed in unless it already is). Default: one shared keep-alive Agent. */
   dispatcher?: Dispatcher;
 }
 
 const USER_AGENT = `stackwarden/${VERSION} node/${process.versions.node}`;
 
-let sharedAgent: Dispatcher | undefined;
-/** One keep-alive agent for the process, with undici's retry interceptor composed in. */
-export function sharedDispatcher(): Dispatcher {
-  sharedAgent ??= composeRetry(new Agent({ connections: 256, keepAliveTimeout: 10_000, pipelining: 1 }));
-  return sharedAgent;
-}
-
-const withRetry = new WeakSet<Dispatcher>();
-
-/** Wraps a dispatcher with undici's retry interceptor; the per-request policy decides each retry. Idempotent. */
-export function composeRetry(dispatcher: Dispatcher): Dispatcher {
-  if (withRetry.has(dispatcher)) return dispatcher;
-  // throwOnError=false: when the policy gives up, the last response is handed on as it is,
-  // so the caller can read its error body.
-  const composed = dispatcher.compose(interceptors.retry({ throwOnError: false, maxRetries: 1_000 }));
-  withRetry.add(composed);
-  return composed;
-}
-
 /**
- * The one HTTP transport: auth injection, retries with backoff and jitter, timeouts,
- * request ids, ARM error mapping and redacted logging. Every client sends through one.
+ * The one HTTP transport. A call goes down a pipeline of stages (auth, then the client's own, then
+ * logging), then to undici, whose retry interceptor retries by the retry policy. This class builds
+ * URLs, parses responses and maps failures to one ApiError; every client sends through one.
  */
 export class HttpTransport {
   readonly baseUrl: URL;
-  private readonly origin: string;
-  private readonly basePath: string;
-  private readonly auth: AuthPolicy;
-  private readonly retry: RetryPolicyOptions;
-  private readonly timeoutMs: number;
+  private readonly ctx: TransportContext;
   private readonly headers: Record<string, string>;
   private readonly query: Record<string, string>;
   /** `this.query` encoded once, for requests that add no query of their own. */
   private readonly defaultSearch: string;
-  private readonly logger: Logger;
-  private readonly dispatcher: Dispatcher;
-  private readonly secrets: Set<string>;
+  private readonly send: Send;
 
   constructor(opts: TransportOptions) {
     let base: URL;
@@ -107,19 +66,15 @@ export class HttpTransport {
       throw new Error(`invalid endpoint URL "${redactUrl(base)}": only http and https are supported`);
     }
     this.baseUrl = base;
-    this.origin = base.origin;
-    this.basePath = base.pathname.replace(/\/+$/, "");
-    this.auth = opts.auth ?? { kind: "none" };
-    this.retry = { ...DEFAULT_RETRY, ...opts.retry };
-    this.timeoutMs = opts.timeoutMs ?? 30_000;
+    const redactor = opts.safeNames ? httpRedactor.allow(opts.safeNames) : httpRedactor;
+    this.ctx = new TransportContext(base, redactor, opts.logger ?? loggerFromEnv(), opts.service);
     this.headers = { "user-agent": USER_AGENT, accept: "application/json", ...opts.headers };
     this.query = { ...opts.query };
-    if (this.auth.kind === "query") this.query[this.auth.name] = this.auth.value;
     this.defaultSearch = new URLSearchParams(this.query).toString();
-    this.logger = opts.logger ?? loggerFromEnv();
     // Without the retry interceptor a custom dispatcher would silently make one attempt only.
-    this.dispatcher = opts.dispatcher ? composeRetry(opts.dispatcher) : sharedDispatcher();
-    this.secrets = new Set(staticSecretsOf(this.auth));
+    const dispatcher = opts.dispatcher ? composeRetry(opts.dispatcher) : sharedDispatcher();
+    const stages = [...authStages(this.ctx, opts.auth ?? { kind: "none" }), ...(opts.stages ?? []), loggingStage(this.ctx)];
+    this.send = composeStages(stages, dispatchTo(this.ctx, dispatcher, { ...DEFAULT_RETRY, ...opts.retry }, opts.timeoutMs ?? 30_000));
   }
 
   /** Sends a request and parses a JSON response body; throws ApiError for a non-success status. */
@@ -132,51 +87,9 @@ export class HttpTransport {
     return this.receive<T>(spec, false);
   }
 
-  private async receive<T>(spec: RequestSpec, requireJson: boolean): Promise<ApiResponse<T>> {
-    const raw = await this.send(spec);
-    const { res, text } = raw;
-    const contentType = String(res.headers["content-type"] ?? "");
-    let body: unknown = text;
-    if (text.length > 0 && (contentType.includes("json") || contentType === "")) {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw this.error(
-          spec,
-          raw,
-          res.statusCode,
-          "InvalidResponse",
-          `the response body is not valid JSON (${text.length} bytes${isOk(spec, res.statusCode) ? ", possibly truncated" : ""})`,
-        );
-      }
-    } else if (requireJson && text.length > 0 && isOk(spec, res.statusCode)) {
-      // json() promises parsed data: an HTML page from a proxy or portal is not a result.
-      throw this.error(
-        spec,
-        raw,
-        res.statusCode,
-        "InvalidResponse",
-        `expected a JSON body, got ${contentType || "no content type"} (${text.length} bytes)`,
-      );
-    }
-    if (!isOk(spec, res.statusCode)) {
-      const parsed = parseErrorBody(body);
-      const fallback = typeof body === "string" && body ? body.slice(0, 200) : httpReason(res.statusCode);
-      throw this.error(spec, raw, res.statusCode, parsed.code ?? httpReason(res.statusCode), parsed.message ?? fallback);
-    }
-    return {
-      status: res.statusCode,
-      headers: res.headers,
-      body: body as T,
-      requestId: headerValue(res.headers["x-ms-request-id"]),
-      clientRequestId: raw.clientRequestId,
-      attempts: raw.attempts,
-    };
-  }
-
   /** Sends a request and returns the raw body bytes (for binary and XML payloads). */
   async bytes(spec: RequestSpec): Promise<ApiResponse<Buffer>> {
-    const raw = await this.send(spec, true);
+    const { req, raw } = await this.call(spec, true);
     if (!isOk(spec, raw.res.statusCode)) {
       const text = raw.buffer!.toString("utf8");
       let parsed: { code?: string; message?: string } = {};
@@ -186,21 +99,13 @@ export class HttpTransport {
         /* not JSON: use the text */
       }
       throw this.error(
-        spec,
+        req,
         raw,
-        raw.res.statusCode,
         parsed.code ?? httpReason(raw.res.statusCode),
         parsed.message ?? (text.slice(0, 200) || httpReason(raw.res.statusCode)),
       );
     }
-    return {
-      status: raw.res.statusCode,
-      headers: raw.res.headers,
-      body: raw.buffer!,
-      requestId: headerValue(raw.res.headers["x-ms-request-id"]),
-      clientRequestId: raw.clientRequestId,
-      attempts: raw.attempts,
-    };
+    return response(req, raw, raw.buffer!);
   }
 
   /**
@@ -222,7 +127,7 @@ export class HttpTransport {
           code: "InvalidResponse",
           message: `page ${page} has no "value" array`,
           method: spec.method,
-          url: redactUrl(this.urlOf(next)),
+          url: this.displayUrl(next),
         });
       }
       const link = body.nextLink;
@@ -245,49 +150,48 @@ export class HttpTransport {
 
   /** The absolute URL a request spec resolves to (query values unredacted: do not log it). */
   urlOf(spec: Pick<RequestSpec, "path" | "query">): string {
-    return this.origin + this.pathOf(spec);
+    return this.ctx.origin + this.pathOf(spec);
   }
 
-  private pathOf(spec: Pick<RequestSpec, "path" | "query">): string {
-    let path: string;
-    let search = "";
-    if (/^https?:\/\//i.test(spec.path)) {
-      const u = new URL(spec.path);
-      if (u.origin !== this.origin) {
-        throw new Error(`refusing to follow a link to ${u.origin}: the endpoint is ${this.origin}`);
-      }
-      path = u.pathname;
-      search = u.search.slice(1);
-    } else {
-      const q = spec.path.indexOf("?");
-      path = this.basePath + (q < 0 ? spec.path : spec.path.slice(0, q));
-      search = q < 0 ? "" : spec.path.slice(q + 1);
-      // Fast path: nothing to merge, so the defaults encoded once in the constructor are the query.
-      if (q < 0 && !hasDefined(spec.query)) return this.defaultSearch ? `${path}?${this.defaultSearch}` : path;
+  /** The request's URL as errors and logs show it: redacted to this service's safe names. */
+  displayUrl(spec: Pick<RequestSpec, "path" | "query">): string {
+    try {
+      return this.ctx.url(this.pathOf(spec));
+    } catch {
+      return this.ctx.displayUrl(spec);
     }
-    const params = new URLSearchParams(search);
-    for (const [k, v] of Object.entries(this.query)) if (!params.has(k)) params.set(k, v);
-    if (spec.query) for (const [k, v] of Object.entries(spec.query)) if (v !== undefined) params.set(k, String(v));
-    const qs = params.toString();
-    return qs ? `${path}?${qs}` : path;
   }
 
-  /**
-   * Sends (with the retries of the retry policy); a 401 to a bearer token is sent once more with a new token when the credential
-   * can discard the refused one (a token expired early by clock skew, or revoked, is cached still).
-   */
-  private async send(spec: RequestSpec, asBuffer = false): Promise<RawResult> {
-    const raw = await this.sendOnce(spec, asBuffer);
-    const auth = this.auth;
-    if (raw.res.statusCode !== 401 || auth.kind !== "bearer" || !raw.bearerToken || !canDiscardTokens(auth.credential)) return raw;
-    auth.credential.discardToken(raw.bearerToken);
-    this.logger.warn(
-      `${spec.operation} ${spec.method} ${redactUrl(this.origin + raw.path)}: 401 to the cached token; retrying once with a new one`,
-    );
-    return this.sendOnce(spec, asBuffer);
+  private async receive<T>(spec: RequestSpec, requireJson: boolean): Promise<ApiResponse<T>> {
+    const { req, raw } = await this.call(spec, false);
+    const { res, text } = raw;
+    const contentType = String(res.headers["content-type"] ?? "");
+    let body: unknown = text;
+    if (text.length > 0 && (contentType.includes("json") || contentType === "")) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw this.error(
+          req,
+          raw,
+          "InvalidResponse",
+          `the response body is not valid JSON (${text.length} bytes${isOk(spec, res.statusCode) ? ", possibly truncated" : ""})`,
+        );
+      }
+    } else if (requireJson && text.length > 0 && isOk(spec, res.statusCode)) {
+      // json() promises parsed data: an HTML page from a proxy or portal is not a result.
+      throw this.error(req, raw, "InvalidResponse", `expected a JSON body, got ${contentType || "no content type"} (${text.length} bytes)`);
+    }
+    if (!isOk(spec, res.statusCode)) {
+      const parsed = parseErrorBody(body);
+      const fallback = typeof body === "string" && body ? body.slice(0, 200) : httpReason(res.statusCode);
+      throw this.error(req, raw, parsed.code ?? httpReason(res.statusCode), parsed.message ?? fallback);
+    }
+    return response(req, raw, body as T);
   }
 
-  private async sendOnce(spec: RequestSpec, asBuffer: boolean): Promise<RawResult> {
+  /** Builds the outgoing request and sends it down the stages. */
+  private async call(spec: RequestSpec, asBuffer: boolean): Promise<{ req: OutgoingRequest; raw: RawResponse }> {
     const clientRequestId = randomUUID();
     let path: string;
     try {
@@ -299,185 +203,88 @@ export class HttpTransport {
         code: "InvalidLink",
         message: (e as Error).message,
         method: spec.method,
-        url: this.displayUrl(spec),
+        url: this.ctx.displayUrl(spec),
         clientRequestId,
       });
     }
     const headers: Record<string, string> = { ...this.headers, "x-ms-client-request-id": clientRequestId, ...spec.headers };
-    // Only a bearer credential needs an await; header and query keys are applied synchronously.
-    const bearerToken = this.auth.kind === "bearer" ? await this.applyBearer(headers, spec) : undefined;
-    if (this.auth.kind === "header") Object.assign(headers, this.auth.headers);
-    let body: string | Buffer | Uint8Array | undefined;
+    let body: OutgoingRequest["body"];
     if (spec.json !== undefined) {
       body = JSON.stringify(spec.json);
       headers["content-type"] = "application/json";
     } else if (spec.body) {
       body = spec.body.data;
       headers["content-type"] = spec.body.contentType;
+    } else if (spec.form) {
+      // undici writes the multipart boundary into the content type itself.
+      body = spec.form as unknown as OutgoingRequest["body"];
     }
+    const req: OutgoingRequest = { spec, path, headers, body, asBuffer, clientRequestId };
+    return { req, raw: await this.send(req) };
+  }
 
-    const policy = spec.retry ? { ...this.retry, ...spec.retry } : this.retry;
-    const started = Date.now();
-    const state = { attempts: 1 };
-    const logger = this.logger;
-    const signal = spec.signal;
-    const describe = () => `${spec.operation} ${spec.method} ${redactUrl(this.origin + path)}`;
-    const retryOptions = {
-      throwOnError: false,
-      retry(err: RetryableError, _ctx: unknown, cb: (err?: Error | null) => void) {
-        if (signal?.aborted) return cb(err);
-        const decision = decideRetry(
-          {
-            method: spec.method,
-            attempt: state.attempts,
-            elapsedMs: Date.now() - started,
-            status: err.statusCode,
-            errorCode: err.code,
-            headers: err.headers ?? undefined,
-          },
-          policy,
-        );
-        if (!decision.retry) {
-          if (logger.debugEnabled !== false) logger.debug(`${describe()}: not retrying (${decision.reason})`);
-          return cb(err);
-        }
-        state.attempts += 1;
-        logger.warn(`${describe()}: ${err.statusCode ?? err.code} on attempt ${state.attempts - 1}; retrying in ${decision.delayMs} ms`);
-        sleep(decision.delayMs, signal).then(
-          () => cb(null),
-          () => cb(err),
-        );
-      },
-    };
-
-    const timeout = spec.timeoutMs ?? this.timeoutMs;
-    const opts = {
-      origin: this.origin,
-      path,
-      method: spec.method,
-      headers,
-      body,
-      signal,
-      headersTimeout: timeout,
-      bodyTimeout: timeout,
-      retryOptions,
-    } as unknown as Dispatcher.RequestOptions;
-    try {
-      const res = await this.dispatcher.request(opts);
-      let text = "";
-      let buffer: Buffer | undefined;
-      if (asBuffer) buffer = Buffer.from(await res.body.arrayBuffer());
-      else text = await res.body.text();
-      // Building this line redacts the URL (a URL parse): skip it when nobody reads debug lines.
-      if (logger.debugEnabled !== false) {
-        logger.debug(
-          `${describe()} -> ${res.statusCode} in ${Date.now() - started} ms (attempts ${state.attempts}, x-ms-request-id ${headerValue(res.headers["x-ms-request-id"]) ?? "-"})`,
-        );
+  private pathOf(spec: Pick<RequestSpec, "path" | "query">): string {
+    let path: string;
+    let search: string;
+    if (/^https?:\/\//i.test(spec.path)) {
+      const u = new URL(spec.path);
+      if (u.origin !== this.ctx.origin) {
+        throw new Error(`refusing to follow a link to ${u.origin}: the endpoint is ${this.ctx.origin}`);
       }
-      return { res, text, buffer, clientRequestId, attempts: state.attempts, path, bearerToken };
-    } catch (e) {
-      if (e instanceof ApiError) throw e;
-      const err = e as RetryableError & { name?: string };
-      const aborted = signal?.aborted || err.name === "AbortError";
-      const code = aborted ? "RequestAborted" : (err.code ?? "ConnectionError");
-      const message = aborted
-        ? "the request was cancelled"
-        : `no response from ${this.origin} after ${state.attempts} attempt(s) in ${Date.now() - started} ms: ${err.message}`;
-      throw new ApiError({
-        operation: spec.operation,
-        status: 0,
-        code,
-        message: this.scrub(message),
-        method: spec.method,
-        url: redactUrl(this.origin + path),
-        clientRequestId,
-        attempts: state.attempts,
-      });
+      path = u.pathname;
+      search = u.search.slice(1);
+    } else {
+      const q = spec.path.indexOf("?");
+      path = this.ctx.basePath + (q < 0 ? spec.path : spec.path.slice(0, q));
+      search = q < 0 ? "" : spec.path.slice(q + 1);
+      // Fast path: nothing to merge, so the defaults encoded once in the constructor are the query.
+      if (q < 0 && !hasDefined(spec.query)) return this.defaultSearch ? `${path}?${this.defaultSearch}` : path;
     }
+    const params = new URLSearchParams(search);
+    for (const [k, v] of Object.entries(this.query)) if (!params.has(k)) params.set(k, v);
+    if (spec.query) for (const [k, v] of Object.entries(spec.query)) if (v !== undefined) params.set(k, String(v));
+    const qs = params.toString();
+    return qs ? `${path}?${qs}` : path;
   }
 
-  /** Sets the Authorization header; resolves to the token it used. */
-  private async applyBearer(headers: Record<string, string>, spec: RequestSpec): Promise<string | undefined> {
-    const auth = this.auth;
-    if (auth.kind === "bearer") {
-      let token;
-      try {
-        token = await auth.credential.getToken(auth.scopes, { abortSignal: spec.signal });
-      } catch (e) {
-        // A cancelled call is a cancelled call, even while it waits for its token.
-        if (spec.signal?.aborted)
-          throw new ApiError({
-            operation: spec.operation,
-            status: 0,
-            code: "RequestAborted",
-            message: "the request was cancelled",
-            method: spec.method,
-            url: this.displayUrl(spec),
-          });
-        throw new ApiError({
-          operation: spec.operation,
-          status: 0,
-          code: "CredentialUnavailable",
-          message: scrubTokens((e as Error).message),
-          method: spec.method,
-          url: this.displayUrl(spec),
-        });
-      }
-      if (!token)
-        throw new ApiError({
-          operation: spec.operation,
-          status: 0,
-          code: "CredentialUnavailable",
-          message: "the credential returned no token",
-          method: spec.method,
-          url: this.displayUrl(spec),
-        });
-      this.secrets.add(token.token);
-      headers.authorization = `Bearer ${token.token}`;
-      return token.token;
-    }
-    return undefined;
-  }
-
-  /** The request's URL for errors, redacted; it needs no valid path (a refused link is shown as it was given). */
-  private displayUrl(spec: RequestSpec): string {
-    return redactUrl(/^https?:\/\//i.test(spec.path) ? spec.path : this.origin + this.basePath + spec.path);
-  }
-
-  private error(spec: RequestSpec, raw: RawResult, status: number, code: string, message: string): ApiError {
+  private error(req: OutgoingRequest, raw: RawResponse, code: string, message: string): ApiError {
     return new ApiError({
-      operation: spec.operation,
-      status,
-      code: this.scrub(code),
-      message: this.scrub(message),
-      method: spec.method,
-      url: redactUrl(this.origin + raw.path),
+      operation: req.spec.operation,
+      status: raw.res.statusCode,
+      code: this.ctx.scrub(code),
+      message: this.ctx.scrub(message),
+      method: req.spec.method,
+      url: this.ctx.url(raw.sentPath),
       requestId: headerValue(raw.res.headers["x-ms-request-id"]),
-      clientRequestId: raw.clientRequestId,
+      clientRequestId: req.clientRequestId,
       attempts: raw.attempts,
     });
   }
+}
 
-  private scrub(text: string): string {
-    return scrubTokens(scrubSecrets(text, this.secrets));
+/** The stages an auth policy needs. */
+function authStages(ctx: TransportContext, auth: AuthPolicy): Stage[] {
+  switch (auth.kind) {
+    case "bearer":
+      return [bearerTokenStage(ctx, auth.credential, auth.scopes)];
+    case "header":
+      return [apiKeyStage(ctx, { headers: auth.headers })];
+    case "query":
+      return [apiKeyStage(ctx, { query: { name: auth.name, value: auth.value } })];
+    default:
+      return [];
   }
 }
 
-interface RawResult {
-  res: Dispatcher.ResponseData;
-  text: string;
-  buffer?: Buffer;
-  clientRequestId: string;
-  attempts: number;
-  path: string;
-  /** The bearer token the request carried, if any. */
-  bearerToken?: string;
-}
-
-interface RetryableError extends Error {
-  statusCode?: number;
-  code?: string;
-  headers?: Record<string, string | string[] | undefined> | null;
+function response<T>(req: OutgoingRequest, raw: RawResponse, body: T): ApiResponse<T> {
+  return {
+    status: raw.res.statusCode,
+    headers: raw.res.headers,
+    body,
+    requestId: headerValue(raw.res.headers["x-ms-request-id"]),
+    clientRequestId: req.clientRequestId,
+    attempts: raw.attempts,
+  };
 }
 
 function hasDefined(query: RequestSpec["query"]): boolean {
@@ -510,19 +317,4 @@ const REASONS: Record<number, string> = {
 };
 function httpReason(status: number): string {
   return REASONS[status] ?? `HTTP${status}`;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }

@@ -1,6 +1,6 @@
 import { setMaxListeners } from "node:events";
 import type { BatchAiClient } from "../services/batchai/client";
-import { leafName, workspaceRefOf } from "../services/batchai/resource-ids";
+import { leafName, workspaceRefOf } from "../arm/resource-id";
 import type { Cluster, Experiment, FileServer, Job, Operation, Usage, Workspace } from "../services/batchai/types";
 
 /** What `collectBatchInventory` reads. */

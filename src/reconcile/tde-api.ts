@@ -24,13 +24,3 @@ export interface TdeApi {
   putTransparentDataEncryption(db: TdeDatabaseRef, status: TdeStatus, signal?: AbortSignal): Promise<TdeResource>;
   listTransparentDataEncryptionActivities(db: TdeDatabaseRef, signal?: AbortSignal): Promise<TdeActivityResource[]>;
 }
-
-/** The ARM id of a database (real namespace: ids are the same whatever spelling the client sends). */
-export function databaseResourceId(db: TdeDatabaseRef): string {
-  return `/subscriptions/${db.subscriptionId}/resourceGroups/${db.resourceGroup}/providers/Microsoft.Sql/servers/${db.server}/databases/${db.database}`;
-}
-
-/** `rg/server/database`: how a database is named in output. */
-export function databaseLabel(db: Pick<TdeDatabaseRef, "resourceGroup" | "server" | "database">): string {
-  return `${db.resourceGroup}/${db.server}/${db.database}`;
-}

@@ -1,6 +1,8 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { settleBounded } from "../concurrency/bounded-map";
 import { ApiError } from "../http/api-error";
-import { databaseLabel, type TdeApi, type TdeDatabaseRef, type TdeStatus } from "./tde-api";
+import { databaseLabel } from "../arm/resource-id";
+import type { TdeApi, TdeDatabaseRef, TdeStatus } from "./tde-api";
 import type { TdePlanItem } from "./tde-plan";
 
 /** What happens to one database during apply, for live progress output. */
@@ -78,7 +80,7 @@ export async function putWhenIdle(api: TdeApi, ref: TdeDatabaseRef, status: TdeS
         `${databaseLabel(ref)}: an earlier scan still runs after ${Math.round((opts.scanTimeoutMs ?? 3_600_000) / 1000)} s, so TDE cannot be changed yet`,
       );
     }
-    await sleep(interval, opts.signal);
+    await sleep(interval, undefined, { signal: opts.signal });
   }
   await api.putTransparentDataEncryption(ref, status, opts.signal);
 }
@@ -116,21 +118,6 @@ export async function waitForScan(
         `${databaseLabel(item.ref)}: the ${last?.activity.toLowerCase() ?? "TDE"} scan did not finish within ${Math.round(timeout / 1000)} s (stuck at ${last?.percent ?? 0}%); raise --scan-timeout or investigate the database`,
       );
     }
-    await sleep(interval, opts.signal);
+    await sleep(interval, undefined, { signal: opts.signal });
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(t);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
 }

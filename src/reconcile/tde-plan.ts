@@ -1,6 +1,7 @@
 import { mapBounded } from "../concurrency/bounded-map";
 import type { DesiredDatabase, StackConfig } from "../config/stack-config";
-import { databaseResourceId, type TdeApi, type TdeDatabaseRef, type TdeStatus } from "./tde-api";
+import { sqlDatabaseId } from "../arm/resource-id";
+import type { TdeApi, TdeDatabaseRef, TdeStatus } from "./tde-api";
 
 export type TdeAction = "none" | "enable" | "disable";
 
@@ -44,7 +45,7 @@ export async function planTde(
     };
     const live = (await api.getTransparentDataEncryption(ref, opts.signal)).properties?.status;
     opts.onRead?.(++done, stack.databases.length);
-    return { desired, ref, id: databaseResourceId(ref), live, action: decideAction(live, desired.transparentDataEncryption) };
+    return { desired, ref, id: sqlDatabaseId(ref), live, action: decideAction(live, desired.transparentDataEncryption) };
   });
   return { items, changes: items.filter((i) => i.action !== "none") };
 }

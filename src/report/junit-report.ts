@@ -1,6 +1,6 @@
 import { XMLBuilder } from "fast-xml-parser";
 import type { Finding } from "../compliance/finding";
-import { RULE_IDS } from "../compliance/rule-settings";
+import { ruleIds } from "../compliance/registry";
 import type { ComplianceReportInput } from "./compliance-report";
 
 /**
@@ -9,7 +9,7 @@ import type { ComplianceReportInput } from "./compliance-report";
  * violation passes with its message in <system-out>, so it is visible without failing the build.
  */
 export function renderJunit(r: ComplianceReportInput): string {
-  const suites = RULE_IDS.map((id) => {
+  const suites = ruleIds().map((id) => {
     const findings = r.result.findings.filter((f) => f.ruleId === id);
     return {
       "@_name": `stackwarden.${id}`,

@@ -1,5 +1,5 @@
 import type { StackConfig } from "../config/stack-config";
-import { databaseLabel } from "../reconcile/tde-api";
+import { databaseLabel } from "../arm/resource-id";
 import type { TdePlan, TdePlanItem } from "../reconcile/tde-plan";
 
 export type PlanFormat = "table" | "json" | "markdown";

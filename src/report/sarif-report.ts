@@ -1,25 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Finding } from "../compliance/finding";
-import { DEFAULT_RULE_SETTINGS, RULE_IDS, type RuleId } from "../compliance/rule-settings";
+import { allRules } from "../compliance/registry";
+import { ruleName } from "../compliance/rule";
 import type { ComplianceReportInput } from "./compliance-report";
-
-const RULE_TEXT: Record<RuleId, { name: string; short: string; full: string }> = {
-  "sql-tde-enabled": {
-    name: "SqlTdeEnabled",
-    short: "SQL databases must have transparent data encryption enabled",
-    full: "Flags a database (never master) whose live transparent data encryption status is not Enabled.",
-  },
-  "sql-tier-advisor-drift": {
-    name: "SqlTierAdvisorDrift",
-    short: "SQL databases should run at the tier their service tier advisor recommends",
-    full: "Flags a database whose service tier advisor recommends a different service objective than the intended (or current) one, with confidence at or above the threshold, from a recent observation period.",
-  },
-  "batch-quota-headroom": {
-    name: "BatchQuotaHeadroom",
-    short: "Batch AI usages must keep headroom below their limits",
-    full: "Flags a Batch AI usage at or above a share of its limit (default 0.8) in a location the stack names.",
-  },
-};
 
 /**
  * A SARIF 2.1.0 log for code scanning: stable ruleIds, partialFingerprints so re-runs update
@@ -27,15 +10,20 @@ const RULE_TEXT: Record<RuleId, { name: string; short: string; full: string }> =
  * Exempt findings are included as suppressed results.
  */
 export function renderSarif(r: ComplianceReportInput): string {
-  const rules = RULE_IDS.map((id) => ({
-    id,
-    name: RULE_TEXT[id].name,
-    shortDescription: { text: RULE_TEXT[id].short },
-    fullDescription: { text: RULE_TEXT[id].full },
-    defaultConfiguration: { level: sarifLevel(DEFAULT_RULE_SETTINGS[id].enforcementLevel) },
+  const registered = allRules();
+  const rules = registered.map((rule) => ({
+    id: rule.id,
+    name: ruleName(rule.id),
+    shortDescription: { text: rule.title },
+    fullDescription: { text: rule.description },
+    help: { text: rule.help },
+    defaultConfiguration: { level: sarifLevel(rule.defaultLevel) },
     properties: { tags: ["security", "compliance"] },
   }));
-  const results = r.result.findings.filter((f) => f.verdict === "fail" || f.verdict === "exempt").map((f) => result(f, r.file));
+  const index = new Map(registered.map((rule, i) => [rule.id, i]));
+  const results = r.result.findings
+    .filter((f) => f.verdict === "fail" || f.verdict === "exempt")
+    .map((f) => result(f, r.file, index.get(f.ruleId) ?? -1));
   const log = {
     $schema: "https://json.schemastore.org/sarif-2.1.0.json",
     version: "2.1.0",
@@ -51,10 +39,10 @@ export function renderSarif(r: ComplianceReportInput): string {
   return JSON.stringify(log, null, 2);
 }
 
-function result(f: Finding, file: string) {
+function result(f: Finding, file: string, ruleIndex: number) {
   const out: Record<string, unknown> = {
     ruleId: f.ruleId,
-    ruleIndex: RULE_IDS.indexOf(f.ruleId),
+    ruleIndex,
     level: sarifLevel(f.level),
     message: { text: f.message },
     locations: [

@@ -1,6 +1,5 @@
 import type { DesiredDatabase, ResidencyConfig, SourceLocation, StackConfig } from "../config/stack-config";
-import { databaseResourceId } from "../reconcile/tde-api";
-import { leafName, workspaceRefOf } from "../services/batchai/resource-ids";
+import { leafName, sqlDatabaseId, workspaceRefOf } from "../arm/resource-id";
 import type { Cluster, FileServer, Workspace } from "../services/batchai/types";
 import type { TransparentDataEncryption } from "../services/sql/types";
 
@@ -44,7 +43,7 @@ export function sqlSubjects(
 ): ResidencySubject[] {
   return databases.map((d, i) => ({
     kind: "sql-database",
-    id: databaseResourceId({ subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database }),
+    id: sqlDatabaseId({ subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database }),
     label: `${d.server}/${d.database}`,
     location: nonEmpty(tdes[i]?.location),
     locationFrom: "its transparent data encryption configuration",

@@ -1,3 +1,13 @@
+import {
+  batchUsagesId,
+  batchWorkspaceId,
+  childId,
+  elasticPoolId,
+  parseResourceId,
+  sameResourceId,
+  sqlDatabaseId,
+  tdeConfigurationId,
+} from "../arm/resource-id";
 import type { AzureClients } from "../runtime/azure-clients";
 import { isNotFound } from "./not-found";
 
@@ -28,26 +38,12 @@ interface DataSourceSpec {
   output: string;
   /** The ARM id (or, for lists, the id of the collection) that identifies the data source. */
   id(i: Inputs): string;
-  /** Parses an id back to inputs, for `.get`-style lookups. */
-  pattern: RegExp;
   read(c: AzureClients, i: Inputs): Promise<unknown>;
 }
-
-const SUB = "/subscriptions/([^/]+)";
-const RG = "/resourceGroups/([^/]+)";
-const SQL = "/providers/(?:Microsoft|Provider)\\.Sql";
-const BAI = "/providers/(?:Microsoft|Provider)\\.BatchAI";
-const re = (s: string) => new RegExp(`^${s}/?$`, "i");
 
 const dbInputs = ["subscriptionId", "resourceGroup", "server", "database"];
 const poolInputs = ["subscriptionId", "resourceGroup", "server", "elasticPool"];
 const wsInputs = ["subscriptionId", "resourceGroup", "workspace"];
-const dbId = (i: Inputs) =>
-  `/subscriptions/${i.subscriptionId}/resourceGroups/${i.resourceGroup}/providers/Microsoft.Sql/servers/${i.server}/databases/${i.database}`;
-const poolId = (i: Inputs) =>
-  `/subscriptions/${i.subscriptionId}/resourceGroups/${i.resourceGroup}/providers/Microsoft.Sql/servers/${i.server}/elasticPools/${i.elasticPool}`;
-const wsId = (i: Inputs) =>
-  `/subscriptions/${i.subscriptionId}/resourceGroups/${i.resourceGroup}/providers/Microsoft.BatchAI/workspaces/${i.workspace}`;
 const db = (i: Inputs) => ({ subscriptionId: i.subscriptionId, resourceGroup: i.resourceGroup, server: i.server, database: i.database });
 const pool = (i: Inputs) => ({
   subscriptionId: i.subscriptionId,
@@ -63,71 +59,61 @@ export const DATA_SOURCES: Record<DataSourceKind, DataSourceSpec> = {
     inputs: dbInputs,
     optional: ["serviceObjective"],
     output: "advisors",
-    id: (i) => `${dbId(i)}/serviceTierAdvisors`,
-    pattern: re(`${SUB}${RG}${SQL}/servers/([^/]+)/databases/([^/]+)/serviceTierAdvisors`),
+    id: (i) => `${sqlDatabaseId(db(i))}/serviceTierAdvisors`,
     read: (c, i) => c.sql.listServiceTierAdvisors(db(i)),
   },
   "sql:ElasticPoolActivities": {
     inputs: poolInputs,
     output: "activities",
-    id: (i) => `${poolId(i)}/elasticPoolActivity`,
-    pattern: re(`${SUB}${RG}${SQL}/servers/([^/]+)/elasticPools/([^/]+)/elasticPoolActivity`),
+    id: (i) => `${elasticPoolId(pool(i))}/elasticPoolActivity`,
     read: (c, i) => c.sql.listElasticPoolActivities(pool(i)),
   },
   "sql:ElasticPoolDatabaseActivities": {
     inputs: poolInputs,
     output: "activities",
-    id: (i) => `${poolId(i)}/elasticPoolDatabaseActivity`,
-    pattern: re(`${SUB}${RG}${SQL}/servers/([^/]+)/elasticPools/([^/]+)/elasticPoolDatabaseActivity`),
+    id: (i) => `${elasticPoolId(pool(i))}/elasticPoolDatabaseActivity`,
     read: (c, i) => c.sql.listElasticPoolDatabaseActivities(pool(i)),
   },
   "sql:TransparentDataEncryptionActivities": {
     inputs: dbInputs,
     output: "activities",
-    id: (i) => `${dbId(i)}/transparentDataEncryption/current/operationResults`,
-    pattern: re(`${SUB}${RG}${SQL}/servers/([^/]+)/databases/([^/]+)/transparentDataEncryption/current/operationResults`),
+    id: (i) => `${tdeConfigurationId(db(i))}/operationResults`,
     read: (c, i) => c.sql.listTransparentDataEncryptionActivities(db(i)),
   },
   "batchai:Workspace": {
     inputs: wsInputs,
     output: "workspaceResource",
-    id: wsId,
-    pattern: re(`${SUB}${RG}${BAI}/workspaces/([^/]+)`),
+    id: (i) => batchWorkspaceId(ws(i)),
     read: (c, i) => c.batch.getWorkspace(ws(i)),
   },
   "batchai:Cluster": {
     inputs: [...wsInputs, "cluster"],
     output: "clusterResource",
-    id: (i) => `${wsId(i)}/clusters/${i.cluster}`,
-    pattern: re(`${SUB}${RG}${BAI}/workspaces/([^/]+)/clusters/([^/]+)`),
+    id: (i) => childId(batchWorkspaceId(ws(i)), "clusters", i.cluster),
     read: (c, i) => c.batch.getCluster(ws(i), i.cluster),
   },
   "batchai:Experiment": {
     inputs: [...wsInputs, "experiment"],
     output: "experimentResource",
-    id: (i) => `${wsId(i)}/experiments/${i.experiment}`,
-    pattern: re(`${SUB}${RG}${BAI}/workspaces/([^/]+)/experiments/([^/]+)`),
+    id: (i) => childId(batchWorkspaceId(ws(i)), "experiments", i.experiment),
     read: (c, i) => c.batch.getExperiment(ws(i), i.experiment),
   },
   "batchai:FileServer": {
     inputs: [...wsInputs, "fileServer"],
     output: "fileServerResource",
-    id: (i) => `${wsId(i)}/fileServers/${i.fileServer}`,
-    pattern: re(`${SUB}${RG}${BAI}/workspaces/([^/]+)/fileServers/([^/]+)`),
+    id: (i) => childId(batchWorkspaceId(ws(i)), "fileServers", i.fileServer),
     read: (c, i) => c.batch.getFileServer(ws(i), i.fileServer),
   },
   "batchai:Jobs": {
     inputs: [...wsInputs, "experiment"],
     output: "jobs",
-    id: (i) => `${wsId(i)}/experiments/${i.experiment}/jobs`,
-    pattern: re(`${SUB}${RG}${BAI}/workspaces/([^/]+)/experiments/([^/]+)/jobs`),
+    id: (i) => `${childId(batchWorkspaceId(ws(i)), "experiments", i.experiment)}/jobs`,
     read: (c, i) => c.batch.listJobs(ws(i), i.experiment),
   },
   "batchai:Usages": {
     inputs: ["subscriptionId", "location"],
     output: "usages",
-    id: (i) => `/subscriptions/${i.subscriptionId}/providers/Microsoft.BatchAI/locations/${i.location}/usages`,
-    pattern: re(`${SUB}${BAI}/locations/([^/]+)/usages`),
+    id: (i) => batchUsagesId({ subscriptionId: i.subscriptionId, location: i.location }),
     read: (c, i) => c.batch.listUsages(i.subscriptionId, i.location),
   },
 };
@@ -197,12 +183,36 @@ export async function refreshDataSource(
   return { id: state.id, props: state.outs, inputs: plainInputs };
 }
 
-/** Inputs from an id, for a lookup by resource id. */
+/** The id segment each input is read from, for lookups by id. */
+const INPUT_SEGMENTS: Record<string, string> = {
+  server: "servers",
+  database: "databases",
+  elasticPool: "elasticPools",
+  workspace: "workspaces",
+  cluster: "clusters",
+  experiment: "experiments",
+  fileServer: "fileServers",
+  location: "locations",
+};
+
+/** Inputs from an id, for a lookup by resource id: the id must be exactly the one those inputs give. */
 export function dataSourceInputsFromId(kind: DataSourceKind, id: string): Inputs {
   const spec = DATA_SOURCES[kind];
-  const m = spec.pattern.exec(id);
-  if (!m) throw new Error(`"${id}" is not an id of a ${kind.split(":")[1]} data source`);
-  return Object.fromEntries(spec.inputs.map((k, n) => [k, decodeURIComponent(m[n + 1])]));
+  const p = parseResourceId(id);
+  const inputs: Inputs = {};
+  for (const k of spec.inputs) {
+    const v =
+      k === "subscriptionId"
+        ? p?.subscriptionId
+        : k === "resourceGroup"
+          ? p?.resourceGroup
+          : p?.segments.find((s) => s.type.toLowerCase() === INPUT_SEGMENTS[k]?.toLowerCase())?.name;
+    if (v) inputs[k] = v;
+  }
+  if (!spec.inputs.every((k) => inputs[k]) || !sameResourceId(spec.id(inputs), id)) {
+    throw new Error(`"${id}" is not an id of a ${kind.split(":")[1]} data source`);
+  }
+  return inputs;
 }
 
 /** Whether two reads differ (a data source "changes" when what the API says changed). */

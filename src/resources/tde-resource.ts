@@ -1,7 +1,8 @@
 import Ajv from "ajv";
-import { STACKWARDEN_KEYS_SCHEMA } from "../config/stack-schema";
+import { STATIC_KEY_SCHEMAS } from "../config/stack-schema";
 import { putWhenIdle, waitForScan } from "../reconcile/tde-apply";
-import { databaseResourceId, type TdeApi, type TdeDatabaseRef, type TdeStatus } from "../reconcile/tde-api";
+import { TDE_CONFIGURATION_NAME, databaseRefOf, parseResourceId, sqlDatabaseId, tdeConfigurationId } from "../arm/resource-id";
+import { type TdeApi, type TdeDatabaseRef, type TdeStatus } from "../reconcile/tde-api";
 import { describeAjvError, formatKeyPath, pointerToPath } from "../yaml/located-yaml";
 import { isNotFound } from "./not-found";
 
@@ -38,14 +39,14 @@ export interface CheckFailure {
   reason: string;
 }
 
-const item = STACKWARDEN_KEYS_SCHEMA.properties["stackwarden:databases"].items;
+const item = STATIC_KEY_SCHEMAS["stackwarden:databases"].items;
 /** The stack file's schema for one database, plus the resource's own settings. */
 export const TDE_INPUTS_SCHEMA = {
   type: "object",
   additionalProperties: false,
   required: ["subscriptionId", "resourceGroup", "server", "database", "transparentDataEncryption"],
   properties: {
-    subscriptionId: STACKWARDEN_KEYS_SCHEMA.properties["stackwarden:subscriptionId"],
+    subscriptionId: STATIC_KEY_SCHEMAS["stackwarden:subscriptionId"],
     resourceGroup: item.properties.resourceGroup,
     server: item.properties.server,
     database: item.properties.database,
@@ -79,20 +80,23 @@ export function tdeRef(i: Pick<TdeInputs, "subscriptionId" | "resourceGroup" | "
 
 /** The resource's id: the TDE configuration's ARM id. */
 export function tdeResourceId(ref: TdeDatabaseRef): string {
-  return `${databaseResourceId(ref)}/transparentDataEncryption/current`;
+  return tdeConfigurationId(ref);
 }
 
 /** Parses a TDE configuration (or database) ARM id, whichever namespace spelling it uses. */
 export function parseTdeResourceId(id: string): TdeDatabaseRef {
-  const m =
-    /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/(?:Microsoft|Provider)\.Sql\/servers\/([^/]+)\/databases\/([^/]+)(?:\/transparentDataEncryption\/current)?\/?$/i.exec(
-      id,
-    );
-  if (!m)
+  const ref = databaseRefOf(id);
+  // After servers/S/databases/D: nothing (a database id), or transparentDataEncryption/current.
+  const tail = parseResourceId(id)?.segments.slice(2) ?? [];
+  const tde =
+    tail.length === 1 &&
+    tail[0].type.toLowerCase() === "transparentdataencryption" &&
+    tail[0].name.toLowerCase() === TDE_CONFIGURATION_NAME;
+  if (!ref || (tail.length > 0 && !tde))
     throw new Error(
       `"${id}" is not the id of a SQL database's transparent data encryption (…/servers/S/databases/D/transparentDataEncryption/current)`,
     );
-  return { subscriptionId: m[1], resourceGroup: m[2], server: m[3], database: m[4] };
+  return ref;
 }
 
 const IDENTITY: (keyof TdeInputs)[] = ["subscriptionId", "resourceGroup", "server", "database"];
@@ -123,7 +127,7 @@ export async function applyTdeInputs(api: TdeApi, inputs: TdeInputs): Promise<Td
     await putWhenIdle(api, ref, inputs.transparentDataEncryption, timing);
   }
   await waitForScan(api, { ref, desired: { ...ref, transparentDataEncryption: inputs.transparentDataEncryption } }, timing);
-  return { ...inputs, status: inputs.transparentDataEncryption, databaseId: databaseResourceId(ref) };
+  return { ...inputs, status: inputs.transparentDataEncryption, databaseId: sqlDatabaseId(ref) };
 }
 
 /** Reads the live status; the returned inputs carry it, so a refresh makes the next diff see drift. */
@@ -144,7 +148,7 @@ export async function readTde(
   }
   const live: TdeStatus = status === "Enabled" ? "Enabled" : "Disabled";
   const inputs: TdeInputs = { ...stripOutputs(props), ...ref, transparentDataEncryption: live };
-  return { id: tdeResourceId(ref), props: { ...inputs, status, databaseId: databaseResourceId(ref) }, inputs };
+  return { id: tdeResourceId(ref), props: { ...inputs, status, databaseId: sqlDatabaseId(ref) }, inputs };
 }
 
 /** Deleting leaves encryption as it is unless `onDelete` names a status to set first. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { defaultCredential } from "../../src/auth/default-credential";
 import { ImdsManagedIdentityCredential } from "../../src/auth/imds-credential";
 import { StaticTokenCredential } from "../../src/auth/static-token-credential";
-import type { TokenCredential } from "../../src/auth/token-credential";
+import type { TokenCredential } from "../../src/http/token-credential";
 import { ApiError } from "../../src/http";
 import { SqlClient } from "../../src/services/sql/client";
 import type { DatabaseRef } from "../../src/services/sql/types";

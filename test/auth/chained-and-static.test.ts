@@ -5,7 +5,7 @@ import { defaultCredential } from "../../src/auth/default-credential";
 import { ImdsManagedIdentityCredential } from "../../src/auth/imds-credential";
 import { ARM_SCOPE } from "../../src/auth/scopes";
 import { StaticTokenCredential } from "../../src/auth/static-token-credential";
-import type { TokenCredential } from "../../src/auth/token-credential";
+import type { TokenCredential } from "../../src/http/token-credential";
 import { silentLogger } from "../../src/http/logger";
 import { HttpTransport } from "../../src/http/transport";
 import { FAST_RETRY, startTestEmulator, type TestEmulator } from "../helpers/emulator";

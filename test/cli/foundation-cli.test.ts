@@ -85,7 +85,7 @@ describe("stackwarden emulator and whoami", () => {
 
   it("whoami shows the machine and its identity, through injected 429s and 503s", async () => {
     const env = cleanEnv({ STACKWARDEN_IMDS_ENDPOINT: `${url}/metadata` });
-    let faultsBefore = ((await (await fetch(`${url}/_emulator/stats`)).json()) as { faultsInjected: number }).faultsInjected;
+    const faultsBefore = ((await (await fetch(`${url}/_emulator/stats`)).json()) as { faultsInjected: number }).faultsInjected;
     for (let i = 0; i < 3; i++) {
       const r = await run(["whoami"], env);
       expect(r.stderr).toBe("");
@@ -99,7 +99,6 @@ describe("stackwarden emulator and whoami", () => {
     const stats = (await (await fetch(`${url}/_emulator/stats`)).json()) as { faultsInjected: number };
     // The faults really happened: whoami succeeded by retrying through them.
     expect(stats.faultsInjected - faultsBefore).toBeGreaterThan(0);
-    faultsBefore = stats.faultsInjected;
   }, 40_000);
 
   it("whoami --output json prints parseable JSON with the token redacted", async () => {

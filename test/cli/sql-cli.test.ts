@@ -33,7 +33,7 @@ beforeAll(async () => {
   dir = stackDir({
     "stack.yaml": STACK,
     "broken.yaml": BROKEN,
-    ...Object.fromEntries(BAD.map(([name, text], i) => [`bad-${i}.yaml`, text])),
+    ...Object.fromEntries(BAD.map(([_name, text], i) => [`bad-${i}.yaml`, text])),
   });
 });
 afterAll(() => t.close());

@@ -2,23 +2,26 @@ import Ajv from "ajv";
 import { describe, expect, it } from "vitest";
 import { evaluateCompliance } from "../../src/compliance/evaluate";
 import { isExemptionActive } from "../../src/compliance/exemptions";
+import { batchUsagesId } from "../../src/arm/resource-id";
 import {
   UNKNOWN,
-  usageResourceId,
   type AdvisorFacts,
   type ComplianceFacts,
   type DatabaseFacts,
+  type TierAdvisorFacts,
   type UsageFacts,
 } from "../../src/compliance/facts";
 import type { Verdict } from "../../src/compliance/finding";
-import {
-  DEFAULT_RULE_SETTINGS,
-  RULE_IDS,
-  RULE_SETTINGS_SCHEMAS,
-  resolveRuleSettings,
-  type RuleId,
-  type RuleSettings,
-} from "../../src/compliance/rule-settings";
+import { findRule, ruleIds } from "../../src/compliance/registry";
+import { ruleSettingsSchema } from "../../src/compliance/rule";
+import { resolveRuleSettings, type RuleSettings } from "../../src/compliance/rule-settings";
+
+type RuleId = string;
+const RULE_IDS = ruleIds();
+const DEFAULT_RULE_SETTINGS = resolveRuleSettings(undefined);
+const RULE_SETTINGS_SCHEMAS = Object.fromEntries(RULE_IDS.map((id) => [id, ruleSettingsSchema(findRule(id)!)]));
+/** A database as both rules over databases see it (its TDE status and its tier advice). */
+type DatabaseSubject = DatabaseFacts & TierAdvisorFacts;
 import type { Exemption } from "../../src/config/stack-config";
 
 /**
@@ -34,9 +37,9 @@ function dbId(database = "orders", server = "sql-prod-1", rg = "rg-data"): strin
   return `/subscriptions/${SUB}/resourceGroups/${rg}/providers/Microsoft.Sql/servers/${server}/databases/${database}`;
 }
 
-function db(over: Partial<DatabaseFacts> = {}): ComplianceFacts {
+function db(over: Partial<DatabaseSubject> = {}): ComplianceFacts {
   const database = over.database ?? "orders";
-  const d: DatabaseFacts = {
+  const d: DatabaseSubject = {
     id: dbId(database),
     resourceGroup: "rg-data",
     server: "sql-prod-1",
@@ -45,7 +48,7 @@ function db(over: Partial<DatabaseFacts> = {}): ComplianceFacts {
     advisor: undefined,
     ...over,
   };
-  return { subscriptionId: SUB, databases: [d], usages: [] };
+  return { subscriptionId: SUB, databases: [d], tierAdvisors: [d], usages: [] };
 }
 
 /** A fresh advisor (observation ended a day before NOW) recommending S3 over a current S0 at 0.9. */
@@ -62,6 +65,7 @@ function advisor(over: Partial<AdvisorFacts> = {}): AdvisorFacts {
 
 function usage(over: Partial<UsageFacts> = {}): ComplianceFacts {
   const u: UsageFacts = {
+    subscriptionId: SUB,
     location: "eastus",
     name: "cores",
     displayName: "Total Regional Cores",
@@ -70,10 +74,10 @@ function usage(over: Partial<UsageFacts> = {}): ComplianceFacts {
     unit: "Count",
     ...over,
   };
-  return { subscriptionId: SUB, databases: [], usages: [u] };
+  return { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [u] };
 }
 
-type Overrides = Partial<{ [K in RuleId]: Partial<RuleSettings[K]> }>;
+type Overrides = Record<RuleId, Record<string, unknown>>;
 
 /** Settings with only `rule` enabled (at its default level unless overridden). */
 function only(rule: RuleId, over: Overrides = {}): RuleSettings {
@@ -402,7 +406,7 @@ const ROWS: Row[] = [
     "quota exempted by its usage id",
     usage({ currentValue: 95 }),
     QUOTA,
-    [ex({ resourceId: usageResourceId(SUB, { location: "eastus", name: "cores" }) })],
+    [ex({ resourceId: batchUsagesId({ subscriptionId: SUB, location: "eastus" }, undefined, "cores") })],
     NOW,
     "exempt",
     "(exempt: migration window)",
@@ -500,46 +504,48 @@ describe("compliance verdicts", () => {
 
 describe("summary counts and levels", () => {
   it("counts each verdict once, mandatory and advisory apart", () => {
+    const subjects: DatabaseSubject[] = [
+      {
+        id: dbId("orders"),
+        resourceGroup: "rg-data",
+        server: "sql-prod-1",
+        database: "orders",
+        liveTdeStatus: "Disabled",
+        advisor: advisor(),
+      },
+      {
+        id: dbId("customers"),
+        resourceGroup: "rg-data",
+        server: "sql-prod-1",
+        database: "customers",
+        liveTdeStatus: "Enabled",
+        advisor: advisor({ overallRecommendationServiceLevelObjective: "S0" }),
+      },
+      {
+        id: dbId("audit"),
+        resourceGroup: "rg-data",
+        server: "sql-prod-1",
+        database: "audit",
+        liveTdeStatus: "Disabled",
+        advisor: undefined,
+      },
+      {
+        id: dbId("master"),
+        resourceGroup: "rg-data",
+        server: "sql-prod-1",
+        database: "master",
+        liveTdeStatus: "Disabled",
+        advisor: UNKNOWN,
+      },
+    ];
     const facts: ComplianceFacts = {
       subscriptionId: SUB,
-      databases: [
-        {
-          id: dbId("orders"),
-          resourceGroup: "rg-data",
-          server: "sql-prod-1",
-          database: "orders",
-          liveTdeStatus: "Disabled",
-          advisor: advisor(),
-        },
-        {
-          id: dbId("customers"),
-          resourceGroup: "rg-data",
-          server: "sql-prod-1",
-          database: "customers",
-          liveTdeStatus: "Enabled",
-          advisor: advisor({ overallRecommendationServiceLevelObjective: "S0" }),
-        },
-        {
-          id: dbId("audit"),
-          resourceGroup: "rg-data",
-          server: "sql-prod-1",
-          database: "audit",
-          liveTdeStatus: "Disabled",
-          advisor: undefined,
-        },
-        {
-          id: dbId("master"),
-          resourceGroup: "rg-data",
-          server: "sql-prod-1",
-          database: "master",
-          liveTdeStatus: "Disabled",
-          advisor: UNKNOWN,
-        },
-      ],
+      databases: subjects,
+      tierAdvisors: subjects,
       usages: [
-        { location: "eastus", name: "cores", currentValue: 92, limit: 100 },
-        { location: "eastus", name: "clusters", currentValue: 2, limit: 20 },
-        { location: "eastus", name: "none", currentValue: 0, limit: 0 },
+        { subscriptionId: SUB, location: "eastus", name: "cores", currentValue: 92, limit: 100 },
+        { subscriptionId: SUB, location: "eastus", name: "clusters", currentValue: 2, limit: 20 },
+        { subscriptionId: SUB, location: "eastus", name: "none", currentValue: 0, limit: 0 },
       ],
     };
     const r = evaluateCompliance(

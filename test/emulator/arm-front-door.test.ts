@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { AccessTokens } from "../../src/emulator/access-tokens";
-import { armError, resourceNotFound } from "../../src/emulator/arm-conventions";
-import type { LocalService } from "../../src/emulator/local-service";
+import { AccessTokens } from "../../src/emulator/kit/access-tokens";
+import { armError, resourceNotFound } from "../../src/emulator/kit/arm-conventions";
+import type { LocalService } from "../../src/emulator/kit/local-service";
 import { ARM_SCOPE } from "../../src/auth/scopes";
-import { imdsLocal } from "../../src/services/imds/local";
+import { imdsLocal } from "../../src/emulator/services/imds/imds-local";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 /** A tiny ARM service with one route, to exercise the emulator's ARM front door. */

@@ -73,11 +73,16 @@ export class PolicyAnalyzer {
   ) {}
 
   /** Spawns `node dist/policies/index.js` in `policies/` (PolicyPack reads its version from the package.json there). */
-  static async start(opts: { startTimeoutMs?: number } = {}): Promise<PolicyAnalyzer> {
+  /** `nodeArgs` go before the pack's entry (e.g. `--require` of a module that registers a rule). */
+  static async start(opts: { startTimeoutMs?: number; nodeArgs?: string[] } = {}): Promise<PolicyAnalyzer> {
     if (!existsSync(PACK_ENTRY)) throw new Error(`${PACK_ENTRY} is missing: run \`npm run build\` first`);
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (!/^(AZURE_|STACKWARDEN_|VITEST|NODE_OPTIONS$)/.test(k)) env[k] = v;
-    const child = spawn(process.execPath, [PACK_ENTRY], { cwd: join(PROJECT_ROOT, "policies"), env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), PACK_ENTRY], {
+      cwd: join(PROJECT_ROOT, "policies"),
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const stderr: string[] = [];
     child.stderr!.setEncoding("utf8").on("data", (d: string) => stderr.push(...d.split("\n").filter(Boolean)));
     const timeout = opts.startTimeoutMs ?? 20_000;

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ARM_SCOPE } from "../../src/auth/scopes";
-import { armPage } from "../../src/emulator/arm-conventions";
-import type { LocalService } from "../../src/emulator/local-service";
+import { armPage } from "../../src/emulator/kit/arm-conventions";
+import type { LocalService } from "../../src/emulator/kit/local-service";
 import { ApiError } from "../../src/http/api-error";
 import { silentLogger } from "../../src/http/logger";
 import { HttpTransport } from "../../src/http/transport";
-import { imdsLocal } from "../../src/services/imds/local";
+import { imdsLocal } from "../../src/emulator/services/imds/imds-local";
 import { FAST_RETRY, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { startScriptedServer, type ScriptedServer } from "./scripted-server";
 

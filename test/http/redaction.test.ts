@@ -1,5 +1,29 @@
 import { describe, expect, it } from "vitest";
-import { REDACTED, redactHeaders, redactUrl, scrubSecrets, scrubTokens } from "../../src/http/redaction";
+import { REDACTED, Redactor, redactHeaders, redactUrl as httpOnlyRedactUrl, scrubSecrets, scrubTokens } from "../../src/http/redaction";
+
+/** A service's redactor: HTTP's own names plus the ones this service declared safe (never its keys). */
+const service = new Redactor({
+  query: ["api-version", "$skiptoken", "address"],
+  headers: ["x-apisetu-clientid"],
+});
+const redactUrl = (u: string | URL) => service.url(u);
+
+describe("src/http knows no service", () => {
+  it("without declared names every query value is hidden, service headers too", () => {
+    const u = new URL(httpOnlyRedactUrl("https://h/p?api-version=1&address=Paris&api_key=k-123456"));
+    expect([...u.searchParams.values()]).toEqual([REDACTED, REDACTED, REDACTED]);
+    expect(redactHeaders({ "x-apisetu-clientid": "c", "x-ms-request-id": "r", "content-type": "text/plain" })).toEqual({
+      "x-apisetu-clientid": REDACTED,
+      "x-ms-request-id": "r",
+      "content-type": "text/plain",
+    });
+  });
+
+  it("allow() adds names and keeps the earlier ones", () => {
+    const more = service.allow({ query: ["lat"] });
+    expect(new URL(more.url("http://h/?lat=1&address=x&api_key=s")).search).toBe(`?lat=1&address=x&api_key=${REDACTED}`);
+  });
+});
 
 describe("redactUrl", () => {
   it("replaces secret-bearing and unknown query values, keeps allowlisted ones", () => {
@@ -39,7 +63,7 @@ describe("redactUrl", () => {
 
 describe("redactHeaders", () => {
   it("prints only allowlisted headers", () => {
-    const out = redactHeaders({
+    const out = service.headerValues({
       authorization: "Bearer eyJabc.def.ghi",
       "X-APISETU-APIKEY": "key-abcdef",
       "x-apisetu-clientid": "client-1",

@@ -301,7 +301,7 @@ describe("HttpTransport against a real server", () => {
     srv.script((q, res) =>
       json(res, 403, { error: { code: "Forbidden", message: `key rejected for ${q.url}` } }, { "x-ms-request-id": "rid-key" }),
     );
-    const t = transport({ auth: { kind: "query", name: "api_key", value: key } });
+    const t = transport({ auth: { kind: "query", name: "api_key", value: key }, safeNames: { query: ["address"] } });
     const e = await failure(t.json({ operation: "Geocode", method: "GET", path: "/geocoding/geocode", query: { address: "Paris" } }));
     expect(new URL(srv.seen[0].url, srv.url).searchParams.get("api_key")).toBe(key);
     expect(e.message).toContain("key rejected for /geocoding/geocode");

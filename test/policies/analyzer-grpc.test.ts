@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main";
 import type { CommandIO } from "../../src/cli/command-io";
 import { evaluateCompliance } from "../../src/compliance/evaluate";
-import { gatherFacts } from "../../src/compliance/gather-facts";
+import { gatherFacts } from "../../src/facts/gather-facts";
 import { loadStackFile } from "../../src/config/stack-config";
 import { silentLogger } from "../../src/http";
 import { BatchAiClient } from "../../src/services/batchai/client";

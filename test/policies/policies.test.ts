@@ -2,7 +2,9 @@ import Ajv from "ajv";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { UNKNOWN } from "../../src/compliance/facts";
-import { advisorFacts, POLICIES, tdeFacts, usageFacts } from "../../policies/policies";
+import { advisorFacts, policies, tdeFacts, usageFacts } from "../../policies/policies";
+
+const POLICIES = policies();
 
 /** The pack's adapters, without a server: resource props → the facts the shared rules judge. */
 const SUB = "00000000-0000-0000-0000-000000000000";
@@ -54,7 +56,17 @@ describe("policy adapters", () => {
         location: "eastus",
         usages: [{ name: { value: "cores", localizedValue: "Total Regional Cores" }, currentValue: 3, limit: 10, unit: "Count" }],
       }),
-    ).toEqual([{ location: "eastus", name: "cores", displayName: "Total Regional Cores", currentValue: 3, limit: 10, unit: "Count" }]);
+    ).toEqual([
+      {
+        subscriptionId: SUB,
+        location: "eastus",
+        name: "cores",
+        displayName: "Total Regional Cores",
+        currentValue: 3,
+        limit: 10,
+        unit: "Count",
+      },
+    ]);
     expect(usageFacts({ subscriptionId: SUB, location: "eastus" })).toEqual([]);
     expect(UNKNOWN).toBe(Symbol.for("stackwarden.unknown"));
   });

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import type { RunningEmulator } from "../../src/emulator/server";
 import type { DataSourceKind } from "../../src/resources/data-sources";
-import type { SqlState } from "../../src/services/sql/local";
-import type { BatchAiState } from "../../src/services/batchai/seed";
+import type { SqlState } from "../../src/emulator/services/sql/sql-local";
+import type { BatchAiState } from "../../src/emulator/services/batchai/seed";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 /** Shared pieces of the provider tests: the estate, each data source's inputs and what it must read. */

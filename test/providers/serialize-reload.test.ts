@@ -46,7 +46,7 @@ function expectLean(text: string): void {
     "function waitForScan",
     "class SqlClient",
     "class BatchAiClient",
-    "STACKWARDEN_KEYS_SCHEMA",
+    "STATIC_KEY_SCHEMAS",
     "function readDataSource",
     "@pulumi/pulumi",
   ]) {

@@ -7,7 +7,7 @@ import { renderJunit } from "../../src/report/junit-report";
 import { databaseLine, NOW, reportInput, STACK_FILE, SUB } from "./report-fixture";
 
 type Attrs = Record<string, string>;
-interface TestCase extends Attrs {}
+type TestCase = Attrs;
 interface Suite {
   "@_name": string;
   "@_tests": string;
@@ -102,9 +102,9 @@ describe("JUnit report", () => {
             server: 's"1',
             database: "a<b&c",
             liveTdeStatus: "Disabled",
-            advisor: undefined,
           },
         ],
+        tierAdvisors: [],
         usages: [],
       },
       resolveRuleSettings({ "sql-tier-advisor-drift": { enforcementLevel: "disabled" } }),
@@ -153,7 +153,7 @@ describe("json, table and markdown reports", () => {
   it("table: an expired exemption is shown as EXPIRED and covers nothing", () => {
     const late = reportInput();
     const r = evaluateCompliance(
-      { subscriptionId: SUB, databases: [], usages: [] },
+      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [] },
       late.stack.policies,
       late.stack.exemptions,
       Date.parse("2026-01-01T00:00:00Z"),
@@ -176,7 +176,7 @@ describe("json, table and markdown reports", () => {
   });
 
   it("markdown: a clean run gets the check mark", () => {
-    const r = evaluateCompliance({ subscriptionId: SUB, databases: [], usages: [] }, resolveRuleSettings({}), [], NOW);
+    const r = evaluateCompliance({ subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [] }, resolveRuleSettings({}), [], NOW);
     expect(renderComplianceMarkdown({ ...input, result: r }).split("\n")[0]).toBe("### :white_check_mark: stackwarden check: `report`");
   });
 });

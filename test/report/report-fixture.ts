@@ -1,7 +1,7 @@
 import { evaluateCompliance } from "../../src/compliance/evaluate";
 import type { AdvisorFacts, ComplianceFacts } from "../../src/compliance/facts";
 import { parseStackConfig, type StackConfig } from "../../src/config/stack-config";
-import { databaseResourceId } from "../../src/reconcile/tde-api";
+import { sqlDatabaseId } from "../../src/arm/resource-id";
 import type { ComplianceReportInput } from "../../src/report/compliance-report";
 
 export const SUB = "00000000-0000-0000-0000-000000000000";
@@ -63,26 +63,36 @@ const advisor = (over: Partial<AdvisorFacts> = {}): AdvisorFacts => ({
 export function reportInput(padding = 0, stackName = "report"): ComplianceReportInput & { stack: StackConfig } {
   const stack = parseStackConfig(STACK_FILE, stackText(padding), {});
   const live: Record<string, string> = { orders: "Disabled", customers: "Enabled", legacy: "Disabled" };
+  const subjects = stack.databases.map((d) => ({
+    id: sqlDatabaseId({ subscriptionId: SUB, ...d }),
+    resourceGroup: d.resourceGroup,
+    server: d.server,
+    database: d.database,
+    liveTdeStatus: live[d.database],
+    intendedServiceObjective: d.serviceObjective,
+    advisor:
+      d.database === "orders"
+        ? advisor()
+        : d.database === "legacy"
+          ? advisor({ overallRecommendationServiceLevelObjective: "S0", currentServiceLevelObjective: "S0" })
+          : undefined,
+    source: d.source,
+  }));
   const facts: ComplianceFacts = {
     subscriptionId: SUB,
-    databases: stack.databases.map((d) => ({
-      id: databaseResourceId({ subscriptionId: SUB, ...d }),
-      resourceGroup: d.resourceGroup,
-      server: d.server,
-      database: d.database,
-      liveTdeStatus: live[d.database],
-      intendedServiceObjective: d.serviceObjective,
-      advisor:
-        d.database === "orders"
-          ? advisor()
-          : d.database === "legacy"
-            ? advisor({ overallRecommendationServiceLevelObjective: "S0", currentServiceLevelObjective: "S0" })
-            : undefined,
-      source: d.source,
-    })),
+    databases: subjects,
+    tierAdvisors: subjects,
     usages: [
-      { location: "eastus", name: "cores", displayName: "Total Regional Cores", currentValue: 92, limit: 100, unit: "Count" },
-      { location: "eastus", name: "clusters", displayName: "Clusters", currentValue: 2, limit: 20, unit: "Count" },
+      {
+        subscriptionId: SUB,
+        location: "eastus",
+        name: "cores",
+        displayName: "Total Regional Cores",
+        currentValue: 92,
+        limit: 100,
+        unit: "Count",
+      },
+      { subscriptionId: SUB, location: "eastus", name: "clusters", displayName: "Clusters", currentValue: 2, limit: 20, unit: "Count" },
     ],
   };
   const result = evaluateCompliance(facts, stack.policies, stack.exemptions, NOW);

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import Ajv from "ajv-draft-04";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
-import { RULE_IDS } from "../../src/compliance/rule-settings";
+import { ruleIds } from "../../src/compliance/registry";
 import { renderSarif } from "../../src/report/sarif-report";
 import { databaseLine, reportInput, STACK_FILE, stackText, SUB } from "./report-fixture";
 
@@ -60,7 +60,7 @@ describe("SARIF 2.1.0 report", () => {
     expect(rules.map((r) => r.defaultConfiguration.level)).toEqual(["error", "warning", "warning"]);
     expect(log.runs[0].tool.driver.name).toBe("stackwarden");
     for (const r of log.runs[0].results) {
-      expect(RULE_IDS).toContain(r.ruleId);
+      expect(ruleIds()).toContain(r.ruleId);
       expect(rules[r.ruleIndex].id).toBe(r.ruleId);
     }
   });

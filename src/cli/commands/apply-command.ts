@@ -1,9 +1,9 @@
-import { createInterface } from "node:readline/promises";
 import { Option, type Command } from "commander";
 import { stackFilePath, type StackConfig } from "../../config/stack-config";
 import { applyTde, type ApplyOutcome } from "../../reconcile/tde-apply";
 import { planTde, type TdePlan } from "../../reconcile/tde-plan";
-import { databaseLabel, type TdeApi } from "../../reconcile/tde-api";
+import { databaseLabel } from "../../arm/resource-id";
+import type { TdeApi } from "../../reconcile/tde-api";
 import { renderPlan } from "../../report/plan-report";
 import { azureClientsFromEnv } from "../../runtime/azure-clients";
 import type { CommandIO } from "../command-io";
@@ -11,9 +11,13 @@ import { intOption } from "../option-parsers";
 import { ApplyProgress } from "../render/apply-progress";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
 import { UsageError } from "../cli-error";
+import type { AuditChange } from "../../audit/audit-entry";
+import { auditChangesOf } from "../../operations/apply-changes";
 import { runPulumiApply } from "../../engine/pulumi-engine";
+import { applyUnderLock } from "../apply-under-lock";
+import { withOperationOptions, type OperationFlags } from "../operation-options";
 
-export interface ApplyFlags extends StackFlags {
+export interface ApplyFlags extends StackFlags, Partial<OperationFlags> {
   yes?: boolean;
   concurrency: number;
   scanTimeout: number;
@@ -22,7 +26,7 @@ export interface ApplyFlags extends StackFlags {
 }
 
 export function registerApply(program: Command, io: CommandIO): void {
-  withStackOptions(program.command("apply"))
+  withOperationOptions(withStackOptions(program.command("apply")))
     .description("make the planned TDE changes and wait for each encryption or decryption scan to finish (exit 0 converged, 1 error)")
     .option("-y, --yes", "do not ask for confirmation")
     .option("--concurrency <n>", "databases changed at once", intOption(1, 64), 8)
@@ -37,15 +41,32 @@ export function registerApply(program: Command, io: CommandIO): void {
       const { stack, name } = loadStackFromFlags(flags, io);
       if (flags.engine === "pulumi") {
         if (!flags.stack) throw new UsageError("--engine pulumi needs --stack NAME (a stack of the Pulumi project), not --config");
-        io.exitCode = await runPulumiApply({ stack: flags.stack, stackFile: stackFilePath(flags.stack, io.cwd), yes: flags.yes }, io);
+        const pulumiStack = flags.stack;
+        io.exitCode = await applyUnderLock("apply --engine pulumi", stack, name, flags, io, async () => {
+          const what: AuditChange[] = [];
+          const code = await runPulumiApply(
+            {
+              stack: pulumiStack,
+              stackFile: stackFilePath(pulumiStack, io.cwd),
+              yes: flags.yes,
+              onResourceChange: (c) => what.push({ ...c, outcome: c.op }),
+            },
+            io,
+          );
+          return { what, exitCode: code };
+        });
         return;
       }
       const { sql } = azureClientsFromEnv(io.env);
-      io.exitCode = await runApply(sql, stack, name, flags, io);
+      io.exitCode = await applyUnderLock("apply", stack, name, flags, io, async () => {
+        let outcomes: ApplyOutcome[] = [];
+        const code = await runApply(sql, stack, name, flags, io, undefined, (o) => (outcomes = o));
+        return { what: await auditChangesOf(sql, outcomes), exitCode: code };
+      });
     });
 }
 
-/** Plans, asks (unless --yes or stdin is not a terminal), applies with progress; returns the exit code. */
+/** Plans, asks (unless --yes, or no one can answer), applies with progress; returns the exit code. */
 export async function runApply(
   api: TdeApi,
   stack: StackConfig,
@@ -53,6 +74,7 @@ export async function runApply(
   flags: Omit<ApplyFlags, "engine" | "stack" | "config">,
   io: CommandIO,
   planned?: TdePlan,
+  onOutcomes?: (outcomes: ApplyOutcome[]) => void,
 ): Promise<number> {
   const plan = planned ?? (await planTde(api, stack, { concurrency: Math.max(flags.concurrency, 16) }));
   if (!planned) io.out(renderPlan(plan, stack, stackName, "table"));
@@ -60,10 +82,8 @@ export async function runApply(
     io.out("Nothing to apply: live TDE already matches the stack.");
     return 0;
   }
-  if (!flags.yes && process.stdin.isTTY) {
-    const rl = createInterface({ input: process.stdin, output: process.stdout });
-    const answer = await rl.question(`Apply ${plan.changes.length} change(s) to stack ${stackName}? [y/N] `);
-    rl.close();
+  if (!flags.yes && io.ask) {
+    const answer = await io.ask(`Apply ${plan.changes.length} change(s) to stack ${stackName}? [y/N] `);
     if (!/^y(es)?$/i.test(answer.trim())) throw new UsageError("apply cancelled; nothing was changed");
   }
   const progress = new ApplyProgress(io);
@@ -74,6 +94,7 @@ export async function runApply(
     onEvent: progress.onEvent,
   });
   progress.finish();
+  onOutcomes?.(outcomes);
   io.out(summarize(outcomes));
   return outcomes.every((o) => o.ok) ? 0 : 1;
 }

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { evaluateCompliance, type ComplianceResult } from "../../compliance/evaluate";
-import { gatherFacts } from "../../compliance/gather-facts";
+import { gatherFacts } from "../../facts/gather-facts";
 import type { StackConfig } from "../../config/stack-config";
 import {
   complianceDocument,

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Command } from "commander";
 import { ImdsClient } from "../../services/imds/client";
-import { readAttestedDocument } from "../../services/imds/attested-signer";
+import { readAttestedDocument } from "../../services/imds/attested-document";
 import type { ImdsAttestedContent } from "../../services/imds/types";
 import { endpointsFromEnv } from "../../settings/endpoints";
 import { REDACTED } from "../../http/redaction";

@@ -1,5 +1,5 @@
 import type { ApplyEvent } from "../../reconcile/tde-apply";
-import { databaseLabel } from "../../reconcile/tde-api";
+import { databaseLabel } from "../../arm/resource-id";
 import type { CommandIO } from "../command-io";
 
 interface Row {
@@ -17,11 +17,12 @@ export class ApplyProgress {
   private drawn = 0;
   private timer?: NodeJS.Timeout;
 
-  constructor(
-    private readonly io: CommandIO,
-    private readonly live = io.isTTY,
-    private readonly write = (s: string) => process.stdout.write(s),
-  ) {}
+  /** Live when stdout is a terminal the IO can redraw on. */
+  private readonly live: boolean;
+
+  constructor(private readonly io: CommandIO) {
+    this.live = io.isTTY && io.write !== undefined;
+  }
 
   readonly onEvent = (e: ApplyEvent): void => {
     const label = databaseLabel(e.item.ref);
@@ -74,7 +75,7 @@ export class ApplyProgress {
     const width = Math.max(0, ...rows.map((r) => r.label.length));
     let out = this.drawn > 0 ? `\x1b[${this.drawn}A` : "";
     for (const r of rows) out += `\x1b[2K  ${r.label.padEnd(width)}  ${r.text}\n`;
-    this.write(out);
+    this.io.write?.(out);
     this.drawn = rows.length;
   }
 }

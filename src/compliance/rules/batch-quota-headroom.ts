@@ -1,25 +1,35 @@
-import { UNKNOWN, usageResourceId, type UsageFacts } from "../facts";
+import { batchUsagesId } from "../../arm/resource-id";
+import { UNKNOWN, type UsageFacts } from "../facts";
 import type { Finding } from "../finding";
-import type { QuotaHeadroomSettings } from "../rule-settings";
-import type { SourceLocation } from "../../config/stack-config";
+import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
-export const BATCH_QUOTA_HEADROOM = "batch-quota-headroom" as const;
+interface QuotaHeadroomSettings {
+  threshold: number;
+}
 
 /** Flags a Batch AI usage at or above `threshold` of its limit. */
-export function batchQuotaHeadroom(
-  subscriptionId: string,
-  u: UsageFacts,
-  settings: QuotaHeadroomSettings,
-  source?: SourceLocation,
-): Finding {
+export const batchQuotaHeadroom = defineRule<QuotaHeadroomSettings>({
+  id: "batch-quota-headroom",
+  title: "Batch AI usages must keep headroom below their limits",
+  description: "Flags a Batch AI usage at or above a share of its limit (default 0.8) in a location the stack names.",
+  help: "Free capacity (delete idle clusters, scale down) or ask Azure for a higher quota in that location before the next deployment needs it.",
+  defaultLevel: "advisory",
+  settings: {
+    threshold: {
+      type: "number",
+      exclusiveMinimum: 0,
+      maximum: 1,
+      default: 0.8,
+      description: "optional, default 0.8: flag a usage at or above this share of its limit",
+    },
+  },
+  packScope: "stack",
+  evaluate: (facts, settings) => facts.usages.map((u) => judge(u, settings)),
+});
+
+function judge(u: UsageFacts, settings: ResolvedSettings<QuotaHeadroomSettings>): Finding {
   const label = `${u.location}/${u.name}`;
-  const base = {
-    ruleId: BATCH_QUOTA_HEADROOM,
-    resourceId: usageResourceId(subscriptionId, u),
-    label,
-    level: settings.enforcementLevel,
-    source,
-  };
+  const base = findingBase(batchQuotaHeadroom, u, batchUsagesId(u, undefined, u.name), label, settings.enforcementLevel);
   if (u.currentValue === UNKNOWN || u.limit === UNKNOWN) return { ...base, verdict: "unknown", message: "the usage is not known yet" };
   if (typeof u.limit !== "number" || typeof u.currentValue !== "number") {
     return { ...base, verdict: "not-applicable", message: "the usage has no current value or limit" };

@@ -1,19 +1,23 @@
+import { databaseLabel, isMasterDatabase } from "../../arm/resource-id";
 import { UNKNOWN, type DatabaseFacts } from "../facts";
 import type { Finding } from "../finding";
-import type { TdeEnabledSettings } from "../rule-settings";
-
-export const SQL_TDE_ENABLED = "sql-tde-enabled" as const;
+import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
 /** Flags a database whose live TDE status is not `Enabled`. `master` is never flagged. */
-export function sqlTdeEnabled(db: DatabaseFacts, settings: TdeEnabledSettings): Finding {
-  const base = {
-    ruleId: SQL_TDE_ENABLED,
-    resourceId: db.id,
-    label: `${db.resourceGroup}/${db.server}/${db.database}`,
-    level: settings.enforcementLevel,
-    source: db.source,
-  };
-  if (db.database.toLowerCase() === "master") {
+export const sqlTdeEnabled = defineRule<Record<string, never>>({
+  id: "sql-tde-enabled",
+  title: "SQL databases must have transparent data encryption enabled",
+  description: "Flags a database (never master) whose live transparent data encryption status is not Enabled.",
+  help: "Set the database's transparentDataEncryption to Enabled in the stack and run `stackwarden apply` (or `pulumi up`); exempt it under stackwarden:exemptions only with a reason and an expiry.",
+  defaultLevel: "mandatory",
+  settings: {},
+  packScope: "resource",
+  evaluate: (facts, settings) => facts.databases.map((db) => judge(db, settings)),
+});
+
+function judge(db: DatabaseFacts, settings: ResolvedSettings): Finding {
+  const base = findingBase(sqlTdeEnabled, db, db.id, databaseLabel(db), settings.enforcementLevel);
+  if (isMasterDatabase(db.database)) {
     return {
       ...base,
       verdict: "not-applicable",

@@ -1,8 +1,12 @@
-import { UNKNOWN, type DatabaseFacts } from "../facts";
+import { databaseLabel } from "../../arm/resource-id";
+import { UNKNOWN, type TierAdvisorFacts } from "../facts";
 import type { Finding } from "../finding";
-import type { TierAdvisorDriftSettings } from "../rule-settings";
+import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
-export const SQL_TIER_ADVISOR_DRIFT = "sql-tier-advisor-drift" as const;
+interface TierAdvisorDriftSettings {
+  minConfidence: number;
+  maxObservationAgeDays: number;
+}
 
 const DAY_MS = 24 * 3600_000;
 
@@ -12,9 +16,35 @@ const DAY_MS = 24 * 3600_000;
  * `minConfidence`, from an observation period that ended within `maxObservationAgeDays`.
  * No advisor output is "not applicable", never a pass.
  */
-export function sqlTierAdvisorDrift(db: DatabaseFacts, settings: TierAdvisorDriftSettings, now: number): Finding {
-  const label = `${db.resourceGroup}/${db.server}/${db.database}`;
-  const base = { ruleId: SQL_TIER_ADVISOR_DRIFT, resourceId: db.id, label, level: settings.enforcementLevel, source: db.source };
+export const sqlTierAdvisorDrift = defineRule<TierAdvisorDriftSettings>({
+  id: "sql-tier-advisor-drift",
+  title: "SQL databases should run at the tier their service tier advisor recommends",
+  description:
+    "Flags a database whose service tier advisor recommends a different service objective than the intended (or current) one, with confidence at or above the threshold, from a recent observation period.",
+  help: "Review the advisor's recommendation; set the database's serviceObjective in the stack to the recommended tier, or raise minConfidence under stackwarden:policies if the advice is not wanted.",
+  defaultLevel: "advisory",
+  settings: {
+    minConfidence: {
+      type: "number",
+      minimum: 0,
+      maximum: 1,
+      default: 0.8,
+      description: "optional, default 0.8: the advisor's confidence at or above which a differing recommendation is flagged",
+    },
+    maxObservationAgeDays: {
+      type: "number",
+      exclusiveMinimum: 0,
+      default: 30,
+      description: "optional, default 30: ignore advisor output whose observation period ended longer ago",
+    },
+  },
+  packScope: "stack",
+  evaluate: (facts, settings, now) => facts.tierAdvisors.map((a) => judge(a, settings, now)),
+});
+
+function judge(db: TierAdvisorFacts, settings: ResolvedSettings<TierAdvisorDriftSettings>, now: number): Finding {
+  const label = databaseLabel(db);
+  const base = findingBase(sqlTierAdvisorDrift, db, db.id, label, settings.enforcementLevel);
   if (db.advisor === UNKNOWN) return { ...base, verdict: "unknown", message: "the service tier advisor's output is not known yet" };
   const a = db.advisor;
   if (!a)

@@ -1,9 +1,12 @@
-import { ApiError, type HttpTransport, type Logger, type RequestSpec, loggerFromEnv, redactUrl } from "../../http";
-import { definitionValidator, type SchemaCheck } from "../../specs/swagger-schemas";
-import { type ArmClientOptions, armTransport, seg } from "../arm-client";
-import { providerNamespace } from "../provider-namespace";
-import { noteSchemaDrift } from "../response-check";
-import { describeWorkspace } from "./resource-ids";
+import { ArmClient, collect, validatorFor, type ArmClientOptions, type ArmOperation, type CallTarget } from "../../arm/arm-client";
+import {
+  batchUsagesId,
+  batchWorkspaceId,
+  describeWorkspace,
+  providerScope,
+  resourceGroupId,
+  subscriptionId as subscriptionScopeId,
+} from "../../arm/resource-id";
 import {
   BATCHAI_API_VERSION,
   BATCHAI_SPEC,
@@ -18,59 +21,43 @@ import {
   type WorkspaceRef,
 } from "./types";
 
-/**
- * How much of each response is checked against the spec (the checks only ever warn):
- * - `all`: every item;
- * - `sample` (default): every item of the first 100 per operation, then one in 20. Drift
- *   is systemic (a new field, a new enum value), so a sample finds it, while 10 000 jobs cost
- *   ~600 checks instead of 10 000 (a job check costs about as much as parsing it: date-time formats);
- * - `off`: none.
- * Unusable items (not an object, a resource without id) are refused whatever this says.
- */
-export type ResponseValidation = "all" | "sample" | "off";
-const FULL_CHECKS = 100;
-const SAMPLE_EVERY = 20;
+export type { ResponseValidation } from "../../arm/arm-client";
+/** The ARM client options (validation included). */
+export type BatchAiClientOptions = ArmClientOptions;
 
-/** The ARM client options, plus how much of each response is validated. */
-export interface BatchAiClientOptions extends ArmClientOptions {
-  /** Default `sample`. */
-  validation?: ResponseValidation;
-}
+const op = (id: BatchAiOperationId, definition: string, resource = true): ArmOperation => ({
+  id,
+  schema: `/definitions/${definition}`,
+  resource,
+});
 
-/** What a response item is, for validation and for the refusal of unusable items. */
-type Kind = "Operation" | "Usage" | "Workspace" | "Cluster" | "Experiment" | "FileServer" | "Job";
-/** Kinds that are ARM resources: without an `id` they cannot be used, so they are refused. */
-const NEEDS_ID = new Set<Kind>(["Workspace", "Cluster", "Experiment", "FileServer", "Job"]);
-
-/** Where a call points, for 404 messages: a readable label and the names a clear message mentions. */
-interface Target {
-  label: string;
-  names: string[];
-}
+/** The operations the client calls, with the definition of the objects each returns; operations and usages are not ARM resources. */
+const OPS = {
+  Operations_List: op("Operations_List", "Operation", false),
+  Usages_List: op("Usages_List", "Usage", false),
+  Workspaces_List: op("Workspaces_List", "Workspace"),
+  Workspaces_ListByResourceGroup: op("Workspaces_ListByResourceGroup", "Workspace"),
+  Workspaces_Get: op("Workspaces_Get", "Workspace"),
+  Clusters_ListByWorkspace: op("Clusters_ListByWorkspace", "Cluster"),
+  Clusters_Get: op("Clusters_Get", "Cluster"),
+  Experiments_ListByWorkspace: op("Experiments_ListByWorkspace", "Experiment"),
+  Experiments_Get: op("Experiments_Get", "Experiment"),
+  Jobs_ListByExperiment: op("Jobs_ListByExperiment", "Job"),
+  Jobs_Get: op("Jobs_Get", "Job"),
+  FileServers_ListByWorkspace: op("FileServers_ListByWorkspace", "FileServer"),
+  FileServers_Get: op("FileServers_Get", "FileServer"),
+} satisfies Record<string, ArmOperation>;
 
 /**
  * A typed, read-only client for Batch AI management (api-version 2018-05-01). Requests match the
- * spec (paths, api-version; `maxresults` is not sent, so the service's own page size applies).
- * Responses are validated to learn, never to refuse: drift is logged once, objects are handed on
- * unchanged; only a resource without `id`, or a body that is not JSON, is refused. Lists follow
- * `nextLink` to the end; each has a page-at-a-time twin (`…Pages`, one request per step) that holds one page in memory
- * and lets a scheduler release its slot between pages.
+ * spec (paths, api-version; `maxresults` is not sent, so the service's own page size applies);
+ * responses are handled by ArmClient. Lists follow `nextLink` to the end; each has a page-at-a-time
+ * twin (`…Pages`, one request per step) that holds one page in memory and lets a scheduler release
+ * its slot between pages.
  */
-export class BatchAiClient {
-  private readonly http: HttpTransport;
-  private readonly logger: Logger;
-  /** The provider namespace put in paths: `Microsoft.BatchAI`, or `Provider.BatchAI` with `naming: "described"`. */
-  readonly namespace: string;
-
-  private readonly validation: ResponseValidation;
-  /** Items checked so far, per operation, for sampling. */
-  private readonly checked = new Map<BatchAiOperationId, number>();
-
+export class BatchAiClient extends ArmClient {
   constructor(opts: BatchAiClientOptions) {
-    this.logger = opts.logger ?? loggerFromEnv();
-    this.http = armTransport({ ...opts, logger: this.logger }, BATCHAI_API_VERSION);
-    this.namespace = providerNamespace("BatchAI", opts.naming ?? "real");
-    this.validation = opts.validation ?? "sample";
+    super(opts, { apiVersion: BATCHAI_API_VERSION, spec: BATCHAI_SPEC });
   }
 
   // --- Operations and usages ----------------------------------------------------------------
@@ -82,7 +69,7 @@ export class BatchAiClient {
 
   /** Operations_List, one page (one request) at a time. */
   operationPages(signal?: AbortSignal): AsyncGenerator<Operation[], void, undefined> {
-    return this.pages("Operations_List", "Operation", `/providers/${this.namespace}/operations`, undefined, signal);
+    return this.pages(OPS.Operations_List, `${providerScope("", "BatchAI", this.paths)}/operations`, { signal });
   }
 
   /** Usages_List: the quotas of a subscription in a location (cores ...), with their current values. */
@@ -92,14 +79,9 @@ export class BatchAiClient {
 
   /** Usages_List, one page (one request) at a time. */
   usagePages(subscriptionId: string, location: string, signal?: AbortSignal): AsyncGenerator<Usage[], void, undefined> {
-    const path = `/subscriptions/${seg(subscriptionId)}/providers/${this.namespace}/locations/${seg(location)}/usages`;
-    return this.pages(
-      "Usages_List",
-      "Usage",
-      path,
-      { label: `usages of location '${location}' in subscription '${subscriptionId}'`, names: [location] },
-      signal,
-    );
+    const path = batchUsagesId({ subscriptionId, location }, this.paths);
+    const target = { label: `usages of location '${location}' in subscription '${subscriptionId}'`, names: [location] };
+    return this.pages(OPS.Usages_List, path, { target, signal });
   }
 
   // --- Workspaces ---------------------------------------------------------------------------
@@ -111,8 +93,11 @@ export class BatchAiClient {
 
   /** Workspaces_List, one page (one request) at a time. */
   workspacePages(subscriptionId: string, signal?: AbortSignal): AsyncGenerator<Workspace[], void, undefined> {
-    const path = `/subscriptions/${seg(subscriptionId)}/providers/${this.namespace}/workspaces`;
-    return this.pages("Workspaces_List", "Workspace", path, { label: `subscription '${subscriptionId}'`, names: [subscriptionId] }, signal);
+    const path = `${providerScope(subscriptionScopeId({ subscriptionId }, this.paths), "BatchAI", this.paths)}/workspaces`;
+    return this.pages(OPS.Workspaces_List, path, {
+      target: { label: `subscription '${subscriptionId}'`, names: [subscriptionId] },
+      signal,
+    });
   }
 
   /** Workspaces_ListByResourceGroup: the workspaces of one resource group. */
@@ -126,19 +111,14 @@ export class BatchAiClient {
     resourceGroup: string,
     signal?: AbortSignal,
   ): AsyncGenerator<Workspace[], void, undefined> {
-    const path = `/subscriptions/${seg(subscriptionId)}/resourceGroups/${seg(resourceGroup)}/providers/${this.namespace}/workspaces`;
-    return this.pages(
-      "Workspaces_ListByResourceGroup",
-      "Workspace",
-      path,
-      { label: `resource group '${resourceGroup}' (subscription '${subscriptionId}')`, names: [resourceGroup] },
-      signal,
-    );
+    const path = `${providerScope(resourceGroupId({ subscriptionId, resourceGroup }, this.paths), "BatchAI", this.paths)}/workspaces`;
+    const target = { label: `resource group '${resourceGroup}' (subscription '${subscriptionId}')`, names: [resourceGroup] };
+    return this.pages(OPS.Workspaces_ListByResourceGroup, path, { target, signal });
   }
 
   /** Workspaces_Get: one workspace; a missing one is an ApiError 404 whose message names it. */
   getWorkspace(ref: WorkspaceRef, signal?: AbortSignal): Promise<Workspace> {
-    return this.get("Workspaces_Get", "Workspace", this.workspacePath(ref), workspaceTarget(ref), signal);
+    return this.single(OPS.Workspaces_Get, this.workspacePath(ref), { target: workspaceTarget(ref), signal });
   }
 
   // --- Clusters -----------------------------------------------------------------------------
@@ -150,18 +130,15 @@ export class BatchAiClient {
 
   /** Clusters_ListByWorkspace, one page (one request) at a time. */
   clusterPages(ref: WorkspaceRef, signal?: AbortSignal): AsyncGenerator<Cluster[], void, undefined> {
-    return this.pages("Clusters_ListByWorkspace", "Cluster", `${this.workspacePath(ref)}/clusters`, workspaceTarget(ref), signal);
+    return this.pages(OPS.Clusters_ListByWorkspace, `${this.workspacePath(ref)}/clusters`, { target: workspaceTarget(ref), signal });
   }
 
   /** Clusters_Get: one cluster of a workspace. */
   getCluster(ref: WorkspaceRef, name: string, signal?: AbortSignal): Promise<Cluster> {
-    return this.get(
-      "Clusters_Get",
-      "Cluster",
-      `${this.workspacePath(ref)}/clusters/${seg(name)}`,
-      childTarget(ref, "cluster", name),
+    return this.single(OPS.Clusters_Get, `${this.workspacePath(ref)}/clusters/${encodeURIComponent(name)}`, {
+      target: childTarget(ref, "cluster", name),
       signal,
-    );
+    });
   }
 
   // --- Experiments and jobs -----------------------------------------------------------------
@@ -173,18 +150,15 @@ export class BatchAiClient {
 
   /** Experiments_ListByWorkspace, one page (one request) at a time. */
   experimentPages(ref: WorkspaceRef, signal?: AbortSignal): AsyncGenerator<Experiment[], void, undefined> {
-    return this.pages("Experiments_ListByWorkspace", "Experiment", `${this.workspacePath(ref)}/experiments`, workspaceTarget(ref), signal);
+    return this.pages(OPS.Experiments_ListByWorkspace, `${this.workspacePath(ref)}/experiments`, { target: workspaceTarget(ref), signal });
   }
 
   /** Experiments_Get: one experiment of a workspace. */
   getExperiment(ref: WorkspaceRef, name: string, signal?: AbortSignal): Promise<Experiment> {
-    return this.get(
-      "Experiments_Get",
-      "Experiment",
-      `${this.workspacePath(ref)}/experiments/${seg(name)}`,
-      childTarget(ref, "experiment", name),
+    return this.single(OPS.Experiments_Get, `${this.workspacePath(ref)}/experiments/${encodeURIComponent(name)}`, {
+      target: childTarget(ref, "experiment", name),
       signal,
-    );
+    });
   }
 
   /** Jobs_ListByExperiment: every job of an experiment (pages are fetched one after another). */
@@ -194,20 +168,20 @@ export class BatchAiClient {
 
   /** Jobs_ListByExperiment, one page (one request) at a time: memory stays at one page however many jobs there are. */
   jobPages(ref: WorkspaceRef, experiment: string, signal?: AbortSignal): AsyncGenerator<Job[], void, undefined> {
-    return this.pages(
-      "Jobs_ListByExperiment",
-      "Job",
-      `${this.workspacePath(ref)}/experiments/${seg(experiment)}/jobs`,
-      childTarget(ref, "experiment", experiment),
+    return this.pages(OPS.Jobs_ListByExperiment, `${this.workspacePath(ref)}/experiments/${encodeURIComponent(experiment)}/jobs`, {
+      target: childTarget(ref, "experiment", experiment),
       signal,
-    );
+    });
   }
 
   /** Jobs_Get: one job of an experiment. */
   getJob(ref: WorkspaceRef, experiment: string, name: string, signal?: AbortSignal): Promise<Job> {
-    const path = `${this.workspacePath(ref)}/experiments/${seg(experiment)}/jobs/${seg(name)}`;
+    const path = `${this.workspacePath(ref)}/experiments/${encodeURIComponent(experiment)}/jobs/${encodeURIComponent(name)}`;
     const t = childTarget(ref, "experiment", experiment);
-    return this.get("Jobs_Get", "Job", path, { label: `job '${name}' of ${t.label}`, names: [...t.names, name] }, signal);
+    return this.single(OPS.Jobs_Get, path, {
+      target: { label: `job '${name}' of ${t.label}`, names: [...t.names, name], hint: HINT },
+      signal,
+    });
   }
 
   // --- File servers -------------------------------------------------------------------------
@@ -219,21 +193,16 @@ export class BatchAiClient {
 
   /** FileServers_ListByWorkspace, one page (one request) at a time. */
   fileServerPages(ref: WorkspaceRef, signal?: AbortSignal): AsyncGenerator<FileServer[], void, undefined> {
-    return this.pages("FileServers_ListByWorkspace", "FileServer", `${this.workspacePath(ref)}/fileServers`, workspaceTarget(ref), signal);
+    return this.pages(OPS.FileServers_ListByWorkspace, `${this.workspacePath(ref)}/fileServers`, { target: workspaceTarget(ref), signal });
   }
 
   /** FileServers_Get: one file server of a workspace. */
   getFileServer(ref: WorkspaceRef, name: string, signal?: AbortSignal): Promise<FileServer> {
-    return this.get(
-      "FileServers_Get",
-      "FileServer",
-      `${this.workspacePath(ref)}/fileServers/${seg(name)}`,
-      childTarget(ref, "file server", name),
+    return this.single(OPS.FileServers_Get, `${this.workspacePath(ref)}/fileServers/${encodeURIComponent(name)}`, {
+      target: childTarget(ref, "file server", name),
       signal,
-    );
+    });
   }
-
-  // --- Plumbing -----------------------------------------------------------------------------
 
   private workspacePath(ref: WorkspaceRef): string {
     for (const k of ["subscriptionId", "resourceGroup", "workspace"] as const) {
@@ -241,150 +210,24 @@ export class BatchAiClient {
         throw new TypeError(`a Batch AI workspace reference needs a non-empty ${k}; got ${JSON.stringify(ref)}`);
       }
     }
-    return `/subscriptions/${seg(ref.subscriptionId)}/resourceGroups/${seg(ref.resourceGroup)}/providers/${this.namespace}/workspaces/${seg(ref.workspace)}`;
-  }
-
-  private async get<T>(operation: BatchAiOperationId, kind: Kind, path: string, target: Target, signal?: AbortSignal): Promise<T> {
-    const spec: RequestSpec = { operation, method: "GET", path, signal };
-    let body: unknown;
-    try {
-      body = await this.http.json<unknown>(spec);
-    } catch (e) {
-      throw clarifyNotFound(e, target);
-    }
-    this.check(operation, kind, body, spec);
-    return body as T;
-  }
-
-  private async *pages<T>(
-    operation: BatchAiOperationId,
-    kind: Kind,
-    path: string,
-    target: Target | undefined,
-    signal?: AbortSignal,
-  ): AsyncGenerator<T[], void, undefined> {
-    const spec: RequestSpec = { operation, method: "GET", path, signal };
-    const pages = this.http.pages<unknown>(spec);
-    while (true) {
-      let next: IteratorResult<unknown[], void>;
-      try {
-        next = await pages.next();
-      } catch (e) {
-        throw target ? clarifyNotFound(e, target) : e;
-      }
-      if (next.done) return;
-      for (const item of next.value) this.check(operation, kind, item, spec);
-      yield next.value as T[];
-    }
-  }
-
-  /** Refuses what cannot be used (a non-object, a resource without id); logs drift from the spec once. */
-  private check(operation: BatchAiOperationId, kind: Kind, body: unknown, spec: RequestSpec): void {
-    if (!body || typeof body !== "object" || Array.isArray(body)) {
-      throw this.invalid(
-        spec,
-        `expected a ${kind} object, got ${body === null ? "null" : Array.isArray(body) ? "an array" : typeof body === "string" ? "a body that is not JSON" : typeof body}`,
-      );
-    }
-    if (NEEDS_ID.has(kind)) {
-      const id = (body as { id?: unknown }).id;
-      if (typeof id !== "string" || id.length === 0) {
-        const name = (body as { name?: unknown }).name;
-        throw this.invalid(
-          spec,
-          `a ${kind}${typeof name === "string" ? ` named '${name}'` : ""} has no id, so it cannot be addressed; the response was refused`,
-        );
-      }
-    }
-    if (this.validation === "off") return;
-    if (this.validation === "sample") {
-      const n = this.checked.get(operation) ?? 0;
-      this.checked.set(operation, n + 1);
-      if (n >= FULL_CHECKS && n % SAMPLE_EVERY !== 0) return;
-    }
-    noteSchemaDrift(operation, validate(kind, body), this.logger);
-  }
-
-  private invalid(spec: RequestSpec, message: string): ApiError {
-    return new ApiError({
-      operation: spec.operation,
-      status: 200,
-      code: "InvalidResponse",
-      message,
-      method: spec.method,
-      url: redactUrl(this.http.urlOf(spec)),
-    });
+    return batchWorkspaceId(ref, this.paths);
   }
 }
 
-/** Collects every page into one array. */
-async function collect<T>(pages: AsyncIterable<T[]>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const page of pages) for (const item of page) out.push(item);
-  return out;
+const HINT = "Check the names, or list what exists with listWorkspaces.";
+
+function workspaceTarget(ref: WorkspaceRef): CallTarget {
+  return { label: describeWorkspace(ref), names: [ref.resourceGroup, ref.workspace], hint: HINT };
 }
 
-function workspaceTarget(ref: WorkspaceRef): Target {
-  return { label: describeWorkspace(ref), names: [ref.resourceGroup, ref.workspace] };
+function childTarget(ref: WorkspaceRef, what: string, name: string): CallTarget {
+  return { label: `${what} '${name}' of ${describeWorkspace(ref)}`, names: [ref.resourceGroup, ref.workspace, name], hint: HINT };
 }
-
-function childTarget(ref: WorkspaceRef, what: string, name: string): Target {
-  return { label: `${what} '${name}' of ${describeWorkspace(ref)}`, names: [ref.resourceGroup, ref.workspace, name] };
-}
-
-/**
- * A 404 whose message does not say what was missing (a gateway's bare "Not Found", or an RP
- * message about something else) is restated so that it names the workspace or resource asked for.
- */
-function clarifyNotFound(e: unknown, target: Target): unknown {
-  if (!(e instanceof ApiError) || e.status !== 404) return e;
-  const detail = e.detail.toLowerCase();
-  if (target.names.some((n) => detail.includes(`'${n.toLowerCase()}'`) || detail.includes(`/${n.toLowerCase()}'`))) return e;
-  return new ApiError({
-    operation: e.operation,
-    status: e.status,
-    code: e.code,
-    method: e.method,
-    url: e.url,
-    requestId: e.requestId,
-    clientRequestId: e.clientRequestId,
-    attempts: e.attempts,
-    message: `${target.label} was not found (${e.detail}). Check the names, or list what exists with listWorkspaces.`,
-  });
-}
-
-const validators = new Map<Kind, (data: unknown) => SchemaCheck>();
 
 /**
  * Compiles the response validators now (about 100-150 ms for the whole spec) instead of on each
  * kind's first response; optional, for long-running processes and for measurements.
  */
 export function prepareBatchAiValidators(): void {
-  for (const kind of ["Operation", "Usage", "Workspace", "Cluster", "Experiment", "FileServer", "Job"] as const) validatorOf(kind);
-}
-
-function validatorOf(kind: Kind): (data: unknown) => SchemaCheck {
-  let v = validators.get(kind);
-  if (!v) {
-    v = definitionValidator(BATCHAI_SPEC, `/definitions/${kind}`);
-    validators.set(kind, v);
-  }
-  return v;
-}
-
-/** Validates against the spec's definition; `null` counts as absent (services send it for unset fields). */
-function validate(kind: Kind, body: unknown): SchemaCheck {
-  const v = validatorOf(kind);
-  const first = v(body);
-  if (first.valid) return first;
-  // Only on a mismatch: look again without the nulls, so that they alone never warn.
-  return v(withoutNulls(body));
-}
-
-function withoutNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutNulls);
-  if (!value || typeof value !== "object") return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = withoutNulls(v);
-  return out;
+  for (const o of Object.values(OPS)) validatorFor(BATCHAI_SPEC, o.schema);
 }

@@ -1,7 +1,7 @@
 import { Agent } from "undici";
 import { ApiError, HttpTransport, type Logger, type RetryPolicyOptions, loggerFromEnv } from "../../http";
 import { responseValidator } from "../../specs/swagger-schemas";
-import { noteSchemaDrift } from "../response-check";
+import { noteSchemaDrift } from "../../specs/schema-drift";
 import {
   IMDS_API_VERSION,
   IMDS_SPEC,
@@ -56,6 +56,12 @@ export interface TokenRequest {
  * budget (a minute) would only delay the error. Once it has answered, IMDS's own retry advice
  * applies to everything.
  */
+/** IMDS's parameters and headers that carry no secret (a nonce is public; the token is in the body). */
+const IMDS_SAFE_NAMES = {
+  query: ["api-version", "resource", "client_id", "object_id", "msi_res_id", "format", "nonce"],
+  headers: ["metadata"],
+};
+
 export class ImdsClient {
   private readonly http: HttpTransport;
   private readonly logger: Logger;
@@ -69,6 +75,7 @@ export class ImdsClient {
       baseUrl: opts.endpoint,
       headers: { metadata: "true" },
       query: { "api-version": opts.apiVersion ?? IMDS_API_VERSION },
+      safeNames: IMDS_SAFE_NAMES,
       retry: { ...IMDS_RETRY, ...opts.retry },
       timeoutMs: opts.timeoutMs ?? 10_000,
       logger: this.logger,

@@ -1,75 +1,71 @@
-import { ApiError, type HttpTransport, type Logger, type RequestSpec, loggerFromEnv, redactUrl } from "../../http";
-import { definitionValidator, responseValidator, type SchemaCheck } from "../../specs/swagger-schemas";
-import { armTransport, seg, type ArmClientOptions } from "../arm-client";
-import { providerNamespace } from "../provider-namespace";
-import { noteSchemaDrift } from "../response-check";
+import { ArmClient, collect, type ArmClientOptions, type ArmOperation } from "../../arm/arm-client";
+import { elasticPoolId, sqlDatabaseId, tdeConfigurationId } from "../../arm/resource-id";
 import {
   SQL_API_VERSION,
   SQL_OPERATIONS,
   SQL_SPEC,
-  TDE_CONFIGURATION_NAME,
   type DatabaseRef,
   type ElasticPoolActivity,
   type ElasticPoolDatabaseActivity,
   type ElasticPoolRef,
   type ServiceTierAdvisor,
-  type SqlOperation,
   type TransparentDataEncryption,
   type TransparentDataEncryptionActivity,
   type TransparentDataEncryptionPutBody,
   type TransparentDataEncryptionStatus,
 } from "./types";
 
+const op = (id: string, definition: string): ArmOperation => ({ id, schema: `/definitions/${definition}` });
+
+/** The operations the client calls, with the definition of the objects each returns (a list's items). */
+const OPS = {
+  listServiceTierAdvisors: op(SQL_OPERATIONS.listServiceTierAdvisors, "ServiceTierAdvisor"),
+  getServiceTierAdvisor: op(SQL_OPERATIONS.getServiceTierAdvisor, "ServiceTierAdvisor"),
+  listElasticPoolActivities: op(SQL_OPERATIONS.listElasticPoolActivities, "ElasticPoolActivity"),
+  listElasticPoolDatabaseActivities: op(SQL_OPERATIONS.listElasticPoolDatabaseActivities, "ElasticPoolDatabaseActivity"),
+  getTransparentDataEncryption: op(SQL_OPERATIONS.getTransparentDataEncryption, "TransparentDataEncryption"),
+  putTransparentDataEncryption: op(SQL_OPERATIONS.putTransparentDataEncryption, "TransparentDataEncryption"),
+  listTransparentDataEncryptionActivities: op(SQL_OPERATIONS.listTransparentDataEncryptionActivities, "TransparentDataEncryptionActivity"),
+};
+
 /**
  * A typed client for the SQL slice at api-version 2014-04-01: service tier advisors, elastic pool
- * (database) activity, and transparent data encryption with its scan results.
- *
- * Strict in what it sends (paths, api-version and bodies as the spec has them), tolerant in what it
- * receives: responses are checked against the published schema and a mismatch is logged once, never
- * refused. Only what cannot be used is refused: a resource object without an `id`, or a body that is
- * not JSON (the transport's `InvalidResponse`). Resource objects are handed on unchanged.
+ * (database) activity, and transparent data encryption with its scan results. Requests follow the
+ * spec; responses are handled by ArmClient (checked to learn, refused only when unusable, handed on
+ * unchanged). 2014-04-01 lists send no `nextLink`, but one would be followed.
  */
-export class SqlClient {
-  private readonly http: HttpTransport;
-  private readonly logger: Logger;
-  /** `/providers/Microsoft.Sql` (or `Provider.Sql` when `naming: "described"`). */
-  private readonly provider: string;
-
+export class SqlClient extends ArmClient {
   constructor(opts: ArmClientOptions) {
-    this.logger = opts.logger ?? loggerFromEnv();
-    this.http = armTransport({ ...opts, logger: this.logger }, SQL_API_VERSION);
-    this.provider = `/providers/${providerNamespace("Sql", opts.naming)}`;
+    super(opts, { apiVersion: SQL_API_VERSION, spec: SQL_SPEC });
   }
 
   /** ServiceTierAdvisors_ListByDatabase: every service tier advisor of a database (usually one, `Current`). */
   listServiceTierAdvisors(db: DatabaseRef, signal?: AbortSignal): Promise<ServiceTierAdvisor[]> {
-    return this.list(SQL_OPERATIONS.listServiceTierAdvisors, `${this.databasePath(db)}/serviceTierAdvisors`, signal);
+    return collect(this.pages(OPS.listServiceTierAdvisors, `${sqlDatabaseId(db, this.paths)}/serviceTierAdvisors`, { signal }));
   }
 
   /** ServiceTierAdvisors_Get: one service tier advisor of a database, by name (the published example uses `Current`). */
   getServiceTierAdvisor(db: DatabaseRef, name: string, signal?: AbortSignal): Promise<ServiceTierAdvisor> {
-    return this.single(
-      SQL_OPERATIONS.getServiceTierAdvisor,
-      "GET",
-      `${this.databasePath(db)}/serviceTierAdvisors/${seg(name)}`,
-      undefined,
+    return this.single(OPS.getServiceTierAdvisor, `${sqlDatabaseId(db, this.paths)}/serviceTierAdvisors/${encodeURIComponent(name)}`, {
       signal,
-    );
+    });
   }
 
   /** ElasticPoolActivities_ListByElasticPool: the operations on an elastic pool. */
   listElasticPoolActivities(pool: ElasticPoolRef, signal?: AbortSignal): Promise<ElasticPoolActivity[]> {
-    return this.list(SQL_OPERATIONS.listElasticPoolActivities, `${this.poolPath(pool)}/elasticPoolActivity`, signal);
+    return collect(this.pages(OPS.listElasticPoolActivities, `${elasticPoolId(pool, this.paths)}/elasticPoolActivity`, { signal }));
   }
 
   /** ElasticPoolDatabaseActivities_ListByElasticPool: the operations on databases inside an elastic pool. */
   listElasticPoolDatabaseActivities(pool: ElasticPoolRef, signal?: AbortSignal): Promise<ElasticPoolDatabaseActivity[]> {
-    return this.list(SQL_OPERATIONS.listElasticPoolDatabaseActivities, `${this.poolPath(pool)}/elasticPoolDatabaseActivity`, signal);
+    return collect(
+      this.pages(OPS.listElasticPoolDatabaseActivities, `${elasticPoolId(pool, this.paths)}/elasticPoolDatabaseActivity`, { signal }),
+    );
   }
 
   /** TransparentDataEncryptions_Get: a database's TDE configuration (`current`). */
   getTransparentDataEncryption(db: DatabaseRef, signal?: AbortSignal): Promise<TransparentDataEncryption> {
-    return this.single(SQL_OPERATIONS.getTransparentDataEncryption, "GET", this.tdePath(db), undefined, signal);
+    return this.single(OPS.getTransparentDataEncryption, tdeConfigurationId(db, this.paths), { signal });
   }
 
   /**
@@ -82,116 +78,14 @@ export class SqlClient {
     status: TransparentDataEncryptionStatus,
     signal?: AbortSignal,
   ): Promise<TransparentDataEncryption> {
-    const body: TransparentDataEncryptionPutBody = { properties: { status } };
-    return this.single(SQL_OPERATIONS.putTransparentDataEncryption, "PUT", this.tdePath(db), body, signal);
+    const json: TransparentDataEncryptionPutBody = { properties: { status } };
+    return this.single(OPS.putTransparentDataEncryption, tdeConfigurationId(db, this.paths), { method: "PUT", json, signal });
   }
 
   /** TransparentDataEncryptionActivities_ListByConfiguration: the running scan of a database, if any (empty once it has finished). */
   listTransparentDataEncryptionActivities(db: DatabaseRef, signal?: AbortSignal): Promise<TransparentDataEncryptionActivity[]> {
-    return this.list(SQL_OPERATIONS.listTransparentDataEncryptionActivities, `${this.tdePath(db)}/operationResults`, signal);
+    return collect(
+      this.pages(OPS.listTransparentDataEncryptionActivities, `${tdeConfigurationId(db, this.paths)}/operationResults`, { signal }),
+    );
   }
-
-  private serverPath(r: { subscriptionId: string; resourceGroup: string; server: string }): string {
-    return `/subscriptions/${seg(r.subscriptionId)}/resourceGroups/${seg(r.resourceGroup)}${this.provider}/servers/${seg(r.server)}`;
-  }
-
-  private databasePath(db: DatabaseRef): string {
-    return `${this.serverPath(db)}/databases/${seg(db.database)}`;
-  }
-
-  private poolPath(pool: ElasticPoolRef): string {
-    return `${this.serverPath(pool)}/elasticPools/${seg(pool.elasticPool)}`;
-  }
-
-  private tdePath(db: DatabaseRef): string {
-    return `${this.databasePath(db)}/transparentDataEncryption/${TDE_CONFIGURATION_NAME}`;
-  }
-
-  private async single<T>(operation: SqlOperation, method: "GET" | "PUT", path: string, json: unknown, signal?: AbortSignal): Promise<T> {
-    const spec: RequestSpec = { operation, method, path, json, signal };
-    const body = await this.http.json<unknown>(spec);
-    this.requireResource(spec, body, "the response");
-    noteDrift(operation, checkerFor(operation), body, this.logger);
-    return body as T;
-  }
-
-  /** Collects a list, following `nextLink` should one ever come (2014-04-01 sends none). */
-  private async list<T>(operation: SqlOperation, path: string, signal?: AbortSignal): Promise<T[]> {
-    const spec: RequestSpec = { operation, method: "GET", path, signal };
-    const items = await this.http.list<unknown>(spec);
-    const check = checkerFor(operation);
-    for (let i = 0; i < items.length; i++) {
-      this.requireResource(spec, items[i], `item ${i} of the list`);
-      noteDrift(operation, check, items[i], this.logger);
-    }
-    return items as T[];
-  }
-
-  /** Refuses what cannot be used: a resource object must be an object with a string `id`. */
-  private requireResource(spec: RequestSpec, value: unknown, what: string): void {
-    if (
-      value &&
-      typeof value === "object" &&
-      !Array.isArray(value) &&
-      typeof (value as { id?: unknown }).id === "string" &&
-      (value as { id: string }).id
-    )
-      return;
-    const got =
-      value === null
-        ? "null"
-        : Array.isArray(value)
-          ? "an array"
-          : typeof value !== "object"
-            ? `a ${typeof value}`
-            : 'an object without an "id"';
-    throw new ApiError({
-      operation: spec.operation,
-      status: 200,
-      code: "InvalidResponse",
-      method: spec.method,
-      url: redactUrl(this.http.urlOf(spec)),
-      message: `${what} is ${got}, not a resource object with an "id"; the service or a proxy in between answered something unusable`,
-    });
-  }
-}
-
-type Checker = (data: unknown) => SchemaCheck;
-const checkers = new Map<SqlOperation, Checker>();
-
-/** Items of lists are checked against the item definition; single objects against the operation's 200 schema. */
-const LIST_ITEM_DEFINITIONS: Partial<Record<SqlOperation, string>> = {
-  [SQL_OPERATIONS.listServiceTierAdvisors]: "/definitions/ServiceTierAdvisor",
-  [SQL_OPERATIONS.listElasticPoolActivities]: "/definitions/ElasticPoolActivity",
-  [SQL_OPERATIONS.listElasticPoolDatabaseActivities]: "/definitions/ElasticPoolDatabaseActivity",
-  [SQL_OPERATIONS.listTransparentDataEncryptionActivities]: "/definitions/TransparentDataEncryptionActivity",
-};
-
-/** The schema check of an operation's resource objects, compiled once per process. */
-function checkerFor(operation: SqlOperation): Checker {
-  let c = checkers.get(operation);
-  if (!c) {
-    const item = LIST_ITEM_DEFINITIONS[operation];
-    c = item ? definitionValidator(SQL_SPEC, item) : responseValidator(SQL_SPEC, operation);
-    checkers.set(operation, c);
-  }
-  return c;
-}
-
-/** Logs schema drift; `null` counts as absent (services send it for "not available"), so only real drift is noted. */
-function noteDrift(operation: string, check: Checker, value: unknown, logger: Logger): void {
-  const first = check(value);
-  if (first.valid) return;
-  noteSchemaDrift(operation, check(withoutNulls(value)), logger);
-}
-
-/** A copy without `null` members (the original is left as it is). */
-function withoutNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.filter((v) => v !== null).map(withoutNulls);
-  if (value && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = withoutNulls(v);
-    return out;
-  }
-  return value;
 }

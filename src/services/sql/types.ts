@@ -13,15 +13,11 @@
 
 /** The spec document the seven operations live in. */
 export const SQL_SPEC = "sql/Microsoft.Sql/stable/2014-04-01/sql.core.json";
-/** The legacy document of the same version (identical definitions; three of the operations). */
-export const SQL_LEGACY_SPEC = "sql/Microsoft.Sql/stable/2014-04-01/sql.core_legacy.json";
-/** The shared ARM types the documents refer to. */
-export const SQL_COMMON_TYPES = "sql/common/v1/types.json";
 /** The api-version the client sends and the emulator accepts. */
 export const SQL_API_VERSION = "2014-04-01";
 
 /** The only name a database's TDE configuration has (`TransparentDataEncryptionNameParameter`). */
-export const TDE_CONFIGURATION_NAME = "current";
+export { TDE_CONFIGURATION_NAME } from "../../arm/resource-id";
 /** The name of the service tier advisor in the published example. */
 export const DEFAULT_SERVICE_TIER_ADVISOR_NAME = "Current";
 /** Every Azure SQL server has this system database; its TDE is always Disabled. */
@@ -264,43 +260,5 @@ export interface TransparentDataEncryptionPutBody {
   properties: { status: TransparentDataEncryptionStatus };
 }
 
-/** A database, by its place in ARM. */
-export interface DatabaseRef {
-  subscriptionId: string;
-  resourceGroup: string;
-  server: string;
-  database: string;
-}
-
-/** An elastic pool, by its place in ARM. */
-export interface ElasticPoolRef {
-  subscriptionId: string;
-  resourceGroup: string;
-  server: string;
-  elasticPool: string;
-}
-
-/** The ARM id of a server (`/subscriptions/…/providers/Microsoft.Sql/servers/<server>`). */
-export function serverId(ref: { subscriptionId: string; resourceGroup: string; server: string }): string {
-  return `/subscriptions/${ref.subscriptionId}/resourceGroups/${ref.resourceGroup}/providers/Microsoft.Sql/servers/${ref.server}`;
-}
-
-/** The ARM id of a database. */
-export function databaseId(ref: DatabaseRef): string {
-  return `${serverId(ref)}/databases/${ref.database}`;
-}
-
-/** The ARM id of a database's TDE configuration (`…/transparentDataEncryption/current`). */
-export function tdeId(ref: DatabaseRef): string {
-  return `${databaseId(ref)}/transparentDataEncryption/${TDE_CONFIGURATION_NAME}`;
-}
-
-/** The ARM id of an elastic pool. */
-export function elasticPoolId(ref: ElasticPoolRef): string {
-  return `${serverId(ref)}/elasticPools/${ref.elasticPool}`;
-}
-
-/** Whether a database name is the system database `master` (ARM names are case-insensitive). */
-export function isMasterDatabase(name: string): boolean {
-  return name.toLowerCase() === MASTER_DATABASE;
-}
+/** Databases and pools are addressed by their place in ARM. */
+export type { DatabaseRef, ElasticPoolRef } from "../../arm/resource-id";

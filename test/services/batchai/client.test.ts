@@ -174,8 +174,7 @@ describe("not found", () => {
 
   it("a 404 whose message names nothing is restated to name the workspace", async () => {
     // A bare gateway 404: the emulator's own messages always name the resource, so use a path it does not route.
-    const silent = t.client();
-    (silent as unknown as { namespace: string }).namespace = "Microsoft.Unrouted";
+    const silent = t.client({ endpoint: `${t.url}/unrouted` });
     const e = (await silent.listClusters({ ...VISION, workspace: "ws-ghost" }).catch((x: unknown) => x)) as ApiError;
     expect(e).toBeInstanceOf(ApiError);
     expect(e.status).toBe(404);

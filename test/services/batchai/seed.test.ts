@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { YamlInputError } from "../../../src/yaml/located-yaml";
-import { expandSeed, type BatchAiSeed } from "../../../src/services/batchai/seed";
+import { expandSeed, type BatchAiSeed } from "../../../src/emulator/services/batchai/seed";
 import { seedFromYaml } from "../../helpers/emulator";
 import { fixtureSeed } from "./batchai-harness";
 

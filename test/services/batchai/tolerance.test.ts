@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EmulatorReply } from "../../../src/emulator/emulator-app";
-import type { LocalService } from "../../../src/emulator/local-service";
+import type { EmulatorReply } from "../../../src/emulator/kit/emulator-app";
+import type { LocalService } from "../../../src/emulator/kit/local-service";
 import { ApiError } from "../../../src/http";
-import { imdsLocal } from "../../../src/services/imds/local";
+import { imdsLocal } from "../../../src/emulator/services/imds/imds-local";
 import { BatchAiClient } from "../../../src/services/batchai/client";
 import { FAST_RETRY, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { memoryLogger } from "./batchai-harness";

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Logger } from "../../../src/http/logger";
 import { ApiError } from "../../../src/http/api-error";
-import { readAttestedDocument } from "../../../src/services/imds/attested-signer";
+import { readAttestedDocument } from "../../../src/services/imds/attested-document";
 import { ImdsClient } from "../../../src/services/imds/client";
 import type { ImdsAttestedContent } from "../../../src/services/imds/types";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";

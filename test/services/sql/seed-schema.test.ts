@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { YamlInputError } from "../../../src/yaml/located-yaml";
-import { sqlInitialState, sqlLocal } from "../../../src/services/sql/local";
-import type { SqlSeed } from "../../../src/services/sql/seed-schema";
+import { sqlInitialState, sqlLocal } from "../../../src/emulator/services/sql/sql-local";
+import type { SqlSeed } from "../../../src/emulator/services/sql/seed-schema";
 import { seedFromYaml } from "../../helpers/emulator";
 import { estateSeed } from "./sql-test-kit";
 

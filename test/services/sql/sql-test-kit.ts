@@ -6,7 +6,7 @@ import type { EmulatorOptions } from "../../../src/emulator/server";
 import type { SeedDocument } from "../../../src/emulator/seed";
 import { silentLogger, type Logger } from "../../../src/http";
 import { SqlClient } from "../../../src/services/sql/client";
-import type { ArmClientOptions } from "../../../src/services/arm-client";
+import type { ArmClientOptions } from "../../../src/arm/arm-client";
 import type { DatabaseRef, ElasticPoolRef } from "../../../src/services/sql/types";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 

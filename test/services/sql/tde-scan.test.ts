@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiError } from "../../../src/http";
-import { scanPhase } from "../../../src/services/sql/tde-scan";
+import { scanPhase } from "../../../src/emulator/services/sql/tde-scan";
 import { seedFromYaml } from "../../helpers/emulator";
 import { db, dbPath, startSql, type SqlHarness } from "./sql-test-kit";
 

@@ -1,4 +1,4 @@
-import type { EmulatorReply } from "../../emulator-app";
+import type { EmulatorReply } from "../../kit/emulator-app";
 
 /** At most `requests` requests per `perSeconds` seconds (a fixed window that starts with the first request). */
 export interface Quota {

@@ -1,5 +1,5 @@
-import type { EmulatorReply, EmulatorRequest } from "../../emulator-app";
-import type { LocalService } from "../../local-service";
+import type { EmulatorReply, EmulatorRequest } from "../../kit/emulator-app";
+import type { LocalService } from "../../kit/local-service";
 import { GEOCODING_KEY_PARAMETER, GEOCODING_PATHS } from "../../../services/geocoding/types";
 import { apiKeyEntrySchema, KeyGate, quotaSchema, type ApiKeyEntry, type KeyPolicy, type Quota } from "./api-keys";
 import { parseAddress } from "./address-parser";

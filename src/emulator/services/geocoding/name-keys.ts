@@ -5,11 +5,11 @@
 
 const LETTER_FOLDS: Record<string, string> = { ß: "ss", ø: "o", æ: "ae", œ: "oe", ł: "l", đ: "d", ı: "i", þ: "th" };
 
-const ASCII = /^[\x00-\x7f]*$/;
+const ASCII = /^[ -~]*$/;
 
 /** Lower case without accents (NFKD, combining marks dropped; ß → ss, ø → o, ...). */
 export function fold(text: string): string {
-  // Most names are plain ASCII: lower-casing is all they need (135 000 names are keyed at start).
+  // Most names are printable ASCII: lower-casing is all they need (135 000 names are keyed at start).
   if (ASCII.test(text)) return text.toLowerCase();
   return text
     .normalize("NFKD")

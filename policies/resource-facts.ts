@@ -1,0 +1,97 @@
+import { UnknownValueError } from "@pulumi/policy";
+import { sqlDatabaseId } from "../src/arm/resource-id";
+import {
+  emptyFacts,
+  UNKNOWN,
+  type ComplianceFacts,
+  type DatabaseFacts,
+  type Maybe,
+  type TierAdvisorFacts,
+  type UsageFacts,
+} from "../src/compliance/facts";
+import { pickAdvisor } from "../src/facts/advisor-facts";
+import { usageFacts as usageFact } from "../src/facts/usage-facts";
+import type { Usage } from "../src/services/batchai/types";
+
+/** Type tokens of the resources the policies look at. */
+export const TYPES = {
+  tde: "pulumi-nodejs:dynamic/sql:TransparentDataEncryption",
+  advisors: "pulumi-nodejs:dynamic/sql:ServiceTierAdvisors",
+  usages: "pulumi-nodejs:dynamic/batchai:Usages",
+} as const;
+
+/** A resource as the analyzer hands it over: its type token, its properties and (in a stack policy) its URN. */
+export interface ResourceInput {
+  type: string;
+  props: Record<string, unknown>;
+  urn?: string;
+}
+
+/** Reads a value that may be unknown during a preview. */
+function known<T>(read: () => T): Maybe<T> {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof UnknownValueError) return UNKNOWN;
+    throw e;
+  }
+}
+
+function databaseOf(props: Record<string, unknown>) {
+  const ref = {
+    subscriptionId: String(props.subscriptionId),
+    resourceGroup: String(props.resourceGroup),
+    server: String(props.server),
+    database: String(props.database),
+  };
+  return { ref, subject: { id: sqlDatabaseId(ref), resourceGroup: ref.resourceGroup, server: ref.server, database: ref.database } };
+}
+
+/** A database's facts from a TDE resource: the status it will have (desired during a preview, live after). */
+export function tdeFacts(props: Record<string, unknown>, origin?: string): DatabaseFacts {
+  const { subject } = databaseOf(props);
+  const live = known(() => props.status as string | undefined);
+  if (live !== UNKNOWN && live !== undefined) return { ...subject, liveTdeStatus: live, origin };
+  // Before the resource is created or updated (a preview, or Analyze on inputs), judge the status it will have.
+  const desired = known(() => props.transparentDataEncryption as string | undefined);
+  return { ...subject, liveTdeStatus: desired, tdeStatusSource: "desired", origin };
+}
+
+/** A database's tier advice from a ServiceTierAdvisors data source. */
+export function advisorFacts(props: Record<string, unknown>, origin?: string): TierAdvisorFacts {
+  const { subject } = databaseOf(props);
+  const advisor = known(() => {
+    const list = props.advisors as Parameters<typeof pickAdvisor>[0] | undefined;
+    return list ? pickAdvisor(list) : undefined;
+  });
+  const intended = known(() => props.serviceObjective as string | undefined);
+  // An intended tier not known yet (a preview) cannot be compared: judging the current one instead
+  // would flag a database the stack is about to move to the recommended tier.
+  return {
+    ...subject,
+    intendedServiceObjective: intended === UNKNOWN ? undefined : intended,
+    advisor: intended === UNKNOWN ? UNKNOWN : advisor,
+    origin,
+  };
+}
+
+/** The usages of one Batch AI Usages data source; UNKNOWN while the list is not known. */
+export function usageFacts(props: Record<string, unknown>, origin?: string): UsageFacts[] | typeof UNKNOWN {
+  const list = known(() => props.usages as Usage[] | undefined);
+  if (list === UNKNOWN) return UNKNOWN;
+  return (list ?? []).map((u) => ({ ...usageFact(String(props.subscriptionId), String(props.location), u), origin }));
+}
+
+/** The facts a set of resources gives the rules; resources of other types add nothing. */
+export function factsFromResources(resources: readonly ResourceInput[]): ComplianceFacts {
+  const facts = emptyFacts("");
+  for (const r of resources) {
+    if (r.type === TYPES.tde) facts.databases.push(tdeFacts(r.props, r.urn));
+    else if (r.type === TYPES.advisors) facts.tierAdvisors.push(advisorFacts(r.props, r.urn));
+    else if (r.type === TYPES.usages) {
+      const usages = usageFacts(r.props, r.urn);
+      if (usages !== UNKNOWN) facts.usages.push(...usages);
+    }
+  }
+  return facts;
+}

@@ -1,0 +1,231 @@
+import type { Dispatcher } from "undici";
+import type { TokenCredential } from "../http/token-credential";
+import { ARM_SCOPE } from "../auth/scopes";
+import { ApiError, HttpTransport, type Logger, type RequestSpec, type RetryPolicyOptions, loggerFromEnv } from "../http";
+import { noteDrift } from "../specs/schema-drift";
+import { definitionValidator, type SchemaCheck, type SpecPath } from "../specs/swagger-schemas";
+import type { NamingStyle } from "./provider-namespace";
+import { pathStyle, type IdStyle } from "./resource-id";
+
+/**
+ * How much of each response is checked against the spec (the checks only ever warn):
+ * - `all`: every item;
+ * - `sample` (default): every item of the first 100 per operation, then one in 20. Drift is
+ *   systemic (a new field, a new enum value), so a sample finds it, while 10 000 jobs cost ~600
+ *   checks instead of 10 000 (a check costs about as much as parsing the item: date-time formats);
+ * - `off`: none.
+ * Unusable items (not an object, a resource without id) are refused whatever this says.
+ */
+export type ResponseValidation = "all" | "sample" | "off";
+const FULL_CHECKS = 100;
+const SAMPLE_EVERY = 20;
+
+/** What every Azure Resource Manager client is built from. */
+export interface ArmClientOptions {
+  /** `https://management.azure.com` or the emulator's base URL. */
+  endpoint: string;
+  credential: TokenCredential;
+  naming?: NamingStyle;
+  retry?: Partial<RetryPolicyOptions>;
+  timeoutMs?: number;
+  logger?: Logger;
+  dispatcher?: Dispatcher;
+  /** Default `sample`. */
+  validation?: ResponseValidation;
+}
+
+/** One operation of a spec, as a client calls it. */
+export interface ArmOperation {
+  /** The spec's operationId: the operation's name in errors and logs. */
+  id: string;
+  /** JSON pointer, in the spec, of the schema of one object the operation returns (a list's item). */
+  schema: string;
+  /** Whether those objects are ARM resources, which are unusable without an `id`. Default true. */
+  resource?: boolean;
+}
+
+/** What a call points at, so a bare 404 can be restated to name it. */
+export interface CallTarget {
+  label: string;
+  /** Names a clear 404 message mentions (`'name'`); when none does, the message is restated. */
+  names: string[];
+  /** What to do about it, appended to a restated message. */
+  hint?: string;
+}
+
+/** Resource Manager's parameters and headers that carry no secret. */
+export const ARM_SAFE_NAMES = {
+  query: ["api-version", "$skiptoken", "$top", "$filter", "$expand"],
+  headers: [
+    "x-ms-correlation-request-id",
+    "x-ms-ratelimit-remaining-subscription-reads",
+    "x-ms-ratelimit-remaining-subscription-writes",
+    "x-ms-ratelimit-remaining-subscription-global-reads",
+    "x-ms-ratelimit-remaining-subscription-global-writes",
+    "azure-asyncoperation",
+  ],
+};
+
+/** A transport for one ARM api-version, authenticated with a bearer token for ARM's scope. */
+export function armTransport(opts: ArmClientOptions, apiVersion: string): HttpTransport {
+  return new HttpTransport({
+    baseUrl: opts.endpoint,
+    auth: { kind: "bearer", credential: opts.credential, scopes: [ARM_SCOPE] },
+    query: { "api-version": apiVersion },
+    safeNames: ARM_SAFE_NAMES,
+    retry: opts.retry,
+    timeoutMs: opts.timeoutMs,
+    logger: opts.logger ?? loggerFromEnv(),
+    dispatcher: opts.dispatcher,
+  });
+}
+
+/**
+ * The plumbing every ARM client shares, so a service's client is a table of paths and operations.
+ * Strict in what it sends (the spec's paths and api-version), tolerant in what it receives: objects
+ * are checked against the spec to learn (drift is logged once, `null` counts as absent) and handed on
+ * unchanged. Only what cannot be used is refused: a body that is not an object, or a resource
+ * object without an `id`. Lists are pages (one request a step) plus `collect` for the whole list.
+ */
+export class ArmClient {
+  protected readonly http: HttpTransport;
+  protected readonly logger: Logger;
+  /** The style of request paths: the configured namespace spelling, segments encoded. */
+  protected readonly paths: IdStyle;
+  private readonly validation: ResponseValidation;
+  /** Objects checked so far, per operation, for sampling. */
+  private readonly checked = new Map<string, number>();
+
+  constructor(
+    opts: ArmClientOptions,
+    private readonly api: { apiVersion: string; spec: SpecPath },
+  ) {
+    this.logger = opts.logger ?? loggerFromEnv();
+    this.http = armTransport({ ...opts, logger: this.logger }, api.apiVersion);
+    this.paths = pathStyle(opts.naming ?? "real");
+    this.validation = opts.validation ?? "sample";
+  }
+
+  /** GETs (or PUTs) one object. */
+  protected async single<T>(
+    op: ArmOperation,
+    path: string,
+    opts: { method?: "GET" | "PUT"; json?: unknown; target?: CallTarget; signal?: AbortSignal } = {},
+  ): Promise<T> {
+    const spec: RequestSpec = { operation: op.id, method: opts.method ?? "GET", path, json: opts.json, signal: opts.signal };
+    let body: unknown;
+    try {
+      body = await this.http.json<unknown>(spec);
+    } catch (e) {
+      throw opts.target ? clarifyNotFound(e, opts.target) : e;
+    }
+    this.accept(op, body, spec, "the response");
+    return body as T;
+  }
+
+  /** Follows a list's `nextLink`s, one page (one request) a step, checking each item. */
+  protected async *pages<T>(
+    op: ArmOperation,
+    path: string,
+    opts: { target?: CallTarget; signal?: AbortSignal } = {},
+  ): AsyncGenerator<T[], void, undefined> {
+    const spec: RequestSpec = { operation: op.id, method: "GET", path, signal: opts.signal };
+    const pages = this.http.pages<unknown>(spec);
+    while (true) {
+      let next: IteratorResult<unknown[], void>;
+      try {
+        next = await pages.next();
+      } catch (e) {
+        throw opts.target ? clarifyNotFound(e, opts.target) : e;
+      }
+      if (next.done) return;
+      for (let i = 0; i < next.value.length; i++) this.accept(op, next.value[i], spec, `item ${i} of the list`);
+      yield next.value as T[];
+    }
+  }
+
+  /** Refuses what cannot be used; notes drift from the spec (sampled). */
+  private accept(op: ArmOperation, body: unknown, spec: RequestSpec, what: string): void {
+    if (!body || typeof body !== "object" || Array.isArray(body)) {
+      const got =
+        body === null
+          ? "null"
+          : Array.isArray(body)
+            ? "an array"
+            : typeof body === "string"
+              ? "a body that is not JSON"
+              : `a ${typeof body}`;
+      throw this.unusable(spec, `${what} is ${got}, not an object; the service or a proxy in between answered something unusable`);
+    }
+    if (op.resource !== false) {
+      const id = (body as { id?: unknown }).id;
+      if (typeof id !== "string" || id.length === 0) {
+        const name = (body as { name?: unknown }).name;
+        const kind = op.schema.slice(op.schema.lastIndexOf("/") + 1);
+        throw this.unusable(
+          spec,
+          `${what}: a ${kind}${typeof name === "string" ? ` named '${name}'` : ""} has no id (its "id" member is missing or empty), so it cannot be addressed; the response was refused`,
+        );
+      }
+    }
+    if (this.validation === "off") return;
+    if (this.validation === "sample") {
+      const n = this.checked.get(op.id) ?? 0;
+      this.checked.set(op.id, n + 1);
+      if (n >= FULL_CHECKS && n % SAMPLE_EVERY !== 0) return;
+    }
+    noteDrift(op.id, validatorFor(this.api.spec, op.schema), body, this.logger);
+  }
+
+  private unusable(spec: RequestSpec, message: string): ApiError {
+    return new ApiError({
+      operation: spec.operation,
+      status: 200,
+      code: "InvalidResponse",
+      message,
+      method: spec.method,
+      url: this.http.displayUrl(spec),
+    });
+  }
+}
+
+/** Collects every page of a list into one array. */
+export async function collect<T>(pages: AsyncIterable<T[]>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const page of pages) for (const item of page) out.push(item);
+  return out;
+}
+
+const validators = new Map<string, (data: unknown) => SchemaCheck>();
+
+/** The compiled check of one schema of a spec, once per process. */
+export function validatorFor(spec: SpecPath, pointer: string): (data: unknown) => SchemaCheck {
+  const key = `${spec}#${pointer}`;
+  let v = validators.get(key);
+  if (!v) {
+    v = definitionValidator(spec, pointer);
+    validators.set(key, v);
+  }
+  return v;
+}
+
+/**
+ * A 404 whose message does not say what was missing (a gateway's bare "Not Found", or an RP
+ * message about something else) is restated so that it names the resource asked for.
+ */
+function clarifyNotFound(e: unknown, target: CallTarget): unknown {
+  if (!(e instanceof ApiError) || e.status !== 404) return e;
+  const detail = e.detail.toLowerCase();
+  if (target.names.some((n) => detail.includes(`'${n.toLowerCase()}'`) || detail.includes(`/${n.toLowerCase()}'`))) return e;
+  return new ApiError({
+    operation: e.operation,
+    status: e.status,
+    code: e.code,
+    method: e.method,
+    url: e.url,
+    requestId: e.requestId,
+    clientRequestId: e.clientRequestId,
+    attempts: e.attempts,
+    message: `${target.label} was not found (${e.detail}).${target.hint ? ` ${target.hint}` : ""}`,
+  });
+}

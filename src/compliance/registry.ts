@@ -1,0 +1,47 @@
+import type { RuleDefinition } from "./rule";
+import { batchQuotaHeadroom } from "./rules/batch-quota-headroom";
+import { sqlTdeEnabled } from "./rules/sql-tde-enabled";
+import { sqlTierAdvisorDrift } from "./rules/sql-tier-advisor-drift";
+
+/**
+ * Every rule, in report order. Adding a rule is one module under `rules/` plus one line here; the
+ * stack schema, reports and the policy pack read this list.
+ */
+const RULES: RuleDefinition<unknown>[] = [
+  sqlTdeEnabled as RuleDefinition<unknown>,
+  sqlTierAdvisorDrift as RuleDefinition<unknown>,
+  batchQuotaHeadroom as RuleDefinition<unknown>,
+];
+
+let version = 0;
+
+/** The registered rules, in report order. */
+export function allRules(): readonly RuleDefinition<unknown>[] {
+  return RULES;
+}
+
+/** The registered rule ids, in report order. */
+export function ruleIds(): string[] {
+  return RULES.map((r) => r.id);
+}
+
+/** A rule by id, if registered. */
+export function findRule(id: string): RuleDefinition<unknown> | undefined {
+  return RULES.find((r) => r.id === id);
+}
+
+/**
+ * Adds a rule at run time (an organisation's own rule, or a test's): it then appears wherever the
+ * built-in ones do. Load it before the stack file is read or the policy pack is built.
+ */
+export function registerRule<S>(rule: RuleDefinition<S>): void {
+  if (!/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/.test(rule.id)) throw new Error(`rule id "${rule.id}" must be kebab-case (it is a SARIF ruleId)`);
+  if (findRule(rule.id)) throw new Error(`a rule with the id "${rule.id}" is already registered`);
+  RULES.push(rule as RuleDefinition<unknown>);
+  version += 1;
+}
+
+/** Changes whenever a rule is registered, so schemas derived from the registry know to rebuild. */
+export function registryVersion(): number {
+  return version;
+}

@@ -1,0 +1,47 @@
+import type { AccessTokens } from "./access-tokens";
+import type { EmulatorApp, EmulatorReply, Handler, Method } from "./emulator-app";
+
+/** Settings every local implementation may read; they can change at run time through the admin API. */
+export interface EmulatorSettings {
+  /** Items per page of an ARM list that pages. */
+  pageSize: number;
+  /** Lifetime of the access tokens the IMDS issues, in seconds. */
+  tokenTtlSeconds: number;
+}
+
+/** Answers the emulator gives on its own: an injected fault, a path or method no route serves, a JSON body that does not parse. */
+export type EmulatorErrorKind = "fault" | "no-route" | "invalid-body";
+
+/** What the emulator hands a local implementation when it mounts it. */
+export interface ServiceContext<S> {
+  /** This service's state: plain JSON data, persisted with `--state`. */
+  state(): S;
+  /** Call after every change to the state, so it is persisted. */
+  changed(): void;
+  tokens: AccessTokens;
+  settings: EmulatorSettings;
+  app: EmulatorApp;
+  /** Registers an ARM route: api-version checked against `apiVersions`, bearer token required. */
+  arm(method: Method, path: string, apiVersions: readonly string[], handler: Handler): void;
+}
+
+/**
+ * A seeded API's local implementation, mounted by the emulator. It lives in
+ * `src/emulator/services/<name>/`; it may use its service's types from `src/services/<name>/`, but
+ * nothing outside the emulator imports it, so clients never ship emulator code.
+ */
+export interface LocalService<S = unknown, Seed = unknown> {
+  /** Key of its section in the seed YAML and in the persisted state. */
+  readonly name: string;
+  /** JSON Schema of its seed section (validated before anything starts). */
+  readonly seedSchema: object;
+  /** Builds the initial state from the seed section (undefined when the seed has none). */
+  initialState(seed: Seed | undefined): S;
+  mount(ctx: ServiceContext<S>): void;
+  /**
+   * Optional: the emulator's own answer (see EmulatorErrorKind) for a path this service owns, in
+   * the service's error form; undefined leaves it to the emulator (ARM's `{ error: { code, message } }`).
+   * The emulator adds its headers (Retry-After) to the reply.
+   */
+  errorReply?(path: string, status: number, kind: EmulatorErrorKind): EmulatorReply | undefined;
+}

@@ -1,0 +1,566 @@
+import { createHash } from "node:crypto";
+import type { EmulatorReply, EmulatorRequest } from "../../kit/emulator-app";
+import type { LocalService, ServiceContext } from "../../kit/local-service";
+import { armError, resourceGroupNotFound, resourceNotFound } from "../../kit/arm-conventions";
+import { bothNamespaces } from "../../../arm/provider-namespace";
+import {
+  DATABASE_EDITIONS,
+  DEFAULT_FAIL_AT_PERCENT,
+  DEFAULT_LOCATION,
+  DEFAULT_SCAN_DURATION_MS,
+  DEFAULT_SUBSCRIPTION_ID,
+  sqlSeedSchema,
+  type SqlAdvisorSeed,
+  type SqlScanSeed,
+  type SqlSeed,
+} from "./seed-schema";
+import { scanPhase, type TdeScan } from "./tde-scan";
+import {
+  DEFAULT_SERVICE_TIER_ADVISOR_NAME,
+  MASTER_DATABASE,
+  SQL_API_VERSION,
+  SQL_RESOURCE_TYPES,
+  TDE_CONFIGURATION_NAME,
+  TDE_STATUSES,
+  type ElasticPoolActivity,
+  type ElasticPoolActivityProperties,
+  type ElasticPoolDatabaseActivity,
+  type ElasticPoolDatabaseActivityProperties,
+  type ServiceTierAdvisor,
+  type ServiceTierAdvisorProperties,
+  type TransparentDataEncryption,
+  type TransparentDataEncryptionActivity,
+  type TransparentDataEncryptionStatus,
+} from "../../../services/sql/types";
+import { elasticPoolId, sqlDatabaseId, tdeConfigurationId } from "../../../arm/resource-id";
+
+/* ------------------------------------------------------------------ state (plain JSON) */
+
+export interface SqlDatabaseState {
+  name: string;
+  /** The status GET reports; a running scan that fails puts the old one back. */
+  transparentDataEncryption: TransparentDataEncryptionStatus;
+  serviceObjective: string;
+  edition: string;
+  elasticPool?: string;
+  /** How this database's scans behave (from the seed). */
+  scan?: SqlScanSeed;
+  serviceTierAdvisors: SqlAdvisorSeed[];
+  /** The scan in progress, if any. */
+  tdeScan?: TdeScan;
+}
+
+export interface SqlElasticPoolState {
+  name: string;
+  activities: ElasticPoolActivityProperties[];
+  databaseActivities: ElasticPoolDatabaseActivityProperties[];
+}
+
+export interface SqlServerState {
+  subscriptionId: string;
+  resourceGroup: string;
+  name: string;
+  location: string;
+  databases: SqlDatabaseState[];
+  elasticPools: SqlElasticPoolState[];
+}
+
+export interface SqlState {
+  scanDurationMs: number;
+  servers: SqlServerState[];
+}
+
+/* ------------------------------------------------------------------ seed → state */
+
+/** Builds the state from a validated seed section; cross-references the schema cannot express are checked here. */
+export function sqlInitialState(seed: SqlSeed | undefined): SqlState {
+  const defaultSub = seed?.subscriptionId ?? DEFAULT_SUBSCRIPTION_ID;
+  const serverNames = new Map<string, string>();
+  const servers = (seed?.servers ?? []).map((s, si): SqlServerState => {
+    const at = `sql.servers[${si}]`;
+    const seen = serverNames.get(s.name.toLowerCase());
+    if (seen) throw new Error(`${at}.name: server "${s.name}" is declared twice (also at ${seen}); server names are global`);
+    serverNames.set(s.name.toLowerCase(), at);
+    const subscriptionId = s.subscriptionId ?? defaultSub;
+
+    const pools = (s.elasticPools ?? []).map((p): SqlElasticPoolState => {
+      const poolRef = { subscriptionId, resourceGroup: s.resourceGroup, server: s.name, elasticPool: p.name };
+      return {
+        name: p.name,
+        activities: (p.activities ?? []).map((a, ai) => ({
+          operationId: derivedUuid(`${elasticPoolId(poolRef)}/elasticPoolActivity/${ai}`),
+          serverName: s.name,
+          elasticPoolName: p.name,
+          ...(a as ElasticPoolActivityProperties),
+        })),
+        databaseActivities: (p.databaseActivities ?? []).map((a, ai) => ({
+          operationId: derivedUuid(`${elasticPoolId(poolRef)}/elasticPoolDatabaseActivity/${ai}`),
+          serverName: s.name,
+          currentElasticPoolName: p.name,
+          ...(a as ElasticPoolDatabaseActivityProperties),
+        })),
+      };
+    });
+    unique(
+      pools.map((p) => p.name),
+      (name, i) => `${at}.elasticPools[${i}].name: elastic pool "${name}" is declared twice on server "${s.name}"`,
+    );
+    const poolNames = new Set(pools.map((p) => p.name.toLowerCase()));
+
+    const databases = (s.databases ?? []).map((d, di): SqlDatabaseState => {
+      if (d.elasticPool && !poolNames.has(d.elasticPool.toLowerCase())) {
+        throw new Error(
+          `${at}.databases[${di}].elasticPool: server "${s.name}" has no elastic pool "${d.elasticPool}"; declare it under ${at}.elasticPools`,
+        );
+      }
+      const advisors = (d.serviceTierAdvisors ?? []).map((a) => ({ ...a, name: a.name ?? DEFAULT_SERVICE_TIER_ADVISOR_NAME }));
+      unique(
+        advisors.map((a) => a.name),
+        (name, i) => `${at}.databases[${di}].serviceTierAdvisors[${i}].name: advisor "${name}" is declared twice on database "${d.name}"`,
+      );
+      const serviceObjective = d.serviceObjective ?? (d.elasticPool ? "ElasticPool" : "S0");
+      const db: SqlDatabaseState = {
+        name: d.name,
+        transparentDataEncryption: d.transparentDataEncryption ?? "Disabled",
+        serviceObjective,
+        edition: d.edition ?? editionOf(serviceObjective),
+        serviceTierAdvisors: advisors,
+      };
+      if (d.elasticPool) db.elasticPool = d.elasticPool;
+      if (d.scan) db.scan = { ...d.scan };
+      return db;
+    });
+    unique(
+      databases.map((d) => d.name),
+      (name, i) => `${at}.databases[${i}].name: database "${name}" is declared twice on server "${s.name}"`,
+    );
+
+    return {
+      subscriptionId,
+      resourceGroup: s.resourceGroup,
+      name: s.name,
+      location: s.location ?? DEFAULT_LOCATION,
+      databases,
+      elasticPools: pools,
+    };
+  });
+  return { scanDurationMs: seed?.scanDurationMs ?? DEFAULT_SCAN_DURATION_MS, servers };
+}
+
+function unique(names: string[], message: (name: string, index: number) => string): void {
+  const seen = new Set<string>();
+  names.forEach((n, i) => {
+    const k = n.toLowerCase();
+    if (seen.has(k)) throw new Error(message(n, i));
+    seen.add(k);
+  });
+}
+
+/** The edition a service objective belongs to. */
+export function editionOf(serviceObjective: string): (typeof DATABASE_EDITIONS)[number] {
+  const so = serviceObjective;
+  if (so === "Basic") return "Basic";
+  if (so === "Free") return "Free";
+  if (/^PRS/.test(so)) return "PremiumRS";
+  if (/^P\d/.test(so)) return "Premium";
+  if (/^D[WS]\d/.test(so)) return "DataWarehouse";
+  if (/^System/.test(so)) return "System";
+  return "Standard";
+}
+
+/* ------------------------------------------------------------------ lookups */
+
+interface DatabaseEntry {
+  server: SqlServerState;
+  db: SqlDatabaseState;
+  master: boolean;
+}
+
+interface ServerEntry {
+  server: SqlServerState;
+  databases: Map<string, DatabaseEntry>;
+  pools: Map<string, SqlElasticPoolState>;
+}
+
+/**
+ * Case-insensitive lookups over the state, built once per state object (the estate's shape never
+ * changes at run time; only the databases' TDE fields do, in place).
+ */
+class SqlIndex {
+  readonly groups = new Set<string>();
+  readonly servers = new Map<string, ServerEntry>();
+
+  constructor(readonly state: SqlState) {
+    for (const server of state.servers) {
+      this.groups.add(groupKey(server.subscriptionId, server.resourceGroup));
+      const databases = new Map<string, DatabaseEntry>();
+      databases.set(MASTER_DATABASE, { server, db: masterOf(), master: true });
+      for (const db of server.databases) databases.set(db.name.toLowerCase(), { server, db, master: false });
+      const pools = new Map<string, SqlElasticPoolState>();
+      for (const p of server.elasticPools) pools.set(p.name.toLowerCase(), p);
+      this.servers.set(serverKey(server.subscriptionId, server.resourceGroup, server.name), { server, databases, pools });
+    }
+  }
+}
+
+function groupKey(sub: string, rg: string): string {
+  return `${sub.toLowerCase()}\u0000${rg.toLowerCase()}`;
+}
+function serverKey(sub: string, rg: string, server: string): string {
+  return `${groupKey(sub, rg)}\u0000${server.toLowerCase()}`;
+}
+
+/** The implicit system database: TDE Disabled for ever, no advisors, no scans. */
+function masterOf(): SqlDatabaseState {
+  return Object.freeze({
+    name: MASTER_DATABASE,
+    transparentDataEncryption: "Disabled",
+    serviceObjective: "System0",
+    edition: "System",
+    serviceTierAdvisors: Object.freeze([]) as unknown as SqlAdvisorSeed[],
+  }) as SqlDatabaseState;
+}
+
+/* ------------------------------------------------------------------ the service */
+
+const VERSIONS = [SQL_API_VERSION] as const;
+
+/** Azure SQL management at api-version 2014-04-01: the seven operations of the SQL slice, under both namespace spellings. */
+export const sqlLocal: LocalService<SqlState, SqlSeed> = {
+  name: "sql",
+  seedSchema: sqlSeedSchema,
+  initialState: sqlInitialState,
+
+  mount(ctx) {
+    let index: SqlIndex | undefined;
+    const lookup = (): SqlIndex => {
+      const s = ctx.state();
+      if (!index || index.state !== s) index = new SqlIndex(s);
+      return index;
+    };
+    const h = new SqlHandlers(ctx, lookup);
+
+    for (const ns of bothNamespaces("Sql")) {
+      const server = `/subscriptions/:subscriptionId/resourceGroups/:resourceGroupName/providers/${ns}/servers/:serverName`;
+      const db = `${server}/databases/:databaseName`;
+      const pool = `${server}/elasticPools/:elasticPoolName`;
+      const tde = `${db}/transparentDataEncryption/:transparentDataEncryptionName`;
+      ctx.arm("GET", `${db}/serviceTierAdvisors`, VERSIONS, (req) => h.listAdvisors(req));
+      ctx.arm("GET", `${db}/serviceTierAdvisors/:serviceTierAdvisorName`, VERSIONS, (req) => h.getAdvisor(req));
+      ctx.arm("GET", `${pool}/elasticPoolActivity`, VERSIONS, (req) => h.listPoolActivities(req));
+      ctx.arm("GET", `${pool}/elasticPoolDatabaseActivity`, VERSIONS, (req) => h.listPoolDatabaseActivities(req));
+      ctx.arm("GET", tde, VERSIONS, (req) => h.getTde(req));
+      ctx.arm("PUT", tde, VERSIONS, (req) => h.putTde(req));
+      ctx.arm("GET", `${tde}/operationResults`, VERSIONS, (req) => h.listTdeActivities(req));
+    }
+  },
+};
+
+type Found<T> = { ok: true; value: T } | { ok: false; reply: EmulatorReply };
+
+class SqlHandlers {
+  constructor(
+    private readonly ctx: ServiceContext<SqlState>,
+    private readonly lookup: () => SqlIndex,
+  ) {}
+
+  /** ServiceTierAdvisors_ListByDatabase */
+  listAdvisors(req: EmulatorRequest): EmulatorReply {
+    const f = this.database(req);
+    if (!f.ok) return f.reply;
+    const { server, db } = f.value;
+    return list(db.serviceTierAdvisors.map((a) => advisorResource(server, db, a, req.now)));
+  }
+
+  /** ServiceTierAdvisors_Get */
+  getAdvisor(req: EmulatorRequest): EmulatorReply {
+    const f = this.database(req);
+    if (!f.ok) return f.reply;
+    const { server, db } = f.value;
+    const name = req.params.serviceTierAdvisorName;
+    const lower = name.toLowerCase();
+    const advisor = db.serviceTierAdvisors.find((a) => a.name!.toLowerCase() === lower);
+    if (!advisor) return notFound(req, `${req.params.serverName}/databases/${req.params.databaseName}/serviceTierAdvisors/${name}`);
+    return { status: 200, body: advisorResource(server, db, advisor, req.now) };
+  }
+
+  /** ElasticPoolActivities_ListByElasticPool */
+  listPoolActivities(req: EmulatorRequest): EmulatorReply {
+    const f = this.pool(req);
+    if (!f.ok) return f.reply;
+    const { server, pool } = f.value;
+    const base = `${elasticPoolId(poolRef(server, pool))}/elasticPoolActivity`;
+    return list(
+      pool.activities.map((p): ElasticPoolActivity => ({
+        id: `${base}/${p.operationId}`,
+        name: p.operationId,
+        type: SQL_RESOURCE_TYPES.elasticPoolActivity,
+        location: server.location,
+        properties: p,
+      })),
+    );
+  }
+
+  /** ElasticPoolDatabaseActivities_ListByElasticPool */
+  listPoolDatabaseActivities(req: EmulatorRequest): EmulatorReply {
+    const f = this.pool(req);
+    if (!f.ok) return f.reply;
+    const { server, pool } = f.value;
+    const base = `${elasticPoolId(poolRef(server, pool))}/elasticPoolDatabaseActivity`;
+    return list(
+      pool.databaseActivities.map((p): ElasticPoolDatabaseActivity => ({
+        id: `${base}/${p.operationId}`,
+        name: p.operationId,
+        type: SQL_RESOURCE_TYPES.elasticPoolDatabaseActivity,
+        location: server.location,
+        properties: p,
+      })),
+    );
+  }
+
+  /** TransparentDataEncryptions_Get */
+  getTde(req: EmulatorRequest): EmulatorReply {
+    const f = this.tde(req);
+    if (!f.ok) return f.reply;
+    const { server, db } = f.value;
+    this.settle(db, req.now);
+    return { status: 200, body: tdeResource(server, db) };
+  }
+
+  /**
+   * TransparentDataEncryptions_CreateOrUpdate. The configuration always exists, so the answer is 200
+   * (the spec allows 200 and 201; 201 would claim it was created). A change starts a scan and is
+   * reported at once; the same status again is a no-op; reversing a running scan is a conflict.
+   */
+  putTde(req: EmulatorRequest): EmulatorReply {
+    const f = this.tde(req);
+    if (!f.ok) return f.reply;
+    const { server, db, master } = f.value;
+    const parsed = parseTdeBody(req);
+    if (!parsed.ok) return parsed.reply;
+    const status = parsed.value;
+    if (master) {
+      return armError(
+        400,
+        "OperationNotSupportedOnMasterDatabase",
+        `Transparent data encryption cannot be changed on the system database 'master' of server '${server.name}'; it is managed by Azure and always Disabled. Set it on user databases only.`,
+      );
+    }
+    this.settle(db, req.now);
+    if (db.transparentDataEncryption === status) return { status: 200, body: tdeResource(server, db) };
+    if (db.tdeScan) {
+      const running = db.tdeScan.to === "Enabled" ? "encryption" : "decryption";
+      return armError(
+        409,
+        "ConflictingDatabaseOperation",
+        `An ${running} scan of database '${db.name}' on server '${server.name}' is in progress; the status cannot be set to '${status}' until it has finished. Poll transparentDataEncryption/current/operationResults and try again.`,
+      );
+    }
+    const scan = db.scan ?? {};
+    db.tdeScan = {
+      from: db.transparentDataEncryption,
+      to: status,
+      startedAt: req.now,
+      durationMs: scan.durationMs ?? this.ctx.state().scanDurationMs,
+      outcome: scan.outcome ?? "succeed",
+      failAtPercent: scan.failAtPercent ?? DEFAULT_FAIL_AT_PERCENT,
+    };
+    db.transparentDataEncryption = status;
+    this.settle(db, req.now); // a zero-length scan is over at once
+    this.ctx.changed();
+    return { status: 200, body: tdeResource(server, db) };
+  }
+
+  /** TransparentDataEncryptionActivities_ListByConfiguration: the running scan, or nothing. */
+  listTdeActivities(req: EmulatorRequest): EmulatorReply {
+    const f = this.tde(req);
+    if (!f.ok) return f.reply;
+    const { server, db } = f.value;
+    this.settle(db, req.now);
+    if (!db.tdeScan) return list([]);
+    const phase = scanPhase(db.tdeScan, req.now);
+    if (!phase.running) return list([]); // unreachable after settle; kept for the type
+    const ref = dbRef(server, db);
+    const activity: TransparentDataEncryptionActivity = {
+      id: `${tdeConfigurationId(ref)}/operationResults/${TDE_CONFIGURATION_NAME}`,
+      name: TDE_CONFIGURATION_NAME,
+      type: SQL_RESOURCE_TYPES.transparentDataEncryptionActivity,
+      location: server.location,
+      properties: { status: phase.activity, percentComplete: phase.percentComplete },
+    };
+    return list([activity]);
+  }
+
+  /** Folds a finished scan into the database: its final status stays, the scan record goes. */
+  private settle(db: SqlDatabaseState, now: number): void {
+    if (!db.tdeScan) return;
+    const phase = scanPhase(db.tdeScan, now);
+    if (phase.running) return;
+    db.transparentDataEncryption = phase.status;
+    delete db.tdeScan;
+    this.ctx.changed();
+  }
+
+  private server(req: EmulatorRequest): Found<ServerEntry> {
+    const { subscriptionId, resourceGroupName, serverName } = req.params;
+    const idx = this.lookup();
+    const entry = idx.servers.get(serverKey(subscriptionId, resourceGroupName, serverName));
+    if (entry) return { ok: true, value: entry };
+    if (!idx.groups.has(groupKey(subscriptionId, resourceGroupName))) return { ok: false, reply: resourceGroupNotFound(resourceGroupName) };
+    return { ok: false, reply: notFound(req, serverName) };
+  }
+
+  private database(req: EmulatorRequest): Found<DatabaseEntry> {
+    const s = this.server(req);
+    if (!s.ok) return s;
+    const entry = s.value.databases.get(req.params.databaseName.toLowerCase());
+    if (!entry) return { ok: false, reply: notFound(req, `${req.params.serverName}/databases/${req.params.databaseName}`) };
+    return { ok: true, value: entry };
+  }
+
+  private tde(req: EmulatorRequest): Found<DatabaseEntry> {
+    const d = this.database(req);
+    if (!d.ok) return d;
+    const name = req.params.transparentDataEncryptionName;
+    if (name.toLowerCase() !== TDE_CONFIGURATION_NAME) {
+      return {
+        ok: false,
+        reply: notFound(req, `${req.params.serverName}/databases/${req.params.databaseName}/transparentDataEncryption/${name}`),
+      };
+    }
+    return d;
+  }
+
+  private pool(req: EmulatorRequest): Found<{ server: SqlServerState; pool: SqlElasticPoolState }> {
+    const s = this.server(req);
+    if (!s.ok) return s;
+    const pool = s.value.pools.get(req.params.elasticPoolName.toLowerCase());
+    if (!pool) return { ok: false, reply: notFound(req, `${req.params.serverName}/elasticPools/${req.params.elasticPoolName}`) };
+    return { ok: true, value: { server: s.value.server, pool } };
+  }
+}
+
+/* ------------------------------------------------------------------ replies */
+
+function list<T>(value: T[]): EmulatorReply {
+  return { status: 200, body: { value } }; // 2014-04-01 lists never page: no nextLink
+}
+
+/** ARM's 404 for `Microsoft.Sql/servers/<path>`, naming the resource as it was asked for. */
+function notFound(req: EmulatorRequest, path: string): EmulatorReply {
+  return resourceNotFound("Microsoft.Sql/servers", path, req.params.resourceGroupName);
+}
+
+function dbRef(server: SqlServerState, db: SqlDatabaseState) {
+  return { subscriptionId: server.subscriptionId, resourceGroup: server.resourceGroup, server: server.name, database: db.name };
+}
+
+function poolRef(server: SqlServerState, pool: SqlElasticPoolState) {
+  return { subscriptionId: server.subscriptionId, resourceGroup: server.resourceGroup, server: server.name, elasticPool: pool.name };
+}
+
+function tdeResource(server: SqlServerState, db: SqlDatabaseState): TransparentDataEncryption {
+  return {
+    id: tdeConfigurationId(dbRef(server, db)),
+    name: TDE_CONFIGURATION_NAME,
+    type: SQL_RESOURCE_TYPES.transparentDataEncryption,
+    location: server.location,
+    properties: { status: db.transparentDataEncryption },
+  };
+}
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+
+/** A service tier advisor with the published example's shape: every field present, ids for every objective named. */
+function advisorResource(server: SqlServerState, db: SqlDatabaseState, a: SqlAdvisorSeed, now: number): ServiceTierAdvisor {
+  const end = a.observationPeriodEnd ?? new Date(Math.floor(now / HOUR_MS) * HOUR_MS).toISOString();
+  const start = a.observationPeriodStart ?? new Date(Date.parse(end) - 14 * DAY_MS).toISOString();
+  const current = a.currentServiceLevelObjective ?? db.serviceObjective;
+  const p: ServiceTierAdvisorProperties = {
+    observationPeriodStart: start,
+    observationPeriodEnd: end,
+    activeTimeRatio: a.activeTimeRatio ?? 0,
+    minDtu: a.minDtu ?? 0,
+    avgDtu: a.avgDtu ?? 0,
+    maxDtu: a.maxDtu ?? 0,
+    maxSizeInGB: a.maxSizeInGB ?? 0,
+    serviceLevelObjectiveUsageMetrics: (a.serviceLevelObjectiveUsageMetrics ?? [{ serviceLevelObjective: db.serviceObjective }]).map(
+      (m) => ({
+        serviceLevelObjective: m.serviceLevelObjective,
+        serviceLevelObjectiveId: m.serviceLevelObjectiveId ?? serviceObjectiveId(m.serviceLevelObjective),
+        inRangeTimeRatio: m.inRangeTimeRatio ?? 1,
+      }),
+    ),
+    currentServiceLevelObjective: current,
+    currentServiceLevelObjectiveId: a.currentServiceLevelObjectiveId ?? serviceObjectiveId(current),
+  };
+  for (const kind of ["usageBased", "databaseSizeBased", "disasterPlanBased", "overall"] as const) {
+    const key = `${kind}RecommendationServiceLevelObjective` as const;
+    const slo = a[key];
+    if (slo === undefined) continue;
+    p[key] = slo;
+    p[`${key}Id`] = a[`${key}Id`] ?? serviceObjectiveId(slo);
+  }
+  p.confidence = a.confidence ?? 1;
+  return {
+    id: `${sqlDatabaseId(dbRef(server, db))}/serviceTierAdvisors/${a.name}`,
+    name: a.name,
+    type: SQL_RESOURCE_TYPES.serviceTierAdvisor,
+    properties: p,
+  };
+}
+
+/** The ids the published example gives; other objectives get a stable id derived from their name. */
+const KNOWN_OBJECTIVE_IDS: Record<string, string> = {
+  Basic: "dd6d99bb-f193-4ec1-86f2-43d3bccbc49c",
+  S0: "f1173c43-91bd-4aaa-973c-54e79e15235b",
+};
+
+function serviceObjectiveId(name: string): string {
+  return KNOWN_OBJECTIVE_IDS[name] ?? derivedUuid(`serviceObjective/${name}`);
+}
+
+/** A name-based (version 5 style) uuid: the same input always gives the same id. */
+export function derivedUuid(name: string): string {
+  const h = createHash("sha1").update(`stackwarden/sql/${name}`).digest();
+  h[6] = (h[6] & 0x0f) | 0x50;
+  h[8] = (h[8] & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString("hex");
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+/** Reads `{ "properties": { "status": "Enabled" | "Disabled" } }`; the status matches case-insensitively, as ARM enums do. */
+function parseTdeBody(req: EmulatorRequest): Found<TransparentDataEncryptionStatus> {
+  const fail = (status: number, code: string, message: string) => ({ ok: false as const, reply: armError(status, code, message) });
+  if (req.body === undefined) {
+    if (req.rawBody.length > 0)
+      return fail(415, "UnsupportedMediaType", "The content media type is not supported. Send the body as application/json.");
+    return fail(
+      400,
+      "InvalidRequestContent",
+      'The request content is missing. Send { "properties": { "status": "Enabled" | "Disabled" } }.',
+    );
+  }
+  const body = req.body as { properties?: { status?: unknown } } | null;
+  if (!body || typeof body !== "object" || Array.isArray(body) || !body.properties || typeof body.properties !== "object") {
+    return fail(
+      400,
+      "InvalidRequestContent",
+      'The request content must be an object with \'properties\', e.g. { "properties": { "status": "Enabled" } }.',
+    );
+  }
+  const raw = body.properties.status;
+  if (raw === undefined || raw === null) {
+    return fail(400, "MissingRequiredParameter", "The 'properties.status' field is required: 'Enabled' or 'Disabled'.");
+  }
+  const status = typeof raw === "string" ? TDE_STATUSES.find((s) => s.toLowerCase() === raw.toLowerCase()) : undefined;
+  if (!status) {
+    return fail(
+      400,
+      "InvalidParameterValue",
+      `The value ${JSON.stringify(raw)} of 'properties.status' is not valid; use 'Enabled' or 'Disabled'.`,
+    );
+  }
+  return { ok: true, value: status };
+}

@@ -1,0 +1,119 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { Agent, interceptors, type Dispatcher } from "undici";
+import { ApiError } from "./api-error";
+import type { OutgoingRequest, RawResponse, Send } from "./pipeline";
+import { decideRetry, type RetryPolicyOptions } from "./retry-policy";
+import { emitRequestEvent, hasRequestListeners, serviceOfRequest } from "./request-events";
+import type { TransportContext } from "./transport-context";
+
+let sharedAgent: Dispatcher | undefined;
+/** One keep-alive agent for the process, with undici's retry interceptor composed in. */
+export function sharedDispatcher(): Dispatcher {
+  sharedAgent ??= composeRetry(new Agent({ connections: 256, keepAliveTimeout: 10_000, pipelining: 1 }));
+  return sharedAgent;
+}
+
+const withRetry = new WeakSet<Dispatcher>();
+
+/** Wraps a dispatcher with undici's retry interceptor; the per-request policy decides each retry. Idempotent. */
+export function composeRetry(dispatcher: Dispatcher): Dispatcher {
+  if (withRetry.has(dispatcher)) return dispatcher;
+  // throwOnError=false: when the policy gives up, the last response is handed on as it is,
+  // so the caller can read its error body.
+  const composed = dispatcher.compose(interceptors.retry({ throwOnError: false, maxRetries: 1_000 }));
+  withRetry.add(composed);
+  return composed;
+}
+
+interface RetryableError extends Error {
+  statusCode?: number;
+  code?: string;
+  headers?: Record<string, string | string[] | undefined> | null;
+}
+
+/**
+ * The terminal stage: sends through undici, whose retry interceptor asks `decideRetry` before each
+ * new attempt (so retries happen below the stages, with the same headers), with per-attempt
+ * timeouts; reads the body; turns "no response" into an ApiError with status 0.
+ */
+export function dispatchTo(ctx: TransportContext, dispatcher: Dispatcher, policy: RetryPolicyOptions, timeoutMs: number): Send {
+  return async (req: OutgoingRequest): Promise<RawResponse> => {
+    const spec = req.spec;
+    const retry = spec.retry ? { ...policy, ...spec.retry } : policy;
+    const signal = spec.signal;
+    const started = Date.now();
+    let attempts = 1;
+    // Request events (metrics, src/http/request-events.ts): one per attempt, only when someone listens.
+    const observe = (status: number, retrying: boolean) => {
+      if (hasRequestListeners())
+        emitRequestEvent({
+          service: ctx.service ?? serviceOfRequest(ctx.baseUrl, req.path),
+          operation: spec.operation,
+          status,
+          attempt: attempts,
+          retrying,
+        });
+    };
+    const retryOptions = {
+      throwOnError: false,
+      retry(err: RetryableError, _state: unknown, cb: (err?: Error | null) => void) {
+        if (signal?.aborted) return cb(err);
+        const decision = decideRetry(
+          {
+            method: spec.method,
+            attempt: attempts,
+            elapsedMs: Date.now() - started,
+            status: err.statusCode,
+            errorCode: err.code,
+            headers: err.headers ?? undefined,
+          },
+          retry,
+        );
+        if (!decision.retry) {
+          if (ctx.logger.debugEnabled !== false) ctx.logger.debug(`${ctx.describe(req)}: not retrying (${decision.reason})`);
+          return cb(err);
+        }
+        observe(err.statusCode ?? 0, true);
+        attempts += 1;
+        ctx.logger.warn(
+          `${ctx.describe(req)}: ${err.statusCode ?? err.code} on attempt ${attempts - 1}; retrying in ${decision.delayMs} ms`,
+        );
+        sleep(decision.delayMs, undefined, { signal }).then(
+          () => cb(null),
+          () => cb(err),
+        );
+      },
+    };
+    const timeout = spec.timeoutMs ?? timeoutMs;
+    const opts = {
+      origin: ctx.origin,
+      path: req.path,
+      method: spec.method,
+      headers: req.headers,
+      body: req.body,
+      signal,
+      headersTimeout: timeout,
+      bodyTimeout: timeout,
+      retryOptions,
+    } as unknown as Dispatcher.RequestOptions;
+    try {
+      const res = await dispatcher.request(opts);
+      observe(res.statusCode, false);
+      if (req.asBuffer) return { res, text: "", buffer: Buffer.from(await res.body.arrayBuffer()), attempts, sentPath: req.path };
+      return { res, text: await res.body.text(), attempts, sentPath: req.path };
+    } catch (e) {
+      if (e instanceof ApiError) throw e;
+      observe(0, false);
+      const err = e as RetryableError;
+      const aborted = signal?.aborted || err.name === "AbortError";
+      throw ctx.failure(
+        spec,
+        aborted ? "RequestAborted" : (err.code ?? "ConnectionError"),
+        aborted
+          ? "the request was cancelled"
+          : `no response from ${ctx.origin} after ${attempts} attempt(s) in ${Date.now() - started} ms: ${err.message}`,
+        { path: req.path, clientRequestId: req.clientRequestId, attempts },
+      );
+    }
+  };
+}

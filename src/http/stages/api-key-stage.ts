@@ -1,0 +1,31 @@
+import type { Stage } from "../pipeline";
+import type { TransportContext } from "../transport-context";
+
+export const API_KEY_STAGE = "apiKey";
+
+/** Header names that carry an identifier rather than a secret (a client id), so they are not scrubbed. */
+const NOT_SECRET = /client-?id$/i;
+
+/**
+ * API keys in request headers (`X-APISETU-APIKEY` with its client id) or in the query string
+ * (`api_key`). The key values are registered as secrets, so error text that echoes them is scrubbed;
+ * the redactor hides them in URLs and headers because no service declares them safe.
+ */
+export function apiKeyStage(
+  ctx: TransportContext,
+  key: { headers?: Record<string, string>; query?: { name: string; value: string } },
+): Stage {
+  for (const [name, value] of Object.entries(key.headers ?? {})) if (!NOT_SECRET.test(name)) ctx.secrets.add(value);
+  if (key.query) ctx.secrets.add(key.query.value);
+  const param = key.query ? `${encodeURIComponent(key.query.name)}=${encodeURIComponent(key.query.value)}` : undefined;
+  return {
+    name: API_KEY_STAGE,
+    send(req, next) {
+      return next({
+        ...req,
+        headers: key.headers ? { ...req.headers, ...key.headers } : req.headers,
+        path: param ? req.path + (req.path.includes("?") ? "&" : "?") + param : req.path,
+      });
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { ApiError } from "../api-error";
+import type { OutgoingRequest, RawResponse, Send, Stage } from "../pipeline";
+import { scrubTokens } from "../redaction";
+import { canDiscardTokens, type TokenCredential } from "../token-credential";
+import type { TransportContext } from "../transport-context";
+
+export const BEARER_TOKEN_STAGE = "bearerToken";
+
+/**
+ * `Authorization: Bearer <token>` from a credential. A 401 to the token is sent once more with a new
+ * one when the credential can discard the refused one (a token expired early by clock skew, or
+ * revoked, is cached still); a static token's 401 is final, and a refused new token is not retried.
+ */
+export function bearerTokenStage(ctx: TransportContext, credential: TokenCredential, scopes: string[]): Stage {
+  async function withToken(req: OutgoingRequest, next: Send): Promise<{ raw: RawResponse; token: string }> {
+    const token = await acquire(ctx, credential, scopes, req);
+    ctx.secrets.add(token);
+    return { raw: await next({ ...req, headers: { ...req.headers, authorization: `Bearer ${token}` } }), token };
+  }
+  return {
+    name: BEARER_TOKEN_STAGE,
+    async send(req, next) {
+      const first = await withToken(req, next);
+      if (first.raw.res.statusCode !== 401 || !canDiscardTokens(credential)) return first.raw;
+      credential.discardToken(first.token);
+      ctx.logger.warn(`${ctx.describe(req)}: 401 to the cached token; retrying once with a new one`);
+      // The refused answer's body was read in full, so its connection is free again.
+      return (await withToken(req, next)).raw;
+    },
+  };
+}
+
+async function acquire(ctx: TransportContext, credential: TokenCredential, scopes: string[], req: OutgoingRequest): Promise<string> {
+  const spec = req.spec;
+  let token;
+  try {
+    token = await credential.getToken(scopes, { abortSignal: spec.signal });
+  } catch (e) {
+    // A cancelled call is a cancelled call, even while it waits for its token.
+    if (spec.signal?.aborted) throw ctx.failure(spec, "RequestAborted", "the request was cancelled");
+    if (e instanceof ApiError && e.code === "RequestAborted") throw e;
+    throw ctx.failure(spec, "CredentialUnavailable", scrubTokens((e as Error).message));
+  }
+  if (!token) throw ctx.failure(spec, "CredentialUnavailable", "the credential returned no token");
+  return token.token;
+}

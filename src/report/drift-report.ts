@@ -1,0 +1,61 @@
+import type { Finding } from "../compliance/finding";
+
+export type DriftFormat = "table" | "json" | "markdown";
+
+/** A database whose live TDE differs from the stack. */
+export interface TdeDrift {
+  id: string;
+  label: string;
+  live: string | null;
+  desired: string;
+  line?: number;
+}
+
+/** What `drift` found: TDE that differs, and tier-advisor findings (failures and exempt ones). */
+export interface DriftReportInput {
+  stackName: string;
+  file: string;
+  tde: TdeDrift[];
+  advisor: Finding[];
+}
+
+/** Renders `drift`'s findings for people (table), pipelines (json) or pull-request comments (markdown). */
+export function renderDrift(format: DriftFormat, d: DriftReportInput): string {
+  const { stackName, file, tde, advisor } = d;
+  if (format === "json") {
+    return JSON.stringify(
+      {
+        stack: stackName,
+        file,
+        transparentDataEncryption: tde,
+        tierAdvisor: advisor.map((f) => ({
+          resourceId: f.resourceId,
+          label: f.label,
+          level: f.level,
+          verdict: f.verdict,
+          message: f.message,
+          line: f.source?.line,
+        })),
+      },
+      null,
+      2,
+    );
+  }
+  if (format === "markdown") {
+    const lines = [`### stackwarden drift: \`${stackName}\``, ""];
+    lines.push(tde.length ? `**${tde.length}** database(s) differ from the stack:` : "Live TDE matches the stack.");
+    for (const d of tde) lines.push(`- \`${d.label}\`: TDE is ${d.live ?? "unknown"}, the stack wants ${d.desired}`);
+    if (advisor.length) {
+      lines.push("", "Tier advisor:");
+      for (const f of advisor) lines.push(`- ${f.verdict === "exempt" ? "exempt" : f.level}: ${f.message}`);
+    }
+    return lines.join("\n");
+  }
+  const lines = [
+    `Drift of stack ${stackName} (${file}): ${tde.length ? `${tde.length} database(s) differ from the stack` : "live TDE matches the stack"}`,
+  ];
+  for (const d of tde) lines.push(`  ~ ${d.label}  TDE live ${d.live ?? "unknown"}, desired ${d.desired}`);
+  for (const f of advisor)
+    lines.push(`  ${f.verdict === "exempt" ? "EXEMPT" : f.level === "mandatory" ? "DRIFT" : "ADVISORY"} ${f.label}: ${f.message}`);
+  return lines.join("\n");
+}
