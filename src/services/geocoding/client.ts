@@ -33,6 +33,34 @@ export interface GeocodingClientOptions {
   dispatcher?: Dispatcher;
 }
 
+/**
+ * Query parameters safe to print in logs and errors. Not `api_key` (a secret), and not `address`
+ * or `q`: free text that may be someone's home address, which is personal data.
+ */
+export const GEOCODING_SAFE_NAMES = {
+  query: [
+    "format",
+    "lat",
+    "lng",
+    "radius",
+    "country",
+    "from",
+    "to",
+    "placetype",
+    "lang",
+    "style",
+    "indent",
+    "postal",
+    "allwordsrequired",
+    "suggest",
+    "distance",
+    "oneway",
+    "streettype",
+    "standardize",
+    "spellchecking",
+  ],
+} as const;
+
 /** The most results one page may hold (the spec: "Max = 10"). */
 export const MAX_PAGE_SIZE = 10;
 
@@ -60,6 +88,8 @@ export class GeocodingClient {
       baseUrl: opts.endpoint,
       auth: opts.apiKey ? { kind: "query", name: GEOCODING_KEY_PARAMETER, value: opts.apiKey } : { kind: "none" },
       query: { format: "json" },
+      safeNames: GEOCODING_SAFE_NAMES,
+      service: "geocoding",
       retry: opts.retry,
       timeoutMs: opts.timeoutMs,
       logger: this.logger,

@@ -163,6 +163,22 @@ describe("the spec's other errors, from a service that sends them", () => {
     expect(Object.fromEntries(street.searchParams)).toMatchObject({ lat: "1", lng: "2", oneway: "true", streettype: "pedestrian" });
   });
 
+  it("logs coordinates and paging, never the key, and never the free text of an address or query", async () => {
+    server.script((_q, res) => json(res, 200, { numFound: 0, QTime: 0, result: [] }));
+    const logger = capture();
+    const client = new GeocodingClient({ endpoint: server.url, apiKey: GOOD, retry: FAST_RETRY, logger });
+    await client.reverseGeocode({ lat: 52.37, lng: 4.89, from: 1, to: 2 });
+    await client.geocode({ address: "Kerkstraat 1, 1017 GA Amsterdam" });
+    await client.fulltextSearch({ q: "kerkstraat" });
+    const lines = logger.lines.join("\n");
+    expect(lines).toMatch(/reversegeocode GET .*lat=52\.37&lng=4\.89&from=1&to=2/);
+    expect(lines).toContain("api_key=REDACTED");
+    expect(lines).toContain("address=REDACTED");
+    expect(lines).toContain("q=REDACTED");
+    expect(lines).not.toMatch(/Kerkstraat|kerkstraat/);
+    expectNoKey(lines);
+  });
+
   it("refuses a body that is not a JSON object", async () => {
     server.script((_q, res) => json(res, 200, [1, 2]));
     const e = await failure(parse(new GeocodingClient({ endpoint: server.url, retry: FAST_RETRY })));
