@@ -10,6 +10,7 @@ import { registerStart } from "./commands/start-command";
 import { registerCheck } from "./commands/check-command";
 import { registerDrift } from "./commands/drift-command";
 import { registerInventory } from "./commands/inventory-command";
+import { registerStacks } from "./commands/stacks-command";
 
 /** Builds the command tree; `io` receives all output. */
 export function buildProgram(io: CommandIO): Command {
@@ -32,6 +33,7 @@ export function buildProgram(io: CommandIO): Command {
   registerEmulator(program, io);
   registerStart(program, io);
   registerWhoami(program, io);
+  registerStacks(program, io);
   for (const c of program.commands) {
     c.exitOverride().configureOutput({
       writeOut: (s) => io.out(s.replace(/\n$/, "")),
