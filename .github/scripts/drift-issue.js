@@ -10,7 +10,7 @@
  * Environment: STACK, DRIFT_EXIT, CHECK_EXIT, REPORTS (holding summary.md from stack-results.js).
  */
 const { existsSync, readFileSync } = require("node:fs");
-const { join } = require("node:path");
+const { join, resolve } = require("node:path");
 
 const LABEL = "stackwarden-drift";
 /** Issue bodies are limited to 65 536 characters. */
@@ -45,7 +45,7 @@ async function track({ github, context, core }, env = process.env) {
     return { action: "closed", number: existing.number };
   }
 
-  const summaryFile = join(env.REPORTS || ".", "summary.md");
+  const summaryFile = join(resolve(env.GITHUB_WORKSPACE || process.cwd(), env.REPORTS || "."), "summary.md");
   let details = existsSync(summaryFile) ? readFileSync(summaryFile, "utf8").trim() : "(no summary: see the run)";
   if (details.length > MAX_BODY) details = `${details.slice(0, MAX_BODY)}\n\n… cut: the full report is in the run's summary.`;
   const what = [

@@ -10,7 +10,7 @@
  * stack's summary artifact was downloaded: SUMMARIES/summary-<stack>/summary.md).
  */
 const { existsSync, readFileSync } = require("node:fs");
-const { join } = require("node:path");
+const { join, resolve } = require("node:path");
 
 const MARKER = "<!-- stackwarden:pull-request -->";
 /** GitHub refuses comments over 65 536 characters; keep room for the footer. */
@@ -25,7 +25,8 @@ function commentBody(env, context) {
   if (stacks.length === 0) parts.push("No stack file, and nothing every stack depends on, changed: nothing to plan or check.", "");
   const failed = [];
   for (const stack of stacks) {
-    const file = join(env.SUMMARIES || "summaries", `summary-${stack}`, "summary.md");
+    // Relative to the workspace, as the download step wrote it.
+    const file = join(resolve(env.GITHUB_WORKSPACE || process.cwd(), env.SUMMARIES || "summaries"), `summary-${stack}`, "summary.md");
     if (!existsSync(file)) {
       failed.push(stack);
       parts.push(`### :x: stack \`${stack}\``, "", "No results: the job stopped before its summary (see the run).", "");
