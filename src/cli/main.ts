@@ -11,6 +11,7 @@ import { registerCheck } from "./commands/check-command";
 import { registerDrift } from "./commands/drift-command";
 import { registerInventory } from "./commands/inventory-command";
 import { registerStacks } from "./commands/stacks-command";
+import { registerPko } from "./commands/pko-command";
 
 /** Builds the command tree; `io` receives all output. */
 export function buildProgram(io: CommandIO): Command {
@@ -34,6 +35,7 @@ export function buildProgram(io: CommandIO): Command {
   registerStart(program, io);
   registerWhoami(program, io);
   registerStacks(program, io);
+  registerPko(program, io);
   for (const c of program.commands) {
     c.exitOverride().configureOutput({
       writeOut: (s) => io.out(s.replace(/\n$/, "")),
