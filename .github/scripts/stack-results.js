@@ -36,7 +36,8 @@ function stepResult(step, raw) {
   const code = Number(raw);
   const known = MEANINGS[step][code];
   if (known) return { step, code, state: known[0], text: `${known[1]} (exit ${code})` };
-  return { step, code, state: "fail", text: code === 1 ? "error (exit 1)" : `failed (exit ${code})` };
+  // stackwarden's exit 1 is an error; Pulumi's non-zero exits mix policy violations and errors.
+  return { step, code, state: "fail", text: code === 1 && step !== "preview" ? "error (exit 1)" : `failed (exit ${code})` };
 }
 
 /** The results of a pipeline's steps; `preview` only counts for Pulumi-engine stacks. */

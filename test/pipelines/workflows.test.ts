@@ -1,15 +1,9 @@
-import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/http";
 import { SqlClient } from "../../src/services/sql/client";
-import { PROJECT_ROOT } from "../../src/version";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { GitHubApiStandIn } from "./github-api-stand-in";
-import { hostedActionStandIns, STAND_INS, type SarifUpload } from "./hosted-action-stand-ins";
-import { runWorkflow, type JobRecord, type WorkflowRun } from "./workflow-runner";
+import { STAND_INS } from "./hosted-action-stand-ins";
+import { job, logOf, step, WorkflowRepo } from "./workflow-fixture";
 
 /**
  * The workflows' own steps, run in order by a local runner (workflow-runner.ts) in fresh clones of
@@ -18,7 +12,6 @@ import { runWorkflow, type JobRecord, type WorkflowRun } from "./workflow-runner
  * (dist/, built by `npm test`'s pretest). Hosted actions are stood in for (STAND_INS, printed once).
  */
 const SUB = "00000000-0000-0000-0000-0000000000f1";
-const REPO = { owner: "acme", repo: "estate" };
 const PR = 7;
 
 const SEED = `
@@ -40,131 +33,21 @@ const stackFile = (...dbs: string[]) =>
   ["config:", `  stackwarden:subscriptionId: ${SUB}`, "  stackwarden:databases:", ...dbs, ""].join("\n");
 
 let emu: TestEmulator;
-let dir: string;
-let origin: string;
-let author: string;
-let api: GitHubApiStandIn;
-let runCount = 0;
-let mainV1: string;
+let repo: WorkflowRepo;
 let prHead: string;
 
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "t",
-      GIT_AUTHOR_EMAIL: "t@example.com",
-      GIT_COMMITTER_NAME: "t",
-      GIT_COMMITTER_EMAIL: "t@example.com",
-    },
-  }).trim();
-
-function commit(files: Record<string, string>, message: string): string {
-  for (const [f, text] of Object.entries(files)) {
-    mkdirSync(join(author, f, ".."), { recursive: true });
-    writeFileSync(join(author, f), text);
-  }
-  git(author, "add", "-A");
-  git(author, "commit", "-q", "-m", message);
-  return git(author, "rev-parse", "HEAD");
-}
-
-interface Outcome {
-  run: WorkflowRun;
-  sarif: SarifUpload[];
-}
-
-async function runEvent(
-  workflow: string,
-  event: { name: string; payload: Record<string, unknown>; ref: string; sha: string; base_ref?: string; head_ref?: string },
-): Promise<Outcome> {
-  const runId = String(4000 + ++runCount);
-  const root = join(dir, "runs", runId);
-  const { standIns, runStandIns, sarifUploads } = hostedActionStandIns({
-    origin,
-    projectDir: PROJECT_ROOT,
-    identityEndpoint: emu.imdsEndpoint,
-    artifactsDir: join(root, "artifacts"),
-    github: api,
-    repo: REPO,
-    toolsDir: join(dir, "tools"),
-    context: () => ({
-      eventName: event.name,
-      sha: event.sha,
-      ref: event.ref,
-      runId: Number(runId),
-      payload: event.payload,
-      issueNumber: (event.payload.pull_request as { number?: number } | undefined)?.number,
-    }),
-  });
-  const run = await runWorkflow({
-    workflowFile: join(PROJECT_ROOT, ".github", "workflows", workflow),
-    root,
-    // The runner's environment: the ARM endpoint points at the emulator. No IMDS endpoint and no
-    // token: every credential must come through azure/login and the token hand-off step.
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? dir, STACKWARDEN_ARM_ENDPOINT: emu.url, LANG: "C.UTF-8" },
-    github: {
-      event_name: event.name,
-      event: event.payload,
-      sha: event.sha,
-      ref: event.ref,
-      base_ref: event.base_ref,
-      head_ref: event.head_ref,
-      repository: `${REPO.owner}/${REPO.repo}`,
-      run_id: runId,
-    },
-    vars: {
-      AZURE_CLIENT_ID: "11111111-1111-1111-1111-111111111111",
-      AZURE_TENANT_ID: "22222222-2222-2222-2222-222222222222",
-      AZURE_SUBSCRIPTION_ID: SUB,
-    },
-    secrets: {},
-    standIns,
-    runStandIns,
-  });
-  return { run, sarif: sarifUploads };
-}
-
-const job = (run: WorkflowRun, id: string, stack?: string): JobRecord => {
-  const found = run.jobs.find((j) => j.job === id && (stack === undefined || j.matrix.stack === stack));
-  if (!found)
-    throw new Error(`no job ${id}${stack ? ` for ${stack}` : ""}: ${run.jobs.map((j) => `${j.job}/${String(j.matrix.stack)}`).join(", ")}`);
-  return found;
-};
-const step = (j: JobRecord, name: string) => {
-  const s = j.steps.find((x) => x.name === name);
-  if (!s) throw new Error(`no step "${name}" in ${j.name}: ${j.steps.map((x) => x.name).join(", ")}`);
-  return s;
-};
-/** Everything a job printed, for failure messages. */
-const logOf = (run: WorkflowRun) =>
-  run.jobs.map((j) => `== ${j.name} ${j.result}\n${j.steps.map((s) => `-- ${s.name} ${s.outcome}\n${s.log}`).join("")}`).join("\n");
-const botComments = () => api.comments.filter((c) => c.issue_number === PR && c.user.type === "Bot");
+const botComments = () => repo.api.comments.filter((c) => c.issue_number === PR && c.user.type === "Bot");
 
 beforeAll(async () => {
   emu = await startTestEmulator({ seed: seedFromYaml(SEED) });
-  dir = mkdtempSync(join(tmpdir(), "stackwarden-workflows-"));
-  origin = join(dir, "origin.git");
-  author = join(dir, "author");
-  git(dir, "init", "-q", "--bare", "-b", "main", origin);
-  git(dir, "clone", "-q", origin, author);
-  git(author, "checkout", "-q", "-b", "main");
-  // The project as a user's copy holds it: workflows, their scripts, the CLI's entry point, the stacks.
-  for (const p of [".github", "bin", "package.json", "Pulumi.yaml"]) cpSync(join(PROJECT_ROOT, p), join(author, p), { recursive: true });
-  mainV1 = commit(
-    {
-      ".gitignore": "node_modules\ndist\nreports/\nsummaries/\n",
+  repo = new WorkflowRepo(emu, {
+    files: {
       "stacks/Pulumi.prod.yaml": stackFile(db("orders", "Enabled")),
       "stacks/Pulumi.staging.yaml": stackFile(db("metrics", "Enabled")),
     },
-    "two stacks",
-  );
-  git(author, "push", "-q", "origin", "main");
-  api = new GitHubApiStandIn(REPO);
-  api.addPullRequest(PR, "Encrypt invoices");
-  api.addHumanComment(PR, "Quoting the bot: <!-- stackwarden:pull-request --> looks odd");
+  });
+  repo.api.addPullRequest(PR, "Encrypt invoices");
+  repo.api.addHumanComment(PR, "Quoting the bot: <!-- stackwarden:pull-request --> looks odd");
   console.log(
     `workflow test stand-ins for hosted actions:\n${Object.entries(STAND_INS)
       .map(([k, v]) => `  ${k}: ${v}`)
@@ -174,29 +57,17 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await emu?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  repo?.cleanup();
 });
-
-async function pullRequest(sha: string): Promise<Outcome> {
-  git(author, "push", "-q", "--force", "origin", `${sha}:refs/pull/${PR}/head`);
-  return runEvent("pull-request.yml", {
-    name: "pull_request",
-    payload: { number: PR, pull_request: { number: PR, head: { sha, ref: "encrypt-invoices" }, base: { ref: "main", sha: mainV1 } } },
-    ref: `refs/pull/${PR}/head`,
-    sha,
-    base_ref: "main",
-    head_ref: "encrypt-invoices",
-  });
-}
 
 describe("the workflows' run: steps against the emulator", () => {
   it("a pull request that disables TDE on a database fails its stack's gate with a SARIF file, a summary and a comment that name the violation", async () => {
-    git(author, "checkout", "-q", "-b", "encrypt-invoices");
-    const sha = commit(
+    repo.git("checkout", "-q", "-b", "encrypt-invoices");
+    const sha = repo.commit(
       { "stacks/Pulumi.prod.yaml": stackFile(db("orders", "Disabled"), db("invoices", "Enabled")) },
       "prod: invoices, and orders off",
     );
-    const { run, sarif } = await pullRequest(sha);
+    const { run, sarif } = await repo.pullRequest(sha, PR, "encrypt-invoices");
 
     expect(run.result, logOf(run)).toBe("failure");
     // Only the stack the pull request changed is planned and checked.
@@ -241,12 +112,12 @@ describe("the workflows' run: steps against the emulator", () => {
   }, 120_000);
 
   it("the fix turns the gate green and updates the same comment in place", async () => {
-    prHead = commit(
+    prHead = repo.commit(
       { "stacks/Pulumi.prod.yaml": stackFile(db("orders", "Enabled"), db("invoices", "Enabled")) },
       "prod: keep orders encrypted",
     );
     const before = botComments()[0].id;
-    const { run, sarif } = await pullRequest(prHead);
+    const { run, sarif } = await repo.pullRequest(prHead, PR, "encrypt-invoices");
 
     expect(run.result, logOf(run)).toBe("success");
     const gate = job(run, "gate", "prod");
@@ -258,16 +129,16 @@ describe("the workflows' run: steps against the emulator", () => {
     expect(comments.map((c) => c.id)).toEqual([before]);
     expect(comments[0].body).toContain("All stacks pass.");
     expect(comments[0].body).not.toContain("the stack sets it to Disabled");
-    expect(api.comments.find((c) => c.user.type === "User")?.body).toContain("Quoting the bot");
+    expect(repo.api.comments.find((c) => c.user.type === "User")?.body).toContain("Quoting the bot");
   }, 120_000);
 
   it("the merge applies the changed stack in its stack-<name> concurrency group and checks the live state", async () => {
-    git(author, "checkout", "-q", "main");
-    git(author, "merge", "-q", "--ff-only", "encrypt-invoices");
-    git(author, "push", "-q", "origin", "main");
-    const { run, sarif } = await runEvent("merge.yml", {
+    repo.git("checkout", "-q", "main");
+    repo.git("merge", "-q", "--ff-only", "encrypt-invoices");
+    repo.git("push", "-q", "origin", "main");
+    const { run, sarif } = await repo.run("merge.yml", {
       name: "push",
-      payload: { before: mainV1, after: prHead, ref: "refs/heads/main" },
+      payload: { before: repo.base, after: prHead, ref: "refs/heads/main" },
       ref: "refs/heads/main",
       sha: prHead,
     });
@@ -298,7 +169,7 @@ describe("the workflows' run: steps against the emulator", () => {
     const orders = { subscriptionId: SUB, resourceGroup: "rg-wf", server: "sql-wf", database: "orders" };
     await sql.putTransparentDataEncryption(orders, "Disabled"); // out of band
     const drift = () =>
-      runEvent("drift.yml", { name: "schedule", payload: { schedule: "23 */6 * * *" }, ref: "refs/heads/main", sha: prHead });
+      repo.run("drift.yml", { name: "schedule", payload: { schedule: "23 */6 * * *" }, ref: "refs/heads/main", sha: prHead });
 
     const first = await drift();
     expect(first.run.result, logOf(first.run)).toBe("failure");
@@ -308,15 +179,16 @@ describe("the workflows' run: steps against the emulator", () => {
     expect(step(prod, "Drift").outputs.exit).toBe("2");
     expect(prod.summary).toContain("`rg-wf/sql-wf/orders`: TDE is Disabled, the stack wants Enabled");
     expect(job(first.run, "drift", "staging").result).toBe("success");
-    const open = () => api.issues.filter((i) => !i.pull_request && i.state === "open");
+    const open = () => repo.api.issues.filter((i) => !i.pull_request && i.state === "open");
     expect(open()).toHaveLength(1);
     expect(open()[0]).toMatchObject({ title: "stackwarden drift: stack prod", labels: [{ name: "stackwarden-drift" }] });
     expect(open()[0].body).toContain("orders");
 
+    const secondId = repo.nextRunId;
     const second = await drift();
     expect(second.run.result).toBe("failure");
     expect(open()).toHaveLength(1);
-    expect(api.calls.filter((c) => c === "issues.create")).toHaveLength(1);
-    expect(open()[0].body).toContain(`[run ${4000 + runCount}]`); // the second run's id
+    expect(repo.api.calls.filter((c) => c === "issues.create")).toHaveLength(1);
+    expect(open()[0].body).toContain(`[run ${secondId}]`);
   }, 120_000);
 });
