@@ -1,7 +1,7 @@
 "use strict";
 /**
- * The one stackwarden comment of a pull request, created the first time and updated in place on
- * every later run (found by its marker and its bot author). Run by actions/github-script:
+ * The one stackwarden comment of a pull request, created the first time a run has stacks to report
+ * and updated in place on every later run (found by its marker and its bot author). Run by actions/github-script:
  *
  *   const upsert = require("./.github/scripts/pr-comment.js");
  *   await upsert({ github, context, core });
@@ -51,6 +51,11 @@ async function upsert({ github, context, core }, env = process.env) {
   const body = commentBody(env, context);
   const comments = await github.paginate(github.rest.issues.listComments, { owner, repo, issue_number, per_page: 100 });
   const mine = comments.find((c) => c.user && c.user.type === "Bot" && typeof c.body === "string" && c.body.startsWith(MARKER));
+  // A pull request that never touched a stack gets no comment; one that did keeps its comment current.
+  if (!mine && JSON.parse(env.MATRIX || '{"include":[]}').include.length === 0) {
+    core.info(`no stack changed by #${issue_number}: no comment`);
+    return { action: "none" };
+  }
   if (mine) {
     await github.rest.issues.updateComment({ owner, repo, comment_id: mine.id, body });
     core.info(`updated the stackwarden comment ${mine.id} on #${issue_number}`);

@@ -101,6 +101,27 @@ describe("pr-comment.js", () => {
   });
 });
 
+describe("pr-comment.js upsert", () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const upsert = require(join(scripts, "pr-comment.js")) as (
+    a: { github: GitHubApiStandIn; context: Record<string, unknown>; core: { info(m: string): void } },
+    env: Record<string, string>,
+  ) => Promise<{ action: string }>;
+
+  it("comments nothing on a pull request that changes no stack, but keeps an existing comment current", async () => {
+    const api = new GitHubApiStandIn(REPO);
+    api.addPullRequest(7, "docs only");
+    const none = { MATRIX: '{"include":[]}' };
+    expect(await upsert({ github: api, context, core }, none)).toEqual({ action: "none" });
+    expect(api.comments).toEqual([]);
+    const ws = mkdtempSync(join(tmpdir(), "pr-comment-"));
+    await upsert({ github: api, context, core }, { MATRIX: '{"include":[{"stack":"prod"}]}', GITHUB_WORKSPACE: ws });
+    expect(await upsert({ github: api, context, core }, none)).toMatchObject({ action: "updated" });
+    expect(api.comments).toHaveLength(1);
+    expect(api.comments[0].body).toContain("0 stack(s) changed");
+  });
+});
+
 describe("drift-issue.js", () => {
   it("closes the stack's open issue with a comment when the stack is clean, and leaves other stacks' issues and pull requests alone", async () => {
     const api = new GitHubApiStandIn(REPO);
