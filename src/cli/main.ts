@@ -17,6 +17,8 @@ import { registerWatch } from "./commands/watch-command";
 import { registerAudit } from "./commands/audit-command";
 import { registerGeocode } from "./commands/geocode-command";
 import { registerWhere } from "./commands/where-command";
+import { registerStacks } from "./commands/stacks-command";
+import { registerPko } from "./commands/pko-command";
 
 /** Builds the command tree; `io` receives all output. */
 export function buildProgram(io: CommandIO): Command {
@@ -46,6 +48,8 @@ export function buildProgram(io: CommandIO): Command {
   registerRules(program, io);
   registerWatch(program, io);
   registerAudit(program, io);
+  registerStacks(program, io);
+  registerPko(program, io);
   for (const c of program.commands) {
     c.exitOverride().configureOutput({
       writeOut: (s) => io.out(s.replace(/\n$/, "")),

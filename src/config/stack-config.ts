@@ -87,11 +87,16 @@ export interface ArtifactsTarget {
   ruleSources?: (SourceLocation | undefined)[];
 }
 
+/** How a stack is applied: by stackwarden itself, or by Pulumi (`pulumi up` with the policy pack). */
+export type StackEngine = "native" | "pulumi";
+
 /** A validated stack: what the CLI and the Pulumi program both act on. */
 export interface StackConfig {
   /** The stack file, or a description of where the values came from. */
   file: string;
   subscriptionId: string;
+  /** How the pipelines apply this stack (`stackwarden:engine`); absent means native. */
+  engine?: StackEngine;
   databases: DesiredDatabase[];
   elasticPools: ElasticPoolTarget[];
   batch: { resourceGroups?: string[]; locations: string[]; workspaces: BatchWorkspaceTarget[]; source?: SourceLocation };
@@ -110,6 +115,7 @@ export interface StackConfig {
 
 type RawKeys = {
   "stackwarden:subscriptionId": string;
+  "stackwarden:engine"?: StackEngine;
   "stackwarden:databases"?: Omit<DesiredDatabase, "source">[];
   "stackwarden:elasticPools"?: Omit<ElasticPoolTarget, "source">[];
   "stackwarden:batch"?: { resourceGroups?: string[]; locations?: string[]; workspaces?: BatchWorkspaceTarget[] };
@@ -294,6 +300,7 @@ function build(
   return {
     file,
     subscriptionId: raw["stackwarden:subscriptionId"],
+    engine: raw["stackwarden:engine"] ?? "native",
     databases,
     elasticPools: pools.map((p, i) => ({ ...p, source: where(["stackwarden:elasticPools", i]) })),
     batch: {

@@ -11,6 +11,12 @@ export const STATIC_KEY_SCHEMAS = {
     pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
     description: "required: the Azure subscription id (a GUID)",
   },
+  "stackwarden:engine": {
+    type: "string",
+    enum: ["native", "pulumi"],
+    description:
+      "optional, default native: how the pipelines apply this stack: native (stackwarden apply) or pulumi (pulumi preview/up with the policy pack)",
+  },
   "stackwarden:databases": {
     type: "array",
     description: "optional, default []: databases whose transparent data encryption is managed",
