@@ -13,7 +13,7 @@ import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-
 import { UsageError } from "../cli-error";
 import type { AuditChange } from "../../audit/audit-entry";
 import { auditChangesOf } from "../../operations/apply-changes";
-import { runPulumiApply } from "../../engine/pulumi-engine";
+import { runPulumiApply, type EngineSummary } from "../../engine/pulumi-engine";
 import { applyUnderLock } from "../apply-under-lock";
 import { withOperationOptions, type OperationFlags } from "../operation-options";
 
@@ -44,16 +44,18 @@ export function registerApply(program: Command, io: CommandIO): void {
         const pulumiStack = flags.stack;
         io.exitCode = await applyUnderLock("apply --engine pulumi", stack, name, flags, io, async () => {
           const what: AuditChange[] = [];
+          let summary: EngineSummary | undefined;
           const code = await runPulumiApply(
             {
               stack: pulumiStack,
               stackFile: stackFilePath(pulumiStack, io.cwd),
               yes: flags.yes,
               onResourceChange: (c) => what.push({ ...c, outcome: c.op }),
+              onSummary: (s) => (summary = s),
             },
             io,
           );
-          return { what, exitCode: code };
+          return { what, exitCode: code, summary };
         });
         return;
       }
