@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { collectBatchInventory, type BatchInventory } from "../../src/inventory/batch-inventory";
 import { BatchAiClient } from "../../src/services/batchai/client";
-import { ApiError } from "../../src/http";
 import { SUB, type BatchEmulator, fixtureSeed, startBatchEmulator } from "../services/batchai/batchai-harness";
 
 const SEED_600 = fixtureSeed("600-jobs.yaml");
