@@ -1,7 +1,6 @@
 import { registryVersion, ruleIds } from "../compliance/registry";
 import { policiesSchema } from "../compliance/rule-settings";
-
-const name = (what: string) => ({ type: "string", minLength: 1, maxLength: 128, pattern: "^[^/\\\\?#]+$", description: `${what} name` });
+import { AZURE_NAME_RULES as N, azureNameSchema as name } from "./azure-names";
 
 /** The schemas of the `stackwarden:` keys that do not depend on the registered rules. */
 export const STATIC_KEY_SCHEMAS = {
@@ -9,6 +8,7 @@ export const STATIC_KEY_SCHEMAS = {
     type: "string",
     pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
     description: "required: the Azure subscription id (a GUID)",
+    "x-rule": "subscription id: a GUID such as 00000000-0000-0000-0000-000000000000",
   },
   "stackwarden:databases": {
     type: "array",
@@ -18,9 +18,9 @@ export const STATIC_KEY_SCHEMAS = {
       additionalProperties: false,
       required: ["resourceGroup", "server", "database", "transparentDataEncryption"],
       properties: {
-        resourceGroup: name("resource group"),
-        server: name("SQL server"),
-        database: name("database"),
+        resourceGroup: name(N.resourceGroup),
+        server: name(N.sqlServer),
+        database: name(N.sqlDatabase),
         transparentDataEncryption: { type: "string", enum: ["Enabled", "Disabled"], description: "required: the desired TDE status" },
         serviceObjective: {
           type: "string",
@@ -37,7 +37,7 @@ export const STATIC_KEY_SCHEMAS = {
       type: "object",
       additionalProperties: false,
       required: ["resourceGroup", "server", "elasticPool"],
-      properties: { resourceGroup: name("resource group"), server: name("SQL server"), elasticPool: name("elastic pool") },
+      properties: { resourceGroup: name(N.resourceGroup), server: name(N.sqlServer), elasticPool: name(N.sqlElasticPool) },
     },
   },
   "stackwarden:batch": {
@@ -47,7 +47,7 @@ export const STATIC_KEY_SCHEMAS = {
     properties: {
       resourceGroups: {
         type: "array",
-        items: name("resource group"),
+        items: name(N.batchResourceGroup),
         description: "optional: limit discovery to these; default every workspace of the subscription",
       },
       locations: {
@@ -64,15 +64,15 @@ export const STATIC_KEY_SCHEMAS = {
           additionalProperties: false,
           required: ["resourceGroup", "workspace"],
           properties: {
-            resourceGroup: name("resource group"),
-            workspace: name("workspace"),
-            clusters: { type: "array", items: name("cluster") },
+            resourceGroup: name(N.batchResourceGroup),
+            workspace: name(N.batchWorkspace),
+            clusters: { type: "array", items: name(N.batchCluster) },
             experiments: {
               type: "array",
-              items: name("experiment"),
+              items: name(N.batchExperiment),
               description: "each also registers the experiment's jobs as one data source",
             },
-            fileServers: { type: "array", items: name("file server") },
+            fileServers: { type: "array", items: name(N.batchFileServer) },
           },
         },
       },
