@@ -50,6 +50,8 @@ export interface RequestStats {
 }
 
 const JSON_TYPE = "application/json; charset=utf-8";
+/** Where the clock offset lives in the state, for the journal. */
+const CLOCK_PATH = ["emulator", "clockOffsetMs"] as const;
 
 /** Starts the emulator: every local service on one port, with ARM's conventions, faults and persistence. */
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
@@ -64,6 +66,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     if (!(s.name in state.services)) state.services[s.name] = s.initialState(seed[s.name]);
   }
   const store = new StateStore(state, opts.stateDir);
+  // A fresh snapshot at start: the seed's services, or the loaded state with its journal folded in.
   store.changed();
 
   const settings: EmulatorSettings = {
@@ -79,7 +82,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   for (const s of services) {
     const ctx: ServiceContext<unknown> = {
       state: () => state.services[s.name],
-      changed: () => store.changed(),
+      changed: (...path) => store.changed(["services", s.name, ...path]),
       tokens,
       settings,
       app,
@@ -195,11 +198,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     now,
     advanceClock(ms) {
       state.emulator.clockOffsetMs += ms;
-      store.changed();
+      store.changed(CLOCK_PATH);
     },
     close: () =>
       new Promise<void>((resolve) => {
-        store.flush();
+        store.close();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
@@ -257,7 +260,7 @@ function adminRoutes(d: {
       }
       case "POST /_emulator/clock":
         if (typeof b.advanceMs === "number") d.state.emulator.clockOffsetMs += b.advanceMs;
-        d.store.changed();
+        d.store.changed(CLOCK_PATH);
         return { status: 200, body: { offsetMs: d.state.emulator.clockOffsetMs } };
       default:
         return { status: 404, body: { error: { code: "NotFound", message: `no admin route ${method} ${path}` } } };
