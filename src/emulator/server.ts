@@ -124,7 +124,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     stats.byRoute[routeKey] = (stats.byRoute[routeKey] ?? 0) + 1;
 
     const decision = faults.decide(method, path);
-    const latency = faults.settings.latencyMs;
+    const latency = faults.settings.latencyMs + (decision.kind === "delay" ? decision.ms : 0);
     if (latency > 0) await sleep(latency);
     if (decision.kind === "drop") {
       req.socket.destroy();
@@ -175,8 +175,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       body,
       baseUrl,
       now: now(),
+      ...(decision.kind === "scan" ? { fault: { scan: decision.scan } } : {}),
     };
-    send(res, await found.handler(request));
+    send(res, await found.handler(request), decision.kind === "truncate");
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -300,7 +301,12 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function send(res: ServerResponse, reply: EmulatorReply): void {
+/**
+ * Writes a reply. `truncate` (an injected fault) sends the headers with the full length, then half
+ * the body, then closes the connection: an answer cut off on its way, as a dying proxy or a reset
+ * leaves it. The request itself was handled (a PUT took effect), as it would have been.
+ */
+function send(res: ServerResponse, reply: EmulatorReply, truncate = false): void {
   const headers: Record<string, string> = { ...reply.headers };
   let payload: string | Buffer | undefined;
   if (reply.body === undefined) payload = undefined;
@@ -311,7 +317,12 @@ function send(res: ServerResponse, reply: EmulatorReply): void {
   }
   if (payload !== undefined) headers["content-length"] = String(Buffer.byteLength(payload));
   res.writeHead(reply.status, headers);
-  res.end(payload);
+  if (!truncate) {
+    res.end(payload);
+    return;
+  }
+  const bytes = payload === undefined ? Buffer.alloc(0) : Buffer.from(payload);
+  res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.socket?.destroy());
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

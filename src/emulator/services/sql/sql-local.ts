@@ -360,7 +360,9 @@ class SqlHandlers {
         `An ${running} scan of database '${db.name}' on server '${server.name}' is in progress; the status cannot be set to '${status}' until it has finished. Poll transparentDataEncryption/current/operationResults and try again.`,
       );
     }
-    const scan = db.scan ?? {};
+    // How the scan behaves: an injected scan fault (the fault injector's `scan`) wins over the database's seed.
+    const injected = req.fault?.scan;
+    const scan = injected ? { ...db.scan, ...injected } : (db.scan ?? {});
     db.tdeScan = {
       from: db.transparentDataEncryption,
       to: status,
@@ -368,6 +370,7 @@ class SqlHandlers {
       durationMs: scan.durationMs ?? this.ctx.state().scanDurationMs,
       outcome: scan.outcome ?? "succeed",
       failAtPercent: scan.failAtPercent ?? DEFAULT_FAIL_AT_PERCENT,
+      ...(scan.stallMs !== undefined ? { stallMs: scan.stallMs } : {}),
     };
     db.transparentDataEncryption = status;
     this.settle(f.value, req.now); // a zero-length scan is over at once
