@@ -121,10 +121,16 @@ export async function chaosRun(seed: number): Promise<ChaosRunResult> {
       if (applies === 1 && restartAt !== undefined) {
         await sleep(restartAt);
         // A restart: the process's connections go, the state stays (--state), the port comes back after a gap.
+        // Counted faults (the scans that stall or fail) carry over, so a restart does not hand out more of them.
         faultsInjected += emu.faults.injectedCount;
+        const hits = emu.faults.ruleHitCounts;
+        const remaining = {
+          ...faults,
+          rules: faults.rules.map((r, i) => (r.count === undefined ? r : { ...r, count: Math.max(0, r.count - hits[i]) })),
+        };
         await emu.close();
         await sleep(restartGap);
-        emu = await startEmulator({ seed: seedDoc, stateDir, faults, port, onError: quiet });
+        emu = await startEmulator({ seed: seedDoc, stateDir, faults: remaining, port, onError: quiet });
         restarts += 1;
       }
       code = await apply;

@@ -52,7 +52,12 @@ export const STATIC_KEY_SCHEMAS = {
       },
       locations: {
         type: "array",
-        items: { type: "string", pattern: "^[a-z0-9]+$", description: "an Azure location such as eastus" },
+        items: {
+          type: "string",
+          pattern: "^[a-z0-9]+$",
+          description: "an Azure location such as eastus",
+          "x-rule": "Azure location: its name in lower-case letters and digits, such as eastus (not its display name, East US)",
+        },
         description: "optional, default []: locations whose usages are read",
       },
       workspaces: {

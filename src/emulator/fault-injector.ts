@@ -85,6 +85,11 @@ export class FaultInjector {
     return this.injected;
   }
 
+  /** How often each rule has hit so far, by its index in `rules` (a `count` rule stops at its count). */
+  get ruleHitCounts(): readonly number[] {
+    return this.config.rules.map((_, i) => this.ruleHits[i] ?? 0);
+  }
+
   /** Zeroes the count of injected faults (the stats reset), keeping the decision counters. */
   resetInjectedCount(): void {
     this.injected = 0;

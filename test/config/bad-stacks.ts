@@ -100,7 +100,7 @@ export const BAD: [string, string, number, number, string, string][] = [
     4,
     17,
     "config.stackwarden:batch.locations[0]",
-    "must match pattern",
+    '"East US" is not a valid Azure location',
   ],
   [
     "unknown policy rule",
