@@ -272,4 +272,36 @@ describe("the state journal", () => {
     expect(readState(dir).services.counter).toEqual({ n: 40 });
     store.close();
   });
+
+  it("10 000 writes on a 10 000-database state: one line each, a few snapshots, never the whole file per write", async () => {
+    const dir = tempDir();
+    const databases = Array.from({ length: 10_000 }, (_, i) => ({ name: `db${i}`, transparentDataEncryption: "Disabled" }));
+    const state: PersistedState = {
+      version: 1,
+      emulator: { tokenKey: "", clockOffsetMs: 0 },
+      services: { sql: { servers: [{ name: "s1", databases }] } },
+    };
+    const store = new StateStore(state, dir);
+    store.changed();
+    store.flush();
+    const { statSync } = await import("node:fs");
+    const snapshotBytes = statSync(join(dir, "state.json")).size;
+    for (let i = 0; i < 10_000; i++) {
+      databases[i].transparentDataEncryption = "Enabled";
+      store.changed(["services", "sql", "servers", 0, "databases", i]);
+      store.flush();
+    }
+    // 10 000 appends; compactions only when the journal outgrew the snapshot.
+    expect(store.writes - store.snapshots).toBe(10_000);
+    expect(store.snapshots).toBeLessThanOrEqual(3);
+    const journalBytes = statSync(join(dir, "state.journal")).size;
+    expect(journalBytes).toBeLessThanOrEqual(Math.max(1024 * 1024, snapshotBytes) + 200);
+    const loaded = readState(dir);
+    expect(
+      (loaded.services.sql as { servers: { databases: { transparentDataEncryption: string }[] }[] }).servers[0].databases.every(
+        (d) => d.transparentDataEncryption === "Enabled",
+      ),
+    ).toBe(true);
+    store.close();
+  });
 });
