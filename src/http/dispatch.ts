@@ -48,10 +48,14 @@ export function dispatchTo(ctx: TransportContext, dispatcher: Dispatcher, policy
     const signal = spec.signal;
     const started = Date.now();
     let attempts = 1;
+    /** Whether the answer's headers have arrived: a failure after them is a body cut off, re-sent whole below. */
+    let receiving = false;
     const retryOptions = {
       throwOnError: false,
       retry(err: RetryableError, _state: unknown, cb: (err?: Error | null) => void) {
-        if (signal?.aborted) return cb(err);
+        // undici would try to resume a cut-off body with a range request; ARM serves none, so that
+        // attempt is wasted. Decline it: the loop below sends the whole request again instead.
+        if (signal?.aborted || receiving) return cb(err);
         const decision = decideRetry(
           {
             method: spec.method,
@@ -90,8 +94,10 @@ export function dispatchTo(ctx: TransportContext, dispatcher: Dispatcher, policy
       retryOptions,
     } as unknown as Dispatcher.RequestOptions;
     for (;;) {
+      receiving = false;
       try {
         const res = await dispatcher.request(opts);
+        receiving = true;
         if (req.asBuffer) return { res, text: "", buffer: Buffer.from(await res.body.arrayBuffer()), attempts, sentPath: req.path };
         return { res, text: await res.body.text(), attempts, sentPath: req.path };
       } catch (e) {
