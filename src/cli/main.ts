@@ -10,6 +10,11 @@ import { registerStart } from "./commands/start-command";
 import { registerCheck } from "./commands/check-command";
 import { registerDrift } from "./commands/drift-command";
 import { registerInventory } from "./commands/inventory-command";
+import { registerScan } from "./commands/scan-command";
+import { registerRules } from "./commands/rules-command";
+import { registerProbe } from "./commands/probe-command";
+import { registerWatch } from "./commands/watch-command";
+import { registerAudit } from "./commands/audit-command";
 
 /** Builds the command tree; `io` receives all output. */
 export function buildProgram(io: CommandIO): Command {
@@ -29,9 +34,14 @@ export function buildProgram(io: CommandIO): Command {
   registerDrift(program, io);
   registerCheck(program, io);
   registerInventory(program, io);
+  registerProbe(program, io);
   registerEmulator(program, io);
   registerStart(program, io);
   registerWhoami(program, io);
+  registerScan(program, io);
+  registerRules(program, io);
+  registerWatch(program, io);
+  registerAudit(program, io);
   for (const c of program.commands) {
     c.exitOverride().configureOutput({
       writeOut: (s) => io.out(s.replace(/\n$/, "")),

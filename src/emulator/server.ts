@@ -2,11 +2,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
 import { AccessTokens } from "./kit/access-tokens";
 import { armRoute } from "./kit/arm-conventions";
 import { EmulatorApp, type EmulatorReply, type EmulatorRequest } from "./kit/emulator-app";
 import { FaultInjector, NO_FAULTS, type FaultConfig } from "./fault-injector";
-import type { EmulatorSettings, LocalService, ServiceContext } from "./kit/local-service";
+import type { EmulatorErrorKind, EmulatorSettings, LocalService, ServiceContext } from "./kit/local-service";
 import Ajv, { type ValidateFunction } from "ajv";
 import { completeFaults, faultConfigSchema, settingsSchema, type SeedDocument } from "./seed";
 import { StateStore, type PersistedState } from "./state-store";
@@ -136,12 +137,15 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
         headers["retry-after"] = String(Math.ceil(decision.retryAfterMs / 1000));
         headers["retry-after-ms"] = String(decision.retryAfterMs);
       }
-      return send(res, faultReply(path, decision.status, headers));
+      return send(res, serviceErrorReply(services, path, decision.status, "fault", headers) ?? faultReply(path, decision.status, headers));
     }
 
-    const rawBody = await readBody(req);
+    // A streaming route reads the body itself; every other route gets it whole.
+    const rawBody = found?.streamBody ? EMPTY : await readBody(req);
     if (!found) {
       const status = app.hasPath(path) ? 405 : 404;
+      const own = serviceErrorReply(services, path, status, "no-route");
+      if (own) return send(res, own);
       return send(res, {
         status,
         body: {
@@ -154,6 +158,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     if (rawBody.length > 0 && contentType.includes("json")) {
       body = parseJson(rawBody);
       if (body === INVALID) {
+        const own = serviceErrorReply(services, path, 400, "invalid-body");
+        if (own) return send(res, own);
         return send(res, {
           status: 400,
           body: {
@@ -165,6 +171,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
         });
       }
     }
+    // The client may go away before the reply is sent: handlers with long work listen to this.
+    const gone = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) gone.abort();
+    });
     const request: EmulatorRequest = {
       method,
       path,
@@ -172,6 +183,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       query: new URLSearchParams(q < 0 ? "" : rawUrl.slice(q + 1)),
       headers: req.headers,
       rawBody,
+      bodyStream: found.streamBody ? req : undefined,
+      signal: gone.signal,
       body,
       baseUrl,
       now: now(),
@@ -208,6 +221,21 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
         server.close(() => resolve());
       }),
   };
+}
+
+/** The emulator's own answer in the error form of the service that owns the path, when that service gives one. */
+function serviceErrorReply(
+  services: readonly LocalService[],
+  path: string,
+  status: number,
+  kind: EmulatorErrorKind,
+  headers: Record<string, string> = {},
+): EmulatorReply | undefined {
+  for (const s of services) {
+    const reply = s.errorReply?.(path, status, kind);
+    if (reply) return { ...reply, headers: { ...headers, ...reply.headers } };
+  }
+  return undefined;
 }
 
 /** An injected fault in the shape the addressed service uses for errors. */
@@ -301,6 +329,8 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
+const EMPTY = Buffer.alloc(0);
+
 /**
  * Writes a reply. `truncate` (an injected fault) sends the headers with the full length, then half
  * the body, then closes the connection: an answer cut off on its way, as a dying proxy or a reset
@@ -308,6 +338,20 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
  */
 function send(res: ServerResponse, reply: EmulatorReply, truncate = false): void {
   const headers: Record<string, string> = { ...reply.headers };
+  if (reply.body instanceof Readable) {
+    // Streamed replies (a large file): piped with backpressure; a failure mid-way cuts the connection,
+    // which the client sees as a truncated response rather than a wrong one.
+    const body = reply.body;
+    if (res.destroyed) {
+      body.destroy();
+      return;
+    }
+    res.writeHead(reply.status, headers);
+    body.once("error", () => res.destroy());
+    res.once("close", () => body.destroy());
+    body.pipe(res);
+    return;
+  }
   let payload: string | Buffer | undefined;
   if (reply.body === undefined) payload = undefined;
   else if (Buffer.isBuffer(reply.body) || typeof reply.body === "string") payload = reply.body;

@@ -3,6 +3,7 @@ import { Agent, interceptors, type Dispatcher } from "undici";
 import { ApiError } from "./api-error";
 import type { OutgoingRequest, RawResponse, Send } from "./pipeline";
 import { decideRetry, type RetryPolicyOptions } from "./retry-policy";
+import { emitRequestEvent, hasRequestListeners, serviceOfRequest } from "./request-events";
 import type { TransportContext } from "./transport-context";
 
 let sharedAgent: Dispatcher | undefined;
@@ -50,6 +51,17 @@ export function dispatchTo(ctx: TransportContext, dispatcher: Dispatcher, policy
     let attempts = 1;
     /** Whether the answer's headers have arrived: a failure after them is a body cut off, re-sent whole below. */
     let receiving = false;
+    // Request events (metrics, src/http/request-events.ts): one per attempt, only when someone listens.
+    const observe = (status: number, retrying: boolean) => {
+      if (hasRequestListeners())
+        emitRequestEvent({
+          service: ctx.service ?? serviceOfRequest(ctx.baseUrl, req.path),
+          operation: spec.operation,
+          status,
+          attempt: attempts,
+          retrying,
+        });
+    };
     const retryOptions = {
       throwOnError: false,
       retry(err: RetryableError, _state: unknown, cb: (err?: Error | null) => void) {
@@ -71,6 +83,7 @@ export function dispatchTo(ctx: TransportContext, dispatcher: Dispatcher, policy
           if (ctx.logger.debugEnabled !== false) ctx.logger.debug(`${ctx.describe(req)}: not retrying (${decision.reason})`);
           return cb(err);
         }
+        observe(err.statusCode ?? 0, true);
         attempts += 1;
         ctx.logger.warn(
           `${ctx.describe(req)}: ${err.statusCode ?? err.code} on attempt ${attempts - 1}; retrying in ${decision.delayMs} ms`,
@@ -98,8 +111,10 @@ export function dispatchTo(ctx: TransportContext, dispatcher: Dispatcher, policy
       try {
         const res = await dispatcher.request(opts);
         receiving = true;
-        if (req.asBuffer) return { res, text: "", buffer: Buffer.from(await res.body.arrayBuffer()), attempts, sentPath: req.path };
-        return { res, text: await res.body.text(), attempts, sentPath: req.path };
+        // Observed once the body is whole: an answer cut off is a failed attempt, not a success.
+        const body = req.asBuffer ? { text: "", buffer: Buffer.from(await res.body.arrayBuffer()) } : { text: await res.body.text() };
+        observe(res.statusCode, false);
+        return { res, ...body, attempts, sentPath: req.path };
       } catch (e) {
         if (e instanceof ApiError) throw e;
         const err = e as RetryableError;
@@ -113,6 +128,7 @@ export function dispatchTo(ctx: TransportContext, dispatcher: Dispatcher, policy
             retry,
           );
           if (decision.retry) {
+            observe(0, true);
             attempts += 1;
             ctx.logger.warn(
               `${ctx.describe(req)}: the answer was cut off on attempt ${attempts - 1}; sending again in ${decision.delayMs} ms`,
@@ -121,6 +137,7 @@ export function dispatchTo(ctx: TransportContext, dispatcher: Dispatcher, policy
             if (waited) continue;
           }
         }
+        observe(0, false);
         throw ctx.failure(
           spec,
           aborted ? "RequestAborted" : (err.code ?? "ConnectionError"),
