@@ -252,7 +252,7 @@ describe("planted credentials appear nowhere, whatever the command, format or lo
     );
     writeFileSync(
       join(work, "stack.yaml"),
-      `config:\n  stackwarden:subscriptionId: 00000000-0000-0000-0000-000000000000\n  stackwarden:databases:\n    - { resourceGroup: rg-secrets, server: sql-secrets, database: orders, transparentDataEncryption: Enabled, serviceObjective: S1 }\n    - { resourceGroup: rg-secrets, server: sql-secrets, database: billing, transparentDataEncryption: Enabled }\n  stackwarden:elasticPools:\n    - { resourceGroup: rg-secrets, server: sql-secrets, elasticPool: pool-1 }\n  stackwarden:batch:\n    locations: [eastus]\n`,
+      `config:\n  stackwarden:subscriptionId: 00000000-0000-0000-0000-000000000000\n  stackwarden:databases:\n    - { resourceGroup: rg-secrets, server: sql-secrets, database: orders, transparentDataEncryption: Enabled, serviceObjective: S1 }\n    - { resourceGroup: rg-secrets, server: sql-secrets, database: billing, transparentDataEncryption: Enabled }\n  stackwarden:elasticPools:\n    - { resourceGroup: rg-secrets, server: sql-secrets, elasticPool: pool-1 }\n  stackwarden:batch:\n    locations: [eastus]\n  stackwarden:probes:\n    - { name: tc, issuer: lawcollegeandaman, doctype: trcer, format: pdf, parameters: { ADMN_NO: "\${env:PROBE_ADMN}", FullName: "\${env:PROBE_NAME}" } }\n`,
     );
     emulator = spawn(
       process.execPath,
@@ -290,6 +290,9 @@ describe("planted credentials appear nowhere, whatever the command, format or lo
           STACKWARDEN_GEOCODING_API_KEY: GEO_KEY,
           STACKWARDEN_APISETU_API_KEY: SETU_KEY,
           STACKWARDEN_APISETU_CLIENT_ID: SETU_CLIENT,
+          STACKWARDEN_APISETU_ENDPOINT: `${url}/apisetu`,
+          PROBE_ADMN: "ADMN-0001",
+          PROBE_NAME: "A Student",
           ...extra,
         },
       });
@@ -317,6 +320,8 @@ describe("planted credentials appear nowhere, whatever the command, format or lo
     ["inventory", "--config", "stack.yaml"],
     ["whoami"],
     ["whoami", "--output", "json"],
+    ["probe", "--config", "stack.yaml"],
+    ["probe", "--config", "stack.yaml", "--output", "json"],
   ];
 
   it("with a valid AZURE_ACCESS_TOKEN, with IMDS tokens, and with a forged token", async () => {
@@ -327,13 +332,15 @@ describe("planted credentials appear nowhere, whatever the command, format or lo
     const all: string[] = [];
     let sawDebug = false;
     // Every command with the valid token; a cross-section with IMDS tokens and with the forged one.
-    const SOME = COMMANDS.filter((a) => a.includes("json") || a.includes("sarif") || a[0] === "apply");
+    const SOME = COMMANDS.filter((a) => a.includes("json") || a.includes("sarif") || a[0] === "apply" || a[0] === "probe");
     for (const token of [valid, undefined, PLANTED_JWT]) {
       for (const args of token === valid ? COMMANDS : SOME) {
         const r = await cli(args, token ? { AZURE_ACCESS_TOKEN: token } : {});
-        if (token !== PLANTED_JWT && !args.includes("whoami"))
-          expect([0, 2, 3], `${args.join(" ")}: ${r.text.slice(-400)}`).toContain(r.code);
-        if (token === PLANTED_JWT && !args.includes("whoami")) expect(r.code, args.join(" ")).toBe(1); // refused with ARM's 401
+        const arm = !["whoami", "probe"].includes(args[0]);
+        // probe: 4, the issuer has no such record (an answer that went through the key).
+        if (args[0] === "probe") expect([0, 4], `${args.join(" ")}: ${r.text.slice(-400)}`).toContain(r.code);
+        else if (token !== PLANTED_JWT && arm) expect([0, 2, 3], `${args.join(" ")}: ${r.text.slice(-400)}`).toContain(r.code);
+        if (token === PLANTED_JWT && arm) expect(r.code, args.join(" ")).toBe(1); // refused with ARM's 401
         sawDebug ||= r.text.includes("[stackwarden]") && /TransparentDataEncryptions_Get GET http/.test(r.text);
         all.push(`$ ${args.join(" ")}\n${r.text}`);
       }
