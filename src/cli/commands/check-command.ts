@@ -1,8 +1,9 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Command } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 import { evaluateCompliance, type ComplianceResult } from "../../compliance/evaluate";
 import { gatherFacts } from "../../facts/gather-facts";
+import { plannedFacts } from "../../facts/planned-facts";
 import type { StackConfig } from "../../config/stack-config";
 import {
   complianceDocument,
@@ -30,12 +31,27 @@ export function registerCheck(program: Command, io: CommandIO): void {
     .option("--output <format>", FORMATS.join(", "), choiceOption(FORMATS), "table")
     .option("--format <format>", "alias of --output", choiceOption(FORMATS))
     .option("--out <file>", "write the report to a file instead of stdout")
+    .option(
+      "--report <format=file>",
+      "also write the same evaluation in another format to a file (repeatable), e.g. --report markdown=summary.md",
+      collectReport,
+      [] as ExtraReport[],
+    )
+    .option(
+      "--planned",
+      "judge the state the stack asks for: a database the plan would change counts with its desired TDE status (the pull-request gate; as the policy pack does in pulumi preview)",
+    )
     .option("--concurrency <n>", "databases read at once", intOption(1, 256), 16)
-    .action(async (flags: StackFlags & { output: Format; format?: Format; out?: string; concurrency: number }) => {
+    .action(async (flags: CheckFlags) => {
       const format = flags.format ?? flags.output;
       const { stack, name } = loadStackFromFlags(flags, io);
-      const result = await runCheck(azureClientsFromEnv(io.env), stack, flags.concurrency);
-      const report = renderReport({ stackName: name, file: stack.file, result, generatedAt: new Date(), toolVersion: VERSION }, format);
+      const result = await runCheck(azureClientsFromEnv(io.env), stack, flags.concurrency, { planned: flags.planned });
+      const input = { stackName: name, file: stack.file, result, generatedAt: new Date(), toolVersion: VERSION };
+      const report = renderReport(input, format);
+      for (const extra of flags.report) {
+        writeFileSync(resolve(io.cwd, extra.file), `${renderReport(input, extra.format)}\n`);
+        io.err(`stackwarden check: wrote ${extra.format} report to ${extra.file}`);
+      }
       if (flags.out) {
         // Relative to the command's cwd (io.cwd), not the process's: they differ when main() runs in-process.
         writeFileSync(resolve(io.cwd, flags.out), `${report}\n`);
@@ -49,13 +65,38 @@ export function registerCheck(program: Command, io: CommandIO): void {
     });
 }
 
-/** Reads live state and evaluates every rule with the stack's settings and exemptions. */
+interface CheckFlags extends StackFlags {
+  output: Format;
+  format?: Format;
+  out?: string;
+  report: ExtraReport[];
+  planned?: boolean;
+  concurrency: number;
+}
+
+interface ExtraReport {
+  format: Format;
+  file: string;
+}
+
+/** Parses one `--report FORMAT=FILE` and adds it to the ones before. */
+function collectReport(value: string, previous: ExtraReport[]): ExtraReport[] {
+  const m = /^([a-z]+)=(.+)$/.exec(value);
+  if (!m) throw new InvalidArgumentError(`expected FORMAT=FILE (e.g. markdown=summary.md), got "${value}"`);
+  if (!(FORMATS as readonly string[]).includes(m[1]))
+    throw new InvalidArgumentError(`expected a format of ${FORMATS.join(", ")} before "=", got "${m[1]}"`);
+  return [...previous, { format: m[1] as Format, file: m[2] }];
+}
+
+/** Reads live state and evaluates every rule with the stack's settings and exemptions (on the planned state with `planned`). */
 export async function runCheck(
   clients: Pick<AzureClients, "sql" | "batch">,
   stack: StackConfig,
   concurrency = 16,
+  opts: { planned?: boolean } = {},
 ): Promise<ComplianceResult> {
-  const facts = await gatherFacts(clients, stack, { concurrency });
+  const live = await gatherFacts(clients, stack, { concurrency });
+  const facts = opts.planned ? plannedFacts(live, stack) : live;
   return evaluateCompliance(facts, stack.policies, stack.exemptions, Date.now());
 }
 
