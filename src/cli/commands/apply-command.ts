@@ -4,7 +4,7 @@ import { applyTde, type ApplyOutcome } from "../../reconcile/tde-apply";
 import { planTde, type TdePlan } from "../../reconcile/tde-plan";
 import { databaseLabel } from "../../arm/resource-id";
 import type { TdeApi } from "../../reconcile/tde-api";
-import { renderPlan } from "../../report/plan-report";
+import { planErrorLines, renderPlan } from "../../report/plan-report";
 import { azureClientsFromEnv } from "../../runtime/azure-clients";
 import type { CommandIO } from "../command-io";
 import { intOption } from "../option-parsers";
@@ -80,9 +80,13 @@ export async function runApply(
 ): Promise<number> {
   const plan = planned ?? (await planTde(api, stack, { concurrency: Math.max(flags.concurrency, 16) }));
   if (!planned) io.out(renderPlan(plan, stack, stackName, "table"));
+  // Databases that could not be read are reported and left alone; the others are applied, and the
+  // exit code is 1 so that the pipeline knows the stack did not converge.
+  for (const line of planErrorLines(plan)) io.err(`stackwarden apply: ${line}`);
+  const unread = plan.errors.length > 0 ? 1 : 0;
   if (plan.changes.length === 0) {
-    io.out("Nothing to apply: live TDE already matches the stack.");
-    return 0;
+    io.out(unread ? "Nothing to apply among the databases that could be read." : "Nothing to apply: live TDE already matches the stack.");
+    return unread;
   }
   if (!flags.yes && io.ask) {
     const answer = await io.ask(`Apply ${plan.changes.length} change(s) to stack ${stackName}? [y/N] `);
@@ -98,7 +102,7 @@ export async function runApply(
   progress.finish();
   onOutcomes?.(outcomes);
   io.out(summarize(outcomes));
-  return outcomes.every((o) => o.ok) ? 0 : 1;
+  return outcomes.every((o) => o.ok) ? unread : 1;
 }
 
 function summarize(outcomes: ApplyOutcome[]): string {

@@ -60,7 +60,7 @@ export function registerStart(program: Command, io: CommandIO): void {
         io.out("\n== 3. plan again ==");
         const second = await planTde(sql, stack);
         io.out(renderPlan(second, stack, flags.stack, "table"));
-        if (second.changes.length > 0) {
+        if (second.changes.length > 0 || second.errors.length > 0) {
           io.err("stackwarden start: the second plan still has changes; apply did not converge");
           io.exitCode = 1;
           return;
