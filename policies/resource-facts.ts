@@ -109,7 +109,9 @@ export function certificateProbeFacts(props: Record<string, unknown>, origin?: s
     ...(typeof latencyMs === "number" ? { latencyMs } : {}),
     ...(typeof size === "number" ? { size } : {}),
     ...(typeof sha256 === "string" ? { sha256 } : {}),
-    ...(error && typeof error === "object" ? { error: { code: String(error.code ?? "unknown"), message: String(error.message ?? "") } } : {}),
+    ...(error && typeof error === "object"
+      ? { error: { code: String(error.code ?? "unknown"), message: String(error.message ?? "") } }
+      : {}),
     origin,
   };
 }

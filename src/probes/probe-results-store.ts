@@ -75,8 +75,7 @@ export function writeProbeRun(dir: string, stack: string, command: string, run: 
 
 /** What reading a stack's last probe run found. */
 export type ProbeRunLookup =
-  | { found: true; path: string; run: StoredProbeRun }
-  | { found: false; path: string; reason: "missing" | "unreadable"; detail?: string };
+  { found: true; path: string; run: StoredProbeRun } | { found: false; path: string; reason: "missing" | "unreadable"; detail?: string };
 
 /**
  * Reads a stack's last probe run. A missing file is no error (the probes have not run here yet),
