@@ -123,12 +123,23 @@ export function probeSpecOf(inputs: CertificateProbeInputs): ProbeSpec {
  * Validates the inputs (values not known yet are not judged) and, when `env` is given, that the
  * probe can run there: the issuers' keys are set and every parameter resolves. So `pulumi preview`
  * and the start of `pulumi up` fail on a probe that could not run, before it is reached.
+ *
+ * A failure about the parameters names no property: the engine prints the value of the property a
+ * failure names, and `parameters` may hold a decrypted secret. Its path goes in the reason instead.
  */
 export function checkCertificateProbeInputs(
   news: Record<string, unknown>,
   isUnknown: (v: unknown) => boolean = () => false,
   env?: NodeJS.ProcessEnv,
 ): CheckFailure[] {
+  return checkInputs(news, isUnknown, env).map((f) =>
+    f.property === "parameters" || f.property.startsWith("parameters.") || f.property.startsWith("parameters[")
+      ? { property: "", reason: `${f.property}: ${f.reason}` }
+      : f,
+  );
+}
+
+function checkInputs(news: Record<string, unknown>, isUnknown: (v: unknown) => boolean, env?: NodeJS.ProcessEnv): CheckFailure[] {
   validate ??= new Ajv({ allErrors: true, strict: false }).compile(CERTIFICATE_PROBE_INPUTS_SCHEMA);
   const own = Object.fromEntries(Object.entries(news).filter(([k]) => !k.startsWith("__")));
   if (Object.values(own).some((v) => isUnknown(v) || hasUnknown(v, isUnknown))) return [];

@@ -142,10 +142,13 @@ for (const [origin, load] of ORIGINS) {
       ]);
       // A plain value is not a reference: refused by the schema, and the value is not repeated.
       const plain = await p.check({}, { ...trcer(), parameters: { ADMN_NO: "99123", FullName: { from: "env", variable: "X" } } });
-      expect(plain.failures.map((f) => f.property)).toContain("parameters.ADMN_NO");
+      // A failure about the parameters names no property (the engine would print that property's value,
+      // which may hold a decrypted secret): the path is in the reason.
+      expect(plain.failures!.length).toBeGreaterThan(0);
+      for (const f of plain.failures!) expect(f).toEqual({ property: "", reason: expect.stringMatching(/^parameters\.ADMN_NO: /) });
       expect(JSON.stringify(plain.failures)).not.toContain("99123");
       expect((await p.check({}, trcer("tc", "PROBE_NOT_SET"))).failures).toEqual([
-        { property: "parameters", reason: "probe tc: parameter ADMN_NO (Admn No.): set the environment variable PROBE_NOT_SET" },
+        { property: "", reason: "parameters: probe tc: parameter ADMN_NO (Admn No.): set the environment variable PROBE_NOT_SET" },
       ]);
       expect((await p.check({}, { ...trcer(), name: UNKNOWN })).failures).toEqual([]);
     });
