@@ -179,7 +179,12 @@ describe("json, table and markdown reports", () => {
   });
 
   it("markdown: a clean run gets the check mark", () => {
-    const r = evaluateCompliance({ subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [], probes: [] }, resolveRuleSettings({}), [], NOW);
+    const r = evaluateCompliance(
+      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [], probes: [] },
+      resolveRuleSettings({}),
+      [],
+      NOW,
+    );
     expect(renderComplianceMarkdown({ ...input, result: r }).split("\n")[0]).toBe("### :white_check_mark: stackwarden check: `report`");
   });
 });
