@@ -265,6 +265,36 @@ describe.skipIf(!cli)("Pulumi CLI end to end: post-deploy certificate probes", (
     }
   });
 
+  it("stackwarden apply --engine pulumi --probe: up (which runs the CertificateProbes), then the CLI's probes: exit 4, results kept for check", async () => {
+    // The CLI cannot decrypt the secure parameter: it reads STACKWARDEN_PROBE_<PROBE>_<PARAMETER> instead.
+    const env = { ...project.env, PULUMI_BACKEND_URL: project.backendUrl };
+    const without = await project.stackwarden(["apply", "--engine", "pulumi", "--stack", STACK, "--yes", "--probe"], env);
+    expect(without.code, explain(without)).toBe(1);
+    expect(without.stderr).toContain("set STACKWARDEN_PROBE_ID_CARD_CERTIFICATE_NO to supply it to the CLI");
+    expect(without.stdout).not.toContain("Pulumi engine:"); // refused before the engine started
+
+    const r = await project.stackwarden(["apply", "--engine", "pulumi", "--stack", STACK, "--yes", "--probe"], {
+      ...env,
+      STACKWARDEN_PROBE_ID_CARD_CERTIFICATE_NO: PLANTED_SECRET,
+    });
+    expect(r.code, explain(r)).toBe(4);
+    const up = r.stdout.indexOf("Apply (pulumi): succeeded, 3 update.");
+    const probed = r.stdout.indexOf(`Probes of stack ${STACK} against ${t.url}/apisetu`);
+    expect(up).toBeGreaterThan(0);
+    expect(probed).toBeGreaterThan(up);
+    expect(r.stdout).toMatch(/FAIL {2}missing +lawcollegeandaman\/trcer/);
+    expect(r.stdout).toContain("3 probe(s): 2 passed, 1 failed");
+    const kept = readFileSync(join(project.dir, ".stackwarden", "probes", `${STACK}.json`), "utf8");
+    expect(JSON.parse(kept)).toMatchObject({ command: "apply --probe", stack: STACK });
+    for (const [where, text] of [
+      ["stdout", r.stdout],
+      ["stderr", r.stderr],
+      ["the kept results", kept],
+    ]) {
+      for (const value of PLANTED) expect(text.toLowerCase().includes(value.toLowerCase()), `${value} in ${where}`).toBe(false);
+    }
+  });
+
   it("destroy removes the probes (nothing is sent to the issuers) and leaves encryption as it is", async () => {
     const before = Object.entries(t.emu.stats.byRoute)
       .filter(([k]) => k.includes("/certificate"))
