@@ -1,8 +1,9 @@
 import { writeFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
-import type { Command } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 import { evaluateCompliance, type ComplianceResult } from "../../compliance/evaluate";
 import { gatherFacts } from "../../facts/gather-facts";
+import { plannedFacts } from "../../facts/planned-facts";
 import type { StackConfig } from "../../config/stack-config";
 import {
   complianceDocument,
@@ -34,16 +35,32 @@ export function registerCheck(program: Command, io: CommandIO): void {
     .option("--output <format>", FORMATS.join(", "), choiceOption(FORMATS), "table")
     .option("--format <format>", "alias of --output", choiceOption(FORMATS))
     .option("--out <file>", "write the report to a file instead of stdout")
+    .option(
+      "--report <format=file>",
+      "also write the same evaluation in another format to a file (repeatable), e.g. --report markdown=summary.md",
+      collectReport,
+      [] as ExtraReport[],
+    )
+    .option(
+      "--planned",
+      "judge the state the stack asks for: a database the plan would change counts with its desired TDE status (the pull-request gate; as the policy pack does in pulumi preview)",
+    )
     .option("--concurrency <n>", "databases read at once", intOption(1, 256), 16)
-    .action(async (flags: StackFlags & ProbeDirFlags & { output: Format; format?: Format; out?: string; concurrency: number }) => {
+    .action(async (flags: CheckFlags) => {
       const format = flags.format ?? flags.output;
       const { stack, name } = loadStackFromFlags(flags, io);
-      const probes = lastProbeRunOf(stack, name, io, flags);
-      const result = await runCheck(azureClientsFromEnv(io.env), stack, flags.concurrency, probes.run);
-      const report = renderReport(
-        { stackName: name, file: stack.file, result, generatedAt: new Date(), toolVersion: VERSION, notes: probes.notes },
-        format,
-      );
+      // The planned state (the pull-request gate) is not deployed yet: no probe has run against it.
+      const probes = flags.planned ? { run: undefined, notes: [] } : lastProbeRunOf(stack, name, io, flags);
+      const result = await runCheck(azureClientsFromEnv(io.env), stack, flags.concurrency, {
+        planned: flags.planned,
+        lastProbeRun: probes.run,
+      });
+      const input = { stackName: name, file: stack.file, result, generatedAt: new Date(), toolVersion: VERSION, notes: probes.notes };
+      const report = renderReport(input, format);
+      for (const extra of flags.report) {
+        writeFileSync(resolve(io.cwd, extra.file), `${renderReport(input, extra.format)}\n`);
+        io.err(`stackwarden check: wrote ${extra.format} report to ${extra.file}`);
+      }
       if (flags.out) {
         // Relative to the command's cwd (io.cwd), not the process's: they differ when main() runs in-process.
         writeFileSync(resolve(io.cwd, flags.out), `${report}\n`);
@@ -55,6 +72,29 @@ export function registerCheck(program: Command, io: CommandIO): void {
       }
       io.exitCode = result.summary.mandatoryViolations > 0 ? EXIT_MANDATORY_VIOLATION : 0;
     });
+}
+
+interface CheckFlags extends StackFlags, ProbeDirFlags {
+  output: Format;
+  format?: Format;
+  out?: string;
+  report: ExtraReport[];
+  planned?: boolean;
+  concurrency: number;
+}
+
+interface ExtraReport {
+  format: Format;
+  file: string;
+}
+
+/** Parses one `--report FORMAT=FILE` and adds it to the ones before. */
+function collectReport(value: string, previous: ExtraReport[]): ExtraReport[] {
+  const m = /^([a-z]+)=(.+)$/.exec(value);
+  if (!m) throw new InvalidArgumentError(`expected FORMAT=FILE (e.g. markdown=summary.md), got "${value}"`);
+  if (!(FORMATS as readonly string[]).includes(m[1]))
+    throw new InvalidArgumentError(`expected a format of ${FORMATS.join(", ")} before "=", got "${m[1]}"`);
+  return [...previous, { format: m[1] as Format, file: m[2] }];
 }
 
 /**
@@ -76,16 +116,18 @@ export function lastProbeRunOf(
 }
 
 /**
- * Reads live state and evaluates every rule with the stack's settings and exemptions; the probes
- * are judged by `lastProbeRun` (absent: not judged; null: none kept).
+ * Reads live state and evaluates every rule with the stack's settings and exemptions (on the
+ * planned state with `planned`); the probes are judged by `lastProbeRun` (absent: not judged;
+ * null: none kept).
  */
 export async function runCheck(
   clients: Pick<AzureClients, "sql" | "batch">,
   stack: StackConfig,
   concurrency = 16,
-  lastProbeRun?: StoredProbeRun | null,
+  opts: { planned?: boolean; lastProbeRun?: StoredProbeRun | null } = {},
 ): Promise<ComplianceResult> {
-  const facts = await gatherFacts({ sql: clients.sql, batch: clients.batch, lastProbeRun }, stack, { concurrency });
+  const live = await gatherFacts({ sql: clients.sql, batch: clients.batch, lastProbeRun: opts.lastProbeRun }, stack, { concurrency });
+  const facts = opts.planned ? plannedFacts(live, stack) : live;
   return evaluateCompliance(facts, stack.policies, stack.exemptions, Date.now());
 }
 

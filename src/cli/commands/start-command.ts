@@ -83,7 +83,7 @@ export function registerStart(program: Command, io: CommandIO): void {
 
         io.out("\n== 5. check ==");
         const kept = lastProbeRunOf(stack, flags.stack, { cwd: io.cwd, env }, flags);
-        const result = await runCheck(clients, stack, 16, kept.run);
+        const result = await runCheck(clients, stack, 16, { lastProbeRun: kept.run });
         io.out(
           renderComplianceTable({
             stackName: flags.stack,
