@@ -292,6 +292,14 @@ describe("check over the last run", () => {
     expect(probeFindings(doc).map((f) => f.verdict)).toEqual(["pass", "fail"]);
   });
 
+  it("check --planned (the pull-request gate) judges no probe: the planned state has not been deployed", async () => {
+    const r = await cli(["check", "--config", "Pulumi.gate.yaml", "--planned", "--output", "json"]);
+    expect(r.code, r.err).toBe(0); // the same stack live is 3 (its probe failed, mandatory)
+    const doc = JSON.parse(r.out) as CheckJson;
+    expect(doc.notes).toEqual([]);
+    expect(probeFindings(doc)).toEqual([]);
+  });
+
   it("a stack without probes, or with the rule disabled, reads no file and adds no note", async () => {
     writeFileSync(
       join(dir, "Pulumi.plain.yaml"),
