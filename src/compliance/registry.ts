@@ -1,5 +1,6 @@
 import type { RuleDefinition } from "./rule";
 import { batchQuotaHeadroom } from "./rules/batch-quota-headroom";
+import { postDeployProbes } from "./rules/post-deploy-probes";
 import { sqlTdeEnabled } from "./rules/sql-tde-enabled";
 import { sqlTierAdvisorDrift } from "./rules/sql-tier-advisor-drift";
 
@@ -11,6 +12,7 @@ const RULES: RuleDefinition<unknown>[] = [
   sqlTdeEnabled as RuleDefinition<unknown>,
   sqlTierAdvisorDrift as RuleDefinition<unknown>,
   batchQuotaHeadroom as RuleDefinition<unknown>,
+  postDeployProbes as RuleDefinition<unknown>,
 ];
 
 let version = 0;

@@ -48,7 +48,7 @@ function db(over: Partial<DatabaseSubject> = {}): ComplianceFacts {
     advisor: undefined,
     ...over,
   };
-  return { subscriptionId: SUB, databases: [d], tierAdvisors: [d], usages: [] };
+  return { subscriptionId: SUB, databases: [d], tierAdvisors: [d], usages: [], probes: [] };
 }
 
 /** A fresh advisor (observation ended a day before NOW) recommending S3 over a current S0 at 0.9. */
@@ -74,7 +74,7 @@ function usage(over: Partial<UsageFacts> = {}): ComplianceFacts {
     unit: "Count",
     ...over,
   };
-  return { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [u] };
+  return { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [u], probes: [] };
 }
 
 type Overrides = Record<RuleId, Record<string, unknown>>;
@@ -547,6 +547,7 @@ describe("summary counts and levels", () => {
         { subscriptionId: SUB, location: "eastus", name: "clusters", currentValue: 2, limit: 20 },
         { subscriptionId: SUB, location: "eastus", name: "none", currentValue: 0, limit: 0 },
       ],
+      probes: [],
     };
     const r = evaluateCompliance(
       facts,

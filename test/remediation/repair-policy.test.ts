@@ -29,6 +29,7 @@ function drifted(
       usages: [],
       databases: [{ id, resourceGroup: "rg", server: "s1", database, liveTdeStatus: live }],
       tierAdvisors: [{ id, resourceGroup: "rg", server: "s1", database, advisor: undefined }],
+      probes: [],
     },
   };
 }

@@ -40,6 +40,7 @@ describe("JUnit report", () => {
       "stackwarden.sql-tde-enabled",
       "stackwarden.sql-tier-advisor-drift",
       "stackwarden.batch-quota-headroom",
+      "stackwarden.post-deploy-probes",
     ]);
   });
 
@@ -57,7 +58,8 @@ describe("JUnit report", () => {
       ["3", "0", "1"],
       ["2", "0", "0"],
     ]);
-    for (const s of doc.testsuite) expect(s.testcase).toHaveLength(Number(s["@_tests"]));
+    // A rule with nothing to judge (no probes here) is an empty suite.
+    for (const s of doc.testsuite) expect(s.testcase ?? []).toHaveLength(Number(s["@_tests"]));
   });
 
   it("a mandatory violation is a <failure> naming the rule and the resource", () => {
@@ -106,6 +108,7 @@ describe("JUnit report", () => {
         ],
         tierAdvisors: [],
         usages: [],
+        probes: [],
       },
       resolveRuleSettings({ "sql-tier-advisor-drift": { enforcementLevel: "disabled" } }),
       [],
@@ -153,7 +156,7 @@ describe("json, table and markdown reports", () => {
   it("table: an expired exemption is shown as EXPIRED and covers nothing", () => {
     const late = reportInput();
     const r = evaluateCompliance(
-      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [] },
+      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [], probes: [] },
       late.stack.policies,
       late.stack.exemptions,
       Date.parse("2026-01-01T00:00:00Z"),
@@ -176,7 +179,12 @@ describe("json, table and markdown reports", () => {
   });
 
   it("markdown: a clean run gets the check mark", () => {
-    const r = evaluateCompliance({ subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [] }, resolveRuleSettings({}), [], NOW);
+    const r = evaluateCompliance(
+      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [], probes: [] },
+      resolveRuleSettings({}),
+      [],
+      NOW,
+    );
     expect(renderComplianceMarkdown({ ...input, result: r }).split("\n")[0]).toBe("### :white_check_mark: stackwarden check: `report`");
   });
 });
