@@ -1,0 +1,75 @@
+import type { Command } from "commander";
+import type { CommandIO } from "./command-io";
+
+/** Declares a command fully on the program: its arguments, options and action (what a command module exports). */
+export type RegisterCommand = (program: Command, io: CommandIO) => void;
+
+/**
+ * A command as the program lists it, and how to load it. Listing costs nothing: `--help` and
+ * `--version` load no command module. A command's module (and whatever it imports: the Automation
+ * API, the emulator, ajv, yaml ...) loads only when that command runs or its own `--help` is asked for.
+ *
+ * To add a command:
+ * 1. write `src/cli/commands/<name>-command.ts` exporting `register<Name>(program, io)`, which declares
+ *    the command (`program.command("<name>")`), its options and its action, as the others do;
+ * 2. add one entry below with the same name and description (test/cli/command-registry.test.ts
+ *    loads every entry and checks that they match its declaration).
+ * Import nothing heavy here or in main.ts: `stackwarden --version` must stay within 2x `node -e 0`
+ * (bench/startup.bench.ts).
+ */
+export interface CommandEntry {
+  /** The command's name, as typed (`plan`, `rules`). */
+  readonly name: string;
+  /** The one-line description `--help` lists; the same text as the command's own declaration. */
+  readonly description: string;
+  /** What follows the name in the listing. Default `[options]`. */
+  readonly usage?: string;
+  /** Loads the command's module and returns its register function. */
+  load(): Promise<RegisterCommand>;
+}
+
+/** Every command, in the order `--help` lists them. */
+export const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: "plan",
+    description: "compare desired TDE states with live ones and list the changes apply would make (exit 0 none, 2 pending, 1 error)",
+    load: async () => (await import("./commands/plan-command")).registerPlan,
+  },
+  {
+    name: "apply",
+    description: "make the planned TDE changes and wait for each encryption or decryption scan to finish (exit 0 converged, 1 error)",
+    load: async () => (await import("./commands/apply-command")).registerApply,
+  },
+  {
+    name: "drift",
+    description:
+      "list live state that differs from the stack, and tier-advisor disagreements (exit 0 none or advisory only, 2 drift, 1 error)",
+    load: async () => (await import("./commands/drift-command")).registerDrift,
+  },
+  {
+    name: "check",
+    description: "run every compliance rule against live state (exit 0 no mandatory violation, 3 at least one, 1 error)",
+    load: async () => (await import("./commands/check-command")).registerCheck,
+  },
+  {
+    name: "inventory",
+    description:
+      "read every data source the stack names: Batch AI (operations, usages, workspaces, clusters, experiments, file servers, jobs) and SQL (advisors, pool activity, TDE, scans)",
+    load: async () => (await import("./commands/inventory-command")).registerInventory,
+  },
+  {
+    name: "emulator",
+    description: "serve every seeded API locally (ARM under /, IMDS under /metadata); the first stdout line is the base URL",
+    load: async () => (await import("./commands/emulator-command")).registerEmulator,
+  },
+  {
+    name: "start",
+    description: "run the main job (plan, apply, plan, check) for a stack against the embedded emulator",
+    load: async () => (await import("./commands/start-command")).registerStart,
+  },
+  {
+    name: "whoami",
+    description: "show what IMDS says of this machine and its managed identity (STACKWARDEN_IMDS_ENDPOINT, AZURE_CLIENT_ID)",
+    load: async () => (await import("./commands/whoami-command")).registerWhoami,
+  },
+];
