@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { AccessTokens } from "./kit/access-tokens";
 import { armRoute } from "./kit/arm-conventions";
+import { ArmThrottle, resolveThrottling, type ThrottlingInput } from "./kit/arm-throttling";
 import { EmulatorApp, type EmulatorReply, type EmulatorRequest } from "./kit/emulator-app";
 import { FaultInjector, NO_FAULTS, type FaultConfig } from "./fault-injector";
 import type { EmulatorSettings, LocalService, ServiceContext } from "./kit/local-service";
@@ -19,8 +20,8 @@ export interface EmulatorOptions {
   seed?: SeedDocument;
   /** Directory to persist state in; state found there wins over the seed. */
   stateDir?: string;
-  /** Overrides of the seed's `emulator` section. */
-  settings?: Partial<EmulatorSettings>;
+  /** Overrides of the seed's `emulator` section (`throttling` as the seed key says it, or resolved settings). */
+  settings?: Partial<Omit<EmulatorSettings, "throttling">> & { throttling?: ThrottlingInput | EmulatorSettings["throttling"] };
   /** Overrides of the seed's `faults` section. */
   faults?: Partial<FaultConfig>;
   services?: readonly LocalService[];
@@ -37,6 +38,8 @@ export interface RunningEmulator {
   store: StateStore;
   stats: RequestStats;
   tokens: AccessTokens;
+  /** Resource Manager's throttling (on when `settings.throttling` is set). */
+  throttle: ArmThrottle;
   /** The emulator's clock: real time plus the offset set through the admin API. */
   now(): number;
   advanceClock(ms: number): void;
@@ -69,7 +72,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const settings: EmulatorSettings = {
     pageSize: opts.settings?.pageSize ?? seed.emulator?.pageSize ?? 100,
     tokenTtlSeconds: opts.settings?.tokenTtlSeconds ?? seed.emulator?.tokenTtlSeconds ?? 3600,
+    throttling: resolveThrottling((opts.settings?.throttling ?? seed.emulator?.throttling) as ThrottlingInput | undefined),
   };
+  const throttle = new ArmThrottle(() => settings.throttling);
   const faults = new FaultInjector(completeFaults({ ...seed.faults, ...stripUndefined(opts.faults ?? {}) }, NO_FAULTS));
   const stats: RequestStats = { total: 0, byRoute: {} };
   const now = () => Date.now() + state.emulator.clockOffsetMs;
@@ -83,12 +88,12 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       tokens,
       settings,
       app,
-      arm: (method, path, apiVersions, handler) => app.route(method, path, armRoute(handler, { apiVersions, tokens })),
+      arm: (method, path, apiVersions, handler) => app.route(method, path, armRoute(handler, { apiVersions, tokens, throttle })),
     };
     s.mount(ctx);
   }
 
-  const admin = adminRoutes({ faults, stats, settings, state, store });
+  const admin = adminRoutes({ faults, stats, settings, state, store, throttle });
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
@@ -192,6 +197,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     store,
     stats,
     tokens,
+    throttle,
     now,
     advanceClock(ms) {
       state.emulator.clockOffsetMs += ms;
@@ -227,16 +233,18 @@ function adminRoutes(d: {
   settings: EmulatorSettings;
   state: PersistedState;
   store: StateStore;
+  throttle: ArmThrottle;
 }) {
   return (method: string, path: string, body: unknown): EmulatorReply => {
     const b = (body && body !== INVALID && typeof body === "object" ? body : {}) as Record<string, unknown>;
     switch (`${method} ${path}`) {
       case "GET /_emulator/stats":
-        return { status: 200, body: { ...d.stats, faultsInjected: d.faults.injectedCount } };
+        return { status: 200, body: { ...d.stats, faultsInjected: d.faults.injectedCount, throttled: d.throttle.throttled } };
       case "POST /_emulator/stats/reset":
         d.stats.total = 0;
         for (const k of Object.keys(d.stats.byRoute)) delete d.stats.byRoute[k];
         d.faults.resetInjectedCount();
+        d.throttle.throttled = 0;
         return { status: 204 };
       case "GET /_emulator/faults":
         return { status: 200, body: d.faults.settings };
@@ -253,6 +261,7 @@ function adminRoutes(d: {
         if (problem) return { status: 400, body: { error: { code: "InvalidSettings", message: problem } } };
         if (typeof b.pageSize === "number") d.settings.pageSize = b.pageSize;
         if (typeof b.tokenTtlSeconds === "number") d.settings.tokenTtlSeconds = b.tokenTtlSeconds;
+        if (b.throttling !== undefined) d.settings.throttling = resolveThrottling(b.throttling as ThrottlingInput);
         return { status: 200, body: d.settings };
       }
       case "POST /_emulator/clock":
