@@ -4,6 +4,7 @@ import { ARM_SCOPE } from "../auth/scopes";
 import { ApiError, HttpTransport, type Logger, type RequestSpec, type RetryPolicyOptions, loggerFromEnv } from "../http";
 import { noteDrift } from "../specs/schema-drift";
 import { definitionValidator, type SchemaCheck, type SpecPath } from "../specs/swagger-schemas";
+import { armPacerFor, armPacingStage, type ArmPacer } from "./arm-pacer";
 import type { NamingStyle } from "./provider-namespace";
 import { pathStyle, type IdStyle } from "./resource-id";
 
@@ -32,6 +33,11 @@ export interface ArmClientOptions {
   dispatcher?: Dispatcher;
   /** Default `sample`. */
   validation?: ResponseValidation;
+  /**
+   * Pacing to Resource Manager's throttling budget (arm-pacer.ts): default on, with one pacer per
+   * credential and endpoint shared by every client; `false` sends at once and only backs off on 429.
+   */
+  pacing?: boolean | ArmPacer;
 }
 
 /** One operation of a spec, as a client calls it. */
@@ -77,7 +83,20 @@ export function armTransport(opts: ArmClientOptions, apiVersion: string): HttpTr
     timeoutMs: opts.timeoutMs,
     logger: opts.logger ?? loggerFromEnv(),
     dispatcher: opts.dispatcher,
+    stages:
+      opts.pacing === false
+        ? []
+        : [armPacingStage(typeof opts.pacing === "object" ? opts.pacing : armPacerFor(opts.credential, originOf(opts.endpoint)))],
   });
+}
+
+/** The endpoint's origin (the pacer's key); an invalid URL is left for the transport to refuse. */
+function originOf(endpoint: string): string {
+  try {
+    return new URL(endpoint).origin;
+  } catch {
+    return endpoint;
+  }
 }
 
 /**
