@@ -81,7 +81,7 @@ async function main(): Promise<void> {
       const name = pacing ? "paced (as shipped)" : "unpaced (pacing: false)";
       results[name] = { wall, gets, throttled, failed };
       process.stdout.write(
-        `${name.padEnd(24)} wall ${(wall / 1000).toFixed(2)} s, ${gets + 2} GETs served, ${throttled} answered 429${failed ? `; FAILED: ${failed}` : ""}${
+        `${name.padEnd(24)} wall ${(wall / 1000).toFixed(2)} s, ${gets} GETs served, ${throttled} answered 429${failed ? `; FAILED: ${failed}` : ""}${
           pacer
             ? `; refill rate learned ${Object.values(pacer.stats().rates)
                 .map((r) => r.toFixed(0))
@@ -103,8 +103,8 @@ async function main(): Promise<void> {
       value: paced.wall / floor,
       limit: 1.1,
       also: [
-        { ok: paced.throttled === 0, what: ` ${paced.throttled} 429s` },
-        { ok: !paced.failed, what: paced.failed ? " FAILED" : " completed" },
+        { ok: paced.throttled === 0, what: `${paced.throttled} 429s` },
+        { ok: !paced.failed, what: paced.failed ? "FAILED" : "completed" },
       ],
     });
   } finally {

@@ -13,7 +13,7 @@ describe("ArmPacer, on a manual clock", () => {
   });
 
   it("sends at once until an answer names a bucket, then keeps a token in reserve and releases waiters in order as answers re-sync it", async () => {
-    let now = 0;
+    const now = 0;
     const pacer = new ArmPacer(() => now);
     const lane = pacer.lane("/subscriptions/S-1/resourceGroups/rg?api-version=1", "GET");
     expect(pacer.acquire(lane)).toBe(1);
@@ -60,7 +60,7 @@ describe("ArmPacer, on a manual clock", () => {
   });
 
   it("knows the scope from the path: subscriptions behind a base path, and tenant-level requests with the tenant header", () => {
-    let now = 0;
+    const now = 0;
     const pacer = new ArmPacer(() => now);
     expect(pacer.lane("/gateway/subscriptions/ABC/providers/x", "GET")).toBe(pacer.lane("/subscriptions/abc?api-version=1", "GET"));
     const tenant = pacer.lane("/providers/Microsoft.BatchAI/operations?api-version=1", "GET");
