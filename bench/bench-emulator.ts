@@ -36,9 +36,13 @@ export async function startChildEmulator(seed: object, flags: string[] = []): Pr
     process.execPath,
     [join(PROJECT_ROOT, "bin", "stackwarden.js"), "emulator", "--port", "0", "--seed", seedPath, ...flags],
     {
-      stdio: ["ignore", "pipe", "inherit"],
+      stdio: ["ignore", "pipe", "pipe"],
     },
   );
+  // Its banner is noise here; anything else it says is shown.
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => {
+    if (!d.startsWith("stackwarden emulator: serving")) process.stderr.write(d);
+  });
   const url = await new Promise<string>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`the emulator exited with code ${code}`)));
     createInterface({ input: child.stdout! }).once("line", resolve);
