@@ -56,12 +56,13 @@ async function withHeaders(reply: EmulatorReply | Promise<EmulatorReply>, header
 
 /** Returns an ARM 401 reply when the request has no valid bearer token from this emulator's IMDS. */
 export function checkBearer(req: EmulatorRequest, tokens: AccessTokens): EmulatorReply | undefined {
-  const challenge = {
-    "www-authenticate": `Bearer authorization_uri="${req.baseUrl}/metadata/identity/oauth2/token", error="invalid_token"`,
-  };
   const header = req.headers.authorization;
+  // Built only for a refusal: most requests are authorized.
+  const challenge = () => ({
+    "www-authenticate": `Bearer authorization_uri="${req.baseUrl}/metadata/identity/oauth2/token", error="invalid_token"`,
+  });
   if (!header) {
-    return armError(401, "AuthenticationFailed", "Authentication failed. The 'Authorization' header is missing.", challenge);
+    return armError(401, "AuthenticationFailed", "Authentication failed. The 'Authorization' header is missing.", challenge());
   }
   const m = /^Bearer\s+(\S+)$/i.exec(header);
   if (!m) {
@@ -69,7 +70,7 @@ export function checkBearer(req: EmulatorRequest, tokens: AccessTokens): Emulato
       401,
       "AuthenticationFailed",
       "Authentication failed. The 'Authorization' header is provided in an invalid format.",
-      challenge,
+      challenge(),
     );
   }
   const verdict = tokens.verify(m[1], req.now);
@@ -79,10 +80,10 @@ export function checkBearer(req: EmulatorRequest, tokens: AccessTokens): Emulato
       401,
       "ExpiredAuthenticationToken",
       `The access token expiry UTC time '${new Date(verdict.expiresAt).toUTCString()}' is earlier than current UTC time '${new Date(req.now).toUTCString()}'.`,
-      challenge,
+      challenge(),
     );
   }
-  return armError(401, "InvalidAuthenticationToken", "The access token is invalid.", challenge);
+  return armError(401, "InvalidAuthenticationToken", "The access token is invalid.", challenge());
 }
 
 /**
