@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Agent, interceptors, type Dispatcher } from "undici";
 import { ApiError } from "./api-error";
 import type { OutgoingRequest, RawResponse, Send } from "./pipeline";
-import { decideRetry, type RetryPolicyOptions } from "./retry-policy";
+import { decideRetry, type RetryDecision, type RetryPolicyOptions } from "./retry-policy";
 import type { TransportContext } from "./transport-context";
 
 let sharedAgent: Dispatcher | undefined;
@@ -13,6 +13,8 @@ export function sharedDispatcher(): Dispatcher {
 }
 
 const withRetry = new WeakSet<Dispatcher>();
+/** The dispatcher each composed one wraps: first attempts go straight to it. */
+const plainOf = new WeakMap<Dispatcher, Dispatcher>();
 
 /** Wraps a dispatcher with undici's retry interceptor; the per-request policy decides each retry. Idempotent. */
 export function composeRetry(dispatcher: Dispatcher): Dispatcher {
@@ -21,7 +23,13 @@ export function composeRetry(dispatcher: Dispatcher): Dispatcher {
   // so the caller can read its error body.
   const composed = dispatcher.compose(interceptors.retry({ throwOnError: false, maxRetries: 1_000 }));
   withRetry.add(composed);
+  plainOf.set(composed, dispatcher);
   return composed;
+}
+
+/** A replayable body: sent again as it is (a stream or form is sent through the retry interceptor from the start). */
+function replayable(body: OutgoingRequest["body"]): boolean {
+  return body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array;
 }
 
 interface RetryableError extends Error {
@@ -36,41 +44,15 @@ interface RetryableError extends Error {
  * timeouts; reads the body; turns "no response" into an ApiError with status 0.
  */
 export function dispatchTo(ctx: TransportContext, dispatcher: Dispatcher, policy: RetryPolicyOptions, timeoutMs: number): Send {
+  // undici's retry handler costs about as much per request as the rest of the transport (a handler
+  // object, a wrapped controller, header bookkeeping), and nearly every request succeeds at once.
+  // So the first attempt goes to the dispatcher under it; only a failure that the policy retries is
+  // handed to the retry-composed one, which makes attempts 2, 3 … with the same policy. Nothing of
+  // the retry machinery is built for a request that succeeds at once.
+  const plain = plainOf.get(dispatcher);
   return async (req: OutgoingRequest): Promise<RawResponse> => {
     const spec = req.spec;
-    const retry = spec.retry ? { ...policy, ...spec.retry } : policy;
     const signal = spec.signal;
-    const started = Date.now();
-    let attempts = 1;
-    const retryOptions = {
-      throwOnError: false,
-      retry(err: RetryableError, _state: unknown, cb: (err?: Error | null) => void) {
-        if (signal?.aborted) return cb(err);
-        const decision = decideRetry(
-          {
-            method: spec.method,
-            attempt: attempts,
-            elapsedMs: Date.now() - started,
-            status: err.statusCode,
-            errorCode: err.code,
-            headers: err.headers ?? undefined,
-          },
-          retry,
-        );
-        if (!decision.retry) {
-          if (ctx.logger.debugEnabled !== false) ctx.logger.debug(`${ctx.describe(req)}: not retrying (${decision.reason})`);
-          return cb(err);
-        }
-        attempts += 1;
-        ctx.logger.warn(
-          `${ctx.describe(req)}: ${err.statusCode ?? err.code} on attempt ${attempts - 1}; retrying in ${decision.delayMs} ms`,
-        );
-        sleep(decision.delayMs, undefined, { signal }).then(
-          () => cb(null),
-          () => cb(err),
-        );
-      },
-    };
     const timeout = spec.timeoutMs ?? timeoutMs;
     const opts = {
       origin: ctx.origin,
@@ -81,12 +63,48 @@ export function dispatchTo(ctx: TransportContext, dispatcher: Dispatcher, policy
       signal,
       headersTimeout: timeout,
       bodyTimeout: timeout,
-      retryOptions,
-    } as unknown as Dispatcher.RequestOptions;
+    } as Dispatcher.RequestOptions;
+    const retries = new Retries(ctx, req, spec.retry ? { ...policy, ...spec.retry } : policy);
     try {
-      const res = await dispatcher.request(opts);
-      if (req.asBuffer) return { res, text: "", buffer: Buffer.from(await res.body.arrayBuffer()), attempts, sentPath: req.path };
-      return { res, text: await res.body.text(), attempts, sentPath: req.path };
+      let res: Dispatcher.ResponseData;
+      if (plain && replayable(req.body)) {
+        // The first attempt, without the retry handler. A response of 300 or more, or no response, is
+        // put to the policy as the retry interceptor would put it; when it says retry, the answer's body
+        // is discarded (freeing the connection), the delay waited, and the rest is the interceptor's.
+        let first: Dispatcher.ResponseData | undefined;
+        let failure: RetryableError | undefined;
+        try {
+          first = await plain.request(opts);
+        } catch (e) {
+          failure = e as RetryableError;
+          if (signal?.aborted || failure.name === "AbortError") throw e;
+        }
+        if (first && (first.statusCode < 300 || signal?.aborted)) {
+          res = first;
+        } else {
+          const decision = retries.decide(
+            failure ?? {
+              name: "ResponseStatus",
+              message: `status ${first!.statusCode}`,
+              statusCode: first!.statusCode,
+              headers: first!.headers,
+            },
+          );
+          if (!decision.retry) {
+            if (failure) throw failure;
+            res = first!;
+          } else {
+            if (first) await first.body.dump();
+            await sleep(decision.delayMs, undefined, { signal });
+            res = await retries.send(dispatcher, opts, signal);
+          }
+        }
+      } else {
+        res = await retries.send(dispatcher, opts, signal);
+      }
+      if (req.asBuffer)
+        return { res, text: "", buffer: Buffer.from(await res.body.arrayBuffer()), attempts: retries.attempts, sentPath: req.path };
+      return { res, text: await res.body.text(), attempts: retries.attempts, sentPath: req.path };
     } catch (e) {
       if (e instanceof ApiError) throw e;
       const err = e as RetryableError;
@@ -96,9 +114,63 @@ export function dispatchTo(ctx: TransportContext, dispatcher: Dispatcher, policy
         aborted ? "RequestAborted" : (err.code ?? "ConnectionError"),
         aborted
           ? "the request was cancelled"
-          : `no response from ${ctx.origin} after ${attempts} attempt(s) in ${Date.now() - started} ms: ${err.message}`,
-        { path: req.path, clientRequestId: req.clientRequestId, attempts },
+          : `no response from ${ctx.origin} after ${retries.attempts} attempt(s) in ${Date.now() - retries.started} ms: ${err.message}`,
+        { path: req.path, clientRequestId: req.clientRequestId, attempts: retries.attempts },
       );
     }
   };
+}
+
+/** The attempts of one request: counts them and asks the policy before each new one. */
+class Retries {
+  attempts = 1;
+  readonly started = Date.now();
+
+  constructor(
+    private readonly ctx: TransportContext,
+    private readonly req: OutgoingRequest,
+    private readonly policy: RetryPolicyOptions,
+  ) {}
+
+  /** Whether (and when) to try again after this failure; logs the decision. */
+  decide(err: RetryableError): RetryDecision {
+    const decision = decideRetry(
+      {
+        method: this.req.spec.method,
+        attempt: this.attempts,
+        elapsedMs: Date.now() - this.started,
+        status: err.statusCode,
+        errorCode: err.code,
+        headers: err.headers ?? undefined,
+      },
+      this.policy,
+    );
+    if (!decision.retry) {
+      if (this.ctx.logger.debugEnabled !== false)
+        this.ctx.logger.debug(`${this.ctx.describe(this.req)}: not retrying (${decision.reason})`);
+      return decision;
+    }
+    this.attempts += 1;
+    this.ctx.logger.warn(
+      `${this.ctx.describe(this.req)}: ${err.statusCode ?? err.code} on attempt ${this.attempts - 1}; retrying in ${decision.delayMs} ms`,
+    );
+    return decision;
+  }
+
+  /** Sends through the retry-composed dispatcher, whose interceptor asks `decide` before each new attempt. */
+  send(dispatcher: Dispatcher, opts: Dispatcher.RequestOptions, signal: AbortSignal | undefined): Promise<Dispatcher.ResponseData> {
+    const retryOptions = {
+      throwOnError: false,
+      retry: (err: RetryableError, _state: unknown, cb: (err?: Error | null) => void) => {
+        if (signal?.aborted) return cb(err);
+        const decision = this.decide(err);
+        if (!decision.retry) return cb(err);
+        sleep(decision.delayMs, undefined, { signal }).then(
+          () => cb(null),
+          () => cb(err),
+        );
+      },
+    };
+    return dispatcher.request({ ...opts, retryOptions } as unknown as Dispatcher.RequestOptions);
+  }
 }
