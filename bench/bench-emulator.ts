@@ -11,7 +11,7 @@ export interface ChildEmulator {
   child: ChildProcess;
   /** ARM GETs served so far (the emulator's own count). */
   gets(): Promise<number>;
-  stats(): Promise<{ total: number; byRoute: Record<string, number>; throttled: number }>;
+  stats(): Promise<{ total: number; byRoute: Record<string, number>; throttled: number; cpuMicros: number }>;
   close(): void;
 }
 
@@ -48,7 +48,12 @@ export async function startChildEmulator(seed: object, flags: string[] = []): Pr
     createInterface({ input: child.stdout! }).once("line", resolve);
   });
   const stats = async () =>
-    (await (await fetch(`${url}/_emulator/stats`)).json()) as { total: number; byRoute: Record<string, number>; throttled: number };
+    (await (await fetch(`${url}/_emulator/stats`)).json()) as {
+      total: number;
+      byRoute: Record<string, number>;
+      throttled: number;
+      cpuMicros: number;
+    };
   return {
     url,
     child,
