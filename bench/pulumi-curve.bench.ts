@@ -72,6 +72,7 @@ async function startEmulator(root: string, n: number): Promise<{ url: string; st
 }
 
 interface Sizes {
+  /** Bytes of one copy of `__provider`, on average. */
   providerBytes: number;
   providerCopies: number;
   perDatabase: number;
@@ -79,11 +80,11 @@ interface Sizes {
 }
 
 /** Reads the exported state: bytes of `__provider` per resource, and compact bytes per managed database. */
-function stateSizes(exported: string, n: number): Sizes {
+function stateSizes(exported: string, n: number, typePrefix: string): Sizes {
   const doc = JSON.parse(exported) as {
     deployment: { resources: { type: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> }[] };
   };
-  const ours = doc.deployment.resources.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic/sql:"));
+  const ours = doc.deployment.resources.filter((r) => r.type.startsWith(typePrefix));
   const perDatabaseParts: Record<string, number> = {};
   let providerBytes = 0;
   let providerCopies = 0;
@@ -99,7 +100,7 @@ function stateSizes(exported: string, n: number): Sizes {
     }
   }
   return {
-    providerBytes: providerBytes / ours.length,
+    providerBytes: providerBytes / providerCopies,
     providerCopies: providerCopies / ours.length,
     perDatabase: Object.values(perDatabaseParts).reduce((a, b) => a + b, 0),
     perDatabaseParts,
@@ -148,13 +149,18 @@ async function main(): Promise<void> {
       );
       if (index === 0) {
         const exported = must(await ours.pulumi(["stack", "export"]), "pulumi stack export");
-        const s = stateSizes(exported.out.slice(exported.out.indexOf("{")), n);
-        process.stdout.write(
-          `state (${n} databases): __provider ${s.providerBytes.toFixed(0)} bytes per copy, ${s.providerCopies} copies per resource (inputs and outputs); per managed database ${s.perDatabase.toFixed(0)} bytes of compact JSON (${Object.entries(
-            s.perDatabaseParts,
-          )
+        const s = stateSizes(exported.out.slice(exported.out.indexOf("{")), n, "pulumi-nodejs:dynamic/sql:");
+        const floorExport = must(await floor.pulumi(["stack", "export"]), "floor: pulumi stack export");
+        const f = stateSizes(floorExport.out.slice(floorExport.out.indexOf("{")), n, "pulumi-nodejs:dynamic/floor:");
+        const parts = (x: Sizes) =>
+          Object.entries(x.perDatabaseParts)
             .map(([k, v]) => `${k} ${v.toFixed(0)}`)
-            .join(", ")})\n`,
+            .join(", ");
+        process.stdout.write(
+          `state (${n} databases): __provider ${s.providerBytes.toFixed(0)} bytes a copy, ${s.providerCopies} copies a resource (inputs and outputs); per managed database ${s.perDatabase.toFixed(0)} bytes of compact JSON (${parts(s)})\n`,
+        );
+        process.stdout.write(
+          `the floor's state: __provider ${f.providerBytes.toFixed(0)} bytes a copy (pulumi.dynamic.Resource with a no-op provider); per database ${f.perDatabase.toFixed(0)} bytes (${parts(f)})\n`,
         );
         reportGoal({
           figure: "serialized provider per resource (both copies), bytes",

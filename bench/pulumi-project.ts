@@ -1,5 +1,16 @@
 import { spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { stringify } from "yaml";
@@ -134,15 +145,17 @@ export class BenchProject {
     };
   }
 
-  /** A copy of stackwarden's project (Pulumi.yaml, the code linked) for a stack of these config values. */
+  /**
+   * A copy of stackwarden's project for a stack: Pulumi.yaml, package.json, stacks/index.js and the
+   * compiled dist/ copied (so that source positions in the state read as they do in a checkout,
+   * `project:///stacks/program.ts#…`, not through symlinks), node_modules linked.
+   */
   static stackwarden(cli: PulumiCli, root: string, extraEnv: Record<string, string>): BenchProject {
     const p = new BenchProject(cli, root, "stackwarden", extraEnv);
     const repo = repoRoot();
-    copyFileSync(join(repo, "Pulumi.yaml"), join(p.dir, "Pulumi.yaml"));
-    for (const f of ["package.json", "node_modules", "dist", "src", "providers", "policies", "tsconfig.json"])
-      symlinkSync(join(repo, f), join(p.dir, f));
-    for (const f of readdirSync(join(repo, "stacks")).filter((n) => n.endsWith(".ts") || n.endsWith(".js")))
-      symlinkSync(join(repo, "stacks", f), join(p.dir, "stacks", f));
+    for (const f of ["Pulumi.yaml", "package.json", "stacks/index.js"]) copyFileSync(join(repo, f), join(p.dir, f));
+    cpSync(join(repo, "dist"), join(p.dir, "dist"), { recursive: true });
+    symlinkSync(join(repo, "node_modules"), join(p.dir, "node_modules"));
     return p;
   }
 

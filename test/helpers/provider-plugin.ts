@@ -26,7 +26,7 @@ export async function serializeProvider(provider: pulumi.dynamic.ResourceProvide
 }
 
 export interface PluginOptions {
-  /** Working directory of the plugin. Default: the project root. */
+  /** Working directory of the plugin. Default: the program's directory, `stacks/`, where Pulumi starts it. */
   cwd?: string;
   /** Variables added to the plugin's environment (after AZURE_* and STACKWARDEN_* of this process are dropped). */
   env?: Record<string, string>;
@@ -70,7 +70,7 @@ export class ProviderPlugin {
     Object.assign(env, { PULUMI_NODEJS_PROJECT: "stackwarden", PULUMI_NODEJS_STACK: "test", ...opts.env });
     // The engine address is never dialled by the dynamic provider; any address will do.
     const child = spawn(process.execPath, [join(pkg, "cmd/dynamic-provider/index.js"), "127.0.0.1:1"], {
-      cwd: opts.cwd ?? PROJECT_ROOT,
+      cwd: opts.cwd ?? join(PROJECT_ROOT, "stacks"),
       env,
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -175,12 +175,12 @@ describe("where the re-loaded provider finds the project", () => {
     }
   }
 
-  it("an unbuilt project names the missing file and the fix; a built one that misses a dependency keeps Node's message", async () => {
+  it("an unbuilt project: Node's error names the missing file; a built one that misses a dependency keeps Node's message", async () => {
     const text = sourceProviders.providerText("tde");
     const home = mkdtempSync(join(tmpdir(), "stackwarden-home-"));
     try {
       await withHome(home, () => {
-        expect(() => reload(text)).toThrow(`dist/providers/provider-entry.js not found in ${home} or above: run npm run build`);
+        expect(() => reload(text)).toThrow(`Cannot find module '${home}/dist/providers/provider-entry.js'`);
       });
       mkdirSync(join(home, "dist/providers"), { recursive: true });
       writeFileSync(join(home, "dist/providers/provider-entry.js"), 'require("stackwarden-no-such-dependency");\n');
@@ -192,21 +192,16 @@ describe("where the re-loaded provider finds the project", () => {
     }
   });
 
-  it("finds the project from the working directory upwards (Pulumi runs the plugin in stacks/), or from STACKWARDEN_HOME", async () => {
+  it("finds the project above the working directory (Pulumi runs the plugin in stacks/), or at STACKWARDEN_HOME", async () => {
     const text = sourceProviders.providerText("tde");
     const cwd = process.cwd();
-    process.chdir("/");
     try {
-      await withHome(undefined, () => {
-        expect(() => reload(text)).toThrow(
-          /dist\/providers\/provider-entry\.js not found in \/ or above: run npm run build .*set STACKWARDEN_HOME/,
-        );
-      });
-      await withHome(PROJECT_ROOT, async () => {
-        expect((await reload(text).p.check({}, {})).failures!.length).toBeGreaterThan(0);
-      });
       process.chdir(join(PROJECT_ROOT, "stacks"));
       await withHome(undefined, async () => {
+        expect((await reload(text).p.check({}, {})).failures!.length).toBeGreaterThan(0);
+      });
+      process.chdir("/");
+      await withHome(PROJECT_ROOT, async () => {
         expect((await reload(text).p.check({}, {})).failures!.length).toBeGreaterThan(0);
       });
     } finally {
@@ -214,9 +209,11 @@ describe("where the re-loaded provider finds the project", () => {
     }
   });
 
-  it("a name no provider has (a stack from another version) is refused clearly", () => {
-    expect(() => reload(sourceProviders.providerText("sql:NoSuchThing" as DataSourceKind))).toThrow(
-      'stackwarden has no dynamic provider named "sql:NoSuchThing"',
-    );
+  it("a name no provider has (a stack from another version) is refused clearly", async () => {
+    await withHome(PROJECT_ROOT, () => {
+      expect(() => reload(sourceProviders.providerText("sql:NoSuchThing" as DataSourceKind))).toThrow(
+        'stackwarden has no dynamic provider named "sql:NoSuchThing"',
+      );
+    });
   });
 });
