@@ -148,14 +148,15 @@ export class BenchProject {
   /**
    * A copy of stackwarden's project for a stack: Pulumi.yaml, package.json, stacks/index.js and the
    * compiled dist/ copied (so that source positions in the state read as they do in a checkout,
-   * `project:///stacks/program.ts#…`, not through symlinks), node_modules linked.
+   * `project:///stacks/program.ts#…`, not through symlinks), node_modules and specs/ linked.
    */
   static stackwarden(cli: PulumiCli, root: string, extraEnv: Record<string, string>): BenchProject {
     const p = new BenchProject(cli, root, "stackwarden", extraEnv);
     const repo = repoRoot();
     for (const f of ["Pulumi.yaml", "package.json", "stacks/index.js"]) copyFileSync(join(repo, f), join(p.dir, f));
     cpSync(join(repo, "dist"), join(p.dir, "dist"), { recursive: true });
-    symlinkSync(join(repo, "node_modules"), join(p.dir, "node_modules"));
+    // What the compiled code reads at run time (the API specs, the dependencies) is linked.
+    for (const f of ["node_modules", "specs"]) symlinkSync(join(repo, f), join(p.dir, f));
     return p;
   }
 

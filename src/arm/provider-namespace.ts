@@ -1,10 +1,12 @@
+import type { NamingStyle } from "../settings/naming-style";
+
+export type { NamingStyle };
+
 /**
  * The product description renames the ARM namespaces (`Provider.Sql` for `Microsoft.Sql`).
  * Clients speak the real names unless `STACKWARDEN_PROVIDER_NAMES=described` asks for the
  * described ones (for gateways that use them); the emulator serves both.
  */
-export type NamingStyle = "real" | "described";
-
 export type ArmService = "Sql" | "BatchAI";
 
 /** The namespace a client puts in its paths. */
@@ -15,12 +17,4 @@ export function providerNamespace(service: ArmService, style: NamingStyle = "rea
 /** Both spellings, for the emulator's routes. */
 export function bothNamespaces(service: ArmService): string[] {
   return [providerNamespace(service, "real"), providerNamespace(service, "described")];
-}
-
-/** Reads `STACKWARDEN_PROVIDER_NAMES` (`real`, the default, or `described`). */
-export function namingStyleFromEnv(env: NodeJS.ProcessEnv = process.env): NamingStyle {
-  const v = env.STACKWARDEN_PROVIDER_NAMES?.trim().toLowerCase();
-  if (!v || v === "real") return "real";
-  if (v === "described") return "described";
-  throw new Error(`STACKWARDEN_PROVIDER_NAMES: expected "real" or "described", got "${env.STACKWARDEN_PROVIDER_NAMES}"`);
 }

@@ -22,7 +22,7 @@ export interface CommandEntry {
   readonly name: string;
   /** The one-line description `--help` lists; the same text as the command's own declaration. */
   readonly description: string;
-  /** What follows the name in the listing. Default `[options]`. */
+  /** What follows the name in the listing, as commander would show it (`[options] [files...]`; `""` for none). Default `[options]`. */
   readonly usage?: string;
   /** Loads the command's module and returns its register function. */
   load(): Promise<RegisterCommand>;
@@ -58,6 +58,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/inventory-command")).registerInventory,
   },
   {
+    name: "probe",
+    description:
+      "issue a document from each certificate issuer the stack's stackwarden:probes name, and check it (exit 0 all pass, 4 a probe failed, 1 error)",
+    load: async () => (await import("./commands/probe-command")).registerProbe,
+  },
+  {
     name: "emulator",
     description: "serve every seeded API locally (ARM under /, IMDS under /metadata); the first stdout line is the base URL",
     load: async () => (await import("./commands/emulator-command")).registerEmulator,
@@ -72,4 +78,35 @@ export const COMMANDS: readonly CommandEntry[] = [
     description: "show what IMDS says of this machine and its managed identity (STACKWARDEN_IMDS_ENDPOINT, AZURE_CLIENT_ID)",
     load: async () => (await import("./commands/whoami-command")).registerWhoami,
   },
+  {
+    name: "scan",
+    description:
+      "run the binary analysis gate on files: unpack when packed, apply the signature rules (STACKWARDEN_BINARY_ANALYSIS_ENDPOINT); without FILEs, --stack scans the stack's stackwarden:artifacts (exit 0 clean, 3 a match, 1 error)",
+    usage: "[options] [files...]",
+    load: async () => (await import("./commands/scan-command")).registerScan,
+  },
+  {
+    name: "rules",
+    description: "signature rule tools (binary analysis service: STACKWARDEN_BINARY_ANALYSIS_ENDPOINT)",
+    usage: "",
+    load: async () => (await import("./commands/rules-command")).registerRules,
+  },
+  {
+    name: "watch",
+    description:
+      "the long-running reconciler: drift and check on a schedule, follow git, serve /healthz /readyz /metrics (runs until SIGTERM, then exits 0)",
+    load: async () => (await import("./commands/watch-command")).registerWatch,
+  },
+  {
+    name: "audit",
+    description: "the per-stack audit trail of applies",
+    usage: "",
+    load: async () => (await import("./commands/audit-command")).registerAudit,
+  },
 ];
+
+/** How the listing shows a command: its name and usage, as commander shows a loaded one. */
+export function commandTerm(entry: CommandEntry): string {
+  const usage = entry.usage ?? "[options]";
+  return usage ? `${entry.name} ${usage}` : entry.name;
+}

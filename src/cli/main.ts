@@ -2,7 +2,7 @@ import { Command, CommanderError, Help } from "commander";
 import { VERSION } from "../version";
 import { describeError } from "./cli-error";
 import { type CommandIO, processIO } from "./command-io";
-import { COMMANDS, type CommandEntry, type RegisterCommand } from "./command-registry";
+import { COMMANDS, commandTerm, type CommandEntry, type RegisterCommand } from "./command-registry";
 
 /** Thrown by a command that is listed but not loaded, when it is dispatched: main loads it and parses again. */
 class CommandNotLoaded extends Error {
@@ -26,7 +26,7 @@ export function buildProgram(io: CommandIO, loaded: ReadonlyMap<string, Register
     .configureHelp({
       subcommandTerm: (cmd) => {
         const entry = listed.get(cmd);
-        return entry ? `${entry.name} ${entry.usage ?? "[options]"}` : defaultHelp.subcommandTerm(cmd);
+        return entry ? commandTerm(entry) : defaultHelp.subcommandTerm(cmd);
       },
     })
     .configureOutput({

@@ -18,6 +18,15 @@ import {
   type LocatedYaml,
 } from "../yaml/located-yaml";
 import { stackKeysSchema } from "./stack-schema";
+import {
+  buildProbes,
+  isProbeParameterPath,
+  PLAIN_PARAMETER_PROBLEM,
+  plainProbeParameter,
+  type ProbeSpec,
+  type RawProbe,
+} from "../probes/probe-config";
+import { isSecureValue, parseEnvReference } from "../probes/parameter-source";
 import { PROJECT_ROOT } from "../version";
 
 export type { Exemption, SourceLocation };
@@ -47,6 +56,19 @@ export interface BatchWorkspaceTarget {
   fileServers?: string[];
 }
 
+/** The files a stack ships and the signature rules they are scanned with (`stackwarden:artifacts`). */
+export interface ArtifactsTarget {
+  /** Globs relative to the project directory. */
+  paths: string[];
+  /** Rule files or folders, relative to the project directory. */
+  rules: string[];
+  source?: SourceLocation;
+  /** Where each glob was written, by index. */
+  pathSources?: (SourceLocation | undefined)[];
+  /** Where each rule reference was written, by index. */
+  ruleSources?: (SourceLocation | undefined)[];
+}
+
 /** A validated stack: what the CLI and the Pulumi program both act on. */
 export interface StackConfig {
   /** The stack file, or a description of where the values came from. */
@@ -57,6 +79,13 @@ export interface StackConfig {
   batch: { resourceGroups?: string[]; locations: string[]; workspaces: BatchWorkspaceTarget[]; source?: SourceLocation };
   policies: RuleSettings;
   exemptions: Exemption[];
+  /** Absent when the stack names no artifacts. */
+  artifacts?: ArtifactsTarget;
+  /**
+   * Post-deploy probes of the certificate issuers; their parameters are references, never values.
+   * Always set by the loader; optional so that hand-built configs need not name it (absent: none).
+   */
+  probes?: ProbeSpec[];
 }
 
 type RawKeys = {
@@ -66,7 +95,18 @@ type RawKeys = {
   "stackwarden:batch"?: { resourceGroups?: string[]; locations?: string[]; workspaces?: BatchWorkspaceTarget[] };
   "stackwarden:policies"?: ConfiguredRuleSettings;
   "stackwarden:exemptions"?: Omit<Exemption, "source">[];
+  "stackwarden:artifacts"?: { paths: string[]; rules: string[] };
+  "stackwarden:probes"?: RawProbe[];
 };
+
+/** Options of stackConfigFromValues. */
+export interface ConfigValuesOptions {
+  /**
+   * Keys Pulumi holds as secrets (`pulumi.runtime.isConfigSecret`). Their values arrive decrypted;
+   * in `stackwarden:probes` the decrypted parameters are taken as the secrets they were.
+   */
+  secretKeys?: ReadonlySet<string>;
+}
 
 let validator: { version: number; validate: ValidateFunction } | undefined;
 function getValidator(): ValidateFunction {
@@ -136,6 +176,12 @@ export function parseStackConfig(file: string, text: string, env: NodeJS.Process
     const at = locate(y, ["config", ...path]);
     return new YamlInputError(file, at.line, at.column, formatKeyPath(["config", ...path]), problem);
   });
+  const plain = plainProbeParameter(keys["stackwarden:probes"]);
+  if (plain) {
+    const path = ["config", "stackwarden:probes", ...plain];
+    const at = locate(y, path);
+    throw new YamlInputError(file, at.line, at.column, formatKeyPath(path), PLAIN_PARAMETER_PROBLEM);
+  }
   const v = getValidator();
   if (!v(keys)) throw toLocatedError(y, pickError(v.errors ?? []), ["config"]);
   return build(
@@ -153,7 +199,11 @@ export function parseStackConfig(file: string, text: string, env: NodeJS.Process
  * Validates values that came from elsewhere (the Pulumi program's `pulumi.Config`), with the same
  * schema. Keys are `stackwarden:<name>`. Errors name the key path.
  */
-export function stackConfigFromValues(values: Record<string, unknown>, source: string): StackConfig {
+export function stackConfigFromValues(values: Record<string, unknown>, source: string, options: ConfigValuesOptions = {}): StackConfig {
+  const probesAreSecret = options.secretKeys?.has("stackwarden:probes") ?? false;
+  if (probesAreSecret) values = { ...values, "stackwarden:probes": markDecryptedParameters(values["stackwarden:probes"]) };
+  const plain = plainProbeParameter(values["stackwarden:probes"]);
+  if (plain) throw new Error(`${source}: ${formatKeyPath(["stackwarden:probes", ...plain])}: ${PLAIN_PARAMETER_PROBLEM}`);
   const v = getValidator();
   if (!v(values)) {
     const err = pickError(v.errors ?? []);
@@ -161,10 +211,32 @@ export function stackConfigFromValues(values: Record<string, unknown>, source: s
     if (err.keyword === "additionalProperties") path.push(String(err.params.additionalProperty));
     throw new Error(`${source}: ${formatKeyPath(path)}: ${describeAjvError(err)}`);
   }
-  return build(values as RawKeys, source, () => undefined);
+  return build(values as RawKeys, source, () => undefined, undefined, probesAreSecret);
 }
 
-function build(raw: RawKeys, file: string, where: (path: (string | number)[]) => SourceLocation | undefined, y?: LocatedYaml): StackConfig {
+/**
+ * In a `stackwarden:probes` value Pulumi decrypted, a plain parameter was a `secure:` one: it is
+ * wrapped back as `{ secure }` (holding the plaintext) so the schema accepts it and build() knows.
+ */
+function markDecryptedParameters(probes: unknown): unknown {
+  if (!Array.isArray(probes)) return probes;
+  return probes.map((p) => {
+    const params = (p as { parameters?: unknown } | null)?.parameters;
+    if (!params || typeof params !== "object" || Array.isArray(params)) return p;
+    const marked = Object.fromEntries(
+      Object.entries(params).map(([k, v]) => [k, typeof v === "string" && !parseEnvReference(v) ? { secure: v } : v]),
+    );
+    return { ...(p as object), parameters: marked };
+  });
+}
+
+function build(
+  raw: RawKeys,
+  file: string,
+  where: (path: (string | number)[]) => SourceLocation | undefined,
+  y?: LocatedYaml,
+  secretsDecrypted = false,
+): StackConfig {
   const databases = (raw["stackwarden:databases"] ?? []).map((d, i) => ({ ...d, source: where(["stackwarden:databases", i]) }));
   const seen = new Map<string, number>();
   databases.forEach((d, i) => {
@@ -210,6 +282,31 @@ function build(raw: RawKeys, file: string, where: (path: (string | number)[]) =>
     },
     policies: resolveRuleSettings(raw["stackwarden:policies"]),
     exemptions: (raw["stackwarden:exemptions"] ?? []).map((e, i) => ({ ...e, source: where(["stackwarden:exemptions", i]) })),
+    artifacts: buildArtifacts(raw["stackwarden:artifacts"], where),
+    probes: buildProbes(raw["stackwarden:probes"], {
+      secretsDecrypted,
+      where: (path) => where(["stackwarden:probes", ...path]),
+      fail: (path, problem) => {
+        const keyPath = ["stackwarden:probes", ...path];
+        if (!y) return new Error(`${file}: ${formatKeyPath(keyPath)}: ${problem}`);
+        const at = locate(y, ["config", ...keyPath]);
+        return new YamlInputError(file, at.line, at.column, formatKeyPath(["config", ...keyPath]), problem);
+      },
+    }),
+  };
+}
+
+function buildArtifacts(
+  raw: RawKeys["stackwarden:artifacts"],
+  where: (path: (string | number)[]) => SourceLocation | undefined,
+): ArtifactsTarget | undefined {
+  if (!raw) return undefined;
+  return {
+    paths: [...raw.paths],
+    rules: [...raw.rules],
+    source: where(["stackwarden:artifacts"]),
+    pathSources: raw.paths.map((_, i) => where(["stackwarden:artifacts", "paths", i])),
+    ruleSources: raw.rules.map((_, i) => where(["stackwarden:artifacts", "rules", i])),
   };
 }
 
@@ -235,7 +332,8 @@ function resolveSecureValues(
       keys[k] = parseEnvValue(supplied);
       continue;
     }
-    const nested = findSecure(v, []);
+    // A probe parameter may be a Pulumi secret: it stays a reference, resolved when the probe runs.
+    const nested = findSecure(v, [], k === "stackwarden:probes" ? isProbeParameterPath : undefined);
     if (nested)
       throw fail(
         [k, ...nested],
@@ -244,20 +342,23 @@ function resolveSecureValues(
   }
 }
 
-function isSecure(v: unknown): boolean {
-  return !!v && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 1 && "secure" in v;
-}
+const isSecure = isSecureValue;
 
-function findSecure(v: unknown, path: (string | number)[]): (string | number)[] | undefined {
-  if (isSecure(v)) return path;
+/** The path of the first `secure:` value inside `v`, skipping those at paths `allowed` accepts. */
+function findSecure(
+  v: unknown,
+  path: (string | number)[],
+  allowed?: (path: readonly (string | number)[]) => boolean,
+): (string | number)[] | undefined {
+  if (isSecure(v)) return allowed?.(path) ? undefined : path;
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
-      const p = findSecure(v[i], [...path, i]);
+      const p = findSecure(v[i], [...path, i], allowed);
       if (p) return p;
     }
   } else if (v && typeof v === "object") {
     for (const [k, x] of Object.entries(v)) {
-      const p = findSecure(x, [...path, k]);
+      const p = findSecure(x, [...path, k], allowed);
       if (p) return p;
     }
   }

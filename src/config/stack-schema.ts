@@ -1,5 +1,6 @@
 import { registryVersion, ruleIds } from "../compliance/registry";
 import { policiesSchema } from "../compliance/rule-settings";
+import { PROBES_SCHEMA } from "../probes/probe-config";
 
 const name = (what: string) => ({ type: "string", minLength: 1, maxLength: 128, pattern: "^[^/\\\\?#]+$", description: `${what} name` });
 
@@ -78,6 +79,27 @@ export const STATIC_KEY_SCHEMAS = {
       },
     },
   },
+  "stackwarden:artifacts": {
+    type: "object",
+    additionalProperties: false,
+    required: ["paths", "rules"],
+    description: "optional: files the pipeline ships (job scripts, binaries), scanned by the binary analysis gate",
+    properties: {
+      paths: {
+        type: "array",
+        minItems: 1,
+        items: { type: "string", minLength: 1 },
+        description: "required: globs of the files, relative to the project directory (where Pulumi.yaml is): * ? ** [abc] {a,b}",
+      },
+      rules: {
+        type: "array",
+        minItems: 1,
+        items: { type: "string", minLength: 1 },
+        description: "required: YARA rule files (.yar, .yara) or folders of them, relative to the project directory",
+      },
+    },
+  },
+  "stackwarden:probes": PROBES_SCHEMA,
   "stackwarden:exemptions": {
     type: "array",
     description: "optional: resources exempted from rules, shown in every report",

@@ -2,12 +2,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
 import { AccessTokens } from "./kit/access-tokens";
 import { armRoute } from "./kit/arm-conventions";
 import { ArmThrottle, resolveThrottling, type ThrottlingInput } from "./kit/arm-throttling";
 import { EmulatorApp, type EmulatorReply, type EmulatorRequest } from "./kit/emulator-app";
 import { FaultInjector, NO_FAULTS, type FaultConfig } from "./fault-injector";
-import type { EmulatorSettings, LocalService, ServiceContext } from "./kit/local-service";
+import type { EmulatorErrorKind, EmulatorSettings, LocalService, ServiceContext } from "./kit/local-service";
 import Ajv, { type ValidateFunction } from "ajv";
 import { completeFaults, faultConfigSchema, settingsSchema, type SeedDocument } from "./seed";
 import { StateStore, type PersistedState } from "./state-store";
@@ -143,12 +144,19 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
         headers["retry-after"] = String(Math.ceil(decision.retryAfterMs / 1000));
         headers["retry-after-ms"] = String(decision.retryAfterMs);
       }
-      return send(res, faultReply(path, decision.status, headers), base);
+      return send(
+        res,
+        serviceErrorReply(services, path, decision.status, "fault", headers) ?? faultReply(path, decision.status, headers),
+        base,
+      );
     }
 
-    const rawBody = hasBody(req) ? await readBody(req) : NO_BODY;
+    // A streaming route reads the body itself; every other route gets it whole (a GET without a body is not read).
+    const rawBody = found?.streamBody || !hasBody(req) ? NO_BODY : await readBody(req);
     if (!found) {
       const status = app.hasPath(path) ? 405 : 404;
+      const own = serviceErrorReply(services, path, status, "no-route");
+      if (own) return send(res, own, base);
       return send(
         res,
         {
@@ -165,6 +173,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     if (rawBody.length > 0 && contentType.includes("json")) {
       body = parseJson(rawBody);
       if (body === INVALID) {
+        const own = serviceErrorReply(services, path, 400, "invalid-body");
+        if (own) return send(res, own, base);
         return send(
           res,
           {
@@ -180,6 +190,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
         );
       }
     }
+    // The client may go away before the reply is sent: handlers with long work listen to `signal`,
+    // made on first use (most handlers answer at once and never look at it).
+    let gone: AbortController | undefined;
     const request: EmulatorRequest = {
       method,
       path,
@@ -187,6 +200,18 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       query: new URLSearchParams(q < 0 ? "" : rawUrl.slice(q + 1)),
       headers: req.headers,
       rawBody,
+      bodyStream: found.streamBody ? req : undefined,
+      get signal() {
+        if (!gone) {
+          const c = (gone = new AbortController());
+          if (res.closed && !res.writableFinished) c.abort();
+          else
+            res.once("close", () => {
+              if (!res.writableFinished) c.abort();
+            });
+        }
+        return gone.signal;
+      },
       body,
       baseUrl,
       now: now(),
@@ -224,6 +249,21 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
         server.close(() => resolve());
       }),
   };
+}
+
+/** The emulator's own answer in the error form of the service that owns the path, when that service gives one. */
+function serviceErrorReply(
+  services: readonly LocalService[],
+  path: string,
+  status: number,
+  kind: EmulatorErrorKind,
+  headers: Record<string, string> = {},
+): EmulatorReply | undefined {
+  for (const s of services) {
+    const reply = s.errorReply?.(path, status, kind);
+    if (reply) return { ...reply, headers: { ...headers, ...reply.headers } };
+  }
+  return undefined;
 }
 
 /** An injected fault in the shape the addressed service uses for errors. */
@@ -332,6 +372,20 @@ function send(res: ServerResponse, reply: EmulatorReply, base: string[]): void {
       headers.push(k, reply.headers[k]);
       if (k === "content-type") hasType = true;
     }
+  }
+  if (reply.body instanceof Readable) {
+    // Streamed replies (a large file): piped with backpressure; a failure mid-way cuts the connection,
+    // which the client sees as a truncated response rather than a wrong one.
+    const body = reply.body;
+    if (res.destroyed) {
+      body.destroy();
+      return;
+    }
+    res.writeHead(reply.status, headers);
+    body.once("error", () => res.destroy());
+    res.once("close", () => body.destroy());
+    body.pipe(res);
+    return;
   }
   let payload: string | Buffer | undefined;
   if (reply.body === undefined) payload = undefined;

@@ -75,6 +75,31 @@ export interface PulumiApplyOptions {
   /** The stack file, already validated; its project is the directory above `stacks/`. */
   stackFile: string;
   yes?: boolean;
+  /** Called for each resource `pulumi up` changed (for the audit trail): its URN or database id, the TDE status before and after, the step's op. */
+  onResourceChange?: (change: ResourceChange) => void;
+}
+
+/** One resource step of `pulumi up` that changed something. */
+export interface ResourceChange {
+  resource: string;
+  before: string | null;
+  after: string | null;
+  op: string;
+}
+
+/** Reads resource changes out of engine events: steps other than same/read/refresh, with only the `status` output kept (never other outputs: they may hold secrets). */
+function resourceChangesOf(onChange?: (c: ResourceChange) => void): ((e: Automation.EngineEvent) => void) | undefined {
+  if (!onChange) return undefined;
+  return (e) => {
+    const m = e.resOutputsEvent?.metadata;
+    if (!m || ["same", "read", "refresh", "discard"].includes(m.op) || m.type.startsWith("pulumi:")) return;
+    const status = (s?: Automation.StepEventStateMetadata) => {
+      const v = s?.outputs?.status ?? s?.inputs?.transparentDataEncryption;
+      return typeof v === "string" ? v : null;
+    };
+    const id = m.new?.outputs?.databaseId ?? m.old?.outputs?.databaseId;
+    onChange({ resource: typeof id === "string" ? id : m.urn, before: status(m.old), after: status(m.new), op: m.op });
+  };
 }
 
 /** Whether an error from the Automation API is a CLI that could not be started (ENOENT). */
@@ -183,7 +208,7 @@ export async function runPulumiApply(opts: PulumiApplyOptions, io: EngineIO): Pr
         return 1;
       }
     }
-    const result = await stack.up({ ...common, refresh: true });
+    const result = await stack.up({ ...common, refresh: true, onEvent: resourceChangesOf(opts.onResourceChange) });
     out.flush();
     err.flush();
     const changes = Object.entries(result.summary.resourceChanges ?? {})

@@ -3,6 +3,7 @@ import { Agent, interceptors, type Dispatcher } from "undici";
 import { ApiError } from "./api-error";
 import type { OutgoingRequest, RawResponse, Send } from "./pipeline";
 import { decideRetry, type RetryDecision, type RetryPolicyOptions } from "./retry-policy";
+import { emitRequestEvent, hasRequestListeners, serviceOfRequest } from "./request-events";
 import type { TransportContext } from "./transport-context";
 
 let sharedAgent: Dispatcher | undefined;
@@ -102,11 +103,13 @@ export function dispatchTo(ctx: TransportContext, dispatcher: Dispatcher, policy
       } else {
         res = await retries.send(dispatcher, opts, signal);
       }
+      retries.observe(res.statusCode, false);
       if (req.asBuffer)
         return { res, text: "", buffer: Buffer.from(await res.body.arrayBuffer()), attempts: retries.attempts, sentPath: req.path };
       return { res, text: await res.body.text(), attempts: retries.attempts, sentPath: req.path };
     } catch (e) {
       if (e instanceof ApiError) throw e;
+      retries.observe(0, false);
       const err = e as RetryableError;
       const aborted = signal?.aborted || err.name === "AbortError";
       throw ctx.failure(
@@ -121,7 +124,7 @@ export function dispatchTo(ctx: TransportContext, dispatcher: Dispatcher, policy
   };
 }
 
-/** The attempts of one request: counts them and asks the policy before each new one. */
+/** The attempts of one request: counts them, asks the policy before each new one, and reports each (request events). */
 class Retries {
   attempts = 1;
   readonly started = Date.now();
@@ -131,6 +134,18 @@ class Retries {
     private readonly req: OutgoingRequest,
     private readonly policy: RetryPolicyOptions,
   ) {}
+
+  /** Request events (metrics, src/http/request-events.ts): one per attempt, only when someone listens. */
+  observe(status: number, retrying: boolean): void {
+    if (!hasRequestListeners()) return;
+    emitRequestEvent({
+      service: this.ctx.service ?? serviceOfRequest(this.ctx.baseUrl, this.req.path),
+      operation: this.req.spec.operation,
+      status,
+      attempt: this.attempts,
+      retrying,
+    });
+  }
 
   /** Whether (and when) to try again after this failure; logs the decision. */
   decide(err: RetryableError): RetryDecision {
@@ -150,6 +165,7 @@ class Retries {
         this.ctx.logger.debug(`${this.ctx.describe(this.req)}: not retrying (${decision.reason})`);
       return decision;
     }
+    this.observe(err.statusCode ?? 0, true);
     this.attempts += 1;
     this.ctx.logger.warn(
       `${this.ctx.describe(this.req)}: ${err.statusCode ?? err.code} on attempt ${this.attempts - 1}; retrying in ${decision.delayMs} ms`,

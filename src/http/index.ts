@@ -3,6 +3,7 @@ export * from "./auth-policy";
 export * from "./logger";
 export * from "./pipeline";
 export * from "./redaction";
+export * from "./request-events";
 export * from "./retry-after";
 export * from "./retry-policy";
 export * from "./token-credential";

@@ -1,3 +1,4 @@
+import type { FormData } from "undici";
 import type { RetryPolicyOptions } from "./retry-policy";
 
 export type HttpMethod = "GET" | "PUT" | "POST" | "DELETE" | "PATCH" | "HEAD";
@@ -15,7 +16,11 @@ export interface RequestSpec {
   json?: unknown;
   /** ... or a raw body with its content type ... */
   body?: { data: string | Buffer | Uint8Array; contentType: string };
-  /** ... or a multipart form (undici's FormData; its Blobs stream, so files need not fit in memory). */
+  /**
+   * ... or a multipart/form-data body (undici sets the boundary and content type). Its parts are
+   * streamed as they are sent, so a `Blob` from `fs.openAsBlob` never sits in memory whole, and a
+   * retry sends the parts again from the start.
+   */
   form?: FormData;
   /** Statuses treated as success. Default: 200-299. */
   okStatuses?: readonly number[];

@@ -10,11 +10,18 @@ export class TransportContext {
   readonly secrets = new Set<string>();
 
   constructor(
-    readonly origin: string,
-    readonly basePath: string,
+    readonly baseUrl: URL,
     readonly redactor: Redactor,
     readonly logger: Logger,
-  ) {}
+    /** The service name in request events (metrics); derived from each request when absent. */
+    readonly service?: string,
+  ) {
+    this.origin = baseUrl.origin;
+    this.basePath = baseUrl.pathname.replace(/\/+$/, "");
+  }
+
+  readonly origin: string;
+  readonly basePath: string;
 
   /** Text with known secrets and anything token-shaped removed. */
   scrub(text: string): string {

@@ -33,6 +33,8 @@ export interface TransportOptions {
   /** Stages run after auth and before logging (outermost first), for concerns of one client. */
   stages?: readonly Stage[];
   logger?: Logger;
+  /** The service name in request events (metrics). Default: derived from each request (see `serviceOfRequest`). */
+  service?: string;
   /** The undici dispatcher to send through (the retry interceptor is composed in unless it already is). Default: one shared keep-alive Agent. */
   dispatcher?: Dispatcher;
 }
@@ -65,7 +67,7 @@ export class HttpTransport {
     }
     this.baseUrl = base;
     const redactor = opts.safeNames ? httpRedactor.allow(opts.safeNames) : httpRedactor;
-    this.ctx = new TransportContext(base.origin, base.pathname.replace(/\/+$/, ""), redactor, opts.logger ?? loggerFromEnv());
+    this.ctx = new TransportContext(base, redactor, opts.logger ?? loggerFromEnv(), opts.service);
     this.headers = { "user-agent": USER_AGENT, accept: "application/json", ...opts.headers };
     this.query = { ...opts.query };
     this.defaultSearch = new URLSearchParams(this.query).toString();

@@ -1,7 +1,7 @@
 import { defaultCredential } from "../auth/default-credential";
 import type { TokenCredential } from "../http/token-credential";
 import { endpointsFromEnv } from "../settings/endpoints";
-import { namingStyleFromEnv } from "../arm/provider-namespace";
+import { namingStyleFromEnv } from "../settings/naming-style";
 import { SqlClient } from "../services/sql/client";
 import { BatchAiClient } from "../services/batchai/client";
 

@@ -43,3 +43,18 @@ export function checkUrl(value: string, where: string): void {
     throw new SettingsError(`${where}: "${u.protocol}" URLs are not supported; use http or https`);
   }
 }
+
+/** The variable naming the binary analysis service's base URL (it has no default: the service runs wherever you run it). */
+export const BINARY_ANALYSIS_ENDPOINT_VAR = "STACKWARDEN_BINARY_ANALYSIS_ENDPOINT";
+
+/** Reads `STACKWARDEN_BINARY_ANALYSIS_ENDPOINT` (e.g. `<emulator url>/binary-analysis/v1`); a SettingsError when it is unset or not an http(s) URL. */
+export function binaryAnalysisEndpointFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+  const raw = env[BINARY_ANALYSIS_ENDPOINT_VAR]?.trim();
+  if (!raw) {
+    throw new SettingsError(
+      `${BINARY_ANALYSIS_ENDPOINT_VAR} is not set: point it at the binary analysis service, e.g. <emulator url>/binary-analysis/v1 (start one with: npx stackwarden emulator)`,
+    );
+  }
+  checkUrl(raw, BINARY_ANALYSIS_ENDPOINT_VAR);
+  return raw.replace(/\/+$/, "");
+}

@@ -2,7 +2,8 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import { COMMANDS } from "../../src/cli/command-registry";
+import { COMMANDS, commandTerm } from "../../src/cli/command-registry";
+import { Help } from "commander";
 import type { CommandIO } from "../../src/cli/command-io";
 import { main } from "../../src/cli/main";
 import { PROJECT_ROOT } from "../../src/version";
@@ -20,6 +21,8 @@ describe("the lazy command registry", () => {
       const declared = program.commands.find((c) => c.name() === entry.name);
       expect(declared, entry.name).toBeDefined();
       expect(declared!.description(), entry.name).toBe(entry.description);
+      // The listing shows it as commander would show the loaded command.
+      expect(commandTerm(entry), entry.name).toBe(new Help().subcommandTerm(declared!));
     }
   });
 
@@ -28,7 +31,7 @@ describe("the lazy command registry", () => {
     expect(await main(["--help"], io)).toBe(0);
     const help = io.lines.join("\n").replace(/\s+/g, " ");
     for (const entry of COMMANDS) {
-      expect(help).toContain(`${entry.name} ${entry.usage ?? "[options]"}`);
+      expect(help).toContain(commandTerm(entry));
       expect(help).toContain(entry.description.replace(/\s+/g, " "));
     }
     for (const argv of [

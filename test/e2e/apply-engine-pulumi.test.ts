@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,6 +29,9 @@ describe("apply --engine pulumi without a Pulumi CLI", () => {
     PULUMI_CONFIG_PASSPHRASE: "unused",
     // Nothing may be called: an endpoint that refuses connections.
     STACKWARDEN_ARM_ENDPOINT: "http://127.0.0.1:9",
+    // The lock and the audit trail of these applies, outside the repository.
+    STACKWARDEN_LOCK_DIR: join(scratch, "locks"),
+    STACKWARDEN_AUDIT_DIR: join(scratch, "audit"),
     STACKWARDEN_IMDS_ENDPOINT: "http://127.0.0.1:9/metadata",
   });
 
@@ -142,6 +145,23 @@ sql:
     expect(r.stdout).toMatch(/~\s+pulumi-nodejs:dynamic\/sql:TransparentDataEncryption tde-rg-engine-sql-engine-ledger updated/);
     expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("Apply (pulumi): succeeded, 1 update.");
     expect(await tde("ledger")).toBe("Enabled");
+    // Each apply took the stack lock (released) and left one audit entry; this one names the update.
+    expect(existsSync(join(project.dir, ".stackwarden", "locks", "engine.lock"))).toBe(false);
+    const trail = readFileSync(join(project.dir, ".stackwarden", "audit", "engine.jsonl"), "utf8")
+      .trimEnd()
+      .split("\n");
+    expect(trail).toHaveLength(2);
+    const entry = JSON.parse(trail[1]) as { seq: number; command: string; exitCode: number; what: unknown[] };
+    expect(entry).toMatchObject({ seq: 2, command: "apply --engine pulumi", exitCode: 0 });
+    expect(entry.what).toEqual([
+      {
+        resource: `/subscriptions/${SUB}/resourceGroups/rg-engine/providers/Microsoft.Sql/servers/sql-engine/databases/ledger`,
+        before: "Disabled",
+        after: "Enabled",
+        op: "update",
+        outcome: "update",
+      },
+    ]);
   });
 
   it("the compliance pack gates it: a stack that wants TDE Disabled fails on sql-tde-enabled and changes nothing", async () => {

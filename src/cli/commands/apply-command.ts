@@ -11,9 +11,13 @@ import { intOption } from "../option-parsers";
 import { ApplyProgress } from "../render/apply-progress";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
 import { UsageError } from "../cli-error";
+import type { AuditChange } from "../../audit/audit-entry";
+import { auditChangesOf } from "../../operations/apply-changes";
 import { runPulumiApply } from "../../engine/pulumi-engine";
+import { applyUnderLock } from "../apply-under-lock";
+import { withOperationOptions, type OperationFlags } from "../operation-options";
 
-export interface ApplyFlags extends StackFlags {
+export interface ApplyFlags extends StackFlags, Partial<OperationFlags> {
   yes?: boolean;
   concurrency: number;
   scanTimeout: number;
@@ -22,7 +26,7 @@ export interface ApplyFlags extends StackFlags {
 }
 
 export function registerApply(program: Command, io: CommandIO): void {
-  withStackOptions(program.command("apply"))
+  withOperationOptions(withStackOptions(program.command("apply")))
     .description("make the planned TDE changes and wait for each encryption or decryption scan to finish (exit 0 converged, 1 error)")
     .option("-y, --yes", "do not ask for confirmation")
     .option("--concurrency <n>", "databases changed at once", intOption(1, 64), 8)
@@ -37,11 +41,28 @@ export function registerApply(program: Command, io: CommandIO): void {
       const { stack, name } = loadStackFromFlags(flags, io);
       if (flags.engine === "pulumi") {
         if (!flags.stack) throw new UsageError("--engine pulumi needs --stack NAME (a stack of the Pulumi project), not --config");
-        io.exitCode = await runPulumiApply({ stack: flags.stack, stackFile: stackFilePath(flags.stack, io.cwd), yes: flags.yes }, io);
+        const pulumiStack = flags.stack;
+        io.exitCode = await applyUnderLock("apply --engine pulumi", stack, name, flags, io, async () => {
+          const what: AuditChange[] = [];
+          const code = await runPulumiApply(
+            {
+              stack: pulumiStack,
+              stackFile: stackFilePath(pulumiStack, io.cwd),
+              yes: flags.yes,
+              onResourceChange: (c) => what.push({ ...c, outcome: c.op }),
+            },
+            io,
+          );
+          return { what, exitCode: code };
+        });
         return;
       }
       const { sql } = azureClientsFromEnv(io.env);
-      io.exitCode = await runApply(sql, stack, name, flags, io);
+      io.exitCode = await applyUnderLock("apply", stack, name, flags, io, async () => {
+        let outcomes: ApplyOutcome[] = [];
+        const code = await runApply(sql, stack, name, flags, io, undefined, (o) => (outcomes = o));
+        return { what: await auditChangesOf(sql, outcomes), exitCode: code };
+      });
     });
 }
 
@@ -53,6 +74,7 @@ export async function runApply(
   flags: Omit<ApplyFlags, "engine" | "stack" | "config">,
   io: CommandIO,
   planned?: TdePlan,
+  onOutcomes?: (outcomes: ApplyOutcome[]) => void,
 ): Promise<number> {
   const plan = planned ?? (await planTde(api, stack, { concurrency: Math.max(flags.concurrency, 16) }));
   if (!planned) io.out(renderPlan(plan, stack, stackName, "table"));
@@ -72,6 +94,7 @@ export async function runApply(
     onEvent: progress.onEvent,
   });
   progress.finish();
+  onOutcomes?.(outcomes);
   io.out(summarize(outcomes));
   return outcomes.every((o) => o.ok) ? 0 : 1;
 }

@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from "node:http";
+import type { Readable } from "node:stream";
 import FindMyWay from "find-my-way";
 
-export type Method = "GET" | "PUT" | "POST" | "DELETE" | "PATCH";
+export type Method = "GET" | "PUT" | "POST" | "DELETE" | "PATCH" | "HEAD";
 
 /** A request as a local implementation sees it: parsed, with its route parameters. */
 export interface EmulatorRequest {
@@ -11,8 +12,15 @@ export interface EmulatorRequest {
   params: Record<string, string>;
   query: URLSearchParams;
   headers: IncomingHttpHeaders;
-  /** The raw body bytes (empty for none). */
+  /** The raw body bytes (empty for none, and for routes registered with `streamBody`). */
   rawBody: Buffer;
+  /**
+   * Routes registered with `streamBody` only: the request body as it arrives, unread. The handler
+   * must consume it (or answer; the server then discards the rest), so a large upload never sits in memory.
+   */
+  bodyStream?: Readable;
+  /** Aborted when the client goes away before the reply has been sent (so work for it can stop). */
+  signal: AbortSignal;
   /** The body parsed as JSON when the request said it was JSON, else undefined. */
   body: unknown;
   /** `http://host:port` of this emulator, for links it hands out (nextLink, operation URLs). */
@@ -21,17 +29,27 @@ export interface EmulatorRequest {
   now: number;
 }
 
-/** What a handler answers; the app serializes `body` as JSON unless it is a Buffer or string. */
+/**
+ * What a handler answers; the app serializes `body` as JSON unless it is a Buffer or string, and
+ * pipes it when it is a `Readable` (set `content-length` in `headers` when it is known).
+ */
 export interface EmulatorReply {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
 }
 
+/** How a route wants its request. */
+export interface RouteOptions {
+  /** Hand the handler the request stream (`bodyStream`) instead of reading the body into `rawBody`. */
+  streamBody?: boolean;
+}
+
 export type Handler = (req: EmulatorRequest) => EmulatorReply | Promise<EmulatorReply>;
 
 interface RouteStore {
   handler: Handler;
+  streamBody: boolean;
   /** The registered path, `{name}` style, for request statistics. */
   pattern: string;
 }
@@ -41,17 +59,20 @@ export class EmulatorApp {
   private readonly router = FindMyWay({ caseSensitive: false, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
 
   /** Registers a handler; `path` uses `:name` parameters. */
-  route(method: Method, path: string, handler: Handler): void {
+  route(method: Method, path: string, handler: Handler, options: RouteOptions = {}): void {
     const pattern = path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
-    this.router.on(method, path, () => undefined, { handler, pattern } satisfies RouteStore);
+    this.router.on(method, path, () => undefined, { handler, pattern, streamBody: options.streamBody === true } satisfies RouteStore);
   }
 
   /** Finds the handler and parameters for a request, or undefined. */
-  find(method: string, path: string): { handler: Handler; params: Record<string, string>; pattern: string } | undefined {
+  find(
+    method: string,
+    path: string,
+  ): { handler: Handler; params: Record<string, string>; pattern: string; streamBody: boolean } | undefined {
     const found = this.router.find(method as FindMyWay.HTTPMethod, path);
     if (!found) return undefined;
     const store = found.store as RouteStore;
-    return { handler: store.handler, params: found.params as Record<string, string>, pattern: store.pattern };
+    return { handler: store.handler, params: found.params as Record<string, string>, pattern: store.pattern, streamBody: store.streamBody };
   }
 
   /** Whether some method is routed at this path (for 405 versus 404). */

@@ -1,6 +1,6 @@
 import type { AccessTokens } from "./access-tokens";
 import type { ThrottlingSettings } from "./arm-throttling";
-import type { EmulatorApp, Handler, Method } from "./emulator-app";
+import type { EmulatorApp, EmulatorReply, Handler, Method } from "./emulator-app";
 
 /** Settings every local implementation may read; they can change at run time through the admin API. */
 export interface EmulatorSettings {
@@ -11,6 +11,9 @@ export interface EmulatorSettings {
   /** Resource Manager's request throttling (arm-throttling.ts); absent: off (the default). */
   throttling?: ThrottlingSettings;
 }
+
+/** Answers the emulator gives on its own: an injected fault, a path or method no route serves, a JSON body that does not parse. */
+export type EmulatorErrorKind = "fault" | "no-route" | "invalid-body";
 
 /** What the emulator hands a local implementation when it mounts it. */
 export interface ServiceContext<S> {
@@ -38,4 +41,10 @@ export interface LocalService<S = unknown, Seed = unknown> {
   /** Builds the initial state from the seed section (undefined when the seed has none). */
   initialState(seed: Seed | undefined): S;
   mount(ctx: ServiceContext<S>): void;
+  /**
+   * Optional: the emulator's own answer (see EmulatorErrorKind) for a path this service owns, in
+   * the service's error form; undefined leaves it to the emulator (ARM's `{ error: { code, message } }`).
+   * The emulator adds its headers (Retry-After) to the reply.
+   */
+  errorReply?(path: string, status: number, kind: EmulatorErrorKind): EmulatorReply | undefined;
 }

@@ -1,0 +1,163 @@
+import { readdirSync, statSync, type Dirent } from "node:fs";
+import { isAbsolute, join, relative, sep } from "node:path";
+
+/**
+ * Globs for the artifact paths of a stack, matched segment by segment (so a walk never enters a
+ * directory no pattern can match): `*` and `?` within a segment, `**` for any depth, `[abc]`,
+ * `{a,b}`. Wildcards do not match names starting with `.` (write the dot to match them), and `**`
+ * does not follow symbolic links to directories (no loops).
+ */
+
+/** Expands `{a,b}` alternatives (nested too) into plain patterns. */
+export function expandBraces(pattern: string): string[] {
+  const open = findBrace(pattern);
+  if (!open) return [pattern];
+  const { start, end, parts } = open;
+  return parts.flatMap((p) => expandBraces(pattern.slice(0, start) + p + pattern.slice(end + 1)));
+}
+
+function findBrace(p: string): { start: number; end: number; parts: string[] } | undefined {
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === "\\") {
+      i++;
+      continue;
+    }
+    if (p[i] !== "{") continue;
+    let depth = 0;
+    const parts: string[] = [];
+    let from = i + 1;
+    for (let j = i; j < p.length; j++) {
+      if (p[j] === "\\") {
+        j++;
+        continue;
+      }
+      if (p[j] === "{") depth++;
+      else if (p[j] === "}") {
+        depth--;
+        if (depth === 0) {
+          parts.push(p.slice(from, j));
+          return parts.length > 1 ? { start: i, end: j, parts } : undefined;
+        }
+      } else if (p[j] === "," && depth === 1) {
+        parts.push(p.slice(from, j));
+        from = j + 1;
+      }
+    }
+    return undefined;
+  }
+  return undefined;
+}
+
+const MAGIC = /[*?[]/;
+
+/** A RegExp for one path segment (no `/` in it). */
+export function segmentRegExp(segment: string): RegExp {
+  let re = "";
+  for (let i = 0; i < segment.length; i++) {
+    const c = segment[i];
+    if (c === "\\" && i + 1 < segment.length) re += escape(segment[++i]);
+    else if (c === "*") re += "[^/]*";
+    else if (c === "?") re += "[^/]";
+    else if (c === "[") {
+      const close = segment.indexOf("]", i + 2);
+      if (close < 0) re += "\\[";
+      else {
+        let body = segment.slice(i + 1, close);
+        if (body.startsWith("!")) body = `^${body.slice(1)}`;
+        re += `[${body.replace(/\\/g, "\\\\")}]`;
+        i = close;
+      }
+    } else re += escape(c);
+  }
+  // Wildcards leave dot files alone unless the pattern itself starts with a dot.
+  return new RegExp(`^${segment.startsWith(".") ? "" : "(?!\\.)"}${re}$`);
+}
+
+function escape(c: string): string {
+  return /[.+^${}()|[\]\\/]/.test(c) ? `\\${c}` : c;
+}
+
+/** The files under `base` that match one of `patterns` (relative to `base`, or absolute), sorted, each once; and the patterns that matched nothing. */
+export function expandGlobs(base: string, patterns: readonly string[]): { files: string[]; unmatched: string[] } {
+  const found = new Set<string>();
+  const unmatched: string[] = [];
+  for (const pattern of patterns) {
+    const hits = new Set<string>();
+    for (const p of expandBraces(pattern)) {
+      const abs = isAbsolute(p);
+      const segments = p.split(/[\\/]+/).filter((s, i) => s !== "" && !(s === "." && i > 0));
+      walk(abs ? sep : base, segments, 0, hits);
+    }
+    for (const h of hits) found.add(h);
+    if (hits.size === 0) unmatched.push(pattern);
+  }
+  return { files: [...found].sort(), unmatched };
+}
+
+function walk(dir: string, segments: string[], i: number, out: Set<string>): void {
+  const seg = segments[i];
+  const last = i === segments.length - 1;
+  if (seg === undefined) return;
+  if (seg === "**") {
+    if (last) {
+      // A trailing `**` means every file below.
+      for (const e of entries(dir)) {
+        if (e.name.startsWith(".")) continue;
+        const p = join(dir, e.name);
+        if (isFile(p, e)) out.add(p);
+        else if (e.isDirectory()) walk(p, segments, i, out);
+      }
+      return;
+    }
+    walk(dir, segments, i + 1, out);
+    for (const e of entries(dir)) if (e.isDirectory() && !e.name.startsWith(".")) walk(join(dir, e.name), segments, i, out);
+    return;
+  }
+  if (!MAGIC.test(seg)) {
+    const p = join(dir, seg.replace(/\\(.)/g, "$1"));
+    if (last) {
+      if (isFile(p)) out.add(p);
+    } else if (isDir(p)) walk(p, segments, i + 1, out);
+    return;
+  }
+  const re = segmentRegExp(seg);
+  for (const e of entries(dir)) {
+    if (!re.test(e.name)) continue;
+    const p = join(dir, e.name);
+    if (last) {
+      if (isFile(p, e)) out.add(p);
+    } else if (e.isDirectory() || (e.isSymbolicLink() && isDir(p))) walk(p, segments, i + 1, out);
+  }
+}
+
+function entries(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+function isFile(p: string, e?: Dirent): boolean {
+  if (e && e.isFile()) return true;
+  if (e && !e.isSymbolicLink()) return false;
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** A path as reports show it: relative to `base` with `/` separators when it lies below it, else absolute. */
+export function displayPath(base: string, file: string): string {
+  const rel = relative(base, file);
+  return rel.startsWith("..") || isAbsolute(rel) ? file : rel.split(sep).join("/");
+}

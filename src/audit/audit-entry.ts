@@ -1,0 +1,66 @@
+/** Who made a change, as far as stackwarden can tell without keeping any secret. */
+export interface AuditActor {
+  /** The token's tenant, object and application ids, decoded from the JWT without verifying it. */
+  tid?: string;
+  oid?: string;
+  appid?: string;
+  /** `decoded`; `not-a-jwt` (an opaque token); or `unavailable` (no token could be had, with why). */
+  claims: "decoded" | "not-a-jwt" | "unavailable";
+  claimsProblem?: string;
+  /** The machine that ran the command. */
+  host: string;
+  /** On an Azure VM (IMDS answered): its vmId and what checking the attested document found. */
+  vm?: {
+    vmId?: string;
+    /** The attested document's PKCS#7 signature verified over its content, with our nonce in it. */
+    signatureVerified: boolean;
+    /** The attested document is signed by this certificate subject. */
+    signer?: string;
+    problem?: string;
+  };
+}
+
+/** One change an apply made, or a repair remediation refused. */
+export interface AuditChange {
+  /** The ARM id of the resource. */
+  resource: string;
+  /** What the property was before (TDE status), as read. */
+  before: string | null;
+  /** What it is after, as read back (`null` when unknown). */
+  after: string | null;
+  /** `converged`, `failed`, `interrupted` (shutdown between requests), `refused` (remediation would break a rule) or, for Pulumi, its op. */
+  outcome: string;
+  /** From the request until the scan had finished, in ms. */
+  scanDurationMs?: number;
+  error?: string;
+  /** Why a repair was refused: the rule and its message. */
+  reason?: string;
+}
+
+/** What an apply records; the trail adds `seq`, `prev` and `hash`. */
+export interface AuditRecord {
+  at: string;
+  stack: string;
+  /** `apply`, `apply --engine pulumi`, `watch` (auto-apply of a commit), `remediate`. */
+  command: string;
+  who: AuditActor;
+  what: AuditChange[];
+  /** The git commit of the stack file the apply acted on, when it is in a git checkout. */
+  commit: string | null;
+  exitCode: number;
+  /** Anything else worth keeping (the Pulumi summary, the count of changes planned). */
+  note?: string;
+}
+
+/** One line of `.stackwarden/audit/<stack>.jsonl`. */
+export interface AuditEntry extends AuditRecord {
+  /** 1 for the first entry of the trail, then +1 per entry. */
+  seq: number;
+  /** sha-256 (hex) of the previous line, exactly as written; 64 zeros for the first. */
+  prev: string;
+  /** sha-256 (hex) of this entry serialized without `hash`. */
+  hash: string;
+}
+
+/** The `prev` of the first entry. */
+export const GENESIS_HASH = "0".repeat(64);

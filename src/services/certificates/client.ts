@@ -1,0 +1,236 @@
+import { randomUUID } from "node:crypto";
+import { ApiError, HttpTransport, type ApiResponse, type Logger, type RequestSpec, type RetryPolicyOptions } from "../../http";
+import { redactUrl, scrubSecrets, scrubTokens } from "../../http/redaction";
+import type { Dispatcher } from "undici";
+import type { NamingStyle } from "../../settings/naming-style";
+import { DOCTYPE_INFO, defaultFormat, operationPath, type CertificateFormat, type Doctype } from "./catalogue";
+import { keyHeaderNames } from "./header-names";
+import type {
+  CertificateErrorBody,
+  CertificateParametersByDoctype,
+  CertificateRequestBody,
+  ConsentArtifact,
+  FormatsByDoctype,
+  IssuedDocument,
+} from "./types";
+
+export interface CertificatesClientOptions {
+  /** The part of the base address before `/<issuer>/v3`: `https://apisetu.gov.in`, or `<emulator>/apisetu`. */
+  endpoint: string;
+  /** Sent as `X-APISETU-APIKEY` (or `X-GATEWAY-APIKEY`); redacted from every log line and error. */
+  apiKey: string;
+  /** Sent as `X-APISETU-CLIENTID` (or `X-GATEWAY-CLIENTID`). */
+  clientId: string;
+  /** `real` (default) sends the spec's header names, `described` the product description's. */
+  naming?: NamingStyle;
+  retry?: Partial<RetryPolicyOptions>;
+  /** Per-attempt timeout in ms. Default 30 000. */
+  timeoutMs?: number;
+  logger?: Logger;
+  dispatcher?: Dispatcher;
+}
+
+/** What to ask one issuer for. */
+export interface IssueRequest<D extends Doctype> {
+  certificateParameters: CertificateParametersByDoctype[D];
+  /** Default: the first format the doctype's spec lists that is `pdf`, else its first. */
+  format?: FormatsByDoctype[D];
+  consentArtifact?: ConsentArtifact;
+  signal?: AbortSignal;
+}
+
+/**
+ * A certificate pull is a read: it changes nothing at the issuer, and its txnId names it, so
+ * 429 and 5xx answers are worth another try even though the method is POST.
+ */
+const CERTIFICATE_RETRY: Partial<RetryPolicyOptions> = { retryNonIdempotent: true };
+
+/** Every status: error bodies are read here, in the spec's `{ error, errorDescription }` form. */
+const EVERY_STATUS: readonly number[] = Array.from({ length: 500 }, (_, i) => 100 + i);
+
+/**
+ * A client for the 12 certificate operations of the four issuers (`POST <endpoint>/<issuer>/v3/<doctype>/certificate`).
+ *
+ * Strict in what it sends: the doctype's own `certificateParameters` (every required field, no
+ * others), only a format its spec allows, a fresh UUID `txnId` per call. It reads the answer by
+ * content type: the document's bytes for PDF and XML; the spec's error bodies become an ApiError
+ * whose code is the spec's `error` (`record_not_found`, `invalid_authentication` ...) and whose
+ * message is its `errorDescription`. Key values and the parameters sent are scrubbed from every
+ * error text, in case an issuer echoes them.
+ */
+export class CertificatesClient {
+  private readonly http: HttpTransport;
+  private readonly apiKey: string;
+
+  constructor(opts: CertificatesClientOptions) {
+    const names = keyHeaderNames(opts.naming);
+    this.apiKey = opts.apiKey;
+    this.http = new HttpTransport({
+      baseUrl: opts.endpoint,
+      auth: { kind: "header", headers: { [names.apiKey]: opts.apiKey, [names.clientId]: opts.clientId } },
+      // The client id identifies the caller and may be shown; the API key is never declared safe.
+      safeNames: { headers: [names.clientId] },
+      retry: { ...CERTIFICATE_RETRY, ...opts.retry },
+      timeoutMs: opts.timeoutMs,
+      logger: opts.logger,
+      dispatcher: opts.dispatcher,
+    });
+  }
+
+  /** Asks the doctype's issuer for a certificate; resolves to the document, or throws ApiError with the issuer's error. */
+  async issue<D extends Doctype>(doctype: D, request: IssueRequest<D>): Promise<IssuedDocument> {
+    const info = DOCTYPE_INFO[doctype];
+    if (!info) throw new Error(`unknown certificate doctype "${String(doctype)}"`);
+    const format: CertificateFormat = request.format ?? defaultFormat(doctype);
+    if (!info.formats.includes(format)) {
+      throw new Error(`${info.issuer}/${doctype}: format "${format}" is not offered; its spec allows ${info.formats.join(", ")}`);
+    }
+    const parameters = checkParameters(doctype, request.certificateParameters as unknown as Record<string, unknown>);
+    const txnId = randomUUID();
+    const body: CertificateRequestBody = {
+      txnId,
+      format,
+      certificateParameters: parameters as unknown as CertificateRequestBody["certificateParameters"],
+      ...(request.consentArtifact ? { consentArtifact: request.consentArtifact } : {}),
+    };
+    const spec: RequestSpec = {
+      operation: `${info.issuer}.${doctype}`,
+      method: "POST",
+      path: `/${info.issuer}/v3${operationPath(doctype)}`,
+      headers: {
+        accept: format === "pdf" ? "application/pdf, application/json;q=0.5" : "application/xml, text/xml;q=0.9, application/json;q=0.5",
+      },
+      json: body,
+      okStatuses: EVERY_STATUS,
+      signal: request.signal,
+    };
+    const secrets = [this.apiKey, ...Object.values(parameters)];
+    const res = await this.send(spec, secrets);
+    const contentType = headerValue(res.headers["content-type"]) ?? "";
+    const kind = documentKind(contentType);
+    if (res.status >= 400 || (kind === "other" && /json/i.test(contentType) && isErrorBody(res.body))) {
+      throw this.errorOf(spec, res, secrets);
+    }
+    return {
+      issuer: info.issuer,
+      doctype,
+      format,
+      kind,
+      contentType,
+      bytes: res.body,
+      txnId,
+      status: res.status,
+      requestId: res.requestId ?? headerValue(res.headers["x-request-id"]),
+    };
+  }
+
+  private async send(spec: RequestSpec, secrets: string[]): Promise<ApiResponse<Buffer>> {
+    try {
+      return await this.http.bytes(spec);
+    } catch (e) {
+      // The transport scrubs the key; an error that quotes the request could still hold a parameter.
+      if (e instanceof ApiError) throw rescrub(e, secrets);
+      throw e;
+    }
+  }
+
+  /** The spec's error body (`{ error, errorDescription }`) as an ApiError; any other body is described, not quoted at length. */
+  private errorOf(spec: RequestSpec, res: ApiResponse<Buffer>, secrets: string[]): ApiError {
+    const parsed = parseCertificateError(res.body);
+    const fallbackCode = res.status >= 400 ? `HTTP${res.status}` : "InvalidResponse";
+    const text = res.body.toString("utf8");
+    const message = parsed
+      ? `${parsed.errorDescription ?? parsed.error}${parsed.field ? ` (field ${parsed.field})` : ""}`
+      : text.trim()
+        ? text.slice(0, 200)
+        : `HTTP ${res.status} with no body`;
+    const scrub = (s: string) => scrubTokens(scrubSecrets(s, secrets));
+    return new ApiError({
+      operation: spec.operation,
+      status: res.status,
+      code: scrub(parsed?.error ?? fallbackCode),
+      message: scrub(message),
+      method: spec.method,
+      url: redactUrl(this.http.urlOf(spec)),
+      requestId: res.requestId,
+      clientRequestId: res.clientRequestId,
+      attempts: res.attempts,
+    });
+  }
+}
+
+/** `pdf`, `xml` or `other`, from a content type (`application/pdf`; `application/xml`, `text/xml`, `*+xml`). */
+export function documentKind(contentType: string): CertificateFormat | "other" {
+  const type = contentType.split(";")[0].trim().toLowerCase();
+  if (type === "application/pdf") return "pdf";
+  if (type === "application/xml" || type === "text/xml" || type.endsWith("+xml")) return "xml";
+  return "other";
+}
+
+/** Reads `{ error, errorDescription, field? }` from a body; undefined when it is not that shape. */
+export function parseCertificateError(body: Buffer | string): CertificateErrorBody | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(typeof body === "string" ? body : body.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  if (!value || typeof value !== "object") return undefined;
+  const v = value as Record<string, unknown>;
+  if (typeof v.error !== "string" || !v.error) return undefined;
+  return {
+    error: v.error,
+    errorDescription: typeof v.errorDescription === "string" && v.errorDescription ? v.errorDescription : v.error,
+    ...(typeof v.field === "string" && v.field ? { field: v.field } : {}),
+  };
+}
+
+function isErrorBody(body: Buffer): boolean {
+  return parseCertificateError(body) !== undefined;
+}
+
+/** The doctype's parameters as the spec names them, each a non-empty string; refuses missing and unknown fields. */
+function checkParameters(doctype: Doctype, given: Record<string, unknown> | undefined): Record<string, string> {
+  const info = DOCTYPE_INFO[doctype];
+  if (!given || typeof given !== "object") throw new Error(`${info.issuer}/${doctype}: certificateParameters are required`);
+  const out: Record<string, string> = {};
+  for (const field of info.parameters) {
+    const v = given[field.name];
+    if (v === undefined || v === null || v === "") {
+      if (field.required)
+        throw new Error(`${info.issuer}/${doctype}: certificateParameters.${field.name} (${field.description}) is required`);
+      continue;
+    }
+    if (typeof v !== "string") throw new Error(`${info.issuer}/${doctype}: certificateParameters.${field.name} must be a string`);
+    out[field.name] = v;
+  }
+  const unknown = Object.keys(given).filter((k) => !info.parameters.some((f) => f.name === k));
+  if (unknown.length) {
+    throw new Error(
+      `${info.issuer}/${doctype}: certificateParameters has no field ${unknown.map((k) => `"${k}"`).join(", ")}; the spec defines ${info.parameters.map((f) => f.name).join(", ")}`,
+    );
+  }
+  return out;
+}
+
+function rescrub(e: ApiError, secrets: string[]): ApiError {
+  const scrub = (s: string) => scrubSecrets(s, secrets);
+  const detail = scrub(e.detail);
+  const code = scrub(e.code);
+  if (detail === e.detail && code === e.code) return e;
+  return new ApiError({
+    operation: e.operation,
+    status: e.status,
+    code,
+    message: detail,
+    method: e.method,
+    url: e.url,
+    requestId: e.requestId,
+    clientRequestId: e.clientRequestId,
+    attempts: e.attempts,
+  });
+}
+
+function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}

@@ -1,0 +1,28 @@
+import { createHash } from "node:crypto";
+import { resolve } from "node:path";
+
+/** Where stackwarden keeps its own operational files. */
+export interface StateDirs {
+  /** Per-stack apply locks. Default `.stackwarden/locks`; `STACKWARDEN_LOCK_DIR` or `--lock-dir`. */
+  locks: string;
+  /** Per-stack audit trails (`<stack>.jsonl`). Default `.stackwarden/audit`; `STACKWARDEN_AUDIT_DIR` or `--audit-dir`. */
+  audit: string;
+}
+
+/**
+ * Resolves the lock and audit directories: a flag wins over the environment, which wins over the
+ * default under the working directory. Point the lock directory of every machine that applies a
+ * stack at one shared directory (a network file system) to lock across machines.
+ */
+export function stateDirs(cwd: string, env: NodeJS.ProcessEnv, flags: { lockDir?: string; auditDir?: string } = {}): StateDirs {
+  return {
+    locks: resolve(cwd, flags.lockDir || env.STACKWARDEN_LOCK_DIR?.trim() || ".stackwarden/locks"),
+    audit: resolve(cwd, flags.auditDir || env.STACKWARDEN_AUDIT_DIR?.trim() || ".stackwarden/audit"),
+  };
+}
+
+/** A file-system-safe name for a stack (`dev`, or a hash of an odd name). */
+export function stackFileKey(stack: string): string {
+  if (/^[A-Za-z0-9_.-]{1,100}$/.test(stack) && !stack.startsWith(".")) return stack;
+  return `stack-${createHash("sha256").update(stack).digest("hex").slice(0, 16)}`;
+}

@@ -1,0 +1,107 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { sha256Hex, verifyTrailText } from "../../src/audit/audit-chain";
+import { GENESIS_HASH, type AuditRecord } from "../../src/audit/audit-entry";
+import { AuditTrail, AuditTrailError } from "../../src/audit/audit-trail";
+
+const record = (i: number): AuditRecord => ({
+  at: `2026-01-0${i}T00:00:00.000Z`,
+  stack: "dev",
+  command: "apply",
+  who: { claims: "decoded", tid: "t", oid: "o", appid: "a", host: "h" },
+  what: [{ resource: `/subscriptions/s/db${i}`, before: "Disabled", after: "Enabled", outcome: "converged", scanDurationMs: 10 * i }],
+  commit: null,
+  exitCode: 0,
+});
+
+function trailOf(n: number): { trail: AuditTrail; lines: string[] } {
+  const trail = AuditTrail.forStack(mkdtempSync(join(tmpdir(), "stackwarden-audit-")), "dev");
+  for (let i = 1; i <= n; i++) trail.append(record(i));
+  return { trail, lines: readFileSync(trail.path, "utf8").trimEnd().split("\n") };
+}
+
+const verdict = (lines: string[]) => verifyTrailText(lines.join("\n") + "\n");
+
+describe("the audit trail's hash chain", () => {
+  it("each entry carries seq, the sha-256 of the line before it and its own hash", () => {
+    const { lines } = trailOf(3);
+    const entries = lines.map((l) => JSON.parse(l) as { seq: number; prev: string; hash: string });
+    expect(entries.map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect(entries[0].prev).toBe(GENESIS_HASH);
+    expect(entries[1].prev).toBe(sha256Hex(lines[0]));
+    expect(entries[2].prev).toBe(sha256Hex(lines[1]));
+    const v = verdict(lines);
+    expect(v).toEqual({ intact: true, entries: 3, head: { seq: 3, hash: entries[2].hash }, problems: [] });
+  });
+
+  it("an edited line is named (its own hash no longer matches)", () => {
+    const { lines } = trailOf(3);
+    lines[1] = lines[1].replace('"outcome":"converged"', '"outcome":"failed"');
+    expect(verdict(lines).problems).toEqual([expect.objectContaining({ line: 2, kind: "edited" })]);
+  });
+
+  it("an edited line whose own hash was recomputed is named through the next line's prev", () => {
+    const { lines } = trailOf(3);
+    const e = JSON.parse(lines[1]) as Record<string, unknown>;
+    e.exitCode = 1;
+    delete e.hash;
+    lines[1] = JSON.stringify({ ...e, hash: sha256Hex(JSON.stringify(e)) });
+    expect(verdict(lines).problems).toEqual([
+      expect.objectContaining({ line: 2, kind: "edited", message: expect.stringContaining("line 3 recorded a different hash") }),
+    ]);
+  });
+
+  it("the last line edited is caught too", () => {
+    const { lines } = trailOf(2);
+    lines[1] = lines[1].replace('"exitCode":0', '"exitCode":3');
+    expect(verdict(lines).problems).toEqual([expect.objectContaining({ line: 2, kind: "edited" })]);
+  });
+
+  it("a removed entry is named, at the start, in the middle", () => {
+    const { lines } = trailOf(4);
+    expect(verdict([lines[0], lines[2], lines[3]]).problems).toEqual([
+      expect.objectContaining({ line: 2, kind: "removed", message: expect.stringContaining("entry seq 2 was removed before line 2") }),
+    ]);
+    expect(verdict(lines.slice(1)).problems).toEqual([expect.objectContaining({ line: 1, kind: "removed" })]);
+    expect(verdict([lines[0], lines[3]]).problems[0].message).toContain("entries seq 2..3 were removed");
+  });
+
+  it("reordered entries are named", () => {
+    const { lines } = trailOf(3);
+    const v = verdict([lines[0], lines[2], lines[1]]);
+    expect(v.intact).toBe(false);
+    expect(v.problems.map((p) => [p.line, p.kind])).toEqual([
+      [2, "reordered"],
+      [3, "reordered"],
+    ]);
+  });
+
+  it("a line that is not an entry, and a partial last line, are named", () => {
+    const { lines } = trailOf(2);
+    expect(verdict([lines[0], "hello", lines[1]]).problems[0]).toEqual(expect.objectContaining({ line: 2, kind: "unparseable" }));
+    const cut = `${lines[0]}\n${lines[1].slice(0, 40)}`;
+    expect(verifyTrailText(cut).problems).toEqual([expect.objectContaining({ line: 2, kind: "incomplete" })]);
+    expect(verifyTrailText("")).toEqual({ intact: true, entries: 0, problems: [] });
+  });
+
+  it("appending refuses to start on a damaged end, so nothing is applied that cannot be recorded", () => {
+    const { trail, lines } = trailOf(2);
+    writeFileSync(trail.path, `${lines[0]}\n${lines[1].slice(0, 30)}`);
+    expect(() => trail.tail()).toThrow(AuditTrailError);
+    expect(() => trail.tail()).toThrow(/ends in a partial line/);
+    writeFileSync(trail.path, `${lines[0]}\nnot json\n`);
+    expect(() => trail.tail()).toThrow(/is not an audit entry/);
+  });
+
+  it("a long trail's last line is found past the first read chunk", () => {
+    const trail = AuditTrail.forStack(mkdtempSync(join(tmpdir(), "stackwarden-audit-")), "big");
+    const big = record(1);
+    big.what = Array.from({ length: 2000 }, (_, i) => ({ ...big.what[0], resource: `/subscriptions/s/databases/db-${i}` }));
+    trail.append(big);
+    trail.append(big);
+    expect(trail.tail()?.seq).toBe(2);
+    expect(verifyTrailText(readFileSync(trail.path, "utf8")).intact).toBe(true);
+  });
+});

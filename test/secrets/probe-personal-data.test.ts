@@ -1,0 +1,142 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../../src/version";
+
+/**
+ * Personal data planted in a probe's environment (names, certificate and admission numbers) must
+ * appear in no stdout or stderr of `stackwarden probe` (with STACKWARDEN_LOG=debug), in no report
+ * (--output json and table), and in nothing the emulator prints, whether the probe finds its
+ * record or not. Both are real processes of the compiled CLI.
+ */
+const CLI = join(PROJECT_ROOT, "bin", "stackwarden.js");
+const PLANTED = {
+  TC_ADMN: "PLANTED-ADMN-7731",
+  TC_NAME: "Zorvath Plantedquill",
+  ID_CERT: "PLANTEDCERT000042",
+  ID_NAME: "Ysolde Plantedmarsh",
+  MISS_ADMN: "PLANTED-MISSING-5150",
+  MISS_NAME: "Quenby Plantedabsent",
+  API_KEY: "planted-apisetu-key-0f9e",
+};
+const PERSONAL = Object.entries(PLANTED)
+  .filter(([k]) => k !== "API_KEY")
+  .map(([, v]) => v);
+
+const dir = mkdtempSync(join(tmpdir(), "stackwarden-probe-pii-"));
+const stateDir = join(dir, "state");
+let emulator: ChildProcess;
+let emulatorOut = "";
+let emulatorErr = "";
+let url = "";
+
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
+    child.stderr.on("data", (c: Buffer) => (err += c.toString("utf8")));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, out, err }));
+  });
+}
+
+beforeAll(async () => {
+  if (!existsSync(join(PROJECT_ROOT, "dist", "src", "cli", "main.js"))) throw new Error("dist/ is missing: run `npm run build`");
+  writeFileSync(
+    join(dir, "seed.yaml"),
+    `certificates:
+  records:
+    - { doctype: trcer, issueDate: 2021-07-30, parameters: { ADMN_NO: ${PLANTED.TC_ADMN}, FullName: ${PLANTED.TC_NAME} } }
+    - doctype: govid
+      issueDate: 2023-08-21
+      parameters: { CERT_NO: ${PLANTED.ID_CERT}, FullName: ${PLANTED.ID_NAME} }
+      holder: { dob: 01-01-1990, motherName: M, swd: S, swdIndicator: D, category: GEN }
+`,
+  );
+  writeFileSync(
+    join(dir, "Pulumi.pii.yaml"),
+    `config:
+  stackwarden:subscriptionId: 00000000-0000-0000-0000-000000000000
+  stackwarden:probes:
+    - { name: tc, issuer: lawcollegeandaman, doctype: trcer, parameters: { ADMN_NO: "\${env:TC_ADMN}", FullName: "\${env:TC_NAME}" } }
+    - { name: id, issuer: swavlambancard, doctype: govid, format: xml, parameters: { CERT_NO: "\${env:ID_CERT}", FullName: "\${env:ID_NAME}" } }
+    - { name: id-pdf, issuer: swavlambancard, doctype: govid, parameters: { CERT_NO: "\${env:ID_CERT}", FullName: "\${env:ID_NAME}" } }
+    - { name: missing, issuer: lawcollegeandaman, doctype: trcer, parameters: { ADMN_NO: "\${env:MISS_ADMN}", FullName: "\${env:MISS_NAME}" } }
+`,
+  );
+  emulator = spawn(process.execPath, [CLI, "emulator", "--port", "0", "--seed", join(dir, "seed.yaml"), "--state", stateDir], {
+    cwd: dir,
+    env: { ...process.env, STACKWARDEN_LOG: "debug" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  emulator.stderr!.on("data", (c: Buffer) => (emulatorErr += c.toString("utf8")));
+  url = await new Promise<string>((resolve, reject) => {
+    emulator.stdout!.on("data", (c: Buffer) => {
+      emulatorOut += c.toString("utf8");
+      const line = emulatorOut.split("\n")[0];
+      if (emulatorOut.includes("\n")) resolve(line.trim());
+    });
+    emulator.on("exit", (code) => reject(new Error(`the emulator exited (${code}): ${emulatorErr}`)));
+  });
+});
+
+afterAll(async () => {
+  if (emulator && emulator.exitCode === null) {
+    const closed = new Promise((r) => emulator.on("close", r));
+    emulator.kill("SIGTERM");
+    await closed;
+  }
+});
+
+describe("personal data planted in a probe's environment", () => {
+  it("appears in no output, report, log or emulator output", async () => {
+    const env = {
+      PATH: process.env.PATH,
+      STACKWARDEN_LOG: "debug",
+      STACKWARDEN_APISETU_ENDPOINT: `${url}/apisetu`,
+      STACKWARDEN_APISETU_API_KEY: PLANTED.API_KEY,
+      STACKWARDEN_APISETU_CLIENT_ID: "visible-client",
+      ...PLANTED,
+    };
+    const json = await run(["probe", "--config", "Pulumi.pii.yaml", "--output", "json"], env);
+    const table = await run(["probe", "--config", "Pulumi.pii.yaml"], env);
+
+    // The run did real work: three documents issued and checked, one 404, debug lines for each request.
+    expect(json.code).toBe(4);
+    const report = JSON.parse(json.out) as { summary: object; results: { name: string; outcome: string; error?: { code: string } }[] };
+    expect(report.summary).toEqual({ probes: 4, passed: 3, failed: 1 });
+    expect(report.results.find((r) => r.name === "missing")).toMatchObject({ outcome: "failed", error: { code: "record_not_found" } });
+    expect(table.code).toBe(4);
+    expect(table.out).toContain("HTTP 404 record_not_found: No record found");
+    expect(json.err.match(/\[stackwarden\] .*certificate -> (200|404)/g)).toHaveLength(4);
+
+    // Stop the emulator so everything it would print is in.
+    const closed = new Promise((r) => emulator.on("close", r));
+    emulator.kill("SIGTERM");
+    await closed;
+
+    const surfaces = {
+      "probe json stdout": json.out,
+      "probe json stderr": json.err,
+      "probe table stdout": table.out,
+      "probe table stderr": table.err,
+      "emulator stdout": emulatorOut,
+      "emulator stderr": emulatorErr,
+    };
+    for (const [where, text] of Object.entries(surfaces)) {
+      for (const value of [...PERSONAL, PLANTED.API_KEY]) expect(text.includes(value), `${value} in ${where}:\n${text}`).toBe(false);
+      // Case changes are no disguise either.
+      for (const value of PERSONAL) expect(text.toLowerCase().includes(value.toLowerCase()), `${value} in ${where}`).toBe(false);
+    }
+    // The values that matched no record were not written to the emulator's state either.
+    const state = readdirSync(stateDir)
+      .map((f) => readFileSync(join(stateDir, f), "utf8"))
+      .join("\n");
+    expect(state.length).toBeGreaterThan(0);
+    for (const value of [PLANTED.MISS_ADMN, PLANTED.MISS_NAME, PLANTED.API_KEY]) expect(state).not.toContain(value);
+  });
+});
