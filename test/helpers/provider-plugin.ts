@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { dirname, join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
-import * as pulumi from "@pulumi/pulumi";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
@@ -19,11 +18,6 @@ export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const PROVIDER_KEY = "__provider";
 
 type Props = Record<string, unknown>;
-
-/** Serializes a provider exactly as `pulumi.dynamic.Resource` does; the text goes into `__provider`. */
-export async function serializeProvider(provider: pulumi.dynamic.ResourceProvider): Promise<string> {
-  return (await pulumi.runtime.serializeFunction(() => provider)).text;
-}
 
 export interface PluginOptions {
   /** Working directory of the plugin. Default: the program's directory, `stacks/`, where Pulumi starts it. */
