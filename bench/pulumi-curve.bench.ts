@@ -1,6 +1,8 @@
 /**
  * The Pulumi path at 100, 300 and 1 000 databases, against the engine's floor measured in the same
- * run: a program with the same number of no-op dynamic resources (bench/pulumi-project.ts).
+ * run: a program with the same number of no-op dynamic resources, as lean in state as ours
+ * (bench/pulumi-project.ts, `floorProject`). At the first size, the same no-op program written with
+ * `pulumi.dynamic.Resource` is measured too, for reference.
  *
  * For each size: the emulator (a child process) serves that many databases; stackwarden's project
  * and the floor project each get a stack of that size; then, timed, for each: `pulumi up --yes
@@ -124,13 +126,19 @@ async function main(): Promise<void> {
         STACKWARDEN_IMDS_ENDPOINT: `${emu.url}/metadata`,
       });
       ours.writeStack("bench", { "stackwarden:subscriptionId": SUB, "stackwarden:databases": databases(n) });
-      const floor = floorProject(cli, root);
+      const floor = floorProject(cli, root, "lean");
       floor.writeStack("bench", { "floor:databases": databases(n) });
+      // Pulumi's documented way (pulumi.dynamic.Resource), for reference, at the first size only: its
+      // state is three times ours, and the file backend rewrites the whole state after every step.
+      const standard = index === 0 ? floorProject(cli, root, "standard") : undefined;
+      standard?.writeStack("bench", { "floor:databases": databases(n) });
       const results: Record<string, { up: Run; preview: Run }> = {};
-      for (const [name, p] of [
+      const projects: [string, BenchProject][] = [
         ["floor", floor],
         ["stackwarden", ours],
-      ] as const) {
+      ];
+      if (standard) projects.push(["standard", standard]);
+      for (const [name, p] of projects) {
         must(await p.pulumi(["stack", "init", "bench"]), `${name}: pulumi stack init`);
         const up = must(await p.pulumi(["up", "--yes", "--skip-preview"]), `${name}: pulumi up`);
         const preview = must(await p.pulumi(["preview", "--refresh"]), `${name}: pulumi preview --refresh`);
@@ -150,8 +158,12 @@ async function main(): Promise<void> {
       if (index === 0) {
         const exported = must(await ours.pulumi(["stack", "export"]), "pulumi stack export");
         const s = stateSizes(exported.out.slice(exported.out.indexOf("{")), n, "pulumi-nodejs:dynamic/sql:");
-        const floorExport = must(await floor.pulumi(["stack", "export"]), "floor: pulumi stack export");
-        const f = stateSizes(floorExport.out.slice(floorExport.out.indexOf("{")), n, "pulumi-nodejs:dynamic/floor:");
+        const exportOf = async (p: BenchProject, what: string) => {
+          const r = must(await p.pulumi(["stack", "export"]), `${what}: pulumi stack export`);
+          return stateSizes(r.out.slice(r.out.indexOf("{")), n, "pulumi-nodejs:dynamic/floor:");
+        };
+        const f = await exportOf(floor, "floor");
+        const std = await exportOf(standard!, "standard");
         const parts = (x: Sizes) =>
           Object.entries(x.perDatabaseParts)
             .map(([k, v]) => `${k} ${v.toFixed(0)}`)
@@ -160,7 +172,10 @@ async function main(): Promise<void> {
           `state (${n} databases): __provider ${s.providerBytes.toFixed(0)} bytes a copy, ${s.providerCopies} copies a resource (inputs and outputs); per managed database ${s.perDatabase.toFixed(0)} bytes of compact JSON (${parts(s)})\n`,
         );
         process.stdout.write(
-          `the floor's state: __provider ${f.providerBytes.toFixed(0)} bytes a copy (pulumi.dynamic.Resource with a no-op provider); per database ${f.perDatabase.toFixed(0)} bytes (${parts(f)})\n`,
+          `the floor's state: __provider ${f.providerBytes.toFixed(0)} bytes a copy; per database ${f.perDatabase.toFixed(0)} bytes (${parts(f)})\n`,
+        );
+        process.stdout.write(
+          `pulumi.dynamic.Resource's (no-op provider, for reference): __provider ${std.providerBytes.toFixed(0)} bytes a copy; per database ${std.perDatabase.toFixed(0)} bytes (${parts(std)})\n`,
         );
         reportGoal({
           figure: "serialized provider per resource (both copies), bytes",

@@ -170,13 +170,19 @@ export class BenchProject {
 }
 
 /**
- * The engine's floor: a project whose compiled JavaScript program registers, per database, the
- * same three dynamic resources as stackwarden's (the third depending on the first), with the same
- * inputs, and a provider that does nothing (check passes, diff finds no change, create and read
- * echo the inputs). What it costs is the engine, the language host and the plugin, per resource.
+ * The engine's floor: a project whose compiled JavaScript program registers, per database, as many
+ * dynamic resources as stackwarden's (three, the third depending on the first), with the same
+ * inputs, served by the same Node.js dynamic-provider plugin, and a provider that does nothing
+ * (check passes, diff finds no change, create and read echo the inputs). What it costs is the
+ * engine, the language host and the plugin, per resource.
+ * - `lean` (the floor the ratios use): the resources store, like stackwarden's, a ~200-byte provider
+ *   text and one frame of source position, so the state per resource is as small as stackwarden's
+ *   less its data: the difference measured is stackwarden's own work.
+ * - `standard`: `pulumi.dynamic.Resource` as Pulumi's documentation writes it (a serialized closure
+ *   and the whole call stack in every resource), for reference.
  */
-export function floorProject(cli: PulumiCli, root: string): BenchProject {
-  const p = new BenchProject(cli, root, "floor", {});
+export function floorProject(cli: PulumiCli, root: string, style: "lean" | "standard" = "lean"): BenchProject {
+  const p = new BenchProject(cli, root, `floor-${style}`, {});
   const repo = repoRoot();
   writeFileSync(
     join(p.dir, "Pulumi.yaml"),
@@ -184,25 +190,48 @@ export function floorProject(cli: PulumiCli, root: string): BenchProject {
   );
   writeFileSync(join(p.dir, "package.json"), JSON.stringify({ name: "floor", private: true, main: "index.js" }));
   symlinkSync(join(repo, "node_modules"), join(p.dir, "node_modules"));
-  writeFileSync(
-    join(p.dir, "index.js"),
-    `"use strict";
-const pulumi = require("@pulumi/pulumi");
+  const lean = `
+const NOOP = 'exports.handler=()=>({async check(o,n){return{inputs:n,failures:[]}},async diff(){return{changes:false}},async create(i){return{id:i.kind+"/"+i.database,outs:i}},async read(id,p){return{id,props:p,inputs:p}},async update(_,o,n){return{outs:n}},async delete(){}})';
+class Noop extends pulumi.CustomResource {
+  constructor(type, name, props, opts) {
+    // One frame of source position, as stackwarden's resources record (providers/lean-dynamic-resource.ts).
+    const previous = Error.prepareStackTrace;
+    Error.prepareStackTrace = (e, s) => {
+      const kept = s.slice(0, 6);
+      return previous ? previous(e, kept) : String(e) + kept.map((x) => "\\n    at " + x).join("");
+    };
+    try {
+      super("pulumi-nodejs:dynamic/floor:" + type, name, { ...props, __provider: NOOP }, opts);
+    } finally {
+      Error.prepareStackTrace = previous;
+    }
+  }
+}
+const resource = (type, name, props, opts) => new Noop(type, name, props, opts);
+`;
+  const standard = `
 const noop = {
   async check(_olds, news) { return { inputs: news, failures: [] }; },
   async diff() { return { changes: false }; },
-  async create(inputs) { return { id: [inputs.resourceGroup, inputs.server, inputs.database, inputs.kind].join("/"), outs: inputs }; },
+  async create(inputs) { return { id: inputs.kind + "/" + inputs.database, outs: inputs }; },
   async read(id, props) { return { id, props, inputs: props }; },
   async update(_id, _olds, news) { return { outs: news }; },
   async delete() {},
 };
+const resource = (type, name, props, opts) => new pulumi.dynamic.Resource(noop, name, props, opts, "floor", type);
+`;
+  writeFileSync(
+    join(p.dir, "index.js"),
+    `"use strict";
+const pulumi = require("@pulumi/pulumi");
+${style === "lean" ? lean : standard}
 const databases = JSON.parse(new pulumi.Config("floor").require("databases"));
 for (const d of databases) {
   const ref = { subscriptionId: "00000000-0000-0000-0000-000000000000", resourceGroup: d.resourceGroup, server: d.server, database: d.database };
   const name = [d.resourceGroup, d.server, d.database].join("-");
-  const tde = new pulumi.dynamic.Resource(noop, "tde-" + name, { ...ref, kind: "tde", transparentDataEncryption: "Enabled" }, undefined, "floor", "Tde");
-  new pulumi.dynamic.Resource(noop, "advisors-" + name, { ...ref, kind: "advisors" }, undefined, "floor", "Advisors");
-  new pulumi.dynamic.Resource(noop, "tde-activity-" + name, { ...ref, kind: "activity" }, { dependsOn: [tde] }, "floor", "Activity");
+  const tde = resource("Tde", "tde-" + name, { ...ref, kind: "tde", transparentDataEncryption: "Enabled" });
+  resource("Advisors", "advisors-" + name, { ...ref, kind: "advisors" });
+  resource("Activity", "tde-activity-" + name, { ...ref, kind: "activity" }, { dependsOn: [tde] });
 }
 `,
   );
