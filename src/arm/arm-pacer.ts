@@ -8,14 +8,16 @@ import type { Stage } from "../http/pipeline";
  * writes and deletes). A client that only reacts to 429 bursts through the bucket, then stalls for
  * whole seconds of `Retry-After` on every worker. This one mirrors each bucket it is told about:
  *
- * - every answer re-syncs the mirror: the server had `remaining` tokens after that request (at about
- *   half its round trip); every request still unanswered may take one more (those the server served
- *   first are counted twice: concurrent requests are not served in the order they were sent, and
- *   the lower estimate is the safe one); and the bucket has refilled since:
- *   `tokens = remaining - (requests in flight) + rate x (half the round trip)`;
+ * - every answer re-syncs the mirror: the server had `remaining` tokens after that request, and
+ *   every request still unanswered may take one more (those the server served first are counted
+ *   twice: concurrent requests are not served in the order they were sent, and the lower estimate
+ *   is the safe one): `tokens = remaining - (requests in flight)`. The refill since the server
+ *   answered is not credited: the time an answer waits in a busy client is not time the server refilled;
  * - between answers the mirror refills at the bucket's refill rate, learned from the answers
- *   themselves (remaining went from R1 to R2 while n requests were served: (R2 - R1 + n) / elapsed),
- *   starting from the documented rates (reads 25/s, writes and deletes 10/s; global 15 times that);
+ *   themselves over spans of at least a second (remaining went from R1 to R2 while n requests were
+ *   served: (R2 - R1 + n) / elapsed, the elapsed time taken from the first request's sending to the
+ *   last one's answer, so that a slow client errs low), starting from the documented rates (reads
+ *   25/s, writes and deletes 10/s; global 15 times that);
  * - a request is sent only when every bucket it draws on has a token beyond a small reserve; others
  *   wait in order, released as tokens come back, so the client runs at the refill rate with no 429;
  * - a 429 that gets through anyway (another client on the same budget) stops the lane until its
@@ -30,7 +32,7 @@ export type RequestKind = "reads" | "writes" | "deletes";
 /** Tokens left untouched in every bucket, so that a slightly optimistic estimate does not cost a 429. */
 const RESERVE = 1;
 /** The shortest span, and the fewest refilled tokens, a refill-rate sample is taken over (the headers count whole tokens). */
-const MIN_SAMPLE_MS = 250;
+const MIN_SAMPLE_MS = 1000;
 const MIN_SAMPLE_TOKENS = 25;
 
 /** The documented refill rates, per ms: the prior until answers show the real rate. */
@@ -51,7 +53,7 @@ interface Mirror {
   /** The sequence number of the request whose answer last synced this mirror. */
   syncedSeq: number;
   /** Where the current refill-rate sample started. */
-  anchor?: { seq: number; remaining: number; at: number };
+  anchor?: { seq: number; remaining: number; sentAt: number };
 }
 
 /** The requests of one kind in one scope (a subscription, or the tenant): one sequence, the buckets they draw on, the queue. */
@@ -168,7 +170,6 @@ export class ArmPacer {
    */
   observe(lane: Lane, seq: number, status: number, headers: Record<string, string | string[] | undefined>, sentAt?: number): void {
     const now = this.clock();
-    const halfTrip = sentAt === undefined ? 0 : Math.max(0, now - sentAt) / 2;
     this.settle(lane);
     for (const name of lane.headers) {
       const raw = headers[name];
@@ -181,7 +182,7 @@ export class ArmPacer {
         m = { header: name, tokens: remaining, at: now, ratePerMs: rate, learned: false, capacity: remaining + 1, syncedSeq: 0 };
         lane.mirrors.push(m);
       }
-      this.sync(m, lane.inFlight, seq, remaining, now, halfTrip);
+      this.sync(m, lane.inFlight, seq, remaining, now, sentAt ?? now);
     }
     if (status === 429) {
       this.throttled += 1;
@@ -209,18 +210,18 @@ export class ArmPacer {
     if (lane.inFlight > 0) lane.inFlight -= 1;
   }
 
-  private sync(m: Mirror, inFlight: number, seq: number, remaining: number, now: number, halfTrip: number): void {
+  private sync(m: Mirror, inFlight: number, seq: number, remaining: number, now: number, sentAt: number): void {
     m.capacity = Math.max(m.capacity, remaining + 1);
     // Answers overtaken by a later one tell nothing new about the level.
     if (seq < m.syncedSeq) return;
-    this.learnRate(m, seq, remaining, now);
+    this.learnRate(m, seq, remaining, now, sentAt);
     m.syncedSeq = seq;
-    // The server had `remaining` after this request, about half a round trip ago; a request still in flight may take one more.
-    m.tokens = Math.min(this.cap(m), remaining - inFlight + halfTrip * m.ratePerMs);
+    // The server had `remaining` after this request; a request still in flight may take one more.
+    m.tokens = Math.min(this.cap(m), remaining - inFlight);
     m.at = now;
   }
 
-  private learnRate(m: Mirror, seq: number, remaining: number, now: number): void {
+  private learnRate(m: Mirror, seq: number, remaining: number, now: number, sentAt: number): void {
     // A full bucket discards its refill: no sample can span it.
     if (remaining >= m.capacity - 1) {
       m.anchor = undefined;
@@ -228,16 +229,18 @@ export class ArmPacer {
     }
     const a = m.anchor;
     if (!a) {
-      m.anchor = { seq, remaining, at: now };
+      m.anchor = { seq, remaining, sentAt };
       return;
     }
-    const elapsed = now - a.at;
+    // The server served the two requests somewhere between their sending and their answers: the
+    // widest span it can have been (first sent to last answered) gives the lowest rate it can be.
+    const elapsed = now - a.sentAt;
     const refilled = remaining - a.remaining + (seq - a.seq);
     if (elapsed < MIN_SAMPLE_MS || refilled < MIN_SAMPLE_TOKENS) return;
     const rate = refilled / elapsed;
     m.ratePerMs = m.learned ? (m.ratePerMs + rate) / 2 : rate;
     m.learned = true;
-    m.anchor = { seq, remaining, at: now };
+    m.anchor = { seq, remaining, sentAt };
   }
 
   private level(m: Mirror, now: number): number {
