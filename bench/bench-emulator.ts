@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -64,6 +64,9 @@ export async function startChildEmulator(seed: object, flags: string[] = []): Pr
         .filter(([k]) => k.startsWith("GET /subscriptions/"))
         .reduce((n, [, v]) => n + v, 0);
     },
-    close: () => child.kill("SIGTERM"),
+    close: () => {
+      child.kill("SIGTERM");
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
