@@ -8,7 +8,9 @@ try {
   module.exports = require(compiled);
 } catch (err) {
   if (err && err.code === "MODULE_NOT_FOUND" && String(err.message).includes(compiled)) {
-    throw new Error(`stackwarden is not built: ${compiled} is missing; run \`npm run build\` (or \`npm ci\`) in ${path.dirname(__dirname)}`);
+    throw new Error(
+      `stackwarden is not built: ${compiled} is missing; run \`npm run build\` (or \`npm ci\`) in ${path.dirname(__dirname)}`,
+    );
   }
   throw err;
 }
