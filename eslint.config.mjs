@@ -16,12 +16,6 @@ export default tseslint.config(
     },
   },
   {
-    // Dynamic providers are serialized into the stack and re-loaded from a string: they must
-    // `require` inside their methods, and what they load is typed by the caller.
-    files: ["providers/**/*.ts"],
-    rules: { "@typescript-eslint/no-require-imports": "off", "@typescript-eslint/no-explicit-any": "off" },
-  },
-  {
     // Tests drive compiled modules, gRPC messages and Pulumi mocks whose types are loose by nature.
     files: ["test/**/*.ts"],
     rules: { "@typescript-eslint/no-require-imports": "off", "@typescript-eslint/no-explicit-any": "off" },

@@ -118,7 +118,7 @@ async function main(): Promise<void> {
     copyFileSync(join(root, "Pulumi.yaml"), join(project, "Pulumi.yaml"));
     for (const f of ["package.json", "node_modules", "dist", "src", "providers", "policies", "tsconfig.json"])
       symlinkSync(join(root, f), join(project, f));
-    for (const f of readdirSync(join(root, "stacks")).filter((n) => n.endsWith(".ts")))
+    for (const f of readdirSync(join(root, "stacks")).filter((n) => n.endsWith(".ts") || n.endsWith(".js")))
       symlinkSync(join(root, "stacks", f), join(project, "stacks", f));
     const stackFile = join(project, "stacks", "Pulumi.bench.yaml");
     writeFileSync(

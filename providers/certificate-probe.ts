@@ -1,41 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import type * as ProbeCore from "../src/resources/certificate-probe";
 import type { ParameterSource } from "../src/probes/parameter-source";
-import { isUnknown, loadCore } from "./load-core";
-
-/**
- * The dynamic provider of a post-deploy certificate probe. Each method is one call into
- * `src/resources/certificate-probe`. A probe proves the deployment it follows, so it is never up to
- * date: `diff` always reports a change, and every `pulumi up` runs it again (an update). That is
- * the honest mechanism: a trigger input that changes every run would say the same thing while
- * pretending an input changed. `pulumi preview` therefore always shows one update per probe.
- * Parameters are resolved here, at call time, from this process's environment (`${env:NAME}`) or
- * from the decrypted secret Pulumi hands over; neither is returned as an output.
- */
-export const certificateProbeProvider: pulumi.dynamic.ResourceProvider = {
-  async check(_olds, news) {
-    const core = loadCore<typeof ProbeCore>("src/resources/certificate-probe");
-    return { inputs: news, failures: core.checkCertificateProbeInputs(news, isUnknown, process.env) };
-  },
-  async diff() {
-    return { changes: true };
-  },
-  async create(inputs) {
-    const core = loadCore<typeof ProbeCore>("src/resources/certificate-probe");
-    return core.runCertificateProbe(inputs, process.env);
-  },
-  async read(id, props) {
-    // A refresh keeps what the probe found when it ran: running it is the job of `up`.
-    return { id, props };
-  },
-  async update(_id, _olds, news) {
-    const core = loadCore<typeof ProbeCore>("src/resources/certificate-probe");
-    return { outs: (await core.runCertificateProbe(news, process.env)).outs };
-  },
-  async delete() {
-    // Nothing to remove: a probe only asks the issuer for a document.
-  },
-};
+import { LeanDynamicResource } from "./lean-dynamic-resource";
 
 export interface CertificateProbeArgs {
   /** The probe's name in the stack (unique). */
@@ -55,9 +20,10 @@ export interface CertificateProbeArgs {
 /**
  * A post-deploy probe of a certificate issuer (`pulumi-nodejs:dynamic/certificates:CertificateProbe`):
  * issues one document and checks it, on every `pulumi up`. Register it with `dependsOn` the
- * resources whose deployment it proves.
+ * resources whose deployment it proves. Its provider (providers/certificate-probe-provider.ts) is
+ * loaded from dist/ at call time.
  */
-export class CertificateProbe extends pulumi.dynamic.Resource {
+export class CertificateProbe extends LeanDynamicResource {
   declare readonly name: pulumi.Output<string>;
   declare readonly issuer: pulumi.Output<string>;
   declare readonly doctype: pulumi.Output<string>;
@@ -81,7 +47,9 @@ export class CertificateProbe extends pulumi.dynamic.Resource {
       ]),
     );
     super(
-      certificateProbeProvider,
+      "certificateProbe",
+      "certificates",
+      "CertificateProbe",
       name,
       {
         outcome: undefined,
@@ -93,8 +61,6 @@ export class CertificateProbe extends pulumi.dynamic.Resource {
         parameters,
       },
       { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "parameters"] },
-      "certificates",
-      "CertificateProbe",
     );
   }
 }

@@ -1,61 +1,19 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import type * as DataCore from "../src/resources/data-sources";
-import type * as Clients from "../src/runtime/azure-clients";
-import { isUnknown, loadCore } from "./load-core";
+import { LeanDynamicResource } from "./lean-dynamic-resource";
 
 type Kind = DataCore.DataSourceKind;
 
-/**
- * A read-only dynamic provider for one data-source kind: create and read only GET, update re-reads,
- * delete never touches the cloud object, and diff re-reads so a changed answer shows as a change
- * (so `pulumi preview --refresh` and `pulumi refresh` show drift).
- */
-export function dataSourceProvider(kind: Kind): pulumi.dynamic.ResourceProvider {
-  return {
-    async check(_olds, news) {
-      const core = loadCore<typeof DataCore>("src/resources/data-sources");
-      return { inputs: news, failures: core.checkDataSourceInputs(kind, news, isUnknown) };
-    },
-    async diff(_id, olds, news) {
-      const core = loadCore<typeof DataCore>("src/resources/data-sources");
-      const spec = core.DATA_SOURCES[kind];
-      const replaces = spec.inputs.filter((k) => olds[k] !== news[k]);
-      if (replaces.length) return { changes: true, replaces };
-      // An optional input (the intended serviceObjective) is carried to the outputs: a new value is an update.
-      if ((spec.optional ?? []).some((k) => olds[k] !== news[k])) return { changes: true };
-      if (spec.inputs.some((k) => isUnknown(news[k]))) return { changes: false };
-      const clients = loadCore<typeof Clients>("src/runtime/azure-clients").azureClientsFromEnv();
-      const fresh = await core.readDataSource(clients, kind, news);
-      return { changes: core.dataChanged(kind, olds, fresh.outs) };
-    },
-    async create(inputs) {
-      const core = loadCore<typeof DataCore>("src/resources/data-sources");
-      const clients = loadCore<typeof Clients>("src/runtime/azure-clients").azureClientsFromEnv();
-      return core.readDataSource(clients, kind, inputs);
-    },
-    async read(id, props) {
-      const core = loadCore<typeof DataCore>("src/resources/data-sources");
-      const clients = loadCore<typeof Clients>("src/runtime/azure-clients").azureClientsFromEnv();
-      return core.refreshDataSource(clients, kind, id, props);
-    },
-    async update(_id, _olds, news) {
-      const core = loadCore<typeof DataCore>("src/resources/data-sources");
-      const clients = loadCore<typeof Clients>("src/runtime/azure-clients").azureClientsFromEnv();
-      return { outs: (await core.readDataSource(clients, kind, news)).outs };
-    },
-    async delete() {
-      // A data source only reads: removing it from the stack leaves the cloud object alone.
-    },
-  };
-}
-
 type In = pulumi.Input<string>;
 
-/** Base of every data source: the type token is `pulumi-nodejs:dynamic/<module>:<Type>`. */
-abstract class DataSource extends pulumi.dynamic.Resource {
+/**
+ * Base of every data source: the type token is `pulumi-nodejs:dynamic/<module>:<Type>`; the provider
+ * (providers/data-source-provider.ts) is loaded from dist/ at call time.
+ */
+abstract class DataSource extends LeanDynamicResource {
   protected constructor(kind: Kind, output: string, name: string, args: Record<string, In>, opts?: pulumi.CustomResourceOptions) {
     const [module, type] = kind.split(":");
-    super(dataSourceProvider(kind), name, { ...args, [output]: undefined }, opts, module, type);
+    super(kind, module, type, name, { ...args, [output]: undefined }, opts);
   }
 }
 

@@ -1,44 +1,5 @@
-import * as pulumi from "@pulumi/pulumi";
-import type * as TdeCore from "../src/resources/tde-resource";
-import type * as Clients from "../src/runtime/azure-clients";
-import { isUnknown, loadCore } from "./load-core";
-
-/**
- * The dynamic provider of a database's TDE configuration. Each method is one call into
- * `src/resources/tde-resource`; see it for the semantics (onDelete=retain by default).
- */
-export const tdeProvider: pulumi.dynamic.ResourceProvider = {
-  async check(_olds, news) {
-    const core = loadCore<typeof TdeCore>("src/resources/tde-resource");
-    return { inputs: news, failures: core.checkTdeInputs(news, isUnknown) };
-  },
-  async diff(_id, olds, news) {
-    const core = loadCore<typeof TdeCore>("src/resources/tde-resource");
-    const d = core.diffTde(olds, news);
-    return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: false };
-  },
-  async create(inputs) {
-    const core = loadCore<typeof TdeCore>("src/resources/tde-resource");
-    const { sql } = loadCore<typeof Clients>("src/runtime/azure-clients").azureClientsFromEnv();
-    const outs = await core.applyTdeInputs(sql, inputs);
-    return { id: core.tdeResourceId(core.tdeRef(inputs)), outs };
-  },
-  async read(id, props) {
-    const core = loadCore<typeof TdeCore>("src/resources/tde-resource");
-    const { sql } = loadCore<typeof Clients>("src/runtime/azure-clients").azureClientsFromEnv();
-    return core.readTde(sql, id, props ?? {});
-  },
-  async update(_id, _olds, news) {
-    const core = loadCore<typeof TdeCore>("src/resources/tde-resource");
-    const { sql } = loadCore<typeof Clients>("src/runtime/azure-clients").azureClientsFromEnv();
-    return { outs: await core.applyTdeInputs(sql, news) };
-  },
-  async delete(_id, props) {
-    const core = loadCore<typeof TdeCore>("src/resources/tde-resource");
-    const { sql } = loadCore<typeof Clients>("src/runtime/azure-clients").azureClientsFromEnv();
-    await core.deleteTde(sql, props);
-  },
-};
+import type * as pulumi from "@pulumi/pulumi";
+import { LeanDynamicResource } from "./lean-dynamic-resource";
 
 export interface TransparentDataEncryptionArgs {
   subscriptionId: pulumi.Input<string>;
@@ -53,8 +14,11 @@ export interface TransparentDataEncryptionArgs {
   pollIntervalMs?: pulumi.Input<number>;
 }
 
-/** A SQL database's transparent data encryption, managed declaratively. */
-export class TransparentDataEncryption extends pulumi.dynamic.Resource {
+/**
+ * A SQL database's transparent data encryption, managed declaratively. Its provider
+ * (providers/tde-provider.ts) is loaded from dist/ at call time.
+ */
+export class TransparentDataEncryption extends LeanDynamicResource {
   /** The live status as last read. */
   declare readonly status: pulumi.Output<string>;
   declare readonly databaseId: pulumi.Output<string>;
@@ -64,7 +28,7 @@ export class TransparentDataEncryption extends pulumi.dynamic.Resource {
   declare readonly database: pulumi.Output<string>;
 
   constructor(name: string, args: TransparentDataEncryptionArgs, opts?: pulumi.CustomResourceOptions) {
-    super(tdeProvider, name, { status: undefined, databaseId: undefined, ...args }, opts, "sql", "TransparentDataEncryption");
+    super("tde", "sql", "TransparentDataEncryption", name, { status: undefined, databaseId: undefined, ...args }, opts);
   }
 
   /** Adopts an existing database's TDE configuration by its ARM id. */

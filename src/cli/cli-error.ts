@@ -1,5 +1,5 @@
 import { ApiError } from "../http/api-error";
-import { YamlInputError } from "../yaml/located-yaml";
+import { YamlInputError } from "../yaml/yaml-input-error";
 import { SettingsError } from "../settings/endpoints";
 import { CredentialUnavailableError } from "../auth/credential-errors";
 import { scrubTokens } from "../http/redaction";

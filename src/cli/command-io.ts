@@ -1,5 +1,3 @@
-import { createInterface } from "node:readline/promises";
-
 /** Where commands write and whom they ask: swappable so tests can capture output in-process. */
 export interface CommandIO {
   out(line: string): void;
@@ -29,6 +27,8 @@ export const processIO = (): CommandIO => ({
 });
 
 async function askOnTerminal(question: string): Promise<string> {
+  // Loaded here, not at the top: only a command that asks needs readline (start-up stays light).
+  const { createInterface } = await import("node:readline/promises");
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
     return await rl.question(question);

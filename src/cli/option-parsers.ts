@@ -26,3 +26,10 @@ export function choiceOption<T extends string>(choices: readonly T[]) {
     return value as T;
   };
 }
+
+/** A commander parser for a finite number above 0. */
+export function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`expected a number above 0, got "${value}"`);
+  return n;
+}

@@ -3,10 +3,11 @@ import Ajv from "ajv";
 import { parseLocatedYaml, validateLocated, YamlInputError } from "../yaml/located-yaml";
 import type { FaultConfig, FaultRule } from "./fault-injector";
 import type { LocalService } from "./kit/local-service";
+import { throttlingSchema, type ThrottlingInput } from "./kit/arm-throttling";
 
 /** The seed file: emulator settings, faults, and one section per local service. */
 export interface SeedDocument {
-  emulator?: { pageSize?: number; tokenTtlSeconds?: number };
+  emulator?: { pageSize?: number; tokenTtlSeconds?: number; throttling?: ThrottlingInput };
   faults?: Partial<FaultConfig>;
   [service: string]: unknown;
 }
@@ -48,6 +49,7 @@ export const settingsSchema = {
   properties: {
     pageSize: { type: "integer", minimum: 1, maximum: 1000 },
     tokenTtlSeconds: { type: "integer", minimum: 1 },
+    throttling: throttlingSchema,
   },
 } as const;
 

@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { AccessTokens } from "./kit/access-tokens";
 import { armRoute } from "./kit/arm-conventions";
+import { ArmThrottle, resolveThrottling, type ThrottlingInput } from "./kit/arm-throttling";
 import { EmulatorApp, type EmulatorReply, type EmulatorRequest } from "./kit/emulator-app";
 import { FaultInjector, NO_FAULTS, type FaultConfig } from "./fault-injector";
 import type { EmulatorErrorKind, EmulatorSettings, LocalService, ServiceContext } from "./kit/local-service";
@@ -21,8 +22,8 @@ export interface EmulatorOptions {
   seed?: SeedDocument;
   /** Directory to persist state in; state found there wins over the seed. */
   stateDir?: string;
-  /** Overrides of the seed's `emulator` section. */
-  settings?: Partial<EmulatorSettings>;
+  /** Overrides of the seed's `emulator` section (`throttling` as the seed key says it, or resolved settings). */
+  settings?: Partial<Omit<EmulatorSettings, "throttling">> & { throttling?: ThrottlingInput | EmulatorSettings["throttling"] };
   /** Overrides of the seed's `faults` section. */
   faults?: Partial<FaultConfig>;
   services?: readonly LocalService[];
@@ -39,6 +40,8 @@ export interface RunningEmulator {
   store: StateStore;
   stats: RequestStats;
   tokens: AccessTokens;
+  /** Resource Manager's throttling (on when `settings.throttling` is set). */
+  throttle: ArmThrottle;
   /** The emulator's clock: real time plus the offset set through the admin API. */
   now(): number;
   advanceClock(ms: number): void;
@@ -74,7 +77,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const settings: EmulatorSettings = {
     pageSize: opts.settings?.pageSize ?? seed.emulator?.pageSize ?? 100,
     tokenTtlSeconds: opts.settings?.tokenTtlSeconds ?? seed.emulator?.tokenTtlSeconds ?? 3600,
+    throttling: resolveThrottling((opts.settings?.throttling ?? seed.emulator?.throttling) as ThrottlingInput | undefined),
   };
+  const throttle = new ArmThrottle(() => settings.throttling);
   const faults = new FaultInjector(completeFaults({ ...seed.faults, ...stripUndefined(opts.faults ?? {}) }, NO_FAULTS));
   const stats: RequestStats = { total: 0, byRoute: {} };
   const now = () => Date.now() + state.emulator.clockOffsetMs;
@@ -88,12 +93,12 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       tokens,
       settings,
       app,
-      arm: (method, path, apiVersions, handler) => app.route(method, path, armRoute(handler, { apiVersions, tokens })),
+      arm: (method, path, apiVersions, handler) => app.route(method, path, armRoute(handler, { apiVersions, tokens, throttle })),
     };
     s.mount(ctx);
   }
 
-  const admin = adminRoutes({ faults, stats, settings, state, store });
+  const admin = adminRoutes({ faults, stats, settings, state, store, throttle });
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
@@ -102,7 +107,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
         `emulator: ${req.method} ${redactUrl(`http://emulator${req.url ?? "/"}`).slice("http://emulator".length)}: ${(e as Error).stack ?? String(e)}`,
       );
       if (!res.headersSent)
-        send(res, { status: 500, body: { error: { code: "InternalServerError", message: "The emulator failed to handle the request." } } });
+        send(
+          res,
+          { status: 500, body: { error: { code: "InternalServerError", message: "The emulator failed to handle the request." } } },
+          ["x-ms-request-id", randomUUID()],
+        );
       else res.destroy();
     });
   });
@@ -114,13 +123,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     const q = rawUrl.indexOf("?");
     const path = q < 0 ? rawUrl : rawUrl.slice(0, q);
     const method = req.method ?? "GET";
-    res.setHeader("x-ms-request-id", randomUUID());
+    // Headers of every answer, as a flat list for writeHead: no per-header setHeader calls.
+    const base = ["x-ms-request-id", randomUUID()];
     const clientRequestId = req.headers["x-ms-client-request-id"];
-    if (typeof clientRequestId === "string") res.setHeader("x-ms-client-request-id", clientRequestId);
+    if (typeof clientRequestId === "string") base.push("x-ms-client-request-id", clientRequestId);
 
     if (path.startsWith("/_emulator/")) {
       const body = await readBody(req);
-      return send(res, admin(method, path, parseJson(body)));
+      return send(res, admin(method, path, parseJson(body)), base);
     }
 
     stats.total += 1;
@@ -141,21 +151,29 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
         headers["retry-after"] = String(Math.ceil(decision.retryAfterMs / 1000));
         headers["retry-after-ms"] = String(decision.retryAfterMs);
       }
-      return send(res, serviceErrorReply(services, path, decision.status, "fault", headers) ?? faultReply(path, decision.status, headers));
+      return send(
+        res,
+        serviceErrorReply(services, path, decision.status, "fault", headers) ?? faultReply(path, decision.status, headers),
+        base,
+      );
     }
 
-    // A streaming route reads the body itself; every other route gets it whole.
-    const rawBody = found?.streamBody ? EMPTY : await readBody(req);
+    // A streaming route reads the body itself; every other route gets it whole (a GET without a body is not read).
+    const rawBody = found?.streamBody || !hasBody(req) ? NO_BODY : await readBody(req);
     if (!found) {
       const status = app.hasPath(path) ? 405 : 404;
       const own = serviceErrorReply(services, path, status, "no-route");
-      if (own) return send(res, own);
-      return send(res, {
-        status,
-        body: {
-          error: { code: status === 405 ? "MethodNotAllowed" : "NotFound", message: `The emulator has no route for ${method} ${path}.` },
+      if (own) return send(res, own, base);
+      return send(
+        res,
+        {
+          status,
+          body: {
+            error: { code: status === 405 ? "MethodNotAllowed" : "NotFound", message: `The emulator has no route for ${method} ${path}.` },
+          },
         },
-      });
+        base,
+      );
     }
     const contentType = String(req.headers["content-type"] ?? "");
     let body: unknown;
@@ -163,23 +181,25 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       body = parseJson(rawBody);
       if (body === INVALID) {
         const own = serviceErrorReply(services, path, 400, "invalid-body");
-        if (own) return send(res, own);
-        return send(res, {
-          status: 400,
-          body: {
-            error: {
-              code: "InvalidRequestContent",
-              message: "The request content was invalid and could not be deserialized: the body is not valid JSON.",
+        if (own) return send(res, own, base);
+        return send(
+          res,
+          {
+            status: 400,
+            body: {
+              error: {
+                code: "InvalidRequestContent",
+                message: "The request content was invalid and could not be deserialized: the body is not valid JSON.",
+              },
             },
           },
-        });
+          base,
+        );
       }
     }
-    // The client may go away before the reply is sent: handlers with long work listen to this.
-    const gone = new AbortController();
-    res.once("close", () => {
-      if (!res.writableFinished) gone.abort();
-    });
+    // The client may go away before the reply is sent: handlers with long work listen to `signal`,
+    // made on first use (most handlers answer at once and never look at it).
+    let gone: AbortController | undefined;
     const request: EmulatorRequest = {
       method,
       path,
@@ -188,14 +208,25 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       headers: req.headers,
       rawBody,
       bodyStream: found.streamBody ? req : undefined,
-      signal: gone.signal,
+      get signal() {
+        if (!gone) {
+          const c = (gone = new AbortController());
+          if (res.closed && !res.writableFinished) c.abort();
+          else
+            res.once("close", () => {
+              if (!res.writableFinished) c.abort();
+            });
+        }
+        return gone.signal;
+      },
       body,
       baseUrl,
       now: now(),
       ...(decision.kind === "scan" ? { fault: { scan: decision.scan } } : {}),
       remoteAddress: req.socket.remoteAddress,
     };
-    send(res, await found.handler(request), decision.kind === "truncate");
+    const reply = found.handler(request);
+    send(res, reply instanceof Promise ? await reply : reply, base, decision.kind === "truncate");
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -214,6 +245,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     store,
     stats,
     tokens,
+    throttle,
     now,
     advanceClock(ms) {
       state.emulator.clockOffsetMs += ms;
@@ -264,16 +296,21 @@ function adminRoutes(d: {
   settings: EmulatorSettings;
   state: PersistedState;
   store: StateStore;
+  throttle: ArmThrottle;
 }) {
   return (method: string, path: string, body: unknown): EmulatorReply => {
     const b = (body && body !== INVALID && typeof body === "object" ? body : {}) as Record<string, unknown>;
     switch (`${method} ${path}`) {
       case "GET /_emulator/stats":
-        return { status: 200, body: { ...d.stats, faultsInjected: d.faults.injectedCount } };
+        return {
+          status: 200,
+          body: { ...d.stats, faultsInjected: d.faults.injectedCount, throttled: d.throttle.throttled, cpuMicros: cpuMicros() },
+        };
       case "POST /_emulator/stats/reset":
         d.stats.total = 0;
         for (const k of Object.keys(d.stats.byRoute)) delete d.stats.byRoute[k];
         d.faults.resetInjectedCount();
+        d.throttle.throttled = 0;
         return { status: 204 };
       case "GET /_emulator/faults":
         return { status: 200, body: d.faults.settings };
@@ -290,6 +327,7 @@ function adminRoutes(d: {
         if (problem) return { status: 400, body: { error: { code: "InvalidSettings", message: problem } } };
         if (typeof b.pageSize === "number") d.settings.pageSize = b.pageSize;
         if (typeof b.tokenTtlSeconds === "number") d.settings.tokenTtlSeconds = b.tokenTtlSeconds;
+        if (b.throttling !== undefined) d.settings.throttling = resolveThrottling(b.throttling as ThrottlingInput);
         return { status: 200, body: d.settings };
       }
       case "POST /_emulator/clock":
@@ -334,15 +372,21 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-const EMPTY = Buffer.alloc(0);
-
 /**
- * Writes a reply. `truncate` (an injected fault) sends the headers with the full length, then half
- * the body, then closes the connection: an answer cut off on its way, as a dying proxy or a reset
- * leaves it. The request itself was handled (a PUT took effect), as it would have been.
+ * Writes a reply with one writeHead (a flat header list: `base` first, then the reply's own).
+ * `truncate` (an injected fault) sends the headers with the full length, then half the body, then
+ * closes the connection: an answer cut off on its way, as a dying proxy or a reset leaves it. The
+ * request itself was handled (a PUT took effect), as it would have been.
  */
-function send(res: ServerResponse, reply: EmulatorReply, truncate = false): void {
-  const headers: Record<string, string> = { ...reply.headers };
+function send(res: ServerResponse, reply: EmulatorReply, base: string[], truncate = false): void {
+  const headers = base;
+  let hasType = false;
+  if (reply.headers) {
+    for (const k in reply.headers) {
+      headers.push(k, reply.headers[k]);
+      if (k === "content-type") hasType = true;
+    }
+  }
   if (reply.body instanceof Readable) {
     // Streamed replies (a large file): piped with backpressure; a failure mid-way cuts the connection,
     // which the client sees as a truncated response rather than a wrong one.
@@ -362,9 +406,9 @@ function send(res: ServerResponse, reply: EmulatorReply, truncate = false): void
   else if (Buffer.isBuffer(reply.body) || typeof reply.body === "string") payload = reply.body;
   else {
     payload = JSON.stringify(reply.body);
-    headers["content-type"] ??= JSON_TYPE;
+    if (!hasType) headers.push("content-type", JSON_TYPE);
   }
-  if (payload !== undefined) headers["content-length"] = String(Buffer.byteLength(payload));
+  if (payload !== undefined) headers.push("content-length", String(Buffer.byteLength(payload)));
   res.writeHead(reply.status, headers);
   if (!truncate) {
     res.end(payload);
@@ -372,6 +416,20 @@ function send(res: ServerResponse, reply: EmulatorReply, truncate = false): void
   }
   const bytes = payload === undefined ? Buffer.alloc(0) : Buffer.from(payload);
   res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.socket?.destroy());
+}
+
+const NO_BODY = Buffer.alloc(0);
+
+/** CPU time this process has used, in microseconds (user + system): benches divide it by requests served. */
+function cpuMicros(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+
+/** Whether a request carries a body (a GET without Content-Length or Transfer-Encoding has none, and is not read). */
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers["content-length"];
+  return (length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined;
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

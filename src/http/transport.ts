@@ -79,17 +79,21 @@ export class HttpTransport {
 
   /** Sends a request and parses a JSON response body; throws ApiError for a non-success status. */
   async json<T>(spec: RequestSpec): Promise<T> {
-    return (await this.receive<T>(spec, true)).body;
+    // One async step per call (build, send, read): every await layer is paid on every request.
+    const req = this.build(spec, false);
+    return this.read<T>(req, await this.send(req), true).body;
   }
 
   /** Sends a request; the body is parsed as JSON when the response says so, else returned as text. */
-  request<T>(spec: RequestSpec): Promise<ApiResponse<T>> {
-    return this.receive<T>(spec, false);
+  async request<T>(spec: RequestSpec): Promise<ApiResponse<T>> {
+    const req = this.build(spec, false);
+    return this.read<T>(req, await this.send(req), false);
   }
 
   /** Sends a request and returns the raw body bytes (for binary and XML payloads). */
   async bytes(spec: RequestSpec): Promise<ApiResponse<Buffer>> {
-    const { req, raw } = await this.call(spec, true);
+    const req = this.build(spec, true);
+    const raw = await this.send(req);
     if (!isOk(spec, raw.res.statusCode)) {
       const text = raw.buffer!.toString("utf8");
       let parsed: { code?: string; message?: string } = {};
@@ -162,8 +166,9 @@ export class HttpTransport {
     }
   }
 
-  private async receive<T>(spec: RequestSpec, requireJson: boolean): Promise<ApiResponse<T>> {
-    const { req, raw } = await this.call(spec, false);
+  /** Parses an answer: JSON when it says so (or says nothing), an ApiError for a failure status. */
+  private read<T>(req: OutgoingRequest, raw: RawResponse, requireJson: boolean): ApiResponse<T> {
+    const spec = req.spec;
     const { res, text } = raw;
     const contentType = String(res.headers["content-type"] ?? "");
     let body: unknown = text;
@@ -190,8 +195,8 @@ export class HttpTransport {
     return response(req, raw, body as T);
   }
 
-  /** Builds the outgoing request and sends it down the stages. */
-  private async call(spec: RequestSpec, asBuffer: boolean): Promise<{ req: OutgoingRequest; raw: RawResponse }> {
+  /** Builds the outgoing request (URL, headers, body), to send down the stages. */
+  private build(spec: RequestSpec, asBuffer: boolean): OutgoingRequest {
     const clientRequestId = randomUUID();
     let path: string;
     try {
@@ -207,7 +212,10 @@ export class HttpTransport {
         clientRequestId,
       });
     }
-    const headers: Record<string, string> = { ...this.headers, "x-ms-client-request-id": clientRequestId, ...spec.headers };
+    // Object.assign, not spread: a spread of these header objects costs about 1 us, on every request.
+    const headers: Record<string, string> = Object.assign({}, this.headers);
+    headers["x-ms-client-request-id"] = clientRequestId;
+    if (spec.headers) Object.assign(headers, spec.headers);
     let body: OutgoingRequest["body"];
     if (spec.json !== undefined) {
       body = JSON.stringify(spec.json);
@@ -219,8 +227,7 @@ export class HttpTransport {
       // undici writes the multipart boundary into the content type itself.
       body = spec.form as unknown as OutgoingRequest["body"];
     }
-    const req: OutgoingRequest = { spec, path, headers, body, asBuffer, clientRequestId };
-    return { req, raw: await this.send(req) };
+    return { spec, path, headers, body, asBuffer, clientRequestId };
   }
 
   private pathOf(spec: Pick<RequestSpec, "path" | "query">): string {

@@ -13,21 +13,10 @@ import {
   type Document,
   type Node,
 } from "yaml";
+import { YamlInputError } from "./yaml-input-error";
 
-/** Bad input in a YAML file, located to a line, a column and a key path. The message is one line. */
-export class YamlInputError extends Error {
-  constructor(
-    readonly file: string,
-    readonly line: number,
-    readonly column: number,
-    readonly keyPath: string,
-    readonly problem: string,
-  ) {
-    // Line 0 is the file as a whole (missing, unreadable): no position to show.
-    super(`${file}${line > 0 ? `:${line}:${column}` : ""}: ${keyPath ? `${keyPath}: ` : ""}${problem}`);
-    this.name = "YamlInputError";
-  }
-}
+// The error class lives in its own module so that code which only reports it (the CLI) does not load the YAML parser.
+export { YamlInputError };
 
 /** A parsed YAML document that still knows where each value came from. */
 export interface LocatedYaml {

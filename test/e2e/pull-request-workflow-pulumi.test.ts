@@ -52,7 +52,7 @@ describe.skipIf(!cli)("pull-request.yml with the Pulumi engine", () => {
     repo = new WorkflowRepo(emu, {
       files: { "stacks/Pulumi.ledger.yaml": stackFile("Enabled") },
       // The Pulumi program, its providers and the policy pack, as a copy of the project has them.
-      links: ["src", "providers", "policies", "tsconfig.json", "stacks/index.ts", "stacks/program.ts"],
+      links: ["src", "providers", "policies", "tsconfig.json", "stacks/index.ts", "stacks/index.js", "stacks/program.ts"],
       env: {
         PULUMI_HOME: join(state, "home"),
         PULUMI_SKIP_UPDATE_CHECK: "true",

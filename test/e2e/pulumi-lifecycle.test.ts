@@ -117,6 +117,24 @@ describe.skipIf(!cli)("Pulumi CLI end to end: the stack against the emulator", (
     });
   });
 
+  it("the state is lean: each resource stores the provider text (no code) and where the program registered it (one frame in stacks/)", async () => {
+    const r = await project.pulumi(["stack", "export"]);
+    expect(r.code, explain(r)).toBe(0);
+    const resources = (
+      JSON.parse(r.stdout) as {
+        deployment: { resources: { type: string; inputs?: Record<string, unknown>; sourcePosition?: string; stackTrace?: unknown[] }[] };
+      }
+    ).deployment.resources.filter((x) => x.type.startsWith("pulumi-nodejs:dynamic/"));
+    expect(resources).toHaveLength(9);
+    for (const x of resources) {
+      const provider = x.inputs?.__provider as string;
+      expect(provider).toMatch(/^exports\.handler=.*dist\/providers\/provider-entry\.js/);
+      expect(provider.length).toBeLessThan(256);
+      expect(x.sourcePosition, x.type).toMatch(/stacks\/program\.ts#\d+,\d+$/);
+      expect(x.stackTrace ?? [], x.type).toHaveLength(1);
+    }
+  });
+
   it("a converged stack: preview --refresh --expect-no-changes exits 0 and the advisory tier-drift verdict shows", async () => {
     const r = await project.pulumi(["preview", "--refresh", "--expect-no-changes", "--policy-pack", "policies"]);
     expect(r.code, explain(r)).toBe(0);

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { dirname, join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
-import * as pulumi from "@pulumi/pulumi";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
@@ -20,13 +19,8 @@ const PROVIDER_KEY = "__provider";
 
 type Props = Record<string, unknown>;
 
-/** Serializes a provider exactly as `pulumi.dynamic.Resource` does; the text goes into `__provider`. */
-export async function serializeProvider(provider: pulumi.dynamic.ResourceProvider): Promise<string> {
-  return (await pulumi.runtime.serializeFunction(() => provider)).text;
-}
-
 export interface PluginOptions {
-  /** Working directory of the plugin. Default: the project root. */
+  /** Working directory of the plugin. Default: the program's directory, `stacks/`, where Pulumi starts it. */
   cwd?: string;
   /** Variables added to the plugin's environment (after AZURE_* and STACKWARDEN_* of this process are dropped). */
   env?: Record<string, string>;
@@ -70,7 +64,7 @@ export class ProviderPlugin {
     Object.assign(env, { PULUMI_NODEJS_PROJECT: "stackwarden", PULUMI_NODEJS_STACK: "test", ...opts.env });
     // The engine address is never dialled by the dynamic provider; any address will do.
     const child = spawn(process.execPath, [join(pkg, "cmd/dynamic-provider/index.js"), "127.0.0.1:1"], {
-      cwd: opts.cwd ?? PROJECT_ROOT,
+      cwd: opts.cwd ?? join(PROJECT_ROOT, "stacks"),
       env,
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -87,7 +87,7 @@ export interface PulumiProjectOptions {
 /**
  * A throw-away working copy of the Pulumi project: the repo's Pulumi.yaml, symlinks to the code
  * (`package.json`, `node_modules`, `dist`, `src`, `providers`, `policies`, `tsconfig.json`,
- * `stacks/*.ts`) and a real `stacks/` directory for the test's stack files, so nothing is written
+ * `stacks/*.ts` and `stacks/index.js`, the compiled program's entry) and a real `stacks/` directory for the test's stack files, so nothing is written
  * into the checkout. PULUMI_HOME and the file:// backend live beside it.
  */
 export class PulumiProject {
@@ -106,7 +106,7 @@ export class PulumiProject {
     for (const f of ["package.json", "node_modules", "dist", "src", "providers", "policies", "tsconfig.json"]) {
       symlinkSync(join(REPO_ROOT, f), join(this.dir, f));
     }
-    for (const f of readdirSync(join(REPO_ROOT, "stacks")).filter((n) => n.endsWith(".ts"))) {
+    for (const f of readdirSync(join(REPO_ROOT, "stacks")).filter((n) => n.endsWith(".ts") || n.endsWith(".js"))) {
       symlinkSync(join(REPO_ROOT, "stacks", f), join(this.dir, "stacks", f));
     }
     this.backendUrl = `file://${backend}`;

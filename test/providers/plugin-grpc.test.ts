@@ -1,22 +1,19 @@
 import { join } from "node:path";
-import type * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DataSourceKind } from "../../src/resources/data-sources";
 import { SqlClient } from "../../src/services/sql/client";
 import { FAST_RETRY, type TestEmulator } from "../helpers/emulator";
-import { DynamicResourceDriver, PROJECT_ROOT, ProviderPlugin, UNKNOWN, serializeProvider } from "../helpers/provider-plugin";
+import { DynamicResourceDriver, PROJECT_ROOT, ProviderPlugin, UNKNOWN } from "../helpers/provider-plugin";
 import { KIND_CASES, batchJob, dbId, dbRef, sqlDatabase, startEstate } from "./provider-test-kit";
 
 /**
  * The real path: Pulumi's dynamic-provider plugin runs as a child process in the project directory
  * with the environment pointing at an in-process emulator, and is driven over gRPC as the engine
- * drives it, with the provider serialized from the compiled program (dist/) in `__provider`.
+ * drives it, with `__provider` as the compiled program (dist/) writes it: the provider text that
+ * loads dist/providers/provider-entry.js in the plugin.
  */
 
-type Providers = {
-  tdeProvider: pulumi.dynamic.ResourceProvider;
-  dataSourceProvider(kind: DataSourceKind): pulumi.dynamic.ResourceProvider;
-};
+type Providers = { providerText(name: "tde" | DataSourceKind): string };
 const compiled = () => require(join(PROJECT_ROOT, "dist/providers/index.js")) as Providers;
 const TDE_TYPE = "pulumi-nodejs:dynamic/sql:TransparentDataEncryption";
 
@@ -48,7 +45,7 @@ describe("TransparentDataEncryption through the dynamic-provider plugin", () => 
   let state: Record<string, unknown>;
 
   beforeAll(async () => {
-    tde = new DynamicResourceDriver(plugin, await serializeProvider(compiled().tdeProvider), TDE_TYPE, "tde-orders");
+    tde = new DynamicResourceDriver(plugin, compiled().providerText("tde"), TDE_TYPE, "tde-orders");
   });
 
   it("Check: valid inputs pass through; invalid ones come back as failures naming the property; unknowns are not judged", async () => {
@@ -161,7 +158,7 @@ describe("TransparentDataEncryption through the dynamic-provider plugin", () => 
 
 describe("data sources through the dynamic-provider plugin", () => {
   const driver = async (kind: DataSourceKind, name: string) =>
-    new DynamicResourceDriver(plugin, await serializeProvider(compiled().dataSourceProvider(kind)), `pulumi-nodejs:dynamic/${kind}`, name);
+    new DynamicResourceDriver(plugin, compiled().providerText(kind), `pulumi-nodejs:dynamic/${kind}`, name);
 
   it("ServiceTierAdvisors: Check, Create, Read, Diff (an advisor changes in the emulator), Update, Read by id, Delete", async () => {
     const c = KIND_CASES["sql:ServiceTierAdvisors"];

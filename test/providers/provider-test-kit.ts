@@ -162,11 +162,14 @@ export function useProviderEnv(t: TestEmulator): () => void {
     "AZURE_ACCESS_TOKEN",
     "AZURE_CLIENT_ID",
     "STACKWARDEN_PROVIDER_NAMES",
+    "STACKWARDEN_HOME",
   ];
   const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
   for (const k of keys) delete process.env[k];
   process.env.STACKWARDEN_ARM_ENDPOINT = t.url;
   process.env.STACKWARDEN_IMDS_ENDPOINT = t.imdsEndpoint;
+  // The plugin runs in stacks/ and finds the project at `..`; this process runs in the project, so it names it.
+  process.env.STACKWARDEN_HOME = join(__dirname, "../..");
   return () => {
     for (const k of keys) {
       if (saved[k] === undefined) delete process.env[k];

@@ -7,48 +7,41 @@ import type { DataSourceKind } from "../../src/resources/data-sources";
 import { SqlClient } from "../../src/services/sql/client";
 import * as sourceProviders from "../../providers";
 import { FAST_RETRY, type TestEmulator } from "../helpers/emulator";
-import { serializeProvider, PROJECT_ROOT } from "../helpers/provider-plugin";
+import { PROJECT_ROOT } from "../helpers/provider-plugin";
 import { ALL_KINDS, KIND_CASES, dbId, dbRef, sqlDatabase, startEstate, useProviderEnv } from "./provider-test-kit";
 
 /**
- * Serialize, re-load and call: each provider is serialized as `pulumi.dynamic.Resource` does,
- * re-loaded from the text with require-from-string exactly as the dynamic-provider plugin does
- * (`requireFromString(text).handler()`), and its methods are called against a real emulator.
- * Two origins: the TypeScript source as vitest loads it, and the compiled CommonJS in dist/ (what a
- * `pulumi up` of the program runs after `npm run build`).
+ * Serialize, re-load and call: each resource stores `providerText(name)` as its `__provider`; the
+ * dynamic-provider plugin re-loads that text with require-from-string and calls `handler()`
+ * (`requireFromString(text).handler()`, exactly as the plugin does), and the provider it returns is
+ * called against a real emulator. The text comes from the providers module as vitest loads it
+ * (TypeScript source) and as the compiled program (dist/) does; either loads the compiled providers
+ * from dist/ at call time (npm run build).
  */
 
 const requireFromString = require("require-from-string") as (code: string) => { handler(): pulumi.dynamic.ResourceProvider };
-type Providers = {
-  tdeProvider: pulumi.dynamic.ResourceProvider;
-  dataSourceProvider(kind: DataSourceKind): pulumi.dynamic.ResourceProvider;
-};
+type Providers = { providerText(name: "tde" | DataSourceKind): string };
 const ORIGINS: [string, () => Providers][] = [
   ["source (vitest)", () => sourceProviders],
   ["compiled (dist/)", () => require(join(PROJECT_ROOT, "dist/providers/index.js")) as Providers],
 ];
 
-async function reload(provider: pulumi.dynamic.ResourceProvider): Promise<{ text: string; p: Required<pulumi.dynamic.ResourceProvider> }> {
-  const text = await serializeProvider(provider);
+function reload(text: string): { text: string; p: Required<pulumi.dynamic.ResourceProvider> } {
   return { text, p: requireFromString(text).handler() as Required<pulumi.dynamic.ResourceProvider> };
 }
 
-/** What must not be in a serialized provider: the core, the transport, or state captured by value. */
+/** What a stored provider must be: small (it is stored twice per resource), and no code of ours, only where to load it. */
 function expectLean(text: string): void {
-  expect(text.length).toBeLessThan(16_000);
+  expect(text.length).toBeLessThanOrEqual(1024);
   expect(text).toContain("exports.handler");
-  expect(text).toContain("loadCore");
-  expect(text).not.toMatch(/undici/i);
-  expect(text).not.toMatch(/new Map\b|Symbol\(/);
-  // Our core stays in dist/, referenced by path at call time, never copied into the stack.
+  expect(text).toContain("dist/providers/provider-entry.js");
+  expect(text).not.toMatch(/undici|@pulumi\/pulumi|new Map\b|Symbol\(/);
   for (const marker of [
     "function applyTdeInputs",
     "function waitForScan",
     "class SqlClient",
-    "class BatchAiClient",
     "STATIC_KEY_SCHEMAS",
     "function readDataSource",
-    "@pulumi/pulumi",
   ]) {
     expect(text).not.toContain(marker);
   }
@@ -70,7 +63,7 @@ for (const [origin, load] of ORIGINS) {
     });
 
     it("the TDE provider: small text, no captured core; check, create (PUT + scan), read, update, delete", async () => {
-      const { text, p } = await reload(load().tdeProvider);
+      const { text, p } = reload(load().providerText("tde"));
       expectLean(text);
 
       const inputs = { ...dbRef("orders"), transparentDataEncryption: "Enabled", pollIntervalMs: 20, scanTimeoutSeconds: 10 };
@@ -119,7 +112,7 @@ for (const [origin, load] of ORIGINS) {
       const providers = load();
       for (const kind of ALL_KINDS) {
         const c = KIND_CASES[kind];
-        const { text, p } = await reload(providers.dataSourceProvider(kind));
+        const { text, p } = reload(providers.providerText(kind));
         expectLean(text);
         expect(text, kind).toContain(JSON.stringify(kind));
 
@@ -146,7 +139,7 @@ for (const [origin, load] of ORIGINS) {
 
     it("a data source's diff reports a change when the API's answer changed, and update re-reads it", async () => {
       const c = KIND_CASES["sql:ServiceTierAdvisors"];
-      const { p } = await reload(load().dataSourceProvider("sql:ServiceTierAdvisors"));
+      const { p } = reload(load().providerText("sql:ServiceTierAdvisors"));
       const created = await p.create(c.inputs);
       sqlDatabase(t.emu, "orders").serviceTierAdvisors[0].confidence = 0.42;
       t.emu.store.changed();
@@ -160,19 +153,20 @@ for (const [origin, load] of ORIGINS) {
     });
 
     it("errors from a re-loaded provider are clear: a missing database and a wrong id", async () => {
-      const tde = (await reload(load().tdeProvider)).p;
+      const tde = reload(load().providerText("tde")).p;
       await expect(tde.create({ ...dbRef("ghost"), transparentDataEncryption: "Enabled", pollIntervalMs: 20 })).rejects.toThrow(/ghost/);
-      const jobs = (await reload(load().dataSourceProvider("batchai:Jobs"))).p;
+      const jobs = reload(load().providerText("batchai:Jobs")).p;
       await expect(jobs.read("/subscriptions/x/not-a-jobs-id", {})).rejects.toThrow(/is not an id of a Jobs data source/);
     });
   });
 }
 
-describe("loadCore under the re-loaded provider", () => {
+describe("where the re-loaded provider finds the project", () => {
   /** Runs `fn` with STACKWARDEN_HOME set to `home`, restoring it after. */
-  async function withHome(home: string, fn: () => Promise<void>): Promise<void> {
+  async function withHome(home: string | undefined, fn: () => Promise<void> | void): Promise<void> {
     const saved = process.env.STACKWARDEN_HOME;
-    process.env.STACKWARDEN_HOME = home;
+    if (home === undefined) delete process.env.STACKWARDEN_HOME;
+    else process.env.STACKWARDEN_HOME = home;
     try {
       await fn();
     } finally {
@@ -181,42 +175,45 @@ describe("loadCore under the re-loaded provider", () => {
     }
   }
 
-  it("tells an unbuilt project from a built one that misses a dependency", async () => {
-    const { p } = await reload(sourceProviders.tdeProvider);
+  it("an unbuilt project: Node's error names the missing file; a built one that misses a dependency keeps Node's message", async () => {
+    const text = sourceProviders.providerText("tde");
     const home = mkdtempSync(join(tmpdir(), "stackwarden-home-"));
     try {
-      writeFileSync(join(home, "package.json"), JSON.stringify({ name: "stackwarden" }));
-      await withHome(home, async () => {
-        await expect(p.check({}, {})).rejects.toThrow(
-          `stackwarden is not built in ${home}: run \`npm run build\` (missing dist/src/resources/tde-resource.js)`,
-        );
+      await withHome(home, () => {
+        expect(() => reload(text)).toThrow(`Cannot find module '${home}/dist/providers/provider-entry.js'`);
       });
-      mkdirSync(join(home, "dist/src/resources"), { recursive: true });
-      writeFileSync(join(home, "dist/src/resources/tde-resource.js"), 'require("stackwarden-no-such-dependency");\n');
-      await withHome(home, async () => {
-        await expect(p.check({}, {})).rejects.toThrow(/Cannot find module 'stackwarden-no-such-dependency'/);
+      mkdirSync(join(home, "dist/providers"), { recursive: true });
+      writeFileSync(join(home, "dist/providers/provider-entry.js"), 'require("stackwarden-no-such-dependency");\n');
+      await withHome(home, () => {
+        expect(() => reload(text)).toThrow(/Cannot find module 'stackwarden-no-such-dependency'/);
       });
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
   });
 
-  it("names the fix when run outside the project", async () => {
-    const { p } = await reload(sourceProviders.tdeProvider);
+  it("finds the project above the working directory (Pulumi runs the plugin in stacks/), or at STACKWARDEN_HOME", async () => {
+    const text = sourceProviders.providerText("tde");
     const cwd = process.cwd();
-    const home = process.env.STACKWARDEN_HOME;
-    delete process.env.STACKWARDEN_HOME;
-    process.chdir("/");
     try {
-      await expect(p.check({}, {})).rejects.toThrow(
-        /cannot find the stackwarden project above \/; run Pulumi from the project directory or set STACKWARDEN_HOME/,
-      );
-      process.env.STACKWARDEN_HOME = PROJECT_ROOT;
-      expect((await p.check({}, {})).failures!.length).toBeGreaterThan(0);
+      process.chdir(join(PROJECT_ROOT, "stacks"));
+      await withHome(undefined, async () => {
+        expect((await reload(text).p.check({}, {})).failures!.length).toBeGreaterThan(0);
+      });
+      process.chdir("/");
+      await withHome(PROJECT_ROOT, async () => {
+        expect((await reload(text).p.check({}, {})).failures!.length).toBeGreaterThan(0);
+      });
     } finally {
       process.chdir(cwd);
-      if (home === undefined) delete process.env.STACKWARDEN_HOME;
-      else process.env.STACKWARDEN_HOME = home;
     }
+  });
+
+  it("a name no provider has (a stack from another version) is refused clearly", async () => {
+    await withHome(PROJECT_ROOT, () => {
+      expect(() => reload(sourceProviders.providerText("sql:NoSuchThing" as DataSourceKind))).toThrow(
+        'stackwarden has no dynamic provider named "sql:NoSuchThing"',
+      );
+    });
   });
 });

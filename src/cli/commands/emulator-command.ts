@@ -6,7 +6,7 @@ import { loadSeedFile } from "../../emulator/seed";
 import { LOCAL_SERVICES } from "../../emulator/services";
 import type { FaultRule } from "../../emulator/fault-injector";
 import { PROJECT_ROOT } from "../../version";
-import { intOption, rateOption } from "../option-parsers";
+import { intOption, positiveNumber, rateOption } from "../option-parsers";
 import type { CommandIO } from "../command-io";
 
 /** The estate behind stacks/Pulumi.dev.yaml, served when no --seed is given. */
@@ -25,6 +25,8 @@ interface EmulatorFlags {
   fault5xx?: number;
   faultDrop?: number;
   retryAfterMs?: number;
+  throttle?: boolean;
+  throttleRefillScale?: number;
 }
 
 export function registerEmulator(program: Command, io: CommandIO): void {
@@ -43,6 +45,15 @@ export function registerEmulator(program: Command, io: CommandIO): void {
     .option("--fault-5xx <rate>", "share of requests answered 503", rateOption)
     .option("--fault-drop <rate>", "share of requests whose connection is dropped", rateOption)
     .option("--retry-after-ms <ms>", "delay asked for by injected 429s (default 1000)", intOption(0))
+    .option(
+      "--throttle",
+      "throttle ARM requests as Resource Manager does: token buckets per subscription and principal (reads 250, +25/s; writes and deletes 200, +10/s), remaining-budget headers, 429 with Retry-After",
+    )
+    .option(
+      "--throttle-refill-scale <x>",
+      "with --throttle: multiply every refill rate by x (rehearse at scale in less time)",
+      positiveNumber,
+    )
     .action(async (flags: EmulatorFlags) => {
       const seedPath = flags.seed ?? (existsSync(DEFAULT_ESTATE) ? DEFAULT_ESTATE : undefined);
       const seed = seedPath ? loadSeedFile(seedPath, LOCAL_SERVICES) : {};
@@ -55,7 +66,17 @@ export function registerEmulator(program: Command, io: CommandIO): void {
         port: flags.port,
         seed,
         stateDir: flags.state,
-        settings: { pageSize: flags.pageSize, tokenTtlSeconds: flags.tokenTtl },
+        settings: {
+          pageSize: flags.pageSize,
+          tokenTtlSeconds: flags.tokenTtl,
+          throttling:
+            flags.throttle || flags.throttleRefillScale
+              ? {
+                  ...(typeof seed.emulator?.throttling === "object" ? seed.emulator.throttling : {}),
+                  refillScale: flags.throttleRefillScale,
+                }
+              : undefined,
+        },
         faults: {
           latencyMs: flags.latency,
           seed: flags.faultSeed,

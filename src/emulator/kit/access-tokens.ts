@@ -24,6 +24,12 @@ export type TokenVerdict =
  * key, so they survive a restart with `--state` and expire as Azure AD tokens do.
  */
 export class AccessTokens {
+  /**
+   * Tokens whose signature was checked, with their claims: a client sends the same token for an
+   * hour, and the HMAC check costs more than the rest of a request. Time checks run every time.
+   */
+  private readonly signed = new Map<string, TokenClaims>();
+
   constructor(private readonly key: Buffer = randomBytes(32)) {}
 
   static fromKey(hex: string | undefined): AccessTokens {
@@ -56,6 +62,23 @@ export class AccessTokens {
   }
 
   verify(token: string, now: number): TokenVerdict {
+    let claims = this.signed.get(token);
+    if (!claims) {
+      const checked = this.checkSignature(token);
+      if (!checked.ok) return checked;
+      claims = checked.claims;
+      // Bounded: a long-running emulator sees a new token per client per hour.
+      if (this.signed.size >= 1000) this.signed.clear();
+      this.signed.set(token, claims);
+    }
+    const secs = now / 1000;
+    // An expired token's claims are still returned: Resource Manager judges the audience first.
+    if (secs >= claims.exp) return { ok: false, reason: "expired", claims, expiresAt: claims.exp * 1000 };
+    if (secs + 300 < claims.nbf) return { ok: false, reason: "not-yet-valid", expiresAt: claims.exp * 1000 };
+    return { ok: true, claims };
+  }
+
+  private checkSignature(token: string): { ok: true; claims: TokenClaims } | (TokenVerdict & { ok: false }) {
     const parts = token.split(".");
     if (parts.length !== 3) return { ok: false, reason: "malformed", expiresAt: 0 };
     const expected = Buffer.from(this.sign(`${parts[0]}.${parts[1]}`));
@@ -67,9 +90,6 @@ export class AccessTokens {
     } catch {
       return { ok: false, reason: "malformed", expiresAt: 0 };
     }
-    const secs = now / 1000;
-    if (secs >= claims.exp) return { ok: false, reason: "expired", claims, expiresAt: claims.exp * 1000 };
-    if (secs + 300 < claims.nbf) return { ok: false, reason: "not-yet-valid", expiresAt: claims.exp * 1000 };
     return { ok: true, claims };
   }
 

@@ -1,5 +1,6 @@
 import type { EmulatorReply, EmulatorRequest, Handler } from "./emulator-app";
 import type { AccessTokens } from "./access-tokens";
+import type { ArmThrottle } from "./arm-throttling";
 
 /** An ARM error reply: `{ "error": { "code", "message" } }`. */
 export function armError(status: number, code: string, message: string, headers?: Record<string, string>): EmulatorReply {
@@ -23,6 +24,8 @@ export interface ArmRouteOptions {
   /** The api-versions this route accepts. */
   apiVersions: readonly string[];
   tokens: AccessTokens;
+  /** Resource Manager's throttling: after authentication, before the handler; its headers go on every answer. */
+  throttle?: ArmThrottle;
 }
 
 /** Wraps a handler with ARM's front door: api-version is required and checked, then the bearer token. */
@@ -39,8 +42,16 @@ export function armRoute(handler: Handler, opts: ArmRouteOptions): Handler {
     if (!versions.has(version)) {
       return armError(400, "InvalidApiVersionParameter", `The api-version '${version}' is invalid. The supported versions are ${list}.`);
     }
-    return handler(req);
+    const verdict = opts.throttle?.admit(req);
+    if (!verdict) return handler(req);
+    if (verdict.reply) return verdict.reply;
+    return withHeaders(handler(req), verdict.headers);
   };
+}
+
+async function withHeaders(reply: EmulatorReply | Promise<EmulatorReply>, headers: Record<string, string>): Promise<EmulatorReply> {
+  const r = await reply;
+  return { ...r, headers: { ...r.headers, ...headers } };
 }
 
 /**

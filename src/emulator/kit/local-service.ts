@@ -1,4 +1,5 @@
 import type { AccessTokens } from "./access-tokens";
+import type { ThrottlingSettings } from "./arm-throttling";
 import type { EmulatorApp, EmulatorReply, Handler, Method } from "./emulator-app";
 
 /** Settings every local implementation may read; they can change at run time through the admin API. */
@@ -7,6 +8,8 @@ export interface EmulatorSettings {
   pageSize: number;
   /** Lifetime of the access tokens the IMDS issues, in seconds. */
   tokenTtlSeconds: number;
+  /** Resource Manager's request throttling (arm-throttling.ts); absent: off (the default). */
+  throttling?: ThrottlingSettings;
 }
 
 /** Answers the emulator gives on its own: an injected fault, a path or method no route serves, a JSON body that does not parse. */

@@ -1,0 +1,35 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { checkCertificateProbeInputs, runCertificateProbe } from "../src/resources/certificate-probe";
+import { isUnknown } from "./unknown-value";
+
+/**
+ * The dynamic provider of a post-deploy certificate probe, as the plugin calls it (loaded from dist/
+ * by `providerText("certificateProbe")`). Each method is one call into
+ * `src/resources/certificate-probe`. A probe proves the deployment it follows, so it is never up to
+ * date: `diff` always reports a change, and every `pulumi up` runs it again (an update). That is
+ * the honest mechanism: a trigger input that changes every run would say the same thing while
+ * pretending an input changed. `pulumi preview` therefore always shows one update per probe.
+ * Parameters are resolved here, at call time, from this process's environment (`${env:NAME}`) or
+ * from the decrypted secret Pulumi hands over; neither is returned as an output.
+ */
+export const certificateProbeProvider: pulumi.dynamic.ResourceProvider = {
+  async check(_olds, news) {
+    return { inputs: news, failures: checkCertificateProbeInputs(news, isUnknown, process.env) };
+  },
+  async diff() {
+    return { changes: true };
+  },
+  async create(inputs) {
+    return runCertificateProbe(inputs, process.env);
+  },
+  async read(id, props) {
+    // A refresh keeps what the probe found when it ran: running it is the job of `up`.
+    return { id, props };
+  },
+  async update(_id, _olds, news) {
+    return { outs: (await runCertificateProbe(news, process.env)).outs };
+  },
+  async delete() {
+    // Nothing to remove: a probe only asks the issuer for a document.
+  },
+};

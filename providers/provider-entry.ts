@@ -1,0 +1,24 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { DATA_SOURCES, type DataSourceKind } from "../src/resources/data-sources";
+import { dataSourceProvider } from "./data-source-provider";
+import type { ProviderName } from "./provider-text";
+import { tdeProvider } from "./tde-provider";
+import { certificateProbeProvider } from "./certificate-probe-provider";
+
+const providers = new Map<string, pulumi.dynamic.ResourceProvider>();
+
+/**
+ * What a resource's `__provider` text loads (compiled: dist/providers/provider-entry.js): the
+ * provider by name, built once per plugin process. The plugin itself caches one per distinct text.
+ */
+export function provider(name: ProviderName): pulumi.dynamic.ResourceProvider {
+  let p = providers.get(name);
+  if (!p) {
+    if (name === "tde") p = tdeProvider;
+    else if (name === "certificateProbe") p = certificateProbeProvider;
+    else if (Object.prototype.hasOwnProperty.call(DATA_SOURCES, name)) p = dataSourceProvider(name as DataSourceKind);
+    else throw new Error(`stackwarden has no dynamic provider named "${name}" (a stack written by another version?)`);
+    providers.set(name, p);
+  }
+  return p;
+}

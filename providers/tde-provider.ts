@@ -1,0 +1,32 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { applyTdeInputs, checkTdeInputs, deleteTde, diffTde, readTde, tdeRef, tdeResourceId } from "../src/resources/tde-resource";
+import { azureClientsFromEnv } from "../src/runtime/azure-clients";
+import { isUnknown } from "./unknown-value";
+
+/**
+ * The dynamic provider of a database's TDE configuration, as the plugin calls it (loaded from
+ * dist/ by `providerText("tde")`). Each method is one call into `src/resources/tde-resource`; see it
+ * for the semantics (onDelete=retain by default). The clients are cached per environment.
+ */
+export const tdeProvider: pulumi.dynamic.ResourceProvider = {
+  async check(_olds, news) {
+    return { inputs: news, failures: checkTdeInputs(news, isUnknown) };
+  },
+  async diff(_id, olds, news) {
+    const d = diffTde(olds, news);
+    return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: false };
+  },
+  async create(inputs) {
+    const outs = await applyTdeInputs(azureClientsFromEnv().sql, inputs);
+    return { id: tdeResourceId(tdeRef(inputs)), outs };
+  },
+  async read(id, props) {
+    return readTde(azureClientsFromEnv().sql, id, props ?? {});
+  },
+  async update(_id, _olds, news) {
+    return { outs: await applyTdeInputs(azureClientsFromEnv().sql, news) };
+  },
+  async delete(_id, props) {
+    await deleteTde(azureClientsFromEnv().sql, props);
+  },
+};
