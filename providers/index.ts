@@ -1,2 +1,3 @@
 export * from "./transparent-data-encryption";
 export * from "./data-sources";
+export * from "./artifact-scan";

@@ -1,6 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
+import { findProjectDir, resolveArtifacts } from "../src/artifacts/artifact-scan";
+import { sha256File } from "../src/artifacts/file-digest";
+import { displayPath } from "../src/artifacts/path-glob";
 import { stackConfigFromValues, type StackConfig } from "../src/config/stack-config";
 import {
+  ArtifactScan,
   BatchAiCluster,
   BatchAiExperiment,
   BatchAiFileServer,
@@ -51,10 +55,39 @@ export interface Registered {
   /** By `rg/server/database`. */
   tde: Map<string, TransparentDataEncryption>;
   advisors: ServiceTierAdvisors[];
+  /** By path relative to the project directory. */
+  artifacts: Map<string, ArtifactScan>;
 }
 
-/** Registers the TDE resources and every data source the stack names. */
+/**
+ * One ArtifactScan per file of `stackwarden:artifacts` (globs and rules relative to the project
+ * directory), with the file's sha-256 and the rule set's digest as inputs: a changed file or rule set
+ * is a diff. Registered first, so that the pack judges them before anything else changes.
+ */
+export function registerArtifacts(stack: StackConfig, projectDir = findProjectDir(process.cwd())): Map<string, ArtifactScan> {
+  const scans = new Map<string, ArtifactScan>();
+  if (!stack.artifacts) return scans;
+  let resolved;
+  try {
+    resolved = resolveArtifacts(stack.artifacts, projectDir);
+  } catch (e) {
+    throw new pulumi.RunError((e as Error).message);
+  }
+  for (const p of resolved.unmatchedPaths) pulumi.log.warn(`stackwarden:artifacts.paths "${p}" matches no file`);
+  for (const file of resolved.files) {
+    const path = displayPath(projectDir, file);
+    const sha256 = sha256File(file).then((d) => d.sha256);
+    scans.set(
+      path,
+      new ArtifactScan(`artifact-${path}`, { path, sha256, rulesDigest: resolved.ruleSet.digest, rules: stack.artifacts.rules }),
+    );
+  }
+  return scans;
+}
+
+/** Registers the artifact scans, the TDE resources and every data source the stack names. */
 export function registerStack(stack: StackConfig): Registered {
+  const artifacts = registerArtifacts(stack);
   const sub = stack.subscriptionId;
   const tde = new Map<string, TransparentDataEncryption>();
   const advisors: ServiceTierAdvisors[] = [];
@@ -89,5 +122,5 @@ export function registerStack(stack: StackConfig): Registered {
       new BatchAiJobs(`batchai-jobs-${name}-${e}`, { ...ref, experiment: e });
     }
   }
-  return { tde, advisors };
+  return { tde, advisors, artifacts };
 }

@@ -77,21 +77,25 @@ function escape(c: string): string {
   return /[.+^${}()|[\]\\/]/.test(c) ? `\\${c}` : c;
 }
 
-/** The files under `base` that match one of `patterns` (relative to `base`, or absolute), sorted, each once; and the patterns that matched nothing. */
-export function expandGlobs(base: string, patterns: readonly string[]): { files: string[]; unmatched: string[] } {
-  const found = new Set<string>();
+/**
+ * The files under `base` that match one of `patterns` (relative to `base`, or absolute), sorted, each
+ * once, with the index of the first pattern that matched each; and the patterns that matched nothing.
+ */
+export function expandGlobs(base: string, patterns: readonly string[]): { files: string[]; patternIndex: number[]; unmatched: string[] } {
+  const found = new Map<string, number>();
   const unmatched: string[] = [];
-  for (const pattern of patterns) {
+  patterns.forEach((pattern, index) => {
     const hits = new Set<string>();
     for (const p of expandBraces(pattern)) {
       const abs = isAbsolute(p);
       const segments = p.split(/[\\/]+/).filter((s, i) => s !== "" && !(s === "." && i > 0));
       walk(abs ? sep : base, segments, 0, hits);
     }
-    for (const h of hits) found.add(h);
+    for (const h of hits) if (!found.has(h)) found.set(h, index);
     if (hits.size === 0) unmatched.push(pattern);
-  }
-  return { files: [...found].sort(), unmatched };
+  });
+  const files = [...found.keys()].sort();
+  return { files, patternIndex: files.map((f) => found.get(f)!), unmatched };
 }
 
 function walk(dir: string, segments: string[], i: number, out: Set<string>): void {

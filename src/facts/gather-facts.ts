@@ -42,5 +42,7 @@ export async function gatherFacts(
     databases: perDatabase.map(([db]) => db),
     tierAdvisors: perDatabase.map(([, advice]) => advice),
     usages: perLocation.flat(),
+    // The artifacts are scanned by gatherArtifactFacts (another service, asked only when the stack names artifacts).
+    artifacts: [],
   };
 }

@@ -40,6 +40,8 @@ describe("JUnit report", () => {
       "stackwarden.sql-tde-enabled",
       "stackwarden.sql-tier-advisor-drift",
       "stackwarden.batch-quota-headroom",
+      "stackwarden.artifact-signature-clean",
+      "stackwarden.artifact-packed",
     ]);
   });
 
@@ -57,7 +59,8 @@ describe("JUnit report", () => {
       ["3", "0", "1"],
       ["2", "0", "0"],
     ]);
-    for (const s of doc.testsuite) expect(s.testcase).toHaveLength(Number(s["@_tests"]));
+    // A rule without subjects (no artifacts here) is an empty suite.
+    for (const s of doc.testsuite) expect(s.testcase ?? []).toHaveLength(Number(s["@_tests"]));
   });
 
   it("a mandatory violation is a <failure> naming the rule and the resource", () => {
@@ -95,6 +98,7 @@ describe("JUnit report", () => {
     const r = evaluateCompliance(
       {
         subscriptionId: SUB,
+        artifacts: [],
         databases: [
           {
             id: "/subscriptions/x/databases/a<b&c",
@@ -153,7 +157,7 @@ describe("json, table and markdown reports", () => {
   it("table: an expired exemption is shown as EXPIRED and covers nothing", () => {
     const late = reportInput();
     const r = evaluateCompliance(
-      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [] },
+      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [], artifacts: [] },
       late.stack.policies,
       late.stack.exemptions,
       Date.parse("2026-01-01T00:00:00Z"),
@@ -176,7 +180,12 @@ describe("json, table and markdown reports", () => {
   });
 
   it("markdown: a clean run gets the check mark", () => {
-    const r = evaluateCompliance({ subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [] }, resolveRuleSettings({}), [], NOW);
+    const r = evaluateCompliance(
+      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [], artifacts: [] },
+      resolveRuleSettings({}),
+      [],
+      NOW,
+    );
     expect(renderComplianceMarkdown({ ...input, result: r }).split("\n")[0]).toBe("### :white_check_mark: stackwarden check: `report`");
   });
 });

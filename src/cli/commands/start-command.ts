@@ -9,7 +9,9 @@ import { azureClientsFromEnv } from "../../runtime/azure-clients";
 import type { CommandIO } from "../command-io";
 import { DEFAULT_ESTATE } from "./emulator-command";
 import { runApply } from "./apply-command";
-import { EXIT_MANDATORY_VIOLATION, runCheck } from "./check-command";
+import { EXIT_MANDATORY_VIOLATION, needsArtifactScan, runCheck } from "./check-command";
+import { BinaryAnalysisClient } from "../../services/binary-analysis/client";
+import { BINARY_ANALYSIS_PREFIX } from "../../emulator/services/binary-analysis/binary-analysis-local";
 import { renderComplianceTable } from "../../report/compliance-report";
 import { VERSION } from "../../version";
 
@@ -67,13 +69,23 @@ export function registerStart(program: Command, io: CommandIO): void {
         }
 
         io.out("\n== 4. check ==");
-        const result = await runCheck(clients, stack);
+        // The stack's artifacts are scanned by the embedded emulator's binary analysis service.
+        const gate = needsArtifactScan(stack)
+          ? {
+              client: new BinaryAnalysisClient({ endpoint: `${emu.url}${BINARY_ANALYSIS_PREFIX}` }),
+              cwd: io.cwd,
+              warn: (l: string) => io.err(`stackwarden start: ${l}`),
+            }
+          : undefined;
+        const result = await runCheck(clients, stack, 16, gate);
         io.out(renderComplianceTable({ stackName: flags.stack, file: stack.file, result, generatedAt: new Date(), toolVersion: VERSION }));
         const s = result.summary;
         io.out(
           `\nDone: ${first.changes.length} change(s) applied to ${stack.databases.length} database(s); the stack has converged. Compliance: ${s.mandatoryViolations} mandatory violation(s), ${s.advisoryViolations} advisory finding(s).`,
         );
-        if (s.mandatoryViolations > 0) io.exitCode = EXIT_MANDATORY_VIOLATION;
+        for (const e of result.scanErrors) io.err(`stackwarden start: artifact ${e.path} could not be scanned: ${e.error}`);
+        if (result.scanErrors.length > 0) io.exitCode = 1;
+        else if (s.mandatoryViolations > 0) io.exitCode = EXIT_MANDATORY_VIOLATION;
       } finally {
         await emu.close();
       }
