@@ -26,5 +26,8 @@ it("npm start's job (stackwarden start) reconciles the dev stack on the embedded
   expect(r.out.slice(apply, again)).toMatch(/Apply: (\d+) of \1 change\(s\) converged\./);
   expect(r.out.slice(again, check)).toContain("no changes");
   expect(r.out.slice(check)).toContain("0 mandatory violation(s)");
+  // The dev stack's job scripts (stackwarden:artifacts) were scanned by the embedded emulator, and are clean.
+  expect(r.out.slice(check)).toMatch(/; 2 artifact\(s\) scanned\.$/m);
+  expect(r.out.slice(check)).not.toMatch(/artifact-(signature-clean|packed)/);
   expect(r.out.slice(check)).toMatch(/ADVISORY\s+sql-tier-advisor-drift\s+rg-data\/sql-prod-1\/customers/);
 }, 60_000);

@@ -11,6 +11,7 @@ import { DEFAULT_ESTATE } from "./emulator-command";
 import { runApply } from "./apply-command";
 import { EXIT_MANDATORY_VIOLATION, needsArtifactScan, runCheck } from "./check-command";
 import { BinaryAnalysisClient } from "../../services/binary-analysis/client";
+import { ARTIFACT_ID_PREFIX } from "../../compliance/artifact-verdict";
 import { BINARY_ANALYSIS_PREFIX } from "../../emulator/services/binary-analysis/binary-analysis-local";
 import { renderComplianceTable } from "../../report/compliance-report";
 import { VERSION } from "../../version";
@@ -80,8 +81,9 @@ export function registerStart(program: Command, io: CommandIO): void {
         const result = await runCheck(clients, stack, 16, gate);
         io.out(renderComplianceTable({ stackName: flags.stack, file: stack.file, result, generatedAt: new Date(), toolVersion: VERSION }));
         const s = result.summary;
+        const artifacts = new Set(result.findings.filter((f) => f.resourceId.startsWith(ARTIFACT_ID_PREFIX)).map((f) => f.resourceId)).size;
         io.out(
-          `\nDone: ${first.changes.length} change(s) applied to ${stack.databases.length} database(s); the stack has converged. Compliance: ${s.mandatoryViolations} mandatory violation(s), ${s.advisoryViolations} advisory finding(s).`,
+          `\nDone: ${first.changes.length} change(s) applied to ${stack.databases.length} database(s); the stack has converged. Compliance: ${s.mandatoryViolations} mandatory violation(s), ${s.advisoryViolations} advisory finding(s)${gate ? `; ${artifacts} artifact(s) scanned` : ""}.`,
         );
         for (const e of result.scanErrors) io.err(`stackwarden start: artifact ${e.path} could not be scanned: ${e.error}`);
         if (result.scanErrors.length > 0) io.exitCode = 1;
