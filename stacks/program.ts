@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { findProjectDir, resolveArtifacts } from "../src/artifacts/artifact-scan";
-import { sha256File } from "../src/artifacts/file-digest";
+import { sha256FileSync } from "../src/artifacts/file-digest";
 import { displayPath } from "../src/artifacts/path-glob";
 import { stackConfigFromValues, type StackConfig } from "../src/config/stack-config";
 import {
@@ -76,7 +76,8 @@ export function registerArtifacts(stack: StackConfig, projectDir = findProjectDi
   for (const p of resolved.unmatchedPaths) pulumi.log.warn(`stackwarden:artifacts.paths "${p}" matches no file`);
   for (const file of resolved.files) {
     const path = displayPath(projectDir, file);
-    const sha256 = sha256File(file).then((d) => d.sha256);
+    // Hashed synchronously: plain inputs register at once, in program order (before the databases).
+    const { sha256 } = sha256FileSync(file);
     scans.set(
       path,
       new ArtifactScan(`artifact-${path}`, { path, sha256, rulesDigest: resolved.ruleSet.digest, rules: stack.artifacts.rules }),
