@@ -240,19 +240,13 @@ export async function readArtifactScan(
   try {
     rulesDigest = loadRuleSet(projectDir, props.rules as string[], "rules").digest;
   } catch (e) {
-    if (e instanceof RuleSetError) throw new Error(`${props.path}: ${e.message}`);
+    if (e instanceof RuleSetError) throw new Error(`${props.path}: ${e.message}`, { cause: e });
     throw e;
   }
   const now = { ...inputsOf(props), sha256, rulesDigest };
   let outs: ArtifactScanOutputs;
   if (holdsVerdictFor(props, now)) outs = { ...now, ...verdictOf(props) } as ArtifactScanOutputs;
-  else {
-    try {
-      outs = await scanArtifactInputs(now, env, projectDir);
-    } catch (e) {
-      if (e instanceof ArtifactScanInputError) throw new Error(e.message);
-      throw e;
-    }
-  }
+  // A refresh that cannot scan fails with the scan's own message (ArtifactScanInputError names the file).
+  else outs = await scanArtifactInputs(now, env, projectDir);
   return { id: artifactResourceId(now.path), props: { ...outs }, inputs: { ...outs } };
 }

@@ -130,6 +130,8 @@ async function configure(
     "sql-tde-enabled": "mandatory",
     "sql-tier-advisor-drift": "advisory",
     "batch-quota-headroom": "advisory",
+    "artifact-signature-clean": "mandatory",
+    "artifact-packed": "advisory",
   };
   await analyzer.configure(
     Object.fromEntries(
@@ -156,7 +158,7 @@ const tde = (database: string, props: Record<string, unknown>): AnalyzerResource
 });
 
 describe("GetAnalyzerInfo", () => {
-  it("names the pack, its version, the three policies with their levels and config schemas", async () => {
+  it("names the pack, its version, the policies with their levels and config schemas", async () => {
     const info = await analyzer.info();
     expect(info.name).toBe("stackwarden");
     expect(info.version).toBe("0.1.0");
@@ -165,6 +167,8 @@ describe("GetAnalyzerInfo", () => {
       ["sql-tde-enabled", "resource", "mandatory"],
       ["sql-tier-advisor-drift", "stack", "advisory"],
       ["batch-quota-headroom", "stack", "advisory"],
+      ["artifact-signature-clean", "resource", "mandatory"],
+      ["artifact-packed", "resource", "advisory"],
     ]);
     const [tdeP, drift, quota] = info.policies;
     expect(Object.keys(tdeP.configSchema ?? {})).toEqual(["exemptions"]);

@@ -166,7 +166,7 @@ for (const [origin, load] of ORIGINS) {
     it("check failures name the input: shapes, a file changed since the program hashed it, a changed rule set, no endpoint", async () => {
       await inProject({}, async () => {
         const bad = await p.check({}, { path: "", sha256: "xyz", rulesDigest: 7, rules: [], color: "red" });
-        expect(bad.failures.map((f) => f.property).sort()).toEqual(["color", "path", "rules", "rulesDigest", "sha256"]);
+        expect(bad.failures!.map((f) => f.property).sort()).toEqual(["color", "path", "rules", "rulesDigest", "sha256"]);
         const stale = await p.check({}, { ...inputs("jobs/clean.sh"), sha256: "0".repeat(64) });
         expect(stale.failures).toEqual([
           {
