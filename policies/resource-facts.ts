@@ -101,8 +101,10 @@ export function artifactFacts(props: Record<string, unknown>, origin?: string): 
     verdict: scanned ? verdict : UNKNOWN,
     matches: scanned ? matchesOf(known(() => props.matches)) : [],
     ...(scanned && text("packer") ? { packer: text("packer") } : {}),
-    scannedUnpacked: scanned && props.scannedUnpacked === true,
+    scannedUnpacked: scanned && known(() => props.scannedUnpacked) === true,
     ...(scanned && text("unpackError") ? { unpackError: text("unpackError") } : {}),
+    // The provider fails rather than record an unscanned file; a state that says otherwise is not judged clean.
+    ...(verdict === "error" ? { scanError: text("scanError") ?? "the file was not scanned" } : {}),
     origin,
   };
 }
