@@ -4,10 +4,12 @@ import { CredentialUnavailableError } from "./credential-errors";
 import { ImdsManagedIdentityCredential } from "./imds-credential";
 import { StaticTokenCredential } from "./static-token-credential";
 import type { TokenCredential } from "../http/token-credential";
+import { WorkloadIdentityCredential } from "./workload-identity-credential";
 
 /**
- * stackwarden's credential: `AZURE_ACCESS_TOKEN` when set, else the managed identity through
- * IMDS (`STACKWARDEN_IMDS_ENDPOINT`, `AZURE_CLIENT_ID`).
+ * stackwarden's credential: `AZURE_ACCESS_TOKEN` when set, else workload identity when
+ * `AZURE_FEDERATED_TOKEN_FILE` is set (Kubernetes, e.g. the Pulumi Kubernetes Operator), else the
+ * managed identity through IMDS (`STACKWARDEN_IMDS_ENDPOINT`, `AZURE_CLIENT_ID`).
  */
 export function defaultCredential(env: NodeJS.ProcessEnv = process.env): TokenCredential {
   const links: NamedCredential[] = [];
@@ -20,7 +22,9 @@ export function defaultCredential(env: NodeJS.ProcessEnv = process.env): TokenCr
       },
     },
   });
-  if (!staticToken) {
+  const workload = staticToken ? undefined : WorkloadIdentityCredential.fromEnv(env);
+  if (workload) links.push({ name: "workload identity", credential: workload });
+  else if (!staticToken) {
     links.push({
       name: "managed identity",
       credential: new ImdsManagedIdentityCredential({

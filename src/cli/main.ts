@@ -15,6 +15,10 @@ import { registerRules } from "./commands/rules-command";
 import { registerProbe } from "./commands/probe-command";
 import { registerWatch } from "./commands/watch-command";
 import { registerAudit } from "./commands/audit-command";
+import { registerGeocode } from "./commands/geocode-command";
+import { registerWhere } from "./commands/where-command";
+import { registerStacks } from "./commands/stacks-command";
+import { registerPko } from "./commands/pko-command";
 
 /** Builds the command tree; `io` receives all output. */
 export function buildProgram(io: CommandIO): Command {
@@ -35,6 +39,8 @@ export function buildProgram(io: CommandIO): Command {
   registerCheck(program, io);
   registerInventory(program, io);
   registerProbe(program, io);
+  registerGeocode(program, io);
+  registerWhere(program, io);
   registerEmulator(program, io);
   registerStart(program, io);
   registerWhoami(program, io);
@@ -42,6 +48,8 @@ export function buildProgram(io: CommandIO): Command {
   registerRules(program, io);
   registerWatch(program, io);
   registerAudit(program, io);
+  registerStacks(program, io);
+  registerPko(program, io);
   for (const c of program.commands) {
     c.exitOverride().configureOutput({
       writeOut: (s) => io.out(s.replace(/\n$/, "")),

@@ -27,6 +27,7 @@ import {
   type RawProbe,
 } from "../probes/probe-config";
 import { isSecureValue, parseEnvReference } from "../probes/parameter-source";
+import { isAssignedCountryCode } from "../services/geocoding/country-codes";
 import { PROJECT_ROOT } from "../version";
 
 export type { Exemption, SourceLocation };
@@ -54,6 +55,23 @@ export interface BatchWorkspaceTarget {
   clusters?: string[];
   experiments?: string[];
   fileServers?: string[];
+  source?: SourceLocation;
+}
+
+/** A place the stack names by address (a backup site, a replica), placed in a country by geocoding. */
+export interface ResidencySite {
+  name: string;
+  address: string;
+  source?: SourceLocation;
+}
+
+/** `stackwarden:residency`: the countries data may live in, and the sites to place. */
+export interface ResidencyConfig {
+  /** ISO 3166-1 alpha-2 codes, upper case, each officially assigned. */
+  allowedCountries: string[];
+  sites: ResidencySite[];
+  /** Where `stackwarden:residency` is written. */
+  source?: SourceLocation;
 }
 
 /** The files a stack ships and the signature rules they are scanned with (`stackwarden:artifacts`). */
@@ -69,11 +87,16 @@ export interface ArtifactsTarget {
   ruleSources?: (SourceLocation | undefined)[];
 }
 
+/** How a stack is applied: by stackwarden itself, or by Pulumi (`pulumi up` with the policy pack). */
+export type StackEngine = "native" | "pulumi";
+
 /** A validated stack: what the CLI and the Pulumi program both act on. */
 export interface StackConfig {
   /** The stack file, or a description of where the values came from. */
   file: string;
   subscriptionId: string;
+  /** How the pipelines apply this stack (`stackwarden:engine`); absent means native. */
+  engine?: StackEngine;
   databases: DesiredDatabase[];
   elasticPools: ElasticPoolTarget[];
   batch: { resourceGroups?: string[]; locations: string[]; workspaces: BatchWorkspaceTarget[]; source?: SourceLocation };
@@ -86,10 +109,13 @@ export interface StackConfig {
    * Always set by the loader; optional so that hand-built configs need not name it (absent: none).
    */
   probes?: ProbeSpec[];
+  /** Undefined when the stack has no `stackwarden:residency`. */
+  residency?: ResidencyConfig;
 }
 
 type RawKeys = {
   "stackwarden:subscriptionId": string;
+  "stackwarden:engine"?: StackEngine;
   "stackwarden:databases"?: Omit<DesiredDatabase, "source">[];
   "stackwarden:elasticPools"?: Omit<ElasticPoolTarget, "source">[];
   "stackwarden:batch"?: { resourceGroups?: string[]; locations?: string[]; workspaces?: BatchWorkspaceTarget[] };
@@ -97,6 +123,7 @@ type RawKeys = {
   "stackwarden:exemptions"?: Omit<Exemption, "source">[];
   "stackwarden:artifacts"?: { paths: string[]; rules: string[] };
   "stackwarden:probes"?: RawProbe[];
+  "stackwarden:residency"?: { allowedCountries: string[]; sites?: Omit<ResidencySite, "source">[] };
 };
 
 /** Options of stackConfigFromValues. */
@@ -269,19 +296,25 @@ function build(
     }
     poolSeen.add(key);
   });
+  const residency = buildResidency(raw["stackwarden:residency"], file, where, y);
   return {
     file,
     subscriptionId: raw["stackwarden:subscriptionId"],
+    engine: raw["stackwarden:engine"] ?? "native",
     databases,
     elasticPools: pools.map((p, i) => ({ ...p, source: where(["stackwarden:elasticPools", i]) })),
     batch: {
       resourceGroups: raw["stackwarden:batch"]?.resourceGroups,
       locations: raw["stackwarden:batch"]?.locations ?? [],
-      workspaces: raw["stackwarden:batch"]?.workspaces ?? [],
+      workspaces: (raw["stackwarden:batch"]?.workspaces ?? []).map((w, i) => ({
+        ...w,
+        source: where(["stackwarden:batch", "workspaces", i]),
+      })),
       source: raw["stackwarden:batch"] ? where(["stackwarden:batch", "locations"]) : undefined,
     },
     policies: resolveRuleSettings(raw["stackwarden:policies"]),
     exemptions: (raw["stackwarden:exemptions"] ?? []).map((e, i) => ({ ...e, source: where(["stackwarden:exemptions", i]) })),
+    residency,
     artifacts: buildArtifacts(raw["stackwarden:artifacts"], where),
     probes: buildProbes(raw["stackwarden:probes"], {
       secretsDecrypted,
@@ -307,6 +340,45 @@ function buildArtifacts(
     source: where(["stackwarden:artifacts"]),
     pathSources: raw.paths.map((_, i) => where(["stackwarden:artifacts", "paths", i])),
     ruleSources: raw.rules.map((_, i) => where(["stackwarden:artifacts", "rules", i])),
+  };
+}
+
+/** Hints for codes people write that ISO 3166-1 does not assign. */
+const COUNTRY_CODE_HINTS: Record<string, string> = { UK: "GB", EL: "GR", EU: "the member states' own codes" };
+
+/** `stackwarden:residency`, its country codes checked against ISO 3166-1 and its site names unique. */
+function buildResidency(
+  raw: RawKeys["stackwarden:residency"],
+  file: string,
+  where: (path: (string | number)[]) => SourceLocation | undefined,
+  y?: LocatedYaml,
+): ResidencyConfig | undefined {
+  if (!raw) return undefined;
+  const fail = (path: (string | number)[], problem: string): never => {
+    const full = ["stackwarden:residency", ...path];
+    if (y) {
+      const at = locate(y, ["config", ...full]);
+      throw new YamlInputError(file, at.line, at.column, formatKeyPath(["config", ...full]), problem);
+    }
+    throw new Error(`${file}: ${formatKeyPath(full)}: ${problem}`);
+  };
+  raw.allowedCountries.forEach((code, i) => {
+    if (code !== code.toUpperCase()) fail(["allowedCountries", i], `write country codes in upper case: "${code.toUpperCase()}"`);
+    if (!isAssignedCountryCode(code)) {
+      const hint = COUNTRY_CODE_HINTS[code];
+      fail(["allowedCountries", i], `"${code}" is not an ISO 3166-1 alpha-2 country code${hint ? ` (use ${hint})` : ""}`);
+    }
+  });
+  const seen = new Map<string, number>();
+  (raw.sites ?? []).forEach((site, i) => {
+    const first = seen.get(site.name.toLowerCase());
+    if (first !== undefined) fail(["sites", i, "name"], `duplicate site name "${site.name}": already sites[${first}]`);
+    seen.set(site.name.toLowerCase(), i);
+  });
+  return {
+    allowedCountries: [...new Set(raw.allowedCountries)],
+    sites: (raw.sites ?? []).map((site, i) => ({ ...site, source: where(["stackwarden:residency", "sites", i]) })),
+    source: where(["stackwarden:residency"]),
   };
 }
 

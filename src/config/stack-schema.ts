@@ -11,6 +11,12 @@ export const STATIC_KEY_SCHEMAS = {
     pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
     description: "required: the Azure subscription id (a GUID)",
   },
+  "stackwarden:engine": {
+    type: "string",
+    enum: ["native", "pulumi"],
+    description:
+      "optional, default native: how the pipelines apply this stack: native (stackwarden apply) or pulumi (pulumi preview/up with the policy pack)",
+  },
   "stackwarden:databases": {
     type: "array",
     description: "optional, default []: databases whose transparent data encryption is managed",
@@ -100,6 +106,38 @@ export const STATIC_KEY_SCHEMAS = {
     },
   },
   "stackwarden:probes": PROBES_SCHEMA,
+  "stackwarden:residency": {
+    type: "object",
+    additionalProperties: false,
+    required: ["allowedCountries"],
+    description: "optional: where data may live (the data-residency gate); when set, its rule is mandatory",
+    properties: {
+      allowedCountries: {
+        type: "array",
+        minItems: 1,
+        items: { type: "string", pattern: "^[A-Za-z]{2}$", description: "an ISO 3166-1 alpha-2 code such as NL" },
+        description: "required: the countries data may live in, as ISO 3166-1 alpha-2 codes (upper case)",
+      },
+      sites: {
+        type: "array",
+        description: "optional, default []: places named by address (backup sites, replicas), geocoded and placed in a country",
+        items: {
+          type: "object",
+          additionalProperties: false,
+          required: ["name", "address"],
+          properties: {
+            name: name("site"),
+            address: {
+              type: "string",
+              minLength: 1,
+              maxLength: 512,
+              description: "required: the postal address, with its country where it may be unclear",
+            },
+          },
+        },
+      },
+    },
+  },
   "stackwarden:exemptions": {
     type: "array",
     description: "optional: resources exempted from rules, shown in every report",

@@ -11,6 +11,7 @@ import type { EmulatorErrorKind, EmulatorSettings, LocalService, ServiceContext 
 import Ajv, { type ValidateFunction } from "ajv";
 import { completeFaults, faultConfigSchema, settingsSchema, type SeedDocument } from "./seed";
 import { StateStore, type PersistedState } from "./state-store";
+import { redactUrl } from "../http/redaction";
 import { LOCAL_SERVICES } from "./services";
 
 export interface EmulatorOptions {
@@ -93,7 +94,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
-      report(`emulator: ${req.method} ${req.url}: ${(e as Error).stack ?? String(e)}`);
+      // The URL is redacted: a query may carry a key (the geocoding service's api_key).
+      report(
+        `emulator: ${req.method} ${redactUrl(`http://emulator${req.url ?? "/"}`).slice("http://emulator".length)}: ${(e as Error).stack ?? String(e)}`,
+      );
       if (!res.headersSent)
         send(res, { status: 500, body: { error: { code: "InternalServerError", message: "The emulator failed to handle the request." } } });
       else res.destroy();
@@ -185,6 +189,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       body,
       baseUrl,
       now: now(),
+      remoteAddress: req.socket.remoteAddress,
     };
     send(res, await found.handler(request));
   }

@@ -4,6 +4,7 @@ import { batchAiLocal } from "./services/batchai/batchai-local";
 import { sqlLocal } from "./services/sql/sql-local";
 import { binaryAnalysisLocal } from "./services/binary-analysis/binary-analysis-local";
 import { certificatesLocal } from "./services/certificates/local";
+import { geocodingLocal } from "./services/geocoding/geocoding-local";
 
 /** Every seeded API's local implementation, in mount order. */
 export const LOCAL_SERVICES: readonly LocalService[] = [
@@ -12,4 +13,5 @@ export const LOCAL_SERVICES: readonly LocalService[] = [
   batchAiLocal as LocalService,
   binaryAnalysisLocal as LocalService,
   certificatesLocal as LocalService,
+  geocodingLocal as LocalService,
 ];

@@ -25,6 +25,9 @@ export function azureClientsFromEnv(env: NodeJS.ProcessEnv = process.env): Azure
     env.STACKWARDEN_IMDS_ENDPOINT,
     env.AZURE_ACCESS_TOKEN,
     env.AZURE_CLIENT_ID,
+    env.AZURE_TENANT_ID,
+    env.AZURE_FEDERATED_TOKEN_FILE,
+    env.AZURE_AUTHORITY_HOST,
     env.STACKWARDEN_PROVIDER_NAMES,
   ].join("\u0000");
   let clients = cache.get(key);

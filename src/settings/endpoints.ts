@@ -65,3 +65,22 @@ export function binaryAnalysisEndpointFromEnv(env: NodeJS.ProcessEnv = process.e
   checkUrl(raw, BINARY_ANALYSIS_ENDPOINT_VAR);
   return raw.replace(/\/+$/, "");
 }
+
+/** The public Gisgraphy service, used when `STACKWARDEN_GEOCODING_ENDPOINT` is not set. */
+export const DEFAULT_GEOCODING_ENDPOINT = "https://services.gisgraphy.com";
+
+/** Where the geocoding service is and the key it is called with. */
+export interface GeocodingSettings {
+  endpoint: string;
+  /** `STACKWARDEN_GEOCODING_API_KEY`; undefined when unset or blank (no key is sent). */
+  apiKey?: string;
+}
+
+/** Reads `STACKWARDEN_GEOCODING_ENDPOINT` (checked to be an absolute http(s) URL) and `STACKWARDEN_GEOCODING_API_KEY`. */
+export function geocodingSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): GeocodingSettings {
+  const apiKey = env.STACKWARDEN_GEOCODING_API_KEY?.trim();
+  return {
+    endpoint: endpointVar(env, "STACKWARDEN_GEOCODING_ENDPOINT", DEFAULT_GEOCODING_ENDPOINT),
+    apiKey: apiKey ? apiKey : undefined,
+  };
+}

@@ -23,7 +23,7 @@ sql:
       databases:
         - { name: oob, transparentDataEncryption: Enabled }
         - { name: legacy, transparentDataEncryption: Enabled }
-        - { name: slow, transparentDataEncryption: Disabled, scan: { durationMs: 5000 } }
+        - { name: slow, transparentDataEncryption: Disabled, scan: { durationMs: 15000 } }
         - { name: stuck, transparentDataEncryption: Disabled, scan: { outcome: stall, failAtPercent: 30 } }
         - { name: other, transparentDataEncryption: Enabled }
         - { name: ready, transparentDataEncryption: Enabled }

@@ -1,9 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Command } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 import { evaluateCompliance, type ComplianceResult } from "../../compliance/evaluate";
 import { gatherFacts } from "../../facts/gather-facts";
 import { gatherArtifactFacts } from "../../facts/artifact-facts";
+import { plannedFacts } from "../../facts/planned-facts";
 import type { StackConfig } from "../../config/stack-config";
 import { artifactSignatureClean } from "../../compliance/rules/artifact-signature-clean";
 import { artifactPacked } from "../../compliance/rules/artifact-packed";
@@ -36,24 +37,37 @@ export function registerCheck(program: Command, io: CommandIO): void {
     .option("--output <format>", FORMATS.join(", "), choiceOption(FORMATS), "table")
     .option("--format <format>", "alias of --output", choiceOption(FORMATS))
     .option("--out <file>", "write the report to a file instead of stdout")
+    .option(
+      "--report <format=file>",
+      "also write the same evaluation in another format to a file (repeatable), e.g. --report markdown=summary.md",
+      collectReport,
+      [] as ExtraReport[],
+    )
+    .option(
+      "--planned",
+      "judge the state the stack asks for: a database the plan would change counts with its desired TDE status (the pull-request gate; as the policy pack does in pulumi preview)",
+    )
     .option("--concurrency <n>", "databases read at once", intOption(1, 256), 16)
-    .action(async (flags: StackFlags & { output: Format; format?: Format; out?: string; concurrency: number }) => {
+    .action(async (flags: CheckFlags) => {
       const format = flags.format ?? flags.output;
       const { stack, name } = loadStackFromFlags(flags, io);
       // Settings first: nothing is scanned or read when the binary analysis service is not named.
       const gate = await openArtifactGate(stack, io.env);
       let result: CheckResult;
       try {
-        result = await runCheck(
-          azureClientsFromEnv(io.env),
-          stack,
-          flags.concurrency,
-          gate && { client: gate.client, cwd: io.cwd, warn: (l) => io.err(`stackwarden check: ${l}`) },
-        );
+        result = await runCheck(azureClientsFromEnv(io.env), stack, flags.concurrency, {
+          planned: flags.planned,
+          artifacts: gate && { client: gate.client, cwd: io.cwd, warn: (l) => io.err(`stackwarden check: ${l}`) },
+        });
       } finally {
         await gate?.close();
       }
-      const report = renderReport({ stackName: name, file: stack.file, result, generatedAt: new Date(), toolVersion: VERSION }, format);
+      const input = { stackName: name, file: stack.file, result, generatedAt: new Date(), toolVersion: VERSION };
+      const report = renderReport(input, format);
+      for (const extra of flags.report) {
+        writeFileSync(resolve(io.cwd, extra.file), `${renderReport(input, extra.format)}\n`);
+        io.err(`stackwarden check: wrote ${extra.format} report to ${extra.file}`);
+      }
       if (flags.out) {
         // Relative to the command's cwd (io.cwd), not the process's: they differ when main() runs in-process.
         writeFileSync(resolve(io.cwd, flags.out), `${report}\n`);
@@ -67,6 +81,29 @@ export function registerCheck(program: Command, io: CommandIO): void {
       for (const e of result.scanErrors) io.err(`stackwarden check: artifact ${e.path} could not be scanned: ${e.error}`);
       io.exitCode = result.scanErrors.length > 0 ? 1 : result.summary.mandatoryViolations > 0 ? EXIT_MANDATORY_VIOLATION : 0;
     });
+}
+
+interface CheckFlags extends StackFlags {
+  output: Format;
+  format?: Format;
+  out?: string;
+  report: ExtraReport[];
+  planned?: boolean;
+  concurrency: number;
+}
+
+interface ExtraReport {
+  format: Format;
+  file: string;
+}
+
+/** Parses one `--report FORMAT=FILE` and adds it to the ones before. */
+function collectReport(value: string, previous: ExtraReport[]): ExtraReport[] {
+  const m = /^([a-z]+)=(.+)$/.exec(value);
+  if (!m) throw new InvalidArgumentError(`expected FORMAT=FILE (e.g. markdown=summary.md), got "${value}"`);
+  if (!(FORMATS as readonly string[]).includes(m[1]))
+    throw new InvalidArgumentError(`expected a format of ${FORMATS.join(", ")} before "=", got "${m[1]}"`);
+  return [...previous, { format: m[1] as Format, file: m[2] }];
 }
 
 /** Where `runCheck` scans the stack's artifacts: the service's client, the directory reports are relative to, and where warnings go. */
@@ -102,19 +139,20 @@ export async function openArtifactGate(stack: StackConfig, env: NodeJS.ProcessEn
 
 /**
  * Scans the stack's artifacts (with `artifacts`, when the stack names them), reads live state and
- * evaluates every rule with the stack's settings and exemptions.
+ * evaluates every rule with the stack's settings and exemptions (on the planned state with `planned`).
  */
 export async function runCheck(
   clients: Pick<AzureClients, "sql" | "batch">,
   stack: StackConfig,
   concurrency = 16,
-  artifacts?: ArtifactGate,
+  opts: { planned?: boolean; artifacts?: ArtifactGate } = {},
 ): Promise<CheckResult> {
+  const { artifacts } = opts;
   const scanned = artifacts && stack.artifacts ? await gatherArtifactFacts(artifacts.client, stack, { cwd: artifacts.cwd }) : undefined;
   for (const p of scanned?.report.unmatchedPaths ?? []) artifacts?.warn(`warning: stackwarden:artifacts.paths "${p}" matches no file`);
-  const facts = await gatherFacts(clients, stack, { concurrency });
-  facts.artifacts = scanned?.facts ?? [];
-  const scanErrors = (scanned?.facts ?? []).filter((a) => a.scanError).map((a) => ({ path: a.path, error: a.scanError! }));
+  const live = await gatherFacts(clients, stack, { concurrency });
+  const facts = { ...(opts.planned ? plannedFacts(live, stack) : live), artifacts: scanned?.facts ?? [] };
+  const scanErrors = facts.artifacts.filter((a) => a.scanError).map((a) => ({ path: a.path, error: a.scanError! }));
   return { ...evaluateCompliance(facts, stack.policies, stack.exemptions, Date.now()), scanErrors };
 }
 

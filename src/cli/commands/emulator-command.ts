@@ -64,7 +64,7 @@ export function registerEmulator(program: Command, io: CommandIO): void {
       });
       io.out(emu.url);
       io.err(
-        `stackwarden emulator: serving ${seedPath ? `the estate in ${seedPath}` : "an empty estate"}${flags.state ? `, state in ${flags.state}` : ""}; ARM at ${emu.url}/, IMDS at ${emu.url}/metadata. Stop with Ctrl-C.`,
+        `stackwarden emulator: serving ${seedPath ? `the estate in ${seedPath}` : "an empty estate"}${flags.state ? `, state in ${flags.state}` : ""}; ARM at ${emu.url}/, IMDS at ${emu.url}/metadata, geocoding at ${emu.url}/geocoding. Stop with Ctrl-C.`,
       );
       await new Promise<void>((resolve) => {
         const stop = () => {

@@ -78,7 +78,7 @@ export function registerStart(program: Command, io: CommandIO): void {
               warn: (l: string) => io.err(`stackwarden start: ${l}`),
             }
           : undefined;
-        const result = await runCheck(clients, stack, 16, gate);
+        const result = await runCheck(clients, stack, 16, { artifacts: gate });
         io.out(renderComplianceTable({ stackName: flags.stack, file: stack.file, result, generatedAt: new Date(), toolVersion: VERSION }));
         const s = result.summary;
         const artifacts = new Set(result.findings.filter((f) => f.resourceId.startsWith(ARTIFACT_ID_PREFIX)).map((f) => f.resourceId)).size;

@@ -27,6 +27,8 @@ export interface EmulatorRequest {
   baseUrl: string;
   /** The emulator's clock, in ms (real time plus any offset set through the admin API). */
   now: number;
+  /** The client's IP address, as the socket reports it. */
+  remoteAddress?: string;
 }
 
 /**

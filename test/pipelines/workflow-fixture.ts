@@ -1,0 +1,191 @@
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PROJECT_ROOT } from "../../src/version";
+import type { TestEmulator } from "../helpers/emulator";
+import { GitHubApiStandIn } from "./github-api-stand-in";
+import { hostedActionStandIns, type SarifUpload } from "./hosted-action-stand-ins";
+import { runWorkflow, type JobRecord, type WorkflowRun } from "./workflow-runner";
+
+/** The repository the workflows run for, as GitHub's APIs name it. */
+export const REPO = { owner: "acme", repo: "estate" };
+
+export interface Outcome {
+  run: WorkflowRun;
+  sarif: SarifUpload[];
+}
+
+export interface WorkflowEvent {
+  name: string;
+  payload: Record<string, unknown>;
+  ref: string;
+  sha: string;
+  base_ref?: string;
+  head_ref?: string;
+}
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "t",
+      GIT_AUTHOR_EMAIL: "t@example.com",
+      GIT_COMMITTER_NAME: "t",
+      GIT_COMMITTER_EMAIL: "t@example.com",
+    },
+  }).trim();
+
+/**
+ * A user's repository for the workflows: a bare `origin` (what actions/checkout clones) and an
+ * author's clone to commit in. It holds what a copy of the project holds for its pipelines: the
+ * workflows and their scripts, the CLI's entry point, package.json, Pulumi.yaml, and the test's
+ * stack files; `links` adds committed symlinks to more of the project (for the Pulumi engine).
+ */
+export class WorkflowRepo {
+  readonly dir = mkdtempSync(join(tmpdir(), "stackwarden-workflows-"));
+  readonly origin = join(this.dir, "origin.git");
+  readonly author = join(this.dir, "author");
+  readonly api = new GitHubApiStandIn(REPO);
+  private runs = 0;
+  /** The commit of the initial main. */
+  readonly base: string;
+
+  constructor(
+    private readonly emu: TestEmulator,
+    private readonly opts: {
+      files: Record<string, string>;
+      links?: string[];
+      env?: Record<string, string>;
+      vars?: Record<string, string>;
+      secrets?: Record<string, string>;
+    },
+  ) {
+    git(this.dir, "init", "-q", "--bare", "-b", "main", this.origin);
+    git(this.dir, "clone", "-q", this.origin, this.author);
+    git(this.author, "checkout", "-q", "-b", "main");
+    for (const p of [".github", "bin", "package.json", "Pulumi.yaml"])
+      cpSync(join(PROJECT_ROOT, p), join(this.author, p), { recursive: true });
+    for (const p of opts.links ?? []) {
+      mkdirSync(join(this.author, p, ".."), { recursive: true });
+      symlinkSync(join(PROJECT_ROOT, p), join(this.author, p));
+    }
+    this.base = this.commit({ ".gitignore": "node_modules\ndist\nreports/\nsummaries/\n", ...opts.files }, "initial");
+    this.git("push", "-q", "origin", "main");
+  }
+
+  git(...args: string[]): string {
+    return git(this.author, ...args);
+  }
+
+  /** Writes files in the author's clone and commits them; resolves to the commit. */
+  commit(files: Record<string, string>, message: string): string {
+    for (const [f, text] of Object.entries(files)) {
+      mkdirSync(join(this.author, f, ".."), { recursive: true });
+      writeFileSync(join(this.author, f), text);
+    }
+    this.git("add", "-A");
+    this.git("commit", "-q", "-m", message);
+    return this.git("rev-parse", "HEAD");
+  }
+
+  /** The id the next run gets. */
+  get nextRunId(): number {
+    return 4001 + this.runs;
+  }
+
+  /** Runs a workflow of the project for an event, with the stand-ins for hosted actions. */
+  async run(workflow: string, event: WorkflowEvent): Promise<Outcome> {
+    const runId = String(4000 + ++this.runs);
+    const root = join(this.dir, "runs", runId);
+    const { standIns, runStandIns, sarifUploads } = hostedActionStandIns({
+      origin: this.origin,
+      projectDir: PROJECT_ROOT,
+      identityEndpoint: this.emu.imdsEndpoint,
+      artifactsDir: join(root, "artifacts"),
+      github: this.api,
+      repo: REPO,
+      toolsDir: join(this.dir, "tools"),
+      context: () => ({
+        eventName: event.name,
+        sha: event.sha,
+        ref: event.ref,
+        runId: Number(runId),
+        payload: event.payload,
+        issueNumber: (event.payload.pull_request as { number?: number } | undefined)?.number,
+      }),
+    });
+    const run = await runWorkflow({
+      workflowFile: join(PROJECT_ROOT, ".github", "workflows", workflow),
+      root,
+      // The runner's environment: the ARM endpoint points at the emulator. No IMDS endpoint and no
+      // token: every credential must come through azure/login and the token hand-off step.
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? this.dir,
+        STACKWARDEN_ARM_ENDPOINT: this.emu.url,
+        LANG: "C.UTF-8",
+        ...this.opts.env,
+      },
+      github: {
+        event_name: event.name,
+        event: event.payload,
+        sha: event.sha,
+        ref: event.ref,
+        base_ref: event.base_ref,
+        head_ref: event.head_ref,
+        repository: `${REPO.owner}/${REPO.repo}`,
+        run_id: runId,
+      },
+      vars: {
+        AZURE_CLIENT_ID: "11111111-1111-1111-1111-111111111111",
+        AZURE_TENANT_ID: "22222222-2222-2222-2222-222222222222",
+        AZURE_SUBSCRIPTION_ID: "33333333-3333-3333-3333-333333333333",
+        ...this.opts.vars,
+      },
+      secrets: this.opts.secrets ?? {},
+      standIns,
+      runStandIns,
+    });
+    return { run, sarif: sarifUploads };
+  }
+
+  /** Pushes `sha` as pull request `number`'s head and runs pull-request.yml for it. */
+  pullRequest(sha: string, number: number, headRef = "feature"): Promise<Outcome> {
+    this.git("push", "-q", "--force", "origin", `${sha}:refs/pull/${number}/head`);
+    return this.run("pull-request.yml", {
+      name: "pull_request",
+      payload: { number, pull_request: { number, head: { sha, ref: headRef }, base: { ref: "main", sha: this.base } } },
+      ref: `refs/pull/${number}/head`,
+      sha,
+      base_ref: "main",
+      head_ref: headRef,
+    });
+  }
+
+  cleanup(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** The job (matrix leg) of a run. */
+export function job(run: WorkflowRun, id: string, stack?: string): JobRecord {
+  const found = run.jobs.find((j) => j.job === id && (stack === undefined || j.matrix.stack === stack));
+  if (!found)
+    throw new Error(`no job ${id}${stack ? ` for ${stack}` : ""}: ${run.jobs.map((j) => `${j.job}/${String(j.matrix.stack)}`).join(", ")}`);
+  return found;
+}
+
+/** A step of a job, by name. */
+export function step(j: JobRecord, name: string) {
+  const s = j.steps.find((x) => x.name === name);
+  if (!s) throw new Error(`no step "${name}" in ${j.name}: ${j.steps.map((x) => x.name).join(", ")}`);
+  return s;
+}
+
+/** Everything a run printed, for failure messages. */
+export function logOf(run: WorkflowRun): string {
+  return run.jobs.map((j) => `== ${j.name} ${j.result}\n${j.steps.map((s) => `-- ${s.name} ${s.outcome}\n${s.log}`).join("")}`).join("\n");
+}
