@@ -165,3 +165,32 @@ export function displayPath(base: string, file: string): string {
   const rel = relative(base, file);
   return rel.startsWith("..") || isAbsolute(rel) ? file : rel.split(sep).join("/");
 }
+
+/**
+ * Whether a relative path (`/` separators) matches a glob of `stackwarden:artifacts.paths`, by the
+ * same rules `expandGlobs` walks the disk with (for paths that need not exist: changed files in git).
+ */
+export function globMatches(pattern: string, path: string): boolean {
+  const parts = path.split("/").filter((s) => s !== "" && s !== ".");
+  return expandBraces(pattern).some((p) => {
+    const segments = p.split(/[\\/]+/).filter((s) => s !== "" && s !== ".");
+    return matchSegments(segments, 0, parts, 0);
+  });
+}
+
+function matchSegments(segments: string[], i: number, parts: string[], j: number): boolean {
+  if (i === segments.length) return j === parts.length;
+  const seg = segments[i];
+  if (seg === "**") {
+    // As the walk does: a trailing `**` is every file below; otherwise it spans any number of directories. Neither enters dot names.
+    if (i + 1 === segments.length) return j < parts.length && parts.slice(j).every((x) => !x.startsWith("."));
+    for (let k = j; k < parts.length; k++) {
+      if (matchSegments(segments, i + 1, parts, k)) return true;
+      if (parts[k].startsWith(".")) return false;
+    }
+    return false;
+  }
+  if (j >= parts.length) return false;
+  const ok = MAGIC.test(seg) ? segmentRegExp(seg).test(parts[j]) : parts[j] === seg.replace(/\\(.)/g, "$1");
+  return ok && matchSegments(segments, i + 1, parts, j + 1);
+}
