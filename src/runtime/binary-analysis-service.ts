@@ -1,3 +1,7 @@
+import { mkdtempSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { LocalService } from "../emulator/kit/local-service";
 import { BinaryAnalysisClient } from "../services/binary-analysis/client";
 import { binaryAnalysisEndpointFromEnv, EMBEDDED_BINARY_ANALYSIS } from "../settings/endpoints";
@@ -9,6 +13,8 @@ export interface BinaryAnalysisService {
   endpoint: string;
   /** Whether it is the built-in engine, served from this process. */
   embedded: boolean;
+  /** The embedded service's directory for uploads (removed by close). */
+  workDir?: string;
   /** Stops the embedded service (nothing for a remote one). */
   close(): Promise<void>;
 }
@@ -27,7 +33,18 @@ export async function binaryAnalysisServiceFromEnv(env: NodeJS.ProcessEnv = proc
   // Loaded only when asked for: a remote service's client needs no engine (YARA-X's addon, UPX).
   const { startEmulator } = await import("../emulator/server");
   const { binaryAnalysisLocal, BINARY_ANALYSIS_PREFIX } = await import("../emulator/services/binary-analysis/binary-analysis-local");
-  const emu = await startEmulator({ host: "127.0.0.1", port: 0, services: [binaryAnalysisLocal as LocalService] });
+  // Its uploads go to a directory of its own, removed with it (each request already removes its files).
+  const workDir = mkdtempSync(join(tmpdir(), "stackwarden-embedded-"));
+  const emu = await startEmulator({
+    host: "127.0.0.1",
+    port: 0,
+    services: [binaryAnalysisLocal as LocalService],
+    seed: { binaryAnalysis: { workDir } },
+  });
   const url = `${emu.url}${BINARY_ANALYSIS_PREFIX}`;
-  return { client: new BinaryAnalysisClient({ endpoint: url }), endpoint: url, embedded: true, close: () => emu.close() };
+  const close = async () => {
+    await emu.close();
+    await rm(workDir, { recursive: true, force: true });
+  };
+  return { client: new BinaryAnalysisClient({ endpoint: url }), endpoint: url, embedded: true, workDir, close };
 }
