@@ -7,8 +7,9 @@ import type { ComplianceReportInput } from "./compliance-report";
 
 /**
  * A SARIF 2.1.0 log for code scanning: stable ruleIds, partialFingerprints so re-runs update
- * alerts instead of opening new ones, and locations at the stack file's line for each resource.
- * Exempt findings are included as suppressed results.
+ * alerts instead of opening new ones, and locations at the stack file's line for each resource,
+ * or at the file a finding is about (an artifact: `run.artifacts` with its sha-256, a byte region
+ * when known). Exempt findings are included as suppressed results.
  */
 export function renderSarif(r: ComplianceReportInput): string {
   const registered = allRules();
