@@ -9,6 +9,7 @@ import {
   type ComplianceFacts,
   type DatabaseFacts,
   type Maybe,
+  type ProbeFacts,
   type TierAdvisorFacts,
   type UsageFacts,
 } from "../src/compliance/facts";
@@ -22,6 +23,7 @@ export const TYPES = {
   advisors: "pulumi-nodejs:dynamic/sql:ServiceTierAdvisors",
   usages: "pulumi-nodejs:dynamic/batchai:Usages",
   artifactScan: "pulumi-nodejs:dynamic/artifacts:ArtifactScan",
+  probe: "pulumi-nodejs:dynamic/certificates:CertificateProbe",
 } as const;
 
 /** A resource as the analyzer hands it over: its type token, its properties and (in a stack policy) its URN. */
@@ -109,6 +111,38 @@ export function artifactFacts(props: Record<string, unknown>, origin?: string): 
   };
 }
 
+/**
+ * A probe's facts from a CertificateProbe resource's outputs: its identity and what it kept
+ * (outcome, latency, size, sha-256, the issuer's error). Before it has run in this deployment (a
+ * preview) the outcome is unknown. Parameters are never read.
+ */
+export function certificateProbeFacts(props: Record<string, unknown>, origin?: string): ProbeFacts {
+  const read = (k: string): unknown => {
+    const v = known(() => props[k]);
+    return v === UNKNOWN ? undefined : v;
+  };
+  const outcome = read("outcome");
+  const latencyMs = read("latencyMs");
+  const size = read("size");
+  const sha256 = read("sha256");
+  const error = read("error") as { code?: unknown; message?: unknown } | undefined;
+  return {
+    name: String(read("name")),
+    issuer: String(read("issuer")),
+    doctype: String(read("doctype")),
+    format: String(read("format") ?? "pdf"),
+    // Not run yet in this deployment (a preview shows the inputs, without an outcome): unknown, never a pass.
+    outcome: outcome === "passed" || outcome === "failed" ? outcome : UNKNOWN,
+    ...(typeof latencyMs === "number" ? { latencyMs } : {}),
+    ...(typeof size === "number" ? { size } : {}),
+    ...(typeof sha256 === "string" ? { sha256 } : {}),
+    ...(error && typeof error === "object"
+      ? { error: { code: String(error.code ?? "unknown"), message: String(error.message ?? "") } }
+      : {}),
+    origin,
+  };
+}
+
 function matchesOf(v: unknown): ArtifactMatchFacts[] {
   return Array.isArray(v) ? (v as ArtifactMatchFacts[]) : [];
 }
@@ -123,7 +157,7 @@ export function factsFromResources(resources: readonly ResourceInput[]): Complia
     else if (r.type === TYPES.usages) {
       const usages = usageFacts(r.props, r.urn);
       if (usages !== UNKNOWN) facts.usages.push(...usages);
-    }
+    } else if (r.type === TYPES.probe) facts.probes.push(certificateProbeFacts(r.props, r.urn));
   }
   return facts;
 }

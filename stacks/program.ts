@@ -11,6 +11,7 @@ import {
   BatchAiJobs,
   BatchAiUsages,
   BatchAiWorkspace,
+  CertificateProbe,
   ElasticPoolActivities,
   ElasticPoolDatabaseActivities,
   ServiceTierAdvisors,
@@ -25,12 +26,23 @@ export function readStackConfig(): StackConfig {
     if (!key.startsWith("stackwarden:")) continue;
     values[key] = parseConfigValue(raw);
   }
+  // Pulumi hands secrets over decrypted; say which keys were secret, so a probe parameter stored
+  // with `pulumi config set --secret --path` is taken (and kept in state) as the secret it is.
+  const secretKeys = new Set(Object.keys(values).filter((k) => isConfigSecret(k)));
   try {
-    return stackConfigFromValues(values, `stack ${pulumi.getStack()} config`);
+    return stackConfigFromValues(values, `stack ${pulumi.getStack()} config`, { secretKeys });
   } catch (e) {
     // A RunError prints its message without a stack trace.
     throw new pulumi.RunError((e as Error).message);
   }
+}
+
+/**
+ * Whether Pulumi holds a config key as a secret. `pulumi.runtime.isConfigSecret` is exported at
+ * run time but marked internal, so its declaration is not in the SDK's typings.
+ */
+function isConfigSecret(key: string): boolean {
+  return (pulumi.runtime as unknown as { isConfigSecret(k: string): boolean }).isConfigSecret(key);
 }
 
 /** Structured config values arrive as JSON text; plain ones as strings. */
@@ -57,6 +69,8 @@ export interface Registered {
   advisors: ServiceTierAdvisors[];
   /** By path relative to the project directory. */
   artifacts: Map<string, ArtifactScan>;
+  /** By probe name. */
+  probes: Map<string, CertificateProbe>;
 }
 
 /**
@@ -86,7 +100,7 @@ export function registerArtifacts(stack: StackConfig, projectDir = findProjectDi
   return scans;
 }
 
-/** Registers the artifact scans, the TDE resources and every data source the stack names. */
+/** Registers the artifact scans, the TDE resources, every data source the stack names, and the post-deploy probes. */
 export function registerStack(stack: StackConfig): Registered {
   const artifacts = registerArtifacts(stack);
   const sub = stack.subscriptionId;
@@ -123,5 +137,13 @@ export function registerStack(stack: StackConfig): Registered {
       new BatchAiJobs(`batchai-jobs-${name}-${e}`, { ...ref, experiment: e });
     }
   }
-  return { tde, advisors, artifacts };
+  // Post-deploy probes run after every TDE resource (dependsOn), on every up (their diff always
+  // reports a change): they prove the services on those databases still issue documents.
+  const probes = new Map<string, CertificateProbe>();
+  const deployed = [...tde.values()];
+  for (const p of stack.probes ?? []) {
+    const args = { name: p.name, issuer: p.issuer, doctype: p.doctype, format: p.format, parameters: p.parameters };
+    probes.set(p.name, new CertificateProbe(`probe-${p.name}`, args, { dependsOn: deployed }));
+  }
+  return { tde, advisors, artifacts, probes };
 }

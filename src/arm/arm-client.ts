@@ -5,7 +5,7 @@ import { ApiError, HttpTransport, type Logger, type RequestSpec, type RetryPolic
 import { noteDrift } from "../specs/schema-drift";
 import { definitionValidator, type SchemaCheck, type SpecPath } from "../specs/swagger-schemas";
 import type { NamingStyle } from "./provider-namespace";
-import { pathStyle, type IdStyle } from "./resource-id";
+import { parseResourceId, pathStyle, type IdStyle } from "./resource-id";
 
 /**
  * How much of each response is checked against the spec (the checks only ever warn):
@@ -14,7 +14,8 @@ import { pathStyle, type IdStyle } from "./resource-id";
  *   systemic (a new field, a new enum value), so a sample finds it, while 10 000 jobs cost ~600
  *   checks instead of 10 000 (a check costs about as much as parsing the item: date-time formats);
  * - `off`: none.
- * Unusable items (not an object, a resource without id) are refused whatever this says.
+ * A body that is not an object is refused whatever this says; a list item that is not an object is
+ * dropped (with a warning); a resource without a usable id is kept as it is (with a warning).
  */
 export type ResponseValidation = "all" | "sample" | "off";
 const FULL_CHECKS = 100;
@@ -40,7 +41,7 @@ export interface ArmOperation {
   id: string;
   /** JSON pointer, in the spec, of the schema of one object the operation returns (a list's item). */
   schema: string;
-  /** Whether those objects are ARM resources, which are unusable without an `id`. Default true. */
+  /** Whether those objects are ARM resources, which should carry an `id` (one without is kept, with a warning). Default true. */
   resource?: boolean;
 }
 
@@ -84,8 +85,10 @@ export function armTransport(opts: ArmClientOptions, apiVersion: string): HttpTr
  * The plumbing every ARM client shares, so a service's client is a table of paths and operations.
  * Strict in what it sends (the spec's paths and api-version), tolerant in what it receives: objects
  * are checked against the spec to learn (drift is logged once, `null` counts as absent) and handed on
- * unchanged. Only what cannot be used is refused: a body that is not an object, or a resource
- * object without an `id`. Lists are pages (one request a step) plus `collect` for the whole list.
+ * unchanged. Only what cannot be used at all is refused: a body that is not an object. A resource
+ * whose `id` is missing or odd is kept as the API returned it, with one warning per resource; a
+ * list item that is not an object is dropped, with a warning, so one bad item never fails the list.
+ * Lists are pages (one request a step) plus `collect` for the whole list.
  */
 export class ArmClient {
   protected readonly http: HttpTransport;
@@ -95,6 +98,8 @@ export class ArmClient {
   private readonly validation: ResponseValidation;
   /** Objects checked so far, per operation, for sampling. */
   private readonly checked = new Map<string, number>();
+  /** Odd-data warnings already given, so each resource is warned about once. */
+  private readonly noticed = new Set<string>();
 
   constructor(
     opts: ArmClientOptions,
@@ -119,6 +124,11 @@ export class ArmClient {
     } catch (e) {
       throw opts.target ? clarifyNotFound(e, opts.target) : e;
     }
+    if (!isObject(body))
+      throw this.unusable(
+        spec,
+        `the response is ${describeNonObject(body)}, not an object; the service or a proxy in between answered something unusable`,
+      );
     this.accept(op, body, spec, "the response");
     return body as T;
   }
@@ -131,6 +141,7 @@ export class ArmClient {
   ): AsyncGenerator<T[], void, undefined> {
     const spec: RequestSpec = { operation: op.id, method: "GET", path, signal: opts.signal };
     const pages = this.http.pages<unknown>(spec);
+    let page = 0;
     while (true) {
       let next: IteratorResult<unknown[], void>;
       try {
@@ -139,32 +150,37 @@ export class ArmClient {
         throw opts.target ? clarifyNotFound(e, opts.target) : e;
       }
       if (next.done) return;
-      for (let i = 0; i < next.value.length; i++) this.accept(op, next.value[i], spec, `item ${i} of the list`);
-      yield next.value as T[];
+      page += 1;
+      const items = next.value;
+      let kept: unknown[] = items;
+      for (let i = 0; i < items.length; i++) {
+        const item = items[i];
+        if (!isObject(item)) {
+          if (kept === items) kept = items.slice(0, i);
+          this.notice(
+            `${op.id} ${spec.path} ${page} ${i}`,
+            `${op.id}: item ${i} of page ${page} of ${this.http.displayUrl(spec)} is ${describeNonObject(item, true)}, not an object; it was skipped, the rest of the list is kept`,
+          );
+          continue;
+        }
+        if (kept !== items) kept.push(item);
+        this.accept(op, item, spec, `item ${i} of the list`);
+      }
+      yield kept as T[];
     }
   }
 
-  /** Refuses what cannot be used; notes drift from the spec (sampled). */
-  private accept(op: ArmOperation, body: unknown, spec: RequestSpec, what: string): void {
-    if (!body || typeof body !== "object" || Array.isArray(body)) {
-      const got =
-        body === null
-          ? "null"
-          : Array.isArray(body)
-            ? "an array"
-            : typeof body === "string"
-              ? "a body that is not JSON"
-              : `a ${typeof body}`;
-      throw this.unusable(spec, `${what} is ${got}, not an object; the service or a proxy in between answered something unusable`);
-    }
+  /** Notes a resource without a usable id (once per resource) and drift from the spec (sampled). Never throws. */
+  private accept(op: ArmOperation, body: object, spec: RequestSpec, what: string): void {
     if (op.resource !== false) {
-      const id = (body as { id?: unknown }).id;
-      if (typeof id !== "string" || id.length === 0) {
-        const name = (body as { name?: unknown }).name;
+      const odd = oddResourceId(body);
+      if (odd) {
         const kind = op.schema.slice(op.schema.lastIndexOf("/") + 1);
-        throw this.unusable(
-          spec,
-          `${what}: a ${kind}${typeof name === "string" ? ` named '${name}'` : ""} has no id (its "id" member is missing or empty), so it cannot be addressed; the response was refused`,
+        const name = (body as { name?: unknown }).name;
+        const named = typeof name === "string" ? ` named '${name}'` : "";
+        this.notice(
+          `${op.id} ${spec.path} ${typeof name === "string" ? name : what} ${odd}`,
+          `${op.id}: ${what} of ${this.http.displayUrl(spec)}: a ${kind}${named} ${odd}; it is kept as the API returned it`,
         );
       }
     }
@@ -177,6 +193,14 @@ export class ArmClient {
     noteDrift(op.id, validatorFor(this.api.spec, op.schema), body, this.logger);
   }
 
+  /** A warning about odd data, once per key (a resource polled again does not warn again). */
+  private notice(key: string, line: string): void {
+    if (this.noticed.has(key)) return;
+    if (this.noticed.size >= MAX_NOTICES) this.noticed.clear();
+    this.noticed.add(key);
+    this.logger.warn(line);
+  }
+
   private unusable(spec: RequestSpec, message: string): ApiError {
     return new ApiError({
       operation: spec.operation,
@@ -187,6 +211,32 @@ export class ArmClient {
       url: this.http.displayUrl(spec),
     });
   }
+}
+
+/** Warnings a client remembers having given (bounded, so a long-lived process does not grow it for ever). */
+const MAX_NOTICES = 10_000;
+
+function isObject(v: unknown): v is object {
+  return !!v && typeof v === "object" && !Array.isArray(v);
+}
+
+function describeNonObject(v: unknown, item = false): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  return typeof v === "string" && !item ? "a body that is not JSON" : `a ${typeof v}`;
+}
+
+/**
+ * What is odd about a resource's `id`, or undefined when it is a usable ARM id: missing, empty, not
+ * a string, or not of the shape `/subscriptions/…`. Such a resource is still handed on.
+ */
+export function oddResourceId(resource: object): string | undefined {
+  const id = (resource as { id?: unknown }).id;
+  if (id === undefined || id === null) return 'has no id (its "id" member is missing)';
+  if (typeof id !== "string") return `has an id that is not a string (${typeof id})`;
+  if (id.length === 0) return 'has an empty id (its "id" member is "")';
+  if (!parseResourceId(id)) return `has the id '${id}', which is not an ARM resource id (/subscriptions/…)`;
+  return undefined;
 }
 
 /** Collects every page of a list into one array. */

@@ -49,6 +49,8 @@ export async function applyUnderLock(
   );
   // Only when something changed: an apply that did nothing keeps its output as it was.
   if (entry.what.length > 0) io.err(`stackwarden ${command}: audit entry ${entry.seq} written to ${relativeTo(io.cwd, dirs.audit)}`);
+  if (result.summary?.stream === "out") io.out(result.summary.line);
+  else if (result.summary) io.err(result.summary.line);
   return result.exitCode;
 }
 

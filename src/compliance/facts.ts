@@ -108,6 +108,31 @@ export interface ArtifactFacts extends FactOrigin {
   scanError?: string;
 }
 
+/**
+ * A certificate probe of the stack (`stackwarden:probes`) and its last result. Only what a probe
+ * keeps: never its parameters (personal data) nor the document.
+ */
+export interface ProbeFacts extends FactOrigin {
+  /** The probe's name in the stack. */
+  name: string;
+  issuer: string;
+  doctype: string;
+  format: string;
+  /**
+   * The last run's outcome; undefined when the probe has no result yet (it has not run since it
+   * was declared), UNKNOWN during a preview.
+   */
+  outcome: Maybe<"passed" | "failed" | undefined>;
+  /** From sending the request to the whole answer, in ms. */
+  latencyMs?: number;
+  /** Bytes of the document, when one came back. */
+  size?: number;
+  /** Hex sha-256 of the document, when one came back. */
+  sha256?: string;
+  /** Why it failed: the issuer's error code (`record_not_found` ...) or `check-failed`, and the message. */
+  error?: { code: string; message: string };
+}
+
 /** Everything the rules judge: plain data, gathered by `check` from the APIs or by the pack from resources. */
 export interface ComplianceFacts {
   subscriptionId: string;
@@ -115,9 +140,11 @@ export interface ComplianceFacts {
   tierAdvisors: TierAdvisorFacts[];
   usages: UsageFacts[];
   artifacts: ArtifactFacts[];
+  /** The stack's certificate probes with their last results. */
+  probes: ProbeFacts[];
 }
 
 /** Facts with nothing in them, to build on. */
 export function emptyFacts(subscriptionId: string): ComplianceFacts {
-  return { subscriptionId, databases: [], tierAdvisors: [], usages: [], artifacts: [] };
+  return { subscriptionId, databases: [], tierAdvisors: [], usages: [], artifacts: [], probes: [] };
 }

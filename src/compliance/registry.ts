@@ -2,6 +2,7 @@ import type { RuleDefinition } from "./rule";
 import { artifactPacked } from "./rules/artifact-packed";
 import { artifactSignatureClean } from "./rules/artifact-signature-clean";
 import { batchQuotaHeadroom } from "./rules/batch-quota-headroom";
+import { postDeployProbes } from "./rules/post-deploy-probes";
 import { sqlTdeEnabled } from "./rules/sql-tde-enabled";
 import { sqlTierAdvisorDrift } from "./rules/sql-tier-advisor-drift";
 
@@ -15,6 +16,7 @@ const RULES: RuleDefinition<unknown>[] = [
   batchQuotaHeadroom as RuleDefinition<unknown>,
   artifactSignatureClean as RuleDefinition<unknown>,
   artifactPacked as RuleDefinition<unknown>,
+  postDeployProbes as RuleDefinition<unknown>,
 ];
 
 let version = 0;

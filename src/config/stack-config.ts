@@ -138,7 +138,9 @@ export interface ConfigValuesOptions {
 let validator: { version: number; validate: ValidateFunction } | undefined;
 function getValidator(): ValidateFunction {
   if (validator?.version !== registryVersion()) {
-    const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false });
+    // verbose: errors carry the value and its schema, so a broken naming rule is quoted in words.
+    const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, verbose: true });
+    ajv.addVocabulary(["x-rule"]);
     addFormats(ajv, ["date"]);
     validator = { version: registryVersion(), validate: ajv.compile(stackKeysSchema()) };
   }

@@ -1,8 +1,7 @@
 import { registryVersion, ruleIds } from "../compliance/registry";
 import { policiesSchema } from "../compliance/rule-settings";
 import { PROBES_SCHEMA } from "../probes/probe-config";
-
-const name = (what: string) => ({ type: "string", minLength: 1, maxLength: 128, pattern: "^[^/\\\\?#]+$", description: `${what} name` });
+import { AZURE_NAME_RULES as N, azureNameSchema as name } from "./azure-names";
 
 /** The schemas of the `stackwarden:` keys that do not depend on the registered rules. */
 export const STATIC_KEY_SCHEMAS = {
@@ -10,6 +9,7 @@ export const STATIC_KEY_SCHEMAS = {
     type: "string",
     pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
     description: "required: the Azure subscription id (a GUID)",
+    "x-rule": "subscription id: a GUID such as 00000000-0000-0000-0000-000000000000",
   },
   "stackwarden:engine": {
     type: "string",
@@ -25,9 +25,9 @@ export const STATIC_KEY_SCHEMAS = {
       additionalProperties: false,
       required: ["resourceGroup", "server", "database", "transparentDataEncryption"],
       properties: {
-        resourceGroup: name("resource group"),
-        server: name("SQL server"),
-        database: name("database"),
+        resourceGroup: name(N.resourceGroup),
+        server: name(N.sqlServer),
+        database: name(N.sqlDatabase),
         transparentDataEncryption: { type: "string", enum: ["Enabled", "Disabled"], description: "required: the desired TDE status" },
         serviceObjective: {
           type: "string",
@@ -44,7 +44,7 @@ export const STATIC_KEY_SCHEMAS = {
       type: "object",
       additionalProperties: false,
       required: ["resourceGroup", "server", "elasticPool"],
-      properties: { resourceGroup: name("resource group"), server: name("SQL server"), elasticPool: name("elastic pool") },
+      properties: { resourceGroup: name(N.resourceGroup), server: name(N.sqlServer), elasticPool: name(N.sqlElasticPool) },
     },
   },
   "stackwarden:batch": {
@@ -54,12 +54,17 @@ export const STATIC_KEY_SCHEMAS = {
     properties: {
       resourceGroups: {
         type: "array",
-        items: name("resource group"),
+        items: name(N.batchResourceGroup),
         description: "optional: limit discovery to these; default every workspace of the subscription",
       },
       locations: {
         type: "array",
-        items: { type: "string", pattern: "^[a-z0-9]+$", description: "an Azure location such as eastus" },
+        items: {
+          type: "string",
+          pattern: "^[a-z0-9]+$",
+          description: "an Azure location such as eastus",
+          "x-rule": "Azure location: its name in lower-case letters and digits, such as eastus (not its display name, East US)",
+        },
         description: "optional, default []: locations whose usages are read",
       },
       workspaces: {
@@ -71,15 +76,15 @@ export const STATIC_KEY_SCHEMAS = {
           additionalProperties: false,
           required: ["resourceGroup", "workspace"],
           properties: {
-            resourceGroup: name("resource group"),
-            workspace: name("workspace"),
-            clusters: { type: "array", items: name("cluster") },
+            resourceGroup: name(N.batchResourceGroup),
+            workspace: name(N.batchWorkspace),
+            clusters: { type: "array", items: name(N.batchCluster) },
             experiments: {
               type: "array",
-              items: name("experiment"),
+              items: name(N.batchExperiment),
               description: "each also registers the experiment's jobs as one data source",
             },
-            fileServers: { type: "array", items: name("file server") },
+            fileServers: { type: "array", items: name(N.batchFileServer) },
           },
         },
       },
@@ -126,7 +131,7 @@ export const STATIC_KEY_SCHEMAS = {
           additionalProperties: false,
           required: ["name", "address"],
           properties: {
-            name: name("site"),
+            name: { type: "string", minLength: 1, maxLength: 128, pattern: "^[^/\\\\?#]+$", description: "site name" },
             address: {
               type: "string",
               minLength: 1,

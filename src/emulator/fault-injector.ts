@@ -6,8 +6,22 @@ export interface FaultRule {
   methods?: string[];
   /** Answer with this status (429, 503, 410 ...) ... */
   status?: number;
-  /** ... or drop the connection without an answer. */
+  /** ... or drop the connection without an answer ... */
   drop?: boolean;
+  /** ... or answer, but cut the body off halfway: the connection closes before the declared length ... */
+  truncate?: boolean;
+  /** ... or delay the answer by this much (a latency spike), then answer normally ... */
+  delayMs?: number;
+  /**
+   * ... or, on a TDE PUT that starts an encryption or decryption scan, make that scan stall (at
+   * `failAtPercent`, for `stallMs`, then go on; for ever without `stallMs`) or fail (at
+   * `failAtPercent`, the status going back to what it was).
+   */
+  scan?: "stall" | "fail";
+  /** For `scan`: where it stalls or fails, in percent (default 50). */
+  failAtPercent?: number;
+  /** For `scan: stall`: how long the scan stands still, in ms on the emulator clock (default: for ever). */
+  stallMs?: number;
   /** Share of matching requests that get the fault, in [0, 1]. */
   rate?: number;
   /** Instead of a rate: the first N matching requests get the fault. */
@@ -31,11 +45,26 @@ export interface FaultConfig {
 
 export const NO_FAULTS: FaultConfig = { seed: 1, latencyMs: 0, rules: [], maxConsecutive: 3 };
 
-export type FaultDecision = { kind: "none" } | { kind: "status"; status: number; retryAfterMs?: number } | { kind: "drop" };
+/** A scan fault, handed to the service that starts the scan. */
+export interface ScanFault {
+  outcome: "stall" | "fail";
+  failAtPercent?: number;
+  stallMs?: number;
+}
+
+export type FaultDecision =
+  | { kind: "none" }
+  | { kind: "status"; status: number; retryAfterMs?: number }
+  | { kind: "drop" }
+  | { kind: "truncate" }
+  | { kind: "delay"; ms: number }
+  | { kind: "scan"; scan: ScanFault };
 
 /**
  * Deterministic fault injection. Each decision hashes (seed, rule, method, path, n-th request on
  * that path), so concurrent clients on different paths do not perturb each other's faults.
+ * Failures (a status, a dropped connection, a cut-off body) count towards `maxConsecutive`; a
+ * latency spike or a scan fault is no failure of the request, so it neither counts nor is limited.
  */
 export class FaultInjector {
   private config: FaultConfig;
@@ -54,6 +83,11 @@ export class FaultInjector {
 
   get injectedCount(): number {
     return this.injected;
+  }
+
+  /** How often each rule has hit so far, by its index in `rules` (a `count` rule stops at its count). */
+  get ruleHitCounts(): readonly number[] {
+    return this.config.rules.map((_, i) => this.ruleHits[i] ?? 0);
   }
 
   /** Zeroes the count of injected faults (the stats reset), keeping the decision counters. */
@@ -82,17 +116,21 @@ export class FaultInjector {
       const r = rules[i];
       if (r.match && !key.slice(method.length + 1).startsWith(r.match.toLowerCase())) continue;
       if (r.methods && !r.methods.some((m) => m.toUpperCase() === method)) continue;
+      const failing = !r.delayMs && !r.scan;
       let hit: boolean;
       if (r.count !== undefined) {
         hit = (this.ruleHits[i] ?? 0) < r.count;
       } else {
-        if (limit > 0 && streak >= limit) continue;
+        if (failing && limit > 0 && streak >= limit) continue;
         hit = unitHash(this.config.seed, i, key, n) < (r.rate ?? 0);
       }
       if (!hit) continue;
       this.ruleHits[i] = (this.ruleHits[i] ?? 0) + 1;
-      this.consecutive.set(key, streak + 1);
+      this.consecutive.set(key, failing ? streak + 1 : 0);
       this.injected += 1;
+      if (r.scan) return { kind: "scan", scan: { outcome: r.scan, failAtPercent: r.failAtPercent, stallMs: r.stallMs } };
+      if (r.delayMs) return { kind: "delay", ms: r.delayMs };
+      if (r.truncate) return { kind: "truncate" };
       return r.drop ? { kind: "drop" } : { kind: "status", status: r.status ?? 503, retryAfterMs: r.retryAfterMs };
     }
     this.consecutive.set(key, 0);

@@ -52,6 +52,8 @@ export interface RequestStats {
 }
 
 const JSON_TYPE = "application/json; charset=utf-8";
+/** Where the clock offset lives in the state, for the journal. */
+const CLOCK_PATH = ["emulator", "clockOffsetMs"] as const;
 
 /** Starts the emulator: every local service on one port, with ARM's conventions, faults and persistence. */
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
@@ -66,6 +68,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     if (!(s.name in state.services)) state.services[s.name] = s.initialState(seed[s.name]);
   }
   const store = new StateStore(state, opts.stateDir);
+  // A fresh snapshot at start: the seed's services, or the loaded state with its journal folded in.
   store.changed();
 
   const settings: EmulatorSettings = {
@@ -81,7 +84,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   for (const s of services) {
     const ctx: ServiceContext<unknown> = {
       state: () => state.services[s.name],
-      changed: () => store.changed(),
+      changed: (...path) => store.changed(["services", s.name, ...path]),
       tokens,
       settings,
       app,
@@ -126,7 +129,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     stats.byRoute[routeKey] = (stats.byRoute[routeKey] ?? 0) + 1;
 
     const decision = faults.decide(method, path);
-    const latency = faults.settings.latencyMs;
+    const latency = faults.settings.latencyMs + (decision.kind === "delay" ? decision.ms : 0);
     if (latency > 0) await sleep(latency);
     if (decision.kind === "drop") {
       req.socket.destroy();
@@ -189,9 +192,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       body,
       baseUrl,
       now: now(),
+      ...(decision.kind === "scan" ? { fault: { scan: decision.scan } } : {}),
       remoteAddress: req.socket.remoteAddress,
     };
-    send(res, await found.handler(request));
+    send(res, await found.handler(request), decision.kind === "truncate");
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -213,11 +217,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     now,
     advanceClock(ms) {
       state.emulator.clockOffsetMs += ms;
-      store.changed();
+      store.changed(CLOCK_PATH);
     },
     close: () =>
       new Promise<void>((resolve) => {
-        store.flush();
+        store.close();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
@@ -290,7 +294,7 @@ function adminRoutes(d: {
       }
       case "POST /_emulator/clock":
         if (typeof b.advanceMs === "number") d.state.emulator.clockOffsetMs += b.advanceMs;
-        d.store.changed();
+        d.store.changed(CLOCK_PATH);
         return { status: 200, body: { offsetMs: d.state.emulator.clockOffsetMs } };
       default:
         return { status: 404, body: { error: { code: "NotFound", message: `no admin route ${method} ${path}` } } };
@@ -332,7 +336,12 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 
 const EMPTY = Buffer.alloc(0);
 
-function send(res: ServerResponse, reply: EmulatorReply): void {
+/**
+ * Writes a reply. `truncate` (an injected fault) sends the headers with the full length, then half
+ * the body, then closes the connection: an answer cut off on its way, as a dying proxy or a reset
+ * leaves it. The request itself was handled (a PUT took effect), as it would have been.
+ */
+function send(res: ServerResponse, reply: EmulatorReply, truncate = false): void {
   const headers: Record<string, string> = { ...reply.headers };
   if (reply.body instanceof Readable) {
     // Streamed replies (a large file): piped with backpressure; a failure mid-way cuts the connection,
@@ -357,7 +366,12 @@ function send(res: ServerResponse, reply: EmulatorReply): void {
   }
   if (payload !== undefined) headers["content-length"] = String(Buffer.byteLength(payload));
   res.writeHead(reply.status, headers);
-  res.end(payload);
+  if (!truncate) {
+    res.end(payload);
+    return;
+  }
+  const bytes = payload === undefined ? Buffer.alloc(0) : Buffer.from(payload);
+  res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.socket?.destroy());
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

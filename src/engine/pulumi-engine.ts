@@ -77,6 +77,17 @@ export interface PulumiApplyOptions {
   yes?: boolean;
   /** Called for each resource `pulumi up` changed (for the audit trail): its URN or database id, the TDE status before and after, the step's op. */
   onResourceChange?: (change: ResourceChange) => void;
+  /**
+   * Receives the run's closing line (the outcome, or why `pulumi up` failed) instead of it being
+   * printed, so a caller that reports more afterwards (the audit note) can print it last.
+   */
+  onSummary?: (summary: EngineSummary) => void;
+}
+
+/** The one line that closes a run: on stdout when it succeeded, on stderr when it failed. */
+export interface EngineSummary {
+  stream: "out" | "err";
+  line: string;
 }
 
 /** One resource step of `pulumi up` that changed something. */
@@ -214,12 +225,16 @@ export async function runPulumiApply(opts: PulumiApplyOptions, io: EngineIO): Pr
     const changes = Object.entries(result.summary.resourceChanges ?? {})
       .filter(([k]) => k !== "same")
       .map(([k, n]) => `${n} ${k}`);
-    io.out(`Apply (pulumi): ${result.summary.result}${changes.length ? `, ${changes.join(", ")}` : ", no changes"}.`);
+    const line = `Apply (pulumi): ${result.summary.result}${changes.length ? `, ${changes.join(", ")}` : ", no changes"}.`;
+    if (opts.onSummary) opts.onSummary({ stream: "out", line });
+    else io.out(line);
     return result.summary.result === "succeeded" ? 0 : 1;
   } catch (e) {
     out.flush();
     err.flush();
-    io.err(`stackwarden apply: ${isMissingCli(e) ? missingCliMessage(env) : `pulumi up failed: ${failureLine(e)}`}`);
+    const line = `stackwarden apply: ${isMissingCli(e) ? missingCliMessage(env) : `pulumi up failed: ${failureLine(e)}`}`;
+    if (opts.onSummary) opts.onSummary({ stream: "err", line });
+    else io.err(line);
     return 1;
   }
 }

@@ -4,15 +4,25 @@ import { mapBounded } from "../concurrency/bounded-map";
 import type { StackConfig } from "../config/stack-config";
 import type { BatchAiClient } from "../services/batchai/client";
 import type { SqlClient } from "../services/sql/client";
+import type { StoredProbeRun } from "../probes/probe-results-store";
 import { pickAdvisor } from "./advisor-facts";
+import { probeFacts } from "./probe-facts";
 import { usageFacts } from "./usage-facts";
 
 export interface FactSources {
   sql: Pick<SqlClient, "getTransparentDataEncryption" | "listServiceTierAdvisors">;
   batch: Pick<BatchAiClient, "listUsages">;
+  /**
+   * The stack's last probe run (`check` reads it from the probe directory). Absent: the probes are
+   * not judged (drift, watch); `null`: none is kept, so each probe has no result yet.
+   */
+  lastProbeRun?: StoredProbeRun | null;
 }
 
-/** Reads the live state the rules judge: each database's TDE and advisors, each location's usages. */
+/**
+ * Reads the live state the rules judge: each database's TDE and advisors, each location's usages,
+ * and (when given the last probe run) each probe's last result.
+ */
 export async function gatherFacts(
   sources: FactSources,
   stack: StackConfig,
@@ -44,5 +54,6 @@ export async function gatherFacts(
     usages: perLocation.flat(),
     // The artifacts are scanned by gatherArtifactFacts (another service, asked only when the stack names artifacts).
     artifacts: [],
+    probes: sources.lastProbeRun === undefined ? [] : probeFacts(stack.probes ?? [], sources.lastProbeRun ?? undefined),
   };
 }

@@ -25,6 +25,12 @@ export function composeRetry(dispatcher: Dispatcher): Dispatcher {
   return composed;
 }
 
+/**
+ * Errors of an answer whose body was cut off: the socket closed mid-body, or undici's retry gave up
+ * because it could only have resumed with a range request.
+ */
+const CUT_OFF = new Set(["UND_ERR_SOCKET", "UND_ERR_REQ_RETRY", "ECONNRESET", "UND_ERR_BODY_TIMEOUT"]);
+
 interface RetryableError extends Error {
   statusCode?: number;
   code?: string;
@@ -43,6 +49,8 @@ export function dispatchTo(ctx: TransportContext, dispatcher: Dispatcher, policy
     const signal = spec.signal;
     const started = Date.now();
     let attempts = 1;
+    /** Whether the answer's headers have arrived: a failure after them is a body cut off, re-sent whole below. */
+    let receiving = false;
     // Request events (metrics, src/http/request-events.ts): one per attempt, only when someone listens.
     const observe = (status: number, retrying: boolean) => {
       if (hasRequestListeners())
@@ -57,7 +65,9 @@ export function dispatchTo(ctx: TransportContext, dispatcher: Dispatcher, policy
     const retryOptions = {
       throwOnError: false,
       retry(err: RetryableError, _state: unknown, cb: (err?: Error | null) => void) {
-        if (signal?.aborted) return cb(err);
+        // undici would try to resume a cut-off body with a range request; ARM serves none, so that
+        // attempt is wasted. Decline it: the loop below sends the whole request again instead.
+        if (signal?.aborted || receiving) return cb(err);
         const decision = decideRetry(
           {
             method: spec.method,
@@ -96,24 +106,47 @@ export function dispatchTo(ctx: TransportContext, dispatcher: Dispatcher, policy
       bodyTimeout: timeout,
       retryOptions,
     } as unknown as Dispatcher.RequestOptions;
-    try {
-      const res = await dispatcher.request(opts);
-      observe(res.statusCode, false);
-      if (req.asBuffer) return { res, text: "", buffer: Buffer.from(await res.body.arrayBuffer()), attempts, sentPath: req.path };
-      return { res, text: await res.body.text(), attempts, sentPath: req.path };
-    } catch (e) {
-      if (e instanceof ApiError) throw e;
-      observe(0, false);
-      const err = e as RetryableError;
-      const aborted = signal?.aborted || err.name === "AbortError";
-      throw ctx.failure(
-        spec,
-        aborted ? "RequestAborted" : (err.code ?? "ConnectionError"),
-        aborted
-          ? "the request was cancelled"
-          : `no response from ${ctx.origin} after ${attempts} attempt(s) in ${Date.now() - started} ms: ${err.message}`,
-        { path: req.path, clientRequestId: req.clientRequestId, attempts },
-      );
+    for (;;) {
+      receiving = false;
+      try {
+        const res = await dispatcher.request(opts);
+        receiving = true;
+        // Observed once the body is whole: an answer cut off is a failed attempt, not a success.
+        const body = req.asBuffer ? { text: "", buffer: Buffer.from(await res.body.arrayBuffer()) } : { text: await res.body.text() };
+        observe(res.statusCode, false);
+        return { res, ...body, attempts, sentPath: req.path };
+      } catch (e) {
+        if (e instanceof ApiError) throw e;
+        const err = e as RetryableError;
+        const aborted = signal?.aborted || err.name === "AbortError";
+        // An answer cut off in its body (the connection closed before its declared length): undici's
+        // retry can only resume with a range request, which ARM does not serve, so the whole request
+        // is sent again, under the same policy and budget as any other retry.
+        if (!aborted && CUT_OFF.has(err.code ?? "")) {
+          const decision = decideRetry(
+            { method: spec.method, attempt: attempts, elapsedMs: Date.now() - started, errorCode: "UND_ERR_SOCKET" },
+            retry,
+          );
+          if (decision.retry) {
+            observe(0, true);
+            attempts += 1;
+            ctx.logger.warn(
+              `${ctx.describe(req)}: the answer was cut off on attempt ${attempts - 1}; sending again in ${decision.delayMs} ms`,
+            );
+            const waited = await sleep(decision.delayMs, true, { signal }).catch(() => false);
+            if (waited) continue;
+          }
+        }
+        observe(0, false);
+        throw ctx.failure(
+          spec,
+          aborted ? "RequestAborted" : (err.code ?? "ConnectionError"),
+          aborted
+            ? "the request was cancelled"
+            : `no response from ${ctx.origin} after ${attempts} attempt(s) in ${Date.now() - started} ms: ${err.message}`,
+          { path: req.path, clientRequestId: req.clientRequestId, attempts },
+        );
+      }
     }
   };
 }

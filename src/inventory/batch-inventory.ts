@@ -1,7 +1,20 @@
 import { setMaxListeners } from "node:events";
 import type { BatchAiClient } from "../services/batchai/client";
-import { leafName, workspaceRefOf } from "../arm/resource-id";
+import { oddResourceId } from "../arm/arm-client";
+import {
+  batchUsagesId,
+  batchWorkspaceId,
+  childId,
+  leafName,
+  parseResourceId,
+  providerScope,
+  resourceGroupId,
+  subscriptionId as subscriptionScope,
+  workspaceRefOf,
+  type WorkspaceRef,
+} from "../arm/resource-id";
 import type { Cluster, Experiment, FileServer, Job, Operation, Usage, Workspace } from "../services/batchai/types";
+import { inventoryError, type InventoryError, type InventoryWarning } from "./read-problems";
 
 /** What `collectBatchInventory` reads. */
 export interface BatchInventoryScope {
@@ -36,6 +49,10 @@ export interface BatchInventory {
   experiments: Experiment[];
   fileServers: FileServer[];
   jobs: Job[];
+  /** Reads that failed, one per list; everything else was still read. */
+  errors: InventoryError[];
+  /** Odd items that were kept as the API returned them (once per resource). */
+  warnings: InventoryWarning[];
 }
 
 /**
@@ -53,7 +70,10 @@ type Priority = (typeof Priority)[keyof typeof Priority];
  * list is followed to its last page. At most `concurrency` requests are in flight; each page is
  * its own read, so a slot is free again between a list's pages. A read that unlocks others is
  * started first, so the dependent job listings (sequential pages) start early.
- * The first failure cancels the reads in flight and is rethrown.
+ * A list whose read fails becomes one entry of `errors` (what it read, the API's answer), and the
+ * pages it had already read are kept: one failure never stops the rest. An item whose id is missing
+ * or odd is kept as the API returned it, with one entry in `warnings`. Only a cancelled `signal`
+ * stops the whole inventory.
  */
 export async function collectBatchInventory(
   client: BatchAiClient,
@@ -73,56 +93,124 @@ export async function collectBatchInventory(
   const experiments: Experiment[] = [];
   const fileServers: FileServer[] = [];
   const jobs: Job[] = [];
-
-  const onWorkspaces = (found: Workspace[]) => {
-    for (const ws of found) {
-      const id = ws.id as string; // the client refuses resources without an id
-      if (workspaces.has(id.toLowerCase())) continue;
-      workspaces.set(id.toLowerCase(), ws);
-      const ref = workspaceRefOf(id);
-      if (!ref)
-        throw new Error(
-          `Workspaces_List returned the id '${id}', which is not a Batch AI workspace id (/subscriptions/…/resourceGroups/…/providers/…/workspaces/…)`,
-        );
-      const label = `${ref.resourceGroup}/${ref.workspace}`;
-      sched.addList(Priority.Experiments, `experiments of ${label}`, client.experimentPages(ref, signal), (found) => {
-        pushAll(experiments, found);
-        for (const e of found) {
-          const name = leafName(e.id as string);
-          sched.addList(Priority.Jobs, `jobs of ${label}/${name}`, client.jobPages(ref, name, signal), (page) => pushAll(jobs, page));
-        }
-      });
-      sched.addList(Priority.Leaf, `clusters of ${label}`, client.clusterPages(ref, signal), (page) => pushAll(clusters, page));
-      sched.addList(Priority.Leaf, `file servers of ${label}`, client.fileServerPages(ref, signal), (page) => pushAll(fileServers, page));
+  const warnings: InventoryWarning[] = [];
+  const warned = new Set<string>();
+  const warn = (resource: string, id: string | undefined, message: string) => {
+    const key = `${resource}\u0000${id ?? ""}\u0000${message}`;
+    if (warned.has(key)) return;
+    warned.add(key);
+    warnings.push({ resource, ...(id ? { id } : {}), message });
+  };
+  /** Notes items whose id is missing or odd (they are kept either way). */
+  const keep = <T extends object>(into: T[], what: string, items: readonly T[]) => {
+    for (const it of items) {
+      const odd = oddResourceId(it);
+      if (odd) warn(what, undefined, `${describeItem(it)} ${odd}; it is kept as the API returned it`);
+      into.push(it);
     }
+  };
+
+  const onWorkspaces = (found: Workspace[], listedIn: { resourceGroup?: string }, what: string) => {
+    for (const ws of found) {
+      const id = typeof ws.id === "string" ? ws.id : undefined;
+      const name = typeof ws.name === "string" && ws.name ? ws.name : undefined;
+      let ref = id ? workspaceRefOf(id) : undefined;
+      const key = ref ? batchWorkspaceId(ref).toLowerCase() : (id?.toLowerCase() ?? `\u0000${workspaces.size}`);
+      if (workspaces.has(key)) continue;
+      workspaces.set(key, ws);
+      if (!ref) {
+        // The workspace is listed as it came; its children can be read only when its place is known.
+        if (name && listedIn.resourceGroup) {
+          ref = { subscriptionId: sub, resourceGroup: listedIn.resourceGroup, workspace: name };
+          warn(
+            what,
+            id,
+            `${describeItem(ws)} ${oddResourceId(ws) ?? "has an id that names no workspace"}; it is kept, and its children are read by its name in resource group ${listedIn.resourceGroup}`,
+          );
+        } else {
+          warn(
+            what,
+            id,
+            `${describeItem(ws)} ${oddResourceId(ws) ?? "has an id that names no Batch AI workspace (/subscriptions/…/resourceGroups/…/providers/…/workspaces/…)"}; it is kept, but its clusters, experiments, file servers and jobs could not be read`,
+          );
+          continue;
+        }
+      }
+      addWorkspaceChildren(ref);
+    }
+  };
+
+  const addWorkspaceChildren = (ref: WorkspaceRef) => {
+    const label = `${ref.resourceGroup}/${ref.workspace}`;
+    const wsId = batchWorkspaceId(ref);
+    const experimentsWhat = `experiments of ${label}`;
+    sched.addList(Priority.Experiments, experimentsWhat, `${wsId}/experiments`, client.experimentPages(ref, signal), (found) => {
+      keep(experiments, experimentsWhat, found);
+      for (const e of found) {
+        const name = experimentName(e);
+        if (!name) {
+          warn(experimentsWhat, undefined, `${describeItem(e)} has neither a usable id nor a name; its jobs could not be read`);
+          continue;
+        }
+        const jobsWhat = `jobs of ${label}/${name}`;
+        sched.addList(Priority.Jobs, jobsWhat, `${childId(wsId, "experiments", name)}/jobs`, client.jobPages(ref, name, signal), (page) =>
+          keep(jobs, jobsWhat, page),
+        );
+      }
+    });
+    const clustersWhat = `clusters of ${label}`;
+    sched.addList(Priority.Leaf, clustersWhat, `${wsId}/clusters`, client.clusterPages(ref, signal), (page) =>
+      keep(clusters, clustersWhat, page),
+    );
+    const fileServersWhat = `file servers of ${label}`;
+    sched.addList(Priority.Leaf, fileServersWhat, `${wsId}/fileServers`, client.fileServerPages(ref, signal), (page) =>
+      keep(fileServers, fileServersWhat, page),
+    );
   };
 
   const sub = scope.subscriptionId;
   if (scope.resourceGroups) {
     for (const rg of uniqueCaseless(scope.resourceGroups)) {
+      const what = `workspaces of resource group ${rg}`;
       sched.addList(
         Priority.Discovery,
-        `workspaces of resource group ${rg}`,
+        what,
+        `${providerScope(resourceGroupId({ subscriptionId: sub, resourceGroup: rg }), "BatchAI")}/workspaces`,
         client.workspacePagesByResourceGroup(sub, rg, signal),
-        onWorkspaces,
+        (found) => onWorkspaces(found, { resourceGroup: rg }, what),
       );
     }
   } else {
-    sched.addList(Priority.Discovery, `workspaces of subscription ${sub}`, client.workspacePages(sub, signal), onWorkspaces);
+    const what = `workspaces of subscription ${sub}`;
+    sched.addList(
+      Priority.Discovery,
+      what,
+      `${providerScope(subscriptionScope({ subscriptionId: sub }), "BatchAI")}/workspaces`,
+      client.workspacePages(sub, signal),
+      (found) => onWorkspaces(found, {}, what),
+    );
   }
-  sched.addList(Priority.Leaf, "operations", client.operationPages(signal), (page) => pushAll(operations, page));
+  sched.addList(Priority.Leaf, "operations", `${providerScope("", "BatchAI")}/operations`, client.operationPages(signal), (page) =>
+    pushAll(operations, page),
+  );
   for (const location of uniqueCaseless(scope.locations ?? [])) {
     const found: Usage[] = [];
     usages.set(location.toLowerCase(), found);
-    sched.addList(Priority.Leaf, `usages in ${location}`, client.usagePages(sub, location, signal), (page) => pushAll(found, page));
+    sched.addList(
+      Priority.Leaf,
+      `usages in ${location}`,
+      batchUsagesId({ subscriptionId: sub, location }),
+      client.usagePages(sub, location, signal),
+      (page) => pushAll(found, page),
+    );
   }
 
   await sched.finished();
 
   const usagesByLocation: Record<string, Usage[]> = {};
-  for (const loc of [...usages.keys()].sort()) usagesByLocation[loc] = sortByKey(usages.get(loc)!, (u) => u.name?.value ?? "");
+  for (const loc of [...usages.keys()].sort()) usagesByLocation[loc] = sortByKey(usages.get(loc)!, (u) => u.name?.value);
   return {
-    operations: sortByKey(operations, (o) => o.name ?? ""),
+    operations: sortByKey(operations, (o) => o.name),
     usages: Object.values(usagesByLocation).flat(),
     usagesByLocation,
     workspaces: sortByKey([...workspaces.values()], byId),
@@ -130,7 +218,24 @@ export async function collectBatchInventory(
     experiments: sortByKey(dedupe(experiments), byId),
     fileServers: sortByKey(dedupe(fileServers), byId),
     jobs: sortByKey(dedupe(jobs), byId),
+    errors: sched.errors.sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0)),
+    warnings,
   };
+}
+
+/** `a Workspace named 'w1'`, `an item`: how an odd item is named in a warning. */
+function describeItem(it: object): string {
+  const name = (it as { name?: unknown }).name;
+  return typeof name === "string" && name ? `the item named '${name}'` : "an item without a name";
+}
+
+/** An experiment's name: the last segment of its id, else its `name` member. */
+function experimentName(e: Experiment): string | undefined {
+  if (typeof e.id === "string" && parseResourceId(e.id)) {
+    const n = leafName(e.id);
+    if (n) return n;
+  }
+  return typeof e.name === "string" && e.name ? e.name : undefined;
 }
 
 /** Pushes without spreading, so a list of any length is safe. */
@@ -138,11 +243,12 @@ function pushAll<T>(into: T[], items: readonly T[]): void {
   for (const it of items) into.push(it);
 }
 
-/** Drops repeated ids: a list that shifts while it is paged may show an item twice. */
+/** Drops repeated ids: a list that shifts while it is paged may show an item twice. Items without an id are all kept. */
 function dedupe<T extends { id?: string }>(items: T[]): T[] {
   const seen = new Set<string>();
   return items.filter((it) => {
-    const k = (it.id as string).toLowerCase();
+    if (typeof it.id !== "string" || !it.id) return true;
+    const k = it.id.toLowerCase();
     if (seen.has(k)) return false;
     seen.add(k);
     return true;
@@ -159,19 +265,23 @@ function uniqueCaseless(values: readonly string[]): string[] {
  * Sorts by a string key in a total, locale-independent order: case-insensitive first, exact as the
  * tie-break. Keys are computed once per item, not once per comparison (10 000 jobs, ~140 000 comparisons).
  */
-function sortByKey<T>(items: readonly T[], keyOf: (t: T) => string): T[] {
+function sortByKey<T>(items: readonly T[], keyOf: (t: T) => unknown): T[] {
   const keyed = items.map((item) => {
-    const k = keyOf(item);
+    const raw = keyOf(item);
+    const k = typeof raw === "string" ? raw : raw === undefined || raw === null ? "" : String(raw);
     return { item, k, l: k.toLowerCase() };
   });
   keyed.sort((a, b) => (a.l < b.l ? -1 : a.l > b.l ? 1 : a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
   return keyed.map((e) => e.item);
 }
-const byId = (r: { id?: string }) => r.id ?? "";
+/** By id; an item without one sorts by its name. */
+const byId = (r: { id?: unknown; name?: unknown }) => (typeof r.id === "string" ? r.id : typeof r.name === "string" ? r.name : "");
 
 /** One step of a paged list: fetching its next page. */
 interface PageStep {
   what: string;
+  /** The ARM id of the collection the list reads, for its error. */
+  id: string;
   page: number;
   pages: AsyncIterator<unknown[], void>;
   onPage: (items: unknown[]) => void;
@@ -179,8 +289,9 @@ interface PageStep {
 
 /**
  * Reads paged lists with at most `limit` page requests in flight, highest priority first; a page
- * may add lists. The first failure aborts the reads in flight (through `signal`) and `finished()`
- * rejects with it.
+ * may add lists. A list whose page fails ends there and its failure joins `errors`; the others go
+ * on. Only the caller's signal (or a bug in a page's handler) aborts the reads in flight (through
+ * `signal`) and makes `finished()` reject.
  */
 class ReadScheduler {
   private readonly queues: { step: PageStep; priority: Priority }[][] = [[], [], [], []];
@@ -190,6 +301,8 @@ class ReadScheduler {
   /** Pages known to exist: each list's first page at once, a further page once its request answered. */
   private total = 0;
   private failure: { error: unknown } | undefined;
+  /** Lists that failed, one entry each. */
+  readonly errors: InventoryError[] = [];
   private settle?: { resolve: () => void; reject: (e: unknown) => void };
 
   constructor(
@@ -203,7 +316,7 @@ class ReadScheduler {
     else outer?.addEventListener("abort", () => this.fail(outer.reason ?? new Error("the inventory was cancelled")), { once: true });
   }
 
-  /** Cancelled when the caller's signal is, or when a read fails. */
+  /** Cancelled when the caller's signal is. */
   get signal(): AbortSignal {
     return this.controller.signal;
   }
@@ -212,9 +325,9 @@ class ReadScheduler {
    * Reads a paged list, one page per step. The next step is queued (behind the steps already
    * waiting at this priority) only when a page has arrived, as `nextLink` demands.
    */
-  addList<T>(priority: Priority, what: string, pages: AsyncIterator<T[], void>, onPage: (items: T[]) => void): void {
+  addList<T>(priority: Priority, what: string, id: string, pages: AsyncIterator<T[], void>, onPage: (items: T[]) => void): void {
     this.total += 1;
-    this.enqueue(priority, { what, page: 1, pages, onPage: onPage as (items: unknown[]) => void });
+    this.enqueue(priority, { what, id, page: 1, pages, onPage: onPage as (items: unknown[]) => void });
   }
 
   private enqueue(priority: Priority, step: PageStep): void {
@@ -236,17 +349,28 @@ class ReadScheduler {
       if (!queued) break;
       const { step, priority } = queued;
       this.running += 1;
+      const label = step.page === 1 ? step.what : `${step.what} (page ${step.page})`;
       step.pages
         .next()
-        .then((result) => {
-          // The step after a list's last page makes no request; it only ends the list.
-          if (this.failure || result.done) return;
-          if (step.page > 1) this.total += 1;
-          step.onPage(result.value);
-          this.done += 1;
-          this.onProgress?.(this.done, this.total, step.page === 1 ? step.what : `${step.what} (page ${step.page})`);
-          this.enqueue(priority, { ...step, page: step.page + 1 });
-        })
+        .then(
+          (result) => {
+            // The step after a list's last page makes no request; it only ends the list.
+            if (this.failure || result.done) return;
+            if (step.page > 1) this.total += 1;
+            step.onPage(result.value);
+            this.done += 1;
+            this.onProgress?.(this.done, this.total, label);
+            this.enqueue(priority, { ...step, page: step.page + 1 });
+          },
+          (e: unknown) => {
+            if (this.failure) return;
+            // The list ends here; what its earlier pages gave is kept. inventoryError rethrows what is not an API failure.
+            this.errors.push(inventoryError(step.what, step.id, e));
+            if (step.page > 1) this.total += 1;
+            this.done += 1;
+            this.onProgress?.(this.done, this.total, `${label}: failed`);
+          },
+        )
         .catch((e: unknown) => this.fail(e))
         .finally(() => {
           this.running -= 1;

@@ -26,6 +26,8 @@ export interface AppliedResult {
   what: AuditChange[];
   exitCode: number;
   note?: string;
+  /** The apply's closing line, printed after the audit note so it stays the last word. */
+  summary?: { stream: "out" | "err"; line: string };
 }
 
 /**

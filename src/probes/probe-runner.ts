@@ -8,6 +8,7 @@ import type { CertificateParametersByDoctype, IssuedDocument } from "../services
 import { apisetuSettingsFromEnv, isRealApiSetu, requireApiSetuKeys } from "../services/certificates/settings";
 import { checkContentType, checkPdf, checkXml, type DocumentVerdict } from "./document-checks";
 import type { ProbeSourceLocation, ProbeSpec } from "./probe-config";
+import { redactValues } from "./redact-values";
 import { resolveProbeParameters } from "./resolve-parameters";
 
 /**
@@ -54,36 +55,66 @@ export interface RunProbesOptions {
   client?: Partial<CertificatesClientOptions>;
 }
 
+/** A stack's probes, checked and ready to send: everything that could keep one from running was checked. */
+export interface PreparedProbes {
+  /** The issuers' endpoint, redacted. */
+  endpoint: string;
+  /** How many probes will run. */
+  count: number;
+  /** Sends every probe and checks its document; issuer errors and failed checks are results, not exceptions. */
+  run(): Promise<ProbeRun>;
+}
+
+/**
+ * Checks everything that can be wrong before a request (settings, keys, every parameter of every
+ * probe) and throws a SettingsError when one probe cannot run, so nothing is sent. `apply --probe`
+ * calls it before it changes anything, so a probe that could not run stops the apply up front.
+ */
+export function prepareProbes(probes: readonly ProbeSpec[], opts: RunProbesOptions): PreparedProbes {
+  const settings = apisetuSettingsFromEnv(opts.env);
+  const endpoint = redactUrl(settings.endpoint);
+  if (probes.length === 0) {
+    return { endpoint, count: 0, run: async () => ({ endpoint, startedAt: new Date().toISOString(), results: [], passed: 0, failed: 0 }) };
+  }
+  const keys = requireApiSetuKeys(settings);
+  const allowDemoDefaults = !isRealApiSetu(settings.endpoint);
+  const prepared = probes.map((probe) => ({
+    probe,
+    parameters: resolveProbeParameters(probe, opts.env, { allowDemoDefaults, endpoint }),
+  }));
+  return {
+    endpoint,
+    count: probes.length,
+    async run() {
+      const startedAt = new Date().toISOString();
+      const client = new CertificatesClient({
+        endpoint: settings.endpoint,
+        apiKey: keys.apiKey,
+        clientId: keys.clientId,
+        naming: settings.naming,
+        ...opts.client,
+      });
+      const results = await mapBounded(prepared, opts.concurrency ?? 4, ({ probe, parameters }) => runProbe(client, probe, parameters));
+      const passed = results.filter((r) => r.outcome === "passed").length;
+      return { endpoint, startedAt, results, passed, failed: results.length - passed };
+    },
+  };
+}
+
 /**
  * Runs a stack's probes. Everything that can be wrong before a request (settings, keys, every
  * parameter of every probe) is checked first and throws a SettingsError, so nothing is sent when
  * one probe cannot run. Issuer errors and failed checks are results, not exceptions.
  */
 export async function runProbes(probes: readonly ProbeSpec[], opts: RunProbesOptions): Promise<ProbeRun> {
-  const startedAt = new Date().toISOString();
-  const settings = apisetuSettingsFromEnv(opts.env);
-  if (probes.length === 0) return { endpoint: redactUrl(settings.endpoint), startedAt, results: [], passed: 0, failed: 0 };
-  const keys = requireApiSetuKeys(settings);
-  const allowDemoDefaults = !isRealApiSetu(settings.endpoint);
-  const prepared = probes.map((probe) => ({
-    probe,
-    parameters: resolveProbeParameters(probe, opts.env, { allowDemoDefaults, endpoint: redactUrl(settings.endpoint) }),
-  }));
-  const client = new CertificatesClient({
-    endpoint: settings.endpoint,
-    apiKey: keys.apiKey,
-    clientId: keys.clientId,
-    naming: settings.naming,
-    ...opts.client,
-  });
-  const results = await mapBounded(prepared, opts.concurrency ?? 4, ({ probe, parameters }) => runProbe(client, probe, parameters));
-  const passed = results.filter((r) => r.outcome === "passed").length;
-  return { endpoint: redactUrl(settings.endpoint), startedAt, results, passed, failed: results.length - passed };
+  return prepareProbes(probes, opts).run();
 }
 
 /** Issues one probe's document and checks it; never throws for what the issuer answered. */
 export async function runProbe(client: CertificatesClient, probe: ProbeSpec, parameters: Record<string, string>): Promise<ProbeResult> {
   const base = { name: probe.name, issuer: probe.issuer, doctype: probe.doctype, format: probe.format };
+  // An issuer (or a parser) that echoes a parameter in its error must not carry it into output or state.
+  const values = Object.values(parameters);
   const source = probe.source ? { source: probe.source } : {};
   const started = performance.now();
   let doc: IssuedDocument;
@@ -100,7 +131,7 @@ export async function runProbe(client: CertificatesClient, probe: ProbeSpec, par
         outcome: "failed",
         latencyMs,
         ...(e.status ? { status: e.status } : {}),
-        error: { code: e.code, message: e.detail },
+        error: { code: redactValues(e.code, values), message: redactValues(e.detail, values) },
         ...source,
       };
     }
@@ -117,7 +148,7 @@ export async function runProbe(client: CertificatesClient, probe: ProbeSpec, par
         latencyMs,
         status: doc.status,
         ...kept,
-        error: { code: "check-failed", message: verdict.reason },
+        error: { code: "check-failed", message: redactValues(verdict.reason, values) },
         ...source,
       };
 }

@@ -9,6 +9,11 @@ export interface ComplianceReportInput {
   result: ComplianceResult;
   generatedAt: Date;
   toolVersion: string;
+  /**
+   * What the reader should know about the inputs, one sentence each: where the probe results
+   * came from, or why there are none. Shown in every format (SARIF: tool execution notifications).
+   */
+  notes?: string[];
 }
 
 /** The `check --format json` document. */
@@ -18,6 +23,7 @@ export function complianceDocument(r: ComplianceReportInput) {
     file: r.file,
     generatedAt: r.generatedAt.toISOString(),
     summary: r.result.summary,
+    notes: r.notes ?? [],
     findings: r.result.findings.map((f) => ({
       ruleId: f.ruleId,
       verdict: f.verdict,
@@ -61,7 +67,7 @@ function headline(r: ComplianceReportInput): string {
 /** A table for terminals: every finding that is not a pass, then the exemptions. */
 export function renderComplianceTable(r: ComplianceReportInput): string {
   const rows = sorted(r.result.findings).filter((f) => f.verdict !== "pass");
-  const lines = [headline(r)];
+  const lines = [headline(r), ...(r.notes ?? []).map((n) => `  note: ${n}`)];
   if (rows.length) {
     const cells = rows.map((f) => [verdictWord(f), f.ruleId, f.label, f.message]);
     const w = [0, 1, 2].map((i) => Math.max(...cells.map((c) => c[i].length)));
@@ -84,6 +90,7 @@ export function renderComplianceMarkdown(r: ComplianceReportInput): string {
     "",
     `**${s.mandatoryViolations}** mandatory violation(s) · **${s.advisoryViolations}** advisory · ${s.exempt} exempt · ${s.passed} passed · ${s.notApplicable} not applicable`,
   ];
+  for (const n of r.notes ?? []) lines.push("", `> ${escapeCell(n)}`);
   const rows = sorted(r.result.findings).filter((f) => f.verdict !== "pass");
   if (rows.length) {
     lines.push("", "| | rule | resource | finding |", "|---|---|---|---|");

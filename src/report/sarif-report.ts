@@ -34,7 +34,13 @@ export function renderSarif(r: ComplianceReportInput): string {
       {
         tool: { driver: { name: "stackwarden", version: r.toolVersion, semanticVersion: r.toolVersion, rules } },
         automationDetails: { id: `stackwarden/${r.stackName}/` },
-        invocations: [{ executionSuccessful: true, endTimeUtc: r.generatedAt.toISOString() }],
+        invocations: [
+          {
+            executionSuccessful: true,
+            endTimeUtc: r.generatedAt.toISOString(),
+            ...(r.notes?.length ? { toolExecutionNotifications: r.notes.map((text) => ({ level: "note", message: { text } })) } : {}),
+          },
+        ],
         ...(artifacts.list.length ? { artifacts: artifacts.list } : {}),
         results,
       },

@@ -61,7 +61,7 @@ let validate: ReturnType<Ajv["compile"]> | undefined;
 
 /** Validates inputs with the stack schema; values not known yet (`isUnknown`) are not judged. */
 export function checkTdeInputs(news: Record<string, unknown>, isUnknown: (v: unknown) => boolean = () => false): CheckFailure[] {
-  validate ??= new Ajv({ allErrors: true, strict: false }).compile(TDE_INPUTS_SCHEMA);
+  validate ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(TDE_INPUTS_SCHEMA);
   const known = Object.fromEntries(Object.entries(news).filter(([k, v]) => !k.startsWith("__") && !isUnknown(v)));
   if (validate(known)) return [];
   const failures: CheckFailure[] = [];

@@ -1,3 +1,5 @@
+import { credentialOriginProblem, tokenSourceProblem } from "../http/credential-origins";
+
 /** Where stackwarden sends requests, from the environment (the contract's variables). */
 export interface Endpoints {
   arm: string;
@@ -15,19 +17,29 @@ export class SettingsError extends Error {
   }
 }
 
-/** Reads `STACKWARDEN_ARM_ENDPOINT` and `STACKWARDEN_IMDS_ENDPOINT`, checking that each is an absolute http(s) URL. */
+/**
+ * Reads `STACKWARDEN_ARM_ENDPOINT` and `STACKWARDEN_IMDS_ENDPOINT`, checking that each is an
+ * absolute http(s) URL, that ARM (which gets a bearer token) is https or loopback, and that IMDS
+ * (which answers with tokens) is https, loopback or link-local. A bad one is a one-line SettingsError
+ * naming the variable, before any request.
+ */
 export function endpointsFromEnv(env: NodeJS.ProcessEnv = process.env): Endpoints {
   return {
-    arm: endpointVar(env, "STACKWARDEN_ARM_ENDPOINT", DEFAULT_ARM_ENDPOINT),
-    imds: endpointVar(env, "STACKWARDEN_IMDS_ENDPOINT", DEFAULT_IMDS_ENDPOINT),
+    arm: endpointVar(env, "STACKWARDEN_ARM_ENDPOINT", DEFAULT_ARM_ENDPOINT, (u) => credentialOriginProblem(u, "a bearer token")),
+    imds: endpointVar(env, "STACKWARDEN_IMDS_ENDPOINT", DEFAULT_IMDS_ENDPOINT, tokenSourceProblem),
   };
 }
 
-/** Reads one endpoint variable, with its default. */
-export function endpointVar(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+/**
+ * Reads one endpoint variable, with its default. `problem` judges the URL further (where
+ * credentials may go: credential-origins.ts); what it says becomes the error, naming the variable.
+ */
+export function endpointVar(env: NodeJS.ProcessEnv, name: string, fallback: string, problem?: (url: URL) => string | undefined): string {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   checkUrl(raw, name);
+  const why = problem?.(new URL(raw));
+  if (why) throw new SettingsError(`${name}: ${why}`);
   return raw.replace(/\/+$/, "");
 }
 

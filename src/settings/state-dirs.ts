@@ -7,17 +7,24 @@ export interface StateDirs {
   locks: string;
   /** Per-stack audit trails (`<stack>.jsonl`). Default `.stackwarden/audit`; `STACKWARDEN_AUDIT_DIR` or `--audit-dir`. */
   audit: string;
+  /** The last probe run of each stack (`<stack>.json`), read by `check`. Default `.stackwarden/probes`; `STACKWARDEN_PROBE_DIR` or `--probe-dir`. */
+  probes: string;
 }
 
 /**
- * Resolves the lock and audit directories: a flag wins over the environment, which wins over the
+ * Resolves the lock, audit and probe-result directories: a flag wins over the environment, which wins over the
  * default under the working directory. Point the lock directory of every machine that applies a
  * stack at one shared directory (a network file system) to lock across machines.
  */
-export function stateDirs(cwd: string, env: NodeJS.ProcessEnv, flags: { lockDir?: string; auditDir?: string } = {}): StateDirs {
+export function stateDirs(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  flags: { lockDir?: string; auditDir?: string; probeDir?: string } = {},
+): StateDirs {
   return {
     locks: resolve(cwd, flags.lockDir || env.STACKWARDEN_LOCK_DIR?.trim() || ".stackwarden/locks"),
     audit: resolve(cwd, flags.auditDir || env.STACKWARDEN_AUDIT_DIR?.trim() || ".stackwarden/audit"),
+    probes: resolve(cwd, flags.probeDir || env.STACKWARDEN_PROBE_DIR?.trim() || ".stackwarden/probes"),
   };
 }
 

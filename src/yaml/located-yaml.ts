@@ -1,5 +1,18 @@
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
+import {
+  isAlias,
+  isCollection,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  visit,
+  type Alias,
+  type Document,
+  type Node,
+} from "yaml";
 
 /** Bad input in a YAML file, located to a line, a column and a key path. The message is one line. */
 export class YamlInputError extends Error {
@@ -24,17 +37,92 @@ export interface LocatedYaml {
   value: unknown;
 }
 
-/** Parses YAML text; a syntax error becomes a YamlInputError at its line and column. Duplicate keys are errors. */
+/**
+ * How much aliases may add to a document: at most this many nodes, or ten times the nodes the
+ * document itself holds, whichever is more. A template reused by a thousand entries stays well
+ * within it; a "billion laughs" document (aliases of aliases, growing exponentially) does not.
+ */
+const MAX_ALIAS_NODES = 10_000;
+const MAX_ALIAS_FACTOR = 10;
+
+/**
+ * Parses YAML text. Every problem becomes a YamlInputError at its line and column: syntax errors
+ * (tabs as indentation, duplicate keys, several documents …) and alias errors, which the YAML
+ * library would otherwise throw without a position: an alias to no anchor set before it, an alias
+ * inside the node its own anchor marks (a cycle), and aliases that grow the document too much
+ * (MAX_ALIAS_NODES).
+ */
 export function parseLocatedYaml(file: string, text: string): LocatedYaml {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, strict: true });
+  const at = (offset: number, problem: string) => {
+    const pos = lines.linePos(offset);
+    return new YamlInputError(file, pos.line, pos.col, "", `invalid YAML: ${problem}`);
+  };
   const problem = doc.errors[0];
-  if (problem) {
-    const pos = lines.linePos(problem.pos[0]);
-    const msg = problem.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
-    throw new YamlInputError(file, pos.line, pos.col, "", `invalid YAML: ${msg}`);
+  if (problem) throw at(problem.pos[0], problem.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, ""));
+  const aliases: Alias[] = [];
+  visit(doc, {
+    Alias(_key, node) {
+      aliases.push(node);
+    },
+  });
+  for (const alias of aliases) {
+    const target = alias.resolve(doc);
+    const offset = alias.range?.[0] ?? 0;
+    if (!target) throw at(offset, `alias *${alias.source} refers to no anchor &${alias.source} set before it`);
+    const [start, , end] = target.range ?? [0, 0, 0];
+    if (offset >= start && offset < end)
+      throw at(offset, `alias *${alias.source} is inside the node its anchor &${alias.source} marks (a cycle)`);
   }
-  return { file, doc, lines, value: doc.toJS({ maxAliasCount: 100 }) };
+  if (aliases.length > 0) checkExpansion(doc, (alias, limit) => at(alias.range?.[0] ?? 0, expansionProblem(alias, limit)));
+  let value: unknown;
+  try {
+    // Expansion was bounded above, with a position; the library's own count would refuse without one.
+    value = doc.toJS({ maxAliasCount: -1 });
+  } catch (e) {
+    // The checks above should leave nothing for the library to refuse; if it does, it is still located.
+    throw at(aliases[0]?.range?.[0] ?? 0, (e as Error).message);
+  }
+  return { file, doc, lines, value };
+}
+
+function expansionProblem(alias: Alias, limit: number): string {
+  return `alias *${alias.source} makes the aliases add more than ${limit} nodes to the document (aliases of aliases grow it exponentially); write the values out`;
+}
+
+/**
+ * Walks the document in order, counting the nodes aliases add when expanded; throws at the alias
+ * that takes the count over the limit (MAX_ALIAS_NODES, or MAX_ALIAS_FACTOR × the document's own nodes).
+ */
+function checkExpansion(doc: Document, fail: (alias: Alias, limit: number) => Error): void {
+  const sizes = new Map<unknown, number>();
+  const size = (node: unknown): number => {
+    if (isAlias(node)) return size(node.resolve(doc));
+    if (isPair(node)) return size(node.key) + size(node.value);
+    if (!isCollection(node)) return 1;
+    const known = sizes.get(node);
+    if (known !== undefined) return known;
+    sizes.set(node, 1); // a cycle was refused before; this only guards the recursion
+    let n = 1;
+    for (const item of node.items) n = Math.min(n + size(item), Number.MAX_SAFE_INTEGER);
+    sizes.set(node, n);
+    return n;
+  };
+  let own = 0;
+  visit(doc, {
+    Node() {
+      own += 1;
+    },
+  });
+  const limit = Math.max(MAX_ALIAS_NODES, MAX_ALIAS_FACTOR * own);
+  let added = 0;
+  visit(doc, {
+    Alias(_key, node) {
+      added += size(node);
+      if (added > limit) throw fail(node, limit);
+    },
+  });
 }
 
 /** Line and column (1-based) of the node at a path; for a missing key, of the nearest parent. */
@@ -93,13 +181,24 @@ export function toLocatedError(y: LocatedYaml, err: ErrorObject, root: (string |
   const path = [...root, ...pointerToPath(err.instancePath)];
   const keyOf = err.keyword === "additionalProperties";
   if (keyOf) path.push(String(err.params.additionalProperty));
-  const problem = describeAjvError(err);
+  const problem =
+    keyOf && err.params.additionalProperty === "<<"
+      ? "merge keys (<<) are not supported in this file: write the keys out"
+      : describeAjvError(err);
   const at = locate(y, path, keyOf);
   return new YamlInputError(y.file, at.line, at.column, formatKeyPath(path), problem);
 }
 
-/** One ajv error in words a user of the YAML file understands. */
+/**
+ * One ajv error in words a user of the YAML file understands. A schema may carry an `x-rule`
+ * annotation (the rule in words); with ajv's `verbose` option, a value that breaks its pattern or
+ * length is then quoted with that rule instead of the raw pattern.
+ */
 export function describeAjvError(err: ErrorObject): string {
+  const rule = (err.parentSchema as { "x-rule"?: unknown } | undefined)?.["x-rule"];
+  if (typeof rule === "string" && ["pattern", "minLength", "maxLength"].includes(err.keyword)) {
+    return `${JSON.stringify(err.data)} is not a valid ${rule}`;
+  }
   switch (err.keyword) {
     case "additionalProperties":
       return "unknown key";

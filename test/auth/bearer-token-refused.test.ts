@@ -6,7 +6,9 @@ import type { TokenCredential } from "../../src/http/token-credential";
 import { ApiError } from "../../src/http";
 import { SqlClient } from "../../src/services/sql/client";
 import type { DatabaseRef } from "../../src/services/sql/types";
+import { main } from "../../src/cli/main";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { stackDir } from "../cli/cli-harness";
 
 // A 401 to a token the credential still holds (expired early by clock skew, or revoked): the
 // transport asks a credential that can discard tokens for a new one and sends once more; any
@@ -98,5 +100,30 @@ describe("a bearer token the service refuses with 401", () => {
     expect(e.message).not.toContain("not-a-jwt");
     expect(discarded).toBe(1);
     expect(count(TDE_ROUTE)).toBe(2);
+  });
+});
+
+describe("a token for another audience", () => {
+  it("a key vault token given as AZURE_ACCESS_TOKEN: plan gets ARM's 401 InvalidAuthenticationTokenAudience, in one line", async () => {
+    const vault = (await t.credential.getToken("https://vault.azure.net/.default")).token;
+    const dir = stackDir({
+      "stack.yaml": `config:\n  stackwarden:subscriptionId: ${SUB}\n  stackwarden:databases:\n    - { resourceGroup: rg-auth, server: sql-auth, database: orders, transparentDataEncryption: Enabled }\n`,
+    });
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await main(["plan", "--config", "stack.yaml"], {
+      out: (l) => out.push(l),
+      err: (l) => err.push(l),
+      isTTY: false,
+      cwd: dir,
+      exitCode: 0,
+      env: { STACKWARDEN_ARM_ENDPOINT: t.url, STACKWARDEN_IMDS_ENDPOINT: t.imdsEndpoint, AZURE_ACCESS_TOKEN: vault },
+    });
+    expect(code).toBe(1);
+    expect(err).toHaveLength(1);
+    expect(err[0]).toMatch(
+      /^stackwarden: TransparentDataEncryptions_Get failed: HTTP 401 InvalidAuthenticationTokenAudience: The access token has been obtained for wrong audience or resource 'https:\/\/vault\.azure\.net\/'/,
+    );
+    expect(err[0]).not.toContain(vault);
   });
 });

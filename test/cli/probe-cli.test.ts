@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { CommandIO } from "../../src/cli/command-io";
 import { main } from "../../src/cli/main";
@@ -20,8 +23,13 @@ afterAll(async () => {
   await t?.close();
 });
 
+// `probe` keeps each run for check: here, outside the checkout.
+const probeDir = mkdtempSync(join(tmpdir(), "stackwarden-probe-cli-"));
+afterAll(() => rmSync(probeDir, { recursive: true, force: true }));
+
 const keys = () => ({
   PATH: process.env.PATH,
+  STACKWARDEN_PROBE_DIR: probeDir,
   STACKWARDEN_APISETU_ENDPOINT: `${t.url}/apisetu`,
   STACKWARDEN_APISETU_API_KEY: "probe-test-key",
   STACKWARDEN_APISETU_CLIENT_ID: "probe-test-client",

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AccessTokens } from "../../src/emulator/kit/access-tokens";
-import { armError, resourceNotFound } from "../../src/emulator/kit/arm-conventions";
+import { ARM_AUDIENCES, armError, resourceNotFound } from "../../src/emulator/kit/arm-conventions";
 import type { LocalService } from "../../src/emulator/kit/local-service";
 import { ARM_SCOPE } from "../../src/auth/scopes";
 import { imdsLocal } from "../../src/emulator/services/imds/imds-local";
@@ -106,8 +106,8 @@ describe("the emulator's ARM front door", () => {
   it("AuthenticationFailed without an Authorization header, with a Bearer challenge", async () => {
     const r = await call(`${PATH}?api-version=2021-01-01`, { auth: null });
     expectArmError(r, 401, "AuthenticationFailed");
-    expect(r.headers.get("www-authenticate")).toMatch(
-      /^Bearer authorization_uri=".*\/metadata\/identity\/oauth2\/token", error="invalid_token"$/,
+    expect(r.headers.get("www-authenticate")).toBe(
+      `Bearer authorization_uri="https://login.windows.net/", error="invalid_token", error_description="Authentication failed. The 'Authorization' header is missing."`,
     );
   });
 
@@ -137,12 +137,52 @@ describe("the emulator's ARM front door", () => {
     expect((await call(`${PATH}?api-version=2021-01-01`)).status).toBe(200);
     t.emu.advanceClock((t.emu.settings.tokenTtlSeconds + 5) * 1000);
     const msg = expectArmError(await call(`${PATH}?api-version=2021-01-01`), 401, "ExpiredAuthenticationToken");
-    expect(msg).toMatch(/^The access token expiry UTC time '.+ GMT' is earlier than current UTC time '.+ GMT'\.$/);
+    // ARM prints .NET's UTC DateTime: `6/15/2026 8:22:51 AM`.
+    const time = String.raw`\d{1,2}/\d{1,2}/\d{4} \d{1,2}:\d{2}:\d{2} [AP]M`;
+    expect(msg).toMatch(new RegExp(`^The access token expiry UTC time '${time}' is earlier than current UTC time '${time}'\\.$`));
   });
 
   it("ExpiredAuthenticationToken also when the clock moves through the admin API", async () => {
     await fetch(`${t.url}/_emulator/clock`, { method: "POST", body: JSON.stringify({ advanceMs: 2 * 3600_000 }) });
     expectArmError(await call(`${PATH}?api-version=2021-01-01`), 401, "ExpiredAuthenticationToken");
+  });
+
+  it("InvalidAuthenticationTokenAudience for a token issued for another resource (a key vault), with its challenge", async () => {
+    const vault = (await t.credential.getToken("https://vault.azure.net/.default")).token;
+    const r = await call(`${PATH}?api-version=2021-01-01`, { auth: `Bearer ${vault}` });
+    const msg = expectArmError(r, 401, "InvalidAuthenticationTokenAudience");
+    expect(msg).toBe(
+      "The access token has been obtained for wrong audience or resource 'https://vault.azure.net/'. It should exactly match with one of the allowed audiences 'https://management.core.windows.net/','https://management.core.windows.net','https://management.azure.com/','https://management.azure.com'.",
+    );
+    const tenant = JSON.parse(Buffer.from(vault.split(".")[1], "base64url").toString()) as { tid: string };
+    expect(r.headers.get("www-authenticate")).toBe(
+      `Bearer authorization_uri="https://login.windows.net/${tenant.tid}", error="invalid_token", error_description="${msg}"`,
+    );
+  });
+
+  it("accepts both Resource Manager audiences, with or without the trailing slash, and nothing near them", async () => {
+    for (const resource of ARM_AUDIENCES) {
+      const tok = (await t.credential.getToken(resource)).token;
+      expect((await call(`${PATH}?api-version=2021-01-01`, { auth: `Bearer ${tok}` })).status, resource).toBe(200);
+    }
+    for (const resource of [
+      "https://management.azure.com//",
+      "https://MANAGEMENT.azure.com/",
+      "https://management.azure.com/x",
+      "api://management",
+    ]) {
+      const tok = (await t.credential.getToken(resource)).token;
+      expectArmError(await call(`${PATH}?api-version=2021-01-01`, { auth: `Bearer ${tok}` }), 401, "InvalidAuthenticationTokenAudience");
+    }
+  });
+
+  it("judges the audience before the expiry: an expired vault token is still the wrong audience", async () => {
+    const vault = (await t.credential.getToken("https://vault.azure.net/.default")).token;
+    t.emu.advanceClock((t.emu.settings.tokenTtlSeconds + 5) * 1000);
+    expectArmError(await call(`${PATH}?api-version=2021-01-01`, { auth: `Bearer ${vault}` }), 401, "InvalidAuthenticationTokenAudience");
+    const r = await call(`${PATH}?api-version=2021-01-01`);
+    expectArmError(r, 401, "ExpiredAuthenticationToken");
+    expect(r.headers.get("www-authenticate")).toMatch(/error="invalid_token", error_description="The access token expiry UTC time/);
   });
 
   it("checks the token before the api-version, as ARM does", async () => {

@@ -2,7 +2,7 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { responseValidator } from "../../src/specs/swagger-schemas";
-import { IMDS_API_VERSIONS } from "../../src/services/imds/types";
+import { IMDS_SPEC_VERSIONS } from "../../src/services/imds/types";
 import { PROJECT_ROOT } from "../../src/version";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 
@@ -46,9 +46,9 @@ function expectValid(check: { valid: boolean; errors: string[] }, what: string):
 }
 
 describe("IMDS responses validate against the published schemas", () => {
-  it("the emulator speaks exactly the versions published in specs/imds", () => {
+  it("the spec versions the client knows are exactly the folders of specs/imds", () => {
     expect(SPEC_VERSIONS.length).toBeGreaterThanOrEqual(10);
-    expect([...IMDS_API_VERSIONS].sort()).toEqual(SPEC_VERSIONS);
+    expect([...IMDS_SPEC_VERSIONS].sort()).toEqual(SPEC_VERSIONS);
   });
 
   it("the validators are not vacuous: wrong shapes are rejected", () => {
@@ -135,17 +135,19 @@ describe("IMDS front door", () => {
   it("requires a known api-version and lists the newest ones", async () => {
     const missing = await get("/metadata/instance");
     expect(missing.status).toBe(400);
-    expect(missing.body).toMatchObject({
-      error: expect.stringMatching(/api-version was not specified/),
-      "newest-versions": ["2020-10-01", "2020-09-01", "2020-07-15"],
+    // IMDS's documented answer, word for word.
+    expect(missing.body).toEqual({
+      error: "Bad request. api-version is invalid or was not specified in the request. For more information refer to aka.ms/azureimds",
+      "newest-versions": ["2025-04-07", "2024-07-17", "2024-03-15"],
     });
     const unknown = await get("/metadata/instance?api-version=2017-01-01");
     expect(unknown.status).toBe(400);
-    expect((unknown.body as { error: string }).error).toContain("api-version '2017-01-01' is invalid");
+    expect(unknown.body).toEqual(missing.body);
     const idMissing = await get("/metadata/identity/info");
-    expect(idMissing.body).toMatchObject({
+    expect(idMissing.body).toEqual({
       error: "bad_request",
-      error_description: expect.stringMatching(/api-version was not specified/),
+      error_description:
+        "Bad request. api-version is invalid or was not specified in the request. For more information refer to aka.ms/azureimds",
     });
   });
 });

@@ -21,7 +21,9 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const readState = (dir: string) => JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as PersistedState;
+/** The state as the emulator would load it: the snapshot with its journal replayed. */
+const readState = (dir: string) => StateStore.load(dir)!;
+const readSnapshot = (dir: string) => JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as PersistedState;
 const tmpLeftovers = (dir: string, exceptPid?: number) =>
   readdirSync(dir).filter((f) => f.endsWith(".tmp") && (exceptPid === undefined || f !== `.state.json.${exceptPid}.tmp`));
 
@@ -38,7 +40,8 @@ describe("state in-process", () => {
     const { access_token } = (await res.json()) as { access_token: string };
     await clock(a.url, 1234);
     await a.close();
-    expect(readState(dir).emulator.clockOffsetMs).toBe(1234);
+    // A clean stop folds the journal into the snapshot.
+    expect(readSnapshot(dir).emulator.clockOffsetMs).toBe(1234);
 
     const b = await startEmulator({ stateDir: dir, onError: () => {} });
     try {
@@ -165,4 +168,140 @@ describe("kill test: SIGKILL at random moments never leaves an unreadable state"
     const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
     expect(code).toBe(0);
   }, 60_000);
+});
+
+describe("the state journal", () => {
+  const SEED = {
+    sql: {
+      scanDurationMs: 0,
+      servers: [
+        {
+          name: "s1",
+          resourceGroup: "rg",
+          databases: Array.from({ length: 20 }, (_, i) => ({ name: `db${i}`, transparentDataEncryption: "Disabled" })),
+        },
+      ],
+    },
+  };
+  const journal = (dir: string) => readFileSync(join(dir, "state.journal"), "utf8");
+  const tde = (state: PersistedState, i: number) =>
+    (state.services.sql as { servers: { databases: { transparentDataEncryption: string }[] }[] }).servers[0].databases[i]
+      .transparentDataEncryption;
+
+  async function put(url: string, token: string, db: number, status: string): Promise<number> {
+    const res = await fetch(
+      `${url}/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Sql/servers/s1/databases/db${db}/transparentDataEncryption/current?api-version=2014-04-01`,
+      {
+        method: "PUT",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ properties: { status } }),
+      },
+    );
+    return res.status;
+  }
+  async function tokenOf(url: string): Promise<string> {
+    const res = await fetch(`${url}/metadata/identity/oauth2/token?api-version=2018-02-01&resource=https://management.azure.com/`, {
+      headers: { Metadata: "true" },
+    });
+    return ((await res.json()) as { access_token: string }).access_token;
+  }
+
+  it("a TDE write appends one line naming the database; the snapshot is not rewritten", async () => {
+    const dir = tempDir();
+    const emu = await startEmulator({ stateDir: dir, seed: SEED, onError: () => {} });
+    try {
+      await new Promise((r) => setImmediate(r));
+      const snapshot = readFileSync(join(dir, "state.json"), "utf8");
+      const token = await tokenOf(emu.url);
+      expect(await put(emu.url, token, 7, "Enabled")).toBe(200);
+      await new Promise((r) => setImmediate(r));
+      expect(readFileSync(join(dir, "state.json"), "utf8")).toBe(snapshot);
+      const lines = journal(dir).trim().split("\n");
+      expect(lines).toHaveLength(1);
+      const entry = JSON.parse(lines[0]) as { seq: number; path: unknown[]; value: { name: string; transparentDataEncryption: string } };
+      expect(entry.path).toEqual(["services", "sql", "servers", 0, "databases", 7]);
+      expect(entry.value).toMatchObject({ name: "db7", transparentDataEncryption: "Enabled" });
+      // The journal is what makes the change durable: loading replays it over the snapshot.
+      expect(tde(readSnapshot(dir), 7)).toBe("Disabled");
+      expect(tde(readState(dir), 7)).toBe("Enabled");
+    } finally {
+      await emu.close();
+    }
+    expect(tde(readSnapshot(dir), 7)).toBe("Enabled");
+    expect(journal(dir)).toBe("");
+  });
+
+  it("a torn last line (a kill in the middle of an append) is dropped on load and cut off the file", async () => {
+    const dir = tempDir();
+    const emu = await startEmulator({ stateDir: dir, seed: SEED, onError: () => {} });
+    const token = await tokenOf(emu.url);
+    await put(emu.url, token, 1, "Enabled");
+    await new Promise((r) => setImmediate(r));
+    const whole = journal(dir);
+    // Simulate the kill: the process is gone without a clean stop, half a line in the journal.
+    emu.store.flush();
+    const { appendFileSync } = await import("node:fs");
+    appendFileSync(join(dir, "state.journal"), '{"seq":99,"path":["services","sql","servers",0,"databa');
+    const state = StateStore.load(dir)!;
+    expect(tde(state, 1)).toBe("Enabled");
+    expect(journal(dir)).toBe(whole);
+    // A line in the middle that does not parse is not a torn tail: it is refused, naming the file and line.
+    appendFileSync(join(dir, "state.journal"), 'garbage\n{"seq":100,"path":["emulator","clockOffsetMs"],"value":5}\n');
+    expect(() => StateStore.load(dir)).toThrow(`${join(dir, "state.journal")}:2: the state journal has a line that is not an entry`);
+    await emu.close().catch(() => undefined);
+  });
+
+  it("the journal is compacted into a new snapshot once it outgrows it; entries the snapshot holds are not applied twice", async () => {
+    const dir = tempDir();
+    const state: PersistedState = { version: 1, emulator: { tokenKey: "", clockOffsetMs: 0 }, services: { counter: { n: 0 } } };
+    const store = new StateStore(state, dir, { minCompactBytes: 200, compactRatio: 1 });
+    store.changed();
+    store.flush();
+    expect(store.snapshots).toBe(1);
+    for (let i = 1; i <= 40; i++) {
+      (state.services.counter as { n: number }).n = i;
+      store.changed(["services", "counter", "n"]);
+      store.flush();
+    }
+    expect(store.snapshots).toBeGreaterThanOrEqual(2);
+    expect(store.writes).toBe(40 + store.snapshots); // 40 appends, plus each snapshot (the first and the compactions)
+    expect(readState(dir).services.counter).toEqual({ n: 40 });
+    // As if killed after a compaction's rename but before its truncate: old entries are still in the journal.
+    const { appendFileSync } = await import("node:fs");
+    appendFileSync(join(dir, "state.journal"), `${JSON.stringify({ seq: 1, path: ["services", "counter", "n"], value: -1 })}\n`);
+    expect(readState(dir).services.counter).toEqual({ n: 40 });
+    store.close();
+  });
+
+  it("10 000 writes on a 10 000-database state: one line each, a few snapshots, never the whole file per write", async () => {
+    const dir = tempDir();
+    const databases = Array.from({ length: 10_000 }, (_, i) => ({ name: `db${i}`, transparentDataEncryption: "Disabled" }));
+    const state: PersistedState = {
+      version: 1,
+      emulator: { tokenKey: "", clockOffsetMs: 0 },
+      services: { sql: { servers: [{ name: "s1", databases }] } },
+    };
+    const store = new StateStore(state, dir);
+    store.changed();
+    store.flush();
+    const { statSync } = await import("node:fs");
+    const snapshotBytes = statSync(join(dir, "state.json")).size;
+    for (let i = 0; i < 10_000; i++) {
+      databases[i].transparentDataEncryption = "Enabled";
+      store.changed(["services", "sql", "servers", 0, "databases", i]);
+      store.flush();
+    }
+    // 10 000 appends; compactions only when the journal outgrew the snapshot.
+    expect(store.writes - store.snapshots).toBe(10_000);
+    expect(store.snapshots).toBeLessThanOrEqual(3);
+    const journalBytes = statSync(join(dir, "state.journal")).size;
+    expect(journalBytes).toBeLessThanOrEqual(Math.max(1024 * 1024, snapshotBytes) + 200);
+    const loaded = readState(dir);
+    expect(
+      (loaded.services.sql as { servers: { databases: { transparentDataEncryption: string }[] }[] }).servers[0].databases.every(
+        (d) => d.transparentDataEncryption === "Enabled",
+      ),
+    ).toBe(true);
+    store.close();
+  });
 });

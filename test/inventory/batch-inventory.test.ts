@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { collectBatchInventory, type BatchInventory } from "../../src/inventory/batch-inventory";
 import { BatchAiClient } from "../../src/services/batchai/client";
-import { ApiError } from "../../src/http";
 import { SUB, type BatchEmulator, fixtureSeed, startBatchEmulator } from "../services/batchai/batchai-harness";
 
 const SEED_600 = fixtureSeed("600-jobs.yaml");
@@ -104,14 +103,21 @@ describe("collectBatchInventory", () => {
     expect(routes.some((r) => r.endsWith("/providers/Microsoft.BatchAI/workspaces") && !r.includes("resourceGroups"))).toBe(false);
   });
 
-  it("a resource group that does not exist fails the inventory with ARM's error", async () => {
+  it("a resource group that does not exist is one error, with ARM's answer; the other group is read in full", async () => {
     const t = await emulator(SEED_600);
-    const e = (await collectBatchInventory(t.client(), { ...SCOPE, resourceGroups: ["rg-batch-a", "rg-gone"] }).catch(
-      (x: unknown) => x,
-    )) as ApiError;
-    expect(e).toBeInstanceOf(ApiError);
-    expect(e.code).toBe("ResourceGroupNotFound");
-    expect(e.message).toContain("rg-gone");
+    const inv = await collectBatchInventory(t.client(), { ...SCOPE, resourceGroups: ["rg-batch-a", "rg-gone"] });
+    expect(inv.errors).toHaveLength(1);
+    expect(inv.errors[0]).toMatchObject({
+      resource: "workspaces of resource group rg-gone",
+      id: `/subscriptions/${SUB}/resourceGroups/rg-gone/providers/Microsoft.BatchAI/workspaces`,
+      operation: "Workspaces_ListByResourceGroup",
+      status: 404,
+      code: "ResourceGroupNotFound",
+    });
+    expect(inv.errors[0].message).toContain("rg-gone");
+    expect(inv.workspaces.map((w) => w.name)).toEqual(["ws-01", "ws-03"]);
+    expectUniqueIds(inv.jobs, 400);
+    expect(inv.warnings).toEqual([]);
   });
 
   it("keeps at most `concurrency` reads in flight", async () => {

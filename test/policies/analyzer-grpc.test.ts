@@ -132,6 +132,7 @@ async function configure(
     "batch-quota-headroom": "advisory",
     "artifact-signature-clean": "mandatory",
     "artifact-packed": "advisory",
+    "post-deploy-probes": "advisory",
   };
   await analyzer.configure(
     Object.fromEntries(
@@ -169,6 +170,7 @@ describe("GetAnalyzerInfo", () => {
       ["batch-quota-headroom", "stack", "advisory"],
       ["artifact-signature-clean", "resource", "mandatory"],
       ["artifact-packed", "resource", "advisory"],
+      ["post-deploy-probes", "stack", "advisory"],
     ]);
     const [tdeP, drift, quota] = info.policies;
     expect(Object.keys(tdeP.configSchema ?? {})).toEqual(["exemptions"]);

@@ -30,6 +30,7 @@ function drifted(
       artifacts: [],
       databases: [{ id, resourceGroup: "rg", server: "s1", database, liveTdeStatus: live }],
       tierAdvisors: [{ id, resourceGroup: "rg", server: "s1", database, advisor: undefined }],
+      probes: [],
     },
   };
 }

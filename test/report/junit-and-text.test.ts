@@ -42,6 +42,7 @@ describe("JUnit report", () => {
       "stackwarden.batch-quota-headroom",
       "stackwarden.artifact-signature-clean",
       "stackwarden.artifact-packed",
+      "stackwarden.post-deploy-probes",
     ]);
   });
 
@@ -59,7 +60,7 @@ describe("JUnit report", () => {
       ["3", "0", "1"],
       ["2", "0", "0"],
     ]);
-    // A rule without subjects (no artifacts here) is an empty suite.
+    // A rule with nothing to judge (no artifacts or probes here) is an empty suite.
     for (const s of doc.testsuite) expect(s.testcase ?? []).toHaveLength(Number(s["@_tests"]));
   });
 
@@ -110,6 +111,7 @@ describe("JUnit report", () => {
         ],
         tierAdvisors: [],
         usages: [],
+        probes: [],
       },
       resolveRuleSettings({ "sql-tier-advisor-drift": { enforcementLevel: "disabled" } }),
       [],
@@ -157,7 +159,7 @@ describe("json, table and markdown reports", () => {
   it("table: an expired exemption is shown as EXPIRED and covers nothing", () => {
     const late = reportInput();
     const r = evaluateCompliance(
-      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [], artifacts: [] },
+      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [], artifacts: [], probes: [] },
       late.stack.policies,
       late.stack.exemptions,
       Date.parse("2026-01-01T00:00:00Z"),
@@ -181,7 +183,7 @@ describe("json, table and markdown reports", () => {
 
   it("markdown: a clean run gets the check mark", () => {
     const r = evaluateCompliance(
-      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [], artifacts: [] },
+      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [], artifacts: [], probes: [] },
       resolveRuleSettings({}),
       [],
       NOW,

@@ -95,6 +95,7 @@ export function reportInput(padding = 0, stackName = "report"): ComplianceReport
       { subscriptionId: SUB, location: "eastus", name: "clusters", displayName: "Clusters", currentValue: 2, limit: 20, unit: "Count" },
     ],
     artifacts: [],
+    probes: [],
   };
   const result = evaluateCompliance(facts, stack.policies, stack.exemptions, NOW);
   return { stack, stackName, file: stack.file, result, generatedAt: new Date(NOW), toolVersion: "0.1.0" };

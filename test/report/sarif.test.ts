@@ -62,8 +62,9 @@ describe("SARIF 2.1.0 report", () => {
       "batch-quota-headroom",
       "artifact-signature-clean",
       "artifact-packed",
+      "post-deploy-probes",
     ]);
-    expect(rules.map((r) => r.defaultConfiguration.level)).toEqual(["error", "warning", "warning", "error", "warning"]);
+    expect(rules.map((r) => r.defaultConfiguration.level)).toEqual(["error", "warning", "warning", "error", "warning", "warning"]);
     expect(log.runs[0].tool.driver.name).toBe("stackwarden");
     for (const r of log.runs[0].results) {
       expect(ruleIds()).toContain(r.ruleId);

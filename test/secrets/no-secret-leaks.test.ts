@@ -221,3 +221,140 @@ describe("secrets never reach the CLI's output", () => {
     t.emu.faults.configure({ seed: 1, latencyMs: 0, maxConsecutive: 3, rules: [] });
   }, 40_000);
 });
+
+/**
+ * Every credential input at once, planted with values that can be searched for: AZURE_ACCESS_TOKEN
+ * (a token the emulator's IMDS issued, so the commands work; and a forged one, so they fail), the
+ * tokens IMDS issues when no token is given (found by their JWT shape), and the key variables of
+ * the contract (geocoding and API Setu, planted even where no client reads them yet). Every command
+ * runs as a process with STACKWARDEN_LOG=debug; stdout, stderr, every report format, the files
+ * check writes, the emulator's own output and its --state directory are searched.
+ */
+describe("planted credentials appear nowhere, whatever the command, format or log level", () => {
+  const GEO_KEY = "geo-planted-key-4d1c9a";
+  const SETU_KEY = "setu-planted-key-8b27f0";
+  const SETU_CLIENT = "setu-planted-client-c0ffee";
+  const planted = [GEO_KEY, SETU_KEY, SETU_CLIENT, PLANTED_JWT];
+  let emulator: ReturnType<typeof spawn>;
+  let url = "";
+  let emulatorOutput = "";
+  let work: string;
+  let stateDir: string;
+
+  beforeAll(async () => {
+    const { mkdtempSync, writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    work = mkdtempSync(join(tmpdir(), "stackwarden-secrets-"));
+    stateDir = join(work, "state");
+    writeFileSync(
+      join(work, "seed.yaml"),
+      `sql:\n  scanDurationMs: 100\n  servers:\n    - name: sql-secrets\n      resourceGroup: rg-secrets\n      databases:\n        - { name: orders, transparentDataEncryption: Disabled, serviceTierAdvisors: [{ currentServiceLevelObjective: S1, overallRecommendationServiceLevelObjective: S3, confidence: 0.9 }] }\n        - { name: billing, transparentDataEncryption: Enabled }\n      elasticPools:\n        - { name: pool-1, activities: [{ operation: CREATE, state: COMPLETED }] }\nbatchai:\n  usages:\n    - location: eastus\n      usages: [{ name: cores, currentValue: 90, limit: 100 }]\n`,
+    );
+    writeFileSync(
+      join(work, "stack.yaml"),
+      `config:\n  stackwarden:subscriptionId: 00000000-0000-0000-0000-000000000000\n  stackwarden:databases:\n    - { resourceGroup: rg-secrets, server: sql-secrets, database: orders, transparentDataEncryption: Enabled, serviceObjective: S1 }\n    - { resourceGroup: rg-secrets, server: sql-secrets, database: billing, transparentDataEncryption: Enabled }\n  stackwarden:elasticPools:\n    - { resourceGroup: rg-secrets, server: sql-secrets, elasticPool: pool-1 }\n  stackwarden:batch:\n    locations: [eastus]\n  stackwarden:probes:\n    - { name: tc, issuer: lawcollegeandaman, doctype: trcer, format: pdf, parameters: { ADMN_NO: "\${env:PROBE_ADMN}", FullName: "\${env:PROBE_NAME}" } }\n`,
+    );
+    emulator = spawn(
+      process.execPath,
+      [join(PROJECT_ROOT, "bin", "stackwarden.js"), "emulator", "--seed", join(work, "seed.yaml"), "--state", stateDir],
+      {
+        env: { ...process.env, STACKWARDEN_LOG: "debug" },
+      },
+    );
+    emulator.stderr!.on("data", (c: Buffer) => (emulatorOutput += c.toString()));
+    url = await new Promise<string>((resolve) =>
+      emulator.stdout!.on("data", (c: Buffer) => {
+        emulatorOutput += c.toString();
+        const line = emulatorOutput.split("\n").find((l) => l.startsWith("http://"));
+        if (line) resolve(line.trim());
+      }),
+    );
+  });
+  afterAll(async () => {
+    if (emulator && emulator.exitCode === null) emulator.kill("SIGKILL");
+    const { rmSync } = await import("node:fs");
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  function cli(args: string[], extra: NodeJS.ProcessEnv): Promise<{ code: number | null; text: string }> {
+    return new Promise((resolve) => {
+      const env: NodeJS.ProcessEnv = {};
+      for (const [k, v] of Object.entries(process.env)) if (!/^(STACKWARDEN_|AZURE_)/.test(k)) env[k] = v;
+      const child = spawn(process.execPath, [join(PROJECT_ROOT, "bin", "stackwarden.js"), ...args], {
+        cwd: work,
+        env: {
+          ...env,
+          STACKWARDEN_ARM_ENDPOINT: url,
+          STACKWARDEN_IMDS_ENDPOINT: `${url}/metadata`,
+          STACKWARDEN_LOG: "debug",
+          STACKWARDEN_GEOCODING_API_KEY: GEO_KEY,
+          STACKWARDEN_APISETU_API_KEY: SETU_KEY,
+          STACKWARDEN_APISETU_CLIENT_ID: SETU_CLIENT,
+          STACKWARDEN_APISETU_ENDPOINT: `${url}/apisetu`,
+          PROBE_ADMN: "ADMN-0001",
+          PROBE_NAME: "A Student",
+          ...extra,
+        },
+      });
+      let text = "";
+      child.stdout.on("data", (c: Buffer) => (text += c.toString()));
+      child.stderr.on("data", (c: Buffer) => (text += c.toString()));
+      child.on("close", (code) => resolve({ code, text }));
+    });
+  }
+
+  const COMMANDS: string[][] = [
+    ["plan", "--config", "stack.yaml"],
+    ["plan", "--config", "stack.yaml", "--output", "json"],
+    ["plan", "--config", "stack.yaml", "--output", "markdown"],
+    ["apply", "--config", "stack.yaml", "--yes", "--poll-interval", "50"],
+    ["drift", "--config", "stack.yaml"],
+    ["drift", "--config", "stack.yaml", "--output", "json"],
+    ["drift", "--config", "stack.yaml", "--output", "markdown"],
+    ...["table", "json", "sarif", "junit", "markdown"].flatMap((f) => [
+      ["check", "--config", "stack.yaml", "--format", f],
+      ["check", "--config", "stack.yaml", "--format", f, "--out", `report.${f}`],
+    ]),
+    ["inventory", "--config", "stack.yaml", "--output", "json"],
+    ["inventory", "--config", "stack.yaml", "--output", "yaml"],
+    ["inventory", "--config", "stack.yaml"],
+    ["whoami"],
+    ["whoami", "--output", "json"],
+    ["probe", "--config", "stack.yaml"],
+    ["probe", "--config", "stack.yaml", "--output", "json"],
+  ];
+
+  it("with a valid AZURE_ACCESS_TOKEN, with IMDS tokens, and with a forged token", async () => {
+    const res = await fetch(`${url}/metadata/identity/oauth2/token?api-version=2018-02-01&resource=https://management.azure.com/`, {
+      headers: { Metadata: "true" },
+    });
+    const valid = ((await res.json()) as { access_token: string }).access_token;
+    const all: string[] = [];
+    let sawDebug = false;
+    // Every command with the valid token; a cross-section with IMDS tokens and with the forged one.
+    const SOME = COMMANDS.filter((a) => a.includes("json") || a.includes("sarif") || a[0] === "apply" || a[0] === "probe");
+    for (const token of [valid, undefined, PLANTED_JWT]) {
+      for (const args of token === valid ? COMMANDS : SOME) {
+        const r = await cli(args, token ? { AZURE_ACCESS_TOKEN: token } : {});
+        const arm = !["whoami", "probe"].includes(args[0]);
+        // probe: 4, the issuer has no such record (an answer that went through the key).
+        if (args[0] === "probe") expect([0, 4], `${args.join(" ")}: ${r.text.slice(-400)}`).toContain(r.code);
+        else if (token !== PLANTED_JWT && arm) expect([0, 2, 3], `${args.join(" ")}: ${r.text.slice(-400)}`).toContain(r.code);
+        if (token === PLANTED_JWT && arm) expect(r.code, args.join(" ")).toBe(1); // refused with ARM's 401
+        sawDebug ||= r.text.includes("[stackwarden]") && /TransparentDataEncryptions_Get GET http/.test(r.text);
+        all.push(`$ ${args.join(" ")}\n${r.text}`);
+      }
+    }
+    expect(sawDebug).toBe(true);
+    const { readFileSync, readdirSync } = await import("node:fs");
+    for (const f of readdirSync(work).filter((n) => n.startsWith("report."))) all.push(readFileSync(join(work, f), "utf8"));
+    expect(readdirSync(work).filter((n) => n.startsWith("report."))).toHaveLength(5);
+    emulator.kill("SIGTERM");
+    await new Promise((r) => emulator.once("exit", r));
+    all.push(emulatorOutput);
+    for (const f of readdirSync(stateDir)) all.push(readFileSync(join(stateDir, f), "utf8"));
+    const text = all.join("\n");
+    expect(text).toContain("[stackwarden]"); // the debug log was on
+    expectClean(text, [...planted, valid]);
+  }, 240_000);
+});

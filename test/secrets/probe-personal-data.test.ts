@@ -8,7 +8,7 @@ import { PROJECT_ROOT } from "../../src/version";
 /**
  * Personal data planted in a probe's environment (names, certificate and admission numbers) must
  * appear in no stdout or stderr of `stackwarden probe` (with STACKWARDEN_LOG=debug), in no report
- * (--output json and table), and in nothing the emulator prints, whether the probe finds its
+ * (--output json and table), in the results kept for check, and in nothing the emulator prints, whether the probe finds its
  * record or not. Both are real processes of the compiled CLI.
  */
 const CLI = join(PROJECT_ROOT, "bin", "stackwarden.js");
@@ -119,7 +119,10 @@ describe("personal data planted in a probe's environment", () => {
     emulator.kill("SIGTERM");
     await closed;
 
+    const kept = readFileSync(join(dir, ".stackwarden", "probes", "pii.json"), "utf8");
+    expect(JSON.parse(kept)).toMatchObject({ stack: "pii", command: "probe", results: expect.any(Array) });
     const surfaces = {
+      "kept probe results (.stackwarden/probes/pii.json)": kept,
       "probe json stdout": json.out,
       "probe json stderr": json.err,
       "probe table stdout": table.out,

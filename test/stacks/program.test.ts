@@ -141,7 +141,11 @@ describe("stacks/ program with the dev stack's config", () => {
       const { __provider, ...inputs } = u.inputs;
       expect(inputs).toEqual({ subscriptionId: sub, location });
     }
-    let expected = (dev["stackwarden:databases"]?.length ?? 0) * 3 + pools.length * 2 + (batch.locations?.length ?? 0);
+    let expected =
+      (dev["stackwarden:databases"]?.length ?? 0) * 3 +
+      pools.length * 2 +
+      (batch.locations?.length ?? 0) +
+      (dev["stackwarden:probes"]?.length ?? 0);
     for (const w of batch.workspaces ?? []) {
       const n = `${w.resourceGroup}-${w.workspace}`.toLowerCase();
       const ref = { subscriptionId: sub, resourceGroup: w.resourceGroup, workspace: w.workspace };
@@ -210,6 +214,49 @@ describe("stacks/ program with the dev stack's config", () => {
       });
       expect(__provider).toContain("exports.handler");
     }
+  });
+
+  it("registers one CertificateProbe per probe: references only, never a value; a Pulumi secret goes in as a secret", async () => {
+    const rs = await runProgram(config);
+    const probes = dev["stackwarden:probes"] as { name: string; issuer: string; doctype: string; format: string }[];
+    expect(probes.length).toBeGreaterThan(0);
+    for (const p of probes) {
+      const r = byName(rs, `probe-${p.name}`);
+      expect(r.type).toBe("pulumi-nodejs:dynamic/certificates:CertificateProbe");
+      const { __provider, parameters, ...rest } = r.inputs;
+      expect(rest).toEqual({ name: p.name, issuer: p.issuer, doctype: p.doctype, format: p.format });
+      for (const source of Object.values(parameters as Record<string, { from: string; variable: string }>)) {
+        expect(source).toMatchObject({ from: "env", variable: expect.stringMatching(/^PROBE_/) });
+      }
+    }
+    // Registered after the TDE resources they depend on.
+    const lastTde = Math.max(...rs.map((r, i) => (r.type === TDE ? i : -1)));
+    for (const p of probes) expect(rs.findIndex((r) => r.name === `probe-${p.name}`)).toBeGreaterThan(lastTde);
+    // The health-policy probe's policy number stored as a secret (pulumi config set --secret --path): decrypted
+    // for the program, it is registered as a Pulumi secret.
+    registered.length = 0;
+    const secretProbes = (JSON.parse(config["stackwarden:probes"]) as Record<string, any>[]).map((p) =>
+      p.name === "health-policy" ? { ...p, parameters: { ...p.parameters, policyNo: "PLANTED-SECRET-POLICY-77" } } : p,
+    );
+    pulumi.runtime.setAllConfig({ ...config, "stackwarden:probes": JSON.stringify(secretProbes) }, ["stackwarden:probes"]);
+    const program = await import("../../stacks/program");
+    const reg = program.registerStack(program.readStackConfig());
+    await settings.waitForRPCs();
+    expect(reg.probes.size).toBe(probes.length);
+    // The engine sees the parameters as a secret (its signature), the policy number among them as a secret parameter;
+    // a probe without a secret is registered as plain references.
+    const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+    const health = byName(registered, "probe-health-policy").inputs.parameters as Record<string, any>;
+    expect(health["4dabf18193072939515e22adb298388d"]).toBe(SECRET_SIG);
+    expect(health.value.UDF1).toEqual({
+      from: "secret",
+      variable: "STACKWARDEN_PROBE_HEALTH_POLICY_POLICY_NO",
+      value: "PLANTED-SECRET-POLICY-77",
+    });
+    expect(health.value.FullName).toMatchObject({ from: "env", variable: "PROBE_HLIPC_FULL_NAME" });
+    const other = byName(registered, "probe-transfer-certificate").inputs.parameters as Record<string, any>;
+    expect(other["4dabf18193072939515e22adb298388d"]).toBeUndefined();
+    expect(other.ADMN_NO).toMatchObject({ from: "env", variable: "PROBE_TRCER_ADMN_NO" });
   });
 
   it("stacks/index.ts exports the live TDE status per database", async () => {

@@ -4,7 +4,7 @@ import { applyTde, type ApplyOutcome } from "../../reconcile/tde-apply";
 import { planTde, type TdePlan } from "../../reconcile/tde-plan";
 import { databaseLabel } from "../../arm/resource-id";
 import type { TdeApi } from "../../reconcile/tde-api";
-import { renderPlan } from "../../report/plan-report";
+import { planErrorLines, renderPlan } from "../../report/plan-report";
 import { azureClientsFromEnv } from "../../runtime/azure-clients";
 import type { CommandIO } from "../command-io";
 import { intOption } from "../option-parsers";
@@ -13,12 +13,18 @@ import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-
 import { UsageError } from "../cli-error";
 import type { AuditChange } from "../../audit/audit-entry";
 import { auditChangesOf } from "../../operations/apply-changes";
-import { runPulumiApply } from "../../engine/pulumi-engine";
+import { runPulumiApply, type EngineSummary } from "../../engine/pulumi-engine";
 import { applyUnderLock } from "../apply-under-lock";
 import { withOperationOptions, type OperationFlags } from "../operation-options";
+import { prepareProbes, type PreparedProbes } from "../../probes/probe-runner";
+import { withProbeDirOption, type ProbeDirFlags } from "../probe-dir-option";
+import { runProbeStep } from "../probe-step";
+import { EXIT_PROBE_FAILED } from "./probe-command";
 
-export interface ApplyFlags extends StackFlags, Partial<OperationFlags> {
+export interface ApplyFlags extends StackFlags, Partial<OperationFlags>, ProbeDirFlags {
   yes?: boolean;
+  /** Run the stack's probes once the apply has converged. */
+  probe?: boolean;
   concurrency: number;
   scanTimeout: number;
   pollInterval: number;
@@ -26,9 +32,15 @@ export interface ApplyFlags extends StackFlags, Partial<OperationFlags> {
 }
 
 export function registerApply(program: Command, io: CommandIO): void {
-  withOperationOptions(withStackOptions(program.command("apply")))
-    .description("make the planned TDE changes and wait for each encryption or decryption scan to finish (exit 0 converged, 1 error)")
+  withProbeDirOption(withOperationOptions(withStackOptions(program.command("apply"))))
+    .description(
+      "make the planned TDE changes and wait for each encryption or decryption scan to finish (exit 0 converged, 1 error; with --probe, 4 converged but a probe failed)",
+    )
     .option("-y, --yes", "do not ask for confirmation")
+    .option(
+      "--probe",
+      "once converged, run the stack's certificate probes and keep their results for check (exit 4 when one fails); a probe that cannot run (a missing variable or key) stops the apply before it changes anything",
+    )
     .option("--concurrency <n>", "databases changed at once", intOption(1, 64), 8)
     .option("--scan-timeout <seconds>", "longest wait for one scan", intOption(1), 3600)
     .option("--poll-interval <ms>", "time between progress polls", intOption(50, 600_000), 1000)
@@ -39,31 +51,54 @@ export function registerApply(program: Command, io: CommandIO): void {
     )
     .action(async (flags: ApplyFlags) => {
       const { stack, name } = loadStackFromFlags(flags, io);
-      if (flags.engine === "pulumi") {
-        if (!flags.stack) throw new UsageError("--engine pulumi needs --stack NAME (a stack of the Pulumi project), not --config");
-        const pulumiStack = flags.stack;
-        io.exitCode = await applyUnderLock("apply --engine pulumi", stack, name, flags, io, async () => {
-          const what: AuditChange[] = [];
-          const code = await runPulumiApply(
-            {
-              stack: pulumiStack,
-              stackFile: stackFilePath(pulumiStack, io.cwd),
-              yes: flags.yes,
-              onResourceChange: (c) => what.push({ ...c, outcome: c.op }),
-            },
-            io,
-          );
-          return { what, exitCode: code };
-        });
-        return;
-      }
-      const { sql } = azureClientsFromEnv(io.env);
-      io.exitCode = await applyUnderLock("apply", stack, name, flags, io, async () => {
-        let outcomes: ApplyOutcome[] = [];
-        const code = await runApply(sql, stack, name, flags, io, undefined, (o) => (outcomes = o));
-        return { what: await auditChangesOf(sql, outcomes), exitCode: code };
-      });
+      // Checked before anything changes: a probe that could not run must not leave a half-proven deployment.
+      const probes = flags.probe ? prepareProbes(stack.probes ?? [], { env: io.env }) : undefined;
+      await applyThenProbe(stack, name, flags, io, probes);
     });
+}
+
+/**
+ * The exit code of `apply --probe`: the apply's own when it did not converge (1: nothing is
+ * probed, there is no deployment to prove); otherwise 4 when a probe failed, else 0. A failed
+ * probe does not undo the apply and is not recorded in the audit entry (which records changes);
+ * the probe results are kept for `check`.
+ */
+async function applyThenProbe(stack: StackConfig, name: string, flags: ApplyFlags, io: CommandIO, probes?: PreparedProbes): Promise<void> {
+  await applyStack(stack, name, flags, io);
+  if (!probes || io.exitCode !== 0) return;
+  io.out("");
+  const run = await runProbeStep(probes, name, "apply --probe", io, flags);
+  io.exitCode = run.failed > 0 ? EXIT_PROBE_FAILED : 0;
+}
+
+/** The apply itself, by the chosen engine, under the stack's lock; sets io.exitCode (0 converged, 1 error). */
+async function applyStack(stack: StackConfig, name: string, flags: ApplyFlags, io: CommandIO): Promise<void> {
+  if (flags.engine === "pulumi") {
+    if (!flags.stack) throw new UsageError("--engine pulumi needs --stack NAME (a stack of the Pulumi project), not --config");
+    const pulumiStack = flags.stack;
+    io.exitCode = await applyUnderLock("apply --engine pulumi", stack, name, flags, io, async () => {
+      const what: AuditChange[] = [];
+      let summary: EngineSummary | undefined;
+      const code = await runPulumiApply(
+        {
+          stack: pulumiStack,
+          stackFile: stackFilePath(pulumiStack, io.cwd),
+          yes: flags.yes,
+          onResourceChange: (c) => what.push({ ...c, outcome: c.op }),
+          onSummary: (s) => (summary = s),
+        },
+        io,
+      );
+      return { what, exitCode: code, summary };
+    });
+    return;
+  }
+  const { sql } = azureClientsFromEnv(io.env);
+  io.exitCode = await applyUnderLock("apply", stack, name, flags, io, async () => {
+    let outcomes: ApplyOutcome[] = [];
+    const code = await runApply(sql, stack, name, flags, io, undefined, (o) => (outcomes = o));
+    return { what: await auditChangesOf(sql, outcomes), exitCode: code };
+  });
 }
 
 /** Plans, asks (unless --yes, or no one can answer), applies with progress; returns the exit code. */
@@ -78,9 +113,13 @@ export async function runApply(
 ): Promise<number> {
   const plan = planned ?? (await planTde(api, stack, { concurrency: Math.max(flags.concurrency, 16) }));
   if (!planned) io.out(renderPlan(plan, stack, stackName, "table"));
+  // Databases that could not be read are reported and left alone; the others are applied, and the
+  // exit code is 1 so that the pipeline knows the stack did not converge.
+  for (const line of planErrorLines(plan)) io.err(`stackwarden apply: ${line}`);
+  const unread = plan.errors.length > 0 ? 1 : 0;
   if (plan.changes.length === 0) {
-    io.out("Nothing to apply: live TDE already matches the stack.");
-    return 0;
+    io.out(unread ? "Nothing to apply among the databases that could be read." : "Nothing to apply: live TDE already matches the stack.");
+    return unread;
   }
   if (!flags.yes && io.ask) {
     const answer = await io.ask(`Apply ${plan.changes.length} change(s) to stack ${stackName}? [y/N] `);
@@ -96,7 +135,7 @@ export async function runApply(
   progress.finish();
   onOutcomes?.(outcomes);
   io.out(summarize(outcomes));
-  return outcomes.every((o) => o.ok) ? 0 : 1;
+  return outcomes.every((o) => o.ok) ? unread : 1;
 }
 
 function summarize(outcomes: ApplyOutcome[]): string {

@@ -1,5 +1,5 @@
 import { writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
 import { evaluateCompliance, type ComplianceResult } from "../../compliance/evaluate";
 import { gatherFacts } from "../../facts/gather-facts";
@@ -24,6 +24,10 @@ import { VERSION } from "../../version";
 import type { CommandIO } from "../command-io";
 import { choiceOption, intOption } from "../option-parsers";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
+import { readProbeRun, type StoredProbeRun } from "../../probes/probe-results-store";
+import { probeResultsNote } from "../../report/probe-results-note";
+import { stateDirs } from "../../settings/state-dirs";
+import { withProbeDirOption, type ProbeDirFlags } from "../probe-dir-option";
 
 /** Exit code of `check` when at least one mandatory rule is violated. */
 export const EXIT_MANDATORY_VIOLATION = 3;
@@ -32,7 +36,7 @@ const FORMATS = ["table", "json", "sarif", "junit", "markdown"] as const;
 type Format = (typeof FORMATS)[number];
 
 export function registerCheck(program: Command, io: CommandIO): void {
-  withStackOptions(program.command("check"))
+  withProbeDirOption(withStackOptions(program.command("check")))
     .description("run every compliance rule against live state (exit 0 no mandatory violation, 3 at least one, 1 error)")
     .option("--output <format>", FORMATS.join(", "), choiceOption(FORMATS), "table")
     .option("--format <format>", "alias of --output", choiceOption(FORMATS))
@@ -51,18 +55,21 @@ export function registerCheck(program: Command, io: CommandIO): void {
     .action(async (flags: CheckFlags) => {
       const format = flags.format ?? flags.output;
       const { stack, name } = loadStackFromFlags(flags, io);
+      // The planned state (the pull-request gate) is not deployed yet: no probe has run against it.
+      const probes = flags.planned ? { run: undefined, notes: [] } : lastProbeRunOf(stack, name, io, flags);
       // Settings first: nothing is scanned or read when the binary analysis service is not named.
       const gate = await openArtifactGate(stack, io.env);
       let result: CheckResult;
       try {
         result = await runCheck(azureClientsFromEnv(io.env), stack, flags.concurrency, {
           planned: flags.planned,
+          lastProbeRun: probes.run,
           artifacts: gate && { client: gate.client, cwd: io.cwd, warn: (l) => io.err(`stackwarden check: ${l}`) },
         });
       } finally {
         await gate?.close();
       }
-      const input = { stackName: name, file: stack.file, result, generatedAt: new Date(), toolVersion: VERSION };
+      const input = { stackName: name, file: stack.file, result, generatedAt: new Date(), toolVersion: VERSION, notes: probes.notes };
       const report = renderReport(input, format);
       for (const extra of flags.report) {
         writeFileSync(resolve(io.cwd, extra.file), `${renderReport(input, extra.format)}\n`);
@@ -83,7 +90,7 @@ export function registerCheck(program: Command, io: CommandIO): void {
     });
 }
 
-interface CheckFlags extends StackFlags {
+interface CheckFlags extends StackFlags, ProbeDirFlags {
   output: Format;
   format?: Format;
   out?: string;
@@ -138,19 +145,38 @@ export async function openArtifactGate(stack: StackConfig, env: NodeJS.ProcessEn
 }
 
 /**
+ * The stack's last probe run for `post-deploy-probes`, and the report's note on it. A stack without
+ * probes (or with the rule disabled) has nothing to read. No file, or a damaged one, is no error:
+ * the probes then have no result, and the note says why.
+ */
+export function lastProbeRunOf(
+  stack: StackConfig,
+  stackName: string,
+  io: Pick<CommandIO, "cwd" | "env">,
+  flags: ProbeDirFlags = {},
+): { run: StoredProbeRun | null | undefined; notes: string[] } {
+  if (!stack.probes?.length || stack.policies["post-deploy-probes"]?.enforcementLevel === "disabled") return { run: undefined, notes: [] };
+  const lookup = readProbeRun(stateDirs(io.cwd, io.env, flags).probes, stackName);
+  const shown = relative(io.cwd, lookup.path);
+  const note = probeResultsNote(lookup, shown.startsWith("..") ? lookup.path : shown);
+  return { run: lookup.found ? lookup.run : null, notes: [note] };
+}
+
+/**
  * Scans the stack's artifacts (with `artifacts`, when the stack names them), reads live state and
- * evaluates every rule with the stack's settings and exemptions (on the planned state with `planned`).
+ * evaluates every rule with the stack's settings and exemptions (on the planned state with
+ * `planned`); the probes are judged by `lastProbeRun` (absent: not judged; null: none kept).
  */
 export async function runCheck(
   clients: Pick<AzureClients, "sql" | "batch">,
   stack: StackConfig,
   concurrency = 16,
-  opts: { planned?: boolean; artifacts?: ArtifactGate } = {},
+  opts: { planned?: boolean; lastProbeRun?: StoredProbeRun | null; artifacts?: ArtifactGate } = {},
 ): Promise<CheckResult> {
   const { artifacts } = opts;
   const scanned = artifacts && stack.artifacts ? await gatherArtifactFacts(artifacts.client, stack, { cwd: artifacts.cwd }) : undefined;
   for (const p of scanned?.report.unmatchedPaths ?? []) artifacts?.warn(`warning: stackwarden:artifacts.paths "${p}" matches no file`);
-  const live = await gatherFacts(clients, stack, { concurrency });
+  const live = await gatherFacts({ sql: clients.sql, batch: clients.batch, lastProbeRun: opts.lastProbeRun }, stack, { concurrency });
   const facts = { ...(opts.planned ? plannedFacts(live, stack) : live), artifacts: scanned?.facts ?? [] };
   const scanErrors = facts.artifacts.filter((a) => a.scanError).map((a) => ({ path: a.path, error: a.scanError! }));
   return { ...evaluateCompliance(facts, stack.policies, stack.exemptions, Date.now()), scanErrors };

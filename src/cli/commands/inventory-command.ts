@@ -27,7 +27,7 @@ export function registerInventory(program: Command, io: CommandIO): void {
               io.err(`inventory: ${done}/${total} reads`);
             }
           : undefined;
-      const [b, s] = await Promise.all([
+      const [b, sqlResult] = await Promise.all([
         collectBatchInventory(
           batch,
           { subscriptionId: stack.subscriptionId, resourceGroups: stack.batch.resourceGroups, locations: stack.batch.locations },
@@ -35,15 +35,27 @@ export function registerInventory(program: Command, io: CommandIO): void {
         ),
         collectSqlInventory(sql, stack, { concurrency: flags.concurrency }),
       ]);
-      const { usagesByLocation: _byLocation, ...batchLists } = b;
-      const doc = { batch: batchLists, sql: s };
+      const { usagesByLocation: _byLocation, errors: batchErrors, warnings: batchWarnings, ...batchLists } = b;
+      // Every read that failed is listed; everything that could be read is still printed.
+      const errors = [...batchErrors, ...sqlResult.errors];
+      const warnings = [...batchWarnings, ...sqlResult.warnings];
+      const lists = { batch: batchLists, sql: sqlResult.inventory };
+      const doc = { ...lists, errors, warnings };
       if (flags.output === "json") io.out(JSON.stringify(doc, null, 2));
       else if (flags.output === "yaml") io.out(stringify(doc, { aliasDuplicateObjects: false }));
       else {
         io.out(`Inventory of stack ${name} (${stack.file})`);
-        for (const [section, lists] of Object.entries(doc)) {
-          for (const [k, v] of Object.entries(lists)) io.out(`  ${section}.${k.padEnd(36)} ${(v as unknown[]).length}`);
+        for (const [section, kinds] of Object.entries(lists)) {
+          for (const [k, v] of Object.entries(kinds)) io.out(`  ${section}.${k.padEnd(36)} ${(v as unknown[]).length}`);
         }
+        if (errors.length) io.out(`  ${"errors".padEnd(44)} ${errors.length}`);
       }
+      for (const w of warnings) io.err(`inventory: warning: ${w.resource}: ${w.message}`);
+      for (const e of errors) {
+        io.err(
+          `inventory: error: ${e.location ? `${e.location}: ` : ""}${e.resource}: ${e.status ? `HTTP ${e.status} ` : ""}${e.code}: ${e.message}`,
+        );
+      }
+      if (errors.length) io.exitCode = 1;
     });
 }

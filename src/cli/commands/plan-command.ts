@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { planTde } from "../../reconcile/tde-plan";
-import { renderPlan, type PlanFormat } from "../../report/plan-report";
+import { planErrorLines, renderPlan, type PlanFormat } from "../../report/plan-report";
 import { azureClientsFromEnv } from "../../runtime/azure-clients";
 import type { CommandIO } from "../command-io";
 import { choiceOption, intOption } from "../option-parsers";
@@ -11,7 +11,9 @@ export const EXIT_CHANGES = 2;
 
 export function registerPlan(program: Command, io: CommandIO): void {
   withStackOptions(program.command("plan"))
-    .description("compare desired TDE states with live ones and list the changes apply would make (exit 0 none, 2 pending, 1 error)")
+    .description(
+      "compare desired TDE states with live ones and list the changes apply would make (exit 0 none, 2 pending, 1 error: a database that could not be read, the others still planned)",
+    )
     .option("--output <format>", "table, json or markdown", choiceOption(["table", "json", "markdown"] as const), "table")
     .option("--concurrency <n>", "databases read at once", intOption(1, 256), 16)
     .action(async (flags: StackFlags & { output: PlanFormat; concurrency: number }) => {
@@ -19,6 +21,9 @@ export function registerPlan(program: Command, io: CommandIO): void {
       const { sql } = azureClientsFromEnv(io.env);
       const plan = await planTde(sql, stack, { concurrency: flags.concurrency });
       io.out(renderPlan(plan, stack, name, flags.output));
-      io.exitCode = plan.changes.length > 0 ? EXIT_CHANGES : 0;
+      // A database that could not be read is an error the user must fix (exit 1, over 2): the plan
+      // of the others is printed all the same, and each error names its stack-file line on stderr.
+      for (const line of planErrorLines(plan)) io.err(`stackwarden plan: ${line}`);
+      io.exitCode = plan.errors.length > 0 ? 1 : plan.changes.length > 0 ? EXIT_CHANGES : 0;
     });
 }

@@ -13,8 +13,11 @@ export interface TokenClaims {
   jti: string;
 }
 
+/** A token checked: valid, or why not (an expired token's claims are still given, so its audience can be judged first). */
 export type TokenVerdict =
-  { ok: true; claims: TokenClaims } | { ok: false; reason: "malformed" | "signature" | "expired" | "not-yet-valid"; expiresAt: number };
+  | { ok: true; reason?: undefined; claims: TokenClaims }
+  | { ok: false; reason: "expired"; claims: TokenClaims; expiresAt: number }
+  | { ok: false; reason: "malformed" | "signature" | "not-yet-valid"; claims?: undefined; expiresAt: number };
 
 /**
  * Issues and verifies the emulator's access tokens. They are real JWTs signed with a per-estate
@@ -65,7 +68,7 @@ export class AccessTokens {
       return { ok: false, reason: "malformed", expiresAt: 0 };
     }
     const secs = now / 1000;
-    if (secs >= claims.exp) return { ok: false, reason: "expired", expiresAt: claims.exp * 1000 };
+    if (secs >= claims.exp) return { ok: false, reason: "expired", claims, expiresAt: claims.exp * 1000 };
     if (secs + 300 < claims.nbf) return { ok: false, reason: "not-yet-valid", expiresAt: claims.exp * 1000 };
     return { ok: true, claims };
   }

@@ -43,35 +43,71 @@ export function armRoute(handler: Handler, opts: ArmRouteOptions): Handler {
   };
 }
 
-/** Returns an ARM 401 reply when the request has no valid bearer token from this emulator's IMDS. */
+/**
+ * The audiences Resource Manager accepts, exactly as it lists them in InvalidAuthenticationTokenAudience:
+ * a token for another resource (a key vault, Graph, storage) is refused even when it is otherwise valid.
+ */
+export const ARM_AUDIENCES: readonly string[] = [
+  "https://management.core.windows.net/",
+  "https://management.core.windows.net",
+  "https://management.azure.com/",
+  "https://management.azure.com",
+];
+const AUDIENCE_LIST = ARM_AUDIENCES.map((a) => `'${a}'`).join(",");
+
+/**
+ * ARM's 401: the `{ error }` body plus the RFC 6750 challenge ARM sends with it,
+ * `Bearer authorization_uri="https://login.windows.net/<tenant>", error="invalid_token", error_description="<message>"`.
+ */
+function unauthorized(code: string, message: string, tenantId?: string): EmulatorReply {
+  const description = message.replace(/["\\]/g, "'");
+  return armError(401, code, message, {
+    "www-authenticate": `Bearer authorization_uri="https://login.windows.net/${tenantId ?? ""}", error="invalid_token", error_description="${description}"`,
+  });
+}
+
+/**
+ * Returns ARM's 401 reply when the request has no valid bearer token for Resource Manager from
+ * this emulator's IMDS, checked as Azure does: the header (AuthenticationFailed), the token itself
+ * (InvalidAuthenticationToken: malformed, not signed by this estate's key, not yet valid), its
+ * audience (InvalidAuthenticationTokenAudience) and its expiry (ExpiredAuthenticationToken).
+ */
 export function checkBearer(req: EmulatorRequest, tokens: AccessTokens): EmulatorReply | undefined {
-  const challenge = {
-    "www-authenticate": `Bearer authorization_uri="${req.baseUrl}/metadata/identity/oauth2/token", error="invalid_token"`,
-  };
   const header = req.headers.authorization;
   if (!header) {
-    return armError(401, "AuthenticationFailed", "Authentication failed. The 'Authorization' header is missing.", challenge);
+    return unauthorized("AuthenticationFailed", "Authentication failed. The 'Authorization' header is missing.");
   }
   const m = /^Bearer\s+(\S+)$/i.exec(header);
   if (!m) {
-    return armError(
-      401,
-      "AuthenticationFailed",
-      "Authentication failed. The 'Authorization' header is provided in an invalid format.",
-      challenge,
-    );
+    return unauthorized("AuthenticationFailed", "Authentication failed. The 'Authorization' header is provided in an invalid format.");
   }
   const verdict = tokens.verify(m[1], req.now);
-  if (verdict.ok) return undefined;
-  if (verdict.reason === "expired") {
-    return armError(
-      401,
-      "ExpiredAuthenticationToken",
-      `The access token expiry UTC time '${new Date(verdict.expiresAt).toUTCString()}' is earlier than current UTC time '${new Date(req.now).toUTCString()}'.`,
-      challenge,
+  // Malformed, signed with another key, or not valid yet: no claims to trust.
+  const claims = verdict.claims;
+  if (!claims) return unauthorized("InvalidAuthenticationToken", "The access token is invalid.");
+  if (!ARM_AUDIENCES.includes(claims.aud)) {
+    return unauthorized(
+      "InvalidAuthenticationTokenAudience",
+      `The access token has been obtained for wrong audience or resource '${claims.aud}'. It should exactly match with one of the allowed audiences ${AUDIENCE_LIST}.`,
+      claims.tid,
     );
   }
-  return armError(401, "InvalidAuthenticationToken", "The access token is invalid.", challenge);
+  if (!verdict.ok) {
+    return unauthorized(
+      "ExpiredAuthenticationToken",
+      `The access token expiry UTC time '${dotnetUtc(claims.exp * 1000)}' is earlier than current UTC time '${dotnetUtc(req.now)}'.`,
+      claims.tid,
+    );
+  }
+  return undefined;
+}
+
+/** A time as .NET prints a UTC DateTime in ARM's messages: `6/15/2026 8:22:51 AM`. */
+export function dotnetUtc(ms: number): string {
+  const d = new Date(ms);
+  const h = d.getUTCHours();
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${d.getUTCMonth() + 1}/${d.getUTCDate()}/${d.getUTCFullYear()} ${h % 12 === 0 ? 12 : h % 12}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} ${h < 12 ? "AM" : "PM"}`;
 }
 
 /**

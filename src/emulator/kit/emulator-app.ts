@@ -27,6 +27,8 @@ export interface EmulatorRequest {
   baseUrl: string;
   /** The emulator's clock, in ms (real time plus any offset set through the admin API). */
   now: number;
+  /** A fault the injector chose for this request that the service itself must act out (a scan that stalls or fails). */
+  fault?: { scan?: { outcome: "stall" | "fail"; failAtPercent?: number; stallMs?: number } };
   /** The client's IP address, as the socket reports it. */
   remoteAddress?: string;
 }

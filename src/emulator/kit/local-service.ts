@@ -16,8 +16,12 @@ export type EmulatorErrorKind = "fault" | "no-route" | "invalid-body";
 export interface ServiceContext<S> {
   /** This service's state: plain JSON data, persisted with `--state`. */
   state(): S;
-  /** Call after every change to the state, so it is persisted. */
-  changed(): void;
+  /**
+   * Call after every change to the state, so it is persisted. With `--state`, naming the place
+   * that changed (keys and indexes within this service's state, e.g. `"servers", 0, "databases", 3`)
+   * journals just that part; without a path, the whole service state is journaled.
+   */
+  changed(...path: (string | number)[]): void;
   tokens: AccessTokens;
   settings: EmulatorSettings;
   app: EmulatorApp;

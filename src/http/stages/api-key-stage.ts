@@ -1,3 +1,4 @@
+import { credentialOriginProblem } from "../credential-origins";
 import type { Stage } from "../pipeline";
 import type { TransportContext } from "../transport-context";
 
@@ -9,7 +10,8 @@ const NOT_SECRET = /client-?id$/i;
 /**
  * API keys in request headers (`X-APISETU-APIKEY` with its client id) or in the query string
  * (`api_key`). The key values are registered as secrets, so error text that echoes them is scrubbed;
- * the redactor hides them in URLs and headers because no service declares them safe.
+ * the redactor hides them in URLs and headers because no service declares them safe. A key is
+ * never sent over plain http except to a loopback address (see credential-origins.ts).
  */
 export function apiKeyStage(
   ctx: TransportContext,
@@ -18,9 +20,11 @@ export function apiKeyStage(
   for (const [name, value] of Object.entries(key.headers ?? {})) if (!NOT_SECRET.test(name)) ctx.secrets.add(value);
   if (key.query) ctx.secrets.add(key.query.value);
   const param = key.query ? `${encodeURIComponent(key.query.name)}=${encodeURIComponent(key.query.value)}` : undefined;
+  const insecure = credentialOriginProblem(ctx.origin, "an API key");
   return {
     name: API_KEY_STAGE,
     send(req, next) {
+      if (insecure) return Promise.reject(ctx.failure(req.spec, "InsecureConnection", insecure));
       return next({
         ...req,
         headers: key.headers ? { ...req.headers, ...key.headers } : req.headers,

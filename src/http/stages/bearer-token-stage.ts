@@ -1,4 +1,5 @@
 import { ApiError } from "../api-error";
+import { credentialOriginProblem } from "../credential-origins";
 import type { OutgoingRequest, RawResponse, Send, Stage } from "../pipeline";
 import { scrubTokens } from "../redaction";
 import { canDiscardTokens, type TokenCredential } from "../token-credential";
@@ -10,9 +11,14 @@ export const BEARER_TOKEN_STAGE = "bearerToken";
  * `Authorization: Bearer <token>` from a credential. A 401 to the token is sent once more with a new
  * one when the credential can discard the refused one (a token expired early by clock skew, or
  * revoked, is cached still); a static token's 401 is final, and a refused new token is not retried.
+ * A token is never sent over plain http except to a loopback address: elsewhere the call fails
+ * before the token is even asked for (see credential-origins.ts).
  */
 export function bearerTokenStage(ctx: TransportContext, credential: TokenCredential, scopes: string[]): Stage {
+  // The origin is fixed for the transport (links to another origin are refused), so this is decided once.
+  const insecure = credentialOriginProblem(ctx.origin, "a bearer token");
   async function withToken(req: OutgoingRequest, next: Send): Promise<{ raw: RawResponse; token: string }> {
+    if (insecure) throw ctx.failure(req.spec, "InsecureConnection", insecure);
     const token = await acquire(ctx, credential, scopes, req);
     ctx.secrets.add(token);
     return { raw: await next({ ...req, headers: { ...req.headers, authorization: `Bearer ${token}` } }), token };

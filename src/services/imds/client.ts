@@ -1,5 +1,6 @@
 import { Agent } from "undici";
 import { ApiError, HttpTransport, type Logger, type RetryPolicyOptions, loggerFromEnv } from "../../http";
+import { tokenSourceProblem } from "../../http/credential-origins";
 import { responseValidator } from "../../specs/swagger-schemas";
 import { noteSchemaDrift } from "../../specs/schema-drift";
 import {
@@ -101,8 +102,25 @@ export class ImdsClient {
     return this.get("Identity_GetInfo", "/identity/info", {}, signal);
   }
 
-  /** Identity_GetToken: an access token for a resource, for the system or a user-assigned identity. */
+  /**
+   * Identity_GetToken: an access token for a resource, for the system or a user-assigned identity.
+   * Refused (before any request) from an http endpoint that is neither loopback nor link-local:
+   * the answer is a token, which must not cross a network in clear text.
+   */
   token(req: TokenRequest, signal?: AbortSignal): Promise<ImdsTokenResponse> {
+    const insecure = tokenSourceProblem(this.endpoint);
+    if (insecure) {
+      return Promise.reject(
+        new ApiError({
+          operation: "Identity_GetToken",
+          status: 0,
+          code: "InsecureConnection",
+          message: insecure,
+          method: "GET",
+          url: this.endpoint,
+        }),
+      );
+    }
     return this.get(
       "Identity_GetToken",
       "/identity/oauth2/token",

@@ -5,8 +5,11 @@
 export const IMDS_SPEC = "imds/2020-10-01/imds.json";
 /** The api-version the client sends. */
 export const IMDS_API_VERSION = "2020-10-01";
-/** Every version the spec folder publishes; the emulator accepts each (see the contract's quirks). */
-export const IMDS_API_VERSIONS = [
+/**
+ * The versions whose spec specs/imds publishes (responses are validated against them). IMDS serves
+ * more: the documented list is in api-versions.ts, and the emulator accepts every version there.
+ */
+export const IMDS_SPEC_VERSIONS = [
   "2018-10-01",
   "2019-02-01",
   "2019-03-11",

@@ -45,6 +45,20 @@ const ANSWERS: Record<string, EmulatorReply> = {
     },
   },
   noid: { status: 200, body: { value: [{ name: "w1", type: "Microsoft.BatchAI/workspaces" }] } },
+  oddids: {
+    status: 200,
+    body: {
+      value: [
+        { id: "", name: "empty" },
+        { id: 42, name: "numeric" },
+        { id: "workspaces/w3", name: "relative" },
+        null,
+        "w5",
+        { id: WS("oddids", "w6"), name: "w6" },
+      ],
+    },
+  },
+  notobject: { status: 200, body: '"just a string"', headers: { "content-type": "application/json" } },
   html: { status: 200, body: "<html><body>Sign in to continue</body></html>", headers: { "content-type": "text/html" } },
   nojson: { status: 200, body: '{"value": [', headers: { "content-type": "application/json" } },
   nullvalue: { status: 200, body: { value: null } },
@@ -120,30 +134,43 @@ describe("responses that drift from the spec", () => {
     expect(await c.listWorkspaces("nullvalue")).toEqual([]);
   });
 
-  it("validation: off checks nothing but still refuses what cannot be used", async () => {
+  it("validation: off checks nothing but still keeps (and warns about) a resource without an id", async () => {
     const { c, logger } = client("off");
     await c.listWorkspaces("drift");
     expect(logger.warnings).toEqual([]);
-    await expect(c.listWorkspaces("noid")).rejects.toThrow(/has no id/);
+    expect(await c.listWorkspaces("noid")).toEqual([{ name: "w1", type: "Microsoft.BatchAI/workspaces" }]);
   });
 
-  it("a resource without an id is refused", async () => {
-    const e = (await client()
-      .c.listWorkspaces("noid")
-      .catch((x: unknown) => x)) as ApiError;
-    expect(e).toBeInstanceOf(ApiError);
-    expect(e.code).toBe("InvalidResponse");
-    expect(e.message).toMatch(/Workspace named 'w1' has no id/);
+  it("a resource without an id is kept as the API returned it, with one warning however often it is read", async () => {
+    const { c, logger } = client();
+    for (let i = 0; i < 3; i++) expect(await c.listWorkspaces("noid")).toEqual([{ name: "w1", type: "Microsoft.BatchAI/workspaces" }]);
+    const lines = logger.warnings.filter((l) => l.includes("has no id"));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/Workspaces_List: item 0 of the list of .*: a Workspace named 'w1' has no id .*kept as the API returned it/);
   });
 
-  it("a body that is not JSON is refused", async () => {
-    for (const sub of ["html", "nojson"]) {
+  it("odd ids (empty, not a string, not an ARM id) are kept; items that are not objects are skipped; the list is never refused", async () => {
+    const { c, logger } = client();
+    const got = await c.listWorkspaces("oddids");
+    expect(got.map((w) => w.name)).toEqual(["empty", "numeric", "relative", "w6"]);
+    expect(got[1]).toEqual({ id: 42, name: "numeric" });
+    const w = logger.warnings.join("\n");
+    expect(w).toMatch(/named 'empty' has an empty id/);
+    expect(w).toMatch(/named 'numeric' has an id that is not a string \(number\)/);
+    expect(w).toMatch(/named 'relative' has the id 'workspaces\/w3', which is not an ARM resource id/);
+    expect(w).toMatch(/item 3 of page 1 of .* is null, not an object; it was skipped/);
+    expect(w).toMatch(/item 4 of page 1 of .* is a string, not an object; it was skipped/);
+    expect(w).not.toMatch(/'w6'/);
+  });
+
+  it("a body that is not JSON, or not an object, is still refused", async () => {
+    for (const sub of ["html", "nojson", "notobject"]) {
       const e = (await client()
         .c.listWorkspaces(sub)
         .catch((x: unknown) => x)) as ApiError;
       expect(e, sub).toBeInstanceOf(ApiError);
       expect(e.code).toBe("InvalidResponse");
-      expect(e.message).toMatch(/JSON/);
+      expect(e.message).toMatch(sub === "notobject" ? /no "value" array/ : /JSON/);
     }
   });
 });

@@ -158,12 +158,13 @@ describe("ImdsClient against the emulator", () => {
   it("uses the api-version it was given", async () => {
     const client = new ImdsClient({ endpoint: t.imdsEndpoint, retry: FAST_RETRY, apiVersion: "2018-10-01" });
     expect((await client.instance()).compute).toBeTruthy();
+    // 2017-03-01 is a documented IMDS version, but /instance exists only from 2017-04-02.
     const old = new ImdsClient({ endpoint: t.imdsEndpoint, retry: FAST_RETRY, apiVersion: "2017-03-01" });
     // IMDS's `{ "error": "<sentence>" }` is read as the message, with the HTTP reason as the code.
     await expect(old.instance()).rejects.toMatchObject({
       status: 400,
       code: "BadRequest",
-      detail: expect.stringContaining("api-version '2017-03-01' is invalid"),
+      detail: expect.stringContaining("api-version is invalid or was not specified"),
     });
   });
 });

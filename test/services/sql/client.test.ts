@@ -220,12 +220,13 @@ const driftingSql: LocalService<Record<string, never>> = {
   mount(ctx) {
     const srv = `/subscriptions/:sub/resourceGroups/:rg/providers/Microsoft.Sql/servers`;
     const v = ["2014-04-01"];
-    const advisor = (i: number) => ({ id: `/x/serviceTierAdvisors/a${i}`, name: `a${i}`, properties: { confidence: i / 10 } });
+    const x = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Sql/servers/srv/databases/d";
+    const advisor = (i: number) => ({ id: `${x}/serviceTierAdvisors/a${i}`, name: `a${i}`, properties: { confidence: i / 10 } });
     ctx.arm("GET", `${srv}/paged/databases/:db/serviceTierAdvisors`, v, (req) => armPage(req, [0, 1, 2, 3, 4].map(advisor), 2));
     ctx.arm("GET", `${srv}/drift/databases/:db/transparentDataEncryption/:name`, v, () => ({
       status: 200,
       body: {
-        id: "/x/transparentDataEncryption/current",
+        id: `${x}/transparentDataEncryption/current`,
         name: "current",
         location: null,
         properties: { status: "Paused", keyRotation: "auto" },
@@ -234,7 +235,16 @@ const driftingSql: LocalService<Record<string, never>> = {
     }));
     ctx.arm("GET", `${srv}/drift/databases/:db/transparentDataEncryption/:name/operationResults`, v, () => ({
       status: 200,
-      body: { value: [{ id: "/x/op", name: "current", properties: { status: "Reencrypting", percentComplete: null } }], nextLink: null },
+      body: {
+        value: [
+          {
+            id: `${x}/transparentDataEncryption/current/operationResults/current`,
+            name: "current",
+            properties: { status: "Reencrypting", percentComplete: null },
+          },
+        ],
+        nextLink: null,
+      },
     }));
     ctx.arm("GET", `${srv}/noid/databases/:db/transparentDataEncryption/:name`, v, () => ({
       status: 200,
@@ -277,7 +287,7 @@ describe("SqlClient is tolerant in what it receives", () => {
   it("hands drifting objects on unchanged and warns once, treating null as absent", async () => {
     const tde = await client.getTransparentDataEncryption(db("drift", "d"));
     expect(tde).toEqual({
-      id: "/x/transparentDataEncryption/current",
+      id: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Sql/servers/srv/databases/d/transparentDataEncryption/current",
       name: "current",
       location: null,
       properties: { status: "Paused", keyRotation: "auto" },
@@ -296,13 +306,17 @@ describe("SqlClient is tolerant in what it receives", () => {
     expect(actWarnings[0]).toContain("Encrypting, Decrypting");
   });
 
-  it("refuses a resource object without an id, and a body that is not JSON", async () => {
-    const noId = (await client.getTransparentDataEncryption(db("noid", "d")).catch((x: unknown) => x)) as ApiError;
-    expect(noId).toMatchObject({ status: 200, code: "InvalidResponse", operation: "TransparentDataEncryptions_Get" });
-    expect(noId.message).toContain('"id"');
-    const noIdItem = (await client.listTransparentDataEncryptionActivities(db("noid", "d")).catch((x: unknown) => x)) as ApiError;
-    expect(noIdItem).toMatchObject({ code: "InvalidResponse", operation: "TransparentDataEncryptionActivities_ListByConfiguration" });
-    expect(noIdItem.message).toContain("item 0");
+  it("keeps a resource object without an id as the API returned it (with a warning), and refuses a body that is not JSON", async () => {
+    const noId = await client.getTransparentDataEncryption(db("noid", "d"));
+    expect(noId.id).toBeUndefined();
+    expect(noId.properties?.status).toBeDefined();
+    expect(logger.warnings.some((w) => w.startsWith("TransparentDataEncryptions_Get") && w.includes("has no id"))).toBe(true);
+    const noIdItems = await client.listTransparentDataEncryptionActivities(db("noid", "d"));
+    expect(noIdItems).toHaveLength(1);
+    expect(noIdItems[0].id).toBeUndefined();
+    expect(
+      logger.warnings.some((w) => w.startsWith("TransparentDataEncryptionActivities_ListByConfiguration") && w.includes("item 0")),
+    ).toBe(true);
     const html = (await client.getTransparentDataEncryption(db("html", "d")).catch((x: unknown) => x)) as ApiError;
     expect(html).toMatchObject({ code: "InvalidResponse" });
     const bad = (await client.getTransparentDataEncryption(db("badjson", "d")).catch((x: unknown) => x)) as ApiError;

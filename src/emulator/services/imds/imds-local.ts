@@ -1,6 +1,7 @@
 import type { EmulatorReply, EmulatorRequest } from "../../kit/emulator-app";
 import type { LocalService, ServiceContext } from "../../kit/local-service";
-import { IMDS_API_VERSIONS, type ImdsAttestedContent, type ImdsInstance } from "../../../services/imds/types";
+import type { ImdsAttestedContent, ImdsInstance } from "../../../services/imds/types";
+import { IMDS_DOCUMENTED_VERSIONS, IMDS_NEWEST_VERSIONS, imdsVersionsFor, type ImdsCategory } from "../../../services/imds/api-versions";
 import { signAttestedDocument } from "./attested-signer";
 
 export interface ImdsIdentity {
@@ -33,8 +34,9 @@ const identitySchema = {
   properties: { clientId: { type: "string", minLength: 1 }, objectId: { type: "string", minLength: 1 }, resourceId: { type: "string" } },
 };
 
-const VERSIONS = new Set<string>(IMDS_API_VERSIONS);
-const NEWEST = [...IMDS_API_VERSIONS].reverse().slice(0, 3);
+/** IMDS's own words when the api-version is missing or not served for the endpoint (the documentation's example). */
+const BAD_VERSION =
+  "Bad request. api-version is invalid or was not specified in the request. For more information refer to aka.ms/azureimds";
 
 /** The Instance Metadata Service, as a VM sees it at 169.254.169.254. */
 export const imdsLocal: LocalService<ImdsState, ImdsSeed> = {
@@ -69,34 +71,45 @@ export const imdsLocal: LocalService<ImdsState, ImdsSeed> = {
 
   mount(ctx) {
     const { app } = ctx;
+    // Paths match with or without a trailing slash (`/metadata/identity/oauth2/token/`), as IMDS's do.
     app.route(
       "GET",
       "/metadata/instance",
-      imdsGate(false, () => ({ status: 200, body: ctx.state().instance })),
+      imdsGate("instance", () => ({ status: 200, body: ctx.state().instance })),
     );
     app.route(
       "GET",
       "/metadata/attested/document",
-      imdsGate(false, (req) => attested(ctx, req)),
+      imdsGate("attested", (req) => attested(ctx, req)),
     );
     app.route(
       "GET",
       "/metadata/identity/info",
-      imdsGate(true, () => ({ status: 200, body: { tenantId: ctx.state().tenantId } })),
+      imdsGate("identity", () => ({ status: 200, body: { tenantId: ctx.state().tenantId } })),
     );
     app.route(
       "GET",
       "/metadata/identity/oauth2/token",
-      imdsGate(true, (req) => token(ctx, req)),
+      imdsGate("identity", (req) => token(ctx, req)),
+    );
+    // The one unversioned endpoint: the versions IMDS serves, oldest first.
+    app.route(
+      "GET",
+      "/metadata/versions",
+      imdsGate(undefined, () => ({ status: 200, body: { apiVersions: [...IMDS_DOCUMENTED_VERSIONS] } })),
     );
   },
 };
 
 /**
  * IMDS's front door: `Metadata: true` is required, proxied requests (`X-Forwarded-For`) are refused,
- * and `api-version` must be one the service knows. Identity endpoints answer in OAuth's error shape.
+ * and `api-version` must be one IMDS documents for the endpoint's category (identity from
+ * 2018-02-01, attested from 2018-10-01 …); `/metadata/versions` (no category) takes none.
+ * Identity endpoints answer in OAuth's error shape.
  */
-function imdsGate(identity: boolean, handler: (req: EmulatorRequest) => EmulatorReply | Promise<EmulatorReply>) {
+function imdsGate(category: ImdsCategory | undefined, handler: (req: EmulatorRequest) => EmulatorReply | Promise<EmulatorReply>) {
+  const identity = category === "identity";
+  const versions = new Set<string>(category ? imdsVersionsFor(category) : []);
   const fail = (status: number, code: string, message: string, extra?: Record<string, unknown>): EmulatorReply =>
     identity ? { status, body: { error: code, error_description: message } } : { status, body: { error: message, ...extra } };
   return (req: EmulatorRequest): EmulatorReply | Promise<EmulatorReply> => {
@@ -110,19 +123,10 @@ function imdsGate(identity: boolean, handler: (req: EmulatorRequest) => Emulator
     if (String(req.headers.metadata ?? "").toLowerCase() !== "true") {
       return fail(400, "invalid_request", "Bad request. Required metadata header not specified");
     }
+    if (!category) return handler(req);
     const version = req.query.get("api-version");
-    if (!version) {
-      return fail(
-        400,
-        "bad_request",
-        "Bad request. api-version was not specified in the request. For more information refer to aka.ms/azureimds",
-        { "newest-versions": NEWEST },
-      );
-    }
-    if (!VERSIONS.has(version)) {
-      return fail(400, "bad_request", `Bad request. api-version '${version}' is invalid. For more information refer to aka.ms/azureimds`, {
-        "newest-versions": NEWEST,
-      });
+    if (!version || !versions.has(version)) {
+      return fail(400, "bad_request", BAD_VERSION, { "newest-versions": [...IMDS_NEWEST_VERSIONS] });
     }
     return handler(req);
   };

@@ -11,6 +11,7 @@ export interface SqlScanSeed {
   durationMs?: number;
   outcome?: "succeed" | "fail" | "stall";
   failAtPercent?: number;
+  stallMs?: number;
 }
 
 /** A service tier advisor: the spec's `ServiceTierAdvisorProperties` plus its name. */
@@ -231,6 +232,13 @@ const scanSchema = {
       minimum: 0,
       maximum: 100,
       description: "Optional: where a failing scan ends or a stalled one stops. Default 50.",
+    },
+    stallMs: {
+      type: "integer",
+      minimum: 0,
+      maximum: 86_400_000,
+      description:
+        "Optional, for outcome stall: how long the scan stands still before it goes on, on the emulator clock. Default: for ever.",
     },
   },
 } as const;

@@ -174,6 +174,8 @@ interface DatabaseEntry {
   server: SqlServerState;
   db: SqlDatabaseState;
   master: boolean;
+  /** Where the database lives in the service state (`servers`, i, `databases`, j), for the state journal. */
+  path: (string | number)[];
 }
 
 interface ServerEntry {
@@ -191,15 +193,17 @@ class SqlIndex {
   readonly servers = new Map<string, ServerEntry>();
 
   constructor(readonly state: SqlState) {
-    for (const server of state.servers) {
+    state.servers.forEach((server, si) => {
       this.groups.add(groupKey(server.subscriptionId, server.resourceGroup));
       const databases = new Map<string, DatabaseEntry>();
-      databases.set(MASTER_DATABASE, { server, db: masterOf(), master: true });
-      for (const db of server.databases) databases.set(db.name.toLowerCase(), { server, db, master: false });
+      databases.set(MASTER_DATABASE, { server, db: masterOf(), master: true, path: [] });
+      server.databases.forEach((db, di) => {
+        databases.set(db.name.toLowerCase(), { server, db, master: false, path: ["servers", si, "databases", di] });
+      });
       const pools = new Map<string, SqlElasticPoolState>();
       for (const p of server.elasticPools) pools.set(p.name.toLowerCase(), p);
       this.servers.set(serverKey(server.subscriptionId, server.resourceGroup, server.name), { server, databases, pools });
-    }
+    });
   }
 }
 
@@ -323,7 +327,7 @@ class SqlHandlers {
     const f = this.tde(req);
     if (!f.ok) return f.reply;
     const { server, db } = f.value;
-    this.settle(db, req.now);
+    this.settle(f.value, req.now);
     return { status: 200, body: tdeResource(server, db) };
   }
 
@@ -346,7 +350,7 @@ class SqlHandlers {
         `Transparent data encryption cannot be changed on the system database 'master' of server '${server.name}'; it is managed by Azure and always Disabled. Set it on user databases only.`,
       );
     }
-    this.settle(db, req.now);
+    this.settle(f.value, req.now);
     if (db.transparentDataEncryption === status) return { status: 200, body: tdeResource(server, db) };
     if (db.tdeScan) {
       const running = db.tdeScan.to === "Enabled" ? "encryption" : "decryption";
@@ -356,7 +360,9 @@ class SqlHandlers {
         `An ${running} scan of database '${db.name}' on server '${server.name}' is in progress; the status cannot be set to '${status}' until it has finished. Poll transparentDataEncryption/current/operationResults and try again.`,
       );
     }
-    const scan = db.scan ?? {};
+    // How the scan behaves: an injected scan fault (the fault injector's `scan`) wins over the database's seed.
+    const injected = req.fault?.scan;
+    const scan = injected ? { ...db.scan, ...injected } : (db.scan ?? {});
     db.tdeScan = {
       from: db.transparentDataEncryption,
       to: status,
@@ -364,10 +370,11 @@ class SqlHandlers {
       durationMs: scan.durationMs ?? this.ctx.state().scanDurationMs,
       outcome: scan.outcome ?? "succeed",
       failAtPercent: scan.failAtPercent ?? DEFAULT_FAIL_AT_PERCENT,
+      ...(scan.stallMs !== undefined ? { stallMs: scan.stallMs } : {}),
     };
     db.transparentDataEncryption = status;
-    this.settle(db, req.now); // a zero-length scan is over at once
-    this.ctx.changed();
+    this.settle(f.value, req.now); // a zero-length scan is over at once
+    this.ctx.changed(...f.value.path);
     return { status: 200, body: tdeResource(server, db) };
   }
 
@@ -376,7 +383,7 @@ class SqlHandlers {
     const f = this.tde(req);
     if (!f.ok) return f.reply;
     const { server, db } = f.value;
-    this.settle(db, req.now);
+    this.settle(f.value, req.now);
     if (!db.tdeScan) return list([]);
     const phase = scanPhase(db.tdeScan, req.now);
     if (!phase.running) return list([]); // unreachable after settle; kept for the type
@@ -392,13 +399,14 @@ class SqlHandlers {
   }
 
   /** Folds a finished scan into the database: its final status stays, the scan record goes. */
-  private settle(db: SqlDatabaseState, now: number): void {
+  private settle(entry: DatabaseEntry, now: number): void {
+    const db = entry.db;
     if (!db.tdeScan) return;
     const phase = scanPhase(db.tdeScan, now);
     if (phase.running) return;
     db.transparentDataEncryption = phase.status;
     delete db.tdeScan;
-    this.ctx.changed();
+    this.ctx.changed(...entry.path);
   }
 
   private server(req: EmulatorRequest): Found<ServerEntry> {

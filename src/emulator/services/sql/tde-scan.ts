@@ -16,6 +16,8 @@ export interface TdeScan {
   outcome: ScanOutcome;
   /** Where a failing scan ends, or a stalled one stops. */
   failAtPercent: number;
+  /** How long a stalled scan stands still before it goes on, in ms; absent: for ever. */
+  stallMs?: number;
 }
 
 export type ScanPhase =
@@ -31,8 +33,15 @@ export function scanPhase(scan: TdeScan, now: number): ScanPhase {
     case "fail":
       if (raw >= scan.failAtPercent) return { running: false, status: scan.from };
       return { running: true, activity, percentComplete: floor2(raw) };
-    case "stall":
-      return { running: true, activity, percentComplete: floor2(Math.min(raw, scan.failAtPercent)) };
+    case "stall": {
+      if (scan.stallMs === undefined) return { running: true, activity, percentComplete: floor2(Math.min(raw, scan.failAtPercent)) };
+      // It stands still at failAtPercent for stallMs, then goes on from there as a healthy scan would.
+      const stallStart = (scan.failAtPercent / 100) * scan.durationMs;
+      const moving = elapsed <= stallStart ? elapsed : Math.max(stallStart, elapsed - scan.stallMs);
+      const pct = scan.durationMs <= 0 ? 100 : (moving / scan.durationMs) * 100;
+      if (pct >= 100) return { running: false, status: scan.to };
+      return { running: true, activity, percentComplete: floor2(pct) };
+    }
     default:
       if (raw >= 100) return { running: false, status: scan.to };
       return { running: true, activity, percentComplete: floor2(raw) };

@@ -1,0 +1,31 @@
+import { campaignArgs } from "./campaign-args";
+import { runChaosCampaign, summarizeChaos } from "./chaos-campaign";
+
+/**
+ * `npm run chaos -- --runs N --seed S [--parallel P]`: the fault campaign (see chaos-campaign.ts).
+ * Prints progress, the failing seeds with what went wrong, and a summary; exits 1 when a run did
+ * not converge.
+ */
+async function run(): Promise<void> {
+  const args = campaignArgs(
+    process.argv.slice(2),
+    { runs: 100, seed: 1, parallel: 4 },
+    "usage: npm run chaos -- [--runs N] [--seed S] [--parallel P]",
+  );
+  const report = await runChaosCampaign({
+    seed: args.seed,
+    runs: args.runs,
+    parallel: args.parallel,
+    onRun: (r, done) => {
+      if (!r.converged) process.stdout.write(`seed ${r.seed}: did NOT converge: ${r.failure}\n`);
+      if (done % 50 === 0 || done === args.runs) process.stdout.write(`chaos: ${done}/${args.runs} runs done\n`);
+    },
+  });
+  process.stdout.write(`${summarizeChaos(report, args.seed)}\n`);
+  process.exitCode = report.failingSeeds.length ? 1 : 0;
+}
+
+run().catch((e: unknown) => {
+  process.stderr.write(`chaos campaign failed: ${(e as Error).stack ?? String(e)}\n`);
+  process.exitCode = 1;
+});
