@@ -6,7 +6,7 @@ import { resolveSettings, ruleSettingsSchema, type RuleDefinition } from "../src
 import { stackKeysSchema } from "../src/config/stack-schema";
 import { factsFromResources } from "./resource-facts";
 
-export { TYPES, advisorFacts, tdeFacts, usageFacts, certificateProbeFacts, factsFromResources } from "./resource-facts";
+export { TYPES, advisorFacts, artifactFacts, tdeFacts, usageFacts, certificateProbeFacts, factsFromResources } from "./resource-facts";
 
 /**
  * Each policy's config: the rule's thresholds with their defaults (the enforcement level is

@@ -3,6 +3,9 @@ import { sqlDatabaseId } from "../src/arm/resource-id";
 import {
   emptyFacts,
   UNKNOWN,
+  type ArtifactFacts,
+  type ArtifactMatchFacts,
+  type ArtifactVerdict,
   type ComplianceFacts,
   type DatabaseFacts,
   type Maybe,
@@ -19,6 +22,7 @@ export const TYPES = {
   tde: "pulumi-nodejs:dynamic/sql:TransparentDataEncryption",
   advisors: "pulumi-nodejs:dynamic/sql:ServiceTierAdvisors",
   usages: "pulumi-nodejs:dynamic/batchai:Usages",
+  artifactScan: "pulumi-nodejs:dynamic/artifacts:ArtifactScan",
   probe: "pulumi-nodejs:dynamic/certificates:CertificateProbe",
 } as const;
 
@@ -84,6 +88,29 @@ export function usageFacts(props: Record<string, unknown>, origin?: string): Usa
   return (list ?? []).map((u) => ({ ...usageFact(String(props.subscriptionId), String(props.location), u), origin }));
 }
 
+/** An artifact's facts from an ArtifactScan: its verdict as the provider's scan gave it (UNKNOWN while not known). */
+export function artifactFacts(props: Record<string, unknown>, origin?: string): ArtifactFacts {
+  const verdict = known(() => props.verdict as ArtifactVerdict | undefined);
+  const scanned = verdict !== UNKNOWN && verdict !== undefined;
+  const text = (k: string) => {
+    const v = known(() => props[k]);
+    return typeof v === "string" ? v : undefined;
+  };
+  return {
+    path: text("path") ?? "(a path not known yet)",
+    sha256: text("sha256") ?? "",
+    rulesDigest: text("rulesDigest") ?? "",
+    verdict: scanned ? verdict : UNKNOWN,
+    matches: scanned ? matchesOf(known(() => props.matches)) : [],
+    ...(scanned && text("packer") ? { packer: text("packer") } : {}),
+    scannedUnpacked: scanned && known(() => props.scannedUnpacked) === true,
+    ...(scanned && text("unpackError") ? { unpackError: text("unpackError") } : {}),
+    // The provider fails rather than record an unscanned file; a state that says otherwise is not judged clean.
+    ...(verdict === "error" ? { scanError: text("scanError") ?? "the file was not scanned" } : {}),
+    origin,
+  };
+}
+
 /**
  * A probe's facts from a CertificateProbe resource's outputs: its identity and what it kept
  * (outcome, latency, size, sha-256, the issuer's error). Before it has run in this deployment (a
@@ -116,12 +143,17 @@ export function certificateProbeFacts(props: Record<string, unknown>, origin?: s
   };
 }
 
+function matchesOf(v: unknown): ArtifactMatchFacts[] {
+  return Array.isArray(v) ? (v as ArtifactMatchFacts[]) : [];
+}
+
 /** The facts a set of resources gives the rules; resources of other types add nothing. */
 export function factsFromResources(resources: readonly ResourceInput[]): ComplianceFacts {
   const facts = emptyFacts("");
   for (const r of resources) {
     if (r.type === TYPES.tde) facts.databases.push(tdeFacts(r.props, r.urn));
     else if (r.type === TYPES.advisors) facts.tierAdvisors.push(advisorFacts(r.props, r.urn));
+    else if (r.type === TYPES.artifactScan) facts.artifacts.push(artifactFacts(r.props, r.urn));
     else if (r.type === TYPES.usages) {
       const usages = usageFacts(r.props, r.urn);
       if (usages !== UNKNOWN) facts.usages.push(...usages);

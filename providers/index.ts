@@ -3,5 +3,6 @@
 // time, through provider-entry.ts; the program never loads them.
 export * from "./transparent-data-encryption";
 export * from "./data-sources";
+export * from "./artifact-scan";
 export * from "./certificate-probe";
 export { providerText, type ProviderName } from "./provider-text";

@@ -4,6 +4,7 @@ import { dataSourceProvider } from "./data-source-provider";
 import type { ProviderName } from "./provider-text";
 import { tdeProvider } from "./tde-provider";
 import { certificateProbeProvider } from "./certificate-probe-provider";
+import { artifactScanProvider } from "./artifact-scan-provider";
 
 const providers = new Map<string, pulumi.dynamic.ResourceProvider>();
 
@@ -16,6 +17,7 @@ export function provider(name: ProviderName): pulumi.dynamic.ResourceProvider {
   if (!p) {
     if (name === "tde") p = tdeProvider;
     else if (name === "certificateProbe") p = certificateProbeProvider;
+    else if (name === "artifactScan") p = artifactScanProvider;
     else if (Object.prototype.hasOwnProperty.call(DATA_SOURCES, name)) p = dataSourceProvider(name as DataSourceKind);
     else throw new Error(`stackwarden has no dynamic provider named "${name}" (a stack written by another version?)`);
     providers.set(name, p);

@@ -1,6 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
+import { findProjectDir, resolveArtifacts } from "../src/artifacts/artifact-scan";
+import { sha256FileSync } from "../src/artifacts/file-digest";
+import { displayPath } from "../src/artifacts/path-glob";
 import { stackConfigFromValues, type StackConfig } from "../src/config/stack-config";
 import {
+  ArtifactScan,
   BatchAiCluster,
   BatchAiExperiment,
   BatchAiFileServer,
@@ -63,12 +67,42 @@ export interface Registered {
   /** By `rg/server/database`. */
   tde: Map<string, TransparentDataEncryption>;
   advisors: ServiceTierAdvisors[];
+  /** By path relative to the project directory. */
+  artifacts: Map<string, ArtifactScan>;
   /** By probe name. */
   probes: Map<string, CertificateProbe>;
 }
 
-/** Registers the TDE resources, every data source the stack names, and the post-deploy probes. */
+/**
+ * One ArtifactScan per file of `stackwarden:artifacts` (globs and rules relative to the project
+ * directory), with the file's sha-256 and the rule set's digest as inputs: a changed file or rule set
+ * is a diff. Registered first, so that the pack judges them before anything else changes.
+ */
+export function registerArtifacts(stack: StackConfig, projectDir = findProjectDir(process.cwd())): Map<string, ArtifactScan> {
+  const scans = new Map<string, ArtifactScan>();
+  if (!stack.artifacts) return scans;
+  let resolved;
+  try {
+    resolved = resolveArtifacts(stack.artifacts, projectDir);
+  } catch (e) {
+    throw new pulumi.RunError((e as Error).message);
+  }
+  for (const p of resolved.unmatchedPaths) pulumi.log.warn(`stackwarden:artifacts.paths "${p}" matches no file`);
+  for (const file of resolved.files) {
+    const path = displayPath(projectDir, file);
+    // Hashed synchronously: plain inputs register at once, in program order (before the databases).
+    const { sha256 } = sha256FileSync(file);
+    scans.set(
+      path,
+      new ArtifactScan(`artifact-${path}`, { path, sha256, rulesDigest: resolved.ruleSet.digest, rules: stack.artifacts.rules }),
+    );
+  }
+  return scans;
+}
+
+/** Registers the artifact scans, the TDE resources, every data source the stack names, and the post-deploy probes. */
 export function registerStack(stack: StackConfig): Registered {
+  const artifacts = registerArtifacts(stack);
   const sub = stack.subscriptionId;
   const tde = new Map<string, TransparentDataEncryption>();
   const advisors: ServiceTierAdvisors[] = [];
@@ -111,5 +145,5 @@ export function registerStack(stack: StackConfig): Registered {
     const args = { name: p.name, issuer: p.issuer, doctype: p.doctype, format: p.format, parameters: p.parameters };
     probes.set(p.name, new CertificateProbe(`probe-${p.name}`, args, { dependsOn: deployed }));
   }
-  return { tde, advisors, probes };
+  return { tde, advisors, artifacts, probes };
 }

@@ -1,5 +1,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { artifactVerdict } from "../compliance/artifact-verdict";
+import type { ArtifactVerdict } from "../compliance/facts";
 import { mapBounded } from "../concurrency/bounded-map";
 import type { ArtifactsTarget } from "../config/stack-config";
 import { withFileSource } from "../executables/byte-source";
@@ -23,6 +25,8 @@ export interface ArtifactMatch {
   strings: { identifier: string; offset: number; length?: number }[];
   /** Offset of the first matched string (for a SARIF region), when the rule matched strings. */
   offset?: number;
+  /** Length of the first matched string. */
+  length?: number;
 }
 
 /** What the gate found about one artifact: plain data that the rules judge. */
@@ -43,9 +47,10 @@ export interface ArtifactResult {
   error?: string;
   /**
    * `error` (not scanned) > `matched` (a rule matched) > `packed-not-unpackable` (packed, and
-   * unpacking failed or is not possible) > `clean`.
+   * unpacking failed or is not possible) > `clean`: `artifactVerdict` of src/compliance, the one
+   * definition the rules and the ArtifactScan data source share.
    */
-  verdict: "clean" | "matched" | "packed-not-unpackable" | "error";
+  verdict: ArtifactVerdict;
 }
 
 /** The gate's findings for a set of artifacts. */
@@ -62,24 +67,31 @@ export interface ArtifactScanReport {
 export interface ResolvedArtifacts {
   baseDir: string;
   files: string[];
+  /** For each file, the index of the first glob of `paths` that matched it. */
+  patternIndex: number[];
   unmatchedPaths: string[];
   ruleSet: RuleSet;
 }
 
 /** The project directory of a stack file: the nearest directory above it holding Pulumi.yaml, else the stack file's own directory. */
 export function projectDirOf(stackFile: string): string {
-  const start = dirname(resolve(stackFile));
-  for (let dir = start; ; dir = dirname(dir)) {
+  return findProjectDir(dirname(resolve(stackFile)));
+}
+
+/** The nearest directory at or above `start` holding Pulumi.yaml, else `start` (the Pulumi program and its providers run there). */
+export function findProjectDir(start: string): string {
+  const from = resolve(start);
+  for (let dir = from; ; dir = dirname(dir)) {
     if (existsSync(join(dir, "Pulumi.yaml"))) return dir;
-    if (dirname(dir) === dir) return start;
+    if (dirname(dir) === dir) return from;
   }
 }
 
 /** Expands the stack's artifact globs and loads its rule files, relative to `baseDir`. Throws RuleSetError for unusable rules. */
 export function resolveArtifacts(target: ArtifactsTarget, baseDir: string): ResolvedArtifacts {
   const ruleSet = loadRuleSet(baseDir, target.rules, "stackwarden:artifacts.rules");
-  const { files, unmatched } = expandGlobs(baseDir, target.paths);
-  return { baseDir, files, unmatchedPaths: unmatched, ruleSet };
+  const { files, unmatched, patternIndex } = expandGlobs(baseDir, target.paths);
+  return { baseDir, files, patternIndex, unmatchedPaths: unmatched, ruleSet };
 }
 
 export interface ScanArtifactsOptions {
@@ -133,7 +145,7 @@ async function scanOne(file: string, opts: ScanArtifactsOptions, sources: Return
       scannedUnpacked,
       unpackError,
       matches,
-      verdict: matches.length > 0 ? "matched" : packer && !scannedUnpacked ? "packed-not-unpackable" : "clean",
+      verdict: artifactVerdict({ packer: packer?.name, scannedUnpacked, matches }),
     };
   } catch (e) {
     if (isRuleSetFailure(e)) throw e;
@@ -176,7 +188,15 @@ function toMatches(result: YaraScanResult): ArtifactMatch[] {
   return result.sources.flatMap((s) =>
     s.matches.map((m) => {
       const strings = m.strings.filter((x) => x.offset >= 0).map((x) => ({ identifier: x.identifier, offset: x.offset, length: x.length }));
-      return { rule: m.rule, ruleFile: s.source, tags: m.tags, meta: m.meta, strings, offset: strings[0]?.offset };
+      return {
+        rule: m.rule,
+        ruleFile: s.source,
+        tags: m.tags,
+        meta: m.meta,
+        strings,
+        offset: strings[0]?.offset,
+        length: strings[0]?.length,
+      };
     }),
   );
 }

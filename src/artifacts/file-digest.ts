@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
+import { closeSync, createReadStream, openSync, readSync } from "node:fs";
 
 /** The sha-256 (hex) and size of a file, read as a stream (any size, flat memory). */
 export async function sha256File(path: string): Promise<{ sha256: string; size: number }> {
@@ -8,6 +8,23 @@ export async function sha256File(path: string): Promise<{ sha256: string; size: 
   for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
     h.update(chunk);
     size += chunk.length;
+  }
+  return { sha256: h.digest("hex"), size };
+}
+
+/** The sha-256 (hex) and size of a file, read synchronously in 1 MiB chunks (flat memory; for the Pulumi program, which registers resources in order). */
+export function sha256FileSync(path: string): { sha256: string; size: number } {
+  const h = createHash("sha256");
+  const buf = Buffer.allocUnsafe(1 << 20);
+  const fd = openSync(path, "r");
+  let size = 0;
+  try {
+    for (let n = readSync(fd, buf, 0, buf.length, null); n > 0; n = readSync(fd, buf, 0, buf.length, null)) {
+      h.update(buf.subarray(0, n));
+      size += n;
+    }
+  } finally {
+    closeSync(fd);
   }
   return { sha256: h.digest("hex"), size };
 }

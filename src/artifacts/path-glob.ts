@@ -77,21 +77,25 @@ function escape(c: string): string {
   return /[.+^${}()|[\]\\/]/.test(c) ? `\\${c}` : c;
 }
 
-/** The files under `base` that match one of `patterns` (relative to `base`, or absolute), sorted, each once; and the patterns that matched nothing. */
-export function expandGlobs(base: string, patterns: readonly string[]): { files: string[]; unmatched: string[] } {
-  const found = new Set<string>();
+/**
+ * The files under `base` that match one of `patterns` (relative to `base`, or absolute), sorted, each
+ * once, with the index of the first pattern that matched each; and the patterns that matched nothing.
+ */
+export function expandGlobs(base: string, patterns: readonly string[]): { files: string[]; patternIndex: number[]; unmatched: string[] } {
+  const found = new Map<string, number>();
   const unmatched: string[] = [];
-  for (const pattern of patterns) {
+  patterns.forEach((pattern, index) => {
     const hits = new Set<string>();
     for (const p of expandBraces(pattern)) {
       const abs = isAbsolute(p);
       const segments = p.split(/[\\/]+/).filter((s, i) => s !== "" && !(s === "." && i > 0));
       walk(abs ? sep : base, segments, 0, hits);
     }
-    for (const h of hits) found.add(h);
+    for (const h of hits) if (!found.has(h)) found.set(h, index);
     if (hits.size === 0) unmatched.push(pattern);
-  }
-  return { files: [...found].sort(), unmatched };
+  });
+  const files = [...found.keys()].sort();
+  return { files, patternIndex: files.map((f) => found.get(f)!), unmatched };
 }
 
 function walk(dir: string, segments: string[], i: number, out: Set<string>): void {
@@ -160,4 +164,33 @@ function isDir(p: string): boolean {
 export function displayPath(base: string, file: string): string {
   const rel = relative(base, file);
   return rel.startsWith("..") || isAbsolute(rel) ? file : rel.split(sep).join("/");
+}
+
+/**
+ * Whether a relative path (`/` separators) matches a glob of `stackwarden:artifacts.paths`, by the
+ * same rules `expandGlobs` walks the disk with (for paths that need not exist: changed files in git).
+ */
+export function globMatches(pattern: string, path: string): boolean {
+  const parts = path.split("/").filter((s) => s !== "" && s !== ".");
+  return expandBraces(pattern).some((p) => {
+    const segments = p.split(/[\\/]+/).filter((s) => s !== "" && s !== ".");
+    return matchSegments(segments, 0, parts, 0);
+  });
+}
+
+function matchSegments(segments: string[], i: number, parts: string[], j: number): boolean {
+  if (i === segments.length) return j === parts.length;
+  const seg = segments[i];
+  if (seg === "**") {
+    // As the walk does: a trailing `**` is every file below; otherwise it spans any number of directories. Neither enters dot names.
+    if (i + 1 === segments.length) return j < parts.length && parts.slice(j).every((x) => !x.startsWith("."));
+    for (let k = j; k < parts.length; k++) {
+      if (matchSegments(segments, i + 1, parts, k)) return true;
+      if (parts[k].startsWith(".")) return false;
+    }
+    return false;
+  }
+  if (j >= parts.length) return false;
+  const ok = MAGIC.test(seg) ? segmentRegExp(seg).test(parts[j]) : parts[j] === seg.replace(/\\(.)/g, "$1");
+  return ok && matchSegments(segments, i + 1, parts, j + 1);
 }

@@ -46,5 +46,6 @@ export function applyExemptions(
 
 function covers(e: Exemption, f: Finding): boolean {
   if (e.rules && !e.rules.includes(f.ruleId)) return false;
-  return sameResourceId(e.resourceId, f.resourceId);
+  // ARM ids compare as ARM does (case, namespace spelling); other ids (`artifact:<path>`) exactly.
+  return f.resourceId.startsWith("/") ? sameResourceId(e.resourceId, f.resourceId) : e.resourceId === f.resourceId;
 }

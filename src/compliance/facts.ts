@@ -64,6 +64,50 @@ export interface UsageFacts extends FactOrigin {
   unit?: string;
 }
 
+/** One signature rule that matched an artifact. */
+export interface ArtifactMatchFacts {
+  /** The signature (YARA) rule's name. */
+  rule: string;
+  /** The rule file declaring it, relative to the project directory. */
+  ruleFile: string;
+  tags: string[];
+  /** Byte offset of the rule's first matched string; absent when it matched on its condition alone. */
+  offset?: number;
+  /** Length in bytes of that matched string, when known. */
+  length?: number;
+  /** Whether `offset` lies in the unpacked content of a packed file (then it is no place in the file itself). */
+  inUnpackedContent: boolean;
+}
+
+/**
+ * The binary analysis gate's summary of one artifact (error > matched > packed-not-unpackable >
+ * clean), computed by `artifactVerdict` only.
+ */
+export type ArtifactVerdict = "clean" | "matched" | "packed-not-unpackable" | "error";
+
+/** What the binary analysis gate found about one file of `stackwarden:artifacts`. */
+export interface ArtifactFacts extends FactOrigin {
+  /** Relative to the project directory, `/` separators: the artifact's identity (resource id `artifact:<path>`). */
+  path: string;
+  /** The file as reports locate it (relative to the working directory, like the stack file); default `path`. */
+  file?: string;
+  /** sha-256 (hex) of the file that was scanned. */
+  sha256: string;
+  /** Digest of the rule set it was scanned with. */
+  rulesDigest: string;
+  /** UNKNOWN while a preview does not know the scan yet. */
+  verdict: Maybe<ArtifactVerdict>;
+  matches: ArtifactMatchFacts[];
+  /** The packer recognised in the file (`UPX 3.94`, `ASPack`), if any. */
+  packer?: string;
+  /** Whether the rules ran on the unpacked content. */
+  scannedUnpacked: boolean;
+  /** Why a packed file could not be unpacked (it was then scanned as it is). */
+  unpackError?: string;
+  /** Why the file could not be scanned at all. */
+  scanError?: string;
+}
+
 /**
  * A certificate probe of the stack (`stackwarden:probes`) and its last result. Only what a probe
  * keeps: never its parameters (personal data) nor the document.
@@ -95,11 +139,12 @@ export interface ComplianceFacts {
   databases: DatabaseFacts[];
   tierAdvisors: TierAdvisorFacts[];
   usages: UsageFacts[];
+  artifacts: ArtifactFacts[];
   /** The stack's certificate probes with their last results. */
   probes: ProbeFacts[];
 }
 
 /** Facts with nothing in them, to build on. */
 export function emptyFacts(subscriptionId: string): ComplianceFacts {
-  return { subscriptionId, databases: [], tierAdvisors: [], usages: [], probes: [] };
+  return { subscriptionId, databases: [], tierAdvisors: [], usages: [], artifacts: [], probes: [] };
 }

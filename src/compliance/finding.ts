@@ -1,6 +1,6 @@
 import type { EnforcementLevel } from "./enforcement-level";
 import type { Exemption } from "./exemption";
-import type { SourceLocation } from "./source-location";
+import type { FileLocation, SourceLocation } from "./source-location";
 
 /**
  * - `fail`: the rule flags the resource;
@@ -22,6 +22,15 @@ export interface Finding {
   /** One sentence, phrased "X must …" for failures. */
   message: string;
   source?: SourceLocation;
+  /** The file the finding is about when that is not the stack file (an artifact): reports point there first. */
+  location?: FileLocation;
+  /**
+   * Tells apart several findings of one rule on one resource (the signature rule that matched an
+   * artifact): part of their identity in reports (SARIF fingerprints). Absent: one finding per rule and resource.
+   */
+  facet?: string;
+  /** Machine-readable details beside the message (JSON findings, SARIF result properties). */
+  properties?: Record<string, string | number | boolean | string[]>;
   /** The judged fact's `origin`, carried through (the resource a policy pack reports the finding on). */
   origin?: string;
   exemption?: Exemption;

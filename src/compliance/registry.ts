@@ -1,4 +1,6 @@
 import type { RuleDefinition } from "./rule";
+import { artifactPacked } from "./rules/artifact-packed";
+import { artifactSignatureClean } from "./rules/artifact-signature-clean";
 import { batchQuotaHeadroom } from "./rules/batch-quota-headroom";
 import { postDeployProbes } from "./rules/post-deploy-probes";
 import { sqlTdeEnabled } from "./rules/sql-tde-enabled";
@@ -12,6 +14,8 @@ const RULES: RuleDefinition<unknown>[] = [
   sqlTdeEnabled as RuleDefinition<unknown>,
   sqlTierAdvisorDrift as RuleDefinition<unknown>,
   batchQuotaHeadroom as RuleDefinition<unknown>,
+  artifactSignatureClean as RuleDefinition<unknown>,
+  artifactPacked as RuleDefinition<unknown>,
   postDeployProbes as RuleDefinition<unknown>,
 ];
 

@@ -151,7 +151,11 @@ export const STATIC_KEY_SCHEMAS = {
       additionalProperties: false,
       required: ["resourceId", "reason"],
       properties: {
-        resourceId: { type: "string", pattern: "^/subscriptions/", description: "required: the ARM id of the exempted resource" },
+        resourceId: {
+          type: "string",
+          pattern: "^(/subscriptions/|artifact:.)",
+          description: "required: the ARM id of the exempted resource, or artifact:<path> for a file of stackwarden:artifacts",
+        },
         rules: { type: "array", items: { type: "string" }, description: "optional, default every rule" },
         reason: { type: "string", minLength: 1, description: "required: why, for the audit trail" },
         expires: { type: "string", format: "date", description: "optional: YYYY-MM-DD; the exemption stops applying after this day" },

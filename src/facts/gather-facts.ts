@@ -52,6 +52,8 @@ export async function gatherFacts(
     databases: perDatabase.map(([db]) => db),
     tierAdvisors: perDatabase.map(([, advice]) => advice),
     usages: perLocation.flat(),
+    // The artifacts are scanned by gatherArtifactFacts (another service, asked only when the stack names artifacts).
+    artifacts: [],
     probes: sources.lastProbeRun === undefined ? [] : probeFacts(stack.probes ?? [], sources.lastProbeRun ?? undefined),
   };
 }

@@ -95,11 +95,16 @@ export function changesSince(projectDir: string, ref: string): ProjectChanges {
 export const MAX_NAMED_FILES = 10;
 
 /**
- * The stacks a set of changes affects, each with the files that make it so: its own stack file, or
- * any shared input. With no base commit every stack counts as changed. Stacks whose file was
- * removed are returned apart: removing a stack from the repository never changes live state.
+ * The stacks a set of changes affects, each with the files that make it so: its own stack file, its
+ * own inputs (`ownInputs`: the artifacts and rules of its `stackwarden:artifacts`), or any shared
+ * input. With no base commit every stack counts as changed. Stacks whose file was removed are
+ * returned apart: removing a stack from the repository never changes live state.
  */
-export function stacksAffected(stacks: readonly ListedStack[], changes: ProjectChanges): { changed: ChangedStack[]; removed: string[] } {
+export function stacksAffected(
+  stacks: readonly ListedStack[],
+  changes: ProjectChanges,
+  ownInputs: (stack: ListedStack) => (path: string) => boolean = () => () => false,
+): { changed: ChangedStack[]; removed: string[] } {
   const shared = changes.files.filter(isSharedInput);
   const existing = new Set(stacks.map((s) => s.stack));
   const removed = changes.files
@@ -108,7 +113,8 @@ export function stacksAffected(stacks: readonly ListedStack[], changes: ProjectC
     .filter((n): n is string => !!n && !existing.has(n));
   const changed = stacks.flatMap((s) => {
     if (changes.base === undefined) return [{ ...s, changedFiles: [], changedFileCount: 0 }];
-    const why = [...changes.files.filter((f) => f === s.file), ...shared];
+    const own = ownInputs(s);
+    const why = [...changes.files.filter((f) => f === s.file || (!isSharedInput(f) && own(f))), ...shared];
     return why.length ? [{ ...s, changedFiles: why.slice(0, MAX_NAMED_FILES), changedFileCount: why.length }] : [];
   });
   return { changed, removed: [...new Set(removed)].sort() };

@@ -50,12 +50,13 @@ export function decideRepairs(
 
 /** The failing findings of one database, judged alone with the stack's settings and exemptions. */
 function failures(facts: ComplianceFacts, db: DatabaseFacts, stack: Pick<StackConfig, "policies" | "exemptions">, now: number): Finding[] {
-  // Only this database's facts: a failed probe (or a quota) must not be taken for what the repair causes.
+  // Only this database's facts: a failed probe (a quota, a dirty artifact) must not be taken for what the repair causes.
   const one: ComplianceFacts = {
     ...facts,
     databases: [db],
     tierAdvisors: facts.tierAdvisors.filter((a) => a.id === db.id),
     usages: [],
+    artifacts: [],
     probes: [],
   };
   return evaluateCompliance(one, stack.policies, stack.exemptions, now).findings.filter((f) => f.verdict === "fail");

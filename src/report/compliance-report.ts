@@ -32,6 +32,8 @@ export function complianceDocument(r: ComplianceReportInput) {
       label: f.label,
       message: f.message,
       ...(f.source ? { line: f.source.line, column: f.source.column } : {}),
+      ...(f.location ? { location: f.location } : {}),
+      ...(f.properties ? { properties: f.properties } : {}),
       ...(f.exemption ? { exemption: { reason: f.exemption.reason, expires: f.exemption.expires ?? null } } : {}),
     })),
     exemptions: r.result.exemptions.map((s) => ({

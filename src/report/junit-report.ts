@@ -35,7 +35,9 @@ export function renderJunit(r: ComplianceReportInput): string {
 }
 
 function testcase(f: Finding) {
-  const tc: Record<string, unknown> = { "@_classname": `stackwarden.${f.ruleId}`, "@_name": f.label, "@_time": 0 };
+  // Several findings of one rule on one resource (each signature matching an artifact) are told apart by their facet.
+  const name = f.facet !== undefined ? `${f.label} [${f.facet}]` : f.label;
+  const tc: Record<string, unknown> = { "@_classname": `stackwarden.${f.ruleId}`, "@_name": name, "@_time": 0 };
   if (f.verdict === "fail" && f.level === "mandatory") {
     tc.failure = { "@_message": f.message, "@_type": f.ruleId, "#text": `${f.resourceId}\n${f.message}` };
   } else if (f.verdict === "fail") {

@@ -1,13 +1,15 @@
 import { createHash } from "node:crypto";
 import type { Finding } from "../compliance/finding";
+import type { FileLocation } from "../compliance/source-location";
 import { allRules } from "../compliance/registry";
 import { ruleName } from "../compliance/rule";
 import type { ComplianceReportInput } from "./compliance-report";
 
 /**
  * A SARIF 2.1.0 log for code scanning: stable ruleIds, partialFingerprints so re-runs update
- * alerts instead of opening new ones, and locations at the stack file's line for each resource.
- * Exempt findings are included as suppressed results.
+ * alerts instead of opening new ones, and locations at the stack file's line for each resource,
+ * or at the file a finding is about (an artifact: `run.artifacts` with its sha-256, a byte region
+ * when known). Exempt findings are included as suppressed results.
  */
 export function renderSarif(r: ComplianceReportInput): string {
   const registered = allRules();
@@ -21,9 +23,10 @@ export function renderSarif(r: ComplianceReportInput): string {
     properties: { tags: ["security", "compliance"] },
   }));
   const index = new Map(registered.map((rule, i) => [rule.id, i]));
+  const artifacts = fileArtifacts(r.result.findings);
   const results = r.result.findings
     .filter((f) => f.verdict === "fail" || f.verdict === "exempt")
-    .map((f) => result(f, r.file, index.get(f.ruleId) ?? -1));
+    .map((f) => result(f, r.file, index.get(f.ruleId) ?? -1, artifacts.index));
   const log = {
     $schema: "https://json.schemastore.org/sarif-2.1.0.json",
     version: "2.1.0",
@@ -38,6 +41,7 @@ export function renderSarif(r: ComplianceReportInput): string {
             ...(r.notes?.length ? { toolExecutionNotifications: r.notes.map((text) => ({ level: "note", message: { text } })) } : {}),
           },
         ],
+        ...(artifacts.list.length ? { artifacts: artifacts.list } : {}),
         results,
       },
     ],
@@ -45,23 +49,25 @@ export function renderSarif(r: ComplianceReportInput): string {
   return JSON.stringify(log, null, 2);
 }
 
-function result(f: Finding, file: string, ruleIndex: number) {
+function result(f: Finding, file: string, ruleIndex: number, artifactIndex: Map<string, number>) {
+  const stackFile = {
+    artifactLocation: { uri: toUri(file) },
+    region: { startLine: f.source?.line ?? 1, startColumn: f.source?.column ?? 1 },
+  };
+  const logicalLocations = [{ fullyQualifiedName: f.resourceId, kind: "resource" }];
   const out: Record<string, unknown> = {
     ruleId: f.ruleId,
     ruleIndex,
     level: sarifLevel(f.level),
     message: { text: f.message },
-    locations: [
-      {
-        physicalLocation: {
-          artifactLocation: { uri: file.split("\\").join("/") },
-          region: { startLine: f.source?.line ?? 1, startColumn: f.source?.column ?? 1 },
-        },
-        logicalLocations: [{ fullyQualifiedName: f.resourceId, kind: "resource" }],
-      },
-    ],
+    // A finding about a file (an artifact) points at that file, at the byte offset when it is one of the
+    // file itself; the stack file's line that names it follows as a related location.
+    locations: [{ physicalLocation: f.location ? fileLocation(f.location, artifactIndex) : stackFile, logicalLocations }],
+    ...(f.location && f.source
+      ? { relatedLocations: [{ id: 1, physicalLocation: stackFile, message: { text: `named in the stack file ${toUri(file)}` } }] }
+      : {}),
     partialFingerprints: { "stackwardenFinding/v1": fingerprint(f) },
-    properties: { resourceId: f.resourceId, enforcementLevel: f.level },
+    properties: { resourceId: f.resourceId, enforcementLevel: f.level, ...f.properties },
   };
   if (f.verdict === "exempt" && f.exemption) {
     out.suppressions = [{ kind: "external", status: "accepted", justification: f.exemption.reason }];
@@ -69,9 +75,40 @@ function result(f: Finding, file: string, ruleIndex: number) {
   return out;
 }
 
-/** Stable across runs and line moves: the rule and the resource, nothing else. */
+/** A finding's file: its uri, the index of its entry in `run.artifacts`, and the region of its bytes when known. */
+function fileLocation(l: FileLocation, artifactIndex: Map<string, number>) {
+  const uri = toUri(l.file);
+  return {
+    artifactLocation: { uri, index: artifactIndex.get(uri) },
+    ...(l.byteOffset !== undefined ? { region: { byteOffset: l.byteOffset, ...(l.byteLength ? { byteLength: l.byteLength } : {}) } } : {}),
+  };
+}
+
+/** `run.artifacts`: each file a finding is about (passing ones too: every scanned artifact), once, with its sha-256. */
+function fileArtifacts(findings: readonly Finding[]): { list: object[]; index: Map<string, number> } {
+  const index = new Map<string, number>();
+  const list: object[] = [];
+  for (const f of findings) {
+    if (!f.location) continue;
+    const uri = toUri(f.location.file);
+    if (index.has(uri)) continue;
+    index.set(uri, list.length);
+    list.push({ location: { uri }, ...(f.location.sha256 ? { hashes: { "sha-256": f.location.sha256 } } : {}) });
+  }
+  return { list, index };
+}
+
+function toUri(path: string): string {
+  return path.split("\\").join("/");
+}
+
+/**
+ * Stable across runs and line moves: the rule and the resource, nothing else (plus the finding's facet
+ * where a rule reports several on one resource, e.g. each signature that matched an artifact).
+ */
 function fingerprint(f: Finding): string {
-  return createHash("sha256").update(`${f.ruleId}|${f.resourceId.toLowerCase()}`).digest("hex");
+  const facet = f.facet !== undefined ? `|${f.facet}` : "";
+  return createHash("sha256").update(`${f.ruleId}|${f.resourceId.toLowerCase()}${facet}`).digest("hex");
 }
 
 function sarifLevel(level: string): "error" | "warning" | "none" {

@@ -59,14 +59,21 @@ export function checkUrl(value: string, where: string): void {
 /** The variable naming the binary analysis service's base URL (it has no default: the service runs wherever you run it). */
 export const BINARY_ANALYSIS_ENDPOINT_VAR = "STACKWARDEN_BINARY_ANALYSIS_ENDPOINT";
 
-/** Reads `STACKWARDEN_BINARY_ANALYSIS_ENDPOINT` (e.g. `<emulator url>/binary-analysis/v1`); a SettingsError when it is unset or not an http(s) URL. */
+/** The value of STACKWARDEN_BINARY_ANALYSIS_ENDPOINT that selects the built-in engine, run in the process itself. */
+export const EMBEDDED_BINARY_ANALYSIS = "embedded";
+
+/**
+ * Reads `STACKWARDEN_BINARY_ANALYSIS_ENDPOINT`: an http(s) URL (e.g. `<emulator url>/binary-analysis/v1`),
+ * or `embedded` (returned as is) for the built-in engine. A SettingsError when it is unset or neither.
+ */
 export function binaryAnalysisEndpointFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   const raw = env[BINARY_ANALYSIS_ENDPOINT_VAR]?.trim();
   if (!raw) {
     throw new SettingsError(
-      `${BINARY_ANALYSIS_ENDPOINT_VAR} is not set: point it at the binary analysis service, e.g. <emulator url>/binary-analysis/v1 (start one with: npx stackwarden emulator)`,
+      `${BINARY_ANALYSIS_ENDPOINT_VAR} is not set: point it at the binary analysis service, e.g. <emulator url>/binary-analysis/v1 (start one with: npx stackwarden emulator), or set it to ${EMBEDDED_BINARY_ANALYSIS} to scan with the built-in engine (YARA-X and UPX) in this process`,
     );
   }
+  if (raw === EMBEDDED_BINARY_ANALYSIS) return raw;
   checkUrl(raw, BINARY_ANALYSIS_ENDPOINT_VAR);
   return raw.replace(/\/+$/, "");
 }

@@ -2,7 +2,12 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "no
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectDirOf, resolveArtifacts, scanArtifacts, type ArtifactScanReport } from "../../src/artifacts/artifact-scan";
-import { packedFindings, scanErrors, signatureFindings } from "../../src/artifacts/artifact-findings";
+import { artifactFactsOf } from "../../src/facts/artifact-facts";
+import { emptyFacts } from "../../src/compliance/facts";
+import { evaluateCompliance } from "../../src/compliance/evaluate";
+import { resolveRuleSettings } from "../../src/compliance/rule-settings";
+import { artifactPacked } from "../../src/compliance/rules/artifact-packed";
+import { artifactSignatureClean } from "../../src/compliance/rules/artifact-signature-clean";
 import { loadRuleSet } from "../../src/artifacts/rule-set";
 import { parseStackConfig } from "../../src/config/stack-config";
 import { ApiError } from "../../src/http";
@@ -81,6 +86,7 @@ describe("the artifact gate", () => {
           { identifier: "$marker", offset: readFileSync(deploy.absolutePath, "latin1").indexOf(GATE_MARKER), length: GATE_MARKER.length },
         ],
         offset: readFileSync(deploy.absolutePath, "latin1").indexOf(GATE_MARKER),
+        length: GATE_MARKER.length,
       },
     ]);
     expect(deploy.sha256).toMatch(/^[0-9a-f]{64}$/);
@@ -99,15 +105,27 @@ describe("the artifact gate", () => {
       unpackError: "ASPack cannot be unpacked here (only UPX can)",
     });
 
-    expect(signatureFindings(report).map((f) => f.message)).toEqual([
-      `artifact jobs/nightly/deploy.sh must not match signature rule stackwarden_gate_test_marker (policies/rules/test-markers.yar): matched at offset 0x${deploy.matches[0].offset!.toString(16)}`,
-      `artifact tools/bin/agent must not match signature rule sample_exe_marker (rules/sample.yar): matched at offset 0x${agent.matches[0].offset!.toString(16)} of its unpacked content`,
+    // The report in the rules' terms, judged by the two artifact rules.
+    const judged = evaluateCompliance(
+      { ...emptyFacts(""), artifacts: report.artifacts.map((a) => artifactFactsOf(a, report.rulesDigest)) },
+      resolveRuleSettings({}),
+      [],
+      0,
+    ).findings;
+    const failures = (rule: { id: string }) => judged.filter((f) => f.ruleId === rule.id && f.verdict === "fail");
+    expect(failures(artifactSignatureClean).map((f) => f.message)).toEqual([
+      `Artifact jobs/nightly/deploy.sh must not match signature rule stackwarden_gate_test_marker (policies/rules/test-markers.yar): matched at offset 0x${deploy.matches[0].offset!.toString(16)}`,
+      expect.stringMatching(
+        new RegExp(
+          `^Artifact tools/bin/agent must not match signature rule sample_exe_marker \\(rules/sample\\.yar\\): matched at offset 0x${agent.matches[0].offset!.toString(16)} of its unpacked content \\(packed with UPX 3\\.\\d+\\), not of the file itself$`,
+        ),
+      ),
     ]);
-    expect(packedFindings(report).map((f) => [f.path, f.packer])).toEqual([
+    expect(failures(artifactPacked).map((f) => [f.label, f.properties?.packer])).toEqual([
       ["tools/bin/broken", expect.stringMatching(/^UPX 3\./)],
       ["tools/bin/legacy.exe", "ASPack"],
     ]);
-    expect(scanErrors(report)).toEqual([]);
+    expect(report.artifacts.filter((a) => a.verdict === "error")).toEqual([]);
   });
 
   it("passes the artifact once the string is removed", async () => {
@@ -148,7 +166,10 @@ describe("the artifact gate", () => {
       });
       expect(report.artifacts[0]).toMatchObject({ verdict: "error", path: "jobs/clean.sh" });
       expect(report.artifacts[0].error).toContain("HTTP 413 PayloadTooLarge");
-      expect(scanErrors(report)).toHaveLength(1);
+      expect(artifactFactsOf(report.artifacts[0], report.rulesDigest)).toMatchObject({
+        verdict: "error",
+        scanError: expect.stringContaining("413"),
+      });
     } finally {
       await limited.close();
     }

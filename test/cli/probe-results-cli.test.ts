@@ -64,6 +64,8 @@ const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
   STACKWARDEN_APISETU_ENDPOINT: `${t.url}/apisetu`,
   STACKWARDEN_APISETU_API_KEY: "results-test-key",
   STACKWARDEN_APISETU_CLIENT_ID: "results-test-client",
+  // The dev stack ships job scripts (stackwarden:artifacts): check scans them on the emulator's service.
+  STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: `${t.url}/binary-analysis/v1`,
   ...extra,
 });
 

@@ -48,7 +48,7 @@ function db(over: Partial<DatabaseSubject> = {}): ComplianceFacts {
     advisor: undefined,
     ...over,
   };
-  return { subscriptionId: SUB, databases: [d], tierAdvisors: [d], usages: [], probes: [] };
+  return { subscriptionId: SUB, databases: [d], tierAdvisors: [d], usages: [], artifacts: [], probes: [] };
 }
 
 /** A fresh advisor (observation ended a day before NOW) recommending S3 over a current S0 at 0.9. */
@@ -74,7 +74,7 @@ function usage(over: Partial<UsageFacts> = {}): ComplianceFacts {
     unit: "Count",
     ...over,
   };
-  return { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [u], probes: [] };
+  return { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [u], artifacts: [], probes: [] };
 }
 
 type Overrides = Record<RuleId, Record<string, unknown>>;
@@ -540,6 +540,7 @@ describe("summary counts and levels", () => {
     ];
     const facts: ComplianceFacts = {
       subscriptionId: SUB,
+      artifacts: [],
       databases: subjects,
       tierAdvisors: subjects,
       usages: [

@@ -130,6 +130,8 @@ async function configure(
     "sql-tde-enabled": "mandatory",
     "sql-tier-advisor-drift": "advisory",
     "batch-quota-headroom": "advisory",
+    "artifact-signature-clean": "mandatory",
+    "artifact-packed": "advisory",
     "post-deploy-probes": "advisory",
   };
   await analyzer.configure(
@@ -166,6 +168,8 @@ describe("GetAnalyzerInfo", () => {
       ["sql-tde-enabled", "resource", "mandatory"],
       ["sql-tier-advisor-drift", "stack", "advisory"],
       ["batch-quota-headroom", "stack", "advisory"],
+      ["artifact-signature-clean", "resource", "mandatory"],
+      ["artifact-packed", "resource", "advisory"],
       ["post-deploy-probes", "stack", "advisory"],
     ]);
     const [tdeP, drift, quota] = info.policies;

@@ -2,7 +2,7 @@ import Ajv from "ajv";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { UNKNOWN } from "../../src/compliance/facts";
-import { advisorFacts, policies, tdeFacts, usageFacts } from "../../policies/policies";
+import { advisorFacts, artifactFacts, policies, tdeFacts, usageFacts } from "../../policies/policies";
 
 const POLICIES = policies();
 
@@ -12,6 +12,32 @@ const ref = { subscriptionId: SUB, resourceGroup: "rg", server: "s1", database: 
 const ID = `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Sql/servers/s1/databases/orders`;
 
 describe("policy adapters", () => {
+  it("artifactFacts: an ArtifactScan's outputs as the rules' ArtifactFacts; no verdict yet is UNKNOWN; a recorded error is not clean", () => {
+    const outs = {
+      path: "tools/agent",
+      sha256: "a".repeat(64),
+      rulesDigest: "b".repeat(64),
+      rules: ["policies/rules"],
+      verdict: "matched",
+      matches: [{ rule: "m", ruleFile: "r.yar", tags: [], offset: 64, length: 4, inUnpackedContent: true }],
+      packer: "UPX 3.94",
+      scannedUnpacked: true,
+    };
+    expect(artifactFacts(outs, "urn:x")).toEqual({
+      path: "tools/agent",
+      sha256: "a".repeat(64),
+      rulesDigest: "b".repeat(64),
+      verdict: "matched",
+      matches: outs.matches,
+      packer: "UPX 3.94",
+      scannedUnpacked: true,
+      origin: "urn:x",
+    });
+    const { verdict: _v, matches: _m, ...inputsOnly } = outs;
+    expect(artifactFacts(inputsOnly)).toMatchObject({ verdict: UNKNOWN, matches: [], scannedUnpacked: false });
+    expect(artifactFacts({ ...inputsOnly, verdict: "error" })).toMatchObject({ verdict: "error", scanError: "the file was not scanned" });
+  });
+
   it("tdeFacts: the live status when known, else the desired one (marked as such)", () => {
     expect(tdeFacts({ ...ref, transparentDataEncryption: "Enabled", status: "Disabled" })).toMatchObject({
       id: ID,

@@ -27,6 +27,7 @@ function drifted(
     facts: {
       subscriptionId: SUB,
       usages: [],
+      artifacts: [],
       databases: [{ id, resourceGroup: "rg", server: "s1", database, liveTdeStatus: live }],
       tierAdvisors: [{ id, resourceGroup: "rg", server: "s1", database, advisor: undefined }],
       probes: [],

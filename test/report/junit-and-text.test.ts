@@ -40,6 +40,8 @@ describe("JUnit report", () => {
       "stackwarden.sql-tde-enabled",
       "stackwarden.sql-tier-advisor-drift",
       "stackwarden.batch-quota-headroom",
+      "stackwarden.artifact-signature-clean",
+      "stackwarden.artifact-packed",
       "stackwarden.post-deploy-probes",
     ]);
   });
@@ -58,7 +60,7 @@ describe("JUnit report", () => {
       ["3", "0", "1"],
       ["2", "0", "0"],
     ]);
-    // A rule with nothing to judge (no probes here) is an empty suite.
+    // A rule with nothing to judge (no artifacts or probes here) is an empty suite.
     for (const s of doc.testsuite) expect(s.testcase ?? []).toHaveLength(Number(s["@_tests"]));
   });
 
@@ -97,6 +99,7 @@ describe("JUnit report", () => {
     const r = evaluateCompliance(
       {
         subscriptionId: SUB,
+        artifacts: [],
         databases: [
           {
             id: "/subscriptions/x/databases/a<b&c",
@@ -156,7 +159,7 @@ describe("json, table and markdown reports", () => {
   it("table: an expired exemption is shown as EXPIRED and covers nothing", () => {
     const late = reportInput();
     const r = evaluateCompliance(
-      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [], probes: [] },
+      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [], artifacts: [], probes: [] },
       late.stack.policies,
       late.stack.exemptions,
       Date.parse("2026-01-01T00:00:00Z"),
@@ -180,7 +183,7 @@ describe("json, table and markdown reports", () => {
 
   it("markdown: a clean run gets the check mark", () => {
     const r = evaluateCompliance(
-      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [], probes: [] },
+      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [], artifacts: [], probes: [] },
       resolveRuleSettings({}),
       [],
       NOW,

@@ -94,6 +94,7 @@ export function reportInput(padding = 0, stackName = "report"): ComplianceReport
       },
       { subscriptionId: SUB, location: "eastus", name: "clusters", displayName: "Clusters", currentValue: 2, limit: 20, unit: "Count" },
     ],
+    artifacts: [],
     probes: [],
   };
   const result = evaluateCompliance(facts, stack.policies, stack.exemptions, NOW);

@@ -56,8 +56,15 @@ describe("SARIF 2.1.0 report", () => {
 
   it("declares the contract's rule ids, in order, with their default levels", () => {
     const rules = log.runs[0].tool.driver.rules;
-    expect(rules.map((r) => r.id)).toEqual(["sql-tde-enabled", "sql-tier-advisor-drift", "batch-quota-headroom", "post-deploy-probes"]);
-    expect(rules.map((r) => r.defaultConfiguration.level)).toEqual(["error", "warning", "warning", "warning"]);
+    expect(rules.map((r) => r.id)).toEqual([
+      "sql-tde-enabled",
+      "sql-tier-advisor-drift",
+      "batch-quota-headroom",
+      "artifact-signature-clean",
+      "artifact-packed",
+      "post-deploy-probes",
+    ]);
+    expect(rules.map((r) => r.defaultConfiguration.level)).toEqual(["error", "warning", "warning", "error", "warning", "warning"]);
     expect(log.runs[0].tool.driver.name).toBe("stackwarden");
     for (const r of log.runs[0].results) {
       expect(ruleIds()).toContain(r.ruleId);

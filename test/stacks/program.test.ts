@@ -1,8 +1,10 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { parse } from "yaml";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { loadRuleSet } from "../../src/artifacts/rule-set";
 
 /**
  * The Pulumi program under `pulumi.runtime.setMocks`: the config comes from stacks/Pulumi.dev.yaml
@@ -15,6 +17,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 const ROOT = join(__dirname, "../..");
 const DEV_STACK = join(ROOT, "stacks/Pulumi.dev.yaml");
 const TDE = "pulumi-nodejs:dynamic/sql:TransparentDataEncryption";
+const ARTIFACT_SCAN = "pulumi-nodejs:dynamic/artifacts:ArtifactScan";
 
 interface Registered {
   type: string;
@@ -169,6 +172,7 @@ describe("stacks/ program with the dev stack's config", () => {
       }
       expected += 1 + (w.clusters?.length ?? 0) + (w.fileServers?.length ?? 0) + 2 * (w.experiments?.length ?? 0);
     }
+    expected += rs.filter((r) => r.type === ARTIFACT_SCAN).length; // checked in their own test below
     // Nothing else: no per-job resources, no stray registrations.
     expect(rs).toHaveLength(expected);
     expect(new Set(rs.map((r) => r.name)).size).toBe(rs.length);
@@ -183,8 +187,31 @@ describe("stacks/ program with the dev stack's config", () => {
         "clusterResource",
         "experimentResource",
         "fileServerResource",
+        "verdict",
+        "matches",
       ])
         expect(r.inputs[out]).toBeUndefined();
+  });
+
+  it("registers one ArtifactScan per file of stackwarden:artifacts with its sha-256 and the rule set's digest", async () => {
+    const rs = await runProgram(config);
+    const artifacts = dev["stackwarden:artifacts"] as { paths: string[]; rules: string[] };
+    const scans = rs.filter((r) => r.type === ARTIFACT_SCAN);
+    expect(scans.map((r) => r.name)).toEqual(["artifact-jobs/resnet50/submit.sh", "artifact-jobs/resnet50/train.py"]);
+    const digest = loadRuleSet(ROOT, artifacts.rules).digest;
+    for (const r of scans) {
+      const { __provider, ...inputs } = r.inputs;
+      const path = r.name.slice("artifact-".length);
+      expect(inputs).toEqual({
+        path,
+        sha256: createHash("sha256")
+          .update(readFileSync(join(ROOT, path)))
+          .digest("hex"),
+        rulesDigest: digest,
+        rules: artifacts.rules,
+      });
+      expect(__provider).toContain("exports.handler");
+    }
   });
 
   it("registers one CertificateProbe per probe: references only, never a value; a Pulumi secret goes in as a secret", async () => {

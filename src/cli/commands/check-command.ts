@@ -3,8 +3,14 @@ import { relative, resolve } from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
 import { evaluateCompliance, type ComplianceResult } from "../../compliance/evaluate";
 import { gatherFacts } from "../../facts/gather-facts";
+import { gatherArtifactFacts } from "../../facts/artifact-facts";
 import { plannedFacts } from "../../facts/planned-facts";
 import type { StackConfig } from "../../config/stack-config";
+import { artifactSignatureClean } from "../../compliance/rules/artifact-signature-clean";
+import { artifactPacked } from "../../compliance/rules/artifact-packed";
+import { binaryAnalysisServiceFromEnv, type BinaryAnalysisService } from "../../runtime/binary-analysis-service";
+import type { BinaryAnalysisClient } from "../../services/binary-analysis/client";
+import { SettingsError } from "../../settings/endpoints";
 import {
   complianceDocument,
   renderComplianceMarkdown,
@@ -51,10 +57,18 @@ export function registerCheck(program: Command, io: CommandIO): void {
       const { stack, name } = loadStackFromFlags(flags, io);
       // The planned state (the pull-request gate) is not deployed yet: no probe has run against it.
       const probes = flags.planned ? { run: undefined, notes: [] } : lastProbeRunOf(stack, name, io, flags);
-      const result = await runCheck(azureClientsFromEnv(io.env), stack, flags.concurrency, {
-        planned: flags.planned,
-        lastProbeRun: probes.run,
-      });
+      // Settings first: nothing is scanned or read when the binary analysis service is not named.
+      const gate = await openArtifactGate(stack, io.env);
+      let result: CheckResult;
+      try {
+        result = await runCheck(azureClientsFromEnv(io.env), stack, flags.concurrency, {
+          planned: flags.planned,
+          lastProbeRun: probes.run,
+          artifacts: gate && { client: gate.client, cwd: io.cwd, warn: (l) => io.err(`stackwarden check: ${l}`) },
+        });
+      } finally {
+        await gate?.close();
+      }
       const input = { stackName: name, file: stack.file, result, generatedAt: new Date(), toolVersion: VERSION, notes: probes.notes };
       const report = renderReport(input, format);
       for (const extra of flags.report) {
@@ -70,7 +84,9 @@ export function registerCheck(program: Command, io: CommandIO): void {
       } else {
         io.out(report);
       }
-      io.exitCode = result.summary.mandatoryViolations > 0 ? EXIT_MANDATORY_VIOLATION : 0;
+      // An artifact that could not be scanned is not known to be clean: the check is incomplete.
+      for (const e of result.scanErrors) io.err(`stackwarden check: artifact ${e.path} could not be scanned: ${e.error}`);
+      io.exitCode = result.scanErrors.length > 0 ? 1 : result.summary.mandatoryViolations > 0 ? EXIT_MANDATORY_VIOLATION : 0;
     });
 }
 
@@ -97,6 +113,37 @@ function collectReport(value: string, previous: ExtraReport[]): ExtraReport[] {
   return [...previous, { format: m[1] as Format, file: m[2] }];
 }
 
+/** Where `runCheck` scans the stack's artifacts: the service's client, the directory reports are relative to, and where warnings go. */
+export interface ArtifactGate {
+  client: BinaryAnalysisClient;
+  cwd: string;
+  warn(line: string): void;
+}
+
+/** A check's findings, plus the artifacts that could not be scanned (each also a not-applicable finding). */
+export type CheckResult = ComplianceResult & { scanErrors: { path: string; error: string }[] };
+
+/** Whether `check` must scan the stack's artifacts: it names some, and an artifact rule is enabled. */
+export function needsArtifactScan(stack: StackConfig): boolean {
+  if (!stack.artifacts) return false;
+  return [artifactSignatureClean.id, artifactPacked.id].some((id) => stack.policies[id]?.enforcementLevel !== "disabled");
+}
+
+/**
+ * The binary analysis service for a stack whose artifacts must be scanned (STACKWARDEN_BINARY_ANALYSIS_ENDPOINT,
+ * or `embedded`); undefined when there is nothing to scan. A missing or bad variable is one line naming it and the stack's key.
+ */
+export async function openArtifactGate(stack: StackConfig, env: NodeJS.ProcessEnv): Promise<BinaryAnalysisService | undefined> {
+  if (!needsArtifactScan(stack)) return undefined;
+  try {
+    return await binaryAnalysisServiceFromEnv(env);
+  } catch (e) {
+    if (!(e instanceof SettingsError)) throw e;
+    const at = stack.artifacts?.source ? ` (${stack.artifacts.source.file}:${stack.artifacts.source.line})` : "";
+    throw new SettingsError(`the stack names artifacts to scan in stackwarden:artifacts${at}, but ${e.message}`);
+  }
+}
+
 /**
  * The stack's last probe run for `post-deploy-probes`, and the report's note on it. A stack without
  * probes (or with the rule disabled) has nothing to read. No file, or a damaged one, is no error:
@@ -116,19 +163,23 @@ export function lastProbeRunOf(
 }
 
 /**
- * Reads live state and evaluates every rule with the stack's settings and exemptions (on the
- * planned state with `planned`); the probes are judged by `lastProbeRun` (absent: not judged;
- * null: none kept).
+ * Scans the stack's artifacts (with `artifacts`, when the stack names them), reads live state and
+ * evaluates every rule with the stack's settings and exemptions (on the planned state with
+ * `planned`); the probes are judged by `lastProbeRun` (absent: not judged; null: none kept).
  */
 export async function runCheck(
   clients: Pick<AzureClients, "sql" | "batch">,
   stack: StackConfig,
   concurrency = 16,
-  opts: { planned?: boolean; lastProbeRun?: StoredProbeRun | null } = {},
-): Promise<ComplianceResult> {
+  opts: { planned?: boolean; lastProbeRun?: StoredProbeRun | null; artifacts?: ArtifactGate } = {},
+): Promise<CheckResult> {
+  const { artifacts } = opts;
+  const scanned = artifacts && stack.artifacts ? await gatherArtifactFacts(artifacts.client, stack, { cwd: artifacts.cwd }) : undefined;
+  for (const p of scanned?.report.unmatchedPaths ?? []) artifacts?.warn(`warning: stackwarden:artifacts.paths "${p}" matches no file`);
   const live = await gatherFacts({ sql: clients.sql, batch: clients.batch, lastProbeRun: opts.lastProbeRun }, stack, { concurrency });
-  const facts = opts.planned ? plannedFacts(live, stack) : live;
-  return evaluateCompliance(facts, stack.policies, stack.exemptions, Date.now());
+  const facts = { ...(opts.planned ? plannedFacts(live, stack) : live), artifacts: scanned?.facts ?? [] };
+  const scanErrors = facts.artifacts.filter((a) => a.scanError).map((a) => ({ path: a.path, error: a.scanError! }));
+  return { ...evaluateCompliance(facts, stack.policies, stack.exemptions, Date.now()), scanErrors };
 }
 
 export function renderReport(input: ComplianceReportInput, format: Format): string {

@@ -1,9 +1,8 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { BinaryAnalysisClient } from "../../services/binary-analysis/client";
 import { renderPartialRule } from "../../services/binary-analysis/partial-rule-text";
-import { binaryAnalysisEndpointFromEnv } from "../../settings/endpoints";
+import { binaryAnalysisServiceFromEnv } from "../../runtime/binary-analysis-service";
 import { UsageError } from "../cli-error";
 import type { CommandIO } from "../command-io";
 import { choiceOption, intOption } from "../option-parsers";
@@ -35,12 +34,17 @@ export function registerRules(program: Command, io: CommandIO): void {
         throw new UsageError(`${file}: no such file`);
       }
       if (!isFile) throw new UsageError(`${file}: not a file`);
-      const client = new BinaryAnalysisClient({ endpoint: binaryAnalysisEndpointFromEnv(io.env) });
-      const rule = await client.generatePartialYaraRules(abs, {
-        unpack: flags.unpack,
-        minimumStringLength: flags.minLength,
-        stringsToIgnore: flags.ignore,
-      });
+      const service = await binaryAnalysisServiceFromEnv(io.env);
+      let rule;
+      try {
+        rule = await service.client.generatePartialYaraRules(abs, {
+          unpack: flags.unpack,
+          minimumStringLength: flags.minLength,
+          stringsToIgnore: flags.ignore,
+        });
+      } finally {
+        await service.close();
+      }
       io.out((flags.format ?? flags.output) === "json" ? JSON.stringify({ rule }, null, 2) : renderPartialRule(rule));
     });
 }

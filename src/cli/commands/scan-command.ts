@@ -3,8 +3,7 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { projectDirOf, resolveArtifacts, scanArtifacts } from "../../artifacts/artifact-scan";
 import { loadRuleSet } from "../../artifacts/rule-set";
-import { BinaryAnalysisClient } from "../../services/binary-analysis/client";
-import { binaryAnalysisEndpointFromEnv } from "../../settings/endpoints";
+import { binaryAnalysisServiceFromEnv } from "../../runtime/binary-analysis-service";
 import { renderArtifactScanTable } from "../../report/artifact-scan-report";
 import { UsageError } from "../cli-error";
 import type { CommandIO } from "../command-io";
@@ -76,15 +75,20 @@ export function registerScan(program: Command, io: CommandIO): void {
         : (ruleSet ?? loadRuleSet(baseDir, stack!.artifacts!.rules, "stackwarden:artifacts.rules"));
       for (const p of unmatchedPaths) io.err(`stackwarden scan: warning: stackwarden:artifacts.paths "${p}" matches no file`);
 
-      const client = new BinaryAnalysisClient({ endpoint: binaryAnalysisEndpointFromEnv(io.env) });
-      const report = await scanArtifacts({
-        client,
-        ruleSet,
-        files: targets,
-        baseDir: shownBase,
-        concurrency: flags.concurrency,
-        unmatchedPaths,
-      });
+      const service = await binaryAnalysisServiceFromEnv(io.env);
+      let report;
+      try {
+        report = await scanArtifacts({
+          client: service.client,
+          ruleSet,
+          files: targets,
+          baseDir: shownBase,
+          concurrency: flags.concurrency,
+          unmatchedPaths,
+        });
+      } finally {
+        await service.close();
+      }
       io.out(format === "json" ? JSON.stringify(report, null, 2) : renderArtifactScanTable(report));
       const errors = report.artifacts.filter((a) => a.verdict === "error");
       for (const e of errors) io.err(`stackwarden scan: ${e.path}: ${e.error}`);

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { changesSince, MAX_NAMED_FILES, NO_COMMIT, SHARED_INPUTS, stacksAffected, type ChangedStack } from "../../gitops/changed-stacks";
 import { listStacks, type ListedStack } from "../../gitops/stack-listing";
+import { stackOwnInputs } from "../../gitops/stack-inputs";
 import { UsageError } from "../cli-error";
 import type { CommandIO } from "../command-io";
 import { choiceOption } from "../option-parsers";
@@ -26,7 +27,7 @@ export function registerStacks(program: Command, io: CommandIO): void {
     )
     .option(
       "--changed-since <ref>",
-      `only stacks changed since this git ref (from its merge base with HEAD, uncommitted edits included): the stack file, or a file every stack depends on (${SHARED_INPUTS.map((s) => s.what).join("; ")}). An all-zero SHA (a new branch) counts every stack as changed`,
+      `only stacks changed since this git ref (from its merge base with HEAD, uncommitted edits included): the stack file, the artifacts and rule files of its stackwarden:artifacts, or a file every stack depends on (${SHARED_INPUTS.map((s) => s.what).join("; ")}). An all-zero SHA (a new branch) counts every stack as changed`,
     )
     .addHelpText(
       "after",
@@ -57,7 +58,7 @@ export function registerStacks(program: Command, io: CommandIO): void {
         } catch (e) {
           throw new UsageError((e as Error).message);
         }
-        const affected = stacksAffected(stacks, changes);
+        const affected = stacksAffected(stacks, changes, (s) => stackOwnInputs(io.cwd, s.file));
         if (NO_COMMIT.test(ref))
           io.err(`stackwarden stacks: ${ref} is no commit (a push that created the branch): every stack counts as changed`);
         for (const r of affected.removed)

@@ -9,14 +9,16 @@ import { azureClientsFromEnv } from "../../runtime/azure-clients";
 import type { CommandIO } from "../command-io";
 import { DEFAULT_ESTATE } from "./emulator-command";
 import { runApply } from "./apply-command";
-import { EXIT_MANDATORY_VIOLATION, runCheck } from "./check-command";
+import { EXIT_MANDATORY_VIOLATION, lastProbeRunOf, needsArtifactScan, runCheck } from "./check-command";
+import { BinaryAnalysisClient } from "../../services/binary-analysis/client";
+import { ARTIFACT_ID_PREFIX } from "../../compliance/artifact-verdict";
+import { BINARY_ANALYSIS_PREFIX } from "../../emulator/services/binary-analysis/binary-analysis-local";
 import { renderComplianceTable } from "../../report/compliance-report";
 import { VERSION } from "../../version";
 import { prepareProbes } from "../../probes/probe-runner";
 import { withProbeDirOption, type ProbeDirFlags } from "../probe-dir-option";
 import { runProbeStep } from "../probe-step";
 import { EXIT_PROBE_FAILED } from "./probe-command";
-import { lastProbeRunOf } from "./check-command";
 
 /**
  * `npm start`: the main job against the embedded emulator. It serves the example estate,
@@ -83,7 +85,15 @@ export function registerStart(program: Command, io: CommandIO): void {
 
         io.out("\n== 5. check ==");
         const kept = lastProbeRunOf(stack, flags.stack, { cwd: io.cwd, env }, flags);
-        const result = await runCheck(clients, stack, 16, { lastProbeRun: kept.run });
+        // The stack's artifacts are scanned by the embedded emulator's binary analysis service.
+        const gate = needsArtifactScan(stack)
+          ? {
+              client: new BinaryAnalysisClient({ endpoint: `${emu.url}${BINARY_ANALYSIS_PREFIX}` }),
+              cwd: io.cwd,
+              warn: (l: string) => io.err(`stackwarden start: ${l}`),
+            }
+          : undefined;
+        const result = await runCheck(clients, stack, 16, { lastProbeRun: kept.run, artifacts: gate });
         io.out(
           renderComplianceTable({
             stackName: flags.stack,
@@ -95,10 +105,13 @@ export function registerStart(program: Command, io: CommandIO): void {
           }),
         );
         const s = result.summary;
+        const artifacts = new Set(result.findings.filter((f) => f.resourceId.startsWith(ARTIFACT_ID_PREFIX)).map((f) => f.resourceId)).size;
         io.out(
-          `\nDone: ${first.changes.length} change(s) applied to ${stack.databases.length} database(s); the stack has converged. Probes: ${probed.passed} of ${probed.results.length} passed. Compliance: ${s.mandatoryViolations} mandatory violation(s), ${s.advisoryViolations} advisory finding(s).`,
+          `\nDone: ${first.changes.length} change(s) applied to ${stack.databases.length} database(s); the stack has converged. Probes: ${probed.passed} of ${probed.results.length} passed. Compliance: ${s.mandatoryViolations} mandatory violation(s), ${s.advisoryViolations} advisory finding(s)${gate ? `; ${artifacts} artifact(s) scanned` : ""}.`,
         );
-        if (s.mandatoryViolations > 0) io.exitCode = EXIT_MANDATORY_VIOLATION;
+        for (const e of result.scanErrors) io.err(`stackwarden start: artifact ${e.path} could not be scanned: ${e.error}`);
+        if (result.scanErrors.length > 0) io.exitCode = 1;
+        else if (s.mandatoryViolations > 0) io.exitCode = EXIT_MANDATORY_VIOLATION;
         else if (probed.failed > 0) io.exitCode = EXIT_PROBE_FAILED;
       } finally {
         await emu.close();
