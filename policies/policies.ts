@@ -4,6 +4,7 @@ import type { Finding } from "../src/compliance/finding";
 import { allRules } from "../src/compliance/registry";
 import { resolveSettings, ruleSettingsSchema, type RuleDefinition } from "../src/compliance/rule";
 import { stackKeysSchema } from "../src/config/stack-schema";
+import { withPlacements } from "./placement-facts";
 import { factsFromResources } from "./resource-facts";
 
 export { TYPES, advisorFacts, artifactFacts, tdeFacts, usageFacts, certificateProbeFacts, factsFromResources } from "./resource-facts";
@@ -26,16 +27,18 @@ interface PolicyConfig {
  * Judges the facts with the rule (its thresholds from the policy config over the rule's defaults),
  * applies the config's exemptions, and reports each failure on the resource its fact came from.
  */
-function judge(
+async function judge(
   rule: RuleDefinition<unknown>,
   resources: Parameters<typeof factsFromResources>[0],
   config: PolicyConfig,
   reportViolation: ReportViolation,
-): void {
+): Promise<void> {
   const { exemptions, ...thresholds } = config;
   // CrossGuard decides whether and how hard a violation counts; the rule only judges.
   const settings = { ...resolveSettings(rule, thresholds), enforcementLevel: "advisory" as const };
-  const findings: Finding[] = rule.evaluate(factsFromResources(resources), settings, Date.now());
+  // Placing needs the geocoding service (none without a Residency resource): the one asynchronous fact.
+  const facts = await withPlacements(factsFromResources(resources), resources);
+  const findings: Finding[] = rule.evaluate(facts, settings, Date.now());
   const { findings: judged } = applyExemptions(findings, exemptions ?? [], Date.now());
   for (const f of judged) if (f.verdict === "fail") reportViolation(f.message, f.origin);
 }

@@ -24,6 +24,10 @@ export const TYPES = {
   usages: "pulumi-nodejs:dynamic/batchai:Usages",
   artifactScan: "pulumi-nodejs:dynamic/artifacts:ArtifactScan",
   probe: "pulumi-nodejs:dynamic/certificates:CertificateProbe",
+  workspace: "pulumi-nodejs:dynamic/batchai:Workspace",
+  cluster: "pulumi-nodejs:dynamic/batchai:Cluster",
+  fileServer: "pulumi-nodejs:dynamic/batchai:FileServer",
+  residency: "pulumi-nodejs:dynamic/residency:Residency",
 } as const;
 
 /** A resource as the analyzer hands it over: its type token, its properties and (in a stack policy) its URN. */
@@ -34,7 +38,7 @@ export interface ResourceInput {
 }
 
 /** Reads a value that may be unknown during a preview. */
-function known<T>(read: () => T): Maybe<T> {
+export function known<T>(read: () => T): Maybe<T> {
   try {
     return read();
   } catch (e) {

@@ -5,4 +5,5 @@ export * from "./transparent-data-encryption";
 export * from "./data-sources";
 export * from "./artifact-scan";
 export * from "./certificate-probe";
+export * from "./residency";
 export { providerText, type ProviderName } from "./provider-text";

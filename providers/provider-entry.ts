@@ -5,6 +5,7 @@ import type { ProviderName } from "./provider-text";
 import { tdeProvider } from "./tde-provider";
 import { certificateProbeProvider } from "./certificate-probe-provider";
 import { artifactScanProvider } from "./artifact-scan-provider";
+import { residencyProvider } from "./residency-provider";
 
 const providers = new Map<string, pulumi.dynamic.ResourceProvider>();
 
@@ -18,6 +19,7 @@ export function provider(name: ProviderName): pulumi.dynamic.ResourceProvider {
     if (name === "tde") p = tdeProvider;
     else if (name === "certificateProbe") p = certificateProbeProvider;
     else if (name === "artifactScan") p = artifactScanProvider;
+    else if (name === "residency") p = residencyProvider;
     else if (Object.prototype.hasOwnProperty.call(DATA_SOURCES, name)) p = dataSourceProvider(name as DataSourceKind);
     else throw new Error(`stackwarden has no dynamic provider named "${name}" (a stack written by another version?)`);
     providers.set(name, p);

@@ -1,7 +1,7 @@
 import type { DataSourceKind } from "../src/resources/data-sources";
 
-/** A provider by name: the TDE resource's, a certificate probe's, an artifact scan's, or a data source's kind. */
-export type ProviderName = "tde" | "certificateProbe" | "artifactScan" | DataSourceKind;
+/** A provider by name: the TDE resource's, a certificate probe's, an artifact scan's, the residency carrier's, or a data source's kind. */
+export type ProviderName = "tde" | "certificateProbe" | "artifactScan" | "residency" | DataSourceKind;
 
 /** Where the providers are, relative to the project: compiled by `npm run build`. */
 export const PROVIDER_ENTRY = "dist/providers/provider-entry.js";

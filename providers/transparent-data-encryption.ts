@@ -26,9 +26,18 @@ export class TransparentDataEncryption extends LeanDynamicResource {
   declare readonly resourceGroup: pulumi.Output<string>;
   declare readonly server: pulumi.Output<string>;
   declare readonly database: pulumi.Output<string>;
+  /** The TDE configuration's location as the API returned it (`East US`): what the data-residency policy places. */
+  declare readonly location: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: TransparentDataEncryptionArgs, opts?: pulumi.CustomResourceOptions) {
-    super("tde", "sql", "TransparentDataEncryption", name, { status: undefined, databaseId: undefined, ...args }, opts);
+    super(
+      "tde",
+      "sql",
+      "TransparentDataEncryption",
+      name,
+      { status: undefined, databaseId: undefined, location: undefined, ...args },
+      opts,
+    );
   }
 
   /** Adopts an existing database's TDE configuration by its ARM id. */

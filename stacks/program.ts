@@ -14,6 +14,7 @@ import {
   CertificateProbe,
   ElasticPoolActivities,
   ElasticPoolDatabaseActivities,
+  Residency,
   ServiceTierAdvisors,
   TransparentDataEncryption,
   TransparentDataEncryptionActivities,
@@ -144,6 +145,11 @@ export function registerStack(stack: StackConfig): Registered {
   for (const p of stack.probes ?? []) {
     const args = { name: p.name, issuer: p.issuer, doctype: p.doctype, format: p.format, parameters: p.parameters };
     probes.set(p.name, new CertificateProbe(`probe-${p.name}`, args, { dependsOn: deployed }));
+  }
+  if (stack.residency) {
+    // The policy pack sees resources, not the stack's config: this carries the residency section to it.
+    const { allowedCountries, sites } = stack.residency;
+    new Residency("residency", { allowedCountries, sites: sites.map((s) => ({ name: s.name, address: s.address })) });
   }
   return { tde, advisors, artifacts, probes };
 }

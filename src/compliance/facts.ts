@@ -133,6 +133,39 @@ export interface ProbeFacts extends FactOrigin {
   error?: { code: string; message: string };
 }
 
+/** What the data-residency rule places in a country. */
+export type PlacementKind = "sql-database" | "batch-workspace" | "batch-cluster" | "batch-file-server" | "site";
+
+/**
+ * Where one located resource or named site is, judged against the countries the stack allows.
+ * Gathered only when the stack has `stackwarden:residency`: no residency section, no placements.
+ */
+export interface PlacementFacts extends FactOrigin {
+  /** The resource's ARM id; `site:<name>` for a site. */
+  id: string;
+  /** A short name for tables and messages: `sql-prod-1/orders`, `rg-ml/ws-vision/gpu-nc6`, the site's name. */
+  label: string;
+  kind: PlacementKind;
+  /** The canonical Azure region (`westeurope`), when the location names a known one. */
+  region?: string;
+  /** The location exactly as the API returned it (`West Europe`). */
+  location?: string;
+  /** The site's address. */
+  address?: string;
+  /** The region's point, or the address's geocoded position. */
+  coordinates?: { lat: number; lng: number };
+  /**
+   * ISO 3166-1 alpha-2, upper case. Undefined when it could not be placed (an unknown region, a
+   * point in no country, an address that could not be geocoded: `reason` says which); UNKNOWN
+   * while its location is not known yet (a Pulumi preview).
+   */
+  country: Maybe<string | undefined>;
+  /** Why it could not be placed; for a placed one, how it was (region and nearest place, geocoding level). */
+  reason: string;
+  /** The countries the stack allows (`stackwarden:residency.allowedCountries`), ISO alpha-2. */
+  allowedCountries: string[];
+}
+
 /** Everything the rules judge: plain data, gathered by `check` from the APIs or by the pack from resources. */
 export interface ComplianceFacts {
   subscriptionId: string;
@@ -142,9 +175,11 @@ export interface ComplianceFacts {
   artifacts: ArtifactFacts[];
   /** The stack's certificate probes with their last results. */
   probes: ProbeFacts[];
+  /** Where the stack's located resources and sites are; empty without `stackwarden:residency`. */
+  placements: PlacementFacts[];
 }
 
 /** Facts with nothing in them, to build on. */
 export function emptyFacts(subscriptionId: string): ComplianceFacts {
-  return { subscriptionId, databases: [], tierAdvisors: [], usages: [], artifacts: [], probes: [] };
+  return { subscriptionId, databases: [], tierAdvisors: [], usages: [], artifacts: [], probes: [], placements: [] };
 }

@@ -2,6 +2,7 @@ import type { RuleDefinition } from "./rule";
 import { artifactPacked } from "./rules/artifact-packed";
 import { artifactSignatureClean } from "./rules/artifact-signature-clean";
 import { batchQuotaHeadroom } from "./rules/batch-quota-headroom";
+import { dataResidency } from "./rules/data-residency";
 import { postDeployProbes } from "./rules/post-deploy-probes";
 import { sqlTdeEnabled } from "./rules/sql-tde-enabled";
 import { sqlTierAdvisorDrift } from "./rules/sql-tier-advisor-drift";
@@ -17,6 +18,7 @@ const RULES: RuleDefinition<unknown>[] = [
   artifactSignatureClean as RuleDefinition<unknown>,
   artifactPacked as RuleDefinition<unknown>,
   postDeployProbes as RuleDefinition<unknown>,
+  dataResidency as RuleDefinition<unknown>,
 ];
 
 let version = 0;

@@ -21,7 +21,7 @@ export interface FactSources {
 
 /**
  * Reads the live state the rules judge: each database's TDE and advisors, each location's usages,
- * and (when given the last probe run) each probe's last result.
+ * and (when given the last probe run) each probe's last result. Placements: see gatherPlacements.
  */
 export async function gatherFacts(
   sources: FactSources,
@@ -55,5 +55,7 @@ export async function gatherFacts(
     // The artifacts are scanned by gatherArtifactFacts (another service, asked only when the stack names artifacts).
     artifacts: [],
     probes: sources.lastProbeRun === undefined ? [] : probeFacts(stack.probes ?? [], sources.lastProbeRun ?? undefined),
+    // Placing needs the geocoding service: `check` adds them (gatherPlacements) when the stack sets residency.
+    placements: [],
   };
 }

@@ -11,6 +11,8 @@ export type TdeStatus = "Enabled" | "Disabled";
 export interface TdeResource {
   id?: string;
   name?: string;
+  /** The TDE configuration's location (`East US`), where the API sends one. */
+  location?: string;
   properties?: { status?: string };
 }
 

@@ -1,7 +1,8 @@
+import { workspaceRefOf } from "../arm/resource-id";
 import { mapBounded } from "../concurrency/bounded-map";
 import type { StackConfig } from "../config/stack-config";
-import { collectBatchInventory } from "../inventory/batch-inventory";
 import type { BatchAiClient } from "../services/batchai/client";
+import type { Cluster, FileServer, Workspace } from "../services/batchai/types";
 import type { GeocodingClient } from "../services/geocoding/client";
 import type { SqlClient } from "../services/sql/client";
 import { azureRegions } from "./azure-regions";
@@ -12,14 +13,14 @@ import { batchSubjects, siteSubjects, sqlSubjects, type ResidencySubject } from 
 /** The clients placing reads through. */
 export interface ResidencySources {
   sql: Pick<SqlClient, "getTransparentDataEncryption">;
-  batch: BatchAiClient;
+  batch: Pick<BatchAiClient, "listWorkspaces" | "listWorkspacesByResourceGroup" | "listClusters" | "listFileServers">;
   geocoding: Pick<GeocodingClient, "reverseGeocode" | "geocode">;
 }
 
 /**
  * Places every located resource of a stack and every site it names: each database by its TDE
- * configuration's location, each Batch AI workspace, cluster and file server (through the Batch
- * inventory), each region's point by reverse geocoding (once per region), each site by geocoding
+ * configuration's location, each Batch AI workspace, cluster and file server (see `readLocatedBatch`),
+ * each region's point by reverse geocoding (once per region), each site by geocoding
  * its address (once per address). API failures are thrown (the caller's error, exit 1); what
  * cannot be placed is returned as not-applicable with its reason.
  */
@@ -37,11 +38,7 @@ export async function placeStack(
         signal,
       ),
     ),
-    collectBatchInventory(
-      sources.batch,
-      { subscriptionId: stack.subscriptionId, resourceGroups: stack.batch.resourceGroups, locations: [] },
-      { concurrency: limit, signal },
-    ),
+    readLocatedBatch(sources.batch, stack.subscriptionId, stack.batch.resourceGroups, { concurrency: limit, signal }),
   ]);
   const subjects = [
     ...sqlSubjects(stack.subscriptionId, stack.databases, tdes),
@@ -77,4 +74,55 @@ export async function placeWithGeocoding(
     }),
   ]);
   return placeSubjects(subjects, { regions: regionAnswers, addresses: addressAnswers }, regions);
+}
+
+/**
+ * The Batch AI resources that have a place: the workspaces (of the listed resource groups, or of
+ * the subscription), and each workspace's clusters and file servers, every list to its last page,
+ * sorted by id. Experiments and jobs live in their workspace and are not read.
+ */
+export async function readLocatedBatch(
+  batch: ResidencySources["batch"],
+  subscriptionId: string,
+  resourceGroups: readonly string[] | undefined,
+  opts: { concurrency?: number; signal?: AbortSignal } = {},
+): Promise<{ workspaces: Workspace[]; clusters: Cluster[]; fileServers: FileServer[] }> {
+  const limit = opts.concurrency ?? 8;
+  const signal = opts.signal;
+  const lists = resourceGroups
+    ? await mapBounded(uniqueCaseless(resourceGroups), limit, (rg) => batch.listWorkspacesByResourceGroup(subscriptionId, rg, signal))
+    : [await batch.listWorkspaces(subscriptionId, signal)];
+  const workspaces = byId(lists.flat());
+  const reads = workspaces.flatMap((w) => {
+    const ref = w.id ? workspaceRefOf(w.id) : undefined;
+    return ref
+      ? [
+          { ref, kind: "clusters" as const },
+          { ref, kind: "fileServers" as const },
+        ]
+      : [];
+  });
+  const children = await mapBounded(reads, limit, ({ ref, kind }) =>
+    kind === "clusters" ? batch.listClusters(ref, signal) : batch.listFileServers(ref, signal),
+  );
+  return {
+    workspaces,
+    clusters: byId(children.filter((_, i) => reads[i].kind === "clusters").flat()),
+    fileServers: byId(children.filter((_, i) => reads[i].kind === "fileServers").flat()),
+  };
+}
+
+/** Distinct by id (case-insensitively: a list that shifts while paged may repeat one), sorted by id. */
+function byId<T extends { id?: string }>(items: readonly T[]): T[] {
+  const seen = new Map<string, T>();
+  for (const it of items) if (it.id && !seen.has(it.id.toLowerCase())) seen.set(it.id.toLowerCase(), it);
+  return [...seen.values()].sort((a, b) =>
+    a.id!.toLowerCase() < b.id!.toLowerCase() ? -1 : a.id!.toLowerCase() > b.id!.toLowerCase() ? 1 : 0,
+  );
+}
+
+function uniqueCaseless(values: readonly string[]): string[] {
+  const seen = new Map<string, string>();
+  for (const v of values) if (!seen.has(v.toLowerCase())) seen.set(v.toLowerCase(), v);
+  return [...seen.values()];
 }

@@ -2,18 +2,10 @@ import type { DesiredDatabase, ResidencyConfig, SourceLocation, StackConfig } fr
 import { leafName, sqlDatabaseId, workspaceRefOf } from "../arm/resource-id";
 import type { Cluster, FileServer, Workspace } from "../services/batchai/types";
 import type { TransparentDataEncryption } from "../services/sql/types";
+import type { PlacementKind } from "../compliance/facts";
 
-/** What is placed in a country. */
-export type ResidencyKind = "sql-database" | "batch-workspace" | "batch-cluster" | "batch-file-server" | "site";
-
-/** Words for each kind, in messages and tables. */
-export const KIND_LABELS: Record<ResidencyKind, string> = {
-  "sql-database": "SQL database",
-  "batch-workspace": "Batch AI workspace",
-  "batch-cluster": "Batch AI cluster",
-  "batch-file-server": "Batch AI file server",
-  site: "site",
-};
+/** What is placed in a country (the data-residency rule's kinds). */
+export type ResidencyKind = PlacementKind;
 
 /** A resource or site to place, with what is known of where it is. Plain data. */
 export interface ResidencySubject {

@@ -32,6 +32,11 @@ export interface TdeOutputs extends TdeInputs {
   status: string;
   /** The database's ARM id. */
   databaseId: string;
+  /**
+   * The TDE configuration's `location` as the API returned it (`East US`, `westeurope`), which the
+   * data-residency policy places in a country; absent when the API sends none.
+   */
+  location?: string;
 }
 
 export interface CheckFailure {
@@ -122,12 +127,12 @@ export function diffTde(olds: Partial<TdeOutputs>, news: TdeInputs): TdeDiff {
 export async function applyTdeInputs(api: TdeApi, inputs: TdeInputs): Promise<TdeOutputs> {
   const ref = tdeRef(inputs);
   const timing = { scanTimeoutMs: (inputs.scanTimeoutSeconds ?? 3600) * 1000, pollIntervalMs: inputs.pollIntervalMs ?? 2000 };
-  const live = (await api.getTransparentDataEncryption(ref)).properties?.status;
-  if (live !== inputs.transparentDataEncryption) {
+  const current = await api.getTransparentDataEncryption(ref);
+  if (current.properties?.status !== inputs.transparentDataEncryption) {
     await putWhenIdle(api, ref, inputs.transparentDataEncryption, timing);
   }
   await waitForScan(api, { ref, desired: { ...ref, transparentDataEncryption: inputs.transparentDataEncryption } }, timing);
-  return { ...inputs, status: inputs.transparentDataEncryption, databaseId: sqlDatabaseId(ref) };
+  return { ...inputs, status: inputs.transparentDataEncryption, databaseId: sqlDatabaseId(ref), ...locationOf(current) };
 }
 
 /** Reads the live status; the returned inputs carry it, so a refresh makes the next diff see drift. */
@@ -138,17 +143,18 @@ export async function readTde(
 ): Promise<{ id: string; props?: TdeOutputs; inputs?: TdeInputs }> {
   const ref =
     props.subscriptionId && props.resourceGroup && props.server && props.database ? tdeRef(props as TdeInputs) : parseTdeResourceId(id);
-  let status: string;
+  let tde: Awaited<ReturnType<TdeApi["getTransparentDataEncryption"]>>;
   try {
-    status = (await api.getTransparentDataEncryption(ref)).properties?.status ?? "";
+    tde = await api.getTransparentDataEncryption(ref);
   } catch (e) {
     // The database is gone: an empty id tells the engine to drop the resource on refresh.
     if (isNotFound(e)) return { id: "" };
     throw e;
   }
+  const status = tde.properties?.status ?? "";
   const live: TdeStatus = status === "Enabled" ? "Enabled" : "Disabled";
   const inputs: TdeInputs = { ...stripOutputs(props), ...ref, transparentDataEncryption: live };
-  return { id: tdeResourceId(ref), props: { ...inputs, status, databaseId: sqlDatabaseId(ref) }, inputs };
+  return { id: tdeResourceId(ref), props: { ...inputs, status, databaseId: sqlDatabaseId(ref), ...locationOf(tde) }, inputs };
 }
 
 /** Deleting leaves encryption as it is unless `onDelete` names a status to set first. */
@@ -158,10 +164,15 @@ export async function deleteTde(api: TdeApi, props: Partial<TdeOutputs>): Promis
   await applyTdeInputs(api, { ...(props as TdeInputs), transparentDataEncryption: target });
 }
 
+const OUTPUT_ONLY = new Set(["status", "databaseId", "location"]);
+
 function stripOutputs(p: Partial<TdeOutputs>): Partial<TdeInputs> {
-  return Object.fromEntries(
-    Object.entries(p).filter(([k]) => k !== "status" && k !== "databaseId" && !k.startsWith("__")),
-  ) as Partial<TdeInputs>;
+  return Object.fromEntries(Object.entries(p).filter(([k]) => !OUTPUT_ONLY.has(k) && !k.startsWith("__"))) as Partial<TdeInputs>;
+}
+
+/** The configuration's location as an output, only when the API sent one (Pulumi state holds no nulls). */
+function locationOf(tde: { location?: unknown }): { location?: string } {
+  return typeof tde.location === "string" && tde.location ? { location: tde.location } : {};
 }
 
 function sameText(a: unknown, b: unknown, caseInsensitive: boolean): boolean {

@@ -308,6 +308,8 @@ describe("check --stack dev (the example stack's job scripts)", () => {
           STACKWARDEN_ARM_ENDPOINT: estate.url,
           STACKWARDEN_IMDS_ENDPOINT: estate.imdsEndpoint,
           STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: `${estate.url}/binary-analysis/v1`,
+          // dev sets stackwarden:residency: its placements are read from the estate's geocoding service.
+          STACKWARDEN_GEOCODING_ENDPOINT: `${estate.url}/geocoding`,
         },
         PROJECT_ROOT,
       );

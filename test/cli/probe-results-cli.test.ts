@@ -66,6 +66,8 @@ const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
   STACKWARDEN_APISETU_CLIENT_ID: "results-test-client",
   // The dev stack ships job scripts (stackwarden:artifacts): check scans them on the emulator's service.
   STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: `${t.url}/binary-analysis/v1`,
+  // The dev stack sets stackwarden:residency: check places its resources through the geocoding service.
+  STACKWARDEN_GEOCODING_ENDPOINT: `${t.url}/geocoding`,
   ...extra,
 });
 

@@ -48,7 +48,7 @@ function db(over: Partial<DatabaseSubject> = {}): ComplianceFacts {
     advisor: undefined,
     ...over,
   };
-  return { subscriptionId: SUB, databases: [d], tierAdvisors: [d], usages: [], artifacts: [], probes: [] };
+  return { subscriptionId: SUB, databases: [d], tierAdvisors: [d], usages: [], artifacts: [], probes: [], placements: [] };
 }
 
 /** A fresh advisor (observation ended a day before NOW) recommending S3 over a current S0 at 0.9. */
@@ -74,7 +74,7 @@ function usage(over: Partial<UsageFacts> = {}): ComplianceFacts {
     unit: "Count",
     ...over,
   };
-  return { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [u], artifacts: [], probes: [] };
+  return { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [u], artifacts: [], probes: [], placements: [] };
 }
 
 type Overrides = Record<RuleId, Record<string, unknown>>;
@@ -549,6 +549,7 @@ describe("summary counts and levels", () => {
         { subscriptionId: SUB, location: "eastus", name: "none", currentValue: 0, limit: 0 },
       ],
       probes: [],
+      placements: [],
     };
     const r = evaluateCompliance(
       facts,

@@ -74,10 +74,12 @@ export class PolicyAnalyzer {
 
   /** Spawns `node dist/policies/index.js` in `policies/` (PolicyPack reads its version from the package.json there). */
   /** `nodeArgs` go before the pack's entry (e.g. `--require` of a module that registers a rule). */
-  static async start(opts: { startTimeoutMs?: number; nodeArgs?: string[] } = {}): Promise<PolicyAnalyzer> {
+  /** `env` is added to its environment after this process's AZURE_* and STACKWARDEN_* are dropped (the engine's environment). */
+  static async start(opts: { startTimeoutMs?: number; nodeArgs?: string[]; env?: Record<string, string> } = {}): Promise<PolicyAnalyzer> {
     if (!existsSync(PACK_ENTRY)) throw new Error(`${PACK_ENTRY} is missing: run \`npm run build\` first`);
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (!/^(AZURE_|STACKWARDEN_|VITEST|NODE_OPTIONS$)/.test(k)) env[k] = v;
+    Object.assign(env, opts.env);
     const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), PACK_ENTRY], {
       cwd: join(PROJECT_ROOT, "policies"),
       env,

@@ -171,6 +171,7 @@ describe("GetAnalyzerInfo", () => {
       ["artifact-signature-clean", "resource", "mandatory"],
       ["artifact-packed", "resource", "advisory"],
       ["post-deploy-probes", "stack", "advisory"],
+      ["data-residency", "stack", "mandatory"],
     ]);
     const [tdeP, drift, quota] = info.policies;
     expect(Object.keys(tdeP.configSchema ?? {})).toEqual(["exemptions"]);

@@ -78,7 +78,8 @@ describe("TransparentDataEncryption through the dynamic-provider plugin", () => 
     const started = Date.now();
     const created = await tde.create(inputs);
     expect(Date.now() - started).toBeGreaterThanOrEqual(250); // the seed's scan lasts 300 ms on the emulator clock
-    expect(created).toEqual({ id, properties: { ...inputs, status: "Enabled", databaseId: dbId("orders") } });
+    // The TDE configuration's location is an output: what the data-residency policy places.
+    expect(created).toEqual({ id, properties: { ...inputs, status: "Enabled", databaseId: dbId("orders"), location: "East US" } });
     expect(sqlDatabase(t.emu, "orders").transparentDataEncryption).toBe("Enabled");
     expect(await sql.listTransparentDataEncryptionActivities(dbRef("orders"))).toEqual([]);
     // It polled the scan's progress (operationResults) until the scan had ended.
@@ -120,7 +121,7 @@ describe("TransparentDataEncryption through the dynamic-provider plugin", () => 
   it("Update: repairs the drift (PUT Enabled, waits for the scan)", async () => {
     const before = puts();
     const updated = await tde.update(id, state, inputs);
-    expect(updated.properties).toEqual({ ...inputs, status: "Enabled", databaseId: dbId("orders") });
+    expect(updated.properties).toEqual({ ...inputs, status: "Enabled", databaseId: dbId("orders"), location: "East US" });
     expect(puts()).toBe(before + 1);
     expect(sqlDatabase(t.emu, "orders").transparentDataEncryption).toBe("Enabled");
     expect(await sql.listTransparentDataEncryptionActivities(dbRef("orders"))).toEqual([]); // the encryption scan had finished
@@ -135,6 +136,7 @@ describe("TransparentDataEncryption through the dynamic-provider plugin", () => 
       transparentDataEncryption: "Enabled",
       status: "Enabled",
       databaseId: dbId("orders"),
+      location: "East US",
     });
     await expect(tde.read("/subscriptions/x/nonsense")).rejects.toThrow(/is not the id of a SQL database's transparent data encryption/);
   });

@@ -74,13 +74,16 @@ for (const [origin, load] of ORIGINS) {
       expect(sqlDatabase(t.emu, "orders").transparentDataEncryption).toBe("Disabled");
       const created = await p.create(inputs);
       expect(created.id).toBe(`${dbId("orders")}/transparentDataEncryption/current`);
-      expect(created.outs).toEqual({ ...inputs, status: "Enabled", databaseId: dbId("orders") });
+      expect(created.outs).toEqual({ ...inputs, status: "Enabled", databaseId: dbId("orders"), location: "East US" });
       // The scan ran to its end in the emulator (the create waited for it).
       expect(sqlDatabase(t.emu, "orders").transparentDataEncryption).toBe("Enabled");
       expect(await sql.listTransparentDataEncryptionActivities(dbRef("orders"))).toEqual([]);
 
       const read = await p.read(created.id, created.outs);
-      expect(read).toMatchObject({ id: created.id, props: { status: "Enabled" }, inputs: { ...inputs } });
+      expect(read).toMatchObject({ id: created.id, props: { status: "Enabled", location: "East US" }, inputs: { ...inputs } });
+      // The location is an output only: the inputs a refresh hands back pass check.
+      expect(read.inputs).not.toHaveProperty("location");
+      expect((await p.check({}, read.inputs!)).failures).toEqual([]);
       // A read by id only (an import or `.get`) finds the database from the id.
       expect((await p.read(created.id, {})).props).toMatchObject({ ...dbRef("orders"), status: "Enabled", databaseId: dbId("orders") });
 

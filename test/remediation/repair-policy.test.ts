@@ -28,6 +28,7 @@ function drifted(
       subscriptionId: SUB,
       usages: [],
       artifacts: [],
+      placements: [],
       databases: [{ id, resourceGroup: "rg", server: "s1", database, liveTdeStatus: live }],
       tierAdvisors: [{ id, resourceGroup: "rg", server: "s1", database, advisor: undefined }],
       probes: [],

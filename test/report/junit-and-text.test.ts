@@ -43,6 +43,7 @@ describe("JUnit report", () => {
       "stackwarden.artifact-signature-clean",
       "stackwarden.artifact-packed",
       "stackwarden.post-deploy-probes",
+      "stackwarden.data-residency",
     ]);
   });
 
@@ -50,7 +51,7 @@ describe("JUnit report", () => {
     expect(doc["@_tests"]).toBe("8");
     expect(doc["@_failures"]).toBe("1");
     expect(
-      [suite("sql-tde-enabled"), suite("sql-tier-advisor-drift"), suite("batch-quota-headroom")].map((s) => [
+      [suite("sql-tde-enabled"), suite("sql-tier-advisor-drift"), suite("batch-quota-headroom"), suite("data-residency")].map((s) => [
         s["@_tests"],
         s["@_failures"],
         s["@_skipped"],
@@ -59,8 +60,9 @@ describe("JUnit report", () => {
       ["3", "1", "1"],
       ["3", "0", "1"],
       ["2", "0", "0"],
+      ["0", "0", "0"], // the report's stack sets no residency: nothing to place
     ]);
-    // A rule with nothing to judge (no artifacts or probes here) is an empty suite.
+    // A rule with nothing to judge (no artifacts, probes or residency here) is an empty suite.
     for (const s of doc.testsuite) expect(s.testcase ?? []).toHaveLength(Number(s["@_tests"]));
   });
 
@@ -112,6 +114,7 @@ describe("JUnit report", () => {
         tierAdvisors: [],
         usages: [],
         probes: [],
+        placements: [],
       },
       resolveRuleSettings({ "sql-tier-advisor-drift": { enforcementLevel: "disabled" } }),
       [],
@@ -159,7 +162,7 @@ describe("json, table and markdown reports", () => {
   it("table: an expired exemption is shown as EXPIRED and covers nothing", () => {
     const late = reportInput();
     const r = evaluateCompliance(
-      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [], artifacts: [], probes: [] },
+      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [], artifacts: [], probes: [], placements: [] },
       late.stack.policies,
       late.stack.exemptions,
       Date.parse("2026-01-01T00:00:00Z"),
@@ -183,7 +186,7 @@ describe("json, table and markdown reports", () => {
 
   it("markdown: a clean run gets the check mark", () => {
     const r = evaluateCompliance(
-      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [], artifacts: [], probes: [] },
+      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [], artifacts: [], probes: [], placements: [] },
       resolveRuleSettings({}),
       [],
       NOW,

@@ -63,8 +63,9 @@ describe("SARIF 2.1.0 report", () => {
       "artifact-signature-clean",
       "artifact-packed",
       "post-deploy-probes",
+      "data-residency",
     ]);
-    expect(rules.map((r) => r.defaultConfiguration.level)).toEqual(["error", "warning", "warning", "error", "warning", "warning"]);
+    expect(rules.map((r) => r.defaultConfiguration.level)).toEqual(["error", "warning", "warning", "error", "warning", "warning", "error"]);
     expect(log.runs[0].tool.driver.name).toBe("stackwarden");
     for (const r of log.runs[0].results) {
       expect(ruleIds()).toContain(r.ruleId);

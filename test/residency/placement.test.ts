@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { azureRegions, findRegion, parseRegions } from "../../src/residency/azure-regions";
 import { addressAnswerOf, pointAnswerOf } from "../../src/residency/geo-answers";
 import { placeSubjects, placementNeeds, type GeoAnswer } from "../../src/residency/placement";
-import { judgePlacement } from "../../src/residency/residency-verdict";
 import { batchSubjects, siteSubjects, sqlSubjects, type ResidencySubject } from "../../src/residency/residency-subjects";
 
 const SUB = "00000000-0000-0000-0000-000000000000";
@@ -148,52 +147,6 @@ describe("placing", () => {
     expect(p["site:a"].reason).toMatch(/HOUSE_NUMBER/);
     expect(p["site:b"]).toMatchObject({ status: "not-applicable" });
     expect(p["site:b"].reason).toMatch(/could not be geocoded: no place matched/);
-  });
-});
-
-describe("verdicts against allowedCountries", () => {
-  const placed = {
-    kind: "batch-workspace" as const,
-    id: "w",
-    label: "rg-ml/ws-nlp",
-    status: "placed" as const,
-    country: "NL",
-    region: "westeurope",
-    reason: "",
-  };
-
-  it("passes an allowed country and names resource, region and country in a violation", () => {
-    expect(judgePlacement(placed, ["US", "NL"]).verdict).toBe("pass");
-    const v = judgePlacement(placed, ["US"]);
-    expect(v.verdict).toBe("violation");
-    expect(v.message).toBe("data must stay in US: Batch AI workspace rg-ml/ws-nlp is in NL (region westeurope)");
-  });
-
-  it("never passes what could not be placed", () => {
-    const na = {
-      ...placed,
-      status: "not-applicable" as const,
-      country: undefined,
-      reason: 'location "atlantis" is not a known Azure region',
-    };
-    const v = judgePlacement(na, ["US", "NL"]);
-    expect(v.verdict).toBe("not-applicable");
-    expect(v.message).toMatch(/cannot be placed in a country: location "atlantis"/);
-  });
-
-  it("names a site by its address", () => {
-    const site = {
-      kind: "site" as const,
-      id: "site:x",
-      label: "backup",
-      status: "placed" as const,
-      country: "DE",
-      address: "Platz der Republik 1, 11011 Berlin",
-      reason: "",
-    };
-    expect(judgePlacement(site, ["NL"]).message).toBe(
-      'data must stay in NL: site backup is in DE (address "Platz der Republik 1, 11011 Berlin")',
-    );
   });
 });
 

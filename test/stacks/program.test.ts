@@ -173,6 +173,16 @@ describe("stacks/ program with the dev stack's config", () => {
       expected += 1 + (w.clusters?.length ?? 0) + (w.fileServers?.length ?? 0) + 2 * (w.experiments?.length ?? 0);
     }
     expected += rs.filter((r) => r.type === ARTIFACT_SCAN).length; // checked in their own test below
+    // The residency section, carried to the policy pack by one Residency resource.
+    const residency = dev["stackwarden:residency"] as
+      { allowedCountries: string[]; sites?: { name: string; address: string }[] } | undefined;
+    if (residency) {
+      const r = byName(rs, "residency");
+      expect(r.type).toBe("pulumi-nodejs:dynamic/residency:Residency");
+      const { __provider, ...inputs } = r.inputs;
+      expect(inputs).toEqual({ allowedCountries: residency.allowedCountries, sites: residency.sites ?? [] });
+      expected += 1;
+    }
     // Nothing else: no per-job resources, no stray registrations.
     expect(rs).toHaveLength(expected);
     expect(new Set(rs.map((r) => r.name)).size).toBe(rs.length);
@@ -271,6 +281,13 @@ describe("stacks/ program with the dev stack's config", () => {
     const status = await new Promise<string>((resolve) => outputs["rg-data/sql-prod-1/orders"].apply(resolve));
     expect(status).toBe("Enabled");
     await settings.waitForRPCs();
+  });
+
+  it("registers no Residency resource for a stack without stackwarden:residency (the data-residency policy is then off)", async () => {
+    const { "stackwarden:residency": _r, ...withoutResidency } = config;
+    const rs = await runProgram(withoutResidency);
+    expect(rs.length).toBeGreaterThan(0);
+    expect(rs.filter((r) => r.type === "pulumi-nodejs:dynamic/residency:Residency")).toEqual([]);
   });
 
   it("ignores other namespaces' keys", async () => {

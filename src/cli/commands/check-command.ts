@@ -4,6 +4,8 @@ import { InvalidArgumentError, type Command } from "commander";
 import { evaluateCompliance, type ComplianceResult } from "../../compliance/evaluate";
 import { gatherFacts } from "../../facts/gather-facts";
 import { gatherArtifactFacts } from "../../facts/artifact-facts";
+import { gatherPlacements } from "../../facts/placement-facts";
+import { sharedTdeReads } from "../../facts/shared-tde-reads";
 import { plannedFacts } from "../../facts/planned-facts";
 import type { StackConfig } from "../../config/stack-config";
 import { artifactSignatureClean } from "../../compliance/rules/artifact-signature-clean";
@@ -19,7 +21,9 @@ import {
 } from "../../report/compliance-report";
 import { renderJunit } from "../../report/junit-report";
 import { renderSarif } from "../../report/sarif-report";
+import type { ResidencySources } from "../../residency/place-stack";
 import { azureClientsFromEnv, type AzureClients } from "../../runtime/azure-clients";
+import { geocodingClientFromEnv } from "../../runtime/geocoding-client";
 import { VERSION } from "../../version";
 import type { CommandIO } from "../command-io";
 import { choiceOption, intOption } from "../option-parsers";
@@ -61,7 +65,9 @@ export function registerCheck(program: Command, io: CommandIO): void {
       const gate = await openArtifactGate(stack, io.env);
       let result: CheckResult;
       try {
-        result = await runCheck(azureClientsFromEnv(io.env), stack, flags.concurrency, {
+        // The geocoding client only when the stack sets residency: no other rule needs it.
+        const clients = { ...azureClientsFromEnv(io.env), geocoding: stack.residency ? geocodingClientFromEnv(io.env) : undefined };
+        result = await runCheck(clients, stack, flags.concurrency, {
           planned: flags.planned,
           lastProbeRun: probes.run,
           artifacts: gate && { client: gate.client, cwd: io.cwd, warn: (l) => io.err(`stackwarden check: ${l}`) },
@@ -165,10 +171,12 @@ export function lastProbeRunOf(
 /**
  * Scans the stack's artifacts (with `artifacts`, when the stack names them), reads live state and
  * evaluates every rule with the stack's settings and exemptions (on the planned state with
- * `planned`); the probes are judged by `lastProbeRun` (absent: not judged; null: none kept).
+ * `planned`); the probes are judged by `lastProbeRun` (absent: not judged; null: none kept). With
+ * `stackwarden:residency` set it also places the stack's resources and sites, for which
+ * `clients.geocoding` is required.
  */
 export async function runCheck(
-  clients: Pick<AzureClients, "sql" | "batch">,
+  clients: Pick<AzureClients, "sql" | "batch"> & { geocoding?: ResidencySources["geocoding"] },
   stack: StackConfig,
   concurrency = 16,
   opts: { planned?: boolean; lastProbeRun?: StoredProbeRun | null; artifacts?: ArtifactGate } = {},
@@ -176,7 +184,16 @@ export async function runCheck(
   const { artifacts } = opts;
   const scanned = artifacts && stack.artifacts ? await gatherArtifactFacts(artifacts.client, stack, { cwd: artifacts.cwd }) : undefined;
   for (const p of scanned?.report.unmatchedPaths ?? []) artifacts?.warn(`warning: stackwarden:artifacts.paths "${p}" matches no file`);
-  const live = await gatherFacts({ sql: clients.sql, batch: clients.batch, lastProbeRun: opts.lastProbeRun }, stack, { concurrency });
+  const tde = sharedTdeReads(clients.sql);
+  const sql = { ...tde, listServiceTierAdvisors: clients.sql.listServiceTierAdvisors.bind(clients.sql) };
+  const [gathered, placements] = await Promise.all([
+    gatherFacts({ sql, batch: clients.batch, lastProbeRun: opts.lastProbeRun }, stack, { concurrency }),
+    stack.residency
+      ? gatherPlacements({ sql: tde, batch: clients.batch, geocoding: requireGeocoding(clients.geocoding) }, stack, { concurrency })
+      : [],
+  ]);
+  const live = { ...gathered, placements };
+  // Where resources are does not change with the plan: placements are judged as they are live.
   const facts = { ...(opts.planned ? plannedFacts(live, stack) : live), artifacts: scanned?.facts ?? [] };
   const scanErrors = facts.artifacts.filter((a) => a.scanError).map((a) => ({ path: a.path, error: a.scanError! }));
   return { ...evaluateCompliance(facts, stack.policies, stack.exemptions, Date.now()), scanErrors };
@@ -195,4 +212,10 @@ export function renderReport(input: ComplianceReportInput, format: Format): stri
     default:
       return renderComplianceTable(input);
   }
+}
+
+function requireGeocoding(g: ResidencySources["geocoding"] | undefined): ResidencySources["geocoding"] {
+  // A programming error, not a user's: every caller passes a client when the stack sets residency.
+  if (!g) throw new Error("runCheck: the stack sets stackwarden:residency, so a geocoding client is required");
+  return g;
 }

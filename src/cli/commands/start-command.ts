@@ -6,6 +6,7 @@ import { LOCAL_SERVICES } from "../../emulator/services";
 import { planTde } from "../../reconcile/tde-plan";
 import { renderPlan } from "../../report/plan-report";
 import { azureClientsFromEnv } from "../../runtime/azure-clients";
+import { geocodingClientFromEnv } from "../../runtime/geocoding-client";
 import type { CommandIO } from "../command-io";
 import { DEFAULT_ESTATE } from "./emulator-command";
 import { runApply } from "./apply-command";
@@ -42,6 +43,7 @@ export function registerStart(program: Command, io: CommandIO): void {
           ...io.env,
           STACKWARDEN_ARM_ENDPOINT: emu.url,
           STACKWARDEN_IMDS_ENDPOINT: `${emu.url}/metadata`,
+          STACKWARDEN_GEOCODING_ENDPOINT: `${emu.url}/geocoding`,
           AZURE_ACCESS_TOKEN: "",
           // The emulator's issuers; its default estate takes any non-empty key (a seed may name its own).
           STACKWARDEN_APISETU_ENDPOINT: `${emu.url}/apisetu`,
@@ -93,7 +95,8 @@ export function registerStart(program: Command, io: CommandIO): void {
               warn: (l: string) => io.err(`stackwarden start: ${l}`),
             }
           : undefined;
-        const result = await runCheck(clients, stack, 16, { lastProbeRun: kept.run, artifacts: gate });
+        const geocoding = stack.residency ? geocodingClientFromEnv(env) : undefined;
+        const result = await runCheck({ ...clients, geocoding }, stack, 16, { lastProbeRun: kept.run, artifacts: gate });
         io.out(
           renderComplianceTable({
             stackName: flags.stack,

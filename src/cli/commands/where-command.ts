@@ -1,8 +1,8 @@
 import type { Command } from "commander";
+import { KIND_LABELS, judgePlacement } from "../../compliance/rules/data-residency";
+import { placementFacts } from "../../facts/placement-facts";
 import { placeStack } from "../../residency/place-stack";
 import type { Placement } from "../../residency/placement";
-import { judgePlacement } from "../../residency/residency-verdict";
-import { KIND_LABELS } from "../../residency/residency-subjects";
 import { azureClientsFromEnv } from "../../runtime/azure-clients";
 import { geocodingClientFromEnv } from "../../runtime/geocoding-client";
 import type { CommandIO } from "../command-io";
@@ -23,7 +23,12 @@ export function registerWhere(program: Command, io: CommandIO): void {
       const geocoding = geocodingClientFromEnv(io.env);
       const placements = await placeStack({ sql, batch, geocoding }, stack, { concurrency: flags.concurrency });
       const allowed = stack.residency?.allowedCountries;
-      const verdictOf = (p: Placement) => (allowed ? judgePlacement(p, allowed).verdict : undefined);
+      // The data-residency rule's own verdict; `where` has said "violation" for its "fail" since it shipped.
+      const verdictOf = (p: Placement) => {
+        if (!allowed) return undefined;
+        const v = judgePlacement(placementFacts(p, allowed)).verdict;
+        return v === "fail" ? "violation" : v;
+      };
       if (flags.output === "json") {
         const doc = {
           stack: name,
@@ -47,7 +52,7 @@ export function registerWhere(program: Command, io: CommandIO): void {
         p.coordinates ? p.coordinates.lat.toFixed(4) : "",
         p.coordinates ? p.coordinates.lng.toFixed(4) : "",
         p.country ?? "n/a",
-        ...(allowed ? [{ pass: "yes", violation: "NO", "not-applicable": "n/a" }[verdictOf(p)!]] : []),
+        ...(allowed ? [{ pass: "yes", violation: "NO", "not-applicable": "n/a", unknown: "?" }[verdictOf(p)!]] : []),
         p.status === "placed" ? (p.kind === "site" ? `${p.address} (${p.reason})` : (p.place ?? "")) : `not applicable: ${p.reason}`,
       ]);
       io.out(renderTextTable(header, rows));

@@ -1,0 +1,279 @@
+import { rmSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CommandIO } from "../../src/cli/command-io";
+import { main } from "../../src/cli/main";
+import { judgePlacement } from "../../src/compliance/rules/data-residency";
+import { loadStackFile } from "../../src/config/stack-config";
+import { silentLogger } from "../../src/http";
+import { readDataSource, type DataSourceKind } from "../../src/resources/data-sources";
+import { residencyOutputs } from "../../src/resources/residency-resource";
+import { applyTdeInputs } from "../../src/resources/tde-resource";
+import type { AzureClients } from "../../src/runtime/azure-clients";
+import { BatchAiClient } from "../../src/services/batchai/client";
+import { SqlClient } from "../../src/services/sql/client";
+import { placementsFromResources } from "../../policies/placement-facts";
+import { TYPES } from "../../policies/policies";
+import { PolicyAnalyzer, UNKNOWN_VALUE, urnOf, type AnalyzerResourceInput, type Level } from "../helpers/analyzer";
+import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { stackDir } from "../cli/cli-harness";
+
+/**
+ * The data-residency policy as the Pulumi engine runs it: the compiled pack in a child process,
+ * driven over gRPC, fed the resources the Pulumi program registers with the outputs their
+ * providers return (TDE resources with their configuration's location, Batch AI data sources with
+ * the API's objects, the Residency resource), placing them through the emulator's geocoding
+ * service from its environment. And its parity with `check` on the same estate and stack.
+ */
+const SUB = "00000000-0000-0000-0000-000000000000";
+const KEY = "gk-pack-residency-key-0a7d";
+
+const SEED = `
+sql:
+  subscriptionId: ${SUB}
+  servers:
+    - name: sql-eu
+      resourceGroup: rg-data
+      location: West Europe
+      databases: [{ name: orders, transparentDataEncryption: Enabled }]
+    - name: sql-us
+      resourceGroup: rg-data
+      location: East US
+      databases: [{ name: customers, transparentDataEncryption: Enabled }]
+    - name: sql-lost
+      resourceGroup: rg-data
+      location: Atlantis Central
+      databases: [{ name: legacy, transparentDataEncryption: Enabled }]
+batchai:
+  subscriptionId: ${SUB}
+  workspaces:
+    - resourceGroup: rg-ml
+      name: ws-eu
+      location: westeurope
+      clusters: [{ name: cpu-d4, vmSize: STANDARD_D4_V2 }]
+      fileServers: [{ name: nfs, vmSize: STANDARD_D14_V2, diskCount: 1, diskSizeInGB: 128, storageAccountType: Standard_LRS }]
+    - resourceGroup: rg-ml
+      name: ws-us
+      location: eastus
+geocoding:
+  apiKeys: [{ key: ${KEY} }]
+  streets:
+    - { name: Dam, city: Amsterdam, countryCode: NL, lat: 52.3731, lng: 4.89322, zipCodes: [1012 JS], houseNumbers: [{ number: "1", lat: 52.37299, lng: 4.8941 }] }
+`;
+
+const DATABASES = [
+  { server: "sql-eu", database: "orders" },
+  { server: "sql-us", database: "customers" },
+  { server: "sql-lost", database: "legacy" },
+];
+const WORKSPACES = [
+  { workspace: "ws-eu", clusters: ["cpu-d4"], fileServers: ["nfs"] },
+  { workspace: "ws-us", clusters: [], fileServers: [] },
+];
+const SITES = [
+  { name: "backup-dc", address: "Dam 1, 1012 JS Amsterdam" },
+  { name: "moon-base", address: "1 Tranquility Base, 00000 Nowhere, Atlantis" },
+];
+
+const STACK = (allowed: string[]) =>
+  [
+    "config:",
+    `  stackwarden:subscriptionId: ${SUB}`,
+    "  stackwarden:databases:",
+    ...DATABASES.map(
+      (d) => `    - { resourceGroup: rg-data, server: ${d.server}, database: ${d.database}, transparentDataEncryption: Enabled }`,
+    ),
+    "  stackwarden:batch:",
+    "    resourceGroups: [rg-ml]",
+    "    workspaces:",
+    ...WORKSPACES.map(
+      (w) =>
+        `      - { resourceGroup: rg-ml, workspace: ${w.workspace}, clusters: [${w.clusters.join(", ")}], fileServers: [${w.fileServers.join(", ")}] }`,
+    ),
+    "  stackwarden:residency:",
+    `    allowedCountries: [${allowed.join(", ")}]`,
+    "    sites:",
+    ...SITES.map((s) => `      - { name: ${s.name}, address: "${s.address}" }`),
+    "",
+  ].join("\n");
+
+let emu: TestEmulator;
+let analyzer: PolicyAnalyzer;
+let clients: AzureClients;
+let dir: string;
+
+beforeAll(async () => {
+  emu = await startTestEmulator({ seed: seedFromYaml(SEED) });
+  analyzer = await PolicyAnalyzer.start({
+    env: { STACKWARDEN_GEOCODING_ENDPOINT: `${emu.url}/geocoding`, STACKWARDEN_GEOCODING_API_KEY: KEY },
+  });
+  const opts = { endpoint: emu.url, credential: emu.credential, retry: FAST_RETRY, logger: silentLogger };
+  clients = { credential: emu.credential, sql: new SqlClient(opts), batch: new BatchAiClient(opts), armEndpoint: emu.url };
+  dir = stackDir({ "Pulumi.us.yaml": STACK(["US"]), "Pulumi.usnl.yaml": STACK(["US", "NL"]) });
+});
+
+afterAll(async () => {
+  await analyzer?.stop();
+  await emu?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function configure(level: Level = "mandatory"): Promise<void> {
+  await analyzer.configure({
+    "sql-tde-enabled": { enforcementLevel: "mandatory" },
+    "sql-tier-advisor-drift": { enforcementLevel: "advisory" },
+    "batch-quota-headroom": { enforcementLevel: "advisory" },
+    "data-residency": { enforcementLevel: level },
+  });
+}
+
+/** The stack's resources as the Pulumi program registers them, each with the outputs its provider returned. */
+async function programResources(allowedCountries: string[]): Promise<AnalyzerResourceInput[]> {
+  const out: AnalyzerResourceInput[] = [];
+  for (const d of DATABASES) {
+    const inputs = { subscriptionId: SUB, resourceGroup: "rg-data", ...d, transparentDataEncryption: "Enabled" as const };
+    // What the TDE provider's create returns (the databases are encrypted already: no PUT).
+    out.push({ type: TYPES.tde, name: `tde-rg-data-${d.server}-${d.database}`, props: { ...(await applyTdeInputs(clients.sql, inputs)) } });
+  }
+  const source = async (kind: DataSourceKind, name: string, inputs: Record<string, string>) =>
+    out.push({ type: `pulumi-nodejs:dynamic/${kind}`, name, props: (await readDataSource(clients, kind, inputs)).outs });
+  for (const w of WORKSPACES) {
+    const ref = { subscriptionId: SUB, resourceGroup: "rg-ml", workspace: w.workspace };
+    await source("batchai:Workspace", `batchai-workspace-rg-ml-${w.workspace}`, ref);
+    for (const c of w.clusters) await source("batchai:Cluster", `batchai-cluster-rg-ml-${w.workspace}-${c}`, { ...ref, cluster: c });
+    for (const f of w.fileServers)
+      await source("batchai:FileServer", `batchai-fileserver-rg-ml-${w.workspace}-${f}`, { ...ref, fileServer: f });
+  }
+  out.push({ type: TYPES.residency, name: "residency", props: { ...residencyOutputs({ allowedCountries, sites: SITES }) } });
+  return out;
+}
+
+async function checkFindings(file: string) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CommandIO = {
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+    isTTY: false,
+    cwd: dir,
+    exitCode: 0,
+    env: {
+      PATH: process.env.PATH,
+      STACKWARDEN_ARM_ENDPOINT: emu.url,
+      STACKWARDEN_IMDS_ENDPOINT: emu.imdsEndpoint,
+      STACKWARDEN_GEOCODING_ENDPOINT: `${emu.url}/geocoding`,
+      STACKWARDEN_GEOCODING_API_KEY: KEY,
+    },
+  };
+  const code = await main(["check", "--config", file, "--output", "json"], io);
+  const doc = JSON.parse(out.join("\n")) as {
+    findings: { ruleId: string; resourceId: string; verdict: string; level: string; message: string }[];
+  };
+  return { code, err: err.join("\n"), findings: doc.findings };
+}
+
+describe("AnalyzeStack: data-residency", () => {
+  it("flags each resource and site outside the allowed countries, on its own URN, at the configured level", async () => {
+    await configure();
+    const resources = await programResources(["US"]);
+    const v = await analyzer.analyzeStack(resources);
+    expect(v.every((x) => x.policyName === "data-residency" && x.enforcementLevel === "mandatory")).toBe(true);
+    const byUrn = Object.fromEntries(v.map((x) => [x.urn, x.detail]));
+    expect(byUrn).toEqual({
+      [urnOf(TYPES.tde, "tde-rg-data-sql-eu-orders")]:
+        "SQL database sql-eu/orders must keep its data in US; it is in NL (region westeurope)",
+      [urnOf(TYPES.workspace, "batchai-workspace-rg-ml-ws-eu")]:
+        "Batch AI workspace rg-ml/ws-eu must keep its data in US; it is in NL (region westeurope)",
+      [urnOf(TYPES.cluster, "batchai-cluster-rg-ml-ws-eu-cpu-d4")]:
+        "Batch AI cluster rg-ml/ws-eu/cpu-d4 must keep its data in US; it is in NL (region westeurope)",
+      [urnOf(TYPES.fileServer, "batchai-fileserver-rg-ml-ws-eu-nfs")]:
+        "Batch AI file server rg-ml/ws-eu/nfs must keep its data in US; it is in NL (region westeurope)",
+      [urnOf(TYPES.residency, "residency")]: 'site backup-dc must keep its data in US; it is in NL (address "Dam 1, 1012 JS Amsterdam")',
+    });
+    // The TDE resource's location output is what placed the database.
+    expect(resources.find((r) => r.name === "tde-rg-data-sql-eu-orders")!.props.location).toBe("West Europe");
+  });
+
+  it("allowing US and NL: nothing flagged (what cannot be placed is not applicable, not a violation)", async () => {
+    await configure();
+    expect(await analyzer.analyzeStack(await programResources(["US", "NL"]))).toEqual([]);
+  });
+
+  it("advisory or disabled as configured", async () => {
+    const resources = await programResources(["US"]);
+    await configure("advisory");
+    expect(new Set((await analyzer.analyzeStack(resources)).map((x) => x.enforcementLevel))).toEqual(new Set(["advisory"]));
+    await configure("disabled");
+    expect(await analyzer.analyzeStack(resources)).toEqual([]);
+    await configure();
+  });
+
+  it("a stack without a Residency resource (no stackwarden:residency) has nothing to judge", async () => {
+    await configure();
+    const resources = (await programResources(["US"])).filter((r) => r.type !== TYPES.residency);
+    expect(await analyzer.analyzeStack(resources)).toEqual([]);
+  });
+
+  it("during a preview, locations not known yet are not judged; the sites are", async () => {
+    await configure();
+    const resources = (await programResources(["US"])).map((r) =>
+      r.type === TYPES.tde
+        ? { ...r, props: { ...r.props, location: UNKNOWN_VALUE } }
+        : r.type === TYPES.workspace
+          ? { ...r, props: { ...r.props, workspaceResource: UNKNOWN_VALUE } }
+          : r,
+    );
+    const v = await analyzer.analyzeStack(resources);
+    // The cluster and file server carry no location of their own: they wait for their workspace.
+    expect(v.map((x) => x.detail)).toEqual(['site backup-dc must keep its data in US; it is in NL (address "Dam 1, 1012 JS Amsterdam")']);
+  });
+
+  it("a key the geocoding service refuses fails the analysis with the service's error, the key nowhere", async () => {
+    const wrong = "gk-pack-wrong-key-3e11";
+    const other = await PolicyAnalyzer.start({
+      env: { STACKWARDEN_GEOCODING_ENDPOINT: `${emu.url}/geocoding`, STACKWARDEN_GEOCODING_API_KEY: wrong },
+    });
+    try {
+      const err = await other.analyzeStack(await programResources(["US"])).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      // It fails the data-residency policy, the one that reads placements, not the others.
+      expect(err?.message).toMatch(/policy .data-residency./);
+      expect(err?.message).toMatch(/GeocodingUnauthorized/);
+      expect(err?.message).not.toContain(wrong);
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
+describe("parity: check and the pack judge residency alike", () => {
+  for (const [file, allowed] of [
+    ["Pulumi.us.yaml", ["US"]],
+    ["Pulumi.usnl.yaml", ["US", "NL"]],
+  ] as const) {
+    it(`${file}: the same violations and messages over gRPC, and the same verdict for every placement`, async () => {
+      const check = await checkFindings(file);
+      expect(check.code, check.err).toBe(allowed.length === 1 ? 3 : 0);
+      const fromCheck = check.findings.filter((f) => f.ruleId === "data-residency");
+      const resources = await programResources([...allowed]);
+
+      await configure();
+      const fromPack = (await analyzer.analyzeStack(resources)).map((v) => `${v.policyName} ${v.enforcementLevel}: ${v.detail}`);
+      const violations = fromCheck.filter((f) => f.verdict === "fail").map((f) => `${f.ruleId} ${f.level}: ${f.message}`);
+      expect(fromPack.sort()).toEqual(violations.sort());
+
+      // Every verdict (pass and not applicable too, which the pack does not report), from the pack's own facts.
+      const env = { STACKWARDEN_GEOCODING_ENDPOINT: `${emu.url}/geocoding`, STACKWARDEN_GEOCODING_API_KEY: KEY };
+      const packVerdicts = (await placementsFromResources(resources, env)).map((p) => {
+        const j = judgePlacement(p);
+        return `${p.id.toLowerCase()} ${j.verdict}: ${j.message}`;
+      });
+      const checkVerdicts = fromCheck.map((f) => `${f.resourceId.toLowerCase()} ${f.verdict}: ${f.message}`);
+      expect(packVerdicts.sort()).toEqual(checkVerdicts.sort());
+      expect(checkVerdicts.filter((x) => / not-applicable: /.test(x))).toHaveLength(2); // legacy (Atlantis Central) and moon-base
+      // The stack file check read is the one the pack's resources came from.
+      expect(loadStackFile(`${dir}/${file}`, {}, dir).residency?.allowedCountries).toEqual([...allowed]);
+    });
+  }
+});
