@@ -78,6 +78,8 @@ export class StateStore {
   private journalBytes = 0;
   private snapshotBytes = 0;
   private unsynced = false;
+  /** After close, nothing more is written: the directory may already belong to the next emulator. */
+  private closed = false;
   private syncTimer: NodeJS.Timeout | undefined;
   private readonly compactRatio: number;
   private readonly minCompactBytes: number;
@@ -133,7 +135,7 @@ export class StateStore {
    * changed place, or one snapshot when everything changed.
    */
   changed(path?: StatePath): void {
-    if (!this.dir) return;
+    if (!this.dir || this.closed) return;
     if (path === undefined || path.length === 0) this.everything = true;
     else this.pending.set(JSON.stringify(path), path);
     if (this.scheduled) return;
@@ -146,7 +148,7 @@ export class StateStore {
 
   /** Writes what changed now: journal lines, or a snapshot when everything changed or the journal has grown too big. */
   flush(): void {
-    if (!this.dir || (!this.everything && this.pending.size === 0)) return;
+    if (!this.dir || this.closed || (!this.everything && this.pending.size === 0)) return;
     if (this.everything) {
       this.pending.clear();
       this.everything = false;
@@ -169,10 +171,16 @@ export class StateStore {
     if (this.journalBytes > Math.max(this.minCompactBytes, this.snapshotBytes * this.compactRatio)) this.snapshot();
   }
 
-  /** Writes pending changes, compacts the journal into the snapshot, and releases the files (on a clean stop). */
+  /**
+   * Writes pending changes, compacts the journal into the snapshot, and releases the files (on a
+   * clean stop). Changes after it are not persisted: a request still in flight when its emulator
+   * stopped (a delayed one, say) must not append to a journal that a restarted emulator on the same
+   * directory now writes, with journal numbers of its own.
+   */
   close(): void {
-    if (!this.dir) return;
+    if (!this.dir || this.closed) return;
     this.flush();
+    this.closed = true;
     if (this.journalBytes > 0 || this.journalFd !== undefined) this.snapshot();
     if (this.syncTimer) clearTimeout(this.syncTimer);
     this.syncTimer = undefined;

@@ -91,7 +91,7 @@ export function lockPathOf(dir: string, stack: string): string {
 /** Reads the holder of a stack's lock; undefined when it is free or the holder is not written yet. */
 export function readLockHolder(dir: string, stack: string): LockHolder | undefined {
   try {
-    return JSON.parse(fs.readFileSync(join(lockPathOf(dir, stack), "holder.json"), "utf8")) as LockHolder;
+    return readHolderFile(lockPathOf(dir, stack));
   } catch {
     return undefined;
   }
@@ -127,6 +127,16 @@ export async function acquireStackLock(opts: StackLockOptions): Promise<StackLoc
   let waiting = false;
   for (;;) {
     let release: () => Promise<void>;
+    const holder: LockHolder = {
+      pid: process.pid,
+      host: hostname(),
+      since: new Date().toISOString(),
+      command: opts.command,
+      stack: opts.stack,
+    };
+    // Announced before the lock's directory is made, so that a process killed between making it
+    // and writing holder.json inside leaves a dead pid behind, not an anonymous lock.
+    const intent = writeIntent(opts.dir, opts.stack, holder);
     try {
       release = await lockfile.lock(target, {
         lockfilePath: lockPath,
@@ -138,28 +148,27 @@ export async function acquireStackLock(opts: StackLockOptions): Promise<StackLoc
         onCompromised: (err) => lost.abort(new Error(`the lock of stack ${opts.stack} was lost while held: ${err.message}`)),
       });
     } catch (e) {
+      fs.rmSync(intent, { force: true });
       if ((e as NodeJS.ErrnoException).code !== "ELOCKED") throw e;
-      const holder = readLockHolder(opts.dir, opts.stack);
-      if (holder && holder.host === hostname() && holder.pid !== process.pid && !pidAlive(holder.pid) && markStale(lockPath, holder)) {
-        recovered = holder;
+      const current = readLockHolder(opts.dir, opts.stack);
+      if (current && current.host === hostname() && current.pid !== process.pid && !pidAlive(current.pid) && markStale(lockPath, current)) {
+        recovered = current;
+        continue;
+      }
+      const diedTaking = current ? undefined : deadIntentOf(opts.dir, opts.stack);
+      if (diedTaking && markStale(lockPath, undefined)) {
+        recovered = diedTaking;
         continue;
       }
       const waited = Date.now() - started;
-      if (waited >= timeoutMs) throw new LockBusyError(opts.stack, holder, waiting ? waited : 0);
+      if (waited >= timeoutMs) throw new LockBusyError(opts.stack, current, waiting ? waited : 0);
       if (!waiting) {
         waiting = true;
-        opts.onWait?.(holder);
+        opts.onWait?.(current);
       }
       await delay(Math.min(pollMs, timeoutMs - waited), undefined, { signal: opts.signal });
       continue;
     }
-    const holder: LockHolder = {
-      pid: process.pid,
-      host: hostname(),
-      since: new Date().toISOString(),
-      command: opts.command,
-      stack: opts.stack,
-    };
     // Written into the lock directory, atomically, so a reader sees all of it or nothing. Adding a
     // file changes the directory's mtime, which proper-lockfile owns (it refreshes it, and takes a
     // changed one for a lost lock): it is put back, in the same synchronous step, so no refresh
@@ -169,6 +178,7 @@ export async function acquireStackLock(opts: StackLockOptions): Promise<StackLoc
     fs.writeFileSync(tmp, JSON.stringify(holder));
     fs.renameSync(tmp, join(lockPath, "holder.json"));
     fs.utimesSync(lockPath, atime, mtime);
+    fs.rmSync(intent, { force: true });
     let released = false;
     return {
       holder,
@@ -192,17 +202,64 @@ export async function acquireStackLock(opts: StackLockOptions): Promise<StackLoc
 
 /**
  * Makes a dead holder's lock look stale to proper-lockfile (mtime in the past), so its own stale
- * takeover removes it. The holder is read again just before, so a lock that changed hands in the
- * meantime is left alone; if one is taken in the microseconds between, its holder's next refresh
- * notices the changed mtime and reports the lock lost (it never goes unnoticed).
+ * takeover removes it. The holder is read again just before (`dead` undefined: the lock must still
+ * have none), so a lock that changed hands in the meantime is left alone; if one is taken in the
+ * microseconds between, its holder's next refresh notices the changed mtime and reports the lock
+ * lost (it never goes unnoticed).
  */
-function markStale(lockPath: string, dead: LockHolder): boolean {
+function markStale(lockPath: string, dead: LockHolder | undefined): boolean {
   try {
-    const again = JSON.parse(fs.readFileSync(join(lockPath, "holder.json"), "utf8")) as LockHolder;
-    if (again.pid !== dead.pid || again.since !== dead.since || again.host !== dead.host) return false;
+    const again = readHolderFile(lockPath);
+    if (dead ? again?.pid !== dead.pid || again.since !== dead.since || again.host !== dead.host : again !== undefined) return false;
     fs.utimesSync(lockPath, new Date(0), new Date(0));
     return true;
   } catch {
     return false;
   }
+}
+
+function readHolderFile(lockPath: string): LockHolder | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(join(lockPath, "holder.json"), "utf8")) as LockHolder;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw e;
+  }
+}
+
+/** `<dir>/<stack>.lock-intent.<pid>@<host>.json`: a process about to make the lock's directory. */
+function intentPrefix(stack: string): string {
+  return `${stackFileKey(stack)}.lock-intent.`;
+}
+
+function writeIntent(dir: string, stack: string, holder: LockHolder): string {
+  const path = join(dir, `${intentPrefix(stack)}${holder.pid}@${stackFileKey(holder.host)}.json`);
+  fs.writeFileSync(path, JSON.stringify(holder));
+  return path;
+}
+
+/**
+ * For a lock without holder.json: the process that made it and died before writing it, if that is
+ * what happened. Every process announces itself (an intent) before making the directory and
+ * withdraws only after writing holder.json, so the maker's intent is there. Any intent of a live
+ * process, or of another host (whose pids cannot be checked), means someone may be taking the lock
+ * right now: undefined, the lock is respected (and goes stale after `staleMs` if abandoned). Dead
+ * intents of this host are removed.
+ */
+function deadIntentOf(dir: string, stack: string): LockHolder | undefined {
+  const prefix = intentPrefix(stack);
+  let dead: LockHolder | undefined;
+  for (const name of fs.readdirSync(dir)) {
+    if (!name.startsWith(prefix)) continue;
+    let intent: LockHolder;
+    try {
+      intent = JSON.parse(fs.readFileSync(join(dir, name), "utf8")) as LockHolder;
+    } catch {
+      continue; // being written or withdrawn
+    }
+    if (intent.host !== hostname() || intent.pid === process.pid || pidAlive(intent.pid)) return undefined;
+    fs.rmSync(join(dir, name), { force: true });
+    dead = intent;
+  }
+  return dead;
 }

@@ -231,6 +231,35 @@ describe("the state journal", () => {
     expect(journal(dir)).toBe("");
   });
 
+  it("a request still in flight when its emulator stops writes nothing: the restarted emulator owns the directory", async () => {
+    const dir = tempDir();
+    const seed = { sql: { ...SEED.sql, scanDurationMs: 200 } };
+    const a = await startEmulator({ stateDir: dir, seed, onError: () => {} });
+    const token = await tokenOf(a.url);
+    expect(await put(a.url, token, 3, "Enabled")).toBe(200); // a scan starts
+    // The next GET is held back 400 ms (a latency spike): it runs after a has stopped, and settles the scan in a's memory.
+    a.faults.configure({ seed: 1, latencyMs: 0, maxConsecutive: 3, rules: [{ match: "/subscriptions/", delayMs: 400, count: 1 }] });
+    const late = fetch(
+      `${a.url}/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Sql/servers/s1/databases/db3/transparentDataEncryption/current?api-version=2014-04-01`,
+      { headers: { authorization: `Bearer ${token}` } },
+    ).catch(() => "cut off");
+    await new Promise((r) => setTimeout(r, 50));
+    await a.close();
+    const b = await startEmulator({ stateDir: dir, seed, onError: () => {} });
+    try {
+      expect(await late).toBe("cut off");
+      await new Promise((r) => setTimeout(r, 500)); // the held-back GET has run in a by now
+      expect(await put(b.url, await tokenOf(b.url), 5, "Enabled")).toBe(200);
+      await new Promise((r) => setImmediate(r));
+      // On disk: b's change alone. a's late write would have taken the same journal number first, and hidden b's.
+      const loaded = readState(dir);
+      expect(tde(loaded, 5)).toBe("Enabled");
+      expect(journal(dir).trim().split("\n")).toHaveLength(1);
+    } finally {
+      await b.close();
+    }
+  });
+
   it("a torn last line (a kill in the middle of an append) is dropped on load and cut off the file", async () => {
     const dir = tempDir();
     const emu = await startEmulator({ stateDir: dir, seed: SEED, onError: () => {} });

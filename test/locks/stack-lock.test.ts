@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -83,6 +83,44 @@ describe("per-stack locks", () => {
     expect(lock.recovered).toEqual(dead);
     expect(readLockHolder(dir, "dev")?.pid).toBe(process.pid);
     await lock.release();
+  });
+
+  it("a process killed after making the lock's directory, before writing its holder, is recovered at once, naming it", async () => {
+    const dir = fresh();
+    const pid = deadPid();
+    const dead: LockHolder = { pid, host: hostname(), since: new Date().toISOString(), command: "apply", stack: "dev" };
+    // What a kill -9 at that moment leaves: the directory, and the intent the process announced first.
+    mkdirSync(lockPathOf(dir, "dev"), { recursive: true });
+    writeFileSync(join(dir, `dev.lock-intent.${pid}@${hostname()}.json`), JSON.stringify(dead));
+    const lock = await acquireStackLock({ dir, stack: "dev", command: "apply" });
+    expect(lock.recovered).toEqual(dead);
+    expect(readLockHolder(dir, "dev")?.pid).toBe(process.pid);
+    await lock.release();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("a lock without a holder while a live process is taking it (or one of another host) is respected", async () => {
+    const dir = fresh();
+    mkdirSync(lockPathOf(dir, "dev"), { recursive: true });
+    const taking: LockHolder = { pid: process.ppid, host: hostname(), since: new Date().toISOString(), command: "apply", stack: "dev" };
+    const intent = join(dir, `dev.lock-intent.${taking.pid}@${hostname()}.json`);
+    writeFileSync(intent, JSON.stringify(taking));
+    const busy = await acquireStackLock({ dir, stack: "dev", command: "apply" }).catch((e: unknown) => e);
+    expect((busy as Error).message).toMatch(/^stack dev is locked by another process \(it is just taking the lock/);
+    writeFileSync(intent, JSON.stringify({ ...taking, pid: 1, host: "some-other-host" }));
+    expect(await acquireStackLock({ dir, stack: "dev", command: "apply" }).catch((e: unknown) => e)).toBeInstanceOf(LockBusyError);
+    // With no intent at all (a lock made by something else), it is respected too, until it goes stale.
+    rmSync(intent);
+    expect(await acquireStackLock({ dir, stack: "dev", command: "apply" }).catch((e: unknown) => e)).toBeInstanceOf(LockBusyError);
+  });
+
+  it("leaves no intent behind, taken or refused", async () => {
+    const dir = fresh();
+    const lock = await acquireStackLock({ dir, stack: "dev", command: "apply" });
+    await acquireStackLock({ dir, stack: "dev", command: "apply" }).catch(() => {});
+    expect(readdirSync(dir)).toEqual(["dev.lock"]);
+    await lock.release();
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it("a live holder on another host is respected until its lock goes stale, then taken over", async () => {
