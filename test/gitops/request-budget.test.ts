@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { main } from "../../src/cli/main";
 import { runCli, stackDir } from "../cli/cli-harness";
 
 /**
@@ -110,5 +111,56 @@ describe("ARM requests per database", () => {
       usageLists: 0,
       other: 0,
     });
+  });
+});
+
+describe("ARM requests of check with stackwarden:residency", () => {
+  const WORKSPACES = ["ws-a", "ws-b"];
+  const RESIDENCY_SEED = `${SEED}
+  workspaces:
+${WORKSPACES.map((w) => `    - { resourceGroup: rg-budget-ml, name: ${w}, location: westeurope, clusters: [{ name: c1, vmSize: STANDARD_NC6 }], fileServers: [{ name: f1, vmSize: STANDARD_D14_V2 }] }`).join("\n")}
+`;
+  const RESIDENCY_STACK = [
+    ...STACK.trimEnd().split("\n"),
+    "    resourceGroups: [rg-budget-ml]",
+    "  stackwarden:residency:",
+    "    allowedCountries: [US, NL]",
+    "",
+  ].join("\n");
+
+  it("shares each database's TDE GET with the placements and adds, per stack, a workspace list per resource group and a cluster and file server list per workspace", async () => {
+    const residencyEmu = await startTestEmulator({ seed: seedFromYaml(RESIDENCY_SEED) });
+    try {
+      const residencyDir = stackDir({ "Pulumi.budget.yaml": RESIDENCY_STACK });
+      const err: string[] = [];
+      const code = await main(["check", "--config", "Pulumi.budget.yaml"], {
+        out: () => {},
+        err: (l) => err.push(l),
+        isTTY: false,
+        cwd: residencyDir,
+        exitCode: 0,
+        env: {
+          PATH: process.env.PATH,
+          STACKWARDEN_ARM_ENDPOINT: residencyEmu.url,
+          STACKWARDEN_IMDS_ENDPOINT: `${residencyEmu.url}/metadata`,
+          STACKWARDEN_GEOCODING_ENDPOINT: `${residencyEmu.url}/geocoding`,
+        },
+      });
+      expect(err, err.join("\n")).toEqual([]);
+      expect(code).toBe(3); // the seed's first databases are Disabled
+
+      const { byRoute } = (await (await fetch(`${residencyEmu.url}/_emulator/stats`)).json()) as { byRoute: Record<string, number> };
+      const sum = (re: RegExp) => Object.entries(byRoute).reduce((n, [route, c]) => (re.test(route) ? n + c : n), 0);
+      expect(sum(/^GET .*transparentDataEncryption\/(current|\{[^}]+\})$/)).toBe(DATABASES);
+      expect(sum(/^GET .*serviceTierAdvisors/)).toBe(DATABASES);
+      expect(sum(/^GET .*\/usages$/i)).toBe(LOCATIONS.length);
+      expect(sum(/^GET .*\/workspaces$/)).toBe(1);
+      expect(sum(/^GET .*\/clusters$/)).toBe(WORKSPACES.length);
+      expect(sum(/^GET .*\/fileServers$/)).toBe(WORKSPACES.length);
+      // Geocoding is another service: one reverse geocode per distinct region (here westeurope, and eastus of the SQL server's location).
+      expect(sum(/^GET \/geocoding\/reversegeocoding/)).toBeLessThanOrEqual(2);
+    } finally {
+      await residencyEmu.close();
+    }
   });
 });
