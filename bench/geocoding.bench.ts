@@ -1,4 +1,5 @@
 import KDBush from "kdbush";
+import { reportGoal } from "./goal";
 import { around } from "geokdbush";
 import { GeocodingIndexes } from "../src/emulator/services/geocoding/geocoding-indexes";
 import { reverseGeocode } from "../src/emulator/services/geocoding/nearby-search";
@@ -136,6 +137,9 @@ async function main(): Promise<void> {
   w(`  baseline: bare geokdbush nearest     median ${(kdMed * 1000).toFixed(1)} us, p99 ${(kdP99 * 1000).toFixed(1)} us`);
   w(`  ratio (reverse geocode / bare)      ${(revMed / kdMed).toFixed(1)}x median, ${(revP99 / kdP99).toFixed(1)}x p99`);
   w(`peak RSS                              ${peakRssMb.toFixed(0)} MB  (goal < 400 MB: ${verdict(peakRssMb < 400)})`);
+  reportGoal({ figure: "geocoding: index build, wall time", value: buildMs, limit: 3000, unit: " ms", digits: 0 });
+  reportGoal({ figure: "geocoding: reverse geocode, median latency", value: revMed * 1000, limit: 1000, unit: " us", digits: 1 });
+  reportGoal({ figure: "geocoding: peak RSS", value: peakRssMb, limit: 400, unit: " MB", digits: 0 });
 }
 
 main().catch((e: unknown) => {
