@@ -10,8 +10,13 @@ export interface CliRun {
   err: string;
 }
 
-/** Runs the CLI in-process with captured output, against an emulator's endpoints. */
-export async function runCli(argv: string[], emulatorUrl: string, cwd: string): Promise<CliRun> {
+/** Runs the CLI in-process with captured output, against an emulator's endpoints (and any `env` beside them). */
+export async function runCli(
+  argv: string[],
+  emulatorUrl: string,
+  cwd: string,
+  env: Record<string, string | undefined> = {},
+): Promise<CliRun> {
   const out: string[] = [];
   const err: string[] = [];
   const io: CommandIO = {
@@ -20,7 +25,7 @@ export async function runCli(argv: string[], emulatorUrl: string, cwd: string): 
     isTTY: false,
     cwd,
     exitCode: 0,
-    env: { PATH: process.env.PATH, STACKWARDEN_ARM_ENDPOINT: emulatorUrl, STACKWARDEN_IMDS_ENDPOINT: `${emulatorUrl}/metadata` },
+    env: { PATH: process.env.PATH, STACKWARDEN_ARM_ENDPOINT: emulatorUrl, STACKWARDEN_IMDS_ENDPOINT: `${emulatorUrl}/metadata`, ...env },
   };
   const code = await main(argv, io);
   return { code, out: out.join("\n"), err: err.join("\n") };

@@ -1,14 +1,12 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CommandIO } from "../../src/cli/command-io";
 import { DEFAULT_ESTATE } from "../../src/cli/commands/emulator-command";
-import { main } from "../../src/cli/main";
 import { loadSeedFile } from "../../src/emulator/seed";
 import { LOCAL_SERVICES } from "../../src/emulator/services";
 import { PROJECT_ROOT } from "../../src/version";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { stackDir } from "./cli-harness";
+import { runCli, stackDir } from "./cli-harness";
 
 /**
  * `check` with the data-residency rule against the emulator (ARM and its geocoding service on real
@@ -108,26 +106,12 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function check(file: string, extraArgs: string[] = [], env: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CommandIO = {
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-    isTTY: false,
-    cwd: dir,
-    exitCode: 0,
-    env: {
-      PATH: process.env.PATH,
-      STACKWARDEN_ARM_ENDPOINT: t.url,
-      STACKWARDEN_IMDS_ENDPOINT: `${t.url}/metadata`,
-      STACKWARDEN_GEOCODING_ENDPOINT: `${t.url}/geocoding`,
-      STACKWARDEN_GEOCODING_API_KEY: KEY,
-      ...env,
-    },
-  };
-  const code = await main(["check", "--config", file, ...extraArgs], io);
-  return { code, out: out.join("\n"), err: err.join("\n") };
+function check(file: string, extraArgs: string[] = [], env: Record<string, string> = {}) {
+  return runCli(["check", "--config", file, ...extraArgs], t.url, dir, {
+    STACKWARDEN_GEOCODING_ENDPOINT: `${t.url}/geocoding`,
+    STACKWARDEN_GEOCODING_API_KEY: KEY,
+    ...env,
+  });
 }
 
 interface JsonFinding {
@@ -279,26 +263,13 @@ describe("the example stack dev on its default estate", () => {
   it("places every database, Batch AI resource and site of dev in US or NL: no data-residency violation", async () => {
     const estate = await startTestEmulator({ seed: loadSeedFile(DEFAULT_ESTATE, LOCAL_SERVICES) });
     try {
-      const out: string[] = [];
-      const err: string[] = [];
-      const io: CommandIO = {
-        out: (l) => out.push(l),
-        err: (l) => err.push(l),
-        isTTY: false,
-        cwd: PROJECT_ROOT,
-        exitCode: 0,
-        env: {
-          PATH: process.env.PATH,
-          STACKWARDEN_ARM_ENDPOINT: estate.url,
-          STACKWARDEN_IMDS_ENDPOINT: `${estate.url}/metadata`,
-          STACKWARDEN_GEOCODING_ENDPOINT: `${estate.url}/geocoding`,
-          // dev ships job scripts: the artifact gate scans them on the estate's binary analysis service.
-          STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: `${estate.url}/binary-analysis/v1`,
-        },
-      };
-      await main(["check", "--stack", "dev", "--output", "json"], io);
-      expect(err, err.join("\n")).toEqual([]);
-      const findings = residencyFindings(out.join("\n"));
+      const r = await runCli(["check", "--stack", "dev", "--output", "json"], estate.url, PROJECT_ROOT, {
+        STACKWARDEN_GEOCODING_ENDPOINT: `${estate.url}/geocoding`,
+        // dev ships job scripts: the artifact gate scans them on the estate's binary analysis service.
+        STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: `${estate.url}/binary-analysis/v1`,
+      });
+      expect(r.err).toBe("");
+      const findings = residencyFindings(r.out);
       const byLabel = Object.fromEntries(findings.map((f) => [f.label, f.message]));
       expect(findings.filter((f) => f.verdict !== "pass")).toEqual([]);
       expect(byLabel["sql-prod-1/orders"]).toBe("SQL database sql-prod-1/orders is in US (region eastus), an allowed country");

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { main } from "../../src/cli/main";
 import { runCli, stackDir } from "../cli/cli-harness";
 
 /**
@@ -132,22 +131,11 @@ ${WORKSPACES.map((w) => `    - { resourceGroup: rg-budget-ml, name: ${w}, locati
     const residencyEmu = await startTestEmulator({ seed: seedFromYaml(RESIDENCY_SEED) });
     try {
       const residencyDir = stackDir({ "Pulumi.budget.yaml": RESIDENCY_STACK });
-      const err: string[] = [];
-      const code = await main(["check", "--config", "Pulumi.budget.yaml"], {
-        out: () => {},
-        err: (l) => err.push(l),
-        isTTY: false,
-        cwd: residencyDir,
-        exitCode: 0,
-        env: {
-          PATH: process.env.PATH,
-          STACKWARDEN_ARM_ENDPOINT: residencyEmu.url,
-          STACKWARDEN_IMDS_ENDPOINT: `${residencyEmu.url}/metadata`,
-          STACKWARDEN_GEOCODING_ENDPOINT: `${residencyEmu.url}/geocoding`,
-        },
+      const r = await runCli(["check", "--config", "Pulumi.budget.yaml"], residencyEmu.url, residencyDir, {
+        STACKWARDEN_GEOCODING_ENDPOINT: `${residencyEmu.url}/geocoding`,
       });
-      expect(err, err.join("\n")).toEqual([]);
-      expect(code).toBe(3); // the seed's first databases are Disabled
+      expect(r.err).toBe("");
+      expect(r.code).toBe(3); // the seed's first databases are Disabled
 
       const { byRoute } = (await (await fetch(`${residencyEmu.url}/_emulator/stats`)).json()) as { byRoute: Record<string, number> };
       const sum = (re: RegExp) => Object.entries(byRoute).reduce((n, [route, c]) => (re.test(route) ? n + c : n), 0);
