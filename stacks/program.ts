@@ -3,6 +3,7 @@ import { findProjectDir, resolveArtifacts } from "../src/artifacts/artifact-scan
 import { sha256FileSync } from "../src/artifacts/file-digest";
 import { displayPath } from "../src/artifacts/path-glob";
 import { stackConfigFromValues, type StackConfig } from "../src/config/stack-config";
+import { databaseLabel } from "../src/arm/resource-id";
 import {
   ArtifactScan,
   BatchAiCluster,
@@ -111,7 +112,7 @@ export function registerStack(stack: StackConfig): Registered {
     const ref = { subscriptionId: sub, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
     const name = logical(d.resourceGroup, d.server, d.database);
     const resource = new TransparentDataEncryption(`tde-${name}`, { ...ref, transparentDataEncryption: d.transparentDataEncryption });
-    tde.set(`${d.resourceGroup}/${d.server}/${d.database}`, resource);
+    tde.set(databaseLabel(d), resource);
     advisors.push(
       new ServiceTierAdvisors(`advisors-${name}`, { ...ref, ...(d.serviceObjective ? { serviceObjective: d.serviceObjective } : {}) }),
     );

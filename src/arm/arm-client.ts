@@ -1,6 +1,6 @@
 import type { Dispatcher } from "undici";
 import type { TokenCredential } from "../http/token-credential";
-import { ARM_SCOPE } from "../auth/scopes";
+import { ARM_SCOPE } from "./arm-scope";
 import { ApiError, HttpTransport, type Logger, type RequestSpec, type RetryPolicyOptions, loggerFromEnv } from "../http";
 import { noteDrift } from "../specs/schema-drift";
 import { definitionValidator, type SchemaCheck, type SpecPath } from "../specs/swagger-schemas";

@@ -6,5 +6,5 @@ export function scopesToResource(scopes: string | string[]): string {
   return scope.endsWith("/.default") ? scope.slice(0, -"/.default".length) + "/" : scope;
 }
 
-/** The scope of Azure Resource Manager. */
-export const ARM_SCOPE = "https://management.azure.com/.default";
+// Re-exported where credentials are asked for it; declared beside the ARM clients, which must not import auth.
+export { ARM_SCOPE } from "../arm/arm-scope";

@@ -6,6 +6,7 @@ import { registryVersion } from "../compliance/registry";
 import { resolveRuleSettings, type ConfiguredRuleSettings, type RuleSettings } from "../compliance/rule-settings";
 import type { Exemption } from "../compliance/exemptions";
 import type { SourceLocation } from "../compliance/source-location";
+import { databaseLabel, elasticPoolLabel } from "../arm/resource-id";
 import {
   describeAjvError,
   formatKeyPath,
@@ -269,11 +270,11 @@ function build(
   const databases = (raw["stackwarden:databases"] ?? []).map((d, i) => ({ ...d, source: where(["stackwarden:databases", i]) }));
   const seen = new Map<string, number>();
   databases.forEach((d, i) => {
-    const key = `${d.resourceGroup}/${d.server}/${d.database}`.toLowerCase();
+    const key = databaseLabel(d).toLowerCase();
     const first = seen.get(key);
     if (first !== undefined) {
       const firstLine = databases[first].source?.line;
-      const problem = `duplicate database ${d.resourceGroup}/${d.server}/${d.database}: already listed as stackwarden:databases[${first}]${firstLine ? ` (line ${firstLine})` : ""}`;
+      const problem = `duplicate database ${databaseLabel(d)}: already listed as stackwarden:databases[${first}]${firstLine ? ` (line ${firstLine})` : ""}`;
       if (y) {
         const at = locate(y, ["config", "stackwarden:databases", i]);
         throw new YamlInputError(file, at.line, at.column, `config.stackwarden:databases[${i}]`, problem);
@@ -285,7 +286,7 @@ function build(
   const pools = raw["stackwarden:elasticPools"] ?? [];
   const poolSeen = new Set<string>();
   pools.forEach((p, i) => {
-    const key = `${p.resourceGroup}/${p.server}/${p.elasticPool}`.toLowerCase();
+    const key = elasticPoolLabel(p).toLowerCase();
     if (poolSeen.has(key)) {
       const at = y ? locate(y, ["config", "stackwarden:elasticPools", i]) : { line: 0, column: 0 };
       throw new YamlInputError(
@@ -293,7 +294,7 @@ function build(
         at.line,
         at.column,
         `config.stackwarden:elasticPools[${i}]`,
-        `duplicate elastic pool ${p.resourceGroup}/${p.server}/${p.elasticPool}`,
+        `duplicate elastic pool ${elasticPoolLabel(p)}`,
       );
     }
     poolSeen.add(key);
