@@ -22,22 +22,43 @@ export interface TrailProblem {
   message: string;
 }
 
+/** Where a head kept from an earlier verify (a checkpoint) is in the trail now. */
+export interface CheckpointVerdict {
+  /** The expected head's hash, as given. */
+  hash: string;
+  /** The line and seq of the entry that carries it; absent when no entry does (the trail was cut or rewritten). */
+  found?: { line: number; seq: number };
+  /** Lines after that entry: 0 when it is still the head. Absent when not found. */
+  appendedSince?: number;
+}
+
 export interface TrailVerdict {
+  /** No problem in the chain and, when a checkpoint was given, the checkpoint is in it. */
   intact: boolean;
   entries: number;
   /** The last entry's seq and hash: keep them elsewhere to notice a trail cut short at its end. */
   head?: { seq: number; hash: string };
   problems: TrailProblem[];
+  /** Only when an expected head was given. */
+  checkpoint?: CheckpointVerdict;
 }
+
+/** A full sha-256 in hex, as `audit verify` prints a head. */
+export const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /**
  * Checks a trail's text. Each line must hash to its own `hash` (an edited line), carry the hash of
  * the line before it as `prev` (an edited, removed or inserted line before it), and follow its
- * predecessor's seq by one (which tells a removal from a reordering). Pure.
+ * predecessor's seq by one (which tells a removal from a reordering). With `expectHead` (a head
+ * printed by an earlier verify), that hash must also be carried by an entry: a chain cannot show
+ * entries cut from its end, or a rewrite from some line on, but a checkpoint kept elsewhere can. Pure.
  */
-export function verifyTrailText(text: string): TrailVerdict {
+export function verifyTrailText(text: string, expectHead?: string): TrailVerdict {
   const problems: TrailProblem[] = [];
-  if (text === "") return { intact: true, entries: 0, problems };
+  if (text === "")
+    return expectHead === undefined
+      ? { intact: true, entries: 0, problems }
+      : { intact: false, entries: 0, problems, checkpoint: { hash: expectHead } };
   const lines = text.split("\n");
   const complete = lines[lines.length - 1] === "";
   if (complete) lines.pop();
@@ -121,5 +142,12 @@ export function verifyTrailText(text: string): TrailVerdict {
   });
   problems.sort((a, b) => a.line - b.line);
   const entries = parsed.filter(Boolean).length;
-  return { intact: problems.length === 0, entries, head: previous ? { seq: previous.seq, hash: previous.hash } : undefined, problems };
+  const head = previous ? { seq: previous.seq, hash: previous.hash } : undefined;
+  if (expectHead === undefined) return { intact: problems.length === 0, entries, head, problems };
+  const at = parsed.findIndex((e) => e?.hash === expectHead);
+  const checkpoint: CheckpointVerdict =
+    at < 0
+      ? { hash: expectHead }
+      : { hash: expectHead, found: { line: at + 1, seq: parsed[at]!.seq! }, appendedSince: parsed.length - 1 - at };
+  return { intact: problems.length === 0 && checkpoint.found !== undefined, entries, head, problems, checkpoint };
 }

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { sha256Hex, verifyTrailText } from "../../src/audit/audit-chain";
 import { GENESIS_HASH, type AuditRecord } from "../../src/audit/audit-entry";
 import { AuditTrail, AuditTrailError } from "../../src/audit/audit-trail";
+import { runCli } from "../cli/cli-harness";
 
 const record = (i: number): AuditRecord => ({
   at: `2026-01-0${i}T00:00:00.000Z`,
@@ -103,5 +104,71 @@ describe("the audit trail's hash chain", () => {
     trail.append(big);
     expect(trail.tail()?.seq).toBe(2);
     expect(verifyTrailText(readFileSync(trail.path, "utf8")).intact).toBe(true);
+  });
+});
+
+describe("a checkpoint: audit verify --expect-head", () => {
+  const verify = (path: string, ...args: string[]) => runCli(["audit", "verify", "--file", path, ...args], "http://127.0.0.1:9", tmpdir());
+  const headOf = (line: string) => (JSON.parse(line) as { hash: string }).hash;
+
+  it("finds the head, an earlier entry, or nothing (pure)", () => {
+    const { lines } = trailOf(3);
+    expect(verdict(lines).checkpoint).toBeUndefined();
+    expect(verifyTrailText(lines.join("\n") + "\n", headOf(lines[2]))).toMatchObject({
+      intact: true,
+      checkpoint: { found: { line: 3, seq: 3 }, appendedSince: 0 },
+    });
+    expect(verifyTrailText(lines.join("\n") + "\n", headOf(lines[0])).checkpoint).toMatchObject({ appendedSince: 2 });
+    const cut = verifyTrailText(lines.slice(0, 2).join("\n") + "\n", headOf(lines[2]));
+    expect(cut).toMatchObject({ intact: false, problems: [], checkpoint: { hash: headOf(lines[2]) } });
+    expect(cut.checkpoint?.found).toBeUndefined();
+    expect(verifyTrailText("", headOf(lines[2]))).toMatchObject({ intact: false, entries: 0, checkpoint: { hash: headOf(lines[2]) } });
+  });
+
+  it("the last entry removed: passes without the option, exits 5 with the old head, in one line naming the file", async () => {
+    const { trail, lines } = trailOf(3);
+    const before = await verify(trail.path);
+    expect(before.code).toBe(0);
+    const printed = /head seq 3 sha256 ([0-9a-f]{64})$/.exec(before.out)![1];
+    expect(printed).toBe(headOf(lines[2]));
+    expect((await verify(trail.path, "--expect-head", printed)).out).toBe(
+      `${trail.path}: intact, 3 entries; head seq 3 sha256 ${printed}; the expected head is still the head`,
+    );
+
+    writeFileSync(trail.path, lines.slice(0, 2).join("\n") + "\n");
+    const cut = await verify(trail.path);
+    expect(cut.code, "a chain alone cannot tell").toBe(0);
+    const pinned = await verify(trail.path, "--expect-head", printed.toUpperCase());
+    expect(pinned.code).toBe(5);
+    expect(pinned.out.split("\n")).toHaveLength(1);
+    expect(pinned.out).toBe(
+      `${trail.path}: TAMPERED: the expected head ${printed} is not in the trail (2 entries; its head is seq 2 sha256 ${headOf(lines[1])}): ` +
+        "entries were removed from the end, or the chain was rewritten from some line on",
+    );
+    const json = JSON.parse((await verify(trail.path, "--expect-head", printed, "--output", "json")).out) as Record<string, unknown>;
+    expect(json).toMatchObject({ intact: false, problems: [], checkpoint: { hash: printed } });
+  });
+
+  it("entries appended after the checkpoint: passes, saying how many", async () => {
+    const { trail, lines } = trailOf(2);
+    trail.append(record(3));
+    trail.append(record(4));
+    const r = await verify(trail.path, "--expect-head", headOf(lines[1]));
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(
+      /: intact, 4 entries; head seq 4 sha256 [0-9a-f]{64}; 2 entries appended since the expected head \(seq 2, line 2\)$/,
+    );
+  });
+
+  it("a tampered chain with the checkpoint gone lists both", async () => {
+    const { trail, lines } = trailOf(3);
+    writeFileSync(trail.path, [lines[0], lines[1].replace('"exitCode":0', '"exitCode":1')].join("\n") + "\n");
+    const r = await verify(trail.path, "--expect-head", headOf(lines[2]));
+    expect(r.code).toBe(5);
+    expect(r.out.split("\n")).toEqual([
+      expect.stringContaining("TAMPERED (1 problem(s))"),
+      expect.stringMatching(/^ {2}line 2: edited: /),
+      expect.stringMatching(/^ {2}expected head: the expected head [0-9a-f]{64} is not in the trail/),
+    ]);
   });
 });

@@ -37,4 +37,12 @@ describe("watch and audit verify refuse bad flags in one line", () => {
       expect(r.err).toMatch(/which trail\? give --stack NAME or --file PATH/);
     }
   });
+
+  it.each([["abc123"], ["g".repeat(64)], ["0".repeat(63)], ["0".repeat(65)]])("audit verify --expect-head %s", async (hash) => {
+    const r = await runCli(["audit", "verify", "--stack", "nothing-here", "--expect-head", hash], NOWHERE, dir);
+    expect(r.code).toBe(1);
+    expect(r.err.split("\n")).toHaveLength(1);
+    expect(r.err).toContain(`--expect-head <sha256>' argument '${hash}' is invalid. expected the 64-hex sha256 that audit verify prints`);
+    expect(r.out).toBe("");
+  });
 });
