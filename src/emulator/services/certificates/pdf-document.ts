@@ -1,7 +1,14 @@
-import PDFDocument from "pdfkit";
+import type PDFKit from "pdfkit";
 import type { CertificateContent } from "./certificate-content";
 
 const MARGIN = 56;
+
+let pdfkit: typeof PDFKit | undefined;
+/** pdfkit, with fontkit and its tables under it (~14 MB resident), loads with the first PDF, not with the emulator. */
+function loadPdfKit(): typeof PDFKit {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred until a PDF is issued
+  return (pdfkit ??= require("pdfkit") as typeof PDFKit);
+}
 
 /**
  * Renders a certificate as a one-page PDF with pdfkit's built-in Helvetica (text extractable).
@@ -10,6 +17,7 @@ const MARGIN = 56;
  */
 export function renderCertificatePdf(c: CertificateContent): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    const PDFDocument = loadPdfKit();
     const doc = new PDFDocument({
       size: "A4",
       margin: MARGIN,

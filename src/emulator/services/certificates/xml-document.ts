@@ -1,8 +1,15 @@
-import { create } from "xmlbuilder2";
+import type * as XmlBuilder from "xmlbuilder2";
 import type { Doctype, Issuer } from "../../../services/certificates/catalogue";
 import { CERTIFICATE_XML_ROOT } from "../../../services/certificates/types";
 import type { CertificateContent } from "./certificate-content";
 import type { AddressSeed } from "./seed-schema";
+
+let xmlbuilder: typeof XmlBuilder | undefined;
+/** xmlbuilder2 (a DOM implementation underneath) loads with the first XML document, not with the emulator. */
+function loadXmlBuilder(): typeof XmlBuilder {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred until an XML document is issued
+  return (xmlbuilder ??= require("xmlbuilder2") as typeof XmlBuilder);
+}
 
 /** The element inside `CertificateData` that carries a doctype's own data. */
 const DATA_ELEMENT: Record<Doctype, string> = {
@@ -42,7 +49,7 @@ const ADDRESS_KEYS: (keyof AddressSeed)[] = ["line1", "line2", "locality", "vtc"
  * because the schema's School/Examination/Performance describe marksheets, not ID cards.
  */
 export function renderCertificateXml(c: CertificateContent): string {
-  const root = create({ version: "1.0", encoding: "UTF-8" }).ele(CERTIFICATE_XML_ROOT, {
+  const root = loadXmlBuilder().create({ version: "1.0", encoding: "UTF-8" }).ele(CERTIFICATE_XML_ROOT, {
     language: "99",
     name: c.doctype.title,
     type: c.doctype.id.toUpperCase(),
