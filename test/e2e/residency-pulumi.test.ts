@@ -1,17 +1,22 @@
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { PulumiProject, e2eCli, explain } from "../helpers/pulumi-cli";
+import { PulumiProject, e2eCli, explain, type CommandResult } from "../helpers/pulumi-cli";
 
 // The data-residency policy with the real Pulumi CLI against the emulator: the program registers
 // the TDE resource (whose outputs carry its configuration's location), the Batch AI data sources
 // and the Residency resource; the pack, started by the engine, inherits its environment
 // (STACKWARDEN_GEOCODING_ENDPOINT) and places them through the emulator's geocoding service.
 // `stackwarden check` on the same stack file gives the same violations. The steps run in order.
+// The geocoding service accepts one key only, planted in the engine's environment: every placement
+// needs it, yet it is in no output, in no `pulumi stack export` and in no file of the backend.
 
 const cli = e2eCli();
 
 const SUB = "00000000-0000-0000-0000-000000000000";
 const STACK = "residency";
+const KEY = "gk-planted-residency-e2e-6a1d";
 const SEED = `
 sql:
   subscriptionId: ${SUB}
@@ -28,6 +33,7 @@ batchai:
       location: westeurope
       clusters: [{ name: cpu-d4, vmSize: STANDARD_D4_V2 }]
 geocoding:
+  apiKeys: [{ key: ${KEY} }]
   streets:
     - { name: Dam, city: Amsterdam, countryCode: NL, lat: 52.3731, lng: 4.89322, zipCodes: [1012 JS], houseNumbers: [{ number: "1", lat: 52.37299, lng: 4.8941 }] }
 `;
@@ -49,15 +55,34 @@ const VIOLATIONS = [
   'site backup-dc must keep its data in US; it is in NL (address "Dam 1, 1012 JS Amsterdam")',
 ];
 
+/** Every file under a directory, as text (symbolic links, which lead to the checkout, are not followed). */
+function filesUnder(dir: string): { path: string; text: string }[] {
+  const out: { path: string; text: string }[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    const st = lstatSync(p);
+    if (st.isSymbolicLink()) continue;
+    if (st.isDirectory()) out.push(...filesUnder(p));
+    else out.push({ path: p, text: readFileSync(p, "utf8") });
+  }
+  return out;
+}
+
 describe.skipIf(!cli)("Pulumi CLI end to end: data residency", () => {
   let t: TestEmulator;
   let project: PulumiProject;
+  const outputs: CommandResult[] = [];
+  const geocodingRequests = () =>
+    Object.entries(t.emu.stats.byRoute)
+      .filter(([k]) => k.includes("/geocoding/"))
+      .reduce((n, [, v]) => n + v, 0);
 
   beforeAll(async () => {
     t = await startTestEmulator({ seed: seedFromYaml(SEED) });
     project = new PulumiProject({ cli: cli!, emulatorUrl: t.url });
     // The engine's environment, which the policy pack inherits.
     project.env.STACKWARDEN_GEOCODING_ENDPOINT = `${t.url}/geocoding`;
+    project.env.STACKWARDEN_GEOCODING_API_KEY = KEY;
     project.writeStackConfig(STACK, config(["US", "NL"]));
   });
 
@@ -71,11 +96,17 @@ describe.skipIf(!cli)("Pulumi CLI end to end: data residency", () => {
     const init = await project.pulumi(["stack", "init", STACK]);
     expect(init.code, explain(init)).toBe(0);
     const r = await project.pulumi(["up", "--yes", "--policy-pack", "policies"]);
+    outputs.push(r);
     expect(r.code, explain(r)).toBe(0);
+    // The pack placed the site through the geocoding service, which refuses any request without the key.
+    expect(geocodingRequests()).toBeGreaterThan(0);
     expect(r.stdout).toMatch(/\+ 7 created/); // TDE, advisors, scan activity, workspace, cluster, Residency, the stack
     expect(r.stdout).not.toMatch(/\[(mandatory|advisory)\]/);
     // The TDE resource's outputs carry the configuration's location.
     const state = await project.pulumi(["stack", "export"]);
+    outputs.push(state);
+    expect(state.code, explain(state)).toBe(0);
+    expect(state.stdout.includes(KEY), "the geocoding key is in the exported state").toBe(false);
     const tde = (
       JSON.parse(state.stdout) as { deployment: { resources: { type: string; outputs?: Record<string, unknown> }[] } }
     ).deployment.resources.find((x) => x.type === "pulumi-nodejs:dynamic/sql:TransparentDataEncryption");
@@ -85,6 +116,7 @@ describe.skipIf(!cli)("Pulumi CLI end to end: data residency", () => {
   it("allowing only US: preview --policy-pack policies fails on data-residency from the resources' outputs, as check does", async () => {
     project.writeStackConfig(STACK, config(["US"]));
     const r = await project.pulumi(["preview", "--policy-pack", "policies"]);
+    outputs.push(r);
     expect(r.code, explain(r)).not.toBe(0);
     for (const [type, name] of [
       ["sql:TransparentDataEncryption", "tde-rg-res-sql-res-orders"],
@@ -96,8 +128,9 @@ describe.skipIf(!cli)("Pulumi CLI end to end: data residency", () => {
     }
     for (const v of VIOLATIONS) expect(r.stdout).toContain(v);
 
-    const env = { ...project.env, STACKWARDEN_GEOCODING_ENDPOINT: `${t.url}/geocoding` };
+    const env = { ...project.env, STACKWARDEN_GEOCODING_ENDPOINT: `${t.url}/geocoding`, STACKWARDEN_LOG: "debug" };
     const check = await project.stackwarden(["check", "--stack", STACK, "--output", "json"], env);
+    outputs.push(check);
     expect(check.code, explain(check)).toBe(3);
     const findings = (JSON.parse(check.stdout) as { findings: { ruleId: string; verdict: string; message: string }[] }).findings;
     expect(
@@ -111,10 +144,18 @@ describe.skipIf(!cli)("Pulumi CLI end to end: data residency", () => {
   it("allowed again: preview --refresh --expect-no-changes passes; destroy leaves the cloud as it is", async () => {
     project.writeStackConfig(STACK, config(["US", "NL"]));
     const r = await project.pulumi(["preview", "--refresh", "--expect-no-changes", "--policy-pack", "policies"]);
+    outputs.push(r);
     expect(r.code, explain(r)).toBe(0);
     expect(r.stdout).not.toMatch(/\[(mandatory|advisory)\]/);
     const d = await project.pulumi(["destroy", "--yes"]);
+    outputs.push(d);
     expect(d.code, explain(d)).toBe(0);
+    // Before `stack rm`: the checkpoint, its history and backups of every step so far.
+    const state = filesUnder(join(project.root, "backend"));
+    expect(state.some((f) => f.path.endsWith(`${STACK}.json`))).toBe(true);
+    const haystack = [...outputs.map((o) => o.output), ...state.map((f) => `${f.path}\n${f.text}`)].join("\n");
+    expect(haystack).toContain("api_key=REDACTED"); // check's debug log: the key was sent, redacted
+    expect(haystack.includes(KEY), "the geocoding key leaked into an output or the backend").toBe(false);
     expect((await project.pulumi(["stack", "rm", "--yes", STACK])).code).toBe(0);
   });
 });

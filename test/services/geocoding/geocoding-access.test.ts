@@ -1,6 +1,7 @@
 import { inspect } from "node:util";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { INDEX_STATE_HEADER } from "../../../src/emulator/services/geocoding/geocoding-local";
 import { ApiError, type Logger } from "../../../src/http";
 import { GeocodingClient } from "../../../src/services/geocoding/client";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
@@ -186,10 +187,22 @@ describe("the spec's other errors, from a service that sends them", () => {
   });
 });
 
+/** The emulator's index state, read through address parsing (which needs no index and starts no build). */
+async function indexState(url: string): Promise<string | string[] | undefined> {
+  const res = await request(`${url}/geocoding/addressparser/parse?format=json&address=Dam%201`);
+  await res.body.dump();
+  expect(res.statusCode).toBe(200);
+  return res.headers[INDEX_STATE_HEADER];
+}
+
 describe("lazy indexes", () => {
   it("the emulator's other APIs answer while the first geocoding request waits for the indexes", async () => {
     const fresh = await startTestEmulator();
     try {
+      // By default nothing is built until a request needs an index: parsing does not.
+      expect(await indexState(fresh.url)).toBe("not-started");
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await indexState(fresh.url)).toBe("not-started");
       const order: string[] = [];
       const geo = new GeocodingClient({ endpoint: `${fresh.url}/geocoding`, retry: FAST_RETRY })
         .reverseGeocode({ lat: 52.3667, lng: 4.9, to: 1 })
@@ -203,8 +216,33 @@ describe("lazy indexes", () => {
       expect(imds.statusCode).toBe(200);
       expect((await geo).result?.[0]?.countrycode).toBe("NL");
       expect(order).toEqual(["imds", "geocoding"]);
+      expect(await indexState(fresh.url)).toMatch(/^(building|ready)$/);
     } finally {
       await fresh.close();
     }
   });
+
+  it("a seed with indexAtStart: true builds every index at start, before any request needs one", async () => {
+    const fresh = await startTestEmulator({ seed: seedFromYaml("geocoding:\n  indexAtStart: true\n") });
+    try {
+      expect(await indexState(fresh.url)).toBe("building");
+      // Only address parsing is asked while the build runs to its end on its own.
+      const deadline = Date.now() + 120_000;
+      let state = await indexState(fresh.url);
+      while (state !== "ready" && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        state = await indexState(fresh.url);
+      }
+      expect(state).toBe("ready");
+      expect(Object.keys(fresh.emu.stats.byRoute).filter((k) => k.includes("/geocoding/"))).toEqual(["GET /geocoding/addressparser/parse"]);
+      // The first request that needs the full-text index finds it built.
+      const res = await new GeocodingClient({ endpoint: `${fresh.url}/geocoding`, retry: FAST_RETRY }).fulltextSearch({
+        q: "Amsterdam",
+        country: "NL",
+      });
+      expect(res.result?.[0]).toMatchObject({ name: "Amsterdam", country_code: "NL" });
+    } finally {
+      await fresh.close();
+    }
+  }, 150_000);
 });

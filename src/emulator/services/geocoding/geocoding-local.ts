@@ -32,6 +32,14 @@ export interface GeocodingState extends KeyPolicy {
 /** The base path the emulator serves the service under (the contract's `<url>/geocoding`). */
 export const GEOCODING_PREFIX = "/geocoding";
 
+/**
+ * The emulator's own header on every geocoding answer (the Gisgraphy bodies are left as the spec
+ * has them): `not-started` (no request has needed an index and the seed did not ask for them at
+ * start), `building`, or `ready` (every index built). Address parsing needs no index and starts no
+ * build, so it reads the state without changing it.
+ */
+export const INDEX_STATE_HEADER = "x-emulator-geocoding-indexes";
+
 /** A request the spec answers with 412: a required parameter missing, or one that cannot be read. */
 class ParameterError extends Error {}
 
@@ -40,7 +48,8 @@ class ParameterError extends Error {}
  * kdbush/geokdbush for nearest places, country-coder for the country at a point, minisearch for
  * full text, a rule-based address parser, and streets from the seed. JSON only (`format=json`,
  * optionally wrapped by `callback`). The indexes are built on the first geocoding request (or at
- * start when the seed asks), in slices, so the emulator's other APIs never wait for them.
+ * start when the seed asks), in slices, so the emulator's other APIs never wait for them. Every
+ * answer of its routes says how far the build is (INDEX_STATE_HEADER).
  */
 export const geocodingLocal: LocalService<GeocodingState, GeocodingSeed> = {
   name: "geocoding",
@@ -69,10 +78,17 @@ export const geocodingLocal: LocalService<GeocodingState, GeocodingSeed> = {
   mount(ctx) {
     const indexes = new GeocodingIndexes(() => ctx.state().streets);
     const gate = new KeyGate();
-    if (ctx.state().indexAtStart) indexes.start();
+    // Set once a build was asked for; a failed build is retried by the next request that needs it.
+    let started = false;
+    const build = () => {
+      started = true;
+      indexes.start();
+    };
+    if (ctx.state().indexAtStart) build();
+    const indexState = () => (indexes.ready ? "ready" : started ? "building" : "not-started");
 
     const route = (path: string, answer: (req: EmulatorRequest) => Promise<object> | object) => {
-      ctx.app.route("GET", `${GEOCODING_PREFIX}${path}`, async (req): Promise<EmulatorReply> => {
+      const handler = async (req: EmulatorRequest): Promise<EmulatorReply> => {
         const key = req.query.get(GEOCODING_KEY_PARAMETER)?.trim() || undefined;
         const refused = gate.check(ctx.state(), key, req.remoteAddress, req.now);
         if (refused) return refused;
@@ -95,16 +111,20 @@ export const geocodingLocal: LocalService<GeocodingState, GeocodingSeed> = {
         if (callback)
           return { status: 200, headers: { "content-type": "application/javascript; charset=utf-8" }, body: `${callback}(${json});` };
         return { status: 200, headers: { "content-type": "application/json; charset=utf-8" }, body: json };
+      };
+      ctx.app.route("GET", `${GEOCODING_PREFIX}${path}`, async (req) => {
+        const reply = await handler(req);
+        return { ...reply, headers: { ...reply.headers, [INDEX_STATE_HEADER]: indexState() } };
       });
     };
 
     // The first geocoding request starts the whole build; each request waits only for what it needs.
     const spatial = () => {
-      indexes.start();
+      build();
       return indexes.spatial().catch(buildFailed);
     };
     const full = () => {
-      indexes.start();
+      build();
       return indexes.full().catch(buildFailed);
     };
 
