@@ -32,7 +32,8 @@ const keys = () => ({
   STACKWARDEN_PROBE_DIR: probeDir,
   STACKWARDEN_APISETU_ENDPOINT: `${t.url}/apisetu`,
   STACKWARDEN_APISETU_API_KEY: "probe-test-key",
-  STACKWARDEN_APISETU_CLIENT_ID: "probe-test-client",
+  // A credential too: it appears in no output, like the key.
+  STACKWARDEN_APISETU_CLIENT_ID: "probe-test-client-4f1a",
 });
 
 async function probe(argv: string[], env: NodeJS.ProcessEnv, cwd = PROJECT_ROOT) {
@@ -119,7 +120,7 @@ describe("stackwarden probe", () => {
       const r = await probe(["--config", "Pulumi.t.yaml"], { ...keys(), STACKWARDEN_APISETU_ENDPOINT: `${own.url}/apisetu` }, dir);
       expect(r.code).toBe(4);
       expect(r.out).toContain("HTTP 401 invalid_authentication: Authentication failed");
-      expect(r.out).not.toContain("probe-test-key");
+      for (const key of ["probe-test-key", "probe-test-client-4f1a"]) expect(r.out + r.err).not.toContain(key);
     } finally {
       await own.close();
     }

@@ -10,7 +10,7 @@ import { PulumiProject, e2eCli, explain } from "../helpers/pulumi-cli";
 // TDE resources (the engine's event log shows the order), again on every up, with the pack's
 // post-deploy-probes flagging the failed one at the end of up; and the state (pulumi stack export and
 // the file:// backend's JSON) holds none of the personal data planted in the probes' environment
-// and Pulumi secret. The steps share one stack and run in order.
+// and Pulumi secret, nor the API Setu key and client id. The steps share one stack and run in order.
 
 const cli = e2eCli();
 
@@ -29,6 +29,10 @@ const PLANTED_ENV = {
 };
 const PLANTED_SECRET = "PLANTEDE2ECERT0099";
 const PLANTED = [...Object.values(PLANTED_ENV), PLANTED_SECRET];
+/** The key variables, planted too: the provider reads them from its environment at call time, and state holds neither. */
+const APISETU_KEY = "planted-e2e-apisetu-key-5b0c";
+const APISETU_CLIENT = "planted-e2e-apisetu-client-9d3f";
+const KEYS = [APISETU_KEY, APISETU_CLIENT];
 
 const SEED = `
 sql:
@@ -110,8 +114,8 @@ describe.skipIf(!cli)("Pulumi CLI end to end: post-deploy certificate probes", (
     project = new PulumiProject({ cli: cli!, emulatorUrl: t.url });
     Object.assign(project.env, PLANTED_ENV, {
       STACKWARDEN_APISETU_ENDPOINT: `${t.url}/apisetu`,
-      STACKWARDEN_APISETU_API_KEY: "e2e-apisetu-key",
-      STACKWARDEN_APISETU_CLIENT_ID: "e2e-client",
+      STACKWARDEN_APISETU_API_KEY: APISETU_KEY,
+      STACKWARDEN_APISETU_CLIENT_ID: APISETU_CLIENT,
     });
     project.writeStackConfig(STACK, CONFIG);
   });
@@ -184,7 +188,7 @@ describe.skipIf(!cli)("Pulumi CLI end to end: post-deploy certificate probes", (
     for (const p of probeSteps.started) expect(p.seq, p.name).toBeGreaterThan(lastTde);
   });
 
-  it("the state holds what a probe keeps and none of the planted personal data (pulumi stack export and the backend's file)", async () => {
+  it("the state holds what a probe keeps and none of the planted personal data or keys (pulumi stack export and the backend's file)", async () => {
     const exp = await project.pulumi(["stack", "export"]);
     expect(exp.code, explain(exp)).toBe(0);
     const backendDir = join(project.root, "backend", ".pulumi", "stacks", "stackwarden");
@@ -196,7 +200,8 @@ describe.skipIf(!cli)("Pulumi CLI end to end: post-deploy certificate probes", (
         .filter((f) => f !== `${STACK}.json`)
         .map((f) => [`backend ${f}`, readFileSync(join(backendDir, f), "utf8")]),
     ]) {
-      for (const value of PLANTED) expect(text.toLowerCase().includes(value.toLowerCase()), `${value} in ${where}`).toBe(false);
+      for (const value of [...PLANTED, ...KEYS])
+        expect(text.toLowerCase().includes(value.toLowerCase()), `${value} in ${where}`).toBe(false);
     }
 
     const deployment = (
@@ -246,7 +251,7 @@ describe.skipIf(!cli)("Pulumi CLI end to end: post-deploy certificate probes", (
     expect(r.stdout).not.toMatch(/TransparentDataEncryption \S+ (updated|created)/);
     expect(r.stdout).toMatch(/\[advisory\]\s+post-deploy-probes\s+\(pulumi-nodejs:dynamic\/certificates:CertificateProbe: probe-missing\)/);
     const exp = await project.pulumi(["stack", "export"]);
-    for (const value of PLANTED) expect(exp.stdout).not.toContain(value);
+    for (const value of [...PLANTED, ...KEYS]) expect(exp.stdout).not.toContain(value);
   });
 
   it("a probe that cannot run (its variable unset) stops preview at Check, naming the variable; the secret beside it is not shown", async () => {
@@ -259,7 +264,7 @@ describe.skipIf(!cli)("Pulumi CLI end to end: post-deploy certificate probes", (
       expect(r.output).toContain(
         "resource 'probe-id-card' has a problem: parameters: probe id-card: parameter FullName (Full name): set the environment variable E2E_ID_NAME",
       );
-      for (const value of PLANTED) expect(r.output.toLowerCase()).not.toContain(value.toLowerCase());
+      for (const value of [...PLANTED, ...KEYS]) expect(r.output.toLowerCase()).not.toContain(value.toLowerCase());
     } finally {
       project.env.E2E_ID_NAME = saved;
     }
@@ -291,7 +296,8 @@ describe.skipIf(!cli)("Pulumi CLI end to end: post-deploy certificate probes", (
       ["stderr", r.stderr],
       ["the kept results", kept],
     ]) {
-      for (const value of PLANTED) expect(text.toLowerCase().includes(value.toLowerCase()), `${value} in ${where}`).toBe(false);
+      for (const value of [...PLANTED, ...KEYS])
+        expect(text.toLowerCase().includes(value.toLowerCase()), `${value} in ${where}`).toBe(false);
     }
   });
 

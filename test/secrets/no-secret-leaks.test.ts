@@ -12,6 +12,7 @@ import { ApiError } from "../../src/http/api-error";
 import type { AuthPolicy } from "../../src/http/auth-policy";
 import type { Logger } from "../../src/http/logger";
 import { HttpTransport } from "../../src/http/transport";
+import { CertificatesClient } from "../../src/services/certificates/client";
 import { imdsLocal } from "../../src/emulator/services/imds/imds-local";
 import { PROJECT_ROOT } from "../../src/version";
 import { FAST_RETRY, startTestEmulator, type TestEmulator } from "../helpers/emulator";
@@ -19,16 +20,17 @@ import { json, startScriptedServer, type ScriptedServer } from "../http/scripted
 
 /**
  * Secrets planted where a careless transport would print them: a bearer token (AZURE_ACCESS_TOKEN,
- * and tokens the emulator's IMDS issues), an `api_key` query key and an `X-APISETU-APIKEY` header.
- * Servers echo the request URL and headers back in their error bodies. No error, log line or CLI
- * output may contain any of them.
+ * and tokens the emulator's IMDS issues), an `api_key` query key, and an `X-APISETU-APIKEY` header
+ * with its `X-APISETU-CLIENTID` (the client id is a credential too). Servers echo the request URL
+ * and headers back in their error bodies. No error, log line or CLI output may contain any of them.
  */
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
 const PLANTED_JWT = `${b64({ alg: "HS256", typ: "JWT" })}.${b64({ sub: "PLANTED-SUBJECT", exp: Math.floor(Date.now() / 1000) + 3600 })}.UExBTlRFRC1TSUdOQVRVUkUtMDEyMzQ1Njc4OQ`;
 const OPAQUE_TOKEN = "planted-opaque-token-7c1d9e";
 const QUERY_KEY = "gk-planted-query-key-5a8f";
 const HEADER_KEY = "hk-planted-header-key-93b2";
-const SECRETS = [PLANTED_JWT, OPAQUE_TOKEN, QUERY_KEY, HEADER_KEY];
+const HEADER_CLIENT = "hc-planted-client-id-61e4";
+const SECRETS = [PLANTED_JWT, OPAQUE_TOKEN, QUERY_KEY, HEADER_KEY, HEADER_CLIENT];
 
 /** A logger with debug on, that keeps every line. */
 function captureLogger(): Logger & { lines: string[] } {
@@ -95,14 +97,45 @@ describe("secrets never reach errors or logs", () => {
   it("an X-APISETU-APIKEY header", async () => {
     echoing();
     const logger = captureLogger();
-    const e = await failWith(
-      { kind: "header", headers: { "X-APISETU-APIKEY": HEADER_KEY, "X-APISETU-CLIENTID": "client-visible" } },
-      logger,
-    );
+    const e = await failWith({ kind: "header", headers: { "X-APISETU-APIKEY": HEADER_KEY } }, logger);
     expect(echo.seen[0].headers["x-apisetu-apikey"]).toBe(HEADER_KEY);
-    expect((e as ApiError).message).toContain("client-visible"); // the client id is not a secret
     expectClean(surfaces(e));
     expectClean(logger.lines.join("\n"));
+  });
+
+  it("the certificate issuers' key and client id, in either header spelling", async () => {
+    for (const naming of ["real", "described"] as const) {
+      // The issuers' error shape, echoing every header: first a 503 (a retry, a warning), then a 401.
+      echo.script((q, res, n) =>
+        json(
+          res,
+          n === 0 ? 503 : 401,
+          { error: "invalid_authentication", errorDescription: `rejected ${q.method} ${q.url} with headers ${JSON.stringify(q.headers)}` },
+          { "retry-after-ms": "1" },
+        ),
+      );
+      const logger = captureLogger();
+      const client = new CertificatesClient({
+        endpoint: echo.url,
+        apiKey: HEADER_KEY,
+        clientId: HEADER_CLIENT,
+        naming,
+        retry: FAST_RETRY,
+        logger,
+      });
+      const e = await client.issue("trcer", { certificateParameters: { ADMN_NO: "ADMN-1", FullName: "A Student" } }).then(
+        () => undefined,
+        (x: unknown) => x,
+      );
+      const sent = echo.seen[0].headers;
+      expect(naming === "real" ? sent["x-apisetu-clientid"] : sent["x-gateway-clientid"]).toBe(HEADER_CLIENT); // it was sent
+      expect(e).toBeInstanceOf(ApiError);
+      expect((e as ApiError).status).toBe(401);
+      expect((e as ApiError).message).toContain("with headers"); // the echo made it into the message ...
+      expectClean(surfaces(e)); // ... without the key or the client id
+      expect(logger.lines.length).toBeGreaterThanOrEqual(2); // a retry warning and a debug line at least
+      expectClean(logger.lines.join("\n"));
+    }
   });
 
   it("AZURE_ACCESS_TOKEN, JWT-shaped or opaque, as a bearer token", async () => {

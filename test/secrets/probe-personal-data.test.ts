@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../src/version";
 
 /**
- * Personal data planted in a probe's environment (names, certificate and admission numbers) must
- * appear in no stdout or stderr of `stackwarden probe` (with STACKWARDEN_LOG=debug), in no report
+ * Personal data planted in a probe's environment (names, certificate and admission numbers), and the
+ * API Setu key and client id, must appear in no stdout or stderr of `stackwarden probe` (with STACKWARDEN_LOG=debug), in no report
  * (--output json and table), in the results kept for check, and in nothing the emulator prints, whether the probe finds its
  * record or not. Both are real processes of the compiled CLI.
  */
@@ -20,9 +20,12 @@ const PLANTED = {
   MISS_ADMN: "PLANTED-MISSING-5150",
   MISS_NAME: "Quenby Plantedabsent",
   API_KEY: "planted-apisetu-key-0f9e",
+  CLIENT_ID: "planted-apisetu-client-6a2c",
 };
+/** The key variables' values: the API key, and the client id (a credential too). */
+const KEYS = [PLANTED.API_KEY, PLANTED.CLIENT_ID];
 const PERSONAL = Object.entries(PLANTED)
-  .filter(([k]) => k !== "API_KEY")
+  .filter(([k]) => k !== "API_KEY" && k !== "CLIENT_ID")
   .map(([, v]) => v);
 
 const dir = mkdtempSync(join(tmpdir(), "stackwarden-probe-pii-"));
@@ -99,7 +102,7 @@ describe("personal data planted in a probe's environment", () => {
       STACKWARDEN_LOG: "debug",
       STACKWARDEN_APISETU_ENDPOINT: `${url}/apisetu`,
       STACKWARDEN_APISETU_API_KEY: PLANTED.API_KEY,
-      STACKWARDEN_APISETU_CLIENT_ID: "visible-client",
+      STACKWARDEN_APISETU_CLIENT_ID: PLANTED.CLIENT_ID,
       ...PLANTED,
     };
     const json = await run(["probe", "--config", "Pulumi.pii.yaml", "--output", "json"], env);
@@ -131,7 +134,7 @@ describe("personal data planted in a probe's environment", () => {
       "emulator stderr": emulatorErr,
     };
     for (const [where, text] of Object.entries(surfaces)) {
-      for (const value of [...PERSONAL, PLANTED.API_KEY]) expect(text.includes(value), `${value} in ${where}:\n${text}`).toBe(false);
+      for (const value of [...PERSONAL, ...KEYS]) expect(text.includes(value), `${value} in ${where}:\n${text}`).toBe(false);
       // Case changes are no disguise either.
       for (const value of PERSONAL) expect(text.toLowerCase().includes(value.toLowerCase()), `${value} in ${where}`).toBe(false);
     }
@@ -140,6 +143,6 @@ describe("personal data planted in a probe's environment", () => {
       .map((f) => readFileSync(join(stateDir, f), "utf8"))
       .join("\n");
     expect(state.length).toBeGreaterThan(0);
-    for (const value of [PLANTED.MISS_ADMN, PLANTED.MISS_NAME, PLANTED.API_KEY]) expect(state).not.toContain(value);
+    for (const value of [PLANTED.MISS_ADMN, PLANTED.MISS_NAME, ...KEYS]) expect(state).not.toContain(value);
   });
 });

@@ -4,9 +4,6 @@ import type { TransportContext } from "../transport-context";
 
 export const API_KEY_STAGE = "apiKey";
 
-/** Header names that carry an identifier rather than a secret (a client id), so they are not scrubbed. */
-const NOT_SECRET = /client-?id$/i;
-
 /**
  * API keys in request headers (`X-APISETU-APIKEY` with its client id) or in the query string
  * (`api_key`). The key values are registered as secrets, so error text that echoes them is scrubbed;
@@ -17,7 +14,8 @@ export function apiKeyStage(
   ctx: TransportContext,
   key: { headers?: Record<string, string>; query?: { name: string; value: string } },
 ): Stage {
-  for (const [name, value] of Object.entries(key.headers ?? {})) if (!NOT_SECRET.test(name)) ctx.secrets.add(value);
+  // A client id that travels with a key is scrubbed like the key: together they are the credential.
+  for (const value of Object.values(key.headers ?? {})) ctx.secrets.add(value);
   if (key.query) ctx.secrets.add(key.query.value);
   const param = key.query ? `${encodeURIComponent(key.query.name)}=${encodeURIComponent(key.query.value)}` : undefined;
   const insecure = credentialOriginProblem(ctx.origin, "an API key");

@@ -19,7 +19,7 @@ export interface CertificatesClientOptions {
   endpoint: string;
   /** Sent as `X-APISETU-APIKEY` (or `X-GATEWAY-APIKEY`); redacted from every log line and error. */
   apiKey: string;
-  /** Sent as `X-APISETU-CLIENTID` (or `X-GATEWAY-CLIENTID`). */
+  /** Sent as `X-APISETU-CLIENTID` (or `X-GATEWAY-CLIENTID`); a credential too, redacted like the key. */
   clientId: string;
   /** `real` (default) sends the spec's header names, `described` the product description's. */
   naming?: NamingStyle;
@@ -55,21 +55,22 @@ const EVERY_STATUS: readonly number[] = Array.from({ length: 500 }, (_, i) => 10
  * others), only a format its spec allows, a fresh UUID `txnId` per call. It reads the answer by
  * content type: the document's bytes for PDF and XML; the spec's error bodies become an ApiError
  * whose code is the spec's `error` (`record_not_found`, `invalid_authentication` ...) and whose
- * message is its `errorDescription`. Key values and the parameters sent are scrubbed from every
- * error text, in case an issuer echoes them.
+ * message is its `errorDescription`. Key values (the API key and the client id) and the parameters
+ * sent are scrubbed from every error text, in case an issuer echoes them.
  */
 export class CertificatesClient {
   private readonly http: HttpTransport;
-  private readonly apiKey: string;
+  /** The key values sent on every call (API key and client id), scrubbed from every error text. */
+  private readonly keys: readonly string[];
 
   constructor(opts: CertificatesClientOptions) {
     const names = keyHeaderNames(opts.naming);
-    this.apiKey = opts.apiKey;
+    this.keys = [opts.apiKey, opts.clientId];
     this.http = new HttpTransport({
       baseUrl: opts.endpoint,
       auth: { kind: "header", headers: { [names.apiKey]: opts.apiKey, [names.clientId]: opts.clientId } },
-      // The client id identifies the caller and may be shown; the API key is never declared safe.
-      safeNames: { headers: [names.clientId] },
+      // Neither key header is declared safe: the redactor hides both values in logged headers, and the
+      // transport registers both as secrets (the client id is a key variable of the contract too).
       retry: { ...CERTIFICATE_RETRY, ...opts.retry },
       timeoutMs: opts.timeoutMs,
       logger: opts.logger,
@@ -104,7 +105,7 @@ export class CertificatesClient {
       okStatuses: EVERY_STATUS,
       signal: request.signal,
     };
-    const secrets = [this.apiKey, ...Object.values(parameters)];
+    const secrets = [...this.keys, ...Object.values(parameters)];
     const res = await this.send(spec, secrets);
     const contentType = headerValue(res.headers["content-type"]) ?? "";
     const kind = documentKind(contentType);
@@ -128,7 +129,7 @@ export class CertificatesClient {
     try {
       return await this.http.bytes(spec);
     } catch (e) {
-      // The transport scrubs the key; an error that quotes the request could still hold a parameter.
+      // The transport scrubs the key values; an error that quotes the request could still hold a parameter.
       if (e instanceof ApiError) throw rescrub(e, secrets);
       throw e;
     }

@@ -13,6 +13,8 @@ import { json, startScriptedServer, text, type ScriptedServer } from "../../http
  * reads answers by content type and maps the spec's error bodies.
  */
 const KEY = "planted-apisetu-key-7f3a";
+/** A credential as well: STACKWARDEN_APISETU_CLIENT_ID is one of the contract's key variables. */
+const CLIENT = "planted-apisetu-client-2e9d";
 const NAME = "Planted Holder Name";
 const POLICY = "PLANTED-POLICY-0042";
 const params = { FullName: NAME, UDF1: POLICY, UDF2: "CUST-1", UDF3: "01/04/2024" };
@@ -31,7 +33,7 @@ function captureLogger(): Logger & { lines: string[] } {
 }
 
 function client(opts: Partial<ConstructorParameters<typeof CertificatesClient>[0]> = {}) {
-  return new CertificatesClient({ endpoint: `${srv.url}/gw`, apiKey: KEY, clientId: "client-9", retry: FAST_RETRY, ...opts });
+  return new CertificatesClient({ endpoint: `${srv.url}/gw`, apiKey: KEY, clientId: CLIENT, retry: FAST_RETRY, ...opts });
 }
 
 const pdf = Buffer.from("%PDF-1.3\n% a stand-in body: the client hands bytes on unparsed\n");
@@ -44,7 +46,7 @@ describe("what the client sends", () => {
     expect(seen.method).toBe("POST");
     expect(seen.url).toBe("/gw/newindia/v3/hlipc/certificate");
     expect(seen.headers["x-apisetu-apikey"]).toBe(KEY);
-    expect(seen.headers["x-apisetu-clientid"]).toBe("client-9");
+    expect(seen.headers["x-apisetu-clientid"]).toBe(CLIENT);
     expect(seen.headers["x-gateway-apikey"]).toBeUndefined();
     expect(seen.headers["content-type"]).toBe("application/json");
     expect(seen.headers.accept).toMatch(/^application\/pdf/);
@@ -80,7 +82,7 @@ describe("what the client sends", () => {
     });
     const h = srv.seen[0].headers;
     expect(h["x-gateway-apikey"]).toBe(KEY);
-    expect(h["x-gateway-clientid"]).toBe("client-9");
+    expect(h["x-gateway-clientid"]).toBe(CLIENT);
     expect(h["x-apisetu-apikey"]).toBeUndefined();
   });
 
@@ -182,22 +184,40 @@ describe("what the client makes of the answers", () => {
     expect(doc).toMatchObject({ kind: "other", contentType: "text/html" });
   });
 
-  it("scrubs the key and the parameters from errors and logs, even when the issuer echoes them", async () => {
+  it("scrubs the key, the client id and the parameters from errors and logs, even when the issuer echoes them", async () => {
+    for (const naming of ["real", "described"] as const) {
+      const [keyHeader, clientHeader] =
+        naming === "real" ? ["x-apisetu-apikey", "x-apisetu-clientid"] : ["x-gateway-apikey", "x-gateway-clientid"];
+      srv.script((q, res) =>
+        json(res, 401, {
+          error: "invalid_authentication",
+          errorDescription: `Authentication failed for ${String(q.headers[keyHeader])} (client ${String(q.headers[clientHeader])}) asking about ${q.body}`,
+        }),
+      );
+      const logger = captureLogger();
+      const e = (await client({ logger, naming })
+        .issue("hlipc", { certificateParameters: params })
+        .catch((x: unknown) => x)) as ApiError;
+      expect(e.status).toBe(401);
+      expect(e.message).toContain("Authentication failed for REDACTED (client REDACTED)");
+      const surfaces = [e.message, e.stack ?? "", inspect(e, { depth: 5 }), JSON.stringify(e), logger.lines.join("\n")].join("\n");
+      for (const secret of [KEY, CLIENT, NAME, POLICY]) expect(surfaces, naming).not.toContain(secret);
+      expect(logger.lines.some((l) => l.includes("newindia.hlipc POST") && l.includes("-> 401"))).toBe(true);
+    }
+  });
+
+  it("scrubs the key and the client id from an error body that is not the spec's", async () => {
     srv.script((q, res) =>
-      json(res, 401, {
-        error: "invalid_authentication",
-        errorDescription: `Authentication failed for ${String(q.headers["x-apisetu-apikey"])} asking about ${q.body}`,
-      }),
+      text(res, 502, `gateway saw ${String(q.headers["x-apisetu-clientid"])} / ${String(q.headers["x-apisetu-apikey"])}`, "text/plain"),
     );
     const logger = captureLogger();
-    const e = (await client({ logger })
+    const e = (await client({ logger, retry: { ...FAST_RETRY, maxAttempts: 1 } })
       .issue("hlipc", { certificateParameters: params })
       .catch((x: unknown) => x)) as ApiError;
-    expect(e.status).toBe(401);
-    expect(e.message).toContain("Authentication failed for REDACTED");
+    expect(e.status).toBe(502);
+    expect(e.message).toContain("gateway saw REDACTED / REDACTED");
     const surfaces = [e.message, e.stack ?? "", inspect(e, { depth: 5 }), JSON.stringify(e), logger.lines.join("\n")].join("\n");
-    for (const secret of [KEY, NAME, POLICY]) expect(surfaces).not.toContain(secret);
-    expect(logger.lines.some((l) => l.includes("newindia.hlipc POST") && l.includes("-> 401"))).toBe(true);
+    for (const secret of [KEY, CLIENT]) expect(surfaces).not.toContain(secret);
   });
 
   it("reads content types and error bodies tolerantly", () => {
