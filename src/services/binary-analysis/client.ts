@@ -1,10 +1,9 @@
-import { openAsBlob } from "node:fs";
-import { basename } from "node:path";
 import { FormData, type Dispatcher } from "undici";
 import { ApiError, HttpTransport, type Logger, type RetryPolicyOptions, loggerFromEnv } from "../../http";
 import { definitionValidator, type SchemaCheck } from "../../specs/swagger-schemas";
 import { noteSchemaDrift } from "../../specs/schema-drift";
 import { chunkRules, matchesPerSource } from "./rule-chunks";
+import { appendDiskFile, DiskFile } from "./disk-file";
 import {
   BINARY_ANALYSIS_SPEC,
   ERROR_CODE,
@@ -51,8 +50,8 @@ export interface PartialRuleOptions {
 const POINTER = (path: string) => `/paths/${path.replace(/\//g, "~1")}/post/responses/200/content/*~1*/schema`;
 
 /**
- * A client of the binary analysis service (restful4up). Files stream from disk (`fs.openAsBlob`
- * parts of an undici FormData), so a file of any size is never read into memory whole. Rule
+ * A client of the binary analysis service (restful4up). Files stream from disk (DiskFile parts of
+ * an undici FormData, read 1 MiB at a time), so a file of any size is never read into memory whole. Rule
  * sources are sent at most ten a request, as the spec allows; the results come back merged in the
  * order the sources were given. Every failure is the transport's ApiError.
  */
@@ -81,11 +80,11 @@ export class BinaryAnalysisClient {
    */
   async applyYaraRules(file: string, rules: readonly RuleSource[], opts: ApplyYaraRulesOptions = {}): Promise<YaraScanResult> {
     if (rules.length === 0) throw new RangeError("applyYaraRules needs at least one rule source");
-    const blob = await openAsBlob(file);
+    const upload = await DiskFile.open(file);
     const chunks = chunkRules(rules, MAX_RULES_PER_REQUEST);
     const answers = await mapBounded(chunks, this.concurrency, async (chunk, k) => {
       const form = new FormData();
-      form.append(FIELD.file, blob, basename(file));
+      appendDiskFile(form, FIELD.file, upload);
       for (const r of chunk.sources) form.append(FIELD.rules, Buffer.from(r.source, "utf8").toString("base64"));
       form.append(FIELD.isUnpackingRequired, opts.unpack ? "true" : "false");
       let body: ApplyYaraRulesResponse;
@@ -142,7 +141,7 @@ export class BinaryAnalysisClient {
   /** Unpacks a file (`POST /unpack`) and returns the unpacked bytes. A file that is not packed gets a 400 (ApiError code `NotPacked` on stackwarden's service). */
   async unpack(file: string, opts: { signal?: AbortSignal } = {}): Promise<Buffer> {
     const form = new FormData();
-    form.append(FIELD.file, await openAsBlob(file), basename(file));
+    appendDiskFile(form, FIELD.file, await DiskFile.open(file));
     const res = await this.http.bytes({
       operation: "Unpack",
       method: "POST",
@@ -157,7 +156,7 @@ export class BinaryAnalysisClient {
   /** The service's report on a file (`POST /emulation-output`), one line an item. stackwarden's own service reports statically (no emulation). */
   async emulationOutput(file: string, opts: { signal?: AbortSignal } = {}): Promise<string[]> {
     const form = new FormData();
-    form.append(FIELD.file, await openAsBlob(file), basename(file));
+    appendDiskFile(form, FIELD.file, await DiskFile.open(file));
     const body = await this.http.json<EmulationOutputResponse>({
       operation: "EmulationOutput",
       method: "POST",
@@ -172,7 +171,7 @@ export class BinaryAnalysisClient {
   /** Partial YARA rules for a file (`POST /generate-partial-yara-rules`): meta and strings, no condition. */
   async generatePartialYaraRules(file: string, opts: PartialRuleOptions = {}): Promise<PartialYaraRule> {
     const form = new FormData();
-    form.append(FIELD.file, await openAsBlob(file), basename(file));
+    appendDiskFile(form, FIELD.file, await DiskFile.open(file));
     if (opts.unpack !== undefined) form.append(FIELD.isUnpackingRequired, opts.unpack ? "true" : "false");
     if (opts.minimumStringLength !== undefined) form.append(FIELD.minimumStringLength, String(opts.minimumStringLength));
     for (const s of opts.stringsToIgnore ?? []) form.append(FIELD.stringsToIgnore, s);
