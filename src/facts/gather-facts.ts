@@ -55,7 +55,7 @@ export async function gatherFacts(
     // The artifacts are scanned by gatherArtifactFacts (another service, asked only when the stack names artifacts).
     artifacts: [],
     probes: sources.lastProbeRun === undefined ? [] : probeFacts(stack.probes ?? [], sources.lastProbeRun ?? undefined),
-    // Placing needs the geocoding service: `check` adds them (gatherPlacements) when the stack sets residency.
+    // Placing needs the geocoding service: gatherLiveFacts adds them (gatherPlacements) when the stack sets residency.
     placements: [],
   };
 }

@@ -4,7 +4,8 @@ import type { ActorSources } from "../audit/audit-actor";
 import type { AuditChange } from "../audit/audit-entry";
 import { evaluateCompliance, type ComplianceResult } from "../compliance/evaluate";
 import type { ComplianceFacts } from "../compliance/facts";
-import { gatherFacts } from "../facts/gather-facts";
+import { gatherLiveFacts } from "../facts/live-facts";
+import type { ResidencySources } from "../residency/place-stack";
 import { UNKNOWN } from "../compliance/facts";
 import type { StackConfig } from "../config/stack-config";
 import { fetchFastForward } from "../git/git-checkout";
@@ -37,6 +38,8 @@ export interface WatchOptions {
   loadStack: () => StackConfig;
   schedule: Schedule;
   clients: Pick<AzureClients, "sql" | "batch">;
+  /** The geocoding client, asked for by the first tick whose stack sets `stackwarden:residency` (its placements are checked too). */
+  geocoding: () => ResidencySources["geocoding"];
   /** Who applies, for the audit trail. */
   actor: ActorSources;
   dirs: StateDirs;
@@ -166,7 +169,10 @@ export class Watcher {
         this.o.metrics.setCommit(commit);
       }
       const stack = this.o.loadStack();
-      const facts = await gatherFacts(this.o.clients, stack, { concurrency: this.o.concurrency, signal: reads.signal });
+      const facts = await gatherLiveFacts({ ...this.o.clients, geocoding: this.o.geocoding }, stack, {
+        concurrency: this.o.concurrency,
+        signal: reads.signal,
+      });
       const items = planItems(stack, facts);
       const drift = items.filter((i) => i.action !== "none");
       const result = evaluateCompliance(facts, stack.policies, stack.exemptions, Date.now());

@@ -2,10 +2,8 @@ import { writeFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
 import { evaluateCompliance, type ComplianceResult } from "../../compliance/evaluate";
-import { gatherFacts } from "../../facts/gather-facts";
 import { gatherArtifactFacts } from "../../facts/artifact-facts";
-import { gatherPlacements } from "../../facts/placement-facts";
-import { sharedTdeReads } from "../../facts/shared-tde-reads";
+import { gatherLiveFacts } from "../../facts/live-facts";
 import { plannedFacts } from "../../facts/planned-facts";
 import type { StackConfig } from "../../config/stack-config";
 import { artifactSignatureClean } from "../../compliance/rules/artifact-signature-clean";
@@ -184,15 +182,11 @@ export async function runCheck(
   const { artifacts } = opts;
   const scanned = artifacts && stack.artifacts ? await gatherArtifactFacts(artifacts.client, stack, { cwd: artifacts.cwd }) : undefined;
   for (const p of scanned?.report.unmatchedPaths ?? []) artifacts?.warn(`warning: stackwarden:artifacts.paths "${p}" matches no file`);
-  const tde = sharedTdeReads(clients.sql);
-  const sql = { ...tde, listServiceTierAdvisors: clients.sql.listServiceTierAdvisors.bind(clients.sql) };
-  const [gathered, placements] = await Promise.all([
-    gatherFacts({ sql, batch: clients.batch, lastProbeRun: opts.lastProbeRun }, stack, { concurrency }),
-    stack.residency
-      ? gatherPlacements({ sql: tde, batch: clients.batch, geocoding: requireGeocoding(clients.geocoding) }, stack, { concurrency })
-      : [],
-  ]);
-  const live = { ...gathered, placements };
+  const live = await gatherLiveFacts(
+    { sql: clients.sql, batch: clients.batch, lastProbeRun: opts.lastProbeRun, geocoding: () => requireGeocoding(clients.geocoding) },
+    stack,
+    { concurrency },
+  );
   // Where resources are does not change with the plan: placements are judged as they are live.
   const facts = { ...(opts.planned ? plannedFacts(live, stack) : live), artifacts: scanned?.facts ?? [] };
   const scanErrors = facts.artifacts.filter((a) => a.scanError).map((a) => ({ path: a.path, error: a.scanError! }));

@@ -5,6 +5,8 @@ import { loadStackFile } from "../../config/stack-config";
 import { currentBranch, headCommit } from "../../git/git-checkout";
 import { actorSourcesFromEnv } from "../../operations/actor-from-env";
 import { azureClientsFromEnv } from "../../runtime/azure-clients";
+import { geocodingClientFromEnv } from "../../runtime/geocoding-client";
+import type { GeocodingClient } from "../../services/geocoding/client";
 import { stateDirs } from "../../settings/state-dirs";
 import { formatDuration } from "../../time/duration";
 import { WatchMetrics } from "../../watch/watch-metrics";
@@ -105,6 +107,7 @@ export function registerWatch(program: Command, io: CommandIO): void {
       const stackName = first.name;
 
       const clients = azureClientsFromEnv(io.env);
+      let geocoding: GeocodingClient | undefined;
       const metrics = new WatchMetrics(stackName);
       const log = (line: string) => io.out(`${new Date().toISOString()} ${line}`);
       const watcher = new Watcher({
@@ -112,6 +115,7 @@ export function registerWatch(program: Command, io: CommandIO): void {
         loadStack: () => loadStack().stack,
         schedule,
         clients,
+        geocoding: () => (geocoding ??= geocodingClientFromEnv(io.env)),
         actor: actorSourcesFromEnv(io.env, clients.credential),
         dirs: stateDirs(io.cwd, io.env, flags),
         git,
