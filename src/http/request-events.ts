@@ -46,15 +46,14 @@ export function emitRequestEvent(e: RequestEvent): void {
 }
 
 /**
- * Names the service a request goes to: the ARM resource provider in the path (`Microsoft.Sql` and
- * `Provider.Sql` both give `sql`), else the base URL's first path segment (`/metadata` gives `imds`),
- * else the host.
+ * Names the service a request goes to when its client names none (`service` of the transport): the
+ * resource provider in an Azure-style path (`Microsoft.Sql` and `Provider.Sql` both give `sql`), else the
+ * base URL's first path segment (`<emulator>/geocoding` gives `geocoding`), else the host.
  */
 export function serviceOfRequest(base: URL, path: string): string {
   const ns = /\/providers\/[A-Za-z]+\.([A-Za-z]+)/.exec(path);
   if (ns) return ns[1].toLowerCase();
   const first = base.pathname.split("/").find(Boolean);
-  if (first) return first === "metadata" ? "imds" : first.toLowerCase();
-  if (/^\/metadata(\/|$)/.test(path)) return "imds";
+  if (first) return first.toLowerCase();
   return base.hostname;
 }

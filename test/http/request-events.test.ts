@@ -30,7 +30,7 @@ describe("request events", () => {
     const off = subscribeRequestEvents(() => {
       throw new Error("observer bug");
     });
-    const http = new HttpTransport({ baseUrl: "http://127.0.0.1:9/metadata", retry: { retryUnreachable: false } });
+    const http = new HttpTransport({ baseUrl: "http://127.0.0.1:9/metadata", service: "imds", retry: { retryUnreachable: false } });
     await expect(http.json({ operation: "Instances_GetMetadata", method: "GET", path: "/instance" })).rejects.toMatchObject({
       code: "ECONNREFUSED",
     });

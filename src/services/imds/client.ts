@@ -74,6 +74,7 @@ export class ImdsClient {
     this.logger = opts.logger ?? loggerFromEnv();
     this.http = new HttpTransport({
       baseUrl: opts.endpoint,
+      service: "imds",
       headers: { metadata: "true" },
       query: { "api-version": opts.apiVersion ?? IMDS_API_VERSION },
       safeNames: IMDS_SAFE_NAMES,
