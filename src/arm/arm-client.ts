@@ -267,18 +267,8 @@ export async function collect<T>(pages: AsyncIterable<T[]>): Promise<T[]> {
   return out;
 }
 
-const validators = new Map<string, (data: unknown) => SchemaCheck>();
-
-/** The compiled check of one schema of a spec, once per process. */
-export function validatorFor(spec: SpecPath, pointer: string): (data: unknown) => SchemaCheck {
-  const key = `${spec}#${pointer}`;
-  let v = validators.get(key);
-  if (!v) {
-    v = definitionValidator(spec, pointer);
-    validators.set(key, v);
-  }
-  return v;
-}
+/** The compiled check of one schema of a spec (compiled and kept by swagger-schemas, once per process). */
+export const validatorFor: (spec: SpecPath, pointer: string) => (data: unknown) => SchemaCheck = definitionValidator;
 
 /**
  * A 404 whose message does not say what was missing (a gateway's bare "Not Found", or an RP

@@ -20,7 +20,8 @@ export interface SchemaCheck {
 
 let ajv: Ajv | undefined;
 const loaded = new Set<string>();
-const validators = new Map<string, ValidateFunction>();
+/** Compiled checks by `<spec>#<pointer>`, once per process; callers on hot paths may ask on every response. */
+const validators = new Map<string, (data: unknown) => SchemaCheck>();
 
 function getAjv(): Ajv {
   if (!ajv) {
@@ -57,17 +58,17 @@ function ensureLoaded(path: SpecPath): void {
 /** A validator for a named definition (`#/definitions/X` or OpenAPI 3 `#/components/schemas/X`). */
 export function definitionValidator(path: SpecPath, pointer: string): (data: unknown) => SchemaCheck {
   const key = `${path}#${pointer}`;
-  let v = validators.get(key);
-  if (!v) {
+  let check = validators.get(key);
+  if (!check) {
     ensureLoaded(path);
-    v = getAjv().compile({ $ref: `${SPEC_BASE}${path}#${pointer}` });
-    validators.set(key, v);
+    const fn: ValidateFunction = getAjv().compile({ $ref: `${SPEC_BASE}${path}#${pointer}` });
+    check = (data) => {
+      const valid = fn(data) as boolean;
+      return { valid, errors: valid ? [] : formatErrors(fn.errors) };
+    };
+    validators.set(key, check);
   }
-  const fn = v;
-  return (data) => {
-    const valid = fn(data) as boolean;
-    return { valid, errors: valid ? [] : formatErrors(fn.errors) };
-  };
+  return check;
 }
 
 /** A validator for the response schema of an operation (by operationId) at a status. */
