@@ -1,8 +1,8 @@
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { PulumiProject, e2eCli, explain, type CommandResult } from "../helpers/pulumi-cli";
+import { filesUnder } from "../helpers/files-under";
 
 // The data-residency policy with the real Pulumi CLI against the emulator: the program registers
 // the TDE resource (whose outputs carry its configuration's location), the Batch AI data sources
@@ -54,19 +54,6 @@ const VIOLATIONS = [
   "Batch AI cluster rg-res-ml/ws-eu/cpu-d4 must keep its data in US; it is in NL (region westeurope)",
   'site backup-dc must keep its data in US; it is in NL (address "Dam 1, 1012 JS Amsterdam")',
 ];
-
-/** Every file under a directory, as text (symbolic links, which lead to the checkout, are not followed). */
-function filesUnder(dir: string): { path: string; text: string }[] {
-  const out: { path: string; text: string }[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    const st = lstatSync(p);
-    if (st.isSymbolicLink()) continue;
-    if (st.isDirectory()) out.push(...filesUnder(p));
-    else out.push({ path: p, text: readFileSync(p, "utf8") });
-  }
-  return out;
-}
 
 describe.skipIf(!cli)("Pulumi CLI end to end: data residency", () => {
   let t: TestEmulator;

@@ -1,8 +1,8 @@
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { PulumiProject, e2eCli, e2eRequired, explain, type CommandResult } from "../helpers/pulumi-cli";
+import { filesUnder } from "../helpers/files-under";
 
 // The real Pulumi CLI runs the stack with every credential input planted (a valid AZURE_ACCESS_TOKEN
 // whose value is known, the geocoding and API Setu keys) and debug logging on; neither the token nor
@@ -21,19 +21,6 @@ if (!cli && e2eRequired()) {
   it("has a Pulumi CLI (STACKWARDEN_E2E=required)", () => {
     expect.fail("STACKWARDEN_E2E=required but no Pulumi CLI was found: run `npm run pulumi:install`");
   });
-}
-
-/** Every file under a directory, as text (symbolic links, which lead to the checkout, are not followed). */
-function filesUnder(dir: string): { path: string; text: string }[] {
-  const out: { path: string; text: string }[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    const st = lstatSync(p);
-    if (st.isSymbolicLink()) continue;
-    if (st.isDirectory()) out.push(...filesUnder(p));
-    else out.push({ path: p, text: readFileSync(p, "utf8") });
-  }
-  return out;
 }
 
 describe.skipIf(!cli)("Pulumi CLI end to end: planted credentials stay out of the output and the state", () => {
