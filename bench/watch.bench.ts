@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -297,8 +298,6 @@ function firstLine(child: ChildProcess, re: RegExp): Promise<string> {
 function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", (c) => resolve(c))));
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 main().catch((e: unknown) => {
   process.stderr.write(`watch bench failed: ${(e as Error).message}\n`);

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -204,8 +205,7 @@ describe("check and drift against live state", () => {
     expect((await cli("check", "--config", stackFile)).code).toBe(3);
 
     // The emulator, like Azure, refuses a PUT while the decryption scan runs (409): let it finish.
-    for (let i = 0; i < 100 && (await sql.listTransparentDataEncryptionActivities(ref)).length > 0; i++)
-      await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && (await sql.listTransparentDataEncryptionActivities(ref)).length > 0; i++) await delay(20);
 
     const a = await cli("apply", "--config", stackFile, "--yes", "--poll-interval", "50");
     expect(a.code, a.out + a.err).toBe(0);

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -70,8 +71,7 @@ describe("plan and apply end to end", () => {
   it("an out-of-band PUT that disables TDE makes plan exit 2 again", async () => {
     const sql = new SqlClient({ endpoint: t.url, credential: t.credential, retry: FAST_RETRY });
     await sql.putTransparentDataEncryption(ORDERS, "Disabled");
-    for (let i = 0; i < 100 && (await sql.listTransparentDataEncryptionActivities(ORDERS)).length; i++)
-      await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && (await sql.listTransparentDataEncryptionActivities(ORDERS)).length; i++) await delay(50);
     const r = await runCli(["plan", "--config", "stack.yaml"], t.url, dir);
     expect(r.code).toBe(2);
     expect(r.out).toContain("rg/s1/orders");

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -144,7 +145,7 @@ describe("kill test: SIGKILL at random moments never leaves an unreadable state"
         }
       };
       const writers = [writer(), writer(), writer(), writer()];
-      await new Promise((r) => setTimeout(r, 20 + rand() * 200));
+      await delay(20 + rand() * 200);
       stop = true;
       await killed(child);
       await Promise.all(writers);
@@ -243,12 +244,12 @@ describe("the state journal", () => {
       `${a.url}/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Sql/servers/s1/databases/db3/transparentDataEncryption/current?api-version=2014-04-01`,
       { headers: { authorization: `Bearer ${token}` } },
     ).catch(() => "cut off");
-    await new Promise((r) => setTimeout(r, 50));
+    await delay(50);
     await a.close();
     const b = await startEmulator({ stateDir: dir, seed, onError: () => {} });
     try {
       expect(await late).toBe("cut off");
-      await new Promise((r) => setTimeout(r, 500)); // the held-back GET has run in a by now
+      await delay(500); // the held-back GET has run in a by now
       expect(await put(b.url, await tokenOf(b.url), 5, "Enabled")).toBe(200);
       await new Promise((r) => setImmediate(r));
       // On disk: b's change alone. a's late write would have taken the same journal number first, and hidden b's.

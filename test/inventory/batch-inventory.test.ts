@@ -168,6 +168,7 @@ describe("the schedule, in virtual time", () => {
   function virtualClient(latencyMs: number) {
     const pageSize = 20;
     let requests = 0;
+    // The global setTimeout, not node:timers/promises: vitest's fake timers drive this virtual clock and fake only the global.
     const sleep = () => new Promise((r) => setTimeout(r, latencyMs));
     async function* pages<T>(items: T[]): AsyncGenerator<T[]> {
       for (let i = 0; i < Math.max(1, Math.ceil(items.length / pageSize)); i++) {

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
@@ -141,7 +142,7 @@ describe("per-stack locks", () => {
     const dir = fresh();
     // staleMs 2 000: proper-lockfile refreshes it every second and checks the mtime is still its own.
     const lock = await acquireStackLock({ dir, stack: "dev", command: "apply", staleMs: 2000 });
-    await new Promise((r) => setTimeout(r, 3500));
+    await delay(3500);
     expect(lock.lost.aborted, String(lock.lost.reason)).toBe(false);
     await lock.release();
     expect(existsSync(join(dir, "dev.lock"))).toBe(false);

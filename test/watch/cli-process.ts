@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 
@@ -84,7 +85,7 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
       last = e;
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await delay(50);
   }
 }
 

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -226,6 +227,6 @@ async function waitFor(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!cond()) {
     if (Date.now() > until) throw new Error("condition not reached in time");
-    await new Promise((r) => setTimeout(r, 20));
+    await delay(20);
   }
 }

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { inspect } from "node:util";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -201,7 +202,7 @@ describe("lazy indexes", () => {
     try {
       // By default nothing is built until a request needs an index: parsing does not.
       expect(await indexState(fresh.url)).toBe("not-started");
-      await new Promise((r) => setTimeout(r, 200));
+      await delay(200);
       expect(await indexState(fresh.url)).toBe("not-started");
       const order: string[] = [];
       const geo = new GeocodingClient({ endpoint: `${fresh.url}/geocoding`, retry: FAST_RETRY })
@@ -230,7 +231,7 @@ describe("lazy indexes", () => {
       const deadline = Date.now() + 120_000;
       let state = await indexState(fresh.url);
       while (state !== "ready" && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 100));
+        await delay(100);
         state = await indexState(fresh.url);
       }
       expect(state).toBe("ready");

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -204,7 +205,7 @@ describe("ImdsClient: an address without IMDS, and an IMDS that restarts", () =>
     await client.instance();
     await close(first.server);
     const pending = client.instance();
-    await new Promise((r) => setTimeout(r, 150));
+    await delay(150);
     const second = await tinyImds(first.port);
     try {
       await expect(pending).resolves.toEqual({});
