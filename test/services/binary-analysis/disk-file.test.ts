@@ -1,20 +1,15 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FormData } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HttpTransport, silentLogger } from "../../../src/http";
-import { appendDiskFile, DiskFile } from "../../../src/services/binary-analysis/disk-file";
+import { DiskFile } from "../../../src/services/binary-analysis/disk-file";
 import { tempDir } from "../../helpers/binary-samples";
-import { json, startScriptedServer, type ScriptedServer } from "../../http/scripted-server";
 
-let server: ScriptedServer;
+// Sending a DiskFile in a FormData (and again on a retry) is tested beside the Blob in test/http/form-body.test.ts.
 let dir: string;
-beforeAll(async () => {
-  server = await startScriptedServer();
+beforeAll(() => {
   dir = tempDir("stackwarden-disk-file-");
 });
-afterAll(async () => {
-  await server.close();
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -36,27 +31,6 @@ describe("DiskFile: a file on disk as a FormData part", () => {
     }
     expect(Buffer.from(await file.arrayBuffer()).equals(bytes)).toBe(true);
     expect(() => file.slice()).toThrow("cannot be sliced");
-  });
-
-  it("is sent whole as the multipart part, with its filename, and sent again whole when a 429 is retried", async () => {
-    const path = join(dir, "script.sh");
-    writeFileSync(path, "echo marker\n".repeat(500));
-    server.script((_req, res, n) =>
-      n === 0
-        ? json(res, 429, { error: { code: "TooManyRequests", message: "slow down" } }, { "retry-after-ms": "5" })
-        : json(res, 200, { ok: true }),
-    );
-    const http = new HttpTransport({ baseUrl: server.url, logger: silentLogger, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
-    const form = new FormData();
-    appendDiskFile(form, "file", await DiskFile.open(path));
-    await http.json({ operation: "Upload", method: "POST", path: "/upload", form });
-    expect(server.seen).toHaveLength(2);
-    for (const seen of server.seen) {
-      expect(Number(seen.headers["content-length"])).toBe(Buffer.byteLength(seen.body));
-      expect(seen.body).toContain(
-        `Content-Disposition: form-data; name="file"; filename="script.sh"\r\nContent-Type: application/octet-stream\r\n\r\n${"echo marker\n".repeat(500)}\r\n`,
-      );
-    }
   });
 
   it("refuses what is not a file, naming it", async () => {
