@@ -16,10 +16,10 @@ import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { startEmulator } from "../src/emulator/server";
 import type { SeedDocument } from "../src/emulator/seed";
-import { ImdsManagedIdentityCredential } from "../src/auth/imds-credential";
-import { ARM_SCOPE } from "../src/auth/scopes";
+import { ImdsManagedIdentityCredential } from "../src/services/imds/imds-credential";
+import { ARM_SCOPE } from "../src/platform/auth/scopes";
 import { BatchAiClient, prepareBatchAiValidators } from "../src/services/batchai/client";
-import { collectBatchInventory } from "../src/inventory/batch-inventory";
+import { collectBatchInventory } from "../src/domain/inventory/batch-inventory";
 import { reportGoal } from "./goal";
 
 const WORKSPACES = 5;

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { PROJECT_ROOT } from "../src/version";
+import { PROJECT_ROOT } from "../src/platform/version";
 
 /** An emulator in a child process (`stackwarden emulator`), so that its CPU is not charged to the client measured. */
 export interface ChildEmulator {

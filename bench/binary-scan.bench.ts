@@ -5,7 +5,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writ
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { PROJECT_ROOT } from "../src/version";
+import { PROJECT_ROOT } from "../src/platform/version";
 import { median, reportGoal } from "./goal";
 
 /**

@@ -13,8 +13,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { Agent, request } from "undici";
-import { ARM_SCOPE } from "../src/auth/scopes";
-import { ImdsManagedIdentityCredential } from "../src/auth/imds-credential";
+import { ARM_SCOPE } from "../src/platform/auth/scopes";
+import { ImdsManagedIdentityCredential } from "../src/services/imds/imds-credential";
 import { sqlEstate, startChildEmulator } from "./bench-emulator";
 import { median, reportGoal } from "./goal";
 

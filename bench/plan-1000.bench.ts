@@ -15,10 +15,10 @@
  * too, for what a one-shot `stackwarden plan` pays on top. Each concurrency is then timed in
  * BENCH_ROUNDS rounds (default 3), taking turns; the medians are the figures.
  */
-import { ImdsManagedIdentityCredential } from "../src/auth/imds-credential";
-import { resolveRuleSettings } from "../src/compliance/rule-settings";
-import type { StackConfig } from "../src/config/stack-config";
-import { planTde } from "../src/reconcile/tde-plan";
+import { ImdsManagedIdentityCredential } from "../src/services/imds/imds-credential";
+import { resolveRuleSettings } from "../src/domain/compliance/rule-settings";
+import type { StackConfig } from "../src/domain/stack/stack-config";
+import { planTde } from "../src/domain/reconcile/tde-plan";
 import { SqlClient } from "../src/services/sql/client";
 import { sqlEstate, startChildEmulator } from "./bench-emulator";
 import { median, reportGoal } from "./goal";

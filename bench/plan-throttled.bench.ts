@@ -7,18 +7,18 @@
  * the floor is what counts.
  *
  * Two runs on the same emulator, the bucket full before each: the ARM client as it ships (paced by
- * the remaining-budget headers, src/arm/arm-pacer.ts), then the same client with `pacing: false`,
+ * the remaining-budget headers, src/platform/arm/arm-pacer.ts), then the same client with `pacing: false`,
  * which bursts and backs off on 429 + Retry-After (the retry policy's defaults). Goal for the paced
  * run: at most 1.1x the floor, with zero 429s.
  *
  * Settings (environment): BENCH_DATABASES (default 10 000), BENCH_REFILL_SCALE (default 20), BENCH_CONCURRENCY (default 16).
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { ArmPacer } from "../src/arm/arm-pacer";
-import { ImdsManagedIdentityCredential } from "../src/auth/imds-credential";
-import { resolveRuleSettings } from "../src/compliance/rule-settings";
-import type { StackConfig } from "../src/config/stack-config";
-import { planTde } from "../src/reconcile/tde-plan";
+import { ArmPacer } from "../src/platform/arm/arm-pacer";
+import { ImdsManagedIdentityCredential } from "../src/services/imds/imds-credential";
+import { resolveRuleSettings } from "../src/domain/compliance/rule-settings";
+import type { StackConfig } from "../src/domain/stack/stack-config";
+import { planTde } from "../src/domain/reconcile/tde-plan";
 import { SqlClient } from "../src/services/sql/client";
 import { sqlEstate, startChildEmulator } from "./bench-emulator";
 import { reportGoal } from "./goal";

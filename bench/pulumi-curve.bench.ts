@@ -25,7 +25,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { stringify } from "yaml";
 import { writeFileSync } from "node:fs";
-import { locatePulumiCli } from "../src/engine/pulumi-engine";
+import { locatePulumiCli } from "../src/platform/programs/pulumi-engine";
 import { reportGoal } from "./goal";
 import { BenchProject, benchRoot, cleanup, floorProject, must, repoRoot, type Run } from "./pulumi-project";
 

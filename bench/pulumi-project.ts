@@ -14,7 +14,7 @@ import {
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { stringify } from "yaml";
-import type { PulumiCli } from "../src/engine/pulumi-engine";
+import type { PulumiCli } from "../src/platform/programs/pulumi-engine";
 
 /** The checkout: the first directory above this file (src or dist) with Pulumi.yaml and package.json. */
 export function repoRoot(): string {

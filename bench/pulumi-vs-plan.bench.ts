@@ -20,8 +20,8 @@ import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { stringify } from "yaml";
-import { ImdsManagedIdentityCredential } from "../src/auth/imds-credential";
-import { locatePulumiCli } from "../src/engine/pulumi-engine";
+import { ImdsManagedIdentityCredential } from "../src/services/imds/imds-credential";
+import { locatePulumiCli } from "../src/platform/programs/pulumi-engine";
 import { SqlClient } from "../src/services/sql/client";
 
 const DATABASES = Number(process.env.BENCH_DATABASES ?? 100);

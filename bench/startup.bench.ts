@@ -6,7 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { PROJECT_ROOT } from "../src/version";
+import { PROJECT_ROOT } from "../src/platform/version";
 import { median, reportGoal } from "./goal";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 25);

@@ -1,8 +1,8 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ImdsManagedIdentityCredential } from "../src/auth/imds-credential";
-import { mapBounded } from "../src/concurrency/bounded-map";
+import { ImdsManagedIdentityCredential } from "../src/services/imds/imds-credential";
+import { mapBounded } from "../src/platform/bounded-map";
 import { startEmulator } from "../src/emulator/server";
 import { SqlClient } from "../src/services/sql/client";
 import { reportGoal } from "./goal";

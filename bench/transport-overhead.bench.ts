@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { Agent, request } from "undici";
-import { HttpTransport, composeRetry, silentLogger } from "../src/http";
-import { StaticTokenCredential } from "../src/auth/static-token-credential";
+import { HttpTransport, composeRetry, silentLogger } from "../src/platform/http";
+import { StaticTokenCredential } from "../src/platform/auth/static-token-credential";
 import { SqlClient } from "../src/services/sql/client";
 import { median, reportGoal } from "./goal";
 

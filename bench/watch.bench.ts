@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { Agent, request } from "undici";
-import { PROJECT_ROOT } from "../src/version";
+import { PROJECT_ROOT } from "../src/platform/version";
 import { reportGoal } from "./goal";
 
 /**

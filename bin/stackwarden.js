@@ -3,7 +3,7 @@
 // The CLI is compiled by `npm run build` (run by `prepare` on `npm ci`).
 let main;
 try {
-  main = require("../dist/src/cli/main.js").main;
+  main = require("../dist/src/interfaces/cli/main.js").main;
 } catch (err) {
   if (err && err.code === "MODULE_NOT_FOUND") {
     process.stderr.write("stackwarden: not built yet; run `npm run build` (or `npm ci`) in the project directory\n");

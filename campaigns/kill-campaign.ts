@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { StateStore } from "../src/emulator/state-store";
-import { PROJECT_ROOT } from "../src/version";
+import { PROJECT_ROOT } from "../src/platform/version";
 import { campaignEstate, intBetween, prng, stateMismatches, writeCampaignFiles } from "./campaign-estate";
 
 /**

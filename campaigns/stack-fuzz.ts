@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { stringify } from "yaml";
-import { main } from "../src/cli/main";
+import { main } from "../src/interfaces/cli/main";
 
 /**
  * Property-based fuzzing of stack files: valid stacks, each broken by one generated mutation (a

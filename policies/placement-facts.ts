@@ -1,10 +1,10 @@
-import { batchWorkspaceId, childId, sqlDatabaseId } from "../src/arm/resource-id";
-import { UNKNOWN, type ComplianceFacts, type PlacementFacts, type PlacementKind } from "../src/compliance/facts";
-import { placementFacts } from "../src/facts/placement-facts";
-import { placeWithGeocoding } from "../src/residency/place-stack";
-import type { Placement } from "../src/residency/placement";
-import { batchSubjects, siteSubjects, type ResidencySubject } from "../src/residency/residency-subjects";
-import { geocodingClientFromEnv } from "../src/runtime/geocoding-client";
+import { batchWorkspaceId, childId, sqlDatabaseId } from "../src/platform/arm/resource-id";
+import { UNKNOWN, type ComplianceFacts, type PlacementFacts, type PlacementKind } from "../src/domain/compliance/facts";
+import { placementFacts } from "../src/domain/facts/placement-facts";
+import { placeWithGeocoding } from "../src/domain/residency/place-stack";
+import type { Placement } from "../src/domain/residency/placement";
+import { batchSubjects, siteSubjects, type ResidencySubject } from "../src/domain/residency/residency-subjects";
+import { geocodingClientFromEnv } from "../src/clients/geocoding-client";
 import type { Cluster, FileServer, Workspace } from "../src/services/batchai/types";
 import { TYPES, known, type ResourceInput } from "./resource-facts";
 

@@ -1,9 +1,9 @@
 import type { ReportViolation, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
-import { applyExemptions, type Exemption } from "../src/compliance/exemptions";
-import type { Finding } from "../src/compliance/finding";
-import { allRules } from "../src/compliance/registry";
-import { resolveSettings, ruleSettingsSchema, type RuleDefinition } from "../src/compliance/rule";
-import { stackKeysSchema } from "../src/config/stack-schema";
+import { applyExemptions, type Exemption } from "../src/domain/compliance/exemptions";
+import type { Finding } from "../src/domain/compliance/finding";
+import { allRules } from "../src/domain/compliance/registry";
+import { resolveSettings, ruleSettingsSchema, type RuleDefinition } from "../src/domain/compliance/rule";
+import { stackKeysSchema } from "../src/domain/stack/stack-schema";
 import { withPlacements } from "./placement-facts";
 import { factsFromResources } from "./resource-facts";
 

@@ -1,5 +1,5 @@
 import { UnknownValueError } from "@pulumi/policy";
-import { sqlDatabaseId } from "../src/arm/resource-id";
+import { sqlDatabaseId } from "../src/platform/arm/resource-id";
 import {
   emptyFacts,
   UNKNOWN,
@@ -12,9 +12,9 @@ import {
   type ProbeFacts,
   type TierAdvisorFacts,
   type UsageFacts,
-} from "../src/compliance/facts";
-import { pickAdvisor } from "../src/facts/advisor-facts";
-import { usageFacts as usageFact } from "../src/facts/usage-facts";
+} from "../src/domain/compliance/facts";
+import { pickAdvisor } from "../src/domain/facts/advisor-facts";
+import { usageFacts as usageFact } from "../src/domain/facts/usage-facts";
 import type { Usage } from "../src/services/batchai/types";
 
 /** Type tokens of the resources the policies look at. */

@@ -1,11 +1,11 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { checkArtifactScan, createArtifactScan, diffArtifactScan, readArtifactScan } from "../src/resources/artifact-scan-resource";
+import { checkArtifactScan, createArtifactScan, diffArtifactScan, readArtifactScan } from "../src/interfaces/pulumi/artifact-scan-resource";
 import { isUnknown } from "./unknown-value";
 
 /**
  * The dynamic provider of the ArtifactScan data source, as the plugin calls it (loaded from dist/ by
  * `providerText("artifactScan")`): each method is one call into
- * `src/resources/artifact-scan-resource` (see it: the scan happens in check, so a preview judges the
+ * `src/interfaces/pulumi/artifact-scan-resource` (see it: the scan happens in check, so a preview judges the
  * file as it is now; delete touches nothing).
  */
 export const artifactScanProvider: pulumi.dynamic.ResourceProvider = {

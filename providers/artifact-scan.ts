@@ -6,7 +6,7 @@ export interface ArtifactScanArgs {
   path: pulumi.Input<string>;
   /** The file's sha-256 (hex), as the program read it. */
   sha256: pulumi.Input<string>;
-  /** The rule set's digest (src/artifacts/rule-set.ts). */
+  /** The rule set's digest (src/domain/artifacts/rule-set.ts). */
   rulesDigest: pulumi.Input<string>;
   /** The stack's `stackwarden:artifacts.rules`. */
   rules: pulumi.Input<pulumi.Input<string>[]>;

@@ -1,11 +1,11 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { checkCertificateProbeInputs, runCertificateProbe } from "../src/resources/certificate-probe";
+import { checkCertificateProbeInputs, runCertificateProbe } from "../src/interfaces/pulumi/certificate-probe";
 import { isUnknown } from "./unknown-value";
 
 /**
  * The dynamic provider of a post-deploy certificate probe, as the plugin calls it (loaded from dist/
  * by `providerText("certificateProbe")`). Each method is one call into
- * `src/resources/certificate-probe`. A probe proves the deployment it follows, so it is never up to
+ * `src/interfaces/pulumi/certificate-probe`. A probe proves the deployment it follows, so it is never up to
  * date: `diff` always reports a change, and every `pulumi up` runs it again (an update). That is
  * the honest mechanism: a trigger input that changes every run would say the same thing while
  * pretending an input changed. `pulumi preview` therefore always shows one update per probe.

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { ParameterSource } from "../src/probes/parameter-source";
+import type { ParameterSource } from "../src/domain/probes/parameter-source";
 import { LeanDynamicResource } from "./lean-dynamic-resource";
 
 export interface CertificateProbeArgs {

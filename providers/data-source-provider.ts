@@ -6,8 +6,8 @@ import {
   readDataSource,
   refreshDataSource,
   type DataSourceKind,
-} from "../src/resources/data-sources";
-import { azureClientsFromEnv } from "../src/runtime/azure-clients";
+} from "../src/interfaces/pulumi/data-sources";
+import { azureClientsFromEnv } from "../src/clients/azure-clients";
 import { isUnknown } from "./unknown-value";
 
 /**

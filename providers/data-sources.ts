@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type * as DataCore from "../src/resources/data-sources";
+import type * as DataCore from "../src/interfaces/pulumi/data-sources";
 import { LeanDynamicResource } from "./lean-dynamic-resource";
 
 type Kind = DataCore.DataSourceKind;

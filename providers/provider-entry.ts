@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { DATA_SOURCES, type DataSourceKind } from "../src/resources/data-sources";
+import { DATA_SOURCES, type DataSourceKind } from "../src/interfaces/pulumi/data-sources";
 import { dataSourceProvider } from "./data-source-provider";
 import type { ProviderName } from "./provider-text";
 import { tdeProvider } from "./tde-provider";

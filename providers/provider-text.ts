@@ -1,4 +1,4 @@
-import type { DataSourceKind } from "../src/resources/data-sources";
+import type { DataSourceKind } from "../src/interfaces/pulumi/data-sources";
 
 /** A provider by name: the TDE resource's, a certificate probe's, an artifact scan's, the residency carrier's, or a data source's kind. */
 export type ProviderName = "tde" | "certificateProbe" | "artifactScan" | "residency" | DataSourceKind;

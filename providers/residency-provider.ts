@@ -1,12 +1,12 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { checkResidencyInputs, RESIDENCY_RESOURCE_ID, residencyOutputs } from "../src/resources/residency-resource";
+import { checkResidencyInputs, RESIDENCY_RESOURCE_ID, residencyOutputs } from "../src/interfaces/pulumi/residency-resource";
 import { isUnknown } from "./unknown-value";
 
 /**
  * The provider of the stack's Residency resource (loaded from dist/ by `providerText("residency")`):
  * no API is called. It carries
  * `stackwarden:residency` (allowed countries, sites) into the stack, because a policy pack sees
- * the stack's resources and never its config; see `src/resources/residency-resource`.
+ * the stack's resources and never its config; see `src/interfaces/pulumi/residency-resource`.
  */
 export const residencyProvider: pulumi.dynamic.ResourceProvider = {
   async check(_olds, news) {

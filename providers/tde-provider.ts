@@ -1,11 +1,11 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { applyTdeInputs, checkTdeInputs, deleteTde, diffTde, readTde, tdeRef, tdeResourceId } from "../src/resources/tde-resource";
-import { azureClientsFromEnv } from "../src/runtime/azure-clients";
+import { applyTdeInputs, checkTdeInputs, deleteTde, diffTde, readTde, tdeRef, tdeResourceId } from "../src/interfaces/pulumi/tde-resource";
+import { azureClientsFromEnv } from "../src/clients/azure-clients";
 import { isUnknown } from "./unknown-value";
 
 /**
  * The dynamic provider of a database's TDE configuration, as the plugin calls it (loaded from
- * dist/ by `providerText("tde")`). Each method is one call into `src/resources/tde-resource`; see it
+ * dist/ by `providerText("tde")`). Each method is one call into `src/interfaces/pulumi/tde-resource`; see it
  * for the semantics (onDelete=retain by default). The clients are cached per environment.
  */
 export const tdeProvider: pulumi.dynamic.ResourceProvider = {

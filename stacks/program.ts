@@ -1,9 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import { findProjectDir, resolveArtifacts } from "../src/artifacts/artifact-scan";
-import { sha256FileSync } from "../src/artifacts/file-digest";
-import { displayPath } from "../src/artifacts/path-glob";
-import { stackConfigFromValues, type StackConfig } from "../src/config/stack-config";
-import { databaseLabel } from "../src/arm/resource-id";
+import { findProjectDir, resolveArtifacts } from "../src/domain/artifacts/artifact-scan";
+import { sha256FileSync } from "../src/domain/artifacts/file-digest";
+import { displayPath } from "../src/domain/artifacts/path-glob";
+import { stackConfigFromValues, type StackConfig } from "../src/domain/stack/stack-config";
+import { databaseLabel } from "../src/platform/arm/resource-id";
 import {
   ArtifactScan,
   BatchAiCluster,

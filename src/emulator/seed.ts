@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import Ajv from "ajv";
-import { parseLocatedYaml, validateLocated, YamlInputError } from "../yaml/located-yaml";
+import { parseLocatedYaml, validateLocated, YamlInputError } from "../platform/yaml/located-yaml";
 import type { FaultConfig, FaultRule } from "./fault-injector";
 import type { LocalService } from "./kit/local-service";
 import { throttlingSchema, type ThrottlingInput } from "./kit/arm-throttling";

@@ -12,7 +12,7 @@ import type { EmulatorErrorKind, EmulatorSettings, LocalService, ServiceContext 
 import Ajv, { type ValidateFunction } from "ajv";
 import { completeFaults, faultConfigSchema, settingsSchema, type SeedDocument } from "./seed";
 import { StateStore, type PersistedState } from "./state-store";
-import { redactUrl } from "../http/redaction";
+import { redactUrl } from "../platform/http/redaction";
 import { LOCAL_SERVICES } from "./services";
 
 export interface EmulatorOptions {

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pulumiSdkVersion } from "../../src/engine/pulumi-engine";
+import { pulumiSdkVersion } from "../../src/platform/programs/pulumi-engine";
 import { SqlClient } from "../../src/services/sql/client";
 import type { DatabaseRef } from "../../src/services/sql/types";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AccessTokens } from "../../src/emulator/kit/access-tokens";
 import { ARM_AUDIENCES, armError, resourceNotFound } from "../../src/emulator/kit/arm-conventions";
 import type { LocalService } from "../../src/emulator/kit/local-service";
-import { ARM_SCOPE } from "../../src/auth/scopes";
+import { ARM_SCOPE } from "../../src/platform/auth/scopes";
 import { imdsLocal } from "../../src/emulator/services/imds/imds-local";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 

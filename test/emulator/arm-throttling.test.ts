@@ -2,12 +2,12 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
-import { ARM_SCOPE } from "../../src/auth/scopes";
-import { ImdsManagedIdentityCredential } from "../../src/auth/imds-credential";
+import { ARM_SCOPE } from "../../src/platform/auth/scopes";
+import { ImdsManagedIdentityCredential } from "../../src/services/imds/imds-credential";
 import type { LocalService } from "../../src/emulator/kit/local-service";
 import { imdsLocal } from "../../src/emulator/services/imds/imds-local";
 import type { SeedDocument } from "../../src/emulator/seed";
-import { PROJECT_ROOT } from "../../src/version";
+import { PROJECT_ROOT } from "../../src/platform/version";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 /** A tiny ARM service: a subscription-level resource (GET, PUT, DELETE) and a tenant-level list. */

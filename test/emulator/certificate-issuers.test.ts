@@ -6,7 +6,7 @@ import { certificateContent } from "../../src/emulator/services/certificates/cer
 import { renderCertificatePdf } from "../../src/emulator/services/certificates/pdf-document";
 import { renderCertificateXml } from "../../src/emulator/services/certificates/xml-document";
 import { certificatesInitialState } from "../../src/emulator/services/certificates/local";
-import { readSpec } from "../../src/specs/swagger-schemas";
+import { readSpec } from "../../src/platform/schemas/swagger-schemas";
 import { seedFromYaml, type TestEmulator } from "../helpers/emulator";
 import { devRecords, startCertificateEmulator } from "../services/certificates/certificates-kit";
 

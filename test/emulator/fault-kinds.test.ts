@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FaultInjector } from "../../src/emulator/fault-injector";
 import { scanPhase } from "../../src/emulator/services/sql/tde-scan";
-import { applyTde, waitForScan } from "../../src/reconcile/tde-apply";
-import { planTde } from "../../src/reconcile/tde-plan";
+import { applyTde, waitForScan } from "../../src/domain/reconcile/tde-apply";
+import { planTde } from "../../src/domain/reconcile/tde-plan";
 import { SqlClient } from "../../src/services/sql/client";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { memoryLogger } from "../services/batchai/batchai-harness";

@@ -1,9 +1,9 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { responseValidator } from "../../src/specs/swagger-schemas";
+import { responseValidator } from "../../src/platform/schemas/swagger-schemas";
 import { IMDS_SPEC_VERSIONS } from "../../src/services/imds/types";
-import { PROJECT_ROOT } from "../../src/version";
+import { PROJECT_ROOT } from "../../src/platform/version";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 /**

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadSeedFile, parseSeed } from "../../src/emulator/seed";
 import { LOCAL_SERVICES } from "../../src/emulator/services";
-import { YamlInputError } from "../../src/yaml/located-yaml";
+import { YamlInputError } from "../../src/platform/yaml/located-yaml";
 import { seedFromYaml, startTestEmulator } from "../helpers/emulator";
 
 const dir = mkdtempSync(join(tmpdir(), "sw-seed-"));

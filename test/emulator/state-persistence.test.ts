@@ -7,7 +7,7 @@ import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator } from "../../src/emulator/server";
 import { StateStore, type PersistedState } from "../../src/emulator/state-store";
-import { PROJECT_ROOT } from "../../src/version";
+import { PROJECT_ROOT } from "../../src/platform/version";
 
 const BIN = join(PROJECT_ROOT, "bin", "stackwarden.js");
 const dirs: string[] = [];
@@ -118,7 +118,7 @@ function killed(child: ChildProcessWithoutNullStreams): Promise<void> {
 
 describe("kill test: SIGKILL at random moments never leaves an unreadable state", () => {
   beforeAll(() => {
-    if (!existsSync(join(PROJECT_ROOT, "dist", "src", "cli", "main.js")))
+    if (!existsSync(join(PROJECT_ROOT, "dist", "src", "interfaces", "cli", "main.js")))
       throw new Error("dist/ is missing: run `npm run build` (npm test's pretest does)");
   });
 

@@ -1,5 +1,5 @@
-import { ImdsManagedIdentityCredential } from "../../src/auth/imds-credential";
-import type { RetryPolicyOptions } from "../../src/http";
+import { ImdsManagedIdentityCredential } from "../../src/services/imds/imds-credential";
+import type { RetryPolicyOptions } from "../../src/platform/http";
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../src/emulator/server";
 import { parseSeed, type SeedDocument } from "../../src/emulator/seed";
 import { LOCAL_SERVICES } from "../../src/emulator/services";

@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { parse, stringify } from "yaml";
-import { locatePulumiCli, type PulumiCli } from "../../src/engine/pulumi-engine";
+import { locatePulumiCli, type PulumiCli } from "../../src/platform/programs/pulumi-engine";
 
 /** The checkout these tests run from. */
 export const REPO_ROOT = resolve(__dirname, "../..");

@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import Ajv from "ajv-draft-04";
 import addFormats from "ajv-formats";
-import { locatePulumiCli } from "../../src/engine/pulumi-engine";
+import { locatePulumiCli } from "../../src/platform/programs/pulumi-engine";
 import type { GitHubApiStandIn } from "./github-api-stand-in";
 import type { StandIn, StandInResult } from "./workflow-runner";
 

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../src/version";
+import { PROJECT_ROOT } from "../../src/platform/version";
 import { GitHubApiStandIn } from "./github-api-stand-in";
 
 /** The scripts the workflows run (.github/scripts), on the cases the workflow test does not reach. */

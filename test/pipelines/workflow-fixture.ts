@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PROJECT_ROOT } from "../../src/version";
+import { PROJECT_ROOT } from "../../src/platform/version";
 import type { TestEmulator } from "../helpers/emulator";
 import { GitHubApiStandIn } from "./github-api-stand-in";
 import { hostedActionStandIns, type SarifUpload } from "./hosted-action-stand-ins";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/http";
+import { silentLogger } from "../../src/platform/http";
 import { SqlClient } from "../../src/services/sql/client";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { STAND_INS } from "./hosted-action-stand-ins";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { UNKNOWN, emptyFacts } from "../../src/compliance/facts";
+import { UNKNOWN, emptyFacts } from "../../src/domain/compliance/facts";
 import { residencyFromResources, withPlacements } from "../../policies/placement-facts";
 import { TYPES } from "../../policies/policies";
 import { seedFromYaml, startTestEmulator } from "../helpers/emulator";

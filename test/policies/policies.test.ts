@@ -1,7 +1,7 @@
 import Ajv from "ajv";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../src/compliance/facts";
+import { UNKNOWN } from "../../src/domain/compliance/facts";
 import { advisorFacts, artifactFacts, policies, tdeFacts, usageFacts } from "../../policies/policies";
 
 const POLICIES = policies();

@@ -1,21 +1,21 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CommandIO } from "../../src/cli/command-io";
-import { main } from "../../src/cli/main";
-import { judgePlacement } from "../../src/compliance/rules/data-residency";
-import { loadStackFile } from "../../src/config/stack-config";
-import { silentLogger } from "../../src/http";
-import { readDataSource, type DataSourceKind } from "../../src/resources/data-sources";
-import { residencyOutputs } from "../../src/resources/residency-resource";
-import { applyTdeInputs } from "../../src/resources/tde-resource";
-import type { AzureClients } from "../../src/runtime/azure-clients";
+import type { CommandIO } from "../../src/interfaces/cli/command-io";
+import { main } from "../../src/interfaces/cli/main";
+import { judgePlacement } from "../../src/domain/compliance/rules/data-residency";
+import { loadStackFile } from "../../src/domain/stack/stack-config";
+import { silentLogger } from "../../src/platform/http";
+import { readDataSource, type DataSourceKind } from "../../src/interfaces/pulumi/data-sources";
+import { residencyOutputs } from "../../src/interfaces/pulumi/residency-resource";
+import { applyTdeInputs } from "../../src/interfaces/pulumi/tde-resource";
+import type { AzureClients } from "../../src/clients/azure-clients";
 import { BatchAiClient } from "../../src/services/batchai/client";
 import { SqlClient } from "../../src/services/sql/client";
 import { placementsFromResources } from "../../policies/placement-facts";
 import { TYPES } from "../../policies/policies";
 import { PolicyAnalyzer, UNKNOWN_VALUE, urnOf, type AnalyzerResourceInput, type Level } from "../helpers/analyzer";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { stackDir } from "../cli/cli-harness";
+import { stackDir } from "../interfaces/cli/cli-harness";
 
 /**
  * The data-residency policy as the Pulumi engine runs it: the compiled pack in a child process,

@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "no
 import { join } from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadRuleSet } from "../../src/artifacts/rule-set";
+import { loadRuleSet } from "../../src/domain/artifacts/rule-set";
 import * as sourceProviders from "../../providers";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { buildExecutableSample, markerRule, tempDir, type ExecutableSample } from "../helpers/binary-samples";

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DataSourceKind } from "../../src/resources/data-sources";
+import type { DataSourceKind } from "../../src/interfaces/pulumi/data-sources";
 import { SqlClient } from "../../src/services/sql/client";
 import { FAST_RETRY, type TestEmulator } from "../helpers/emulator";
 import { DynamicResourceDriver, PROJECT_ROOT, ProviderPlugin, UNKNOWN } from "../helpers/provider-plugin";

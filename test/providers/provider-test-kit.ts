@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
 import type { RunningEmulator } from "../../src/emulator/server";
-import type { DataSourceKind } from "../../src/resources/data-sources";
+import type { DataSourceKind } from "../../src/interfaces/pulumi/data-sources";
 import type { SqlState } from "../../src/emulator/services/sql/sql-local";
 import type { BatchAiState } from "../../src/emulator/services/batchai/seed";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DataSourceKind } from "../../src/resources/data-sources";
+import type { DataSourceKind } from "../../src/interfaces/pulumi/data-sources";
 import { SqlClient } from "../../src/services/sql/client";
 import * as sourceProviders from "../../providers";
 import { FAST_RETRY, type TestEmulator } from "../helpers/emulator";

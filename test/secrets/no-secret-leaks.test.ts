@@ -3,20 +3,20 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultCredential } from "../../src/auth/default-credential";
-import { ARM_SCOPE } from "../../src/auth/scopes";
-import { main } from "../../src/cli/main";
-import type { CommandIO } from "../../src/cli/command-io";
+import { defaultCredential } from "../../src/clients/default-credential";
+import { ARM_SCOPE } from "../../src/platform/auth/scopes";
+import { main } from "../../src/interfaces/cli/main";
+import type { CommandIO } from "../../src/interfaces/cli/command-io";
 import type { LocalService } from "../../src/emulator/kit/local-service";
-import { ApiError } from "../../src/http/api-error";
-import type { AuthPolicy } from "../../src/http/auth-policy";
-import type { Logger } from "../../src/http/logger";
-import { HttpTransport } from "../../src/http/transport";
+import { ApiError } from "../../src/platform/http/api-error";
+import type { AuthPolicy } from "../../src/platform/http/auth-policy";
+import type { Logger } from "../../src/platform/http/logger";
+import { HttpTransport } from "../../src/platform/http/transport";
 import { CertificatesClient } from "../../src/services/certificates/client";
 import { imdsLocal } from "../../src/emulator/services/imds/imds-local";
-import { PROJECT_ROOT } from "../../src/version";
+import { PROJECT_ROOT } from "../../src/platform/version";
 import { FAST_RETRY, startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { json, startScriptedServer, type ScriptedServer } from "../http/scripted-server";
+import { json, startScriptedServer, type ScriptedServer } from "../platform/http/scripted-server";
 
 /**
  * Secrets planted where a careless transport would print them: a bearer token (AZURE_ACCESS_TOKEN,
@@ -224,7 +224,8 @@ describe("secrets never reach the CLI's output", () => {
   });
 
   it("whoami, run as a process with STACKWARDEN_LOG=debug and faults, prints no token or key", async () => {
-    if (!existsSync(join(PROJECT_ROOT, "dist", "src", "cli", "main.js"))) throw new Error("dist/ is missing: run `npm run build`");
+    if (!existsSync(join(PROJECT_ROOT, "dist", "src", "interfaces", "cli", "main.js")))
+      throw new Error("dist/ is missing: run `npm run build`");
     t.emu.faults.configure({ seed: 11, latencyMs: 0, maxConsecutive: 2, rules: [{ status: 429, rate: 0.5, retryAfterMs: 5 }] });
     const env = {
       ...process.env,

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../src/version";
+import { PROJECT_ROOT } from "../../src/platform/version";
 
 /**
  * Personal data planted in a probe's environment (names, certificate and admission numbers), and the
@@ -48,7 +48,8 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
 }
 
 beforeAll(async () => {
-  if (!existsSync(join(PROJECT_ROOT, "dist", "src", "cli", "main.js"))) throw new Error("dist/ is missing: run `npm run build`");
+  if (!existsSync(join(PROJECT_ROOT, "dist", "src", "interfaces", "cli", "main.js")))
+    throw new Error("dist/ is missing: run `npm run build`");
   writeFileSync(
     join(dir, "seed.yaml"),
     `certificates:

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { parse } from "yaml";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { loadRuleSet } from "../../src/artifacts/rule-set";
+import { loadRuleSet } from "../../src/domain/artifacts/rule-set";
 
 /**
  * The Pulumi program under `pulumi.runtime.setMocks`: the config comes from stacks/Pulumi.dev.yaml

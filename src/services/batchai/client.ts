@@ -1,4 +1,4 @@
-import { ArmClient, collect, validatorFor, type ArmClientOptions, type ArmOperation, type CallTarget } from "../../arm/arm-client";
+import { ArmClient, collect, validatorFor, type ArmClientOptions, type ArmOperation, type CallTarget } from "../../platform/arm/arm-client";
 import {
   batchUsagesId,
   batchWorkspaceId,
@@ -6,7 +6,7 @@ import {
   providerScope,
   resourceGroupId,
   subscriptionId as subscriptionScopeId,
-} from "../../arm/resource-id";
+} from "../../platform/arm/resource-id";
 import {
   BATCHAI_API_VERSION,
   BATCHAI_SPEC,
@@ -21,7 +21,7 @@ import {
   type WorkspaceRef,
 } from "./types";
 
-export type { ResponseValidation } from "../../arm/arm-client";
+export type { ResponseValidation } from "../../platform/arm/arm-client";
 /** The ARM client options (validation included). */
 export type BatchAiClientOptions = ArmClientOptions;
 

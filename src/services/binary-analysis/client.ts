@@ -1,7 +1,7 @@
 import { FormData, type Dispatcher } from "undici";
-import { ApiError, HttpTransport, type Logger, type RetryPolicyOptions, loggerFromEnv } from "../../http";
-import { definitionValidator, type SchemaCheck } from "../../specs/swagger-schemas";
-import { noteSchemaDrift } from "../../specs/schema-drift";
+import { ApiError, HttpTransport, type Logger, type RetryPolicyOptions, loggerFromEnv } from "../../platform/http";
+import { definitionValidator, type SchemaCheck } from "../../platform/schemas/swagger-schemas";
+import { noteSchemaDrift } from "../../platform/schemas/schema-drift";
 import { chunkRules, matchesPerSource } from "./rule-chunks";
 import { appendDiskFile, DiskFile } from "./disk-file";
 import {
@@ -18,7 +18,7 @@ import {
   type RuleSourceMatches,
   type YaraScanResult,
 } from "./types";
-import { mapBounded } from "../../concurrency/bounded-map";
+import { mapBounded } from "../../platform/bounded-map";
 
 export interface BinaryAnalysisClientOptions {
   /** Base URL of the service, e.g. `http://127.0.0.1:4000/binary-analysis/v1` on the emulator. */

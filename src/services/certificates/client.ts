@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { ApiError, HttpTransport, type ApiResponse, type Logger, type RequestSpec, type RetryPolicyOptions } from "../../http";
-import { redactUrl, scrubSecrets, scrubTokens } from "../../http/redaction";
+import { ApiError, HttpTransport, type ApiResponse, type Logger, type RequestSpec, type RetryPolicyOptions } from "../../platform/http";
+import { redactUrl, scrubSecrets, scrubTokens } from "../../platform/http/redaction";
 import type { Dispatcher } from "undici";
-import type { NamingStyle } from "../../settings/naming-style";
+import type { NamingStyle } from "../../platform/settings/naming-style";
 import { DOCTYPE_INFO, defaultFormat, operationPath, type CertificateFormat, type Doctype } from "./catalogue";
 import { keyHeaderNames } from "./header-names";
 import type {

@@ -1,4 +1,4 @@
-import type { NamingStyle } from "../../settings/naming-style";
+import type { NamingStyle } from "../../platform/settings/naming-style";
 
 /** The names of the two key headers a request carries. */
 export interface KeyHeaderNames {

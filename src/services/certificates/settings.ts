@@ -1,5 +1,5 @@
-import { endpointVar, SettingsError } from "../../settings/endpoints";
-import { namingStyleFromEnv, type NamingStyle } from "../../settings/naming-style";
+import { endpointVar, SettingsError } from "../../platform/settings/endpoints";
+import { namingStyleFromEnv, type NamingStyle } from "../../platform/settings/naming-style";
 
 /** The real issuers' host; `/<issuer>/v3` follows it. */
 export const DEFAULT_APISETU_ENDPOINT = "https://apisetu.gov.in";

@@ -1,7 +1,7 @@
 import type { Dispatcher } from "undici";
-import { ApiError, HttpTransport, type Logger, type RetryPolicyOptions, loggerFromEnv } from "../../http";
-import { responseValidator, type SchemaCheck } from "../../specs/swagger-schemas";
-import { noteSchemaDrift } from "../../specs/schema-drift";
+import { ApiError, HttpTransport, type Logger, type RetryPolicyOptions, loggerFromEnv } from "../../platform/http";
+import { responseValidator, type SchemaCheck } from "../../platform/schemas/swagger-schemas";
+import { noteSchemaDrift } from "../../platform/schemas/schema-drift";
 import {
   GEOCODING_KEY_PARAMETER,
   GEOCODING_OPERATIONS,

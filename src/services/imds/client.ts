@@ -1,8 +1,8 @@
 import { Agent } from "undici";
-import { ApiError, HttpTransport, type Logger, type RetryPolicyOptions, loggerFromEnv } from "../../http";
-import { tokenSourceProblem } from "../../http/credential-origins";
-import { responseValidator } from "../../specs/swagger-schemas";
-import { noteSchemaDrift } from "../../specs/schema-drift";
+import { ApiError, HttpTransport, type Logger, type RetryPolicyOptions, loggerFromEnv } from "../../platform/http";
+import { tokenSourceProblem } from "../../platform/http/credential-origins";
+import { responseValidator } from "../../platform/schemas/swagger-schemas";
+import { noteSchemaDrift } from "../../platform/schemas/schema-drift";
 import {
   IMDS_API_VERSION,
   IMDS_SPEC,

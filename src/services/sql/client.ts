@@ -1,5 +1,5 @@
-import { ArmClient, collect, type ArmClientOptions, type ArmOperation } from "../../arm/arm-client";
-import { elasticPoolId, sqlDatabaseId, tdeConfigurationId } from "../../arm/resource-id";
+import { ArmClient, collect, type ArmClientOptions, type ArmOperation } from "../../platform/arm/arm-client";
+import { elasticPoolId, sqlDatabaseId, tdeConfigurationId } from "../../platform/arm/resource-id";
 import {
   SQL_API_VERSION,
   SQL_OPERATIONS,

@@ -17,7 +17,7 @@ export const SQL_SPEC = "sql/Microsoft.Sql/stable/2014-04-01/sql.core.json";
 export const SQL_API_VERSION = "2014-04-01";
 
 /** The only name a database's TDE configuration has (`TransparentDataEncryptionNameParameter`). */
-export { TDE_CONFIGURATION_NAME } from "../../arm/resource-id";
+export { TDE_CONFIGURATION_NAME } from "../../platform/arm/resource-id";
 /** The name of the service tier advisor in the published example. */
 export const DEFAULT_SERVICE_TIER_ADVISOR_NAME = "Current";
 /** Every Azure SQL server has this system database; its TDE is always Disabled. */
@@ -261,4 +261,4 @@ export interface TransparentDataEncryptionPutBody {
 }
 
 /** Databases and pools are addressed by their place in ARM. */
-export type { DatabaseRef, ElasticPoolRef } from "../../arm/resource-id";
+export type { DatabaseRef, ElasticPoolRef } from "../../platform/arm/resource-id";

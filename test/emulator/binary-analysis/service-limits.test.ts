@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { FormData, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiError } from "../../../src/http";
+import { ApiError } from "../../../src/platform/http";
 import { BinaryAnalysisClient } from "../../../src/services/binary-analysis/client";
 import { BINARY_ANALYSIS_SPEC } from "../../../src/services/binary-analysis/types";
-import { definitionValidator } from "../../../src/specs/swagger-schemas";
+import { definitionValidator } from "../../../src/platform/schemas/swagger-schemas";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { markerRule, tempDir, writeSample } from "../../helpers/binary-samples";
 

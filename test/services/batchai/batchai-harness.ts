@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Agent, type Dispatcher } from "undici";
-import { composeRetry, type Logger } from "../../../src/http";
+import { composeRetry, type Logger } from "../../../src/platform/http";
 import type { EmulatorOptions } from "../../../src/emulator/server";
 import type { SeedDocument } from "../../../src/emulator/seed";
-import { armTransport, type ArmClientOptions } from "../../../src/arm/arm-client";
+import { armTransport, type ArmClientOptions } from "../../../src/platform/arm/arm-client";
 import { BatchAiClient } from "../../../src/services/batchai/client";
 import { BATCHAI_API_VERSION } from "../../../src/services/batchai/types";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiError } from "../../../src/http";
-import { readSpec, responseValidator } from "../../../src/specs/swagger-schemas";
+import { ApiError } from "../../../src/platform/http";
+import { readSpec, responseValidator } from "../../../src/platform/schemas/swagger-schemas";
 import { BATCHAI_API_VERSION, BATCHAI_SPEC, type BatchAiOperationId, type WorkspaceRef } from "../../../src/services/batchai/types";
 import { SUB, type BatchEmulator, fixtureSeed, ids, memoryLogger, recordingDispatcher, startBatchEmulator } from "./batchai-harness";
 

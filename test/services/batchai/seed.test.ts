@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { YamlInputError } from "../../../src/yaml/located-yaml";
+import { YamlInputError } from "../../../src/platform/yaml/located-yaml";
 import { expandSeed, type BatchAiSeed } from "../../../src/emulator/services/batchai/seed";
 import { seedFromYaml } from "../../helpers/emulator";
 import { fixtureSeed } from "./batchai-harness";

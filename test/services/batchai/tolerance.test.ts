@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EmulatorReply } from "../../../src/emulator/kit/emulator-app";
 import type { LocalService } from "../../../src/emulator/kit/local-service";
-import { ApiError } from "../../../src/http";
+import { ApiError } from "../../../src/platform/http";
 import { imdsLocal } from "../../../src/emulator/services/imds/imds-local";
 import { BatchAiClient } from "../../../src/services/batchai/client";
 import { FAST_RETRY, startTestEmulator, type TestEmulator } from "../../helpers/emulator";

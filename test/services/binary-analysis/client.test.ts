@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { readFileSync, rmSync } from "node:fs";
 import busboy from "busboy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiError } from "../../../src/http";
+import { ApiError } from "../../../src/platform/http";
 import { BinaryAnalysisClient } from "../../../src/services/binary-analysis/client";
 import { renderPartialRule } from "../../../src/services/binary-analysis/partial-rule-text";
 import type { RuleSource } from "../../../src/services/binary-analysis/types";

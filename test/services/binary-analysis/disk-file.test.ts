@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiskFile } from "../../../src/services/binary-analysis/disk-file";
 import { tempDir } from "../../helpers/binary-samples";
 
-// Sending a DiskFile in a FormData (and again on a retry) is tested beside the Blob in test/http/form-body.test.ts.
+// Sending a DiskFile in a FormData (and again on a retry) is tested beside the Blob in test/platform/http/form-body.test.ts.
 let dir: string;
 beforeAll(() => {
   dir = tempDir("stackwarden-disk-file-");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readSpec } from "../../../src/specs/swagger-schemas";
+import { readSpec } from "../../../src/platform/schemas/swagger-schemas";
 import { DOCTYPE_INFO, DOCTYPES, ISSUER_INFO, ISSUERS, parameterField } from "../../../src/services/certificates/catalogue";
 import { ALL_KEY_HEADER_NAMES, keyHeaderNames } from "../../../src/services/certificates/header-names";
 import { apisetuSettingsFromEnv, isRealApiSetu, requireApiSetuKeys } from "../../../src/services/certificates/settings";

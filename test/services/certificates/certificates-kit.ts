@@ -3,7 +3,7 @@ import { loadSeedFile, type SeedDocument } from "../../../src/emulator/seed";
 import { LOCAL_SERVICES } from "../../../src/emulator/services";
 import type { CertificateRecordSeed, CertificatesSeed } from "../../../src/emulator/services/certificates/seed-schema";
 import { CertificatesClient, type CertificatesClientOptions } from "../../../src/services/certificates/client";
-import { PROJECT_ROOT } from "../../../src/version";
+import { PROJECT_ROOT } from "../../../src/platform/version";
 import { FAST_RETRY, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 
 /** The example estate (stacks/dev.estate.yaml), parsed with the real seed validation. */

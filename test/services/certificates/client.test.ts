@@ -1,11 +1,11 @@
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requestSchemaValidator } from "../../../src/emulator/services/certificates/request-validation";
-import { ApiError, type Logger } from "../../../src/http";
+import { ApiError, type Logger } from "../../../src/platform/http";
 import { CertificatesClient, documentKind, parseCertificateError } from "../../../src/services/certificates/client";
-import { namingStyleFromEnv } from "../../../src/settings/naming-style";
+import { namingStyleFromEnv } from "../../../src/platform/settings/naming-style";
 import { FAST_RETRY } from "../../helpers/emulator";
-import { json, startScriptedServer, text, type ScriptedServer } from "../../http/scripted-server";
+import { json, startScriptedServer, text, type ScriptedServer } from "../../platform/http/scripted-server";
 
 /**
  * What the client sends, checked on the wire by a scripted server: path, headers, a body that

@@ -5,7 +5,7 @@ import { certificateContent } from "../../../src/emulator/services/certificates/
 import type { CertificateRecordSeed } from "../../../src/emulator/services/certificates/seed-schema";
 import { DOCTYPE_INFO, DOCTYPES, ISSUER_INFO, type CertificateFormat } from "../../../src/services/certificates/catalogue";
 import type { CertificateParametersByDoctype } from "../../../src/services/certificates/types";
-import { readSpec } from "../../../src/specs/swagger-schemas";
+import { readSpec } from "../../../src/platform/schemas/swagger-schemas";
 import type { TestEmulator } from "../../helpers/emulator";
 import { clientFor, devRecords, pdfPages, squash, startCertificateEmulator } from "./certificates-kit";
 

@@ -3,10 +3,10 @@ import { inspect } from "node:util";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INDEX_STATE_HEADER } from "../../../src/emulator/services/geocoding/geocoding-local";
-import { ApiError, type Logger } from "../../../src/http";
+import { ApiError, type Logger } from "../../../src/platform/http";
 import { GeocodingClient } from "../../../src/services/geocoding/client";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
-import { json, startScriptedServer, type ScriptedServer } from "../../http/scripted-server";
+import { json, startScriptedServer, type ScriptedServer } from "../../platform/http/scripted-server";
 
 /**
  * Who may call the geocoding service: the spec's 401, 403 and 429 from the emulator's key gate,

@@ -3,12 +3,12 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadSeedFile } from "../../../src/emulator/seed";
 import { LOCAL_SERVICES } from "../../../src/emulator/services";
-import type { Logger } from "../../../src/http";
+import type { Logger } from "../../../src/platform/http";
 import { GeocodingClient } from "../../../src/services/geocoding/client";
 import { GEOCODING_OPERATIONS, GEOCODING_PATHS, GEOCODING_SPEC } from "../../../src/services/geocoding/types";
-import { responseValidator } from "../../../src/specs/swagger-schemas";
-import { azureRegions } from "../../../src/residency/azure-regions";
-import { PROJECT_ROOT } from "../../../src/version";
+import { responseValidator } from "../../../src/platform/schemas/swagger-schemas";
+import { azureRegions } from "../../../src/domain/residency/azure-regions";
+import { PROJECT_ROOT } from "../../../src/platform/version";
 import { FAST_RETRY, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 
 /**

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent, type Dispatcher } from "undici";
 import { armPage } from "../../../src/emulator/kit/arm-conventions";
 import type { LocalService } from "../../../src/emulator/kit/local-service";
-import { ApiError, composeRetry } from "../../../src/http";
+import { ApiError, composeRetry } from "../../../src/platform/http";
 import { imdsLocal } from "../../../src/emulator/services/imds/imds-local";
-import { definitionValidator } from "../../../src/specs/swagger-schemas";
+import { definitionValidator } from "../../../src/platform/schemas/swagger-schemas";
 import { SqlClient } from "../../../src/services/sql/client";
 import { SQL_SPEC } from "../../../src/services/sql/types";
-import { sqlDatabaseId as databaseId, tdeConfigurationId as tdeId } from "../../../src/arm/resource-id";
+import { sqlDatabaseId as databaseId, tdeConfigurationId as tdeId } from "../../../src/platform/arm/resource-id";
 import { FAST_RETRY } from "../../helpers/emulator";
 import { db, pool, recordingLogger, startSql, SUB, type SqlHarness } from "./sql-test-kit";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { YamlInputError } from "../../../src/yaml/located-yaml";
+import { YamlInputError } from "../../../src/platform/yaml/located-yaml";
 import { sqlInitialState, sqlLocal } from "../../../src/emulator/services/sql/sql-local";
 import type { SqlSeed } from "../../../src/emulator/services/sql/seed-schema";
 import { seedFromYaml } from "../../helpers/emulator";

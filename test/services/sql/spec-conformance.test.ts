@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Ajv from "ajv";
-import { readSpec, responseValidator } from "../../../src/specs/swagger-schemas";
+import { readSpec, responseValidator } from "../../../src/platform/schemas/swagger-schemas";
 import { SQL_OPERATIONS, SQL_SPEC, type SqlOperation } from "../../../src/services/sql/types";
 import type { SeedDocument } from "../../../src/emulator/seed";
 import { db, dbPath, estateSeed, pool, poolPath, startSql, type SqlHarness } from "./sql-test-kit";

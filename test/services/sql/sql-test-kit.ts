@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { request } from "undici";
-import { ARM_SCOPE } from "../../../src/auth/scopes";
+import { ARM_SCOPE } from "../../../src/platform/auth/scopes";
 import type { EmulatorOptions } from "../../../src/emulator/server";
 import type { SeedDocument } from "../../../src/emulator/seed";
-import { silentLogger, type Logger } from "../../../src/http";
+import { silentLogger, type Logger } from "../../../src/platform/http";
 import { SqlClient } from "../../../src/services/sql/client";
-import type { ArmClientOptions } from "../../../src/arm/arm-client";
+import type { ArmClientOptions } from "../../../src/platform/arm/arm-client";
 import type { DatabaseRef, ElasticPoolRef } from "../../../src/services/sql/types";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 

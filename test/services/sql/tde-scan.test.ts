@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ApiError } from "../../../src/http";
+import { ApiError } from "../../../src/platform/http";
 import { scanPhase } from "../../../src/emulator/services/sql/tde-scan";
 import { seedFromYaml } from "../../helpers/emulator";
 import { db, dbPath, startSql, type SqlHarness } from "./sql-test-kit";

@@ -1,9 +1,9 @@
-import { batchWorkspaceId } from "../../../arm/resource-id";
+import { batchWorkspaceId } from "../../../platform/arm/resource-id";
 import type { EmulatorReply, EmulatorRequest } from "../../kit/emulator-app";
 import type { LocalService, ServiceContext } from "../../kit/local-service";
 import { armError, armPage, resourceGroupNotFound, resourceNotFound } from "../../kit/arm-conventions";
-import { readSpec } from "../../../specs/swagger-schemas";
-import { bothNamespaces } from "../../../arm/provider-namespace";
+import { readSpec } from "../../../platform/schemas/swagger-schemas";
+import { bothNamespaces } from "../../../platform/arm/provider-namespace";
 import {
   BATCHAI_API_VERSION,
   BATCHAI_SPEC,

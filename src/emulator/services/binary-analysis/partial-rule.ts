@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
-import type { ExecutableInfo } from "../../../executables/executable-format";
+import type { ExecutableInfo } from "../../../platform/executables/executable-format";
 import type { PartialYaraRule } from "../../../services/binary-analysis/types";
 import { extractStrings, type FoundString } from "./string-extraction";
 

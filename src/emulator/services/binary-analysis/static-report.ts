@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { withFileSource } from "../../../executables/byte-source";
-import { rangeEntropy } from "../../../executables/entropy";
-import { entryRegion, readExecutable, regionsOf, type ExecutableInfo } from "../../../executables/executable-format";
-import type { DetectedPacker } from "../../../executables/packer-detection";
+import { withFileSource } from "../../../platform/executables/byte-source";
+import { rangeEntropy } from "../../../platform/executables/entropy";
+import { entryRegion, readExecutable, regionsOf, type ExecutableInfo } from "../../../platform/executables/executable-format";
+import type { DetectedPacker } from "../../../platform/executables/packer-detection";
 
 /** The first line of every report: what this is, and what it is not. */
 export const STATIC_NOTICE =

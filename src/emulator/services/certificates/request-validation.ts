@@ -2,7 +2,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import { DOCTYPE_INFO, type Doctype, type Issuer } from "../../../services/certificates/catalogue";
 import { CERTIFICATE_ERRORS, type CertificateErrorBody } from "../../../services/certificates/types";
-import { readSpec } from "../../../specs/swagger-schemas";
+import { readSpec } from "../../../platform/schemas/swagger-schemas";
 
 /**
  * Checks request bodies against each operation's published request schema

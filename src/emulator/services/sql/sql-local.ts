@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { EmulatorReply, EmulatorRequest } from "../../kit/emulator-app";
 import type { LocalService, ServiceContext } from "../../kit/local-service";
 import { armError, resourceGroupNotFound, resourceNotFound } from "../../kit/arm-conventions";
-import { bothNamespaces } from "../../../arm/provider-namespace";
+import { bothNamespaces } from "../../../platform/arm/provider-namespace";
 import {
   DATABASE_EDITIONS,
   DEFAULT_FAIL_AT_PERCENT,
@@ -32,7 +32,7 @@ import {
   type TransparentDataEncryptionActivity,
   type TransparentDataEncryptionStatus,
 } from "../../../services/sql/types";
-import { elasticPoolId, sqlDatabaseId, tdeConfigurationId } from "../../../arm/resource-id";
+import { elasticPoolId, sqlDatabaseId, tdeConfigurationId } from "../../../platform/arm/resource-id";
 
 /* ------------------------------------------------------------------ state (plain JSON) */
 

@@ -1,0 +1,36 @@
+import { databaseLabel, isMasterDatabase } from "../../../platform/arm/resource-id";
+import { UNKNOWN, type DatabaseFacts } from "../facts";
+import type { Finding } from "../finding";
+import { defineRule, findingBase, type ResolvedSettings } from "../rule";
+
+/** Flags a database whose live TDE status is not `Enabled`. `master` is never flagged. */
+export const sqlTdeEnabled = defineRule<Record<string, never>>({
+  id: "sql-tde-enabled",
+  title: "SQL databases must have transparent data encryption enabled",
+  description: "Flags a database (never master) whose live transparent data encryption status is not Enabled.",
+  help: "Set the database's transparentDataEncryption to Enabled in the stack and run `stackwarden apply` (or `pulumi up`); exempt it under stackwarden:exemptions only with a reason and an expiry.",
+  defaultLevel: "mandatory",
+  settings: {},
+  packScope: "resource",
+  evaluate: (facts, settings) => facts.databases.map((db) => judge(db, settings)),
+});
+
+function judge(db: DatabaseFacts, settings: ResolvedSettings): Finding {
+  const base = findingBase(sqlTdeEnabled, db, db.id, databaseLabel(db), settings.enforcementLevel);
+  if (isMasterDatabase(db.database)) {
+    return {
+      ...base,
+      verdict: "not-applicable",
+      message: "master is a system database; Azure does not encrypt it with TDE, so it is never flagged",
+    };
+  }
+  if (db.liveTdeStatus === UNKNOWN) {
+    return { ...base, verdict: "unknown", message: "the TDE status is not known until the resource is created or updated" };
+  }
+  if (db.liveTdeStatus === "Enabled") {
+    return { ...base, verdict: "pass", message: "transparent data encryption is Enabled" };
+  }
+  const status = db.liveTdeStatus ?? "unknown (not reported)";
+  const why = db.tdeStatusSource === "desired" ? `the stack sets it to ${status}` : `its live status is ${status}`;
+  return { ...base, verdict: "fail", message: `Database ${base.label} must have transparent data encryption Enabled; ${why}` };
+}

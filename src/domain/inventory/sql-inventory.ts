@@ -1,0 +1,100 @@
+import { mapBounded } from "../../platform/bounded-map";
+import type { StackConfig } from "../stack/stack-config";
+import { oddResourceId } from "../../platform/arm/arm-client";
+import { databaseLabel, elasticPoolId, elasticPoolLabel, sqlDatabaseId, tdeConfigurationId } from "../../platform/arm/resource-id";
+import type { SqlClient } from "../../services/sql/client";
+import type {
+  ElasticPoolActivity,
+  ElasticPoolDatabaseActivity,
+  ServiceTierAdvisor,
+  TransparentDataEncryption,
+  TransparentDataEncryptionActivity,
+} from "../../services/sql/types";
+import { inventoryError, type InventoryError, type InventoryWarning } from "./read-problems";
+
+/** The SQL data sources a stack names, each an array of objects exactly as the API returned them. */
+export interface SqlInventory {
+  serviceTierAdvisors: ServiceTierAdvisor[];
+  elasticPoolActivities: ElasticPoolActivity[];
+  elasticPoolDatabaseActivities: ElasticPoolDatabaseActivity[];
+  transparentDataEncryptions: TransparentDataEncryption[];
+  transparentDataEncryptionActivities: TransparentDataEncryptionActivity[];
+}
+
+/** The SQL inventory plus what could not be read and what was odd. */
+export interface SqlInventoryResult {
+  inventory: SqlInventory;
+  /** One entry per read that failed (a database the cloud does not have, a refused read …). */
+  errors: InventoryError[];
+  /** Items kept although their id is missing or odd. */
+  warnings: InventoryWarning[];
+}
+
+/**
+ * Reads, for each database of the stack, its TDE, scans and advisors; for each pool, its activity.
+ * Each read stands alone: one that fails becomes an entry of `errors` (naming the resource and the
+ * stack file's line) and every other read still happens and is returned.
+ */
+export async function collectSqlInventory(
+  sql: SqlClient,
+  stack: Pick<StackConfig, "subscriptionId" | "databases" | "elasticPools">,
+  opts: { concurrency?: number; signal?: AbortSignal } = {},
+): Promise<SqlInventoryResult> {
+  const limit = opts.concurrency ?? 8;
+  const s = opts.signal;
+  const errors: InventoryError[] = [];
+  const warnings: InventoryWarning[] = [];
+  /** One read: its result, or [] with an error noted. */
+  async function read<T extends object>(resource: string, id: string, at: string, f: () => Promise<T | T[]>): Promise<T[]> {
+    let got: T | T[];
+    try {
+      got = await f();
+    } catch (e) {
+      const err = inventoryError(resource, id, e);
+      errors.push(at ? { ...err, location: at } : err);
+      return [];
+    }
+    const items = Array.isArray(got) ? got : [got];
+    for (const it of items) {
+      const odd = oddResourceId(it);
+      if (odd) warnings.push({ resource, id, message: `an item ${odd}; it is kept as the API returned it` });
+    }
+    return items;
+  }
+  const perDb = await mapBounded(stack.databases, limit, async (d) => {
+    const ref = { subscriptionId: stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
+    const label = databaseLabel(ref);
+    const at = d.source ? `${d.source.file}:${d.source.line}:${d.source.column}` : "";
+    const [tde, activities, advisors] = await Promise.all([
+      read(`transparentDataEncryption of ${label}`, tdeConfigurationId(ref), at, () => sql.getTransparentDataEncryption(ref, s)),
+      read(`transparentDataEncryption activities of ${label}`, `${tdeConfigurationId(ref)}/operationResults`, at, () =>
+        sql.listTransparentDataEncryptionActivities(ref, s),
+      ),
+      read(`serviceTierAdvisors of ${label}`, `${sqlDatabaseId(ref)}/serviceTierAdvisors`, at, () => sql.listServiceTierAdvisors(ref, s)),
+    ]);
+    return { tde, activities, advisors };
+  });
+  const perPool = await mapBounded(stack.elasticPools, limit, async (p) => {
+    const ref = { subscriptionId: stack.subscriptionId, resourceGroup: p.resourceGroup, server: p.server, elasticPool: p.elasticPool };
+    const label = elasticPoolLabel(ref);
+    const at = p.source ? `${p.source.file}:${p.source.line}:${p.source.column}` : "";
+    const [activities, databaseActivities] = await Promise.all([
+      read(`elasticPoolActivity of ${label}`, `${elasticPoolId(ref)}/elasticPoolActivity`, at, () => sql.listElasticPoolActivities(ref, s)),
+      read(`elasticPoolDatabaseActivity of ${label}`, `${elasticPoolId(ref)}/elasticPoolDatabaseActivity`, at, () =>
+        sql.listElasticPoolDatabaseActivities(ref, s),
+      ),
+    ]);
+    return { activities, databaseActivities };
+  });
+  return {
+    inventory: {
+      serviceTierAdvisors: perDb.flatMap((x) => x.advisors),
+      elasticPoolActivities: perPool.flatMap((x) => x.activities),
+      elasticPoolDatabaseActivities: perPool.flatMap((x) => x.databaseActivities),
+      transparentDataEncryptions: perDb.flatMap((x) => x.tde),
+      transparentDataEncryptionActivities: perDb.flatMap((x) => x.activities),
+    },
+    errors: errors.sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0)),
+    warnings,
+  };
+}

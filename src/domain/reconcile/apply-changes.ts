@@ -1,0 +1,24 @@
+import type { AuditChange } from "../audit/audit-entry";
+import type { TdeApi } from "./tde-api";
+import type { ApplyOutcome } from "./tde-apply";
+
+/**
+ * The audit trail's view of apply outcomes: each database's status before and after. A converged
+ * change ends in the desired status (apply read it back); for a failed or interrupted one the
+ * status is read again here, so the entry says where it really ended.
+ */
+export async function auditChangesOf(api: TdeApi, outcomes: readonly ApplyOutcome[], stopped?: AbortSignal): Promise<AuditChange[]> {
+  return Promise.all(
+    outcomes.map(async (o): Promise<AuditChange> => {
+      const base = { resource: o.item.id, before: o.item.live ?? null };
+      if (o.ok) return { ...base, after: o.item.desired.transparentDataEncryption, outcome: "converged", scanDurationMs: o.elapsedMs };
+      let after: string | null = null;
+      try {
+        after = (await api.getTransparentDataEncryption(o.item.ref)).properties?.status ?? null;
+      } catch {
+        /* unknown: recorded as null */
+      }
+      return { ...base, after, outcome: stopped?.aborted ? "interrupted" : "failed", error: o.error };
+    }),
+  );
+}

@@ -1,0 +1,92 @@
+import { mapBounded } from "../../platform/bounded-map";
+import type { DesiredDatabase, StackConfig } from "../stack/stack-config";
+import { sqlDatabaseId } from "../../platform/arm/resource-id";
+import { ApiError } from "../../platform/http/api-error";
+import type { TdeApi, TdeDatabaseRef, TdeStatus } from "./tde-api";
+
+export type TdeAction = "none" | "enable" | "disable";
+
+/** One database's comparison of desired and live TDE status. */
+export interface TdePlanItem {
+  desired: DesiredDatabase;
+  ref: TdeDatabaseRef;
+  /** The database's ARM id. */
+  id: string;
+  /** The live status, exactly as the API said it (an unknown value is carried through). */
+  live: string | undefined;
+  action: TdeAction;
+}
+
+/** A database whose live state could not be read: it is left out of the plan, the others are planned. */
+export interface TdePlanError {
+  desired: DesiredDatabase;
+  ref: TdeDatabaseRef;
+  id: string;
+  /** The API's answer: 404 when the cloud does not have the database (or its server or group). */
+  status: number;
+  code: string;
+  message: string;
+}
+
+export interface TdePlan {
+  items: TdePlanItem[];
+  changes: TdePlanItem[];
+  /** Databases that could not be read, each at its stack-file line; any makes `plan` exit 1. */
+  errors: TdePlanError[];
+}
+
+export interface PlanOptions {
+  /** Databases read at once. Default 16. */
+  concurrency?: number;
+  signal?: AbortSignal;
+  /** Called after each database is read. */
+  onRead?: (done: number, total: number) => void;
+}
+
+/**
+ * Reads each database's live TDE status (one GET each) and lists the changes `apply` would make.
+ * A database the API answers for with an error (404: the cloud does not have it; 403; a 5xx that
+ * outlasted the retries …) becomes an entry of `errors` and the others are still planned. Failures
+ * that are not about one database (no answer at all, no credential, a refused token, a
+ * cancellation) stop the plan: every read would fail the same way.
+ */
+export async function planTde(
+  api: TdeApi,
+  stack: Pick<StackConfig, "subscriptionId" | "databases">,
+  opts: PlanOptions = {},
+): Promise<TdePlan> {
+  let done = 0;
+  const read = await mapBounded(stack.databases, opts.concurrency ?? 16, async (desired): Promise<TdePlanItem | TdePlanError> => {
+    const ref: TdeDatabaseRef = {
+      subscriptionId: stack.subscriptionId,
+      resourceGroup: desired.resourceGroup,
+      server: desired.server,
+      database: desired.database,
+    };
+    const id = sqlDatabaseId(ref);
+    let live: string | undefined;
+    try {
+      live = (await api.getTransparentDataEncryption(ref, opts.signal)).properties?.status;
+    } catch (e) {
+      if (!isAboutThisDatabase(e)) throw e;
+      opts.onRead?.(++done, stack.databases.length);
+      return { desired, ref, id, status: e.status, code: e.code, message: e.detail };
+    }
+    opts.onRead?.(++done, stack.databases.length);
+    return { desired, ref, id, live, action: decideAction(live, desired.transparentDataEncryption) };
+  });
+  const items = read.filter((r): r is TdePlanItem => "action" in r);
+  const errors = read.filter((r): r is TdePlanError => !("action" in r));
+  return { items, changes: items.filter((i) => i.action !== "none"), errors };
+}
+
+/** An HTTP error answer for this database's read (not 401, which refuses every read alike). */
+function isAboutThisDatabase(e: unknown): e is ApiError {
+  return e instanceof ApiError && e.status >= 400 && e.status !== 401;
+}
+
+/** What to do to move a live status to the desired one. An unknown live value is moved too. */
+export function decideAction(live: string | undefined, desired: TdeStatus): TdeAction {
+  if (live === desired) return "none";
+  return desired === "Enabled" ? "enable" : "disable";
+}

@@ -1,0 +1,57 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { PROJECT_ROOT } from "../../platform/version";
+
+/** One Azure region as `az account list-locations` lists it. */
+export interface AzureRegion {
+  /** The ARM location name, e.g. `westeurope`. */
+  name: string;
+  /** e.g. `West Europe`. */
+  displayName: string;
+  latitude: number;
+  longitude: number;
+}
+
+/** The shipped region list: specs/azure-regions/regions.json (see specs/SOURCES.md). */
+export const AZURE_REGIONS_FILE = join(PROJECT_ROOT, "specs", "azure-regions", "regions.json");
+
+let cached: AzureRegion[] | undefined;
+
+/** The 40 regions of specs/azure-regions/regions.json, read once; a malformed entry is an error naming it. */
+export function azureRegions(): AzureRegion[] {
+  if (!cached) cached = parseRegions(readFileSync(AZURE_REGIONS_FILE, "utf8"), AZURE_REGIONS_FILE);
+  return cached;
+}
+
+/** Parses a region list (the shape `az account list-locations` prints, reduced to four fields). */
+export function parseRegions(text: string, file: string): AzureRegion[] {
+  const data: unknown = JSON.parse(text);
+  if (!Array.isArray(data)) throw new Error(`${file}: expected a JSON array of regions`);
+  return data.map((r: unknown, i) => {
+    const o = (r ?? {}) as Record<string, unknown>;
+    const ok =
+      typeof o.name === "string" &&
+      typeof o.displayName === "string" &&
+      typeof o.latitude === "number" &&
+      typeof o.longitude === "number" &&
+      Math.abs(o.latitude) <= 90 &&
+      Math.abs(o.longitude) <= 180;
+    if (!ok) throw new Error(`${file}: region [${i}] needs name, displayName, latitude (±90) and longitude (±180)`);
+    return { name: o.name, displayName: o.displayName, latitude: o.latitude, longitude: o.longitude } as AzureRegion;
+  });
+}
+
+/** An ARM location written any way ARM accepts: case, spaces, hyphens and underscores do not count. */
+export function regionKey(location: string): string {
+  return location.toLowerCase().replace(/[\s_-]+/g, "");
+}
+
+/**
+ * The region an ARM location names, by name (`westeurope`) or display name (`West Europe`),
+ * case- and space-insensitively; undefined for a location the list does not hold.
+ */
+export function findRegion(location: string, regions: readonly AzureRegion[] = azureRegions()): AzureRegion | undefined {
+  const key = regionKey(location);
+  if (!key) return undefined;
+  return regions.find((r) => regionKey(r.name) === key || regionKey(r.displayName) === key);
+}

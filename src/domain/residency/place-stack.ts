@@ -1,0 +1,128 @@
+import { workspaceRefOf } from "../../platform/arm/resource-id";
+import { mapBounded } from "../../platform/bounded-map";
+import type { StackConfig } from "../stack/stack-config";
+import type { BatchAiClient } from "../../services/batchai/client";
+import type { Cluster, FileServer, Workspace } from "../../services/batchai/types";
+import type { GeocodingClient } from "../../services/geocoding/client";
+import type { SqlClient } from "../../services/sql/client";
+import { azureRegions } from "./azure-regions";
+import { addressAnswerOf, pointAnswerOf } from "./geo-answers";
+import { placeSubjects, placementNeeds, type GeoAnswer, type Placement } from "./placement";
+import { batchSubjects, siteSubjects, sqlSubjects, type ResidencySubject } from "./residency-subjects";
+
+/** The clients placing reads through. */
+export interface ResidencySources {
+  sql: Pick<SqlClient, "getTransparentDataEncryption">;
+  batch: Pick<BatchAiClient, "listWorkspaces" | "listWorkspacesByResourceGroup" | "listClusters" | "listFileServers">;
+  geocoding: Pick<GeocodingClient, "reverseGeocode" | "geocode">;
+}
+
+/**
+ * Places every located resource of a stack and every site it names: each database by its TDE
+ * configuration's location, each Batch AI workspace, cluster and file server (see `readLocatedBatch`),
+ * each region's point by reverse geocoding (once per region), each site by geocoding
+ * its address (once per address). API failures are thrown (the caller's error, exit 1); what
+ * cannot be placed is returned as not-applicable with its reason.
+ */
+export async function placeStack(
+  sources: ResidencySources,
+  stack: StackConfig,
+  opts: { concurrency?: number; signal?: AbortSignal } = {},
+): Promise<Placement[]> {
+  const limit = opts.concurrency ?? 8;
+  const signal = opts.signal;
+  const [tdes, batch] = await Promise.all([
+    mapBounded(stack.databases, limit, (d) =>
+      sources.sql.getTransparentDataEncryption(
+        { subscriptionId: stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database },
+        signal,
+      ),
+    ),
+    readLocatedBatch(sources.batch, stack.subscriptionId, stack.batch.resourceGroups, { concurrency: limit, signal }),
+  ]);
+  const subjects = [
+    ...sqlSubjects(stack.subscriptionId, stack.databases, tdes),
+    ...batchSubjects(stack.batch, batch),
+    ...siteSubjects(stack.residency),
+  ];
+  return placeWithGeocoding(sources.geocoding, subjects, { concurrency: limit, signal });
+}
+
+/**
+ * Places subjects however they were gathered (from the CLI's reads, or from Pulumi resource
+ * outputs in the policy pack): reverse-geocodes each distinct region's point once and geocodes
+ * each distinct site address once, then places them (see `placeSubjects`).
+ */
+export async function placeWithGeocoding(
+  geocoding: Pick<GeocodingClient, "reverseGeocode" | "geocode">,
+  subjects: readonly ResidencySubject[],
+  opts: { concurrency?: number; signal?: AbortSignal } = {},
+): Promise<Placement[]> {
+  const limit = opts.concurrency ?? 8;
+  const signal = opts.signal;
+  const regions = azureRegions();
+  const needs = placementNeeds(subjects, regions);
+  const regionAnswers = new Map<string, GeoAnswer>();
+  const addressAnswers = new Map<string, GeoAnswer>();
+  await Promise.all([
+    mapBounded(needs.regions, limit, async (r) => {
+      const point = { lat: r.latitude, lng: r.longitude };
+      regionAnswers.set(r.name, pointAnswerOf(await geocoding.reverseGeocode({ ...point, from: 1, to: 1 }, signal), point));
+    }),
+    mapBounded(needs.addresses, limit, async (address) => {
+      addressAnswers.set(address, addressAnswerOf(await geocoding.geocode({ address, from: 1, to: 1 }, signal)));
+    }),
+  ]);
+  return placeSubjects(subjects, { regions: regionAnswers, addresses: addressAnswers }, regions);
+}
+
+/**
+ * The Batch AI resources that have a place: the workspaces (of the listed resource groups, or of
+ * the subscription), and each workspace's clusters and file servers, every list to its last page,
+ * sorted by id. Experiments and jobs live in their workspace and are not read.
+ */
+export async function readLocatedBatch(
+  batch: ResidencySources["batch"],
+  subscriptionId: string,
+  resourceGroups: readonly string[] | undefined,
+  opts: { concurrency?: number; signal?: AbortSignal } = {},
+): Promise<{ workspaces: Workspace[]; clusters: Cluster[]; fileServers: FileServer[] }> {
+  const limit = opts.concurrency ?? 8;
+  const signal = opts.signal;
+  const lists = resourceGroups
+    ? await mapBounded(uniqueCaseless(resourceGroups), limit, (rg) => batch.listWorkspacesByResourceGroup(subscriptionId, rg, signal))
+    : [await batch.listWorkspaces(subscriptionId, signal)];
+  const workspaces = byId(lists.flat());
+  const reads = workspaces.flatMap((w) => {
+    const ref = w.id ? workspaceRefOf(w.id) : undefined;
+    return ref
+      ? [
+          { ref, kind: "clusters" as const },
+          { ref, kind: "fileServers" as const },
+        ]
+      : [];
+  });
+  const children = await mapBounded(reads, limit, ({ ref, kind }) =>
+    kind === "clusters" ? batch.listClusters(ref, signal) : batch.listFileServers(ref, signal),
+  );
+  return {
+    workspaces,
+    clusters: byId(children.filter((_, i) => reads[i].kind === "clusters").flat()),
+    fileServers: byId(children.filter((_, i) => reads[i].kind === "fileServers").flat()),
+  };
+}
+
+/** Distinct by id (case-insensitively: a list that shifts while paged may repeat one), sorted by id. */
+function byId<T extends { id?: string }>(items: readonly T[]): T[] {
+  const seen = new Map<string, T>();
+  for (const it of items) if (it.id && !seen.has(it.id.toLowerCase())) seen.set(it.id.toLowerCase(), it);
+  return [...seen.values()].sort((a, b) =>
+    a.id!.toLowerCase() < b.id!.toLowerCase() ? -1 : a.id!.toLowerCase() > b.id!.toLowerCase() ? 1 : 0,
+  );
+}
+
+function uniqueCaseless(values: readonly string[]): string[] {
+  const seen = new Map<string, string>();
+  for (const v of values) if (!seen.has(v.toLowerCase())) seen.set(v.toLowerCase(), v);
+  return [...seen.values()];
+}

@@ -1,0 +1,101 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Command } from "commander";
+import { startEmulator } from "../../../emulator/server";
+import { loadSeedFile } from "../../../emulator/seed";
+import { LOCAL_SERVICES } from "../../../emulator/services";
+import type { FaultRule } from "../../../emulator/fault-injector";
+import { PROJECT_ROOT } from "../../../platform/version";
+import { intOption, positiveNumber, rateOption } from "../option-parsers";
+import type { CommandIO } from "../command-io";
+
+/** The estate behind stacks/Pulumi.dev.yaml, served when no --seed is given. */
+export const DEFAULT_ESTATE = join(PROJECT_ROOT, "stacks", "dev.estate.yaml");
+
+interface EmulatorFlags {
+  host: string;
+  port: number;
+  seed?: string;
+  state?: string;
+  pageSize?: number;
+  tokenTtl?: number;
+  latency?: number;
+  faultSeed?: number;
+  fault429?: number;
+  fault5xx?: number;
+  faultDrop?: number;
+  retryAfterMs?: number;
+  throttle?: boolean;
+  throttleRefillScale?: number;
+}
+
+export function registerEmulator(program: Command, io: CommandIO): void {
+  program
+    .command("emulator")
+    .description("serve every seeded API locally (ARM under /, IMDS under /metadata); the first stdout line is the base URL")
+    .option("--host <host>", "address to listen on", "127.0.0.1")
+    .option("--port <n>", "port to listen on (0 picks a free one)", intOption(0, 65535), 0)
+    .option("--seed <file>", "seed YAML describing the estate (default: stacks/dev.estate.yaml)")
+    .option("--state <dir>", "persist state in this directory; state found there wins over the seed")
+    .option("--page-size <n>", "items per page of ARM lists that page", intOption(1, 1000))
+    .option("--token-ttl <seconds>", "lifetime of the tokens IMDS issues", intOption(1))
+    .option("--latency <ms>", "latency added to every request", intOption(0, 600_000))
+    .option("--fault-seed <n>", "seed of the fault decisions", intOption(0))
+    .option("--fault-429 <rate>", "share of requests answered 429 with Retry-After", rateOption)
+    .option("--fault-5xx <rate>", "share of requests answered 503", rateOption)
+    .option("--fault-drop <rate>", "share of requests whose connection is dropped", rateOption)
+    .option("--retry-after-ms <ms>", "delay asked for by injected 429s (default 1000)", intOption(0))
+    .option(
+      "--throttle",
+      "throttle ARM requests as Resource Manager does: token buckets per subscription and principal (reads 250, +25/s; writes and deletes 200, +10/s), remaining-budget headers, 429 with Retry-After",
+    )
+    .option(
+      "--throttle-refill-scale <x>",
+      "with --throttle: multiply every refill rate by x (rehearse at scale in less time)",
+      positiveNumber,
+    )
+    .action(async (flags: EmulatorFlags) => {
+      const seedPath = flags.seed ?? (existsSync(DEFAULT_ESTATE) ? DEFAULT_ESTATE : undefined);
+      const seed = seedPath ? loadSeedFile(seedPath, LOCAL_SERVICES) : {};
+      const rules: FaultRule[] = [];
+      if (flags.fault429) rules.push({ status: 429, rate: flags.fault429, retryAfterMs: flags.retryAfterMs ?? 1000 });
+      if (flags.fault5xx) rules.push({ status: 503, rate: flags.fault5xx });
+      if (flags.faultDrop) rules.push({ drop: true, rate: flags.faultDrop });
+      const emu = await startEmulator({
+        host: flags.host,
+        port: flags.port,
+        seed,
+        stateDir: flags.state,
+        settings: {
+          pageSize: flags.pageSize,
+          tokenTtlSeconds: flags.tokenTtl,
+          throttling:
+            flags.throttle || flags.throttleRefillScale
+              ? {
+                  ...(typeof seed.emulator?.throttling === "object" ? seed.emulator.throttling : {}),
+                  refillScale: flags.throttleRefillScale,
+                }
+              : undefined,
+        },
+        faults: {
+          latencyMs: flags.latency,
+          seed: flags.faultSeed,
+          rules: rules.length ? [...(seed.faults?.rules ?? []), ...rules] : undefined,
+        },
+      });
+      io.out(emu.url);
+      io.err(
+        `stackwarden emulator: serving ${seedPath ? `the estate in ${seedPath}` : "an empty estate"}${flags.state ? `, state in ${flags.state}` : ""}; ARM at ${emu.url}/, IMDS at ${emu.url}/metadata, geocoding at ${emu.url}/geocoding. Stop with Ctrl-C.`,
+      );
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          resolve();
+        };
+        process.on("SIGINT", stop);
+        process.on("SIGTERM", stop);
+      });
+      await emu.close();
+    });
+}

@@ -1,0 +1,61 @@
+import type { Command } from "commander";
+import { stringify } from "yaml";
+import { collectBatchInventory } from "../../../domain/inventory/batch-inventory";
+import { collectSqlInventory } from "../../../domain/inventory/sql-inventory";
+import { azureClientsFromEnv } from "../../../clients/azure-clients";
+import type { CommandIO } from "../command-io";
+import { choiceOption, intOption } from "../option-parsers";
+import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
+
+export function registerInventory(program: Command, io: CommandIO): void {
+  withStackOptions(program.command("inventory"))
+    .description(
+      "read every data source the stack names: Batch AI (operations, usages, workspaces, clusters, experiments, file servers, jobs) and SQL (advisors, pool activity, TDE, scans)",
+    )
+    .option("--output <format>", "json, yaml or table", choiceOption(["json", "yaml", "table"] as const), "table")
+    .option("--concurrency <n>", "reads in flight", intOption(1, 256), 8)
+    .action(async (flags: StackFlags & { output: "json" | "yaml" | "table"; concurrency: number }) => {
+      const { stack, name } = loadStackFromFlags(flags, io);
+      const { sql, batch } = azureClientsFromEnv(io.env);
+      let last = 0;
+      const progress =
+        io.isTTY || flags.output !== "table"
+          ? (done: number, total: number) => {
+              const now = Date.now();
+              if (now - last < 1000 && done < total) return;
+              last = now;
+              io.err(`inventory: ${done}/${total} reads`);
+            }
+          : undefined;
+      const [b, sqlResult] = await Promise.all([
+        collectBatchInventory(
+          batch,
+          { subscriptionId: stack.subscriptionId, resourceGroups: stack.batch.resourceGroups, locations: stack.batch.locations },
+          { concurrency: flags.concurrency, onProgress: progress },
+        ),
+        collectSqlInventory(sql, stack, { concurrency: flags.concurrency }),
+      ]);
+      const { usagesByLocation: _byLocation, errors: batchErrors, warnings: batchWarnings, ...batchLists } = b;
+      // Every read that failed is listed; everything that could be read is still printed.
+      const errors = [...batchErrors, ...sqlResult.errors];
+      const warnings = [...batchWarnings, ...sqlResult.warnings];
+      const lists = { batch: batchLists, sql: sqlResult.inventory };
+      const doc = { ...lists, errors, warnings };
+      if (flags.output === "json") io.out(JSON.stringify(doc, null, 2));
+      else if (flags.output === "yaml") io.out(stringify(doc, { aliasDuplicateObjects: false }));
+      else {
+        io.out(`Inventory of stack ${name} (${stack.file})`);
+        for (const [section, kinds] of Object.entries(lists)) {
+          for (const [k, v] of Object.entries(kinds)) io.out(`  ${section}.${k.padEnd(36)} ${(v as unknown[]).length}`);
+        }
+        if (errors.length) io.out(`  ${"errors".padEnd(44)} ${errors.length}`);
+      }
+      for (const w of warnings) io.err(`inventory: warning: ${w.resource}: ${w.message}`);
+      for (const e of errors) {
+        io.err(
+          `inventory: error: ${e.location ? `${e.location}: ` : ""}${e.resource}: ${e.status ? `HTTP ${e.status} ` : ""}${e.code}: ${e.message}`,
+        );
+      }
+      if (errors.length) io.exitCode = 1;
+    });
+}

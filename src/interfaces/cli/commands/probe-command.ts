@@ -1,0 +1,40 @@
+import type { Command } from "commander";
+import { probeDocument, renderProbeTable } from "../../../domain/probes/probe-report";
+import { runProbes } from "../../../domain/probes/probe-runner";
+import type { CommandIO } from "../command-io";
+import { choiceOption, intOption } from "../option-parsers";
+import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
+import { writeProbeRun } from "../../../domain/probes/probe-results-store";
+import { stateDirs } from "../../../platform/settings/state-dirs";
+import { withProbeDirOption, type ProbeDirFlags } from "../probe-dir-option";
+
+/** Exit code of `probe` when at least one probe failed. */
+export const EXIT_PROBE_FAILED = 4;
+
+const FORMATS = ["table", "json"] as const;
+type Format = (typeof FORMATS)[number];
+
+export function registerProbe(program: Command, io: CommandIO): void {
+  withProbeDirOption(withStackOptions(program.command("probe")))
+    .description(
+      "issue a document from each certificate issuer the stack's stackwarden:probes name, and check it (exit 0 all pass, 4 a probe failed, 1 error)",
+    )
+    .option("--output <format>", FORMATS.join(" or "), choiceOption(FORMATS), "table")
+    .option("--concurrency <n>", "probes in flight", intOption(1, 64), 4)
+    .addHelpText(
+      "after",
+      `
+Environment: STACKWARDEN_APISETU_ENDPOINT (default https://apisetu.gov.in; the emulator's is <url>/apisetu),
+STACKWARDEN_APISETU_API_KEY, STACKWARDEN_APISETU_CLIENT_ID, STACKWARDEN_PROVIDER_NAMES=described (X-GATEWAY-* headers),
+and the variables the probes' parameters name (\${env:NAME}). Only outcome, latency, size and sha-256 are shown.
+The results (the same, no parameter) replace the stack's last run in the probe directory, where check reads them.`,
+    )
+    .action(async (flags: StackFlags & ProbeDirFlags & { output: Format; concurrency: number }) => {
+      const { stack, name } = loadStackFromFlags(flags, io);
+      const run = await runProbes(stack.probes ?? [], { env: io.env, concurrency: flags.concurrency });
+      io.out(flags.output === "json" ? JSON.stringify(probeDocument(name, stack.file, run), null, 2) : renderProbeTable(name, run));
+      // Kept after they are shown: a directory that cannot be written fails the command (exit 1), not the report.
+      if (run.results.length) writeProbeRun(stateDirs(io.cwd, io.env, flags).probes, name, "probe", run);
+      io.exitCode = run.failed > 0 ? EXIT_PROBE_FAILED : 0;
+    });
+}

@@ -1,0 +1,27 @@
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import { loadStackFile, stackFilePath, type StackConfig } from "../../domain/stack/stack-config";
+import { UsageError } from "./cli-error";
+import type { CommandIO } from "./command-io";
+
+export interface StackFlags {
+  stack?: string;
+  config?: string;
+}
+
+/** Adds `--stack NAME` and `--config FILE` to a command. */
+export function withStackOptions(cmd: Command): Command {
+  return cmd
+    .option("--stack <name>", "stack name: reads stacks/Pulumi.<name>.yaml")
+    .option("--config <file>", "path of a stack file (instead of --stack)");
+}
+
+/** Loads the stack the flags name; fails before any API call when the file is bad. */
+export function loadStackFromFlags(flags: StackFlags, io: CommandIO): { stack: StackConfig; name: string } {
+  if (flags.stack && flags.config) throw new UsageError("give either --stack or --config, not both");
+  if (!flags.stack && !flags.config) throw new UsageError("which stack? give --stack NAME (stacks/Pulumi.NAME.yaml) or --config FILE");
+  const path = flags.config ? resolve(io.cwd, flags.config) : stackFilePath(flags.stack!, io.cwd);
+  const stack = loadStackFile(path, io.env, io.cwd);
+  const name = flags.stack ?? /Pulumi\.([^/\\]+)\.yaml$/.exec(path)?.[1] ?? path;
+  return { stack, name };
+}

@@ -1,0 +1,292 @@
+import type { Dispatcher } from "undici";
+import type { TokenCredential } from "../http/token-credential";
+import { ARM_SCOPE } from "./arm-scope";
+import { ApiError, HttpTransport, type Logger, type RequestSpec, type RetryPolicyOptions, loggerFromEnv } from "../http";
+import { noteDrift } from "../schemas/schema-drift";
+import { definitionValidator, type SchemaCheck, type SpecPath } from "../schemas/swagger-schemas";
+import { armPacerFor, armPacingStage, type ArmPacer } from "./arm-pacer";
+import type { NamingStyle } from "./provider-namespace";
+import { parseResourceId, pathStyle, type IdStyle } from "./resource-id";
+
+/**
+ * How much of each response is checked against the spec (the checks only ever warn):
+ * - `all`: every item;
+ * - `sample` (default): every item of the first 100 per operation, then one in 20. Drift is
+ *   systemic (a new field, a new enum value), so a sample finds it, while 10 000 jobs cost ~600
+ *   checks instead of 10 000 (a check costs about as much as parsing the item: date-time formats);
+ * - `off`: none.
+ * A body that is not an object is refused whatever this says; a list item that is not an object is
+ * dropped (with a warning); a resource without a usable id is kept as it is (with a warning).
+ */
+export type ResponseValidation = "all" | "sample" | "off";
+const FULL_CHECKS = 100;
+const SAMPLE_EVERY = 20;
+
+/** What every Azure Resource Manager client is built from. */
+export interface ArmClientOptions {
+  /** `https://management.azure.com` or the emulator's base URL. */
+  endpoint: string;
+  credential: TokenCredential;
+  naming?: NamingStyle;
+  retry?: Partial<RetryPolicyOptions>;
+  timeoutMs?: number;
+  logger?: Logger;
+  dispatcher?: Dispatcher;
+  /** Default `sample`. */
+  validation?: ResponseValidation;
+  /**
+   * Pacing to Resource Manager's throttling budget (arm-pacer.ts): default on, with one pacer per
+   * credential and endpoint shared by every client; `false` sends at once and only backs off on 429.
+   */
+  pacing?: boolean | ArmPacer;
+}
+
+/** One operation of a spec, as a client calls it. */
+export interface ArmOperation {
+  /** The spec's operationId: the operation's name in errors and logs. */
+  id: string;
+  /** JSON pointer, in the spec, of the schema of one object the operation returns (a list's item). */
+  schema: string;
+  /** Whether those objects are ARM resources, which should carry an `id` (one without is kept, with a warning). Default true. */
+  resource?: boolean;
+}
+
+/** What a call points at, so a bare 404 can be restated to name it. */
+export interface CallTarget {
+  label: string;
+  /** Names a clear 404 message mentions (`'name'`); when none does, the message is restated. */
+  names: string[];
+  /** What to do about it, appended to a restated message. */
+  hint?: string;
+}
+
+/** Resource Manager's parameters and headers that carry no secret. */
+export const ARM_SAFE_NAMES = {
+  query: ["api-version", "$skiptoken", "$top", "$filter", "$expand"],
+  headers: [
+    "x-ms-correlation-request-id",
+    "x-ms-ratelimit-remaining-subscription-reads",
+    "x-ms-ratelimit-remaining-subscription-writes",
+    "x-ms-ratelimit-remaining-subscription-global-reads",
+    "x-ms-ratelimit-remaining-subscription-global-writes",
+    "azure-asyncoperation",
+  ],
+};
+
+/** A transport for one ARM api-version, authenticated with a bearer token for ARM's scope. */
+export function armTransport(opts: ArmClientOptions, apiVersion: string): HttpTransport {
+  return new HttpTransport({
+    baseUrl: opts.endpoint,
+    auth: { kind: "bearer", credential: opts.credential, scopes: [ARM_SCOPE] },
+    query: { "api-version": apiVersion },
+    safeNames: ARM_SAFE_NAMES,
+    retry: opts.retry,
+    timeoutMs: opts.timeoutMs,
+    logger: opts.logger ?? loggerFromEnv(),
+    dispatcher: opts.dispatcher,
+    stages:
+      opts.pacing === false
+        ? []
+        : [armPacingStage(typeof opts.pacing === "object" ? opts.pacing : armPacerFor(opts.credential, originOf(opts.endpoint)))],
+  });
+}
+
+/** The endpoint's origin (the pacer's key); an invalid URL is left for the transport to refuse. */
+function originOf(endpoint: string): string {
+  try {
+    return new URL(endpoint).origin;
+  } catch {
+    return endpoint;
+  }
+}
+
+/**
+ * The plumbing every ARM client shares, so a service's client is a table of paths and operations.
+ * Strict in what it sends (the spec's paths and api-version), tolerant in what it receives: objects
+ * are checked against the spec to learn (drift is logged once, `null` counts as absent) and handed on
+ * unchanged. Only what cannot be used at all is refused: a body that is not an object. A resource
+ * whose `id` is missing or odd is kept as the API returned it, with one warning per resource; a
+ * list item that is not an object is dropped, with a warning, so one bad item never fails the list.
+ * Lists are pages (one request a step) plus `collect` for the whole list.
+ */
+export class ArmClient {
+  protected readonly http: HttpTransport;
+  protected readonly logger: Logger;
+  /** The style of request paths: the configured namespace spelling, segments encoded. */
+  protected readonly paths: IdStyle;
+  private readonly validation: ResponseValidation;
+  /** Objects checked so far, per operation, for sampling. */
+  private readonly checked = new Map<string, number>();
+  /** Odd-data warnings already given, so each resource is warned about once. */
+  private readonly noticed = new Set<string>();
+
+  constructor(
+    opts: ArmClientOptions,
+    private readonly api: { apiVersion: string; spec: SpecPath },
+  ) {
+    this.logger = opts.logger ?? loggerFromEnv();
+    this.http = armTransport({ ...opts, logger: this.logger }, api.apiVersion);
+    this.paths = pathStyle(opts.naming ?? "real");
+    this.validation = opts.validation ?? "sample";
+  }
+
+  /** GETs (or PUTs) one object. */
+  protected single<T>(
+    op: ArmOperation,
+    path: string,
+    opts: { method?: "GET" | "PUT"; json?: unknown; target?: CallTarget; signal?: AbortSignal } = {},
+  ): Promise<T> {
+    const spec: RequestSpec = { operation: op.id, method: opts.method ?? "GET", path, json: opts.json, signal: opts.signal };
+    // `then`, not an async function: one promise less on the path every GET takes.
+    return this.http.json<unknown>(spec).then(
+      (body) => {
+        if (!isObject(body))
+          throw this.unusable(
+            spec,
+            `the response is ${describeNonObject(body)}, not an object; the service or a proxy in between answered something unusable`,
+          );
+        this.accept(op, body, spec, "the response");
+        return body as T;
+      },
+      (e: unknown) => {
+        throw opts.target ? clarifyNotFound(e, opts.target) : e;
+      },
+    );
+  }
+
+  /** Follows a list's `nextLink`s, one page (one request) a step, checking each item. */
+  protected async *pages<T>(
+    op: ArmOperation,
+    path: string,
+    opts: { target?: CallTarget; signal?: AbortSignal } = {},
+  ): AsyncGenerator<T[], void, undefined> {
+    const spec: RequestSpec = { operation: op.id, method: "GET", path, signal: opts.signal };
+    const pages = this.http.pages<unknown>(spec);
+    let page = 0;
+    while (true) {
+      let next: IteratorResult<unknown[], void>;
+      try {
+        next = await pages.next();
+      } catch (e) {
+        throw opts.target ? clarifyNotFound(e, opts.target) : e;
+      }
+      if (next.done) return;
+      page += 1;
+      const items = next.value;
+      let kept: unknown[] = items;
+      for (let i = 0; i < items.length; i++) {
+        const item = items[i];
+        if (!isObject(item)) {
+          if (kept === items) kept = items.slice(0, i);
+          this.notice(
+            `${op.id} ${spec.path} ${page} ${i}`,
+            `${op.id}: item ${i} of page ${page} of ${this.http.displayUrl(spec)} is ${describeNonObject(item, true)}, not an object; it was skipped, the rest of the list is kept`,
+          );
+          continue;
+        }
+        if (kept !== items) kept.push(item);
+        this.accept(op, item, spec, `item ${i} of the list`);
+      }
+      yield kept as T[];
+    }
+  }
+
+  /** Notes a resource without a usable id (once per resource) and drift from the spec (sampled). Never throws. */
+  private accept(op: ArmOperation, body: object, spec: RequestSpec, what: string): void {
+    if (op.resource !== false) {
+      const odd = oddResourceId(body);
+      if (odd) {
+        const kind = op.schema.slice(op.schema.lastIndexOf("/") + 1);
+        const name = (body as { name?: unknown }).name;
+        const named = typeof name === "string" ? ` named '${name}'` : "";
+        this.notice(
+          `${op.id} ${spec.path} ${typeof name === "string" ? name : what} ${odd}`,
+          `${op.id}: ${what} of ${this.http.displayUrl(spec)}: a ${kind}${named} ${odd}; it is kept as the API returned it`,
+        );
+      }
+    }
+    if (this.validation === "off") return;
+    if (this.validation === "sample") {
+      const n = this.checked.get(op.id) ?? 0;
+      this.checked.set(op.id, n + 1);
+      if (n >= FULL_CHECKS && n % SAMPLE_EVERY !== 0) return;
+    }
+    noteDrift(op.id, validatorFor(this.api.spec, op.schema), body, this.logger);
+  }
+
+  /** A warning about odd data, once per key (a resource polled again does not warn again). */
+  private notice(key: string, line: string): void {
+    if (this.noticed.has(key)) return;
+    if (this.noticed.size >= MAX_NOTICES) this.noticed.clear();
+    this.noticed.add(key);
+    this.logger.warn(line);
+  }
+
+  private unusable(spec: RequestSpec, message: string): ApiError {
+    return new ApiError({
+      operation: spec.operation,
+      status: 200,
+      code: "InvalidResponse",
+      message,
+      method: spec.method,
+      url: this.http.displayUrl(spec),
+    });
+  }
+}
+
+/** Warnings a client remembers having given (bounded, so a long-lived process does not grow it for ever). */
+const MAX_NOTICES = 10_000;
+
+function isObject(v: unknown): v is object {
+  return !!v && typeof v === "object" && !Array.isArray(v);
+}
+
+function describeNonObject(v: unknown, item = false): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  return typeof v === "string" && !item ? "a body that is not JSON" : `a ${typeof v}`;
+}
+
+/**
+ * What is odd about a resource's `id`, or undefined when it is a usable ARM id: missing, empty, not
+ * a string, or not of the shape `/subscriptions/…`. Such a resource is still handed on.
+ */
+export function oddResourceId(resource: object): string | undefined {
+  const id = (resource as { id?: unknown }).id;
+  if (id === undefined || id === null) return 'has no id (its "id" member is missing)';
+  if (typeof id !== "string") return `has an id that is not a string (${typeof id})`;
+  if (id.length === 0) return 'has an empty id (its "id" member is "")';
+  if (!parseResourceId(id)) return `has the id '${id}', which is not an ARM resource id (/subscriptions/…)`;
+  return undefined;
+}
+
+/** Collects every page of a list into one array. */
+export async function collect<T>(pages: AsyncIterable<T[]>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const page of pages) for (const item of page) out.push(item);
+  return out;
+}
+
+/** The compiled check of one schema of a spec (compiled and kept by swagger-schemas, once per process). */
+export const validatorFor: (spec: SpecPath, pointer: string) => (data: unknown) => SchemaCheck = definitionValidator;
+
+/**
+ * A 404 whose message does not say what was missing (a gateway's bare "Not Found", or an RP
+ * message about something else) is restated so that it names the resource asked for.
+ */
+function clarifyNotFound(e: unknown, target: CallTarget): unknown {
+  if (!(e instanceof ApiError) || e.status !== 404) return e;
+  const detail = e.detail.toLowerCase();
+  if (target.names.some((n) => detail.includes(`'${n.toLowerCase()}'`) || detail.includes(`/${n.toLowerCase()}'`))) return e;
+  return new ApiError({
+    operation: e.operation,
+    status: e.status,
+    code: e.code,
+    method: e.method,
+    url: e.url,
+    requestId: e.requestId,
+    clientRequestId: e.clientRequestId,
+    attempts: e.attempts,
+    message: `${target.label} was not found (${e.detail}).${target.hint ? ` ${target.hint}` : ""}`,
+  });
+}

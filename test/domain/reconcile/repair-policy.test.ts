@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import type { ComplianceFacts } from "../../../src/domain/compliance/facts";
+import { resolveRuleSettings } from "../../../src/domain/compliance/rule-settings";
+import type { Exemption } from "../../../src/domain/stack/stack-config";
+import { decideAction, type TdePlanItem } from "../../../src/domain/reconcile/tde-plan";
+import { sqlDatabaseId } from "../../../src/platform/arm/resource-id";
+import { decideRepairs } from "../../../src/domain/reconcile/repair-policy";
+
+const SUB = "00000000-0000-0000-0000-000000000000";
+const NOW = Date.parse("2026-06-01T00:00:00Z");
+
+function drifted(
+  database: string,
+  live: "Enabled" | "Disabled",
+  desired: "Enabled" | "Disabled",
+): { item: TdePlanItem; facts: ComplianceFacts } {
+  const ref = { subscriptionId: SUB, resourceGroup: "rg", server: "s1", database };
+  const id = sqlDatabaseId(ref);
+  return {
+    item: {
+      desired: { resourceGroup: "rg", server: "s1", database, transparentDataEncryption: desired },
+      ref,
+      id,
+      live,
+      action: decideAction(live, desired),
+    },
+    facts: {
+      subscriptionId: SUB,
+      usages: [],
+      artifacts: [],
+      placements: [],
+      databases: [{ id, resourceGroup: "rg", server: "s1", database, liveTdeStatus: live }],
+      tierAdvisors: [{ id, resourceGroup: "rg", server: "s1", database, advisor: undefined }],
+      probes: [],
+    },
+  };
+}
+
+const stack = (policies?: Parameters<typeof resolveRuleSettings>[0], exemptions: Exemption[] = []) => ({
+  policies: resolveRuleSettings(policies),
+  exemptions,
+});
+
+describe("which drift --auto-remediate repairs", () => {
+  it("Disabled -> Enabled where the stack wants Enabled: repaired", () => {
+    const { item, facts } = drifted("orders", "Disabled", "Enabled");
+    expect(decideRepairs([item], facts, stack(), NOW)).toEqual([{ item, repair: true }]);
+  });
+
+  it("decrypting because the stack says Disabled: a mandatory rule would flag it, so it is only reported", () => {
+    const { item, facts } = drifted("legacy", "Enabled", "Disabled");
+    const [d] = decideRepairs([item], facts, stack(), NOW);
+    expect(d).toMatchObject({ repair: false, ruleId: "sql-tde-enabled" });
+    expect(d.reason).toMatch(
+      /^sql-tde-enabled \(mandatory\) would flag it: Database rg\/s1\/legacy must have transparent data encryption Enabled; the stack sets it to Disabled$/,
+    );
+  });
+
+  it("with the rule advisory, decrypting still moves away from compliance: refused, naming the advisory rule", () => {
+    const { item, facts } = drifted("legacy", "Enabled", "Disabled");
+    const [d] = decideRepairs([item], facts, stack({ "sql-tde-enabled": { enforcementLevel: "advisory" } }), NOW);
+    expect(d).toMatchObject({ repair: false, reason: expect.stringMatching(/^sql-tde-enabled \(advisory\) would flag it/) });
+  });
+
+  it("with the rule disabled, or the database exempted, no rule objects: the stack's state is restored", () => {
+    const { item, facts } = drifted("legacy", "Enabled", "Disabled");
+    expect(decideRepairs([item], facts, stack({ "sql-tde-enabled": { enforcementLevel: "disabled" } }), NOW)[0].repair).toBe(true);
+    const exempt: Exemption = { resourceId: item.id, rules: ["sql-tde-enabled"], reason: "vendor appliance" };
+    expect(decideRepairs([item], facts, stack(undefined, [exempt]), NOW)[0].repair).toBe(true);
+  });
+});

@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
+import { runCli, stackDir } from "../cli/cli-harness";
+
+/**
+ * The ARM requests each command sends per database and per location, counted by the emulator:
+ * the figures docs/scale-out.md sizes runners and subscriptions with. Token requests to IMDS are
+ * not ARM requests and are left out.
+ */
+const SUB = "00000000-0000-0000-0000-0000000000b9";
+const DATABASES = 12;
+const LOCATIONS = ["eastus", "westeurope"];
+const CHANGED = 3; // the first three start Disabled
+
+const names = Array.from({ length: DATABASES }, (_, i) => `db${String(i).padStart(2, "0")}`);
+const SEED = `
+emulator:
+  pageSize: 100
+sql:
+  subscriptionId: ${SUB}
+  scanDurationMs: 300
+  servers:
+    - name: sql-budget
+      resourceGroup: rg-budget
+      databases:
+${names.map((n, i) => `        - { name: ${n}, transparentDataEncryption: ${i < CHANGED ? "Disabled" : "Enabled"} }`).join("\n")}
+batchai:
+  subscriptionId: ${SUB}
+  usages:
+${LOCATIONS.map((l) => `    - location: ${l}\n      usages:\n        - { name: cores, localizedName: Total Regional Cores, currentValue: 1, limit: 100 }`).join("\n")}
+`;
+const STACK = [
+  "config:",
+  `  stackwarden:subscriptionId: ${SUB}`,
+  "  stackwarden:databases:",
+  ...names.map((n) => `    - { resourceGroup: rg-budget, server: sql-budget, database: ${n}, transparentDataEncryption: Enabled }`),
+  "  stackwarden:batch:",
+  `    locations: [${LOCATIONS.join(", ")}]`,
+  "",
+].join("\n");
+
+let emu: TestEmulator;
+let dir: string;
+beforeAll(async () => {
+  emu = await startTestEmulator({ seed: seedFromYaml(SEED) });
+  dir = stackDir({ "Pulumi.budget.yaml": STACK });
+});
+afterAll(async () => {
+  await emu.close();
+});
+
+interface Counts {
+  tdeGet: number;
+  tdePut: number;
+  scanPolls: number;
+  advisorLists: number;
+  usageLists: number;
+  other: number;
+}
+
+/** Runs a command and counts the ARM requests it sent, by kind. */
+async function count(...argv: string[]): Promise<{ code: number; counts: Counts }> {
+  await fetch(`${emu.url}/_emulator/stats/reset`, { method: "POST" });
+  const r = await runCli([...argv, "--config", "Pulumi.budget.yaml"], emu.url, dir);
+  const stats = (await (await fetch(`${emu.url}/_emulator/stats`)).json()) as { byRoute: Record<string, number> };
+  const counts: Counts = { tdeGet: 0, tdePut: 0, scanPolls: 0, advisorLists: 0, usageLists: 0, other: 0 };
+  for (const [route, n] of Object.entries(stats.byRoute)) {
+    if (route.includes(" /metadata/")) continue; // IMDS tokens
+    if (route.endsWith("/operationResults")) counts.scanPolls += n;
+    else if (/transparentDataEncryption/.test(route) && route.startsWith("GET ")) counts.tdeGet += n;
+    else if (/transparentDataEncryption/.test(route) && route.startsWith("PUT ")) counts.tdePut += n;
+    else if (/serviceTierAdvisors/.test(route)) counts.advisorLists += n;
+    else if (/usages/i.test(route)) counts.usageLists += n;
+    else counts.other += n;
+  }
+  return { code: r.code, counts };
+}
+
+describe("ARM requests per database", () => {
+  it("plan: one TDE GET per database", async () => {
+    const { code, counts } = await count("plan");
+    expect(code).toBe(2);
+    expect(counts).toEqual({ tdeGet: DATABASES, tdePut: 0, scanPolls: 0, advisorLists: 0, usageLists: 0, other: 0 });
+  });
+
+  it("check (and check --planned): a TDE GET and an advisor list per database, a usage list per location", async () => {
+    const expected = { tdeGet: DATABASES, tdePut: 0, scanPolls: 0, advisorLists: DATABASES, usageLists: LOCATIONS.length, other: 0 };
+    expect((await count("check")).counts).toEqual(expected);
+    expect((await count("check", "--planned")).counts).toEqual(expected);
+  });
+
+  it("drift: a TDE GET and an advisor list per database, no usages", async () => {
+    const { code, counts } = await count("drift");
+    expect(code).toBe(2);
+    expect(counts).toEqual({ tdeGet: DATABASES, tdePut: 0, scanPolls: 0, advisorLists: DATABASES, usageLists: 0, other: 0 });
+  });
+
+  it("apply: the plan's GETs, one PUT per change, operationResults polls while each scan runs, one GET per change to confirm", async () => {
+    const { code, counts } = await count("apply", "--yes", "--poll-interval", "100");
+    expect(code).toBe(0);
+    expect(counts.tdePut).toBe(CHANGED);
+    expect(counts.tdeGet).toBe(DATABASES + CHANGED);
+    // At least one poll per change; how many more depends on the scan's length over the poll interval.
+    expect(counts.scanPolls).toBeGreaterThanOrEqual(CHANGED);
+    expect({ ...counts, scanPolls: 0, tdeGet: 0, tdePut: 0 }).toEqual({
+      tdeGet: 0,
+      tdePut: 0,
+      scanPolls: 0,
+      advisorLists: 0,
+      usageLists: 0,
+      other: 0,
+    });
+  });
+});
+
+describe("ARM requests of check with stackwarden:residency", () => {
+  const WORKSPACES = ["ws-a", "ws-b"];
+  const RESIDENCY_SEED = `${SEED}
+  workspaces:
+${WORKSPACES.map((w) => `    - { resourceGroup: rg-budget-ml, name: ${w}, location: westeurope, clusters: [{ name: c1, vmSize: STANDARD_NC6 }], fileServers: [{ name: f1, vmSize: STANDARD_D14_V2 }] }`).join("\n")}
+`;
+  const RESIDENCY_STACK = [
+    ...STACK.trimEnd().split("\n"),
+    "    resourceGroups: [rg-budget-ml]",
+    "  stackwarden:residency:",
+    "    allowedCountries: [US, NL]",
+    "",
+  ].join("\n");
+
+  it("shares each database's TDE GET with the placements and adds, per stack, a workspace list per resource group and a cluster and file server list per workspace", async () => {
+    const residencyEmu = await startTestEmulator({ seed: seedFromYaml(RESIDENCY_SEED) });
+    try {
+      const residencyDir = stackDir({ "Pulumi.budget.yaml": RESIDENCY_STACK });
+      const r = await runCli(["check", "--config", "Pulumi.budget.yaml"], residencyEmu.url, residencyDir, {
+        STACKWARDEN_GEOCODING_ENDPOINT: `${residencyEmu.url}/geocoding`,
+      });
+      expect(r.err).toBe("");
+      expect(r.code).toBe(3); // the seed's first databases are Disabled
+
+      const { byRoute } = (await (await fetch(`${residencyEmu.url}/_emulator/stats`)).json()) as { byRoute: Record<string, number> };
+      const sum = (re: RegExp) => Object.entries(byRoute).reduce((n, [route, c]) => (re.test(route) ? n + c : n), 0);
+      expect(sum(/^GET .*transparentDataEncryption\/(current|\{[^}]+\})$/)).toBe(DATABASES);
+      expect(sum(/^GET .*serviceTierAdvisors/)).toBe(DATABASES);
+      expect(sum(/^GET .*\/usages$/i)).toBe(LOCATIONS.length);
+      expect(sum(/^GET .*\/workspaces$/)).toBe(1);
+      expect(sum(/^GET .*\/clusters$/)).toBe(WORKSPACES.length);
+      expect(sum(/^GET .*\/fileServers$/)).toBe(WORKSPACES.length);
+      // Geocoding is another service: one reverse geocode per distinct region (here westeurope, and eastus of the SQL server's location).
+      expect(sum(/^GET \/geocoding\/reversegeocoding/)).toBeLessThanOrEqual(2);
+    } finally {
+      await residencyEmu.close();
+    }
+  });
+});

@@ -1,0 +1,138 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { expandGlobs, globMatches } from "../../../src/domain/artifacts/path-glob";
+import type { CommandIO } from "../../../src/interfaces/cli/command-io";
+import { main } from "../../../src/interfaces/cli/main";
+import { stackOwnInputs } from "../../../src/interfaces/gitops/stack-inputs";
+
+/**
+ * A stack's own inputs besides its file: the artifacts and rules of its `stackwarden:artifacts`.
+ * `stacks --changed-since` lists a stack whose job script changed, so its gate runs again.
+ */
+
+function write(dir: string, files: Record<string, string>): void {
+  for (const [f, text] of Object.entries(files)) {
+    mkdirSync(join(dir, f, ".."), { recursive: true });
+    writeFileSync(join(dir, f), text);
+  }
+}
+
+describe("globMatches: the globs of stackwarden:artifacts.paths on paths that need not exist", () => {
+  it.each([
+    ["jobs/**/*.py", "jobs/a.py", true],
+    ["jobs/**/*.py", "jobs/x/y/a.py", true],
+    ["jobs/**/*.py", "jobs/.hidden/a.py", false],
+    ["jobs/**/*.py", "jobs/a.sh", false],
+    ["jobs/**", "jobs/x/a.sh", true],
+    ["jobs/**", "jobs", false],
+    ["tools/bin/*", "tools/bin/agent", true],
+    ["tools/bin/*", "tools/bin/.secret", false],
+    ["tools/bin/*", "tools/bin/x/agent", false],
+    ["{jobs,tools}/*.{sh,py}", "tools/a.py", true],
+    ["./jobs/a?.sh", "jobs/ab.sh", true],
+    ["jobs/[ab].sh", "jobs/c.sh", false],
+  ])("%s ~ %s: %s", (pattern, path, expected) => {
+    expect(globMatches(pattern, path)).toBe(expected);
+  });
+
+  it("agrees with the walk over a real tree", () => {
+    const dir = mkdtempSync(join(tmpdir(), "stackwarden-glob-"));
+    try {
+      const files = [
+        "jobs/a.py",
+        "jobs/x/b.py",
+        "jobs/x/.h/c.py",
+        "jobs/.d/e.py",
+        "jobs/x/y/f.sh",
+        "tools/bin/agent",
+        "tools/bin/.k",
+        "top.py",
+      ];
+      write(dir, Object.fromEntries(files.map((f) => [f, "x"])));
+      for (const pattern of ["jobs/**/*.py", "**/*.py", "jobs/**", "tools/*/*", "*.py", "jobs/*/{b,f}.*", "**"]) {
+        const walked = expandGlobs(dir, [pattern]).files.map((f) => f.slice(dir.length + 1));
+        expect(files.filter((f) => globMatches(pattern, f)).sort(), pattern).toEqual(walked);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("stackOwnInputs", () => {
+  it("the artifacts' globs and the rules (files or folders) of the stack; a stack without artifacts or a broken file has none", () => {
+    const dir = mkdtempSync(join(tmpdir(), "stackwarden-inputs-"));
+    try {
+      write(dir, {
+        "stacks/Pulumi.a.yaml": "config:\n  stackwarden:artifacts:\n    paths: [jobs/**/*.py]\n    rules: [rules/, extra/one.yar]\n",
+        "stacks/Pulumi.b.yaml": "config:\n  stackwarden:subscriptionId: x\n",
+        "stacks/Pulumi.c.yaml": "config: [unclosed\n",
+      });
+      const a = stackOwnInputs(dir, "stacks/Pulumi.a.yaml");
+      expect(["jobs/t/train.py", "rules/x.yar", "extra/one.yar", "extra/two.yar", "rulesets/x.yar", "jobs/t/run.sh"].map(a)).toEqual([
+        true,
+        true,
+        true,
+        false,
+        false,
+        false,
+      ]);
+      expect(stackOwnInputs(dir, "stacks/Pulumi.b.yaml")("jobs/t/train.py")).toBe(false);
+      expect(stackOwnInputs(dir, "stacks/Pulumi.c.yaml")("jobs/t/train.py")).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("stacks --changed-since and artifacts", () => {
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync("git", args, {
+      cwd,
+      encoding: "utf8",
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: "t",
+        GIT_AUTHOR_EMAIL: "t@example.com",
+        GIT_COMMITTER_NAME: "t",
+        GIT_COMMITTER_EMAIL: "t@example.com",
+      },
+    }).trim();
+
+  it("a changed job script or rule file lists the stacks that ship or apply it, naming the file", async () => {
+    const top = mkdtempSync(join(tmpdir(), "stackwarden-stacks-artifacts-"));
+    try {
+      const sub = "00000000-0000-0000-0000-000000000000";
+      write(top, {
+        "Pulumi.yaml": "name: stackwarden\n",
+        "stacks/Pulumi.ml.yaml": `config:\n  stackwarden:subscriptionId: ${sub}\n  stackwarden:artifacts:\n    paths: [jobs/**/*.py]\n    rules: [rules]\n`,
+        "stacks/Pulumi.db.yaml": `config:\n  stackwarden:subscriptionId: ${sub}\n`,
+        "jobs/train.py": "print('v1')\n",
+        "rules/a.yar": "rule a { condition: false }\n",
+        "docs/notes.md": "notes\n",
+      });
+      git(top, "init", "-q", "-b", "main");
+      git(top, "add", "-A");
+      git(top, "commit", "-q", "-m", "base");
+      write(top, { "jobs/train.py": "print('v2')\n", "docs/notes.md": "more\n" });
+      const io = (out: string[]): CommandIO => ({ out: (l) => out.push(l), err: () => {}, isTTY: false, cwd: top, env: {}, exitCode: 0 });
+      const out: string[] = [];
+      expect(await main(["stacks", "--output", "json", "--changed-since", "main"], io(out))).toBe(0);
+      expect(JSON.parse(out.join("\n"))).toEqual({
+        include: [{ stack: "ml", file: "stacks/Pulumi.ml.yaml", engine: "native", changedFiles: ["jobs/train.py"], changedFileCount: 1 }],
+      });
+      git(top, "checkout", "-q", "--", ".");
+      write(top, { "rules/b.yar": "rule b { condition: false }\n" });
+      const again: string[] = [];
+      await main(["stacks", "--output", "json", "--changed-since", "main"], io(again));
+      expect((JSON.parse(again.join("\n")) as { include: { stack: string; changedFiles: string[] }[] }).include).toEqual([
+        expect.objectContaining({ stack: "ml", changedFiles: ["rules/b.yar"] }),
+      ]);
+    } finally {
+      rmSync(top, { recursive: true, force: true });
+    }
+  });
+});
