@@ -4,10 +4,12 @@ import type { Finding } from "../src/domain/compliance/finding";
 import { allRules } from "../src/domain/compliance/registry";
 import { resolveSettings, ruleSettingsSchema, type RuleDefinition } from "../src/domain/compliance/rule";
 import { stackKeysSchema } from "../src/domain/stack/stack-schema";
-import { withPlacements } from "./placement-facts";
-import { factsFromResources } from "./resource-facts";
+import { clientSetFromEnv } from "../src/clients/client-set";
+import type { ResourceInput } from "../src/domain/facts/fact-kind";
+import { factsFromResources } from "../src/domain/facts/gather";
+import { known } from "./known";
 
-export { TYPES, advisorFacts, artifactFacts, tdeFacts, usageFacts, certificateProbeFacts, factsFromResources } from "./resource-facts";
+export { RESOURCE_TYPES as TYPES } from "../src/domain/facts/resource-types";
 
 /**
  * Each policy's config: the rule's thresholds with their defaults (the enforcement level is
@@ -29,15 +31,16 @@ interface PolicyConfig {
  */
 async function judge(
   rule: RuleDefinition<unknown>,
-  resources: Parameters<typeof factsFromResources>[0],
+  resources: readonly ResourceInput[],
   config: PolicyConfig,
   reportViolation: ReportViolation,
 ): Promise<void> {
   const { exemptions, ...thresholds } = config;
   // CrossGuard decides whether and how hard a violation counts; the rule only judges.
   const settings = { ...resolveSettings(rule, thresholds), enforcementLevel: "advisory" as const };
-  // Placing needs the geocoding service (none without a Residency resource): the one asynchronous fact.
-  const facts = await withPlacements(factsFromResources(resources), resources);
+  // Only the kinds this rule judges: a fact kind that fails to build (geocoding refused) fails the
+  // policies that read it, not every policy of the pack.
+  const facts = await factsFromResources(rule.facts, resources, { known, clients: clientSetFromEnv() });
   const findings: Finding[] = rule.evaluate(facts, settings, Date.now());
   const { findings: judged } = applyExemptions(findings, exemptions ?? [], Date.now());
   for (const f of judged) if (f.verdict === "fail") reportViolation(f.message, f.origin);

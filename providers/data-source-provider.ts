@@ -7,7 +7,7 @@ import {
   refreshDataSource,
   type DataSourceKind,
 } from "../src/interfaces/pulumi/data-sources";
-import { azureClientsFromEnv } from "../src/clients/azure-clients";
+import { clientSetFromEnv } from "../src/clients/client-set";
 import { isUnknown } from "./unknown-value";
 
 /**
@@ -28,17 +28,17 @@ export function dataSourceProvider(kind: DataSourceKind): pulumi.dynamic.Resourc
       // An optional input (the intended serviceObjective) is carried to the outputs: a new value is an update.
       if ((spec.optional ?? []).some((k) => olds[k] !== news[k])) return { changes: true };
       if (spec.inputs.some((k) => isUnknown(news[k]))) return { changes: false };
-      const fresh = await readDataSource(azureClientsFromEnv(), kind, news);
+      const fresh = await readDataSource(clientSetFromEnv(), kind, news);
       return { changes: dataChanged(kind, olds, fresh.outs) };
     },
     async create(inputs) {
-      return readDataSource(azureClientsFromEnv(), kind, inputs);
+      return readDataSource(clientSetFromEnv(), kind, inputs);
     },
     async read(id, props) {
-      return refreshDataSource(azureClientsFromEnv(), kind, id, props);
+      return refreshDataSource(clientSetFromEnv(), kind, id, props);
     },
     async update(_id, _olds, news) {
-      return { outs: (await readDataSource(azureClientsFromEnv(), kind, news)).outs };
+      return { outs: (await readDataSource(clientSetFromEnv(), kind, news)).outs };
     },
     async delete() {
       // A data source only reads: removing it from the stack leaves the cloud object alone.

@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { applyTdeInputs, checkTdeInputs, deleteTde, diffTde, readTde, tdeRef, tdeResourceId } from "../src/interfaces/pulumi/tde-resource";
-import { azureClientsFromEnv } from "../src/clients/azure-clients";
+import { clientSetFromEnv } from "../src/clients/client-set";
 import { isUnknown } from "./unknown-value";
 
 /**
@@ -17,16 +17,16 @@ export const tdeProvider: pulumi.dynamic.ResourceProvider = {
     return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: false };
   },
   async create(inputs) {
-    const outs = await applyTdeInputs(azureClientsFromEnv().sql, inputs);
+    const outs = await applyTdeInputs(clientSetFromEnv().sql, inputs);
     return { id: tdeResourceId(tdeRef(inputs)), outs };
   },
   async read(id, props) {
-    return readTde(azureClientsFromEnv().sql, id, props ?? {});
+    return readTde(clientSetFromEnv().sql, id, props ?? {});
   },
   async update(_id, _olds, news) {
-    return { outs: await applyTdeInputs(azureClientsFromEnv().sql, news) };
+    return { outs: await applyTdeInputs(clientSetFromEnv().sql, news) };
   },
   async delete(_id, props) {
-    await deleteTde(azureClientsFromEnv().sql, props);
+    await deleteTde(clientSetFromEnv().sql, props);
   },
 };

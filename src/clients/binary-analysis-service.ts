@@ -25,7 +25,7 @@ export interface BinaryAnalysisService {
  * port, so scans take the same path, multipart upload included, as against a remote service.
  * Throws a SettingsError naming the variable when it is unset or not a URL.
  */
-export async function binaryAnalysisServiceFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<BinaryAnalysisService> {
+export async function openBinaryAnalysisService(env: NodeJS.ProcessEnv = process.env): Promise<BinaryAnalysisService> {
   const endpoint = binaryAnalysisEndpointFromEnv(env);
   if (endpoint !== EMBEDDED_BINARY_ANALYSIS) {
     return { client: new BinaryAnalysisClient({ endpoint }), endpoint, embedded: false, close: async () => {} };

@@ -1,19 +1,19 @@
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { binaryAnalysisServiceFromEnv } from "../../src/clients/binary-analysis-service";
+import { newClientSet } from "../../src/clients/client-set";
 import { tempDir } from "../helpers/binary-samples";
 
 /** STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: a URL is used as is; `embedded` starts the built-in service in this process. */
-describe("binaryAnalysisServiceFromEnv", () => {
+describe("the client set's binary analysis service", () => {
   it("a URL: a client for it, nothing started", async () => {
-    const s = await binaryAnalysisServiceFromEnv({ STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: "http://127.0.0.1:4000/binary-analysis/v1/" });
+    const s = await newClientSet({ STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: "http://127.0.0.1:4000/binary-analysis/v1/" }).binaryAnalysis();
     expect([s.endpoint, s.embedded, s.workDir]).toEqual(["http://127.0.0.1:4000/binary-analysis/v1", false, undefined]);
     await s.close();
   });
 
   it("embedded: the built-in engine on a loopback port scans for real; close stops it and removes its upload directory", async () => {
-    const s = await binaryAnalysisServiceFromEnv({ STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: "embedded" });
+    const s = await newClientSet({ STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: "embedded" }).binaryAnalysis();
     const dir = tempDir("stackwarden-embedded-test-");
     try {
       expect(s.embedded).toBe(true);
@@ -34,10 +34,10 @@ describe("binaryAnalysisServiceFromEnv", () => {
   });
 
   it("unset or not a URL: a SettingsError naming the variable and the embedded choice", async () => {
-    await expect(binaryAnalysisServiceFromEnv({})).rejects.toThrow(
+    await expect(newClientSet({}).binaryAnalysis()).rejects.toThrow(
       /STACKWARDEN_BINARY_ANALYSIS_ENDPOINT is not set: .* or set it to embedded/,
     );
-    await expect(binaryAnalysisServiceFromEnv({ STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: "ftp://x" })).rejects.toThrow(
+    await expect(newClientSet({ STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: "ftp://x" }).binaryAnalysis()).rejects.toThrow(
       /"ftp:" URLs are not supported/,
     );
   });

@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { artifactVerdict } from "../compliance/artifact-verdict";
-import type { ArtifactVerdict } from "../compliance/facts";
 import { mapBounded } from "../../platform/bounded-map";
 import type { ArtifactsTarget } from "../stack/stack-config";
 import { withFileSource } from "../../platform/executables/byte-source";
@@ -13,6 +12,13 @@ import { ERROR_CODE, type YaraScanResult } from "../../services/binary-analysis/
 import { sha256File } from "./file-digest";
 import { displayPath, expandGlobs } from "./path-glob";
 import { loadRuleSet, ruleSources, type RuleSet } from "./rule-set";
+
+
+/**
+ * The binary analysis gate's summary of one artifact (error > matched > packed-not-unpackable >
+ * clean), computed by `artifactVerdict` only.
+ */
+export type ArtifactVerdict = "clean" | "matched" | "packed-not-unpackable" | "error";
 
 /** One rule that matched an artifact. */
 export interface ArtifactMatch {

@@ -1,4 +1,4 @@
-import type { ArtifactFacts, ArtifactVerdict } from "./facts";
+import type { ArtifactFacts, ArtifactVerdict } from "../facts/kinds/artifact-scans";
 
 /**
  * What the two artifact rules, the gate's reports (`scan`) and the ArtifactScan data source share:

@@ -1,8 +1,8 @@
 import { applyExemptions, type Exemption, type ExemptionStatus } from "./exemptions";
-import type { ComplianceFacts } from "./facts";
+import type { ComplianceFacts } from "../facts/fact-base";
 import { isAdvisoryViolation, isMandatoryViolation, type Finding } from "./finding";
 import { allRules } from "./registry";
-import { resolveSettings } from "./rule";
+import { resolveSettings, type RuleDefinition } from "./rule";
 import type { RuleSettings } from "./rule-settings";
 
 export interface ComplianceResult {
@@ -35,6 +35,16 @@ export function evaluateCompliance(
   }
   const { findings, statuses } = applyExemptions(groupByResource(raw), exemptions, now);
   return { findings, exemptions: statuses, summary: summarize(findings) };
+}
+
+/** The rules the settings leave enabled (every rule not set to `disabled`), in registry order. */
+export function enabledRules(settings: RuleSettings): RuleDefinition<unknown>[] {
+  return allRules().filter((rule) => (settings[rule.id] ?? resolveSettings(rule, undefined)).enforcementLevel !== "disabled");
+}
+
+/** The fact kinds some of the rules judge, each once. */
+export function factKeysOf(rules: readonly RuleDefinition<unknown>[]): string[] {
+  return [...new Set(rules.flatMap((r) => r.facts))];
 }
 
 function groupByResource(findings: Finding[]): Finding[] {

@@ -1,4 +1,4 @@
-import type { SourceLocation } from "./source-location";
+import type { SourceLocation } from "../../platform/yaml/source-location";
 
 /** A resource exempted from some rules (or all), with why and until when. */
 export interface Exemption {

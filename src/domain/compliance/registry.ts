@@ -44,6 +44,8 @@ export function findRule(id: string): RuleDefinition<unknown> | undefined {
  */
 export function registerRule<S>(rule: RuleDefinition<S>): void {
   if (!/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/.test(rule.id)) throw new Error(`rule id "${rule.id}" must be kebab-case (it is a SARIF ruleId)`);
+  if (!Array.isArray(rule.facts) || rule.facts.length === 0)
+    throw new Error(`rule "${rule.id}" must name the fact kinds it judges (facts: ["databases", …])`);
   if (findRule(rule.id)) throw new Error(`a rule with the id "${rule.id}" is already registered`);
   RULES.push(rule as RuleDefinition<unknown>);
   version += 1;

@@ -1,5 +1,5 @@
 import { ENFORCEMENT_LEVELS, type EnforcementLevel } from "./enforcement-level";
-import type { ComplianceFacts, FactOrigin } from "./facts";
+import type { ComplianceFacts, FactOrigin } from "../facts/fact-base";
 import type { Finding } from "./finding";
 
 export type { EnforcementLevel };
@@ -30,6 +30,11 @@ export interface RuleDefinition<S = Record<string, unknown>> {
   /** What to do about a finding: SARIF's help. */
   help: string;
   defaultLevel: EnforcementLevel;
+  /**
+   * The fact kinds the rule judges (keys of the fact-kind registry: `databases`, `placements` …):
+   * `check`, watch ticks and the pack gather only the kinds an enabled rule names.
+   */
+  facts: readonly string[];
   /** The rule's own settings (thresholds), each with its default. */
   settings: { [K in keyof S]: SettingSchema };
   /**

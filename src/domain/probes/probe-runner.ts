@@ -3,9 +3,9 @@ import { performance } from "node:perf_hooks";
 import { mapBounded } from "../../platform/bounded-map";
 import { ApiError } from "../../platform/http/api-error";
 import { redactUrl } from "../../platform/http/redaction";
-import { CertificatesClient, type CertificatesClientOptions } from "../../services/certificates/client";
+import type { CertificatesClient } from "../../services/certificates/client";
 import type { CertificateParametersByDoctype, IssuedDocument } from "../../services/certificates/types";
-import { apisetuSettingsFromEnv, isRealApiSetu, requireApiSetuKeys } from "../../services/certificates/settings";
+import { isRealApiSetu, type ApiSetuSettings } from "../../services/certificates/settings";
 import { checkContentType, checkPdf, checkXml, type DocumentVerdict } from "./document-checks";
 import type { ProbeSourceLocation, ProbeSpec } from "./probe-config";
 import { redactValues } from "./redact-values";
@@ -47,12 +47,12 @@ export interface ProbeRun {
 }
 
 export interface RunProbesOptions {
-  /** Where the endpoint, keys and parameters come from. */
+  /** Where the probes' parameters come from (`${env:NAME}`). */
   env: NodeJS.ProcessEnv;
+  /** The issuers' settings and client (from the client set; the client is asked for only when there are probes). */
+  clients: { readonly apisetu: ApiSetuSettings; readonly certificates: CertificatesClient };
   /** Probes in flight at once. Default 4. */
   concurrency?: number;
-  /** Client options beyond the settings from `env` (retries, timeouts, a logger). */
-  client?: Partial<CertificatesClientOptions>;
 }
 
 /** A stack's probes, checked and ready to send: everything that could keep one from running was checked. */
@@ -71,12 +71,13 @@ export interface PreparedProbes {
  * calls it before it changes anything, so a probe that could not run stops the apply up front.
  */
 export function prepareProbes(probes: readonly ProbeSpec[], opts: RunProbesOptions): PreparedProbes {
-  const settings = apisetuSettingsFromEnv(opts.env);
+  const settings = opts.clients.apisetu;
   const endpoint = redactUrl(settings.endpoint);
   if (probes.length === 0) {
     return { endpoint, count: 0, run: async () => ({ endpoint, startedAt: new Date().toISOString(), results: [], passed: 0, failed: 0 }) };
   }
-  const keys = requireApiSetuKeys(settings);
+  // The client needs both keys: asking for it now throws a SettingsError naming a missing one, before anything is sent.
+  const client = opts.clients.certificates;
   const allowDemoDefaults = !isRealApiSetu(settings.endpoint);
   const prepared = probes.map((probe) => ({
     probe,
@@ -87,27 +88,11 @@ export function prepareProbes(probes: readonly ProbeSpec[], opts: RunProbesOptio
     count: probes.length,
     async run() {
       const startedAt = new Date().toISOString();
-      const client = new CertificatesClient({
-        endpoint: settings.endpoint,
-        apiKey: keys.apiKey,
-        clientId: keys.clientId,
-        naming: settings.naming,
-        ...opts.client,
-      });
       const results = await mapBounded(prepared, opts.concurrency ?? 4, ({ probe, parameters }) => runProbe(client, probe, parameters));
       const passed = results.filter((r) => r.outcome === "passed").length;
       return { endpoint, startedAt, results, passed, failed: results.length - passed };
     },
   };
-}
-
-/**
- * Runs a stack's probes. Everything that can be wrong before a request (settings, keys, every
- * parameter of every probe) is checked first and throws a SettingsError, so nothing is sent when
- * one probe cannot run. Issuer errors and failed checks are results, not exceptions.
- */
-export async function runProbes(probes: readonly ProbeSpec[], opts: RunProbesOptions): Promise<ProbeRun> {
-  return prepareProbes(probes, opts).run();
 }
 
 /** Issues one probe's document and checks it; never throws for what the issuer answered. */

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Finding } from "../compliance/finding";
-import type { FileLocation } from "../compliance/source-location";
+import type { FileLocation } from "../compliance/finding";
 import { allRules } from "../compliance/registry";
 import { ruleName } from "../compliance/rule";
 import type { ComplianceReportInput } from "./compliance-report";

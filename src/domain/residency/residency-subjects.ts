@@ -2,10 +2,9 @@ import type { DesiredDatabase, ResidencyConfig, SourceLocation, StackConfig } fr
 import { leafName, sqlDatabaseId, workspaceRefOf } from "../../platform/arm/resource-id";
 import type { Cluster, FileServer, Workspace } from "../../services/batchai/types";
 import type { TransparentDataEncryption } from "../../services/sql/types";
-import type { PlacementKind } from "../compliance/facts";
 
 /** What is placed in a country (the data-residency rule's kinds). */
-export type ResidencyKind = PlacementKind;
+export type ResidencyKind = "sql-database" | "batch-workspace" | "batch-cluster" | "batch-file-server" | "site";
 
 /** A resource or site to place, with what is known of where it is. Plain data. */
 export interface ResidencySubject {

@@ -5,7 +5,7 @@ import addFormats from "ajv-formats";
 import { registryVersion } from "../compliance/registry";
 import { resolveRuleSettings, type ConfiguredRuleSettings, type RuleSettings } from "../compliance/rule-settings";
 import type { Exemption } from "../compliance/exemptions";
-import type { SourceLocation } from "../compliance/source-location";
+import type { SourceLocation } from "../../platform/yaml/source-location";
 import { databaseLabel, elasticPoolLabel } from "../../platform/arm/resource-id";
 import {
   describeAjvError,

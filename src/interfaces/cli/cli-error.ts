@@ -3,14 +3,9 @@ import { YamlInputError } from "../../platform/yaml/yaml-input-error";
 import { SettingsError } from "../../platform/settings/endpoints";
 import { CredentialUnavailableError } from "../../platform/auth/credential-errors";
 import { scrubTokens } from "../../platform/http/redaction";
+import { UsageError } from "../../platform/usage-error";
 
-/** An error the user can act on: printed as one line, exit code 1. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "UsageError";
-  }
-}
+export { UsageError };
 
 /** Errors whose message is written for users; anything else is a bug and gets its class name. */
 const USER_FACING = [UsageError, ApiError, YamlInputError, SettingsError, CredentialUnavailableError];

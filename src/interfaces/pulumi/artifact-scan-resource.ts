@@ -4,9 +4,9 @@ import { findProjectDir, scanArtifacts } from "../../domain/artifacts/artifact-s
 import { sha256File } from "../../domain/artifacts/file-digest";
 import { loadRuleSet, RuleSetError } from "../../domain/artifacts/rule-set";
 import { artifactResourceId } from "../../domain/compliance/artifact-verdict";
-import type { ArtifactMatchFacts, ArtifactVerdict } from "../../domain/compliance/facts";
-import { artifactFactsOf } from "../../domain/facts/artifact-facts";
-import { binaryAnalysisServiceFromEnv, type BinaryAnalysisService } from "../../clients/binary-analysis-service";
+import type { ArtifactMatchFacts, ArtifactVerdict } from "../../domain/facts/kinds/artifact-scans";
+import { artifactFactsOf } from "../../domain/facts/kinds/artifact-scans";
+import { clientSetFromEnv } from "../../clients/client-set";
 import { SettingsError } from "../../platform/settings/endpoints";
 
 /**
@@ -86,21 +86,6 @@ export function checkArtifactScanInputs(news: Record<string, unknown>, isUnknown
   return failures;
 }
 
-let shared: { key: string; service: Promise<BinaryAnalysisService> } | undefined;
-
-/** The service the environment names, set up once per process (an embedded one is started once). */
-function serviceFor(env: NodeJS.ProcessEnv): Promise<BinaryAnalysisService> {
-  const key = env.STACKWARDEN_BINARY_ANALYSIS_ENDPOINT ?? "";
-  if (shared?.key !== key) {
-    const service = binaryAnalysisServiceFromEnv(env);
-    service.catch(() => {
-      if (shared?.service === service) shared = undefined;
-    });
-    shared = { key, service };
-  }
-  return shared.service;
-}
-
 /**
  * Scans the file the inputs name with their rule set and returns the outputs. Throws an
  * ArtifactScanInputError when the file or the rules are not what the inputs say (they changed since
@@ -128,7 +113,7 @@ export async function scanArtifactInputs(
   }
   let service;
   try {
-    service = await serviceFor(env);
+    service = await clientSetFromEnv(env).binaryAnalysis();
   } catch (e) {
     if (e instanceof SettingsError) throw new ArtifactScanInputError("path", `${inputs.path} cannot be scanned: ${e.message}`);
     throw e;

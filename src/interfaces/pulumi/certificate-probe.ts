@@ -3,6 +3,7 @@ import { DOCTYPES, CERTIFICATE_FORMATS, ISSUERS } from "../../services/certifica
 import { buildProbes, PROBES_SCHEMA, type ProbeSpec, type RawProbe } from "../../domain/probes/probe-config";
 import type { ParameterSource } from "../../domain/probes/parameter-source";
 import { prepareProbes, type ProbeResult } from "../../domain/probes/probe-runner";
+import { clientSetFromEnv } from "../../clients/client-set";
 import { describeAjvError, formatKeyPath, pointerToPath } from "../../platform/yaml/located-yaml";
 
 /**
@@ -162,7 +163,7 @@ function checkInputs(news: Record<string, unknown>, isUnknown: (v: unknown) => b
   }
   if (!env) return [];
   try {
-    prepareProbes([spec], { env });
+    prepareProbes([spec], { env, clients: clientSetFromEnv(env) });
   } catch (e) {
     return [{ property: "parameters", reason: (e as Error).message }];
   }
@@ -175,7 +176,7 @@ export async function runCertificateProbe(
   env: NodeJS.ProcessEnv,
 ): Promise<{ id: string; outs: CertificateProbeOutputs }> {
   const spec = probeSpecOf(inputs);
-  const run = await prepareProbes([spec], { env, concurrency: 1 }).run();
+  const run = await prepareProbes([spec], { env, clients: clientSetFromEnv(env), concurrency: 1 }).run();
   return { id: spec.name, outs: probeOutputs(run.results[0]) };
 }
 

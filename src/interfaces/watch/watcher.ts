@@ -3,22 +3,19 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { ActorSources } from "../../domain/audit/audit-actor";
 import type { AuditChange } from "../../domain/audit/audit-entry";
 import { evaluateCompliance, type ComplianceResult } from "../../domain/compliance/evaluate";
-import type { ComplianceFacts } from "../../domain/compliance/facts";
-import { gatherLiveFacts } from "../../domain/facts/live-facts";
-import type { ResidencySources } from "../../domain/residency/place-stack";
-import { UNKNOWN } from "../../domain/compliance/facts";
+import type { ComplianceFacts } from "../../domain/facts/fact-base";
 import type { StackConfig } from "../../domain/stack/stack-config";
 import { fetchFastForward } from "../../platform/programs/git-checkout";
 import { describeHolder, LockBusyError } from "../../domain/reconcile/stack-lock";
 import { auditChangesOf } from "../../domain/reconcile/apply-changes";
 import { runLockedApply } from "../../domain/reconcile/locked-apply";
 import { decideRepairs } from "../../domain/reconcile/repair-policy";
-import { databaseLabel, sqlDatabaseId } from "../../platform/arm/resource-id";
-import type { TdeDatabaseRef } from "../../domain/reconcile/tde-api";
+import { databaseLabel } from "../../platform/arm/resource-id";
 import { applyTde, type ApplyEvent, type ApplyOutcome } from "../../domain/reconcile/tde-apply";
-import { decideAction, type TdePlanItem } from "../../domain/reconcile/tde-plan";
+import type { TdePlanItem } from "../../domain/reconcile/tde-plan";
 import { stopBetweenRequests } from "../../domain/reconcile/stoppable-tde-api";
-import type { AzureClients } from "../../clients/azure-clients";
+import type { ClientSet } from "../../clients/client-set";
+import { judgeTick } from "../../usecases/watch-tick";
 import type { StateDirs } from "../../platform/settings/state-dirs";
 import { formatDuration } from "../../platform/duration";
 import type { WatchMetrics } from "./watch-metrics";
@@ -37,9 +34,10 @@ export interface WatchOptions {
   /** Reads and validates the stack file; called every tick, so edits and new commits are picked up. */
   loadStack: () => StackConfig;
   schedule: Schedule;
-  clients: Pick<AzureClients, "sql" | "batch">;
-  /** The geocoding client, asked for by the first tick whose stack sets `stackwarden:residency` (its placements are checked too). */
-  geocoding: () => ResidencySources["geocoding"];
+  /** Every client a tick may need, built on first use (the geocoding client by the first tick whose stack sets residency). */
+  clients: ClientSet;
+  /** The directory the stack's paths are relative to. */
+  cwd: string;
   /** Who applies, for the audit trail. */
   actor: ActorSources;
   dirs: StateDirs;
@@ -169,13 +167,17 @@ export class Watcher {
         this.o.metrics.setCommit(commit);
       }
       const stack = this.o.loadStack();
-      const facts = await gatherLiveFacts({ ...this.o.clients, geocoding: this.o.geocoding }, stack, {
+      const { check: result, items, drift } = await judgeTick({
+        stack,
+        stackName: this.o.stackName,
+        clients: this.o.clients,
+        cwd: this.o.cwd,
+        dirs: this.o.dirs,
         concurrency: this.o.concurrency,
         signal: reads.signal,
+        warn: (line) => this.o.log(`${tag}: ${line}`),
       });
-      const items = planItems(stack, facts);
-      const drift = items.filter((i) => i.action !== "none");
-      const result = evaluateCompliance(facts, stack.policies, stack.exemptions, Date.now());
+      const facts = result.facts;
       this.o.log(`${tag}: ${drift.length} drifted, ${summarize(result)}`);
       for (const d of drift)
         this.o.log(`${tag}:   ~ ${databaseLabel(d.ref)} TDE live ${d.live ?? "unknown"}, desired ${d.desired.transparentDataEncryption}`);
@@ -335,21 +337,6 @@ export class Watcher {
       clearTimeout(this.graceTimer);
     }
   }
-}
-
-/** Plan items from facts gathered for the stack (the facts are in the stack's database order). */
-export function planItems(stack: StackConfig, facts: ComplianceFacts): TdePlanItem[] {
-  return stack.databases.map((desired, i) => {
-    const ref: TdeDatabaseRef = {
-      subscriptionId: stack.subscriptionId,
-      resourceGroup: desired.resourceGroup,
-      server: desired.server,
-      database: desired.database,
-    };
-    const raw = facts.databases[i]?.liveTdeStatus;
-    const live = raw === UNKNOWN ? undefined : raw;
-    return { desired, ref, id: sqlDatabaseId(ref), live, action: decideAction(live, desired.transparentDataEncryption) };
-  });
 }
 
 function summarize(r: ComplianceResult): string {

@@ -1,5 +1,6 @@
 import { artifactResourceId, isPackedNotUnpacked } from "../artifact-verdict";
-import { UNKNOWN, type ArtifactFacts } from "../facts";
+import { UNKNOWN } from "../../facts/fact-base";
+import type { ArtifactFacts } from "../../facts/kinds/artifact-scans";
 import type { Finding } from "../finding";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
@@ -14,6 +15,7 @@ export const artifactPacked = defineRule<Record<string, never>>({
     "Flags a file of stackwarden:artifacts that is packed (UPX, ASPack, MPRESS, …) and could not be unpacked, so the signature rules saw only its packed bytes.",
   help: "Ship the artifact unpacked, or packed with UPX (which the gate unpacks); a UPX file that does not unpack is damaged or altered: rebuild it.",
   defaultLevel: "advisory",
+  facts: ["artifacts"],
   settings: {},
   packScope: "resource",
   evaluate: (facts, settings) => facts.artifacts.map((a) => judge(a, settings)),

@@ -1,5 +1,6 @@
 import { artifactResourceId } from "../artifact-verdict";
-import { UNKNOWN, type ArtifactFacts, type ArtifactMatchFacts } from "../facts";
+import { UNKNOWN } from "../../facts/fact-base";
+import type { ArtifactFacts, ArtifactMatchFacts } from "../../facts/kinds/artifact-scans";
 import type { Finding } from "../finding";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
@@ -15,6 +16,7 @@ export const artifactSignatureClean = defineRule<Record<string, never>>({
     "Flags each signature (YARA) rule that matches a file of stackwarden:artifacts, after unpacking it when it is packed with UPX, with the rule file and the offset of the match.",
   help: "Remove what the rule matched from the artifact (or the artifact from stackwarden:artifacts.paths) and build it again; if the rule is wrong, fix it in stackwarden:artifacts.rules. Exempt one artifact under stackwarden:exemptions (resourceId: artifact:<path>) only with a reason and an expiry.",
   defaultLevel: "mandatory",
+  facts: ["artifacts"],
   settings: {},
   packScope: "resource",
   evaluate: (facts, settings) => facts.artifacts.flatMap((a) => judge(a, settings)),

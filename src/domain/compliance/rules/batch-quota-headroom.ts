@@ -1,5 +1,6 @@
 import { batchUsagesId } from "../../../platform/arm/resource-id";
-import { UNKNOWN, type UsageFacts } from "../facts";
+import { UNKNOWN } from "../../facts/fact-base";
+import type { UsageFacts } from "../../facts/kinds/batch-usages";
 import type { Finding } from "../finding";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
@@ -14,6 +15,7 @@ export const batchQuotaHeadroom = defineRule<QuotaHeadroomSettings>({
   description: "Flags a Batch AI usage at or above a share of its limit (default 0.8) in a location the stack names.",
   help: "Free capacity (delete idle clusters, scale down) or ask Azure for a higher quota in that location before the next deployment needs it.",
   defaultLevel: "advisory",
+  facts: ["usages"],
   settings: {
     threshold: {
       type: "number",

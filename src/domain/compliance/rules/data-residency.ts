@@ -1,4 +1,5 @@
-import { UNKNOWN, type PlacementFacts, type PlacementKind } from "../facts";
+import { UNKNOWN } from "../../facts/fact-base";
+import type { PlacementFacts, PlacementKind } from "../../facts/kinds/placements";
 import type { Finding, Verdict } from "../finding";
 import { defineRule, findingBase } from "../rule";
 
@@ -47,6 +48,7 @@ export const dataResidency = defineRule<Record<string, never>>({
     "Flags a SQL database (by its transparent data encryption configuration's location), a Batch AI workspace, cluster or file server (by its workspace's location), or a site of stackwarden:residency (by its geocoded address) that lies in a country outside stackwarden:residency.allowedCountries. Regions are placed by reverse geocoding their coordinates; an unknown region or an address that cannot be geocoded is not applicable, never a pass. Runs only when stackwarden:residency is set.",
   help: "Move the resource to a region in an allowed country, or add its country to stackwarden:residency.allowedCountries if data may legally live there; `stackwarden where --stack S` shows how every resource and site was placed.",
   defaultLevel: "mandatory",
+  facts: ["placements"],
   settings: {},
   packScope: "stack",
   evaluate: (facts, settings) =>

@@ -1,4 +1,5 @@
-import { UNKNOWN, type ProbeFacts } from "../facts";
+import { UNKNOWN } from "../../facts/fact-base";
+import type { ProbeFacts } from "../../facts/kinds/probe-results";
 import type { Finding } from "../finding";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
@@ -22,6 +23,7 @@ export const postDeployProbes = defineRule<Record<string, never>>({
     "Flags a certificate probe of the stack (stackwarden:probes) whose last run failed: the issuer answered with an error, or the document it issued failed its checks (content type, a PDF page with the doctype's title, XML naming the doctype). A probe that has not run yet is not applicable.",
   help: "Read the issuer's error in the finding (record_not_found: the probe's record is gone or its parameters are wrong; invalid_authentication: the API key; 5xx: the issuer is down), fix it, and run `stackwarden probe` again; `apply --probe`, `npm start` and `pulumi up` (CertificateProbe) run the probes after a deployment.",
   defaultLevel: "advisory",
+  facts: ["probes"],
   settings: {},
   packScope: "stack",
   evaluate: (facts, settings) => facts.probes.map((p) => judge(p, settings)),

@@ -1,5 +1,6 @@
 import { databaseLabel, isMasterDatabase } from "../../../platform/arm/resource-id";
-import { UNKNOWN, type DatabaseFacts } from "../facts";
+import { UNKNOWN } from "../../facts/fact-base";
+import type { DatabaseFacts } from "../../facts/kinds/tde-status";
 import type { Finding } from "../finding";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
@@ -10,6 +11,7 @@ export const sqlTdeEnabled = defineRule<Record<string, never>>({
   description: "Flags a database (never master) whose live transparent data encryption status is not Enabled.",
   help: "Set the database's transparentDataEncryption to Enabled in the stack and run `stackwarden apply` (or `pulumi up`); exempt it under stackwarden:exemptions only with a reason and an expiry.",
   defaultLevel: "mandatory",
+  facts: ["databases"],
   settings: {},
   packScope: "resource",
   evaluate: (facts, settings) => facts.databases.map((db) => judge(db, settings)),

@@ -1,5 +1,6 @@
 import { databaseLabel } from "../../../platform/arm/resource-id";
-import { UNKNOWN, type TierAdvisorFacts } from "../facts";
+import { UNKNOWN } from "../../facts/fact-base";
+import type { TierAdvisorFacts } from "../../facts/kinds/tier-advice";
 import type { Finding } from "../finding";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
@@ -23,6 +24,7 @@ export const sqlTierAdvisorDrift = defineRule<TierAdvisorDriftSettings>({
     "Flags a database whose service tier advisor recommends a different service objective than the intended (or current) one, with confidence at or above the threshold, from a recent observation period.",
   help: "Review the advisor's recommendation; set the database's serviceObjective in the stack to the recommended tier, or raise minConfidence under stackwarden:policies if the advice is not wanted.",
   defaultLevel: "advisory",
+  facts: ["tierAdvisors"],
   settings: {
     minConfidence: {
       type: "number",

@@ -1,25 +1,15 @@
 import { Option, type Command } from "commander";
-import { stackFilePath, type StackConfig } from "../../../domain/stack/stack-config";
-import { applyTde, type ApplyOutcome } from "../../../domain/reconcile/tde-apply";
-import { planTde, type TdePlan } from "../../../domain/reconcile/tde-plan";
-import { databaseLabel } from "../../../platform/arm/resource-id";
-import type { TdeApi } from "../../../domain/reconcile/tde-api";
-import { planErrorLines, renderPlan } from "../../../domain/reports/plan-report";
-import { azureClientsFromEnv } from "../../../clients/azure-clients";
+import { clientSetFromEnv } from "../../../clients/client-set";
+import { stateDirs } from "../../../platform/settings/state-dirs";
+import { applyStack } from "../../../usecases/apply";
+import { prepareStackProbes } from "../../../usecases/probe";
+import { applyHooksFor, lockHooksFor, reportApplied } from "../apply-hooks";
 import type { CommandIO } from "../command-io";
 import { intOption } from "../option-parsers";
-import { ApplyProgress } from "../render/apply-progress";
-import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
-import { UsageError } from "../cli-error";
-import type { AuditChange } from "../../../domain/audit/audit-entry";
-import { auditChangesOf } from "../../../domain/reconcile/apply-changes";
-import { runPulumiApply, type EngineSummary } from "../../../platform/programs/pulumi-engine";
-import { applyUnderLock } from "../apply-under-lock";
 import { withOperationOptions, type OperationFlags } from "../operation-options";
-import { prepareProbes, type PreparedProbes } from "../../../domain/probes/probe-runner";
 import { withProbeDirOption, type ProbeDirFlags } from "../probe-dir-option";
-import { runProbeStep } from "../probe-step";
-import { EXIT_PROBE_FAILED } from "./probe-command";
+import { showProbeStep } from "../probe-step";
+import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
 
 export interface ApplyFlags extends StackFlags, Partial<OperationFlags>, ProbeDirFlags {
   yes?: boolean;
@@ -51,97 +41,36 @@ export function registerApply(program: Command, io: CommandIO): void {
     )
     .action(async (flags: ApplyFlags) => {
       const { stack, name } = loadStackFromFlags(flags, io);
+      const clients = clientSetFromEnv(io.env);
       // Checked before anything changes: a probe that could not run must not leave a half-proven deployment.
-      const probes = flags.probe ? prepareProbes(stack.probes ?? [], { env: io.env }) : undefined;
-      await applyThenProbe(stack, name, flags, io, probes);
-    });
-}
-
-/**
- * The exit code of `apply --probe`: the apply's own when it did not converge (1: nothing is
- * probed, there is no deployment to prove); otherwise 4 when a probe failed, else 0. A failed
- * probe does not undo the apply and is not recorded in the audit entry (which records changes);
- * the probe results are kept for `check`.
- */
-async function applyThenProbe(stack: StackConfig, name: string, flags: ApplyFlags, io: CommandIO, probes?: PreparedProbes): Promise<void> {
-  await applyStack(stack, name, flags, io);
-  if (!probes || io.exitCode !== 0) return;
-  io.out("");
-  const run = await runProbeStep(probes, name, "apply --probe", io, flags);
-  io.exitCode = run.failed > 0 ? EXIT_PROBE_FAILED : 0;
-}
-
-/** The apply itself, by the chosen engine, under the stack's lock; sets io.exitCode (0 converged, 1 error). */
-async function applyStack(stack: StackConfig, name: string, flags: ApplyFlags, io: CommandIO): Promise<void> {
-  if (flags.engine === "pulumi") {
-    if (!flags.stack) throw new UsageError("--engine pulumi needs --stack NAME (a stack of the Pulumi project), not --config");
-    const pulumiStack = flags.stack;
-    io.exitCode = await applyUnderLock("apply --engine pulumi", stack, name, flags, io, async () => {
-      const what: AuditChange[] = [];
-      let summary: EngineSummary | undefined;
-      const code = await runPulumiApply(
+      const probes = flags.probe ? prepareStackProbes(stack.probes, clients, io.env) : undefined;
+      const command = flags.engine === "pulumi" ? "apply --engine pulumi" : "apply";
+      const lockTimeoutMs = flags.lockTimeout ?? 0;
+      const result = await applyStack(
         {
-          stack: pulumiStack,
-          stackFile: stackFilePath(pulumiStack, io.cwd),
+          stack,
+          stackName: name,
+          clients,
+          cwd: io.cwd,
+          dirs: stateDirs(io.cwd, io.env, flags),
+          command,
+          lockTimeoutMs,
           yes: flags.yes,
-          onResourceChange: (c) => what.push({ ...c, outcome: c.op }),
-          onSummary: (s) => (summary = s),
+          engine: flags.engine,
+          pulumiStack: flags.stack,
+          engineIO: io,
+          concurrency: flags.concurrency,
+          scanTimeoutMs: flags.scanTimeout * 1000,
+          pollIntervalMs: flags.pollInterval,
+          probes,
         },
-        io,
+        { ...applyHooksFor(io, stack, name), ...lockHooksFor(io, command, name, lockTimeoutMs) },
       );
-      return { what, exitCode: code, summary };
+      reportApplied(io, command, result);
+      if (result.probes) {
+        io.out("");
+        showProbeStep(io, name, result.probes);
+      }
+      io.exitCode = result.exitCode;
     });
-    return;
-  }
-  const { sql } = azureClientsFromEnv(io.env);
-  io.exitCode = await applyUnderLock("apply", stack, name, flags, io, async () => {
-    let outcomes: ApplyOutcome[] = [];
-    const code = await runApply(sql, stack, name, flags, io, undefined, (o) => (outcomes = o));
-    return { what: await auditChangesOf(sql, outcomes), exitCode: code };
-  });
-}
-
-/** Plans, asks (unless --yes, or no one can answer), applies with progress; returns the exit code. */
-export async function runApply(
-  api: TdeApi,
-  stack: StackConfig,
-  stackName: string,
-  flags: Omit<ApplyFlags, "engine" | "stack" | "config">,
-  io: CommandIO,
-  planned?: TdePlan,
-  onOutcomes?: (outcomes: ApplyOutcome[]) => void,
-): Promise<number> {
-  const plan = planned ?? (await planTde(api, stack, { concurrency: Math.max(flags.concurrency, 16) }));
-  if (!planned) io.out(renderPlan(plan, stack, stackName, "table"));
-  // Databases that could not be read are reported and left alone; the others are applied, and the
-  // exit code is 1 so that the pipeline knows the stack did not converge.
-  for (const line of planErrorLines(plan)) io.err(`stackwarden apply: ${line}`);
-  const unread = plan.errors.length > 0 ? 1 : 0;
-  if (plan.changes.length === 0) {
-    io.out(unread ? "Nothing to apply among the databases that could be read." : "Nothing to apply: live TDE already matches the stack.");
-    return unread;
-  }
-  if (!flags.yes && io.ask) {
-    const answer = await io.ask(`Apply ${plan.changes.length} change(s) to stack ${stackName}? [y/N] `);
-    if (!/^y(es)?$/i.test(answer.trim())) throw new UsageError("apply cancelled; nothing was changed");
-  }
-  const progress = new ApplyProgress(io);
-  const outcomes = await applyTde(api, plan.changes, {
-    concurrency: flags.concurrency,
-    scanTimeoutMs: flags.scanTimeout * 1000,
-    pollIntervalMs: flags.pollInterval,
-    onEvent: progress.onEvent,
-  });
-  progress.finish();
-  onOutcomes?.(outcomes);
-  io.out(summarize(outcomes));
-  return outcomes.every((o) => o.ok) ? unread : 1;
-}
-
-function summarize(outcomes: ApplyOutcome[]): string {
-  const failed = outcomes.filter((o) => !o.ok);
-  const ok = outcomes.length - failed.length;
-  const lines = [`Apply: ${ok} of ${outcomes.length} change(s) converged${failed.length ? `, ${failed.length} failed` : ""}.`];
-  for (const f of failed) lines.push(`  ! ${databaseLabel(f.item.ref)}: ${f.error}`);
-  return lines.join("\n");
 }

@@ -1,16 +1,13 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import type { Command } from "commander";
 import { startEmulator } from "../../../emulator/server";
 import { loadSeedFile } from "../../../emulator/seed";
 import { LOCAL_SERVICES } from "../../../emulator/services";
 import type { FaultRule } from "../../../emulator/fault-injector";
-import { PROJECT_ROOT } from "../../../platform/version";
+import { DEFAULT_ESTATE } from "../../../emulator/default-estate";
 import { intOption, positiveNumber, rateOption } from "../option-parsers";
 import type { CommandIO } from "../command-io";
 
-/** The estate behind stacks/Pulumi.dev.yaml, served when no --seed is given. */
-export const DEFAULT_ESTATE = join(PROJECT_ROOT, "stacks", "dev.estate.yaml");
 
 interface EmulatorFlags {
   host: string;

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { geocodingClientFromEnv } from "../../../clients/geocoding-client";
+import { clientSetFromEnv } from "../../../clients/client-set";
+import { geocodeAddress } from "../../../usecases/geocode";
 import type { Address } from "../../../services/geocoding/types";
 import { UsageError } from "../cli-error";
 import type { CommandIO } from "../command-io";
@@ -27,8 +28,7 @@ export function registerGeocode(program: Command, io: CommandIO): void {
       if (!address.trim()) throw new UsageError("the address is empty");
       if (flags.country !== undefined && !/^[A-Za-z]{2}$/.test(flags.country))
         throw new UsageError(`--country: expected an ISO 3166-1 alpha-2 code such as NL, got "${flags.country}"`);
-      const client = geocodingClientFromEnv(io.env);
-      const res = await client.geocode({ address, country: flags.country?.toUpperCase(), from: 1, to: flags.max });
+      const res = await geocodeAddress(clientSetFromEnv(io.env), address, { country: flags.country, max: flags.max });
       const results = res.result ?? [];
       if (flags.output === "json") {
         io.out(

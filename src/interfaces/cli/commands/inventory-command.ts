@@ -1,8 +1,7 @@
 import type { Command } from "commander";
 import { stringify } from "yaml";
-import { collectBatchInventory } from "../../../domain/inventory/batch-inventory";
-import { collectSqlInventory } from "../../../domain/inventory/sql-inventory";
-import { azureClientsFromEnv } from "../../../clients/azure-clients";
+import { clientSetFromEnv } from "../../../clients/client-set";
+import { runInventory } from "../../../usecases/inventory";
 import type { CommandIO } from "../command-io";
 import { choiceOption, intOption } from "../option-parsers";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
@@ -16,7 +15,6 @@ export function registerInventory(program: Command, io: CommandIO): void {
     .option("--concurrency <n>", "reads in flight", intOption(1, 256), 8)
     .action(async (flags: StackFlags & { output: "json" | "yaml" | "table"; concurrency: number }) => {
       const { stack, name } = loadStackFromFlags(flags, io);
-      const { sql, batch } = azureClientsFromEnv(io.env);
       let last = 0;
       const progress =
         io.isTTY || flags.output !== "table"
@@ -27,19 +25,13 @@ export function registerInventory(program: Command, io: CommandIO): void {
               io.err(`inventory: ${done}/${total} reads`);
             }
           : undefined;
-      const [b, sqlResult] = await Promise.all([
-        collectBatchInventory(
-          batch,
-          { subscriptionId: stack.subscriptionId, resourceGroups: stack.batch.resourceGroups, locations: stack.batch.locations },
-          { concurrency: flags.concurrency, onProgress: progress },
-        ),
-        collectSqlInventory(sql, stack, { concurrency: flags.concurrency }),
-      ]);
-      const { usagesByLocation: _byLocation, errors: batchErrors, warnings: batchWarnings, ...batchLists } = b;
-      // Every read that failed is listed; everything that could be read is still printed.
-      const errors = [...batchErrors, ...sqlResult.errors];
-      const warnings = [...batchWarnings, ...sqlResult.warnings];
-      const lists = { batch: batchLists, sql: sqlResult.inventory };
+      const { batch, sql, errors, warnings } = await runInventory({
+        stack,
+        clients: clientSetFromEnv(io.env),
+        concurrency: flags.concurrency,
+        onProgress: progress,
+      });
+      const lists = { batch, sql };
       const doc = { ...lists, errors, warnings };
       if (flags.output === "json") io.out(JSON.stringify(doc, null, 2));
       else if (flags.output === "yaml") io.out(stringify(doc, { aliasDuplicateObjects: false }));

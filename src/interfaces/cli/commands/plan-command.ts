@@ -1,13 +1,10 @@
 import type { Command } from "commander";
-import { planTde } from "../../../domain/reconcile/tde-plan";
+import { clientSetFromEnv } from "../../../clients/client-set";
 import { planErrorLines, renderPlan, type PlanFormat } from "../../../domain/reports/plan-report";
-import { azureClientsFromEnv } from "../../../clients/azure-clients";
+import { planExitCode, runPlan } from "../../../usecases/plan";
 import type { CommandIO } from "../command-io";
 import { choiceOption, intOption } from "../option-parsers";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
-
-/** Exit code of `plan` and `drift` when changes are pending. */
-export const EXIT_CHANGES = 2;
 
 export function registerPlan(program: Command, io: CommandIO): void {
   withStackOptions(program.command("plan"))
@@ -18,12 +15,11 @@ export function registerPlan(program: Command, io: CommandIO): void {
     .option("--concurrency <n>", "databases read at once", intOption(1, 256), 16)
     .action(async (flags: StackFlags & { output: PlanFormat; concurrency: number }) => {
       const { stack, name } = loadStackFromFlags(flags, io);
-      const { sql } = azureClientsFromEnv(io.env);
-      const plan = await planTde(sql, stack, { concurrency: flags.concurrency });
+      const plan = await runPlan({ stack, clients: clientSetFromEnv(io.env), concurrency: flags.concurrency });
       io.out(renderPlan(plan, stack, name, flags.output));
       // A database that could not be read is an error the user must fix (exit 1, over 2): the plan
       // of the others is printed all the same, and each error names its stack-file line on stderr.
       for (const line of planErrorLines(plan)) io.err(`stackwarden plan: ${line}`);
-      io.exitCode = plan.errors.length > 0 ? 1 : plan.changes.length > 0 ? EXIT_CHANGES : 0;
+      io.exitCode = planExitCode(plan);
     });
 }

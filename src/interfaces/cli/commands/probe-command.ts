@@ -1,15 +1,12 @@
 import type { Command } from "commander";
+import { clientSetFromEnv } from "../../../clients/client-set";
 import { probeDocument, renderProbeTable } from "../../../domain/probes/probe-report";
-import { runProbes } from "../../../domain/probes/probe-runner";
+import { stateDirs } from "../../../platform/settings/state-dirs";
+import { EXIT_PROBE_FAILED, prepareStackProbes, runStackProbes } from "../../../usecases/probe";
 import type { CommandIO } from "../command-io";
 import { choiceOption, intOption } from "../option-parsers";
-import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
-import { writeProbeRun } from "../../../domain/probes/probe-results-store";
-import { stateDirs } from "../../../platform/settings/state-dirs";
 import { withProbeDirOption, type ProbeDirFlags } from "../probe-dir-option";
-
-/** Exit code of `probe` when at least one probe failed. */
-export const EXIT_PROBE_FAILED = 4;
+import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
 
 const FORMATS = ["table", "json"] as const;
 type Format = (typeof FORMATS)[number];
@@ -31,10 +28,11 @@ The results (the same, no parameter) replace the stack's last run in the probe d
     )
     .action(async (flags: StackFlags & ProbeDirFlags & { output: Format; concurrency: number }) => {
       const { stack, name } = loadStackFromFlags(flags, io);
-      const run = await runProbes(stack.probes ?? [], { env: io.env, concurrency: flags.concurrency });
+      const prepared = prepareStackProbes(stack.probes, clientSetFromEnv(io.env), io.env, flags.concurrency);
+      const { run, keep } = await runStackProbes(prepared, { stackName: name, dirs: stateDirs(io.cwd, io.env, flags), command: "probe" });
       io.out(flags.output === "json" ? JSON.stringify(probeDocument(name, stack.file, run), null, 2) : renderProbeTable(name, run));
       // Kept after they are shown: a directory that cannot be written fails the command (exit 1), not the report.
-      if (run.results.length) writeProbeRun(stateDirs(io.cwd, io.env, flags).probes, name, "probe", run);
+      keep();
       io.exitCode = run.failed > 0 ? EXIT_PROBE_FAILED : 0;
     });
 }

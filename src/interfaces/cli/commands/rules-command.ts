@@ -1,9 +1,7 @@
-import { statSync } from "node:fs";
-import { resolve } from "node:path";
 import type { Command } from "commander";
 import { renderPartialRule } from "../../../services/binary-analysis/partial-rule-text";
-import { binaryAnalysisServiceFromEnv } from "../../../clients/binary-analysis-service";
-import { UsageError } from "../cli-error";
+import { clientSetFromEnv } from "../../../clients/client-set";
+import { generatePartialRules } from "../../../usecases/rules";
 import type { CommandIO } from "../command-io";
 import { choiceOption, intOption } from "../option-parsers";
 
@@ -26,24 +24,17 @@ export function registerRules(program: Command, io: CommandIO): void {
     .option("--output <format>", FORMATS.join(", "), choiceOption(FORMATS), "yara")
     .option("--format <format>", "alias of --output", choiceOption(FORMATS))
     .action(async (file: string, flags: { unpack: boolean; minLength?: number; ignore?: string[]; output: Format; format?: Format }) => {
-      const abs = resolve(io.cwd, file);
-      let isFile: boolean;
-      try {
-        isFile = statSync(abs).isFile();
-      } catch {
-        throw new UsageError(`${file}: no such file`);
-      }
-      if (!isFile) throw new UsageError(`${file}: not a file`);
-      const service = await binaryAnalysisServiceFromEnv(io.env);
+      const clients = clientSetFromEnv(io.env);
       let rule;
       try {
-        rule = await service.client.generatePartialYaraRules(abs, {
+        rule = await generatePartialRules(clients, file, {
+          cwd: io.cwd,
           unpack: flags.unpack,
           minimumStringLength: flags.minLength,
           stringsToIgnore: flags.ignore,
         });
       } finally {
-        await service.close();
+        await clients.close();
       }
       io.out((flags.format ?? flags.output) === "json" ? JSON.stringify({ rule }, null, 2) : renderPartialRule(rule));
     });

@@ -1,17 +1,10 @@
-import { statSync } from "node:fs";
-import { resolve } from "node:path";
 import type { Command } from "commander";
-import { projectDirOf, resolveArtifacts, scanArtifacts } from "../../../domain/artifacts/artifact-scan";
-import { loadRuleSet } from "../../../domain/artifacts/rule-set";
-import { binaryAnalysisServiceFromEnv } from "../../../clients/binary-analysis-service";
+import { clientSetFromEnv } from "../../../clients/client-set";
 import { renderArtifactScanTable } from "../../../domain/reports/artifact-scan-report";
-import { UsageError } from "../cli-error";
+import { runScan, scanExitCode } from "../../../usecases/scan";
 import type { CommandIO } from "../command-io";
 import { choiceOption, intOption } from "../option-parsers";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
-
-/** Exit code of `scan` when an artifact matches a signature rule. */
-export const EXIT_SIGNATURE_MATCH = 3;
 
 const FORMATS = ["table", "json"] as const;
 type Format = (typeof FORMATS)[number];
@@ -36,62 +29,23 @@ export function registerScan(program: Command, io: CommandIO): void {
     .action(async (files: string[], flags: ScanFlags) => {
       const format = flags.format ?? flags.output;
       const stack = flags.stack || flags.config ? loadStackFromFlags(flags, io).stack : undefined;
-      const baseDir = stack ? projectDirOf(resolve(io.cwd, stack.file)) : io.cwd;
-      if (files.length === 0 && !stack)
-        throw new UsageError("what to scan? give FILEs, or --stack NAME to scan the stack's stackwarden:artifacts");
-      if (!flags.rules?.length && !stack?.artifacts) {
-        throw new UsageError(
-          stack
-            ? `the stack ${stack.file} has no stackwarden:artifacts: give --rules PATH`
-            : "which rules? give --rules PATH (a .yar file or a folder of them)",
-        );
-      }
-      let targets: string[];
-      let unmatchedPaths: string[] = [];
-      let ruleSet;
-      let shownBase = baseDir;
-      if (files.length > 0) {
-        targets = files.map((f) => {
-          const abs = resolve(io.cwd, f);
-          let isFile: boolean;
-          try {
-            isFile = statSync(abs).isFile();
-          } catch {
-            throw new UsageError(`${f}: no such file`);
-          }
-          if (!isFile) throw new UsageError(`${f}: not a file (give files; a stack's globs are scanned with --stack and no FILEs)`);
-          return abs;
-        });
-        shownBase = io.cwd;
-      } else {
-        const resolved = resolveArtifacts(stack!.artifacts ?? { paths: [], rules: [] }, baseDir);
-        targets = resolved.files;
-        unmatchedPaths = resolved.unmatchedPaths;
-        ruleSet = resolved.ruleSet;
-      }
-      // --rules is relative to the working directory; the stack's rules to the project directory.
-      ruleSet = flags.rules?.length
-        ? loadRuleSet(io.cwd, flags.rules, "--rules")
-        : (ruleSet ?? loadRuleSet(baseDir, stack!.artifacts!.rules, "stackwarden:artifacts.rules"));
-      for (const p of unmatchedPaths) io.err(`stackwarden scan: warning: stackwarden:artifacts.paths "${p}" matches no file`);
-
-      const service = await binaryAnalysisServiceFromEnv(io.env);
+      const clients = clientSetFromEnv(io.env);
       let report;
       try {
-        report = await scanArtifacts({
-          client: service.client,
-          ruleSet,
-          files: targets,
-          baseDir: shownBase,
+        report = await runScan({
+          clients,
+          cwd: io.cwd,
+          files,
+          rules: flags.rules,
+          stack,
           concurrency: flags.concurrency,
-          unmatchedPaths,
+          warn: (l) => io.err(`stackwarden scan: ${l}`),
         });
       } finally {
-        await service.close();
+        await clients.close();
       }
       io.out(format === "json" ? JSON.stringify(report, null, 2) : renderArtifactScanTable(report));
-      const errors = report.artifacts.filter((a) => a.verdict === "error");
-      for (const e of errors) io.err(`stackwarden scan: ${e.path}: ${e.error}`);
-      io.exitCode = errors.length > 0 ? 1 : report.artifacts.some((a) => a.verdict === "matched") ? EXIT_SIGNATURE_MATCH : 0;
+      for (const e of report.artifacts.filter((a) => a.verdict === "error")) io.err(`stackwarden scan: ${e.path}: ${e.error}`);
+      io.exitCode = scanExitCode(report);
     });
 }

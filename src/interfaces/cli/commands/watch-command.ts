@@ -3,10 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
 import { loadStackFile } from "../../../domain/stack/stack-config";
 import { currentBranch, headCommit } from "../../../platform/programs/git-checkout";
-import { actorSourcesFromEnv } from "../../../domain/audit/actor-from-env";
-import { azureClientsFromEnv } from "../../../clients/azure-clients";
-import { geocodingClientFromEnv } from "../../../clients/geocoding-client";
-import type { GeocodingClient } from "../../../services/geocoding/client";
+import { clientSetFromEnv } from "../../../clients/client-set";
 import { stateDirs } from "../../../platform/settings/state-dirs";
 import { formatDuration } from "../../../platform/duration";
 import { WatchMetrics } from "../../watch/watch-metrics";
@@ -106,8 +103,7 @@ export function registerWatch(program: Command, io: CommandIO): void {
       const first = loadStack();
       const stackName = first.name;
 
-      const clients = azureClientsFromEnv(io.env);
-      let geocoding: GeocodingClient | undefined;
+      const clients = clientSetFromEnv(io.env);
       const metrics = new WatchMetrics(stackName);
       const log = (line: string) => io.out(`${new Date().toISOString()} ${line}`);
       const watcher = new Watcher({
@@ -115,8 +111,8 @@ export function registerWatch(program: Command, io: CommandIO): void {
         loadStack: () => loadStack().stack,
         schedule,
         clients,
-        geocoding: () => (geocoding ??= geocodingClientFromEnv(io.env)),
-        actor: actorSourcesFromEnv(io.env, clients.credential),
+        cwd: io.cwd,
+        actor: clients.actor,
         dirs: stateDirs(io.cwd, io.env, flags),
         git,
         commitOf: () => headCommit(dirname(resolve(io.cwd, first.stack.file))),
@@ -152,6 +148,7 @@ export function registerWatch(program: Command, io: CommandIO): void {
         process.off("SIGINT", onSignal);
         metrics.close();
         await server?.close();
+        await clients.close();
       }
       log(`stopped after ${watcher.ticks} tick(s)`);
       io.exitCode = 0;

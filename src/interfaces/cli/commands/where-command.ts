@@ -1,10 +1,7 @@
 import type { Command } from "commander";
-import { KIND_LABELS, judgePlacement } from "../../../domain/compliance/rules/data-residency";
-import { placementFacts } from "../../../domain/facts/placement-facts";
-import { placeStack } from "../../../domain/residency/place-stack";
-import type { Placement } from "../../../domain/residency/placement";
-import { azureClientsFromEnv } from "../../../clients/azure-clients";
-import { geocodingClientFromEnv } from "../../../clients/geocoding-client";
+import { clientSetFromEnv } from "../../../clients/client-set";
+import { KIND_LABELS } from "../../../domain/compliance/rules/data-residency";
+import { runWhere } from "../../../usecases/where";
 import type { CommandIO } from "../command-io";
 import { choiceOption, intOption } from "../option-parsers";
 import { renderTextTable } from "../render/text-table";
@@ -19,22 +16,14 @@ export function registerWhere(program: Command, io: CommandIO): void {
     .option("--concurrency <n>", "reads in flight", intOption(1, 64), 8)
     .action(async (flags: StackFlags & { output: "table" | "json"; concurrency: number }) => {
       const { stack, name } = loadStackFromFlags(flags, io);
-      const { sql, batch } = azureClientsFromEnv(io.env);
-      const geocoding = geocodingClientFromEnv(io.env);
-      const placements = await placeStack({ sql, batch, geocoding }, stack, { concurrency: flags.concurrency });
+      const placements = await runWhere({ stack, clients: clientSetFromEnv(io.env), concurrency: flags.concurrency });
       const allowed = stack.residency?.allowedCountries;
-      // The data-residency rule's own verdict; `where` has said "violation" for its "fail" since it shipped.
-      const verdictOf = (p: Placement) => {
-        if (!allowed) return undefined;
-        const v = judgePlacement(placementFacts(p, allowed)).verdict;
-        return v === "fail" ? "violation" : v;
-      };
       if (flags.output === "json") {
         const doc = {
           stack: name,
           file: stack.file,
           allowedCountries: allowed,
-          placements: placements.map((p) => ({ ...p, verdict: verdictOf(p) })),
+          placements,
         };
         io.out(JSON.stringify(doc, null, 2));
         return;
@@ -52,7 +41,7 @@ export function registerWhere(program: Command, io: CommandIO): void {
         p.coordinates ? p.coordinates.lat.toFixed(4) : "",
         p.coordinates ? p.coordinates.lng.toFixed(4) : "",
         p.country ?? "n/a",
-        ...(allowed ? [{ pass: "yes", violation: "NO", "not-applicable": "n/a", unknown: "?" }[verdictOf(p)!]] : []),
+        ...(allowed ? [{ pass: "yes", violation: "NO", "not-applicable": "n/a", unknown: "?" }[p.verdict!]] : []),
         p.status === "placed" ? (p.kind === "site" ? `${p.address} (${p.reason})` : (p.place ?? "")) : `not applicable: ${p.reason}`,
       ]);
       io.out(renderTextTable(header, rows));

@@ -1,0 +1,177 @@
+import { loggerFromEnv } from "../platform/http/logger";
+import type { TokenCredential } from "../platform/http/token-credential";
+import { endpointsFromEnv, geocodingSettingsFromEnv } from "../platform/settings/endpoints";
+import { namingStyleFromEnv } from "../platform/settings/naming-style";
+import { BatchAiClient } from "../services/batchai/client";
+import { CertificatesClient } from "../services/certificates/client";
+import { apisetuSettingsFromEnv, requireApiSetuKeys, type ApiSetuSettings } from "../services/certificates/settings";
+import { GeocodingClient } from "../services/geocoding/client";
+import { ImdsClient } from "../services/imds/client";
+import { SqlClient } from "../services/sql/client";
+import { openBinaryAnalysisService, type BinaryAnalysisService } from "./binary-analysis-service";
+import { defaultCredential } from "./default-credential";
+
+/**
+ * Every service client, built from one environment on first use: the one place that makes clients.
+ * A getter that needs a setting the environment lacks throws a SettingsError naming the variable,
+ * so a command that never reaches that service never needs its variable.
+ */
+export interface ClientSet {
+  /** The environment the clients were built from. */
+  readonly env: NodeJS.ProcessEnv;
+  /** Resource Manager's base URL (`STACKWARDEN_ARM_ENDPOINT`). */
+  readonly armEndpoint: string;
+  /** The credential every ARM client uses. */
+  readonly credential: TokenCredential;
+  readonly sql: SqlClient;
+  readonly batch: BatchAiClient;
+  /** IMDS (`STACKWARDEN_IMDS_ENDPOINT`): instance, identity and attested metadata. */
+  readonly imds: ImdsClient;
+  /** The geocoding service (`STACKWARDEN_GEOCODING_ENDPOINT`, `STACKWARDEN_GEOCODING_API_KEY`). */
+  readonly geocoding: GeocodingClient;
+  /** The certificate issuers' settings (endpoint, keys, naming), read without requiring the keys. */
+  readonly apisetu: ApiSetuSettings;
+  /** The certificate issuers (`STACKWARDEN_APISETU_*`); a SettingsError when a key is missing. */
+  readonly certificates: CertificatesClient;
+  /** Who applies, for the audit trail: the credential, and IMDS where this runs on Azure. */
+  readonly actor: ActorClients;
+  /**
+   * The binary analysis service (`STACKWARDEN_BINARY_ANALYSIS_ENDPOINT`, or `embedded` for the
+   * built-in engine, started on first use in this process). Opened once; `close()` lets it go.
+   */
+  binaryAnalysis(): Promise<BinaryAnalysisService>;
+  /**
+   * A value shared for `ttlMs` by every caller asking with the same key (the policy pack places a
+   * stack's resources once per analysis, not once per policy). A rejected value is not kept.
+   */
+  remember<T>(key: string, ttlMs: number, make: () => Promise<T>): Promise<T>;
+  /** Stops what the set started (the embedded binary analysis service); the set can be used again after. */
+  close(): Promise<void>;
+}
+
+/** The clients the audit trail learns who applies from. */
+export interface ActorClients {
+  credential: TokenCredential;
+  /** Absent where IMDS is not asked (a static token and no IMDS endpoint set). */
+  imds?: ImdsClient;
+}
+
+class EnvClientSet implements ClientSet {
+  private readonly made = new Map<string, unknown>();
+  private opening?: Promise<BinaryAnalysisService>;
+  private readonly remembered = new Map<string, { at: number; value: Promise<unknown> }>();
+
+  constructor(readonly env: NodeJS.ProcessEnv) {}
+
+  private once<T>(name: string, make: () => T): T {
+    if (!this.made.has(name)) this.made.set(name, make());
+    return this.made.get(name) as T;
+  }
+
+  get armEndpoint(): string {
+    return this.once("armEndpoint", () => endpointsFromEnv(this.env).arm);
+  }
+
+  get credential(): TokenCredential {
+    return this.once("credential", () => defaultCredential(this.env));
+  }
+
+  private get armOptions() {
+    return { endpoint: this.armEndpoint, credential: this.credential, naming: namingStyleFromEnv(this.env) };
+  }
+
+  get sql(): SqlClient {
+    return this.once("sql", () => new SqlClient(this.armOptions));
+  }
+
+  get batch(): BatchAiClient {
+    return this.once("batch", () => new BatchAiClient(this.armOptions));
+  }
+
+  get imds(): ImdsClient {
+    return this.once("imds", () => new ImdsClient({ endpoint: endpointsFromEnv(this.env).imds }));
+  }
+
+  get geocoding(): GeocodingClient {
+    return this.once("geocoding", () => {
+      const s = geocodingSettingsFromEnv(this.env);
+      return new GeocodingClient({ endpoint: s.endpoint, apiKey: s.apiKey, logger: loggerFromEnv(this.env) });
+    });
+  }
+
+  get apisetu(): ApiSetuSettings {
+    return this.once("apisetu", () => apisetuSettingsFromEnv(this.env));
+  }
+
+  get certificates(): CertificatesClient {
+    return this.once("certificates", () => {
+      const keys = requireApiSetuKeys(this.apisetu);
+      return new CertificatesClient({ endpoint: keys.endpoint, apiKey: keys.apiKey, clientId: keys.clientId, naming: keys.naming });
+    });
+  }
+
+  get actor(): ActorClients {
+    return this.once("actor", () => {
+      // With only AZURE_ACCESS_TOKEN and no IMDS endpoint set, IMDS is not asked: outside Azure
+      // that would only cost a connect timeout.
+      const onVm = !this.env.AZURE_ACCESS_TOKEN?.trim() || !!this.env.STACKWARDEN_IMDS_ENDPOINT?.trim();
+      const imds = onVm ? new ImdsClient({ endpoint: endpointsFromEnv(this.env).imds, retry: { maxAttempts: 2 } }) : undefined;
+      return { credential: this.credential, imds };
+    });
+  }
+
+  binaryAnalysis(): Promise<BinaryAnalysisService> {
+    if (!this.opening) {
+      this.opening = openBinaryAnalysisService(this.env);
+      this.opening.catch(() => (this.opening = undefined));
+    }
+    return this.opening;
+  }
+
+  remember<T>(key: string, ttlMs: number, make: () => Promise<T>): Promise<T> {
+    const now = Date.now();
+    const kept = this.remembered.get(key);
+    if (kept && now - kept.at < ttlMs) return kept.value as Promise<T>;
+    const value = make();
+    const entry = { at: now, value };
+    this.remembered.set(key, entry);
+    value.catch(() => {
+      if (this.remembered.get(key) === entry) this.remembered.delete(key);
+    });
+    return value;
+  }
+
+  async close(): Promise<void> {
+    const opening = this.opening;
+    this.opening = undefined;
+    if (opening) await (await opening.catch(() => undefined))?.close();
+  }
+}
+
+/** The variables the clients are built from: two environments that agree on them share a set. */
+const CLIENT_VARIABLES = /^(STACKWARDEN_|AZURE_|IDENTITY_|MSI_)/;
+const shared = new Map<string, ClientSet>();
+
+/**
+ * The client set of an environment. Sets are kept per distinct setting, so a long-lived process
+ * (the provider plugin, the policy pack, the watcher) keeps one credential and its token cache
+ * instead of building them per call.
+ */
+export function clientSetFromEnv(env: NodeJS.ProcessEnv = process.env): ClientSet {
+  const key = Object.keys(env)
+    .filter((k) => CLIENT_VARIABLES.test(k))
+    .sort()
+    .map((k) => `${k}=${env[k]}`)
+    .join("\u0000");
+  let set = shared.get(key);
+  if (!set) {
+    set = new EnvClientSet(env);
+    shared.set(key, set);
+  }
+  return set;
+}
+
+/** A client set of its own (not shared with other callers of the same environment): a test's, or a run that must not share state. */
+export function newClientSet(env: NodeJS.ProcessEnv): ClientSet {
+  return new EnvClientSet(env);
+}

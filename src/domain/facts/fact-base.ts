@@ -1,0 +1,29 @@
+import type { SourceLocation } from "../../platform/yaml/source-location";
+
+/** A value not known yet (a Pulumi preview of a resource still to be created or changed). */
+export const UNKNOWN = Symbol.for("stackwarden.unknown");
+export type Maybe<T> = T | typeof UNKNOWN;
+
+/**
+ * What every fact carries besides its data: where the stack file names it (report locations) and,
+ * opaque to the rules, where it came from (`origin`: the Pulumi URN of the resource in the policy
+ * pack), which findings carry through so a violation is reported on that resource.
+ */
+export interface FactOrigin {
+  source?: SourceLocation;
+  origin?: string;
+}
+
+/**
+ * The fact kinds' element types, by their key in `ComplianceFacts`. Each fact kind's module adds its
+ * own entry (`declare module "../fact-base" { interface FactMap { key: ItsFacts } }`), so a kind is
+ * declared in one place and rules see its facts typed.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface FactMap {}
+
+/**
+ * Everything the rules judge: plain data, gathered from the APIs (`check`, a watch tick) or built
+ * from resources (the policy pack), one list per fact kind. A kind no enabled rule needs is an empty list.
+ */
+export type ComplianceFacts = { subscriptionId: string } & { [K in keyof FactMap]: FactMap[K][] };

@@ -1,0 +1,75 @@
+import type { ClientSet } from "../../clients/client-set";
+import type { Maybe } from "./fact-base";
+import type { StackConfig } from "../stack/stack-config";
+import type { StateDirs } from "../../platform/settings/state-dirs";
+
+/** What gathering a stack's facts from the live services has at hand. */
+export interface GatherContext {
+  stack: StackConfig;
+  /** The stack's name (the key of its kept state: probe results). */
+  stackName: string;
+  clients: ClientSet;
+  /** The directory report paths are relative to (the command's working directory). */
+  cwd: string;
+  /** Where the stack's kept state lives (probe results). */
+  dirs: StateDirs;
+  /** Reads in flight at once, per kind. */
+  concurrency: number;
+  signal?: AbortSignal;
+  /**
+   * One read shared by every kind of this gathering (a database's TDE configuration serves its
+   * TDE status and its placement): the first caller's promise, for every caller with the key.
+   */
+  once<T>(key: string, read: () => Promise<T>): Promise<T>;
+  /** A line the report carries (where the facts came from, why some are missing). */
+  note(line: string): void;
+  /** A warning for stderr (a glob that matches nothing). */
+  warn(line: string): void;
+}
+
+/** A resource as the policy pack's analyzer hands it over: its type token, its properties and (in a stack policy) its URN. */
+export interface ResourceInput {
+  type: string;
+  props: Record<string, unknown>;
+  urn?: string;
+}
+
+/** What building facts from Pulumi resources has at hand. */
+export interface ResourceContext {
+  /** Reads a property that may be unknown during a preview (the pack's engine marks them). */
+  known<T>(read: () => T): Maybe<T>;
+  /** The analyzer's clients (the data-residency facts geocode). */
+  clients: ClientSet;
+}
+
+/**
+ * One kind of fact the rules judge, declared in one module: how it is gathered live from the
+ * services, how it reads in the state a plan leads to, and how the policy pack builds it from
+ * resource properties. Rules name the kinds they need (`RuleDefinition.facts`); `check`, a watch
+ * tick and the pack build only those. Register it with one line in `registry.ts`.
+ */
+export interface FactKind<T = unknown> {
+  /** The key of these facts in `ComplianceFacts` (`databases`, `placements`): what rules name. */
+  key: string;
+  /** What these facts are, in a few words (errors, docs). */
+  title: string;
+  /**
+   * Checked before any kind reads anything: settings this kind will need (a service's endpoint),
+   * so a missing one stops the run before a request. Optional.
+   */
+  prepare?(ctx: GatherContext): Promise<void>;
+  /** The facts as they are, read from the services. */
+  gather(ctx: GatherContext): Promise<T[]>;
+  /**
+   * The facts as they will be once the stack is applied (the pull-request gate, as the pack sees
+   * them in `pulumi preview`); `live` gathers them as they are. Default: as they are.
+   */
+  planned?(ctx: GatherContext, live: () => Promise<T[]>): Promise<T[]>;
+  /** The facts of a set of resources in the policy pack; resources of other types add nothing. */
+  fromResources(resources: readonly ResourceInput[], ctx: ResourceContext): T[] | Promise<T[]>;
+}
+
+/** Declares a fact kind; the identity function, there for the type checking. */
+export function defineFactKind<T>(kind: FactKind<T>): FactKind<T> {
+  return kind;
+}

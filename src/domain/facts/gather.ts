@@ -1,0 +1,60 @@
+import type { ComplianceFacts } from "./fact-base";
+import type { FactKind, GatherContext, ResourceContext, ResourceInput } from "./fact-kind";
+import { allFactKinds, findFactKind } from "./registry";
+
+/** What gathering needs besides what it makes itself (the shared reads). */
+export type GatherInput = Omit<GatherContext, "once">;
+
+/**
+ * Gathers the facts of the kinds named (each registered kind's list is there; those not named are
+ * empty): every kind's `prepare` first, so a missing setting stops the run before any request,
+ * then every kind at once, sharing reads. With `planned`, each kind reads as the stack's plan
+ * leaves it. A read that fails fails the gathering.
+ */
+export async function gatherFacts(keys: readonly string[], input: GatherInput, opts: { planned?: boolean } = {}): Promise<ComplianceFacts> {
+  const kinds = kindsNamed(keys);
+  const reads = new Map<string, Promise<unknown>>();
+  const ctx: GatherContext = {
+    ...input,
+    once: <T>(key: string, read: () => Promise<T>) => {
+      let r = reads.get(key);
+      if (!r) reads.set(key, (r = read()));
+      return r as Promise<T>;
+    },
+  };
+  for (const kind of kinds) await kind.prepare?.(ctx);
+  const lists = await Promise.all(
+    kinds.map((kind) => (opts.planned && kind.planned ? kind.planned(ctx, () => kind.gather(ctx)) : kind.gather(ctx))),
+  );
+  const facts = emptyFacts(input.stack.subscriptionId);
+  kinds.forEach((kind, i) => ((facts as unknown as Record<string, unknown[]>)[kind.key] = lists[i]));
+  return facts;
+}
+
+/** The facts of the kinds named, built from the policy pack's resources (the others are empty). */
+export async function factsFromResources(
+  keys: readonly string[],
+  resources: readonly ResourceInput[],
+  ctx: ResourceContext,
+): Promise<ComplianceFacts> {
+  const kinds = kindsNamed(keys);
+  const lists = await Promise.all(kinds.map((kind) => kind.fromResources(resources, ctx)));
+  const facts = emptyFacts("");
+  kinds.forEach((kind, i) => ((facts as unknown as Record<string, unknown[]>)[kind.key] = lists[i]));
+  return facts;
+}
+
+/** Facts with an empty list for every registered kind, to build on. */
+export function emptyFacts(subscriptionId: string): ComplianceFacts {
+  const facts: Record<string, unknown> = { subscriptionId };
+  for (const kind of allFactKinds()) facts[kind.key] = [];
+  return facts as ComplianceFacts;
+}
+
+/** The registered kinds among `keys`, in registry order; an unknown key is a programming error (a rule naming a kind nobody registered). */
+function kindsNamed(keys: readonly string[]): FactKind[] {
+  for (const key of keys) {
+    if (!findFactKind(key)) throw new Error(`no fact kind "${key}" is registered (a rule names it in its facts)`);
+  }
+  return allFactKinds().filter((k) => keys.includes(k.key));
+}

@@ -1,0 +1,131 @@
+import { relative } from "node:path";
+import type { ProbeSpec } from "../../probes/probe-config";
+import { readProbeRun, type ProbeRunLookup, type StoredProbeRun } from "../../probes/probe-results-store";
+import { UNKNOWN, type FactOrigin, type Maybe } from "../fact-base";
+import { defineFactKind, type ResourceContext } from "../fact-kind";
+import { RESOURCE_TYPES } from "../resource-types";
+
+/**
+ * A certificate probe of the stack (`stackwarden:probes`) and its last result. Only what a probe
+ * keeps: never its parameters (personal data) nor the document.
+ */
+export interface ProbeFacts extends FactOrigin {
+  /** The probe's name in the stack. */
+  name: string;
+  issuer: string;
+  doctype: string;
+  format: string;
+  /**
+   * The last run's outcome; undefined when the probe has no result yet (it has not run since it
+   * was declared), UNKNOWN during a preview.
+   */
+  outcome: Maybe<"passed" | "failed" | undefined>;
+  /** From sending the request to the whole answer, in ms. */
+  latencyMs?: number;
+  /** Bytes of the document, when one came back. */
+  size?: number;
+  /** Hex sha-256 of the document, when one came back. */
+  sha256?: string;
+  /** Why it failed: the issuer's error code (`record_not_found` ...) or `check-failed`, and the message. */
+  error?: { code: string; message: string };
+}
+
+
+declare module "../fact-base" {
+  interface FactMap {
+    probes: ProbeFacts;
+  }
+}
+
+/**
+ * The stack's certificate probes with their last results, as `stackwarden probe`, `apply --probe`
+ * and `npm start` kept them in the probe directory (`--probe-dir`, `STACKWARDEN_PROBE_DIR`). No
+ * file, or a damaged one, is no error: the probes then have no result, and the report's note says
+ * why. The planned state is not deployed yet: no probe has run against it, so none is judged.
+ */
+export const probeResults = defineFactKind<ProbeFacts>({
+  key: "probes",
+  title: "last results of the stack's certificate probes",
+  gather: async (ctx) => {
+    const probes = ctx.stack.probes ?? [];
+    if (!probes.length) return [];
+    const lookup = readProbeRun(ctx.dirs.probes, ctx.stackName);
+    const shown = relative(ctx.cwd, lookup.path);
+    ctx.note(probeResultsNote(lookup, shown.startsWith("..") ? lookup.path : shown));
+    return probeFactsOf(probes, lookup.found ? lookup.run : undefined);
+  },
+  planned: async () => [],
+  fromResources: (resources, ctx) =>
+    resources.filter((r) => r.type === RESOURCE_TYPES.probe).map((r) => certificateProbeFactsOf(r.props, ctx, r.urn)),
+});
+
+/**
+ * The stack's probes with their results from the last run, in the rules' terms. A probe is judged
+ * by the result of the same probe: same name, issuer, doctype and format (a result of a probe the
+ * stack has since changed says nothing about the new one, so it counts as no result). Results of
+ * probes the stack no longer declares are left out. The location is where the stack declares the
+ * probe now, not where it was when it ran.
+ */
+export function probeFactsOf(probes: readonly ProbeSpec[], run: StoredProbeRun | undefined): ProbeFacts[] {
+  return probes.map((p) => {
+    const subject = { name: p.name, issuer: p.issuer, doctype: p.doctype, format: p.format, source: p.source };
+    const r = run?.results.find((x) => x.name === p.name && x.issuer === p.issuer && x.doctype === p.doctype && x.format === p.format);
+    if (!r) return { ...subject, outcome: undefined };
+    return {
+      ...subject,
+      outcome: r.outcome,
+      ...(typeof r.latencyMs === "number" ? { latencyMs: r.latencyMs } : {}),
+      ...(typeof r.size === "number" ? { size: r.size } : {}),
+      ...(typeof r.sha256 === "string" ? { sha256: r.sha256 } : {}),
+      ...(r.error ? { error: { code: String(r.error.code), message: String(r.error.message) } } : {}),
+    };
+  });
+}
+
+/**
+ * A probe's facts from a CertificateProbe resource's outputs: its identity and what it kept
+ * (outcome, latency, size, sha-256, the issuer's error). Before it has run in this deployment (a
+ * preview) the outcome is unknown. Parameters are never read.
+ */
+export function certificateProbeFactsOf(props: Record<string, unknown>, ctx: Pick<ResourceContext, "known">, origin?: string): ProbeFacts {
+  const read = (k: string): unknown => {
+    const v = ctx.known(() => props[k]);
+    return v === UNKNOWN ? undefined : v;
+  };
+  const outcome = read("outcome");
+  const latencyMs = read("latencyMs");
+  const size = read("size");
+  const sha256 = read("sha256");
+  const error = read("error") as { code?: unknown; message?: unknown } | undefined;
+  return {
+    name: String(read("name")),
+    issuer: String(read("issuer")),
+    doctype: String(read("doctype")),
+    format: String(read("format") ?? "pdf"),
+    // Not run yet in this deployment (a preview shows the inputs, without an outcome): unknown, never a pass.
+    outcome: outcome === "passed" || outcome === "failed" ? outcome : UNKNOWN,
+    ...(typeof latencyMs === "number" ? { latencyMs } : {}),
+    ...(typeof size === "number" ? { size } : {}),
+    ...(typeof sha256 === "string" ? { sha256 } : {}),
+    ...(error && typeof error === "object"
+      ? { error: { code: String(error.code ?? "unknown"), message: String(error.message ?? "") } }
+      : {}),
+    origin,
+  };
+}
+
+/**
+ * The report's note on the probe results `post-deploy-probes` judged: which run (what ran it,
+ * when, against which endpoint, from which file), or why there are none. `shownPath` is the file
+ * as the reader should see it (relative to the working directory where possible).
+ */
+export function probeResultsNote(lookup: ProbeRunLookup, shownPath: string): string {
+  if (lookup.found) {
+    const r = lookup.run;
+    return `post-deploy-probes judges the last probe run (${shownPath}): \`${r.command}\` finished ${r.finishedAt} against ${r.endpoint}, ${r.results.length} result(s)`;
+  }
+  if (lookup.reason === "missing") {
+    return `post-deploy-probes has no probe results to judge: ${shownPath} does not exist yet (\`stackwarden probe\`, \`apply --probe\` and \`npm start\` write it)`;
+  }
+  return `post-deploy-probes has no probe results to judge: ${shownPath}: ${lookup.detail ?? "unreadable"} (\`stackwarden probe\` writes it again)`;
+}

@@ -1,0 +1,100 @@
+import { sqlDatabaseId } from "../../../platform/arm/resource-id";
+import { mapBounded } from "../../../platform/bounded-map";
+import type { TransparentDataEncryption } from "../../../services/sql/types";
+import type { StackConfig } from "../../stack/stack-config";
+import { UNKNOWN, type FactOrigin, type Maybe } from "../fact-base";
+import { defineFactKind, type GatherContext, type ResourceContext } from "../fact-kind";
+import { RESOURCE_TYPES } from "../resource-types";
+
+/** A database's TDE status, as the rules see it. */
+export interface DatabaseFacts extends FactOrigin {
+  /** The database's ARM id (`.../servers/S/databases/D`). */
+  id: string;
+  resourceGroup: string;
+  server: string;
+  database: string;
+  liveTdeStatus: Maybe<string | undefined>;
+  /**
+   * Where `liveTdeStatus` came from: `live` (read from the API, the default) or `desired` (a Pulumi
+   * preview, where the status the resource will have is the one the stack sets).
+   */
+  tdeStatusSource?: "live" | "desired";
+}
+
+declare module "../fact-base" {
+  interface FactMap {
+    databases: DatabaseFacts;
+  }
+}
+
+/** A database of the stack, as the SQL client names it. */
+export interface DatabaseRef {
+  subscriptionId: string;
+  resourceGroup: string;
+  server: string;
+  database: string;
+}
+
+/**
+ * A database's TDE configuration, read once per gathering however many kinds ask (its status
+ * here, its location for the placements).
+ */
+export function readTdeOnce(ctx: GatherContext, ref: DatabaseRef): Promise<TransparentDataEncryption> {
+  const key = `tde:${[ref.subscriptionId, ref.resourceGroup, ref.server, ref.database].join("/").toLowerCase()}`;
+  return ctx.once(key, () => ctx.clients.sql.getTransparentDataEncryption(ref, ctx.signal));
+}
+
+/** Each managed database's TDE status: live from its TDE configuration, or the one a plan leads to. */
+export const tdeStatus = defineFactKind<DatabaseFacts>({
+  key: "databases",
+  title: "TDE status of each database",
+  gather: (ctx) =>
+    mapBounded(ctx.stack.databases, ctx.concurrency, async (d) => {
+      const ref = { subscriptionId: ctx.stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
+      const tde = await readTdeOnce(ctx, ref);
+      return { ...subjectOf(ref), source: d.source, liveTdeStatus: tde.properties?.status };
+    }),
+  planned: async (ctx, live) => plannedDatabases(await live(), ctx.stack),
+  fromResources: (resources, ctx) =>
+    resources.filter((r) => r.type === RESOURCE_TYPES.tde).map((r) => tdeFactsOf(r.props, ctx, r.urn)),
+});
+
+/**
+ * The databases as they will be once the stack is applied: each one's TDE status becomes the one
+ * the stack sets (marked `desired`, as the policy pack sees it during `pulumi preview`). A
+ * pull-request gate judges this state, so a change that would disable TDE fails before merge, and
+ * a change that will encrypt a database that is unencrypted today passes. `facts` must be in the
+ * stack's order (as `gather` returns them).
+ */
+export function plannedDatabases(facts: readonly DatabaseFacts[], stack: Pick<StackConfig, "databases">): DatabaseFacts[] {
+  return facts.map((f, i) => {
+    const desired = stack.databases[i]?.transparentDataEncryption;
+    if (!desired || (f.liveTdeStatus !== UNKNOWN && f.liveTdeStatus === desired)) return f;
+    return { ...f, liveTdeStatus: desired, tdeStatusSource: "desired" as const };
+  });
+}
+
+/** A database's facts from a TDE resource: the status it will have (desired during a preview, live after). */
+export function tdeFactsOf(props: Record<string, unknown>, ctx: Pick<ResourceContext, "known">, origin?: string): DatabaseFacts {
+  const subject = subjectOf(databaseRefOf(props));
+  const live = ctx.known(() => props.status as string | undefined);
+  if (live !== UNKNOWN && live !== undefined) return { ...subject, liveTdeStatus: live, origin };
+  // Before the resource is created or updated (a preview, or Analyze on inputs), judge the status it will have.
+  const desired = ctx.known(() => props.transparentDataEncryption as string | undefined);
+  return { ...subject, liveTdeStatus: desired, tdeStatusSource: "desired", origin };
+}
+
+/** The database a resource's properties name (TDE resources and the SQL data sources share these inputs). */
+export function databaseRefOf(props: Record<string, unknown>): DatabaseRef {
+  return {
+    subscriptionId: String(props.subscriptionId),
+    resourceGroup: String(props.resourceGroup),
+    server: String(props.server),
+    database: String(props.database),
+  };
+}
+
+/** The identity every database fact carries. */
+export function subjectOf(ref: DatabaseRef): Pick<DatabaseFacts, "id" | "resourceGroup" | "server" | "database"> {
+  return { id: sqlDatabaseId(ref), resourceGroup: ref.resourceGroup, server: ref.server, database: ref.database };
+}

@@ -1,0 +1,83 @@
+import { mapBounded } from "../../../platform/bounded-map";
+import type { ServiceTierAdvisor } from "../../../services/sql/types";
+import { UNKNOWN, type FactOrigin, type Maybe } from "../fact-base";
+import { defineFactKind } from "../fact-kind";
+import { RESOURCE_TYPES } from "../resource-types";
+import { databaseRefOf, subjectOf } from "./tde-status";
+
+/** What a service tier advisor said, in the spec's field names. */
+export interface AdvisorFacts {
+  name?: string;
+  overallRecommendationServiceLevelObjective?: string;
+  currentServiceLevelObjective?: string;
+  /** The spec's `confidence`, 0..1. */
+  confidence?: number;
+  observationPeriodEnd?: string;
+}
+
+/** A database's service tier advice, beside the tier the stack intends. */
+export interface TierAdvisorFacts extends FactOrigin {
+  /** The database's ARM id. */
+  id: string;
+  resourceGroup: string;
+  server: string;
+  database: string;
+  /** The `serviceObjective` the stack intends, if any. */
+  intendedServiceObjective?: string;
+  /** Advisor output; undefined when the database has none, UNKNOWN during a preview. */
+  advisor: Maybe<AdvisorFacts | undefined>;
+}
+
+declare module "../fact-base" {
+  interface FactMap {
+    tierAdvisors: TierAdvisorFacts;
+  }
+}
+
+/** Each managed database's service tier advice (its advisors, read live), beside the tier the stack intends. */
+export const tierAdvice = defineFactKind<TierAdvisorFacts>({
+  key: "tierAdvisors",
+  title: "service tier advice of each database",
+  gather: (ctx) =>
+    mapBounded(ctx.stack.databases, ctx.concurrency, async (d) => {
+      const ref = { subscriptionId: ctx.stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
+      const advisors = await ctx.clients.sql.listServiceTierAdvisors(ref, ctx.signal);
+      return { ...subjectOf(ref), source: d.source, intendedServiceObjective: d.serviceObjective, advisor: pickAdvisor(advisors) };
+    }),
+  fromResources: (resources, ctx) =>
+    resources
+      .filter((r) => r.type === RESOURCE_TYPES.advisors)
+      .map((r) => {
+        const advisor = ctx.known(() => {
+          const list = r.props.advisors as ServiceTierAdvisor[] | undefined;
+          return list ? pickAdvisor(list) : undefined;
+        });
+        const intended = ctx.known(() => r.props.serviceObjective as string | undefined);
+        // An intended tier not known yet (a preview) cannot be compared: judging the current one instead
+        // would flag a database the stack is about to move to the recommended tier.
+        return {
+          ...subjectOf(databaseRefOf(r.props)),
+          intendedServiceObjective: intended === UNKNOWN ? undefined : intended,
+          advisor: intended === UNKNOWN ? UNKNOWN : advisor,
+          origin: r.urn,
+        };
+      }),
+});
+
+/** The advisor named `Current` (the one Azure maintains), else the first, in the rules' terms. */
+export function pickAdvisor(advisors: readonly ServiceTierAdvisor[]): AdvisorFacts | undefined {
+  const a = advisors.find((x) => x.name?.toLowerCase() === "current") ?? advisors[0];
+  if (!a?.properties) return undefined;
+  const p = a.properties as Record<string, unknown>;
+  return {
+    name: a.name,
+    overallRecommendationServiceLevelObjective: str(p.overallRecommendationServiceLevelObjective),
+    currentServiceLevelObjective: str(p.currentServiceLevelObjective),
+    confidence: typeof p.confidence === "number" ? p.confidence : undefined,
+    observationPeriodEnd: str(p.observationPeriodEnd),
+  };
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === "string" && v ? v : undefined;
+}

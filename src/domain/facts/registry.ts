@@ -1,0 +1,40 @@
+import type { FactKind } from "./fact-kind";
+import { artifactScans } from "./kinds/artifact-scans";
+import { batchUsages } from "./kinds/batch-usages";
+import { placements } from "./kinds/placements";
+import { probeResults } from "./kinds/probe-results";
+import { tdeStatus } from "./kinds/tde-status";
+import { tierAdvice } from "./kinds/tier-advice";
+
+/**
+ * Every fact kind, in the order facts are listed. Adding a kind is one module under `kinds/` plus
+ * one line here; rules then name it in their `facts`.
+ */
+const FACT_KINDS: FactKind[] = [
+  tdeStatus as FactKind,
+  tierAdvice as FactKind,
+  batchUsages as FactKind,
+  artifactScans as FactKind,
+  probeResults as FactKind,
+  placements as FactKind,
+];
+
+/** The registered fact kinds, in order. */
+export function allFactKinds(): readonly FactKind[] {
+  return FACT_KINDS;
+}
+
+/** A fact kind by its key, if registered. */
+export function findFactKind(key: string): FactKind | undefined {
+  return FACT_KINDS.find((k) => k.key === key);
+}
+
+/**
+ * Adds a fact kind at run time (an organisation's own, or a test's): rules can then name it, and
+ * `check`, watch ticks and the policy pack build it. Load it before the rules that need it.
+ */
+export function registerFactKind<T>(kind: FactKind<T>): void {
+  if (!/^[a-z][A-Za-z0-9]*$/.test(kind.key)) throw new Error(`fact kind key "${kind.key}" must be camelCase (it is a key of the facts)`);
+  if (findFactKind(kind.key)) throw new Error(`a fact kind with the key "${kind.key}" is already registered`);
+  FACT_KINDS.push(kind as FactKind);
+}

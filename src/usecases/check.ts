@@ -1,0 +1,75 @@
+import type { ClientSet } from "../clients/client-set";
+import { enabledRules, evaluateCompliance, factKeysOf, type ComplianceResult } from "../domain/compliance/evaluate";
+import type { ComplianceFacts } from "../domain/facts/fact-base";
+import { gatherFacts } from "../domain/facts/gather";
+import type { StackConfig } from "../domain/stack/stack-config";
+import type { StateDirs } from "../platform/settings/state-dirs";
+
+/** One compliance check of a stack. */
+export interface CheckRequest {
+  stack: StackConfig;
+  stackName: string;
+  clients: ClientSet;
+  /** The directory report paths are relative to. */
+  cwd: string;
+  /** Where the stack's kept state is (the probe results `post-deploy-probes` judges). */
+  dirs: StateDirs;
+  /** Judge the state the stack's plan leads to (the pull-request gate) instead of the live one. */
+  planned?: boolean;
+  /** Reads in flight at once, per fact kind. Default 16. */
+  concurrency?: number;
+  /** Fact kinds to gather beside those the enabled rules judge (a watch tick plans from `databases`). */
+  alsoGather?: readonly string[];
+  signal?: AbortSignal;
+  /** Where warnings go (a glob matching no file). */
+  warn?: (line: string) => void;
+  /** The time exemptions and observation ages are judged at. Default now. */
+  now?: number;
+}
+
+/** A check's findings, the facts they judged, the artifacts that could not be scanned, and the report's notes. */
+export interface CheckOutcome extends ComplianceResult {
+  facts: ComplianceFacts;
+  /** Artifacts that could not be scanned (each also a not-applicable finding): the check is incomplete. */
+  scanErrors: { path: string; error: string }[];
+  /** Where facts came from or why some are missing (the probe results judged), for the report. */
+  notes: string[];
+}
+
+/**
+ * Judges a stack with every enabled rule, over the fact kinds those rules name, gathered live (or
+ * as the plan leaves them, with `planned`), with the stack's settings and exemptions. `check`,
+ * `npm start`, every watch tick and the evidence bundle judge through this.
+ */
+export async function runCheck(req: CheckRequest): Promise<CheckOutcome> {
+  const rules = enabledRules(req.stack.policies);
+  const keys = [...new Set([...factKeysOf(rules), ...(req.alsoGather ?? [])])];
+  const notes: string[] = [];
+  const facts = await gatherFacts(
+    keys,
+    {
+      stack: req.stack,
+      stackName: req.stackName,
+      clients: req.clients,
+      cwd: req.cwd,
+      dirs: req.dirs,
+      concurrency: req.concurrency ?? 16,
+      signal: req.signal,
+      note: (line) => notes.push(line),
+      warn: req.warn ?? (() => {}),
+    },
+    { planned: req.planned },
+  );
+  const result = evaluateCompliance(facts, req.stack.policies, req.stack.exemptions, req.now ?? Date.now());
+  const scanErrors = facts.artifacts.filter((a) => a.scanError).map((a) => ({ path: a.path, error: a.scanError! }));
+  return { ...result, facts, scanErrors, notes };
+}
+
+/** The exit code a check gives: 1 when an artifact could not be scanned (it is not known to be clean), 3 on a mandatory violation, else 0. */
+export function checkExitCode(outcome: Pick<CheckOutcome, "scanErrors" | "summary">): number {
+  if (outcome.scanErrors.length > 0) return 1;
+  return outcome.summary.mandatoryViolations > 0 ? EXIT_MANDATORY_VIOLATION : 0;
+}
+
+/** Exit code of `check` (and `start`) when at least one mandatory rule is violated. */
+export const EXIT_MANDATORY_VIOLATION = 3;

@@ -1,0 +1,7 @@
+import type { ClientSet } from "../clients/client-set";
+import type { AddressResultsDto } from "../services/geocoding/types";
+
+/** Geocodes one address with the geocoding service: its best matches (at most `max`), the parsed address and the service's message. */
+export function geocodeAddress(clients: ClientSet, address: string, opts: { country?: string; max: number }): Promise<AddressResultsDto> {
+  return clients.geocoding.geocode({ address, country: opts.country?.toUpperCase(), from: 1, to: opts.max });
+}

@@ -1,0 +1,32 @@
+import type { ClientSet } from "../clients/client-set";
+import { collectBatchInventory } from "../domain/inventory/batch-inventory";
+import type { InventoryError } from "../domain/inventory/read-problems";
+import { collectSqlInventory } from "../domain/inventory/sql-inventory";
+import type { StackConfig } from "../domain/stack/stack-config";
+
+/**
+ * Reads every data source the stack names, each list on its own: Batch AI (operations, usages,
+ * workspaces, clusters, experiments, file servers, jobs) and SQL (advisors, pool activity, TDE,
+ * scans). A read that fails is one entry of `errors`; everything that could be read is kept.
+ */
+export async function runInventory(req: {
+  stack: StackConfig;
+  clients: ClientSet;
+  concurrency?: number;
+  /** Called as reads complete (the Batch AI reads, whose count grows with discovery). */
+  onProgress?: (done: number, total: number) => void;
+}) {
+  const { stack, clients } = req;
+  const [b, sqlResult] = await Promise.all([
+    collectBatchInventory(
+      clients.batch,
+      { subscriptionId: stack.subscriptionId, resourceGroups: stack.batch.resourceGroups, locations: stack.batch.locations },
+      { concurrency: req.concurrency, onProgress: req.onProgress },
+    ),
+    collectSqlInventory(clients.sql, stack, { concurrency: req.concurrency }),
+  ]);
+  const { usagesByLocation: _byLocation, errors: batchErrors, warnings: batchWarnings, ...batchLists } = b;
+  const errors: InventoryError[] = [...batchErrors, ...sqlResult.errors];
+  const warnings = [...batchWarnings, ...sqlResult.warnings];
+  return { batch: batchLists, sql: sqlResult.inventory, errors, warnings };
+}

@@ -1,0 +1,28 @@
+import type { ClientSet } from "../clients/client-set";
+import { judgePlacement } from "../domain/compliance/rules/data-residency";
+import { placementFactsOf } from "../domain/facts/kinds/placements";
+import { placeStack } from "../domain/residency/place-stack";
+import type { Placement } from "../domain/residency/placement";
+import type { StackConfig } from "../domain/stack/stack-config";
+
+/** A placement with the data-residency rule's verdict on it (none when the stack sets no residency). */
+export type JudgedPlacement = Placement & { verdict?: "pass" | "violation" | "not-applicable" | "unknown" };
+
+/**
+ * Places every located resource of the stack (SQL databases, Batch AI workspaces, clusters, file
+ * servers) and every site of `stackwarden:residency` in a country, each with the data-residency
+ * rule's own verdict when the stack allows only some countries.
+ */
+export async function runWhere(req: { stack: StackConfig; clients: ClientSet; concurrency?: number }): Promise<JudgedPlacement[]> {
+  const { stack, clients } = req;
+  const placements = await placeStack({ sql: clients.sql, batch: clients.batch, geocoding: clients.geocoding }, stack, {
+    concurrency: req.concurrency,
+  });
+  const allowed = stack.residency?.allowedCountries;
+  return placements.map((p) => {
+    if (!allowed) return { ...p, verdict: undefined };
+    // `where` has said "violation" for the rule's "fail" since it shipped.
+    const v = judgePlacement(placementFactsOf(p, allowed)).verdict;
+    return { ...p, verdict: v === "fail" ? "violation" : v };
+  });
+}
