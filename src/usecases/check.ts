@@ -1,6 +1,6 @@
 import type { ClientSet } from "../clients/client-set";
 import { enabledRules, evaluateCompliance, factKeysOf, type ComplianceResult } from "../domain/compliance/evaluate";
-import type { ComplianceFacts } from "../domain/facts/fact-base";
+import type { ComplianceFacts } from "../domain/compliance/facts";
 import { gatherFacts } from "../domain/facts/gather";
 import type { StackConfig } from "../domain/stack/stack-config";
 import type { StateDirs } from "../platform/settings/state-dirs";

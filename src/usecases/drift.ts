@@ -3,7 +3,7 @@ import { applyExemptions } from "../domain/compliance/exemptions";
 import type { Finding } from "../domain/compliance/finding";
 import { settingsOf } from "../domain/compliance/rule-settings";
 import { sqlTierAdvisorDrift } from "../domain/compliance/rules/sql-tier-advisor-drift";
-import { UNKNOWN } from "../domain/facts/fact-base";
+import { UNKNOWN } from "../domain/compliance/facts";
 import { gatherFacts } from "../domain/facts/gather";
 import { decideAction } from "../domain/reconcile/tde-plan";
 import type { TdeDrift } from "../domain/reports/drift-report";
@@ -50,7 +50,8 @@ export async function runDrift(req: {
   facts.databases.forEach((f, i) => {
     const desired = stack.databases[i].transparentDataEncryption;
     const live = f.liveTdeStatus === UNKNOWN ? undefined : f.liveTdeStatus;
-    if (decideAction(live, desired) !== "none") tde.push({ id: f.id, label: databaseLabel(f), live: live ?? null, desired, line: f.source?.line });
+    if (decideAction(live, desired) !== "none")
+      tde.push({ id: f.id, label: databaseLabel(f), live: live ?? null, desired, line: f.source?.line });
   });
   const advisor = judgeAdvisors
     ? applyExemptions(sqlTierAdvisorDrift.evaluate(facts, settings, now), stack.exemptions, now).findings.filter(

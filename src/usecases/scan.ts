@@ -32,10 +32,13 @@ export interface ScanRequest {
 export async function runScan(req: ScanRequest): Promise<ArtifactScanReport> {
   const { stack, files, cwd } = req;
   const baseDir = stack ? projectDirOf(resolve(cwd, stack.file)) : cwd;
-  if (files.length === 0 && !stack) throw new UsageError("what to scan? give FILEs, or --stack NAME to scan the stack's stackwarden:artifacts");
+  if (files.length === 0 && !stack)
+    throw new UsageError("what to scan? give FILEs, or --stack NAME to scan the stack's stackwarden:artifacts");
   if (!req.rules?.length && !stack?.artifacts) {
     throw new UsageError(
-      stack ? `the stack ${stack.file} has no stackwarden:artifacts: give --rules PATH` : "which rules? give --rules PATH (a .yar file or a folder of them)",
+      stack
+        ? `the stack ${stack.file} has no stackwarden:artifacts: give --rules PATH`
+        : "which rules? give --rules PATH (a .yar file or a folder of them)",
     );
   }
   let targets: string[];

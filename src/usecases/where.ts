@@ -1,6 +1,6 @@
 import type { ClientSet } from "../clients/client-set";
 import { judgePlacement } from "../domain/compliance/rules/data-residency";
-import { placementFactsOf } from "../domain/facts/kinds/placements";
+import { placementFactsOf } from "../domain/facts/placements";
 import { placeStack } from "../domain/residency/place-stack";
 import type { Placement } from "../domain/residency/placement";
 import type { StackConfig } from "../domain/stack/stack-config";

@@ -4,8 +4,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/interfaces/cli/main";
 import type { CommandIO } from "../../src/interfaces/cli/command-io";
-import { evaluateCompliance } from "../../src/domain/compliance/evaluate";
-import { gatherFacts } from "../../src/domain/facts/gather-facts";
+import { runCheck } from "../../src/usecases/check";
+import { newClientSet } from "../../src/clients/client-set";
+import { stateDirs } from "../../src/platform/settings/state-dirs";
 import { loadStackFile } from "../../src/domain/stack/stack-config";
 import { silentLogger } from "../../src/platform/http";
 import { BatchAiClient } from "../../src/services/batchai/client";
@@ -339,12 +340,12 @@ describe("parity: the analyzer and check judge the same live state alike", () =>
       .map((f) => `${f.ruleId} ${f.level}: ${f.message}`)
       .sort();
 
-    // The same through gatherFacts + evaluateCompliance (the library path).
+    // The same through the check use case (the library path).
     const opts = { endpoint: emu.url, credential: emu.credential, retry: FAST_RETRY, logger: silentLogger };
     const sql = new SqlClient(opts);
     const batch = new BatchAiClient(opts);
     const stack = loadStackFile(stackFile, env, dir);
-    const lib = evaluateCompliance(await gatherFacts({ sql, batch }, stack), stack.policies, stack.exemptions, Date.now());
+    const lib = await runCheck({ stack, stackName: "parity", clients: newClientSet(env), cwd: dir, dirs: stateDirs(dir, env) });
     expect(
       lib.findings
         .filter((f) => f.verdict === "fail")

@@ -1,8 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { UNKNOWN, emptyFacts } from "../../src/domain/compliance/facts";
-import { residencyFromResources, withPlacements } from "../../policies/placement-facts";
+import { UNKNOWN } from "../../src/domain/compliance/facts";
+import { factsFromResources } from "../../src/domain/facts/gather";
+import { residencyFromResources as fromResources } from "../../src/domain/facts/placements";
+import type { ResourceInput } from "../../src/domain/facts/fact-kind";
+import { newClientSet } from "../../src/clients/client-set";
+import { known } from "../../policies/known";
 import { TYPES } from "../../policies/policies";
 import { seedFromYaml, startTestEmulator } from "../helpers/emulator";
+
+const residencyFromResources = (resources: ResourceInput[]) => fromResources(resources, { known });
 
 /** The pack's residency adapters without a server or a geocoding service: resource outputs → subjects to place. */
 const SUB = "00000000-0000-0000-0000-000000000000";
@@ -79,15 +85,20 @@ describe("residencyFromResources", () => {
   });
 });
 
-describe("withPlacements", () => {
-  it("a placing failure surfaces only when a rule reads the placements", async () => {
+describe("the placements fact kind in the pack", () => {
+  it("a placing failure fails only what reads the placements", async () => {
     // A geocoding service that refuses the key.
     const t = await startTestEmulator({ seed: seedFromYaml("geocoding:\n  apiKeys: [{ key: gk-only-this-one }]\n") });
     const env = { STACKWARDEN_GEOCODING_ENDPOINT: `${t.url}/geocoding`, STACKWARDEN_GEOCODING_API_KEY: "gk-another" };
-    const facts = await withPlacements(emptyFacts(SUB), [residency], env).finally(() => t.close());
-    expect(facts.databases).toEqual([]);
-    expect(() => facts.placements).toThrow(/GeocodingUnauthorized/);
-    const none = await withPlacements(emptyFacts(SUB), [], {});
+    const ctx = { known, clients: newClientSet(env) };
+    try {
+      const facts = await factsFromResources(["databases"], [residency], ctx);
+      expect(facts.databases).toEqual([]);
+      await expect(factsFromResources(["placements"], [residency], ctx)).rejects.toThrow(/GeocodingUnauthorized/);
+    } finally {
+      await t.close();
+    }
+    const none = await factsFromResources(["placements"], [], { known, clients: newClientSet({}) });
     expect(none.placements).toEqual([]);
   });
 });

@@ -2,9 +2,22 @@ import Ajv from "ajv";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { UNKNOWN } from "../../src/domain/compliance/facts";
-import { advisorFacts, artifactFacts, policies, tdeFacts, usageFacts } from "../../policies/policies";
+import { known } from "../../policies/known";
+import { policies, TYPES } from "../../policies/policies";
+import { artifactFactsFromProps, type ArtifactFacts } from "../../src/domain/facts/artifact-scans";
+import { batchUsages, type UsageFacts } from "../../src/domain/facts/batch-usages";
+import { tdeFactsOf } from "../../src/domain/facts/tde-status";
+import { tierAdvice, type TierAdvisorFacts } from "../../src/domain/facts/tier-advice";
 
 const POLICIES = policies();
+
+// Each fact kind's pack side, as the analyzer calls it (with CrossGuard's unknown-value reading).
+const ctx = { known, clients: undefined as never };
+const artifactFacts = (props: Record<string, unknown>, origin?: string): ArtifactFacts => artifactFactsFromProps(props, ctx, origin);
+const tdeFacts = (props: Record<string, unknown>) => tdeFactsOf(props, ctx);
+const advisorFacts = (props: Record<string, unknown>) =>
+  (tierAdvice.fromResources([{ type: TYPES.advisors, props }], ctx) as TierAdvisorFacts[])[0];
+const usageFacts = (props: Record<string, unknown>) => batchUsages.fromResources([{ type: TYPES.usages, props }], ctx) as UsageFacts[];
 
 /** The pack's adapters, without a server: resource props → the facts the shared rules judge. */
 const SUB = "00000000-0000-0000-0000-000000000000";

@@ -8,10 +8,12 @@ import { silentLogger } from "../../src/platform/http";
 import { readDataSource, type DataSourceKind } from "../../src/interfaces/pulumi/data-sources";
 import { residencyOutputs } from "../../src/interfaces/pulumi/residency-resource";
 import { applyTdeInputs } from "../../src/interfaces/pulumi/tde-resource";
-import type { AzureClients } from "../../src/clients/azure-clients";
+import type { ClientSet } from "../../src/clients/client-set";
+import { newClientSet } from "../../src/clients/client-set";
+import { factsFromResources } from "../../src/domain/facts/gather";
+import { known } from "../../policies/known";
 import { BatchAiClient } from "../../src/services/batchai/client";
 import { SqlClient } from "../../src/services/sql/client";
-import { placementsFromResources } from "../../policies/placement-facts";
 import { TYPES } from "../../policies/policies";
 import { PolicyAnalyzer, UNKNOWN_VALUE, urnOf, type AnalyzerResourceInput, type Level } from "../helpers/analyzer";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
@@ -98,7 +100,7 @@ const STACK = (allowed: string[]) =>
 
 let emu: TestEmulator;
 let analyzer: PolicyAnalyzer;
-let clients: AzureClients;
+let clients: Pick<ClientSet, "sql" | "batch">;
 let dir: string;
 
 beforeAll(async () => {
@@ -107,7 +109,7 @@ beforeAll(async () => {
     env: { STACKWARDEN_GEOCODING_ENDPOINT: `${emu.url}/geocoding`, STACKWARDEN_GEOCODING_API_KEY: KEY },
   });
   const opts = { endpoint: emu.url, credential: emu.credential, retry: FAST_RETRY, logger: silentLogger };
-  clients = { credential: emu.credential, sql: new SqlClient(opts), batch: new BatchAiClient(opts), armEndpoint: emu.url };
+  clients = { sql: new SqlClient(opts), batch: new BatchAiClient(opts) };
   dir = stackDir({ "Pulumi.us.yaml": STACK(["US"]), "Pulumi.usnl.yaml": STACK(["US", "NL"]) });
 });
 
@@ -265,7 +267,8 @@ describe("parity: check and the pack judge residency alike", () => {
 
       // Every verdict (pass and not applicable too, which the pack does not report), from the pack's own facts.
       const env = { STACKWARDEN_GEOCODING_ENDPOINT: `${emu.url}/geocoding`, STACKWARDEN_GEOCODING_API_KEY: KEY };
-      const packVerdicts = (await placementsFromResources(resources, env)).map((p) => {
+      const packFacts = await factsFromResources(["placements"], resources, { known, clients: newClientSet(env) });
+      const packVerdicts = packFacts.placements.map((p) => {
         const j = judgePlacement(p);
         return `${p.id.toLowerCase()} ${j.verdict}: ${j.message}`;
       });

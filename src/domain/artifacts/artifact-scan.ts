@@ -13,7 +13,6 @@ import { sha256File } from "./file-digest";
 import { displayPath, expandGlobs } from "./path-glob";
 import { loadRuleSet, ruleSources, type RuleSet } from "./rule-set";
 
-
 /**
  * The binary analysis gate's summary of one artifact (error > matched > packed-not-unpackable >
  * clean), computed by `artifactVerdict` only.

@@ -1,4 +1,7 @@
-import type { ArtifactFacts, ArtifactVerdict } from "../facts/kinds/artifact-scans";
+import { UNKNOWN, type FactMap } from "./facts";
+
+type ArtifactFacts = FactMap["artifacts"];
+type ArtifactVerdict = Exclude<FactMap["artifacts"]["verdict"], typeof UNKNOWN>;
 
 /**
  * What the two artifact rules, the gate's reports (`scan`) and the ArtifactScan data source share:

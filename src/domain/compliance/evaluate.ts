@@ -1,5 +1,5 @@
 import { applyExemptions, type Exemption, type ExemptionStatus } from "./exemptions";
-import type { ComplianceFacts } from "../facts/fact-base";
+import type { ComplianceFacts } from "./facts";
 import { isAdvisoryViolation, isMandatoryViolation, type Finding } from "./finding";
 import { allRules } from "./registry";
 import { resolveSettings, type RuleDefinition } from "./rule";

@@ -2,7 +2,6 @@ import type { EnforcementLevel } from "./enforcement-level";
 import type { Exemption } from "./exemption";
 import type { SourceLocation } from "../../platform/yaml/source-location";
 
-
 /**
  * A file that a finding is about when that is not the stack file (an artifact the stack ships), and
  * where in it: reports point there (SARIF's physicalLocation), and at the stack file's line beside it.

@@ -1,5 +1,5 @@
 import { ENFORCEMENT_LEVELS, type EnforcementLevel } from "./enforcement-level";
-import type { ComplianceFacts, FactOrigin } from "../facts/fact-base";
+import type { ComplianceFacts, FactOrigin } from "./facts";
 import type { Finding } from "./finding";
 
 export type { EnforcementLevel };

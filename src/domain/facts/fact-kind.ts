@@ -1,5 +1,5 @@
 import type { ClientSet } from "../../clients/client-set";
-import type { Maybe } from "./fact-base";
+import type { Maybe } from "../compliance/facts";
 import type { StackConfig } from "../stack/stack-config";
 import type { StateDirs } from "../../platform/settings/state-dirs";
 

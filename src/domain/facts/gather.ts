@@ -1,4 +1,4 @@
-import type { ComplianceFacts } from "./fact-base";
+import type { ComplianceFacts } from "../compliance/facts";
 import type { FactKind, GatherContext, ResourceContext, ResourceInput } from "./fact-kind";
 import { allFactKinds, findFactKind } from "./registry";
 

@@ -1,13 +1,13 @@
 import type { FactKind } from "./fact-kind";
-import { artifactScans } from "./kinds/artifact-scans";
-import { batchUsages } from "./kinds/batch-usages";
-import { placements } from "./kinds/placements";
-import { probeResults } from "./kinds/probe-results";
-import { tdeStatus } from "./kinds/tde-status";
-import { tierAdvice } from "./kinds/tier-advice";
+import { artifactScans } from "./artifact-scans";
+import { batchUsages } from "./batch-usages";
+import { placements } from "./placements";
+import { probeResults } from "./probe-results";
+import { tdeStatus } from "./tde-status";
+import { tierAdvice } from "./tier-advice";
 
 /**
- * Every fact kind, in the order facts are listed. Adding a kind is one module under `kinds/` plus
+ * Every fact kind, in the order facts are listed. Adding a kind is one module in this folder plus
  * one line here; rules then name it in their `facts`.
  */
 const FACT_KINDS: FactKind[] = [

@@ -1,6 +1,6 @@
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { DOCTYPE_INFO, type CertificateFormat, type Doctype } from "../../services/certificates/catalogue";
-import { documentKind } from "../../services/certificates/client";
+import { documentKind } from "../../services/certificates/document-kind";
 
 /** A check's verdict; the reason names what was wrong, never the document's content. */
 export type DocumentVerdict = { ok: true } | { ok: false; reason: string };

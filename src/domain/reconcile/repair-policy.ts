@@ -1,7 +1,7 @@
 import type { StackConfig } from "../stack/stack-config";
 import { evaluateCompliance } from "../compliance/evaluate";
-import type { ComplianceFacts } from "../facts/fact-base";
-import type { DatabaseFacts } from "../facts/kinds/tde-status";
+import type { ComplianceFacts } from "../compliance/facts";
+import type { DatabaseFacts } from "../facts/tde-status";
 import type { Finding } from "../compliance/finding";
 import type { TdePlanItem } from "./tde-plan";
 

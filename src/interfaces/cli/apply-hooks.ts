@@ -37,7 +37,9 @@ export function applyHooksFor(io: CommandIO, stack: StackConfig, stackName: stri
 export function lockHooksFor(io: CommandIO, command: string, stackName: string, lockTimeoutMs: number): LockHooks {
   return {
     lockWait: (holder) =>
-      io.err(`stackwarden ${command}: stack ${stackName} is locked by ${describeHolder(holder)}; waiting up to ${formatDuration(lockTimeoutMs)}`),
+      io.err(
+        `stackwarden ${command}: stack ${stackName} is locked by ${describeHolder(holder)}; waiting up to ${formatDuration(lockTimeoutMs)}`,
+      ),
     lockRecovered: (holder) =>
       io.err(`stackwarden ${command}: recovered the lock left by ${describeHolder(holder)}: that process no longer runs`),
     lockLost: (reason) => io.err(`stackwarden ${command}: warning: ${reason.message}`),
@@ -46,7 +48,8 @@ export function lockHooksFor(io: CommandIO, command: string, stackName: string, 
 
 /** The audit note (when something changed) and the engine's closing line, which stays the last word. */
 export function reportApplied(io: CommandIO, command: string, result: ApplyStackResult): void {
-  if (result.audited) io.err(`stackwarden ${command}: audit entry ${result.audited.seq} written to ${relativeTo(io.cwd, result.audited.dir)}`);
+  if (result.audited)
+    io.err(`stackwarden ${command}: audit entry ${result.audited.seq} written to ${relativeTo(io.cwd, result.audited.dir)}`);
   if (result.summary?.stream === "out") io.out(result.summary.line);
   else if (result.summary) io.err(result.summary.line);
 }

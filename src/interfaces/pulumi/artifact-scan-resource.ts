@@ -4,8 +4,8 @@ import { findProjectDir, scanArtifacts } from "../../domain/artifacts/artifact-s
 import { sha256File } from "../../domain/artifacts/file-digest";
 import { loadRuleSet, RuleSetError } from "../../domain/artifacts/rule-set";
 import { artifactResourceId } from "../../domain/compliance/artifact-verdict";
-import type { ArtifactMatchFacts, ArtifactVerdict } from "../../domain/facts/kinds/artifact-scans";
-import { artifactFactsOf } from "../../domain/facts/kinds/artifact-scans";
+import type { ArtifactMatchFacts, ArtifactVerdict } from "../../domain/facts/artifact-scans";
+import { artifactFactsOf } from "../../domain/facts/artifact-scans";
 import { clientSetFromEnv } from "../../clients/client-set";
 import { SettingsError } from "../../platform/settings/endpoints";
 

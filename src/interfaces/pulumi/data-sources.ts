@@ -38,7 +38,7 @@ interface DataSourceSpec {
   output: string;
   /** The ARM id (or, for lists, the id of the collection) that identifies the data source. */
   id(i: Inputs): string;
-  read(c: ClientSet, i: Inputs): Promise<unknown>;
+  read(c: Pick<ClientSet, "sql" | "batch">, i: Inputs): Promise<unknown>;
 }
 
 const dbInputs = ["subscriptionId", "resourceGroup", "server", "database"];
@@ -150,7 +150,7 @@ export function checkDataSourceInputs(
 
 /** Reads a data source: one GET (or one paged list). */
 export async function readDataSource(
-  clients: ClientSet,
+  clients: Pick<ClientSet, "sql" | "batch">,
   kind: DataSourceKind,
   inputs: Record<string, unknown>,
 ): Promise<DataSourceState> {
@@ -165,7 +165,7 @@ export async function readDataSource(
  * inputs separately from the data. A 404 gives an empty id, so the engine drops the resource.
  */
 export async function refreshDataSource(
-  clients: ClientSet,
+  clients: Pick<ClientSet, "sql" | "batch">,
   kind: DataSourceKind,
   id: string,
   props: Record<string, unknown> | undefined,

@@ -3,7 +3,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { ActorSources } from "../../domain/audit/audit-actor";
 import type { AuditChange } from "../../domain/audit/audit-entry";
 import { evaluateCompliance, type ComplianceResult } from "../../domain/compliance/evaluate";
-import type { ComplianceFacts } from "../../domain/facts/fact-base";
+import type { ComplianceFacts } from "../../domain/compliance/facts";
 import type { StackConfig } from "../../domain/stack/stack-config";
 import { fetchFastForward } from "../../platform/programs/git-checkout";
 import { describeHolder, LockBusyError } from "../../domain/reconcile/stack-lock";
@@ -167,7 +167,11 @@ export class Watcher {
         this.o.metrics.setCommit(commit);
       }
       const stack = this.o.loadStack();
-      const { check: result, items, drift } = await judgeTick({
+      const {
+        check: result,
+        items,
+        drift,
+      } = await judgeTick({
         stack,
         stackName: this.o.stackName,
         clients: this.o.clients,

@@ -4,6 +4,7 @@ import { redactUrl, scrubSecrets, scrubTokens } from "../../platform/http/redact
 import type { Dispatcher } from "undici";
 import type { NamingStyle } from "../../platform/settings/naming-style";
 import { DOCTYPE_INFO, defaultFormat, operationPath, type CertificateFormat, type Doctype } from "./catalogue";
+import { documentKind } from "./document-kind";
 import { keyHeaderNames } from "./header-names";
 import type {
   CertificateErrorBody,
@@ -158,14 +159,6 @@ export class CertificatesClient {
       attempts: res.attempts,
     });
   }
-}
-
-/** `pdf`, `xml` or `other`, from a content type (`application/pdf`; `application/xml`, `text/xml`, `*+xml`). */
-export function documentKind(contentType: string): CertificateFormat | "other" {
-  const type = contentType.split(";")[0].trim().toLowerCase();
-  if (type === "application/pdf") return "pdf";
-  if (type === "application/xml" || type === "text/xml" || type.endsWith("+xml")) return "xml";
-  return "other";
 }
 
 /** Reads `{ error, errorDescription, field? }` from a body; undefined when it is not that shape. */

@@ -2,8 +2,8 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "no
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectDirOf, resolveArtifacts, scanArtifacts, type ArtifactScanReport } from "../../../src/domain/artifacts/artifact-scan";
-import { artifactFactsOf } from "../../../src/domain/facts/artifact-facts";
-import { emptyFacts } from "../../../src/domain/compliance/facts";
+import { artifactFactsOf } from "../../../src/domain/facts/artifact-scans";
+import { emptyFacts } from "../../../src/domain/facts/gather";
 import { evaluateCompliance } from "../../../src/domain/compliance/evaluate";
 import { resolveRuleSettings } from "../../../src/domain/compliance/rule-settings";
 import { artifactPacked } from "../../../src/domain/compliance/rules/artifact-packed";

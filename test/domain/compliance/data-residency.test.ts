@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { evaluateCompliance } from "../../../src/domain/compliance/evaluate";
-import { emptyFacts, UNKNOWN, type PlacementFacts } from "../../../src/domain/compliance/facts";
+import { UNKNOWN } from "../../../src/domain/compliance/facts";
+import type { PlacementFacts } from "../../../src/domain/facts/placements";
+import { emptyFacts } from "../../../src/domain/facts/gather";
 import { findRule, ruleIds } from "../../../src/domain/compliance/registry";
 import { resolveRuleSettings } from "../../../src/domain/compliance/rule-settings";
 import { dataResidency, judgePlacement } from "../../../src/domain/compliance/rules/data-residency";
-import { placementFacts } from "../../../src/domain/facts/placement-facts";
+import { placementFactsOf as placementFacts } from "../../../src/domain/facts/placements";
 import type { Placement } from "../../../src/domain/residency/placement";
 
 /** The data-residency rule's verdicts, as pure functions of placements. */

@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { evaluateCompliance } from "../../../src/domain/compliance/evaluate";
-import { emptyFacts, UNKNOWN, type ProbeFacts } from "../../../src/domain/compliance/facts";
+import { UNKNOWN } from "../../../src/domain/compliance/facts";
+import type { ProbeFacts } from "../../../src/domain/facts/probe-results";
+import { emptyFacts } from "../../../src/domain/facts/gather";
 import { findRule, ruleIds } from "../../../src/domain/compliance/registry";
 import { resolveRuleSettings } from "../../../src/domain/compliance/rule-settings";
 import { postDeployProbes, probeSubjectId } from "../../../src/domain/compliance/rules/post-deploy-probes";
 import { parseStackConfig } from "../../../src/domain/stack/stack-config";
-import { probeFacts } from "../../../src/domain/facts/probe-facts";
+import { probeFactsOf as probeFacts } from "../../../src/domain/facts/probe-results";
 import type { StoredProbeRun } from "../../../src/domain/probes/probe-results-store";
 
 /** `post-deploy-probes`: a probe whose last run failed is flagged, at the probe's stack-file line. */

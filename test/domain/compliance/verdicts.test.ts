@@ -3,14 +3,10 @@ import { describe, expect, it } from "vitest";
 import { evaluateCompliance } from "../../../src/domain/compliance/evaluate";
 import { isExemptionActive } from "../../../src/domain/compliance/exemptions";
 import { batchUsagesId } from "../../../src/platform/arm/resource-id";
-import {
-  UNKNOWN,
-  type AdvisorFacts,
-  type ComplianceFacts,
-  type DatabaseFacts,
-  type TierAdvisorFacts,
-  type UsageFacts,
-} from "../../../src/domain/compliance/facts";
+import { UNKNOWN, type ComplianceFacts } from "../../../src/domain/compliance/facts";
+import type { AdvisorFacts, TierAdvisorFacts } from "../../../src/domain/facts/tier-advice";
+import type { DatabaseFacts } from "../../../src/domain/facts/tde-status";
+import type { UsageFacts } from "../../../src/domain/facts/batch-usages";
 import type { Verdict } from "../../../src/domain/compliance/finding";
 import { findRule, ruleIds } from "../../../src/domain/compliance/registry";
 import { ruleSettingsSchema } from "../../../src/domain/compliance/rule";

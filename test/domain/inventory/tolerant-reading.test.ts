@@ -115,14 +115,14 @@ describe("the Batch AI inventory reads tolerantly", () => {
 
   it("a data source over a list with an odd item still reads: the item is kept", async () => {
     const sql = new SqlClient({ endpoint: t.url, credential: t.credential, retry: FAST_RETRY, logger: memoryLogger() });
-    const jobs = await readDataSource({ sql, batch: batch(), credential: t.credential, armEndpoint: t.url }, "batchai:Jobs", {
+    const jobs = await readDataSource({ sql, batch: batch() }, "batchai:Jobs", {
       subscriptionId: SUB,
       resourceGroup: "rg-a",
       workspace: "ws-ok",
       experiment: "exp-ok",
     });
     expect((jobs.outs.jobs as { name: string }[]).map((j) => j.name)).toEqual(["j1", "j-noid"]);
-    const wsRead = await readDataSource({ sql, batch: batch(), credential: t.credential, armEndpoint: t.url }, "batchai:Experiment", {
+    const wsRead = await readDataSource({ sql, batch: batch() }, "batchai:Experiment", {
       subscriptionId: SUB,
       resourceGroup: "rg-a",
       workspace: "ws-ok",

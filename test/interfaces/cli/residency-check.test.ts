@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_ESTATE } from "../../../src/interfaces/cli/commands/emulator-command";
+import { DEFAULT_ESTATE } from "../../../src/emulator/default-estate";
 import { loadSeedFile } from "../../../src/emulator/seed";
 import { LOCAL_SERVICES } from "../../../src/emulator/services";
 import { PROJECT_ROOT } from "../../../src/platform/version";

@@ -1,8 +1,9 @@
 import { artifactResourceId, isPackedNotUnpacked } from "../artifact-verdict";
-import { UNKNOWN } from "../../facts/fact-base";
-import type { ArtifactFacts } from "../../facts/kinds/artifact-scans";
+import { UNKNOWN, type FactMap } from "../facts";
 import type { Finding } from "../finding";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
+
+type ArtifactFacts = FactMap["artifacts"];
 
 /**
  * Flags an artifact that is packed and could not be unpacked: the signature rules then saw only

@@ -1,8 +1,10 @@
 import { artifactResourceId } from "../artifact-verdict";
-import { UNKNOWN } from "../../facts/fact-base";
-import type { ArtifactFacts, ArtifactMatchFacts } from "../../facts/kinds/artifact-scans";
+import { UNKNOWN, type FactMap } from "../facts";
 import type { Finding } from "../finding";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
+
+type ArtifactFacts = FactMap["artifacts"];
+type ArtifactMatchFacts = FactMap["artifacts"]["matches"][number];
 
 /**
  * Flags every signature (YARA) rule that matches an artifact of `stackwarden:artifacts`, after

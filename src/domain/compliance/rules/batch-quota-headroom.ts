@@ -1,8 +1,9 @@
 import { batchUsagesId } from "../../../platform/arm/resource-id";
-import { UNKNOWN } from "../../facts/fact-base";
-import type { UsageFacts } from "../../facts/kinds/batch-usages";
+import { UNKNOWN, type FactMap } from "../facts";
 import type { Finding } from "../finding";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
+
+type UsageFacts = FactMap["usages"];
 
 interface QuotaHeadroomSettings {
   threshold: number;

@@ -1,7 +1,9 @@
-import { UNKNOWN } from "../../facts/fact-base";
-import type { PlacementFacts, PlacementKind } from "../../facts/kinds/placements";
+import { UNKNOWN, type FactMap } from "../facts";
 import type { Finding, Verdict } from "../finding";
 import { defineRule, findingBase } from "../rule";
+
+type PlacementFacts = FactMap["placements"];
+type PlacementKind = FactMap["placements"]["kind"];
 
 /** Words for each kind of placed thing, in messages and tables. */
 export const KIND_LABELS: Record<PlacementKind, string> = {

@@ -1,7 +1,8 @@
-import { UNKNOWN } from "../../facts/fact-base";
-import type { ProbeFacts } from "../../facts/kinds/probe-results";
+import { UNKNOWN, type FactMap } from "../facts";
 import type { Finding } from "../finding";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
+
+type ProbeFacts = FactMap["probes"];
 
 /**
  * The subject id of a probe in findings (SARIF's logical location and fingerprint): a probe is an

@@ -1,8 +1,9 @@
 import { databaseLabel, isMasterDatabase } from "../../../platform/arm/resource-id";
-import { UNKNOWN } from "../../facts/fact-base";
-import type { DatabaseFacts } from "../../facts/kinds/tde-status";
+import { UNKNOWN, type FactMap } from "../facts";
 import type { Finding } from "../finding";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
+
+type DatabaseFacts = FactMap["databases"];
 
 /** Flags a database whose live TDE status is not `Enabled`. `master` is never flagged. */
 export const sqlTdeEnabled = defineRule<Record<string, never>>({

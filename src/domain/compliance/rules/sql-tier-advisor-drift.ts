@@ -1,8 +1,9 @@
 import { databaseLabel } from "../../../platform/arm/resource-id";
-import { UNKNOWN } from "../../facts/fact-base";
-import type { TierAdvisorFacts } from "../../facts/kinds/tier-advice";
+import { UNKNOWN, type FactMap } from "../facts";
 import type { Finding } from "../finding";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
+
+type TierAdvisorFacts = FactMap["tierAdvisors"];
 
 interface TierAdvisorDriftSettings {
   minConfidence: number;

@@ -8,7 +8,6 @@ import { DEFAULT_ESTATE } from "../../../emulator/default-estate";
 import { intOption, positiveNumber, rateOption } from "../option-parsers";
 import type { CommandIO } from "../command-io";
 
-
 interface EmulatorFlags {
   host: string;
   port: number;

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Command } from "commander";
-import { ImdsClient } from "../../../services/imds/client";
+import { clientSetFromEnv } from "../../../clients/client-set";
 import { readAttestedDocument } from "../../../services/imds/attested-document";
 import type { ImdsAttestedContent } from "../../../services/imds/types";
 import { endpointsFromEnv } from "../../../platform/settings/endpoints";
@@ -23,7 +23,7 @@ export function registerWhoami(program: Command, io: CommandIO): void {
     )
     .action(async (flags: { output: "table" | "json" }) => {
       const endpoint = endpointsFromEnv(io.env).imds;
-      const client = new ImdsClient({ endpoint });
+      const client = clientSetFromEnv(io.env).imds;
       const nonce = randomBytes(12).toString("hex");
       const clientId = io.env.AZURE_CLIENT_ID?.trim() || undefined;
       const [instance, identityInfo, attested, token] = await Promise.all([

@@ -1,8 +1,8 @@
-import { mapBounded } from "../../../platform/bounded-map";
-import type { ServiceTierAdvisor } from "../../../services/sql/types";
-import { UNKNOWN, type FactOrigin, type Maybe } from "../fact-base";
-import { defineFactKind } from "../fact-kind";
-import { RESOURCE_TYPES } from "../resource-types";
+import { mapBounded } from "../../platform/bounded-map";
+import type { ServiceTierAdvisor } from "../../services/sql/types";
+import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
+import { defineFactKind } from "./fact-kind";
+import { RESOURCE_TYPES } from "./resource-types";
 import { databaseRefOf, subjectOf } from "./tde-status";
 
 /** What a service tier advisor said, in the spec's field names. */
@@ -28,7 +28,7 @@ export interface TierAdvisorFacts extends FactOrigin {
   advisor: Maybe<AdvisorFacts | undefined>;
 }
 
-declare module "../fact-base" {
+declare module "../compliance/facts" {
   interface FactMap {
     tierAdvisors: TierAdvisorFacts;
   }

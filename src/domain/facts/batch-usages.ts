@@ -1,8 +1,8 @@
-import { mapBounded } from "../../../platform/bounded-map";
-import type { Usage } from "../../../services/batchai/types";
-import { UNKNOWN, type FactOrigin, type Maybe } from "../fact-base";
-import { defineFactKind } from "../fact-kind";
-import { RESOURCE_TYPES } from "../resource-types";
+import { mapBounded } from "../../platform/bounded-map";
+import type { Usage } from "../../services/batchai/types";
+import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
+import { defineFactKind } from "./fact-kind";
+import { RESOURCE_TYPES } from "./resource-types";
 
 /** One Batch AI usage of a location the stack names. */
 export interface UsageFacts extends FactOrigin {
@@ -16,7 +16,7 @@ export interface UsageFacts extends FactOrigin {
   unit?: string;
 }
 
-declare module "../fact-base" {
+declare module "../compliance/facts" {
   interface FactMap {
     usages: UsageFacts;
   }
@@ -42,7 +42,10 @@ export const batchUsages = defineFactKind<UsageFacts>({
       .flatMap((r) => {
         const list = ctx.known(() => r.props.usages as Usage[] | undefined);
         if (list === UNKNOWN) return [];
-        return (list ?? []).map((u: Usage) => ({ ...usageFactsOf(String(r.props.subscriptionId), String(r.props.location), u), origin: r.urn }));
+        return (list ?? []).map((u: Usage) => ({
+          ...usageFactsOf(String(r.props.subscriptionId), String(r.props.location), u),
+          origin: r.urn,
+        }));
       }),
 });
 

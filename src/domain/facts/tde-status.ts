@@ -1,10 +1,10 @@
-import { sqlDatabaseId } from "../../../platform/arm/resource-id";
-import { mapBounded } from "../../../platform/bounded-map";
-import type { TransparentDataEncryption } from "../../../services/sql/types";
-import type { StackConfig } from "../../stack/stack-config";
-import { UNKNOWN, type FactOrigin, type Maybe } from "../fact-base";
-import { defineFactKind, type GatherContext, type ResourceContext } from "../fact-kind";
-import { RESOURCE_TYPES } from "../resource-types";
+import { sqlDatabaseId } from "../../platform/arm/resource-id";
+import { mapBounded } from "../../platform/bounded-map";
+import type { TransparentDataEncryption } from "../../services/sql/types";
+import type { StackConfig } from "../stack/stack-config";
+import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
+import { defineFactKind, type GatherContext, type ResourceContext } from "./fact-kind";
+import { RESOURCE_TYPES } from "./resource-types";
 
 /** A database's TDE status, as the rules see it. */
 export interface DatabaseFacts extends FactOrigin {
@@ -21,7 +21,7 @@ export interface DatabaseFacts extends FactOrigin {
   tdeStatusSource?: "live" | "desired";
 }
 
-declare module "../fact-base" {
+declare module "../compliance/facts" {
   interface FactMap {
     databases: DatabaseFacts;
   }
@@ -55,8 +55,7 @@ export const tdeStatus = defineFactKind<DatabaseFacts>({
       return { ...subjectOf(ref), source: d.source, liveTdeStatus: tde.properties?.status };
     }),
   planned: async (ctx, live) => plannedDatabases(await live(), ctx.stack),
-  fromResources: (resources, ctx) =>
-    resources.filter((r) => r.type === RESOURCE_TYPES.tde).map((r) => tdeFactsOf(r.props, ctx, r.urn)),
+  fromResources: (resources, ctx) => resources.filter((r) => r.type === RESOURCE_TYPES.tde).map((r) => tdeFactsOf(r.props, ctx, r.urn)),
 });
 
 /**

@@ -1,9 +1,9 @@
 import { relative } from "node:path";
-import type { ProbeSpec } from "../../probes/probe-config";
-import { readProbeRun, type ProbeRunLookup, type StoredProbeRun } from "../../probes/probe-results-store";
-import { UNKNOWN, type FactOrigin, type Maybe } from "../fact-base";
-import { defineFactKind, type ResourceContext } from "../fact-kind";
-import { RESOURCE_TYPES } from "../resource-types";
+import type { ProbeSpec } from "../probes/probe-config";
+import { readProbeRun, type ProbeRunLookup, type StoredProbeRun } from "../probes/probe-results-store";
+import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
+import { defineFactKind, type ResourceContext } from "./fact-kind";
+import { RESOURCE_TYPES } from "./resource-types";
 
 /**
  * A certificate probe of the stack (`stackwarden:probes`) and its last result. Only what a probe
@@ -30,8 +30,7 @@ export interface ProbeFacts extends FactOrigin {
   error?: { code: string; message: string };
 }
 
-
-declare module "../fact-base" {
+declare module "../compliance/facts" {
   interface FactMap {
     probes: ProbeFacts;
   }

@@ -6,15 +6,15 @@ import {
   type ArtifactResult,
   type ArtifactScanReport,
   type ArtifactVerdict,
-} from "../../artifacts/artifact-scan";
-import { displayPath } from "../../artifacts/path-glob";
-import type { StackConfig } from "../../stack/stack-config";
-import type { BinaryAnalysisClient } from "../../../services/binary-analysis/client";
-import { SettingsError } from "../../../platform/settings/endpoints";
-import { UNKNOWN, type FactOrigin, type Maybe } from "../fact-base";
-import { defineFactKind, type GatherContext, type ResourceContext } from "../fact-kind";
-import { RESOURCE_TYPES } from "../resource-types";
-import type { SourceLocation } from "../../../platform/yaml/source-location";
+} from "../artifacts/artifact-scan";
+import { displayPath } from "../artifacts/path-glob";
+import type { StackConfig } from "../stack/stack-config";
+import type { BinaryAnalysisClient } from "../../services/binary-analysis/client";
+import { SettingsError } from "../../platform/settings/endpoints";
+import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
+import { defineFactKind, type GatherContext, type ResourceContext } from "./fact-kind";
+import { RESOURCE_TYPES } from "./resource-types";
+import type { SourceLocation } from "../../platform/yaml/source-location";
 
 /** One signature rule that matched an artifact. */
 export interface ArtifactMatchFacts {
@@ -56,8 +56,7 @@ export interface ArtifactFacts extends FactOrigin {
   scanError?: string;
 }
 
-
-declare module "../fact-base" {
+declare module "../compliance/facts" {
   interface FactMap {
     artifacts: ArtifactFacts;
   }
@@ -98,7 +97,11 @@ async function binaryAnalysisOf(ctx: GatherContext): Promise<BinaryAnalysisClien
 }
 
 /** An artifact's facts from an ArtifactScan: its verdict as the provider's scan gave it (UNKNOWN while not known). */
-export function artifactFactsFromProps(props: Record<string, unknown>, ctx: Pick<ResourceContext, "known">, origin?: string): ArtifactFacts {
+export function artifactFactsFromProps(
+  props: Record<string, unknown>,
+  ctx: Pick<ResourceContext, "known">,
+  origin?: string,
+): ArtifactFacts {
   const verdict = ctx.known(() => props.verdict as ArtifactVerdict | undefined);
   const scanned = verdict !== UNKNOWN && verdict !== undefined;
   const text = (k: string) => {

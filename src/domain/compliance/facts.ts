@@ -16,7 +16,7 @@ export interface FactOrigin {
 
 /**
  * The fact kinds' element types, by their key in `ComplianceFacts`. Each fact kind's module adds its
- * own entry (`declare module "../fact-base" { interface FactMap { key: ItsFacts } }`), so a kind is
+ * own entry (`declare module "../compliance/facts" { interface FactMap { key: ItsFacts } }`), so a kind is
  * declared in one place and rules see its facts typed.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type

@@ -1,11 +1,11 @@
-import { batchWorkspaceId, childId, sqlDatabaseId } from "../../../platform/arm/resource-id";
-import type { Cluster, FileServer, Workspace } from "../../../services/batchai/types";
-import { placeStack, placeWithGeocoding } from "../../residency/place-stack";
-import type { Placement } from "../../residency/placement";
-import { batchSubjects, siteSubjects, type ResidencyKind, type ResidencySubject } from "../../residency/residency-subjects";
-import { UNKNOWN, type FactOrigin, type Maybe } from "../fact-base";
-import { defineFactKind, type ResourceContext, type ResourceInput } from "../fact-kind";
-import { RESOURCE_TYPES } from "../resource-types";
+import { batchWorkspaceId, childId, sqlDatabaseId } from "../../platform/arm/resource-id";
+import type { Cluster, FileServer, Workspace } from "../../services/batchai/types";
+import { placeStack, placeWithGeocoding } from "../residency/place-stack";
+import type { Placement } from "../residency/placement";
+import { batchSubjects, siteSubjects, type ResidencyKind, type ResidencySubject } from "../residency/residency-subjects";
+import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
+import { defineFactKind, type ResourceContext, type ResourceInput } from "./fact-kind";
+import { RESOURCE_TYPES } from "./resource-types";
 import { readTdeOnce } from "./tde-status";
 
 /** What the data-residency rule places in a country. */
@@ -41,8 +41,7 @@ export interface PlacementFacts extends FactOrigin {
   allowedCountries: string[];
 }
 
-
-declare module "../fact-base" {
+declare module "../compliance/facts" {
   interface FactMap {
     placements: PlacementFacts;
   }
