@@ -1,45 +1,16 @@
-import type { Dispatcher } from "undici";
-import type { TokenCredential } from "../http/token-credential";
-import { ARM_SCOPE } from "./arm-scope";
-import { ApiError, HttpTransport, type Logger, type RequestSpec, type RetryPolicyOptions, loggerFromEnv } from "../http";
+import { ApiError, type Logger, type RequestSpec, loggerFromEnv } from "../http";
 import { noteDrift } from "../schemas/schema-drift";
 import { definitionValidator, type SchemaCheck, type SpecPath } from "../schemas/swagger-schemas";
-import { armPacerFor, armPacingStage, type ArmPacer } from "./arm-pacer";
-import type { NamingStyle } from "./provider-namespace";
+import type { ArmClientOptions, ResponseValidation } from "./arm-client-options";
+import { armTransport, type ArmTransport } from "./arm-transport";
 import { parseResourceId, pathStyle, type IdStyle } from "./resource-id";
 
-/**
- * How much of each response is checked against the spec (the checks only ever warn):
- * - `all`: every item;
- * - `sample` (default): every item of the first 100 per operation, then one in 20. Drift is
- *   systemic (a new field, a new enum value), so a sample finds it, while 10 000 jobs cost ~600
- *   checks instead of 10 000 (a check costs about as much as parsing the item: date-time formats);
- * - `off`: none.
- * A body that is not an object is refused whatever this says; a list item that is not an object is
- * dropped (with a warning); a resource without a usable id is kept as it is (with a warning).
- */
-export type ResponseValidation = "all" | "sample" | "off";
+export type { ArmClientOptions, ResponseValidation } from "./arm-client-options";
+export { ARM_SAFE_NAMES, ArmTransport, armTransport } from "./arm-transport";
+
+/** Response checks under `sample` validation (see ResponseValidation): every one of the first, then one in so many. */
 const FULL_CHECKS = 100;
 const SAMPLE_EVERY = 20;
-
-/** What every Azure Resource Manager client is built from. */
-export interface ArmClientOptions {
-  /** `https://management.azure.com` or the emulator's base URL. */
-  endpoint: string;
-  credential: TokenCredential;
-  naming?: NamingStyle;
-  retry?: Partial<RetryPolicyOptions>;
-  timeoutMs?: number;
-  logger?: Logger;
-  dispatcher?: Dispatcher;
-  /** Default `sample`. */
-  validation?: ResponseValidation;
-  /**
-   * Pacing to Resource Manager's throttling budget (arm-pacer.ts): default on, with one pacer per
-   * credential and endpoint shared by every client; `false` sends at once and only backs off on 429.
-   */
-  pacing?: boolean | ArmPacer;
-}
 
 /** One operation of a spec, as a client calls it. */
 export interface ArmOperation {
@@ -60,46 +31,6 @@ export interface CallTarget {
   hint?: string;
 }
 
-/** Resource Manager's parameters and headers that carry no secret. */
-export const ARM_SAFE_NAMES = {
-  query: ["api-version", "$skiptoken", "$top", "$filter", "$expand"],
-  headers: [
-    "x-ms-correlation-request-id",
-    "x-ms-ratelimit-remaining-subscription-reads",
-    "x-ms-ratelimit-remaining-subscription-writes",
-    "x-ms-ratelimit-remaining-subscription-global-reads",
-    "x-ms-ratelimit-remaining-subscription-global-writes",
-    "azure-asyncoperation",
-  ],
-};
-
-/** A transport for one ARM api-version, authenticated with a bearer token for ARM's scope. */
-export function armTransport(opts: ArmClientOptions, apiVersion: string): HttpTransport {
-  return new HttpTransport({
-    baseUrl: opts.endpoint,
-    auth: { kind: "bearer", credential: opts.credential, scopes: [ARM_SCOPE] },
-    query: { "api-version": apiVersion },
-    safeNames: ARM_SAFE_NAMES,
-    retry: opts.retry,
-    timeoutMs: opts.timeoutMs,
-    logger: opts.logger ?? loggerFromEnv(),
-    dispatcher: opts.dispatcher,
-    stages:
-      opts.pacing === false
-        ? []
-        : [armPacingStage(typeof opts.pacing === "object" ? opts.pacing : armPacerFor(opts.credential, originOf(opts.endpoint)))],
-  });
-}
-
-/** The endpoint's origin (the pacer's key); an invalid URL is left for the transport to refuse. */
-function originOf(endpoint: string): string {
-  try {
-    return new URL(endpoint).origin;
-  } catch {
-    return endpoint;
-  }
-}
-
 /**
  * The plumbing every ARM client shares, so a service's client is a table of paths and operations.
  * Strict in what it sends (the spec's paths and api-version), tolerant in what it receives: objects
@@ -110,7 +41,7 @@ function originOf(endpoint: string): string {
  * Lists are pages (one request a step) plus `collect` for the whole list.
  */
 export class ArmClient {
-  protected readonly http: HttpTransport;
+  protected readonly http: ArmTransport;
   protected readonly logger: Logger;
   /** The style of request paths: the configured namespace spelling, segments encoded. */
   protected readonly paths: IdStyle;
@@ -278,15 +209,5 @@ function clarifyNotFound(e: unknown, target: CallTarget): unknown {
   if (!(e instanceof ApiError) || e.status !== 404) return e;
   const detail = e.detail.toLowerCase();
   if (target.names.some((n) => detail.includes(`'${n.toLowerCase()}'`) || detail.includes(`/${n.toLowerCase()}'`))) return e;
-  return new ApiError({
-    operation: e.operation,
-    status: e.status,
-    code: e.code,
-    method: e.method,
-    url: e.url,
-    requestId: e.requestId,
-    clientRequestId: e.clientRequestId,
-    attempts: e.attempts,
-    message: `${target.label} was not found (${e.detail}).${target.hint ? ` ${target.hint}` : ""}`,
-  });
+  return e.restate({ message: `${target.label} was not found (${e.detail}).${target.hint ? ` ${target.hint}` : ""}` });
 }

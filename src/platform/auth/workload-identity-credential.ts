@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { ApiError } from "../http/api-error";
 import { HttpTransport } from "../http/transport";
 import type { RetryPolicyOptions } from "../http/retry-policy";
+import { AZURE_REQUEST_IDS } from "../arm/azure-request-ids";
 import { CredentialUnavailableError } from "./credential-errors";
 import type { AccessToken, DiscardableTokenCredential, GetTokenOptions } from "../http/token-credential";
 
@@ -46,7 +47,12 @@ export class WorkloadIdentityCredential implements DiscardableTokenCredential {
 
   constructor(private readonly opts: WorkloadIdentityOptions) {
     const authority = (opts.authorityHost || DEFAULT_AUTHORITY_HOST).replace(/\/?$/, "/");
-    this.transport = new HttpTransport({ baseUrl: `${authority}${encodeURIComponent(opts.tenantId)}`, retry: opts.retry });
+    // Microsoft Entra ID speaks Azure's request ids: its failures quote the x-ms-request-id.
+    this.transport = new HttpTransport({
+      baseUrl: `${authority}${encodeURIComponent(opts.tenantId)}`,
+      retry: opts.retry,
+      requestIds: AZURE_REQUEST_IDS,
+    });
     this.margin = opts.refreshMarginMs ?? 5 * 60_000;
     this.now = opts.now ?? Date.now;
   }

@@ -4,16 +4,20 @@ export interface ApiErrorDetails {
   operation: string;
   /** HTTP status, or 0 when no response arrived (connection error, timeout, abort). */
   status: number;
-  /** ARM error code from the body (`error.code`), or a transport code such as `ECONNRESET`. */
+  /** The error code from the body (`error.code`, as ARM and OData put it), or a transport code such as `ECONNRESET`. */
   code: string;
   message: string;
   method: string;
   /** The request URL with non-allowlisted query values redacted. */
   url: string;
-  /** `x-ms-request-id` from the response, when the service sent one. */
+  /** The service's id for the call, from the answer (ARM's `x-ms-request-id`), when it sent one. */
   requestId?: string;
-  /** The `x-ms-client-request-id` we sent. */
+  /** The header `requestId` came from, named in the message. */
+  requestIdHeader?: string;
+  /** The id the transport sent with the call (ARM's `x-ms-client-request-id`), when the service names a header for it. */
   clientRequestId?: string;
+  /** The header `clientRequestId` was sent in, named in the message. */
+  clientRequestIdHeader?: string;
   /** How many attempts were made in all. */
   attempts?: number;
 }
@@ -26,7 +30,9 @@ export class ApiError extends Error {
   readonly method: string;
   readonly url: string;
   readonly requestId?: string;
+  readonly requestIdHeader?: string;
   readonly clientRequestId?: string;
+  readonly clientRequestIdHeader?: string;
   readonly attempts?: number;
   readonly detail: string;
 
@@ -39,18 +45,38 @@ export class ApiError extends Error {
     this.method = d.method;
     this.url = d.url;
     this.requestId = d.requestId;
+    this.requestIdHeader = d.requestIdHeader;
     this.clientRequestId = d.clientRequestId;
+    this.clientRequestIdHeader = d.clientRequestIdHeader;
     this.attempts = d.attempts;
     this.detail = d.message;
+  }
+
+  /** The same failure told another way (a clearer code or message); status, URL, request ids and attempts are kept. */
+  restate(change: { code?: string; message: string }): ApiError {
+    return new ApiError({
+      operation: this.operation,
+      status: this.status,
+      code: change.code ?? this.code,
+      message: change.message,
+      method: this.method,
+      url: this.url,
+      requestId: this.requestId,
+      requestIdHeader: this.requestIdHeader,
+      clientRequestId: this.clientRequestId,
+      clientRequestIdHeader: this.clientRequestIdHeader,
+      attempts: this.attempts,
+    });
   }
 }
 
 function formatApiError(d: ApiErrorDetails): string {
   const status = d.status ? `HTTP ${d.status} ` : "";
+  // The service's id if it sent one, else ours: either lets the service's operators find the call.
   const ids = d.requestId
-    ? ` (x-ms-request-id: ${d.requestId})`
+    ? ` (${d.requestIdHeader ?? "request id"}: ${d.requestId})`
     : d.clientRequestId
-      ? ` (x-ms-client-request-id: ${d.clientRequestId})`
+      ? ` (${d.clientRequestIdHeader ?? "client request id"}: ${d.clientRequestId})`
       : "";
   return `${d.operation} failed: ${status}${d.code}: ${d.message}${ids}`;
 }

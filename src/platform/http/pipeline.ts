@@ -10,8 +10,8 @@ export interface OutgoingRequest {
   readonly body?: Dispatcher.DispatchOptions["body"];
   /** Read the body as bytes instead of text. */
   readonly asBuffer: boolean;
-  /** The `x-ms-client-request-id` this request carries. */
-  readonly clientRequestId: string;
+  /** The id this call carries in the header its service names for it (`RequestIdHeaders.client`); absent when it names none. */
+  readonly clientRequestId?: string;
 }
 
 /** What came back, body read. */

@@ -3,7 +3,8 @@
  * Everything else is replaced, so a new secret-bearing parameter is hidden by default. `src/platform/http`
  * knows only HTTP's own harmless names; each service adds its own (an ARM client allows
  * `api-version` and `x-ms-request-id`, a geocoding client `lat` and `lng`) through `Redactor.allow`,
- * and never its secrets (`api_key`, `X-APISETU-APIKEY`), which therefore stay hidden.
+ * and never its secrets (`api_key`, `X-APISETU-APIKEY`), which therefore stay hidden. A transport
+ * also allows the request-id headers its caller names (they are printed in errors anyway).
  */
 export const REDACTED = "REDACTED";
 
@@ -14,11 +15,11 @@ const HTTP_HEADERS = [
   "content-length",
   "user-agent",
   "date",
+  // The delays the generic retry policy reads (retry-after.ts): `retry-after-ms` and Azure's
+  // `x-ms-retry-after-ms` stay here with `Retry-After`, as they do in Azure's own core-rest-pipeline.
   "retry-after",
   "retry-after-ms",
   "x-ms-retry-after-ms",
-  "x-ms-request-id",
-  "x-ms-client-request-id",
   "location",
   "www-authenticate",
   "etag",

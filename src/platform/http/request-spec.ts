@@ -34,7 +34,13 @@ export interface ApiResponse<T> {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: T;
+  /** The service's id for the call, read from the headers the transport was told (`RequestIdHeaders.response`). */
   requestId?: string;
-  clientRequestId: string;
+  /** The header `requestId` came from. */
+  requestIdHeader?: string;
+  /** The id the transport sent with the call, when the service names a header for it. */
+  clientRequestId?: string;
+  /** The header `clientRequestId` was sent in. */
+  clientRequestIdHeader?: string;
   attempts: number;
 }

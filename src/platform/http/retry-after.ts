@@ -1,7 +1,9 @@
 /**
  * Reads the server's requested delay, in milliseconds, from `retry-after-ms`, `x-ms-retry-after-ms`
  * (both milliseconds, preferred because they are precise) or `Retry-After` (seconds or an HTTP date).
- * Returns undefined when none is present or parseable.
+ * Returns undefined when none is present or parseable. The two millisecond variants live here, in
+ * the generic retry policy, not in the ARM layer: Azure's core-rest-pipeline reads them in its
+ * generic throttling policy too, and a service that never sends them loses nothing.
  */
 export function parseRetryAfterMs(
   headers: Record<string, string | string[] | undefined> | undefined,

@@ -2,7 +2,16 @@ import { ApiError } from "./api-error";
 import type { Logger } from "./logger";
 import type { OutgoingRequest } from "./pipeline";
 import { scrubSecrets, scrubTokens, type Redactor } from "./redaction";
+import { readRequestId, type RequestIdHeaders } from "./request-ids";
 import type { RequestSpec } from "./request-spec";
+
+/** A call's ids as responses and errors carry them, each with the header it travelled in. */
+export interface CallIds {
+  requestId?: string;
+  requestIdHeader?: string;
+  clientRequestId?: string;
+  clientRequestIdHeader?: string;
+}
 
 /** What a transport's stages share: where requests go, how to redact, and the secrets seen so far. */
 export class TransportContext {
@@ -15,6 +24,8 @@ export class TransportContext {
     readonly logger: Logger,
     /** The service name in request events (metrics); derived from each request when absent. */
     readonly service?: string,
+    /** The headers of the service's request-id convention, lower-cased; empty when it has none. */
+    readonly requestIds: RequestIdHeaders = {},
   ) {
     this.origin = baseUrl.origin;
     this.basePath = baseUrl.pathname.replace(/\/+$/, "");
@@ -38,6 +49,17 @@ export class TransportContext {
     return this.redactor.url(/^https?:\/\//i.test(spec.path) ? spec.path : this.origin + this.basePath + spec.path);
   }
 
+  /** The ids of a call: ours as sent, and the service's when its answer's headers carry one. */
+  ids(clientRequestId: string | undefined, headers?: Record<string, string | string[] | undefined>): CallIds {
+    const theirs = headers ? readRequestId(headers, this.requestIds.response) : undefined;
+    return {
+      requestId: theirs?.value,
+      requestIdHeader: theirs?.header,
+      clientRequestId,
+      clientRequestIdHeader: clientRequestId === undefined ? undefined : this.requestIds.client,
+    };
+  }
+
   /** `Operation METHOD url`, for log lines. */
   describe(req: OutgoingRequest): string {
     return `${req.spec.operation} ${req.spec.method} ${this.url(req.path)}`;
@@ -57,7 +79,7 @@ export class TransportContext {
       message: this.scrub(message),
       method: spec.method,
       url: extra.path !== undefined ? this.url(extra.path) : this.displayUrl(spec),
-      clientRequestId: extra.clientRequestId,
+      ...this.ids(extra.clientRequestId),
       attempts: extra.attempts,
     });
   }

@@ -6,6 +6,7 @@ import { composeRetry, dispatchTo, sharedDispatcher } from "./dispatch";
 import { type Logger, loggerFromEnv } from "./logger";
 import { composeStages, type OutgoingRequest, type RawResponse, type Send, type Stage } from "./pipeline";
 import { httpRedactor, redactUrl, type SafeNames } from "./redaction";
+import { normalizeRequestIdHeaders, requestIdHeaderNames, type RequestIdHeaders } from "./request-ids";
 import type { ApiResponse, RequestSpec } from "./request-spec";
 import { DEFAULT_RETRY, type RetryPolicyOptions } from "./retry-policy";
 import { apiKeyStage } from "./stages/api-key-stage";
@@ -15,6 +16,7 @@ import { TransportContext } from "./transport-context";
 import { VERSION } from "../version";
 
 export { composeRetry, sharedDispatcher } from "./dispatch";
+export type { RequestIdHeaders } from "./request-ids";
 export type { ApiResponse, HttpMethod, RequestSpec } from "./request-spec";
 
 export interface TransportOptions {
@@ -30,6 +32,12 @@ export interface TransportOptions {
   query?: Record<string, string>;
   /** Query parameters and headers of this service that are safe to print in logs and errors; everything else is redacted. */
   safeNames?: SafeNames;
+  /**
+   * The headers of the service's request-id convention (ARM: `x-ms-client-request-id` sent,
+   * `x-ms-request-id` read; see src/platform/arm/azure-request-ids.ts). Default: none, so no id is
+   * sent and none is read into responses, errors or log lines.
+   */
+  requestIds?: RequestIdHeaders;
   /** Stages run after auth and before logging (outermost first), for concerns of one client. */
   stages?: readonly Stage[];
   logger?: Logger;
@@ -53,6 +61,8 @@ export class HttpTransport {
   private readonly query: Record<string, string>;
   /** `this.query` encoded once, for requests that add no query of their own. */
   private readonly defaultSearch: string;
+  /** The header each call's own id is sent in, when the service names one. */
+  private readonly clientIdHeader?: string;
   private readonly send: Send;
 
   constructor(opts: TransportOptions) {
@@ -66,8 +76,12 @@ export class HttpTransport {
       throw new Error(`invalid endpoint URL "${redactUrl(base)}": only http and https are supported`);
     }
     this.baseUrl = base;
-    const redactor = opts.safeNames ? httpRedactor.allow(opts.safeNames) : httpRedactor;
-    this.ctx = new TransportContext(base, redactor, opts.logger ?? loggerFromEnv(), opts.service);
+    const requestIds = normalizeRequestIdHeaders(opts.requestIds);
+    const idHeaders = requestIdHeaderNames(requestIds);
+    const safe = idHeaders.length ? { ...opts.safeNames, headers: [...(opts.safeNames?.headers ?? []), ...idHeaders] } : opts.safeNames;
+    const redactor = safe ? httpRedactor.allow(safe) : httpRedactor;
+    this.ctx = new TransportContext(base, redactor, opts.logger ?? loggerFromEnv(), opts.service, requestIds);
+    this.clientIdHeader = requestIds.client;
     this.headers = { "user-agent": USER_AGENT, accept: "application/json", ...opts.headers };
     this.query = { ...opts.query };
     this.defaultSearch = new URLSearchParams(this.query).toString();
@@ -109,47 +123,7 @@ export class HttpTransport {
         parsed.message ?? (text.slice(0, 200) || httpReason(raw.res.statusCode)),
       );
     }
-    return response(req, raw, raw.buffer!);
-  }
-
-  /**
-   * Follows ARM paging one page at a time: each step is one request and yields that page's `value`
-   * (`null` reads as empty); it ends after the page without `nextLink`. A `nextLink` on another
-   * origin is refused, so credentials never leave the configured endpoint.
-   */
-  async *pages<T>(spec: RequestSpec): AsyncGenerator<T[], void, undefined> {
-    let next: RequestSpec | undefined = spec;
-    let page = 0;
-    while (next) {
-      const body: { value?: T[] | null; nextLink?: string | null } = await this.json(next);
-      page += 1;
-      // A list answers `{ value: [...] }`; a body without `value` is not a list page.
-      if (!body || typeof body !== "object" || (body.value !== null && !Array.isArray(body.value))) {
-        throw new ApiError({
-          operation: spec.operation,
-          status: 200,
-          code: "InvalidResponse",
-          message: `page ${page} has no "value" array`,
-          method: spec.method,
-          url: this.displayUrl(next),
-        });
-      }
-      const link = body.nextLink;
-      next = link ? { ...spec, path: link, query: undefined } : undefined;
-      yield body.value ?? [];
-    }
-  }
-
-  /** Follows ARM paging item by item (see `pages`). */
-  async *paginate<T>(spec: RequestSpec): AsyncGenerator<T, void, undefined> {
-    for await (const page of this.pages<T>(spec)) yield* page;
-  }
-
-  /** Collects every item of a paged list. */
-  async list<T>(spec: RequestSpec): Promise<T[]> {
-    const out: T[] = [];
-    for await (const page of this.pages<T>(spec)) for (const item of page) out.push(item);
-    return out;
+    return this.response(req, raw, raw.buffer!);
   }
 
   /** The absolute URL a request spec resolves to (query values unredacted: do not log it). */
@@ -192,12 +166,12 @@ export class HttpTransport {
       const fallback = typeof body === "string" && body ? body.slice(0, 200) : httpReason(res.statusCode);
       throw this.error(req, raw, parsed.code ?? httpReason(res.statusCode), parsed.message ?? fallback);
     }
-    return response(req, raw, body as T);
+    return this.response(req, raw, body as T);
   }
 
   /** Builds the outgoing request (URL, headers, body), to send down the stages. */
   private build(spec: RequestSpec, asBuffer: boolean): OutgoingRequest {
-    const clientRequestId = randomUUID();
+    const clientRequestId = this.clientIdHeader ? randomUUID() : undefined;
     let path: string;
     try {
       path = this.pathOf(spec);
@@ -209,12 +183,14 @@ export class HttpTransport {
         message: (e as Error).message,
         method: spec.method,
         url: this.ctx.displayUrl(spec),
-        clientRequestId,
+        ...this.ctx.ids(clientRequestId),
       });
     }
     // Object.assign, not spread: a spread of these header objects costs about 1 us, on every request.
     const headers: Record<string, string> = Object.assign({}, this.headers);
-    headers["x-ms-client-request-id"] = clientRequestId;
+    // Set here, not in a stage of its own: the header object is being built anyway, and a stage
+    // would copy it once more on every request. Before the spec's headers, so a call may set its own.
+    if (clientRequestId !== undefined) headers[this.clientIdHeader!] = clientRequestId;
     if (spec.headers) Object.assign(headers, spec.headers);
     let body: OutgoingRequest["body"];
     if (spec.json !== undefined) {
@@ -262,10 +238,19 @@ export class HttpTransport {
       message: this.ctx.scrub(message),
       method: req.spec.method,
       url: this.ctx.url(raw.sentPath),
-      requestId: headerValue(raw.res.headers["x-ms-request-id"]),
-      clientRequestId: req.clientRequestId,
+      ...this.ctx.ids(req.clientRequestId, raw.res.headers),
       attempts: raw.attempts,
     });
+  }
+
+  private response<T>(req: OutgoingRequest, raw: RawResponse, body: T): ApiResponse<T> {
+    return {
+      status: raw.res.statusCode,
+      headers: raw.res.headers,
+      body,
+      ...this.ctx.ids(req.clientRequestId, raw.res.headers),
+      attempts: raw.attempts,
+    };
   }
 }
 
@@ -283,17 +268,6 @@ function authStages(ctx: TransportContext, auth: AuthPolicy): Stage[] {
   }
 }
 
-function response<T>(req: OutgoingRequest, raw: RawResponse, body: T): ApiResponse<T> {
-  return {
-    status: raw.res.statusCode,
-    headers: raw.res.headers,
-    body,
-    requestId: headerValue(raw.res.headers["x-ms-request-id"]),
-    clientRequestId: req.clientRequestId,
-    attempts: raw.attempts,
-  };
-}
-
 function hasDefined(query: RequestSpec["query"]): boolean {
   if (!query) return false;
   for (const k in query) if (query[k] !== undefined) return true;
@@ -302,10 +276,6 @@ function hasDefined(query: RequestSpec["query"]): boolean {
 
 function isOk(spec: RequestSpec, status: number): boolean {
   return spec.okStatuses ? spec.okStatuses.includes(status) : status >= 200 && status < 300;
-}
-
-function headerValue(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
 }
 
 const REASONS: Record<number, string> = {

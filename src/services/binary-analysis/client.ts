@@ -1,5 +1,6 @@
 import { FormData, type Dispatcher } from "undici";
 import { ApiError, HttpTransport, type Logger, type RetryPolicyOptions, loggerFromEnv } from "../../platform/http";
+import { AZURE_REQUEST_IDS } from "../../platform/arm/azure-request-ids";
 import { definitionValidator, type SchemaCheck } from "../../platform/schemas/swagger-schemas";
 import { noteSchemaDrift } from "../../platform/schemas/schema-drift";
 import { chunkRules, matchesPerSource } from "./rule-chunks";
@@ -67,6 +68,9 @@ export class BinaryAnalysisClient {
     this.concurrency = opts.concurrency ?? 2;
     this.http = new HttpTransport({
       baseUrl: opts.endpoint,
+      // Not an Azure API, but its calls have always carried Azure's request ids (the emulator answers
+      // every service with them, and errors quote them): kept, so that errors read as before.
+      requestIds: AZURE_REQUEST_IDS,
       retry: opts.retry,
       timeoutMs: opts.timeoutMs ?? 600_000,
       logger: this.logger,
@@ -249,15 +253,5 @@ function nameTheRule(e: unknown, start: number, sources: readonly RuleSource[], 
   } else {
     return e;
   }
-  return new ApiError({
-    operation: e.operation,
-    status: e.status,
-    code: e.code,
-    message,
-    method: e.method,
-    url: e.url,
-    requestId: e.requestId,
-    clientRequestId: e.clientRequestId,
-    attempts: e.attempts,
-  });
+  return e.restate({ message });
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ApiError, HttpTransport, type ApiResponse, type Logger, type RequestSpec, type RetryPolicyOptions } from "../../platform/http";
 import { redactUrl, scrubSecrets, scrubTokens } from "../../platform/http/redaction";
+import { AZURE_REQUEST_IDS } from "../../platform/arm/azure-request-ids";
 import type { Dispatcher } from "undici";
 import type { NamingStyle } from "../../platform/settings/naming-style";
 import { DOCTYPE_INFO, defaultFormat, operationPath, type CertificateFormat, type Doctype } from "./catalogue";
@@ -72,6 +73,10 @@ export class CertificatesClient {
       auth: { kind: "header", headers: { [names.apiKey]: opts.apiKey, [names.clientId]: opts.clientId } },
       // Neither key header is declared safe: the redactor hides both values in logged headers, and the
       // transport registers both as secrets (the client id is a key variable of the contract too).
+      // Not an Azure API, but its calls have always carried Azure's request ids (the emulator answers
+      // every service with them, and errors quote them): kept, so that errors read as before
+      // (the issuers' own `x-request-id` is read into an issued document's requestId below).
+      requestIds: AZURE_REQUEST_IDS,
       retry: { ...CERTIFICATE_RETRY, ...opts.retry },
       timeoutMs: opts.timeoutMs,
       logger: opts.logger,
@@ -155,7 +160,9 @@ export class CertificatesClient {
       method: spec.method,
       url: redactUrl(this.http.urlOf(spec)),
       requestId: res.requestId,
+      requestIdHeader: res.requestIdHeader,
       clientRequestId: res.clientRequestId,
+      clientRequestIdHeader: res.clientRequestIdHeader,
       attempts: res.attempts,
     });
   }
@@ -212,17 +219,7 @@ function rescrub(e: ApiError, secrets: string[]): ApiError {
   const detail = scrub(e.detail);
   const code = scrub(e.code);
   if (detail === e.detail && code === e.code) return e;
-  return new ApiError({
-    operation: e.operation,
-    status: e.status,
-    code,
-    message: detail,
-    method: e.method,
-    url: e.url,
-    requestId: e.requestId,
-    clientRequestId: e.clientRequestId,
-    attempts: e.attempts,
-  });
+  return e.restate({ code, message: detail });
 }
 
 function headerValue(v: string | string[] | undefined): string | undefined {

@@ -1,5 +1,6 @@
 import type { Dispatcher } from "undici";
 import { ApiError, HttpTransport, type Logger, type RetryPolicyOptions, loggerFromEnv } from "../../platform/http";
+import { AZURE_REQUEST_IDS } from "../../platform/arm/azure-request-ids";
 import { responseValidator, type SchemaCheck } from "../../platform/schemas/swagger-schemas";
 import { noteSchemaDrift } from "../../platform/schemas/schema-drift";
 import {
@@ -89,6 +90,9 @@ export class GeocodingClient {
       auth: opts.apiKey ? { kind: "query", name: GEOCODING_KEY_PARAMETER, value: opts.apiKey } : { kind: "none" },
       query: { format: "json" },
       safeNames: GEOCODING_SAFE_NAMES,
+      // Not an Azure API, but its calls have always carried Azure's request ids (the emulator answers
+      // every service with them, and errors quote them): kept, so that errors read as before.
+      requestIds: AZURE_REQUEST_IDS,
       service: "geocoding",
       retry: opts.retry,
       timeoutMs: opts.timeoutMs,
@@ -247,17 +251,7 @@ function explain(e: ApiError, hasKey: boolean): ApiError {
     default:
       return e;
   }
-  return new ApiError({
-    operation: e.operation,
-    status: e.status,
-    code,
-    message: e.detail && e.detail !== code ? `${advice} (the service said: ${e.detail})` : advice,
-    method: e.method,
-    url: e.url,
-    requestId: e.requestId,
-    clientRequestId: e.clientRequestId,
-    attempts: e.attempts,
-  });
+  return e.restate({ code, message: e.detail && e.detail !== code ? `${advice} (the service said: ${e.detail})` : advice });
 }
 
 /** Lists the spec types as arrays arrive as `null` from real services: read them as empty. */

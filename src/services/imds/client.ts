@@ -1,6 +1,7 @@
 import { Agent } from "undici";
 import { ApiError, HttpTransport, type Logger, type RetryPolicyOptions, loggerFromEnv } from "../../platform/http";
 import { tokenSourceProblem } from "../../platform/http/credential-origins";
+import { AZURE_REQUEST_IDS } from "../../platform/arm/azure-request-ids";
 import { responseValidator } from "../../platform/schemas/swagger-schemas";
 import { noteSchemaDrift } from "../../platform/schemas/schema-drift";
 import {
@@ -78,6 +79,8 @@ export class ImdsClient {
       headers: { metadata: "true" },
       query: { "api-version": opts.apiVersion ?? IMDS_API_VERSION },
       safeNames: IMDS_SAFE_NAMES,
+      // IMDS is an Azure service: Azure's request ids, sent and read into errors.
+      requestIds: AZURE_REQUEST_IDS,
       retry: { ...IMDS_RETRY, ...opts.retry },
       timeoutMs: opts.timeoutMs ?? 10_000,
       logger: this.logger,

@@ -8,21 +8,25 @@ import {
   scrubTokens,
 } from "../../../src/platform/http/redaction";
 
-/** A service's redactor: HTTP's own names plus the ones this service declared safe (never its keys). */
+/** A service's redactor: HTTP's own names plus the ones this service declared safe (never its keys), its request-id header among them. */
 const service = new Redactor({
   query: ["api-version", "$skiptoken", "address"],
-  headers: ["x-apisetu-clientid"],
+  headers: ["x-apisetu-clientid", "x-ms-request-id"],
 });
 const redactUrl = (u: string | URL) => service.url(u);
 
 describe("src/platform/http knows no service", () => {
-  it("without declared names every query value is hidden, service headers too", () => {
+  it("without declared names every query value is hidden, service headers too (ARM's request ids included)", () => {
     const u = new URL(httpOnlyRedactUrl("https://h/p?api-version=1&address=Paris&api_key=k-123456"));
     expect([...u.searchParams.values()]).toEqual([REDACTED, REDACTED, REDACTED]);
-    expect(redactHeaders({ "x-apisetu-clientid": "c", "x-ms-request-id": "r", "content-type": "text/plain" })).toEqual({
+    expect(
+      redactHeaders({ "x-apisetu-clientid": "c", "x-ms-request-id": "r", "content-type": "text/plain", "x-ms-retry-after-ms": "5" }),
+    ).toEqual({
       "x-apisetu-clientid": REDACTED,
-      "x-ms-request-id": "r",
+      "x-ms-request-id": REDACTED,
       "content-type": "text/plain",
+      // The generic retry policy reads it (as Azure's core does), so HTTP's own list keeps it.
+      "x-ms-retry-after-ms": "5",
     });
   });
 

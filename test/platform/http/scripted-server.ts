@@ -55,7 +55,7 @@ export async function startScriptedServer(initial: Script = (_q, res) => json(re
   };
 }
 
-/** Sends a JSON reply with a content length and an `x-ms-request-id`. */
+/** Sends a JSON reply with a content length, plus any headers given (a request id, a retry delay). */
 export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {

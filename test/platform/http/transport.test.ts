@@ -13,8 +13,17 @@ afterAll(async () => {
   await srv.close();
 });
 
+/** A service whose request ids travel in Azure's headers, as the ARM layer names them (the transport itself knows none). */
+const AZURE_IDS = { client: "x-ms-client-request-id", response: ["x-ms-request-id"] };
 const transport = (over: Partial<ConstructorParameters<typeof HttpTransport>[0]> = {}) =>
-  new HttpTransport({ baseUrl: srv.url, retry: FAST_RETRY, logger: silentLogger, query: { "api-version": "2014-04-01" }, ...over });
+  new HttpTransport({
+    baseUrl: srv.url,
+    retry: FAST_RETRY,
+    logger: silentLogger,
+    query: { "api-version": "2014-04-01" },
+    requestIds: AZURE_IDS,
+    ...over,
+  });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

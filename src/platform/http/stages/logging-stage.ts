@@ -1,10 +1,15 @@
 import type { Stage } from "../pipeline";
+import { readRequestId } from "../request-ids";
 import type { TransportContext } from "../transport-context";
 
 export const LOGGING_STAGE = "logging";
 
-/** A debug line per call, redacted: operation, method, URL, status, time, attempts and the service's request id. */
+/**
+ * A debug line per call, redacted: operation, method, URL, status, time, attempts and, when the
+ * service names request-id headers (ARM's `x-ms-request-id`), the id its answer carried (`-` if none).
+ */
 export function loggingStage(ctx: TransportContext): Stage {
+  const names = ctx.requestIds.response;
   return {
     name: LOGGING_STAGE,
     async send(req, next) {
@@ -12,10 +17,12 @@ export function loggingStage(ctx: TransportContext): Stage {
       if (ctx.logger.debugEnabled === false) return next(req);
       const started = Date.now();
       const raw = await next(req);
-      const rid = raw.res.headers["x-ms-request-id"];
-      ctx.logger.debug(
-        `${ctx.describe(req)} -> ${raw.res.statusCode} in ${Date.now() - started} ms (attempts ${raw.attempts}, x-ms-request-id ${(Array.isArray(rid) ? rid[0] : rid) ?? "-"})`,
-      );
+      let id = "";
+      if (names?.length) {
+        const rid = readRequestId(raw.res.headers, names);
+        id = `, ${rid?.header ?? names[0]} ${rid?.value ?? "-"}`;
+      }
+      ctx.logger.debug(`${ctx.describe(req)} -> ${raw.res.statusCode} in ${Date.now() - started} ms (attempts ${raw.attempts}${id})`);
       return raw;
     },
   };

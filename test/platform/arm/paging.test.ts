@@ -4,10 +4,10 @@ import { armPage } from "../../../src/emulator/kit/arm-conventions";
 import type { LocalService } from "../../../src/emulator/kit/local-service";
 import { ApiError } from "../../../src/platform/http/api-error";
 import { silentLogger } from "../../../src/platform/http/logger";
-import { HttpTransport } from "../../../src/platform/http/transport";
+import { ArmTransport } from "../../../src/platform/arm/arm-transport";
 import { imdsLocal } from "../../../src/emulator/services/imds/imds-local";
 import { FAST_RETRY, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
-import { startScriptedServer, type ScriptedServer } from "./scripted-server";
+import { startScriptedServer, type ScriptedServer } from "../http/scripted-server";
 
 interface Thing {
   id: string;
@@ -45,11 +45,11 @@ const pagingService: LocalService = {
 };
 
 let t: TestEmulator;
-let arm: HttpTransport;
+let arm: ArmTransport;
 beforeAll(async () => {
   elsewhere = await startScriptedServer();
   t = await startTestEmulator({ services: [imdsLocal, pagingService], settings: { pageSize: 7 } });
-  arm = new HttpTransport({
+  arm = new ArmTransport({
     baseUrl: t.url,
     auth: { kind: "bearer", credential: t.credential, scopes: [ARM_SCOPE] },
     query: { "api-version": "2021-01-01" },
@@ -62,7 +62,7 @@ afterAll(async () => {
   await elsewhere.close();
 });
 
-describe("ARM paging through the transport", () => {
+describe("ARM paging through the ARM transport", () => {
   it("follows nextLink across every page, in order", async () => {
     const before = t.emu.stats.byRoute["GET /subscriptions/{sub}/providers/Test.Paging/things"] ?? 0;
     const items = await arm.list<Thing>({
