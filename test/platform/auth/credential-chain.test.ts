@@ -120,7 +120,7 @@ describe("the chain's order", () => {
         getToken: async () => {
           asked.push(id);
           const token = await answer();
-          return token && { token, expiresOnTimestamp: Date.now() + 3600_000 };
+          return token === null ? null : { token, expiresOnTimestamp: Date.now() + 3600_000 };
         },
       }),
     });
