@@ -20,7 +20,7 @@ export const STAND_INS: Record<string, string> = {
   "npm ci (run step)":
     "links the already installed and built project (node_modules, dist) into the workspace: a real npm ci needs the registry and minutes",
   "azure/login":
-    "requires client-id, tenant-id, subscription-id and the job's id-token: write (OIDC), then puts an `az` on PATH whose `account get-access-token --resource R --query accessToken --output tsv` returns a token issued by the emulator's identity endpoint",
+    "requires client-id, tenant-id, subscription-id and the job's id-token: write (OIDC), then signs the stand-in `az` in and puts it on PATH; its `account get-access-token --output json --resource R` (what AzureCliCredential runs) prints the CLI's documented JSON with a token issued by the emulator's identity endpoint, and before a sign-in it answers as az does (`Please run 'az login'`)",
   "pulumi/actions": "puts the Pulumi CLI built by npm run pulumi:install on PATH (fails when there is none)",
   "github/codeql-action/upload-sarif":
     "requires the job's security-events: write, validates the file against the SARIF 2.1.0 schema (code scanning refuses invalid SARIF) and records it with its category",
@@ -79,6 +79,8 @@ export function hostedActionStandIns(o: StandInOptions): {
   standIns: Record<string, StandIn>;
   runStandIns: Record<string, StandIn>;
   sarifUploads: SarifUpload[];
+  /** Every token the stand-in `az` has handed out (to AzureCliCredential), oldest first. */
+  azTokensIssued: () => string[];
 } {
   const sarifUploads: SarifUpload[] = [];
   mkdirSync(o.toolsDir, { recursive: true });
@@ -132,23 +134,34 @@ export function hostedActionStandIns(o: StandInOptions): {
 
   const azBin = join(o.toolsDir, "az-bin");
   mkdirSync(azBin, { recursive: true });
+  // azure/login's sign-in, as the stand-in az reads it (the real az keeps it in ~/.azure).
+  const azAccount = join(azBin, "account.json");
   writeFileSync(
     join(azBin, "az"),
     [
-      "#!/usr/bin/env node",
+      `#!${process.execPath}`,
       '"use strict";',
-      "// Stand-in for the Azure CLI after azure/login: only `account get-access-token` (what the workflows call).",
+      "// Stand-in for the Azure CLI after azure/login: `account get-access-token --output json --resource R`, what",
+      "// @azure/identity's AzureCliCredential runs, answered in the shape the CLI documents.",
+      'const fs = require("node:fs");',
       "const a = process.argv.slice(2);",
       "const opt = (n) => { const i = a.indexOf(n); return i < 0 ? undefined : a[i + 1]; };",
       'if (a[0] !== "account" || a[1] !== "get-access-token") { console.error(`az stand-in: unsupported command: az ${a.join(" ")}`); process.exit(2); }',
-      'if (opt("--query") !== "accessToken" || opt("--output") !== "tsv") { console.error("az stand-in: expected --query accessToken --output tsv"); process.exit(2); }',
+      'if (opt("--output") !== "json") { console.error("az stand-in: expected --output json"); process.exit(2); }',
       'const resource = opt("--resource");',
       'if (!resource) { console.error("az stand-in: --resource is required here"); process.exit(2); }',
+      `if (!fs.existsSync(${JSON.stringify(azAccount)})) { console.error("ERROR: Please run 'az login' to setup account."); process.exit(1); }`,
+      `const account = JSON.parse(fs.readFileSync(${JSON.stringify(azAccount)}, "utf8"));`,
       `const url = ${JSON.stringify(`${o.identityEndpoint}/identity/oauth2/token?api-version=2020-10-01&resource=`)} + encodeURIComponent(resource);`,
       'fetch(url, { headers: { Metadata: "true" } }).then(async (r) => {',
       "  const body = await r.json();",
       "  if (!r.ok || !body.access_token) { console.error(`az stand-in: token request failed with ${r.status}`); process.exit(1); }",
-      "  process.stdout.write(body.access_token + '\\n');",
+      `  fs.appendFileSync(${JSON.stringify(join(o.toolsDir, "az-issued.log"))}, body.access_token + "\\n");`,
+      "  const expires = new Date(Number(body.expires_on) * 1000);",
+      '  const p = (n) => String(n).padStart(2, "0");',
+      "  const expiresOn = `${expires.getFullYear()}-${p(expires.getMonth() + 1)}-${p(expires.getDate())} ${p(expires.getHours())}:${p(expires.getMinutes())}:${p(expires.getSeconds())}.000000`;",
+      '  const out = { accessToken: body.access_token, expiresOn, expires_on: Number(body.expires_on), subscription: account.subscription, tenant: account.tenant, tokenType: "Bearer" };',
+      "  process.stdout.write(JSON.stringify(out, null, 2) + '\\n');",
       "}, (e) => { console.error(`az stand-in: ${e.message}`); process.exit(1); });",
       "",
     ].join("\n"),
@@ -165,6 +178,10 @@ export function hostedActionStandIns(o: StandInOptions): {
       log("azure/login: the job cannot request an OIDC token without permissions: id-token: write");
       return { ok: false };
     }
+    writeFileSync(
+      azAccount,
+      JSON.stringify({ subscription: inputs["subscription-id"], tenant: inputs["tenant-id"], user: inputs["client-id"] }),
+    );
     log(`logged in as ${inputs["client-id"]} (tenant ${inputs["tenant-id"]})`);
     return { ok: true, path: [azBin] };
   };
@@ -295,6 +312,10 @@ export function hostedActionStandIns(o: StandInOptions): {
     },
     runStandIns: { "npm ci": npmCi },
     sarifUploads,
+    azTokensIssued: () =>
+      existsSync(join(o.toolsDir, "az-issued.log"))
+        ? readFileSync(join(o.toolsDir, "az-issued.log"), "utf8").split("\n").filter(Boolean)
+        : [],
   };
 }
 

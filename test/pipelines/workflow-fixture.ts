@@ -14,6 +14,8 @@ export const REPO = { owner: "acme", repo: "estate" };
 export interface Outcome {
   run: WorkflowRun;
   sarif: SarifUpload[];
+  /** The tokens the stand-in `az` handed out during the run (the chain's Azure CLI credential asked for them). */
+  azTokens: string[];
 }
 
 export interface WorkflowEvent {
@@ -100,7 +102,7 @@ export class WorkflowRepo {
   async run(workflow: string, event: WorkflowEvent): Promise<Outcome> {
     const runId = String(4000 + ++this.runs);
     const root = join(this.dir, "runs", runId);
-    const { standIns, runStandIns, sarifUploads } = hostedActionStandIns({
+    const { standIns, runStandIns, sarifUploads, azTokensIssued } = hostedActionStandIns({
       origin: this.origin,
       projectDir: PROJECT_ROOT,
       identityEndpoint: this.emu.imdsEndpoint,
@@ -117,11 +119,12 @@ export class WorkflowRepo {
         issueNumber: (event.payload.pull_request as { number?: number } | undefined)?.number,
       }),
     });
+    const issuedBefore = azTokensIssued().length;
     const run = await runWorkflow({
       workflowFile: join(PROJECT_ROOT, ".github", "workflows", workflow),
       root,
       // The runner's environment: the ARM endpoint points at the emulator. No IMDS endpoint and no
-      // token: every credential must come through azure/login and the token hand-off step.
+      // token: every credential must come through azure/login and the Azure CLI it signs in.
       env: {
         PATH: process.env.PATH ?? "",
         HOME: process.env.HOME ?? this.dir,
@@ -149,7 +152,7 @@ export class WorkflowRepo {
       standIns,
       runStandIns,
     });
-    return { run, sarif: sarifUploads };
+    return { run, sarif: sarifUploads, azTokens: azTokensIssued().slice(issuedBefore) };
   }
 
   /** Pushes `sha` as pull request `number`'s head and runs pull-request.yml for it. */

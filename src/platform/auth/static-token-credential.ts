@@ -1,11 +1,17 @@
-import type { AccessToken, TokenCredential } from "../http/token-credential";
+import type { AccessToken } from "../http/token-credential";
+import type { AnsweringCredential, CredentialAnswer } from "./credential-answer";
 import { CredentialUnavailableError } from "./credential-errors";
+
+/** How whoami and errors name the override. */
+export const STATIC_TOKEN_ANSWER: CredentialAnswer = { id: "AZURE_ACCESS_TOKEN", label: "AZURE_ACCESS_TOKEN (a static token, used as is)" };
 
 /**
  * A bearer token used as it is (`AZURE_ACCESS_TOKEN`). Its expiry is read from the JWT `exp`
- * claim when it has one, so an expired token is reported before any request is sent.
+ * claim when it has one, so an expired token is reported before any request is sent. It cannot be
+ * renewed, so it has no `discardToken`: a 401 to it is final.
  */
-export class StaticTokenCredential implements TokenCredential {
+export class StaticTokenCredential implements AnsweringCredential {
+  private answered = false;
   private readonly expiresOnTimestamp: number;
 
   constructor(
@@ -27,7 +33,12 @@ export class StaticTokenCredential implements TokenCredential {
         `the static token expired at ${new Date(this.expiresOnTimestamp).toISOString()}; set a fresh AZURE_ACCESS_TOKEN`,
       );
     }
+    this.answered = true;
     return { token: this.token, expiresOnTimestamp: this.expiresOnTimestamp, tokenType: "Bearer" };
+  }
+
+  answeredBy(): CredentialAnswer | undefined {
+    return this.answered ? STATIC_TOKEN_ANSWER : undefined;
   }
 }
 

@@ -1,8 +1,8 @@
 import { ApiError } from "../../platform/http/api-error";
 import { ImdsClient, type ImdsClientOptions } from "./client";
+import { CachedTokenCredential, type TokenSource } from "../../platform/auth/cached-token-credential";
 import { CredentialUnavailableError } from "../../platform/auth/credential-errors";
 import { scopesToResource } from "../../platform/auth/scopes";
-import type { AccessToken, DiscardableTokenCredential, GetTokenOptions } from "../../platform/http/token-credential";
 
 export interface ImdsCredentialOptions extends Partial<ImdsClientOptions> {
   /** User-assigned identity to ask for; default `AZURE_CLIENT_ID`, else the system identity. */
@@ -15,113 +15,66 @@ export interface ImdsCredentialOptions extends Partial<ImdsClientOptions> {
 
 /** Codes that mean nothing answered at the IMDS address. */
 const UNREACHABLE = new Set(["ECONNREFUSED", "UND_ERR_CONNECT_TIMEOUT", "ENETUNREACH", "EHOSTUNREACH"]);
-const NO_IMDS_HINT = " (no IMDS here: outside Azure, set AZURE_ACCESS_TOKEN)";
+const NO_IMDS_HINT = " (no IMDS here)";
 
-interface CacheEntry {
-  token: AccessToken;
-  refreshAfter: number;
+/** How errors name an IMDS identity: `managed identity via IMDS at <endpoint> (client_id <id>)`. */
+export function describeImdsIdentity(endpoint: string, clientId?: string): string {
+  return `managed identity via IMDS at ${endpoint}${clientId ? ` (client_id ${clientId})` : ""}`;
 }
 
 /**
- * A managed-identity credential backed by IMDS. Tokens are cached per resource and refreshed
- * ahead of expiry; concurrent callers share one refresh. While a refresh fails, a token that
- * has not expired yet is still handed out. A token the service refused can be discarded.
+ * One token from IMDS per call, uncached: the request IMDS documents (`resource`, `client_id` for a
+ * user-assigned identity, `Metadata: true`) through the IMDS client and its retry advice. A failure
+ * is a CredentialUnavailableError saying what IMDS answered (its caller names the endpoint and the
+ * identity: describeImdsIdentity); a connection nobody answers says there is no IMDS here.
  */
-export class ImdsManagedIdentityCredential implements DiscardableTokenCredential {
-  private readonly client: ImdsClient;
-  private readonly clientId?: string;
-  private readonly margin: number;
-  private readonly now: () => number;
-  private readonly cache = new Map<string, CacheEntry>();
-  private readonly inflight = new Map<string, Promise<AccessToken>>();
-  /** Token requests sent to IMDS (for diagnostics and tests). */
-  fetches = 0;
-
-  constructor(opts: ImdsCredentialOptions = {}) {
-    this.client = opts.client ?? new ImdsClient({ ...opts, endpoint: opts.endpoint ?? "http://169.254.169.254/metadata" });
-    this.clientId = opts.clientId ?? (process.env.AZURE_CLIENT_ID?.trim() || undefined);
-    this.margin = opts.refreshMarginMs ?? 5 * 60_000;
-    this.now = opts.now ?? Date.now;
-  }
-
-  get endpoint(): string {
-    return this.client.endpoint;
-  }
-
-  async getToken(scopes: string | string[], options?: GetTokenOptions): Promise<AccessToken> {
+export function imdsTokenSource(client: ImdsClient, clientId?: string): TokenSource {
+  return async (scopes) => {
     const resource = scopesToResource(scopes);
-    const now = this.now();
-    const cached = this.cache.get(resource);
-    if (cached && now < cached.refreshAfter) return cached.token;
-    try {
-      return await this.refresh(resource, options?.abortSignal);
-    } catch (e) {
-      if (cached && now < cached.token.expiresOnTimestamp) return cached.token;
-      throw e;
-    }
-  }
-
-  /** Forgets `token` if it is still cached; a token already replaced is left alone. */
-  discardToken(token: string): void {
-    for (const [resource, entry] of this.cache) if (entry.token.token === token) this.cache.delete(resource);
-  }
-
-  private refresh(resource: string, signal?: AbortSignal): Promise<AccessToken> {
-    if (signal?.aborted) return Promise.reject(this.aborted());
-    let p = this.inflight.get(resource);
-    if (!p) {
-      // The shared fetch belongs to no single caller, so one caller giving up does not fail the others;
-      // each caller's own signal only ends its own wait.
-      p = this.fetch(resource).finally(() => this.inflight.delete(resource));
-      this.inflight.set(resource, p);
-    }
-    return signal ? this.untilAborted(p, signal) : p;
-  }
-
-  private aborted(): CredentialUnavailableError {
-    return new CredentialUnavailableError(
-      `managed identity via IMDS at ${this.client.endpoint}: RequestAborted: the request was cancelled`,
-    );
-  }
-
-  private untilAborted(p: Promise<AccessToken>, signal: AbortSignal): Promise<AccessToken> {
-    return new Promise((resolve, reject) => {
-      const onAbort = () => reject(this.aborted());
-      signal.addEventListener("abort", onAbort, { once: true });
-      p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-    });
-  }
-
-  private async fetch(resource: string): Promise<AccessToken> {
-    this.fetches += 1;
     let res;
     try {
-      res = await this.client.token({ resource, clientId: this.clientId });
+      res = await client.token({ resource, clientId });
     } catch (e) {
       const why =
         e instanceof ApiError
           ? `${e.status ? `HTTP ${e.status} ` : ""}${e.code}: ${e.detail}${UNREACHABLE.has(e.code) ? NO_IMDS_HINT : ""}`
           : (e as Error).message;
-      throw new CredentialUnavailableError(
-        `managed identity via IMDS at ${this.client.endpoint}${this.clientId ? ` (client_id ${this.clientId})` : ""}: ${why}`,
-      );
+      throw new CredentialUnavailableError(why);
     }
     const expiresOn = Number(res.expires_on) * 1000;
     if (!res.access_token || !Number.isFinite(expiresOn) || expiresOn <= 0) {
-      throw new CredentialUnavailableError(
-        `managed identity via IMDS at ${this.client.endpoint}: the token response has no access_token or expires_on`,
-      );
+      throw new CredentialUnavailableError("the token response has no access_token or expires_on");
     }
-    const issued = this.now();
-    const lifetime = Math.max(0, expiresOn - issued);
-    const refreshAfter = expiresOn - Math.min(this.margin, lifetime / 2);
-    const token: AccessToken = {
-      token: res.access_token,
-      expiresOnTimestamp: expiresOn,
-      refreshAfterTimestamp: refreshAfter,
-      tokenType: res.token_type ?? "Bearer",
-    };
-    this.cache.set(resource, { token, refreshAfter });
-    return token;
+    return { token: res.access_token, expiresOnTimestamp: expiresOn, tokenType: res.token_type ?? "Bearer" };
+  };
+}
+
+/**
+ * A managed-identity credential backed by the IMDS at an endpoint of one's choosing (the emulator's,
+ * a test's): IMDS tokens cached per resource, refreshed ahead of expiry, shared by concurrent
+ * callers, handed out while a refresh fails and discardable after a 401 (CachedTokenCredential).
+ * @azure/identity's ManagedIdentityCredential cannot stand in here: MSAL fixes its IMDS address and
+ * token cache once per process (static fields), so it cannot serve two IMDS endpoints at once.
+ */
+export class ImdsManagedIdentityCredential extends CachedTokenCredential {
+  readonly endpoint: string;
+
+  constructor(opts: ImdsCredentialOptions = {}) {
+    const client = opts.client ?? new ImdsClient({ ...opts, endpoint: opts.endpoint ?? "http://169.254.169.254/metadata" });
+    const clientId = opts.clientId ?? (process.env.AZURE_CLIENT_ID?.trim() || undefined);
+    const source = imdsTokenSource(client, clientId);
+    const named = describeImdsIdentity(client.endpoint, clientId);
+    super(
+      (scopes) =>
+        source(scopes).catch((e: Error) => {
+          throw new CredentialUnavailableError(`${named}: ${e.message}`);
+        }),
+      {
+        describe: describeImdsIdentity(client.endpoint),
+        refreshMarginMs: opts.refreshMarginMs,
+        now: opts.now,
+      },
+    );
+    this.endpoint = client.endpoint;
   }
 }

@@ -207,7 +207,7 @@ describe("ImdsManagedIdentityCredential against the emulator's IMDS", () => {
       clientId: undefined,
     });
     await expect(cred.getToken(ARM_SCOPE)).rejects.toThrow(
-      /^managed identity via IMDS at http:\/\/127\.0\.0\.1:9\/metadata: ECONNREFUSED: no response .* after 1 attempt\(s\) .*\(no IMDS here: outside Azure, set AZURE_ACCESS_TOKEN\)$/,
+      /^managed identity via IMDS at http:\/\/127\.0\.0\.1:9\/metadata: ECONNREFUSED: no response .* after 1 attempt\(s\) .*\(no IMDS here\)$/,
     );
   });
 });

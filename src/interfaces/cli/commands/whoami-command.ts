@@ -1,82 +1,114 @@
-import { randomBytes } from "node:crypto";
 import type { Command } from "commander";
 import { clientSetFromEnv } from "../../../clients/client-set";
+import { ARM_RESOURCE, runWhoami, type ImdsView } from "../../../usecases/whoami";
 import { readAttestedDocument } from "../../../services/imds/attested-document";
 import type { ImdsAttestedContent } from "../../../services/imds/types";
-import { endpointsFromEnv } from "../../../platform/settings/endpoints";
 import { REDACTED } from "../../../platform/http/redaction";
 import { choiceOption } from "../option-parsers";
 import type { CommandIO } from "../command-io";
+import { describeError } from "../cli-error";
 import { renderKeyValues } from "../render/key-values";
-
-const ARM_RESOURCE = "https://management.azure.com/";
 
 export function registerWhoami(program: Command, io: CommandIO): void {
   program
     .command("whoami")
-    .description("show what IMDS says of this machine and its managed identity (STACKWARDEN_IMDS_ENDPOINT, AZURE_CLIENT_ID)")
+    .description(
+      "show which credential of the chain answered and whom its ARM token names, and what IMDS says of this machine and its managed identity (STACKWARDEN_IMDS_ENDPOINT, AZURE_CLIENT_ID); exit 0, or 1 when no credential works (one line naming what was tried)",
+    )
     .option(
       "--output <format>",
-      "table or json (json prints the raw IMDS documents, token redacted)",
+      "table or json (json prints the credential and the raw IMDS documents, tokens redacted)",
       choiceOption(["table", "json"] as const),
       "table",
     )
     .action(async (flags: { output: "table" | "json" }) => {
-      const endpoint = endpointsFromEnv(io.env).imds;
-      const client = clientSetFromEnv(io.env).imds;
-      const nonce = randomBytes(12).toString("hex");
+      const { answer, armToken, claims, endpoint, imds, imdsNotRead, imdsError } = await runWhoami(clientSetFromEnv(io.env));
+      const imdsProblem = imdsNotRead ? `not read (${imdsNotRead})` : imdsError ? `not readable: ${describeError(imdsError)}` : undefined;
       const clientId = io.env.AZURE_CLIENT_ID?.trim() || undefined;
-      const [instance, identityInfo, attested, token] = await Promise.all([
-        client.instance(),
-        client.identityInfo(),
-        client.attestedDocument(nonce),
-        client.token({ resource: ARM_RESOURCE, clientId }),
-      ]);
-      const redactedToken = { ...token, access_token: token.access_token ? REDACTED : token.access_token };
+      const credentialView = {
+        id: answer.id,
+        label: answer.label,
+        tenantId: claims?.tid ?? null,
+        objectId: claims?.oid ?? null,
+        appId: claims?.appid ?? null,
+        expiresOn: knownExpiry(armToken.expiresOnTimestamp) ? new Date(armToken.expiresOnTimestamp).toISOString() : null,
+      };
       if (flags.output === "json") {
-        io.out(JSON.stringify({ endpoint, instance, identityInfo, attestedDocument: attested, token: redactedToken }, null, 2));
+        const token = imds && { ...imds.token, access_token: imds.token.access_token ? REDACTED : imds.token.access_token };
+        io.out(
+          JSON.stringify(
+            {
+              credential: credentialView,
+              endpoint,
+              instance: imds?.instance ?? null,
+              identityInfo: imds?.identityInfo ?? null,
+              attestedDocument: imds?.attested ?? null,
+              token: token ?? null,
+              ...(imdsProblem ? { imdsProblem } : {}),
+            },
+            null,
+            2,
+          ),
+        );
         return;
       }
-      const c = instance.compute ?? {};
-      const ip = instance.network?.interface?.[0]?.ipv4;
-      let attestation = `${attested.encoding ?? "?"}`;
-      if (attested.signature) {
-        try {
-          const doc = readAttestedDocument(attested.signature);
-          const content = JSON.parse(doc.content) as ImdsAttestedContent;
-          attestation += `, signed by ${doc.signer || "?"}, ${content.nonce === nonce ? "nonce verified" : "NONCE MISMATCH"}, vmId ${content.vmId}`;
-        } catch (e) {
-          attestation += `, unreadable signature (${(e as Error).message})`;
-        }
-      }
-      const expires = Number(token.expires_on) * 1000;
-      const minutes = Math.round((expires - Date.now()) / 60_000);
+      const principal = claims
+        ? [claims.oid && `object id ${claims.oid}`, claims.appid && `app id ${claims.appid}`, claims.tid && `tenant ${claims.tid}`]
+            .filter(Boolean)
+            .join(", ") || "the token names no tenant, object or app id"
+        : "the token is not a JWT (nothing to read from it)";
       io.out(
         renderKeyValues([
-          [
-            "Machine",
-            `${c.name ?? "?"} (${[c.vmSize, c.osType, c.location, c.zone ? `zone ${c.zone}` : undefined].filter(Boolean).join(", ")})`,
-          ],
-          ["VM id", c.vmId],
-          ["Resource", c.resourceId],
-          ["Subscription", c.subscriptionId],
-          ["Resource group", c.resourceGroupName],
-          ["Image", [c.publisher, c.offer, c.sku, c.version].filter(Boolean).join(" / ")],
-          [
-            "Network",
-            ip?.ipAddress?.[0]?.privateIpAddress
-              ? `${ip.ipAddress[0].privateIpAddress}${ip.subnet?.[0] ? ` (subnet ${ip.subnet[0].address}/${ip.subnet[0].prefix})` : ""}`
-              : undefined,
-          ],
-          ["Identity", `${clientId ? "user-assigned" : "system-assigned"}, client id ${token.client_id ?? "?"}`],
-          ["Tenant", identityInfo.tenantId],
-          [
-            "ARM token",
-            `for ${token.resource ?? ARM_RESOURCE}, expires ${Number.isFinite(expires) ? new Date(expires).toISOString() : "?"} (in ${minutes} min)`,
-          ],
-          ["Attested", attestation],
-          ["IMDS", endpoint],
+          ["Credential", answer.label.startsWith(answer.id) ? answer.label : `${answer.label} (${answer.id})`],
+          ["Principal", principal],
+          ["ARM token", `for ${ARM_RESOURCE}, ${expiry(armToken.expiresOnTimestamp)}`],
+          ...(imds ? imdsRows(imds, imds.nonce, clientId) : []),
+          ["IMDS", imdsProblem ? `${endpoint}: ${imdsProblem}` : endpoint],
         ]),
       );
     });
+}
+
+/** Whether a token's expiry is a real time (a static token that is not a JWT has none). */
+function knownExpiry(ms: number): boolean {
+  return Number.isFinite(ms) && ms < Number.MAX_SAFE_INTEGER;
+}
+
+/** `expires 2026-01-01T00:00:00.000Z (in 59 min)`, or `expires ?` for a token without a readable expiry. */
+function expiry(ms: number): string {
+  if (!knownExpiry(ms)) return "expires ? (not a JWT, or no exp claim)";
+  return `expires ${new Date(ms).toISOString()} (in ${Math.round((ms - Date.now()) / 60_000)} min)`;
+}
+
+/** The machine, its managed identity and the attested document's check, as IMDS gave them. */
+function imdsRows({ instance, identityInfo, attested, token }: ImdsView, nonce: string, clientId?: string): [string, string | undefined][] {
+  const c = instance.compute ?? {};
+  const ip = instance.network?.interface?.[0]?.ipv4;
+  let attestation = `${attested.encoding ?? "?"}`;
+  if (attested.signature) {
+    try {
+      const doc = readAttestedDocument(attested.signature);
+      const content = JSON.parse(doc.content) as ImdsAttestedContent;
+      attestation += `, signed by ${doc.signer || "?"}, ${content.nonce === nonce ? "nonce verified" : "NONCE MISMATCH"}, vmId ${content.vmId}`;
+    } catch (e) {
+      attestation += `, unreadable signature (${(e as Error).message})`;
+    }
+  }
+  return [
+    ["Machine", `${c.name ?? "?"} (${[c.vmSize, c.osType, c.location, c.zone ? `zone ${c.zone}` : undefined].filter(Boolean).join(", ")})`],
+    ["VM id", c.vmId],
+    ["Resource", c.resourceId],
+    ["Subscription", c.subscriptionId],
+    ["Resource group", c.resourceGroupName],
+    ["Image", [c.publisher, c.offer, c.sku, c.version].filter(Boolean).join(" / ")],
+    [
+      "Network",
+      ip?.ipAddress?.[0]?.privateIpAddress
+        ? `${ip.ipAddress[0].privateIpAddress}${ip.subnet?.[0] ? ` (subnet ${ip.subnet[0].address}/${ip.subnet[0].prefix})` : ""}`
+        : undefined,
+    ],
+    ["Identity", `${clientId ? "user-assigned" : "system-assigned"}, client id ${token.client_id ?? "?"}`],
+    ["Tenant", identityInfo.tenantId],
+    ["Attested", attestation],
+  ];
 }
