@@ -14,6 +14,8 @@ import {
   type TransparentDataEncryptionPutBody,
   type TransparentDataEncryptionStatus,
 } from "./types";
+import { EncryptionProtectorsClient, ServerKeysClient } from "./key-custody-client";
+import type { EncryptionProtector, ServerKey, ServerRef } from "./key-custody-types";
 
 const op = (id: string, definition: string): ArmOperation => ({ id, schema: `/definitions/${definition}` });
 
@@ -33,10 +35,48 @@ const OPS = {
  * (database) activity, and transparent data encryption with its scan results. Requests follow the
  * spec; responses are handled by ArmClient (checked to learn, refused only when unusable, handed on
  * unchanged). 2014-04-01 lists send no `nextLink`, but one would be followed.
+ *
+ * Key custody (read-only): a server's TDE protector and server keys live in another spec document at
+ * another api-version (2015-05-01-preview), so two more ARM clients, made on first use with the same
+ * options (and so the same pacer), answer those four methods.
  */
 export class SqlClient extends ArmClient {
-  constructor(opts: ArmClientOptions) {
-    super(opts, { apiVersion: SQL_API_VERSION, spec: SQL_SPEC });
+  private protectorsClient: EncryptionProtectorsClient | undefined;
+  private serverKeysClient: ServerKeysClient | undefined;
+
+  constructor(private readonly options: ArmClientOptions) {
+    super(options, { apiVersion: SQL_API_VERSION, spec: SQL_SPEC });
+  }
+
+  /** EncryptionProtectors_ListByServer: a server's TDE protectors (there is one, `current`). */
+  listEncryptionProtectors(server: ServerRef, signal?: AbortSignal): Promise<EncryptionProtector[]> {
+    return this.protectors().list(server, signal);
+  }
+
+  /**
+   * EncryptionProtectors_Get of `current`: who holds the server's TDE protector. `serverKeyType` is
+   * `ServiceManaged` or `AzureKeyVault`; for the latter `uri` names the Key Vault key (and version).
+   */
+  getEncryptionProtector(server: ServerRef, signal?: AbortSignal): Promise<EncryptionProtector> {
+    return this.protectors().get(server, signal);
+  }
+
+  /** ServerKeys_ListByServer: the keys a server knows (always the service-managed one, plus any Key Vault keys added). */
+  listServerKeys(server: ServerRef, signal?: AbortSignal): Promise<ServerKey[]> {
+    return this.serverKeys().list(server, signal);
+  }
+
+  /** ServerKeys_Get: one server key by name (`ServiceManaged`, or `<vault>_<key>_<version>`). */
+  getServerKey(server: ServerRef, keyName: string, signal?: AbortSignal): Promise<ServerKey> {
+    return this.serverKeys().get(server, keyName, signal);
+  }
+
+  private protectors(): EncryptionProtectorsClient {
+    return (this.protectorsClient ??= new EncryptionProtectorsClient(this.options));
+  }
+
+  private serverKeys(): ServerKeysClient {
+    return (this.serverKeysClient ??= new ServerKeysClient(this.options));
   }
 
   /** ServiceTierAdvisors_ListByDatabase: every service tier advisor of a database (usually one, `Current`). */

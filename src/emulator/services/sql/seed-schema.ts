@@ -54,6 +54,19 @@ export interface SqlElasticPoolSeed {
   databaseActivities?: Record<string, unknown>[];
 }
 
+/** A server's TDE protector: a Key Vault key (customer-managed), or none (service-managed, the default). */
+export interface SqlEncryptionProtectorSeed {
+  keyUri?: string;
+  autoRotationEnabled?: boolean;
+}
+
+/** A Key Vault key the server knows besides its protector. */
+export interface SqlServerKeySeed {
+  uri: string;
+  thumbprint?: string;
+  creationDate?: string;
+}
+
 export interface SqlServerSeed {
   name: string;
   resourceGroup: string;
@@ -61,6 +74,8 @@ export interface SqlServerSeed {
   location?: string;
   databases?: SqlDatabaseSeed[];
   elasticPools?: SqlElasticPoolSeed[];
+  encryptionProtector?: SqlEncryptionProtectorSeed;
+  keys?: SqlServerKeySeed[];
 }
 
 /** The `sql:` section of a seed. */
@@ -310,6 +325,42 @@ const elasticPoolSchema = {
   },
 } as const;
 
+/**
+ * A Key Vault key identifier: https, a vault host (3-24 letters, digits and hyphens, then the DNS
+ * suffix), `/keys/<name>` (1-127 letters, digits and hyphens) and an optional 32-hex-digit version.
+ */
+export const KEY_VAULT_KEY_URI = "^https://[A-Za-z0-9-]{3,24}\\.[A-Za-z0-9.-]+(:443)?/keys/[A-Za-z0-9-]{1,127}(/[0-9A-Fa-f]{32})?/?$";
+const keyUri = (description: string) => ({ type: "string", pattern: KEY_VAULT_KEY_URI, description });
+const THUMBPRINT = { type: "string", pattern: "^[0-9A-Fa-f]{40}$" } as const;
+
+const encryptionProtectorSchema = {
+  type: "object",
+  additionalProperties: false,
+  description:
+    "Optional: the server's TDE protector (EncryptionProtectors_Get of current). Default (or {}): service-managed (serverKeyType ServiceManaged).",
+  properties: {
+    keyUri: keyUri(
+      "Optional: a customer-managed protector, the Key Vault key https://<vault>.vault.azure.net/keys/<key>/<version> (serverKeyType AzureKeyVault; the key is added to the server's keys, named <vault>_<key>_<version>). Absent: service-managed.",
+    ),
+    autoRotationEnabled: {
+      type: "boolean",
+      description: "Optional: reported as properties.autoRotationEnabled from api-version 2020-11-01-preview on. Default false.",
+    },
+  },
+} as const;
+
+const serverKeySchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["uri"],
+  description: "A Key Vault key the server knows (ServerKeys_ListByServer), besides its protector's.",
+  properties: {
+    uri: keyUri("Required: the key's identifier; the server key is named <vault>_<key>_<version> (<vault>_<key> without a version)."),
+    thumbprint: { ...THUMBPRINT, description: "Optional: 40 hex digits. Default: derived from the uri (stable across runs)." },
+    creationDate: dateTime("Optional. Default: when the emulator's state was created."),
+  },
+} as const;
+
 const serverSchema = {
   type: "object",
   additionalProperties: false,
@@ -339,6 +390,13 @@ const serverSchema = {
       description: "Optional: the user databases. Default: none (master is always there).",
     },
     elasticPools: { type: "array", items: elasticPoolSchema, description: "Optional. Default: none." },
+    encryptionProtector: encryptionProtectorSchema,
+    keys: {
+      type: "array",
+      items: serverKeySchema,
+      description:
+        "Optional: further Key Vault keys of the server (unique by uri). Default: none. The service-managed key (ServiceManaged) is always listed.",
+    },
   },
 } as const;
 
@@ -346,7 +404,8 @@ const serverSchema = {
 export const sqlSeedSchema = {
   type: "object",
   additionalProperties: false,
-  description: "The Azure SQL estate the emulator serves at api-version 2014-04-01.",
+  description:
+    "The Azure SQL estate the emulator serves: at api-version 2014-04-01 (databases, pools, TDE) and, for each server's encryption protector and keys, at every version Azure's SDKs send (src/services/sql/key-custody-api-versions.ts).",
   properties: {
     subscriptionId: uuid(`Optional: the subscription of servers that name none. Default ${DEFAULT_SUBSCRIPTION_ID}.`),
     scanDurationMs: {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { EmulatorReply, EmulatorRequest } from "../../kit/emulator-app";
 import type { LocalService, ServiceContext } from "../../kit/local-service";
-import { armError, resourceGroupNotFound, resourceNotFound } from "../../kit/arm-conventions";
+import { armError, armPage, resourceGroupNotFound, resourceNotFound } from "../../kit/arm-conventions";
 import { bothNamespaces } from "../../../platform/arm/provider-namespace";
 import {
   DATABASE_EDITIONS,
@@ -33,6 +33,9 @@ import {
   type TransparentDataEncryptionStatus,
 } from "../../../services/sql/types";
 import { elasticPoolId, sqlDatabaseId, tdeConfigurationId } from "../../../platform/arm/resource-id";
+import { SQL_KEY_CUSTODY_API_VERSIONS } from "../../../services/sql/key-custody-api-versions";
+import { ENCRYPTION_PROTECTOR_NAME } from "../../../services/sql/key-custody-types";
+import { keyCustodyFromSeed, protectorResource, serverKeyResources, type SqlKeyCustodyState } from "./key-custody";
 
 /* ------------------------------------------------------------------ state (plain JSON) */
 
@@ -56,7 +59,7 @@ export interface SqlElasticPoolState {
   databaseActivities: ElasticPoolDatabaseActivityProperties[];
 }
 
-export interface SqlServerState {
+export interface SqlServerState extends SqlKeyCustodyState {
   subscriptionId: string;
   resourceGroup: string;
   name: string;
@@ -74,6 +77,7 @@ export interface SqlState {
 
 /** Builds the state from a validated seed section; cross-references the schema cannot express are checked here. */
 export function sqlInitialState(seed: SqlSeed | undefined): SqlState {
+  const now = Date.now();
   const defaultSub = seed?.subscriptionId ?? DEFAULT_SUBSCRIPTION_ID;
   const serverNames = new Map<string, string>();
   const servers = (seed?.servers ?? []).map((s, si): SqlServerState => {
@@ -142,6 +146,7 @@ export function sqlInitialState(seed: SqlSeed | undefined): SqlState {
       location: s.location ?? DEFAULT_LOCATION,
       databases,
       elasticPools: pools,
+      ...keyCustodyFromSeed(at, s.encryptionProtector, s.keys, now),
     };
   });
   return { scanDurationMs: seed?.scanDurationMs ?? DEFAULT_SCAN_DURATION_MS, servers };
@@ -229,7 +234,11 @@ function masterOf(): SqlDatabaseState {
 
 const VERSIONS = [SQL_API_VERSION] as const;
 
-/** Azure SQL management at api-version 2014-04-01: the seven operations of the SQL slice, under both namespace spellings. */
+/**
+ * Azure SQL management, under both namespace spellings: the seven operations of the SQL slice at
+ * api-version 2014-04-01, and a server's encryption protector and keys (read-only) at every
+ * api-version Azure's SDKs send for them, each answered in its version's shape.
+ */
 export const sqlLocal: LocalService<SqlState, SqlSeed> = {
   name: "sql",
   seedSchema: sqlSeedSchema,
@@ -256,6 +265,10 @@ export const sqlLocal: LocalService<SqlState, SqlSeed> = {
       ctx.arm("GET", tde, VERSIONS, (req) => h.getTde(req));
       ctx.arm("PUT", tde, VERSIONS, (req) => h.putTde(req));
       ctx.arm("GET", `${tde}/operationResults`, VERSIONS, (req) => h.listTdeActivities(req));
+      ctx.arm("GET", `${server}/encryptionProtector`, SQL_KEY_CUSTODY_API_VERSIONS, (req) => h.listProtectors(req));
+      ctx.arm("GET", `${server}/encryptionProtector/:encryptionProtectorName`, SQL_KEY_CUSTODY_API_VERSIONS, (req) => h.getProtector(req));
+      ctx.arm("GET", `${server}/keys`, SQL_KEY_CUSTODY_API_VERSIONS, (req) => h.listServerKeys(req));
+      ctx.arm("GET", `${server}/keys/:keyName`, SQL_KEY_CUSTODY_API_VERSIONS, (req) => h.getServerKey(req));
     }
   },
 };
@@ -398,6 +411,39 @@ class SqlHandlers {
     return list([activity]);
   }
 
+  /** EncryptionProtectors_ListByServer: the one protector, `current`. */
+  listProtectors(req: EmulatorRequest): EmulatorReply {
+    const f = this.server(req);
+    if (!f.ok) return f.reply;
+    return armPage(req, [protectorResource(f.value.server, apiVersionOf(req))], this.ctx.settings.pageSize);
+  }
+
+  /** EncryptionProtectors_Get: only `current` exists (matched case-insensitively, as ARM names are). */
+  getProtector(req: EmulatorRequest): EmulatorReply {
+    const f = this.server(req);
+    if (!f.ok) return f.reply;
+    const name = req.params.encryptionProtectorName;
+    if (name.toLowerCase() !== ENCRYPTION_PROTECTOR_NAME) return notFound(req, `${req.params.serverName}/encryptionProtector/${name}`);
+    return { status: 200, body: protectorResource(f.value.server, apiVersionOf(req)) };
+  }
+
+  /** ServerKeys_ListByServer */
+  listServerKeys(req: EmulatorRequest): EmulatorReply {
+    const f = this.server(req);
+    if (!f.ok) return f.reply;
+    return armPage(req, serverKeyResources(f.value.server, apiVersionOf(req)), this.ctx.settings.pageSize);
+  }
+
+  /** ServerKeys_Get */
+  getServerKey(req: EmulatorRequest): EmulatorReply {
+    const f = this.server(req);
+    if (!f.ok) return f.reply;
+    const lower = req.params.keyName.toLowerCase();
+    const key = serverKeyResources(f.value.server, apiVersionOf(req)).find((k) => k.name!.toLowerCase() === lower);
+    if (!key) return notFound(req, `${req.params.serverName}/keys/${req.params.keyName}`);
+    return { status: 200, body: key };
+  }
+
   /** Folds a finished scan into the database: its final status stays, the scan record goes. */
   private settle(entry: DatabaseEntry, now: number): void {
     const db = entry.db;
@@ -449,6 +495,11 @@ class SqlHandlers {
 }
 
 /* ------------------------------------------------------------------ replies */
+
+/** The request's api-version (the ARM front door has checked that it is one the route accepts). */
+function apiVersionOf(req: EmulatorRequest): string {
+  return req.query.get("api-version")!;
+}
 
 function list<T>(value: T[]): EmulatorReply {
   return { status: 200, body: { value } }; // 2014-04-01 lists never page: no nextLink

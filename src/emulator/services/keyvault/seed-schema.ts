@@ -1,0 +1,220 @@
+/**
+ * The JSON Schema of the emulator seed's `keyvault:` section, and its TypeScript twin. Every key is
+ * documented in its `description`: optional or required, default, bounds. Times are RFC 3339 (the
+ * seed loader turns `now`, `now-3d`, `now+730d` in keys ending in `Date` into one, relative to when
+ * the seed is loaded, so an estate's keys stay as healthy, or as expired, as it says for years).
+ */
+
+/** Who may not read a vault or key: everyone (`true`), or the principals (token `oid`s) listed. */
+export type ReadDeniedSeed = boolean | string[];
+
+/** A rotation policy's lifetime action, flat: rotate or notify, after creation or before expiry. */
+export interface KeyLifetimeActionSeed {
+  action: "rotate" | "notify";
+  timeAfterCreate?: string;
+  timeBeforeExpiry?: string;
+}
+
+export interface KeyRotationPolicySeed {
+  expiryTime?: string;
+  lifetimeActions?: KeyLifetimeActionSeed[];
+}
+
+export interface KeyVaultKeySeed {
+  name: string;
+  kty?: "RSA" | "RSA-HSM" | "EC" | "EC-HSM";
+  keySize?: number;
+  curveName?: "P-256" | "P-384" | "P-521" | "P-256K";
+  keyOps?: string[];
+  enabled?: boolean;
+  activationDate?: string;
+  expirationDate?: string;
+  creationDate?: string;
+  version?: string;
+  exportable?: boolean;
+  rotationPolicy?: KeyRotationPolicySeed;
+  tags?: Record<string, string>;
+  readDenied?: ReadDeniedSeed;
+}
+
+export interface KeyVaultVaultSeed {
+  name: string;
+  resourceGroup: string;
+  subscriptionId?: string;
+  location?: string;
+  tenantId?: string;
+  sku?: "standard" | "premium";
+  enableSoftDelete?: boolean;
+  softDeleteRetentionInDays?: number;
+  enablePurgeProtection?: boolean;
+  enableRbacAuthorization?: boolean;
+  publicNetworkAccess?: "Enabled" | "Disabled";
+  tags?: Record<string, string>;
+  readDenied?: ReadDeniedSeed;
+  keys?: KeyVaultKeySeed[];
+}
+
+/** The `keyvault:` section of a seed. */
+export interface KeyVaultSeed {
+  subscriptionId?: string;
+  tenantId?: string;
+  vaults?: KeyVaultVaultSeed[];
+}
+
+export const DEFAULT_SUBSCRIPTION_ID = "00000000-0000-0000-0000-000000000000";
+/** The emulator IMDS's default tenant, so a vault's tenant is the identity's unless the seed says otherwise. */
+export const DEFAULT_TENANT_ID = "72f988bf-86f1-41af-91ab-2d7cd011db47";
+export const DEFAULT_LOCATION = "eastus";
+export const DEFAULT_RETENTION_DAYS = 90;
+
+const UUID = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+/** RFC 3339 date-time with a zone. */
+const DATE_TIME = "^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?([Zz]|[+-]\\d{2}:\\d{2})$";
+/** ISO 8601 durations as rotation policies write them (`P90D`, `P1Y`, `P2Y6M`, `PT12H`). */
+const DURATION = "^P(?!$)(\\d+Y)?(\\d+M)?(\\d+W)?(\\d+D)?(T(?=\\d)(\\d+H)?(\\d+M)?(\\d+S)?)?$";
+
+const uuid = (description: string) => ({ type: "string", pattern: UUID, description });
+const dateTime = (description: string) => ({
+  type: "string",
+  pattern: DATE_TIME,
+  description: `${description} RFC 3339 with a zone (2031-05-01T00:00:00Z), or now, now-30d, now+730d (units s, m, h, d).`,
+});
+const duration = (description: string) => ({ type: "string", pattern: DURATION, description });
+const tags = { type: "object", additionalProperties: { type: "string" }, description: "Optional: the resource's tags. Default: none." };
+
+const readDenied = (what: string) => ({
+  description: `Optional: ${what} Resource Manager refuses to read, as it does when the identity holds no role that grants it: 403 AuthorizationFailed. true: every caller; a list: the principals (access tokens' oid) refused. Default: readable.`,
+  oneOf: [{ type: "boolean" }, { type: "array", minItems: 1, items: { type: "string", minLength: 1 } }],
+});
+
+const lifetimeActionSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["action"],
+  properties: {
+    action: {
+      type: "string",
+      enum: ["rotate", "notify"],
+      description: "Required: rotate (a new version) or notify (an Event Grid event).",
+    },
+    timeAfterCreate: duration("Optional: an ISO 8601 duration after the version's creation (rotate only), e.g. P18M."),
+    timeBeforeExpiry: duration("Optional: an ISO 8601 duration before the version expires, e.g. P30D."),
+  },
+} as const;
+
+const keySchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["name"],
+  properties: {
+    name: {
+      type: "string",
+      pattern: "^[A-Za-z0-9-]{1,127}$",
+      description: "Required: 1-127 letters, digits and hyphens; unique per vault, case-insensitively.",
+    },
+    kty: {
+      type: "string",
+      enum: ["RSA", "RSA-HSM", "EC", "EC-HSM"],
+      description: "Optional: the key type (JsonWebKeyType). Default RSA. -HSM keys need a premium vault.",
+    },
+    keySize: {
+      type: "integer",
+      enum: [2048, 3072, 4096],
+      description: "Optional, RSA keys only: 2048, 3072 or 4096 bits. Default 2048.",
+    },
+    curveName: {
+      type: "string",
+      enum: ["P-256", "P-384", "P-521", "P-256K"],
+      description: "Optional, EC keys only: the curve. Default P-256.",
+    },
+    keyOps: {
+      type: "array",
+      items: { type: "string", enum: ["encrypt", "decrypt", "sign", "verify", "wrapKey", "unwrapKey", "import", "release"] },
+      description:
+        "Optional: the permitted operations. Default: encrypt, decrypt, sign, verify, wrapKey, unwrapKey for RSA; sign, verify for EC.",
+    },
+    enabled: { type: "boolean", description: "Optional: attributes.enabled. Default true." },
+    activationDate: dateTime("Optional: attributes.nbf, when the key becomes usable. Default: none (usable at once)."),
+    expirationDate: dateTime("Optional: attributes.exp, when the key expires. Default: none (never)."),
+    creationDate: dateTime("Optional: attributes.created (and updated). Default: when the emulator's state was created."),
+    version: {
+      type: "string",
+      pattern: "^[0-9a-fA-F]{32}$",
+      description:
+        "Optional: the current version, 32 hex digits (what a protector's key URI ends with). Default: derived from the vault and key names.",
+    },
+    exportable: { type: "boolean", description: "Optional: attributes.exportable (api-version 2021-06-01-preview on). Default false." },
+    rotationPolicy: {
+      type: "object",
+      additionalProperties: false,
+      description:
+        "Optional: the key's rotation policy (properties.rotationPolicy, in the api-versions that have it). Default: none (omitted, as Azure omits an empty one).",
+      properties: {
+        expiryTime: duration("Optional: the expiry of each new version, e.g. P2Y."),
+        lifetimeActions: { type: "array", items: lifetimeActionSchema, description: "Optional. Default: none." },
+      },
+    },
+    tags,
+    readDenied: readDenied("a key whose reads"),
+  },
+} as const;
+
+const vaultSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["name", "resourceGroup"],
+  properties: {
+    name: {
+      type: "string",
+      pattern: "^(?=.{3,24}$)[A-Za-z](?!.*--)[A-Za-z0-9-]*[A-Za-z0-9]$",
+      description:
+        "Required: 3-24 letters, digits and hyphens, starting with a letter, ending with a letter or digit, no two hyphens in a row; unique across the estate (vault names are global DNS names), case-insensitively.",
+    },
+    resourceGroup: {
+      type: "string",
+      pattern: "^[-\\w.()]{0,89}[-\\w()]$",
+      description: "Required: 1-90 letters, digits, underscores, hyphens, periods and parentheses, not ending with a period.",
+    },
+    subscriptionId: uuid("Optional. Default: keyvault.subscriptionId."),
+    location: { type: "string", minLength: 1, description: `Optional: the vault's region. Default ${DEFAULT_LOCATION}.` },
+    tenantId: uuid("Optional: properties.tenantId. Default: keyvault.tenantId."),
+    sku: { type: "string", enum: ["standard", "premium"], description: "Optional: properties.sku.name. Default standard." },
+    enableSoftDelete: {
+      type: "boolean",
+      description: "Optional: soft delete. Default true (Azure's default since 2020). false: the property is absent, as in an old vault.",
+    },
+    softDeleteRetentionInDays: {
+      type: "integer",
+      minimum: 7,
+      maximum: 90,
+      description: `Optional, with soft delete: 7-90 days (api-version 2019-09-01 on). Default ${DEFAULT_RETENTION_DAYS}.`,
+    },
+    enablePurgeProtection: {
+      type: "boolean",
+      description:
+        "Optional: purge protection (api-version 2018-02-14-preview on; needs soft delete). Default false: absent, as Azure leaves it.",
+    },
+    enableRbacAuthorization: { type: "boolean", description: "Optional (api-version 2019-09-01 on). Default false." },
+    publicNetworkAccess: {
+      type: "string",
+      enum: ["Enabled", "Disabled"],
+      description: "Optional (api-version 2021-06-01-preview on). Default Enabled.",
+    },
+    tags,
+    readDenied: readDenied("a vault (and so its keys) whose reads"),
+    keys: { type: "array", items: keySchema, description: "Optional: the vault's keys (Keys_List). Default: none." },
+  },
+} as const;
+
+/** The `keyvault:` section's schema. */
+export const keyVaultSeedSchema = {
+  type: "object",
+  additionalProperties: false,
+  description:
+    "The Key Vault estate the emulator serves (Microsoft.KeyVault vaults and keys, read-only) at every api-version Azure's SDKs send (src/services/keyvault/api-versions.ts).",
+  properties: {
+    subscriptionId: uuid(`Optional: the subscription of vaults that name none. Default ${DEFAULT_SUBSCRIPTION_ID}.`),
+    tenantId: uuid(`Optional: the tenant of vaults that name none. Default ${DEFAULT_TENANT_ID} (the emulator IMDS's default tenant).`),
+    vaults: { type: "array", items: vaultSchema, description: "Optional. Default: none." },
+  },
+} as const;

@@ -1,0 +1,146 @@
+import { ArmClient, collect, type ArmClientOptions, type ArmOperation, type CallTarget } from "../../platform/arm/arm-client";
+import {
+  KEYVAULT_API_VERSION,
+  KEYVAULT_KEYS_SPEC,
+  KEYVAULT_OPERATIONS,
+  KEYVAULT_VAULTS_SPEC,
+  type Key,
+  type Vault,
+  type VaultKeyRef,
+  type VaultRef,
+} from "./types";
+import { keyVaultId, resourceGroupVaultsPath, subscriptionVaultsPath, vaultKeyId } from "./vault-ids";
+
+export type { ResponseValidation } from "../../platform/arm/arm-client";
+/** The ARM client options, as every ARM client takes them (endpoint, credential, naming, retry, pacing ...). */
+export type KeyVaultClientOptions = ArmClientOptions;
+
+const op = (id: string, definition: string): ArmOperation => ({ id, schema: `/definitions/${definition}` });
+
+/** Vaults_*: their objects are `keyvault.json#/definitions/Vault`. */
+class VaultsClient extends ArmClient {
+  constructor(opts: ArmClientOptions) {
+    super(opts, { apiVersion: KEYVAULT_API_VERSION, spec: KEYVAULT_VAULTS_SPEC });
+  }
+
+  get(ref: VaultRef, signal?: AbortSignal): Promise<Vault> {
+    return this.single(op(KEYVAULT_OPERATIONS.getVault, "Vault"), keyVaultId(ref, this.paths), { target: vaultTarget(ref), signal });
+  }
+
+  bySubscription(subscriptionId: string, signal?: AbortSignal): AsyncGenerator<Vault[], void, undefined> {
+    return this.pages(op(KEYVAULT_OPERATIONS.listVaultsBySubscription, "Vault"), subscriptionVaultsPath(subscriptionId, this.paths), {
+      target: { label: `subscription '${subscriptionId}'`, names: [subscriptionId] },
+      signal,
+    });
+  }
+
+  byResourceGroup(
+    scope: { subscriptionId: string; resourceGroup: string },
+    signal?: AbortSignal,
+  ): AsyncGenerator<Vault[], void, undefined> {
+    return this.pages(op(KEYVAULT_OPERATIONS.listVaultsByResourceGroup, "Vault"), resourceGroupVaultsPath(scope, this.paths), {
+      target: { label: `resource group '${scope.resourceGroup}' (subscription '${scope.subscriptionId}')`, names: [scope.resourceGroup] },
+      signal,
+    });
+  }
+}
+
+/** Keys_*: their objects are `keys.json#/definitions/Key`. */
+class VaultKeysClient extends ArmClient {
+  constructor(opts: ArmClientOptions) {
+    super(opts, { apiVersion: KEYVAULT_API_VERSION, spec: KEYVAULT_KEYS_SPEC });
+  }
+
+  get(ref: VaultKeyRef, signal?: AbortSignal): Promise<Key> {
+    return this.single(op(KEYVAULT_OPERATIONS.getKey, "Key"), vaultKeyId(ref, this.paths), { target: keyTarget(ref), signal });
+  }
+
+  getVersion(ref: VaultKeyRef, version: string, signal?: AbortSignal): Promise<Key> {
+    return this.single(op(KEYVAULT_OPERATIONS.getKeyVersion, "Key"), vaultKeyId(ref, this.paths, version), {
+      target: keyTarget(ref, version),
+      signal,
+    });
+  }
+
+  list(ref: VaultRef, signal?: AbortSignal): AsyncGenerator<Key[], void, undefined> {
+    return this.pages(op(KEYVAULT_OPERATIONS.listKeys, "Key"), `${keyVaultId(ref, this.paths)}/keys`, { target: vaultTarget(ref), signal });
+  }
+}
+
+/**
+ * A typed, read-only client for the Key Vault management plane (Microsoft.KeyVault, api-version
+ * 2023-07-01): vaults (soft delete, purge protection, retention) and their keys (attributes
+ * `enabled`, `nbf`, `exp`; `kty`; `keySize`; rotation policy), without key material. Requests follow
+ * the spec; responses are handled by ArmClient (checked against keyvault.json or keys.json to learn,
+ * refused only when unusable, handed on unchanged). Lists follow `nextLink` to the end.
+ *
+ * A vault the identity may not read answers 403 (`AuthorizationFailed`): it comes back as an
+ * ApiError with that status and code, for the caller to report; a missing one is a 404 that names it.
+ * The vaults and the keys live in two spec documents, so two ARM clients do the work; they share
+ * the credential's pacer (one per credential and endpoint).
+ */
+export class KeyVaultClient {
+  private readonly vaults: VaultsClient;
+  private readonly keys: VaultKeysClient;
+
+  constructor(opts: KeyVaultClientOptions) {
+    this.vaults = new VaultsClient(opts);
+    this.keys = new VaultKeysClient(opts);
+  }
+
+  /** Vaults_Get: one vault. */
+  getVault(ref: VaultRef, signal?: AbortSignal): Promise<Vault> {
+    return this.vaults.get(ref, signal);
+  }
+
+  /**
+   * Vaults_ListBySubscription: every vault of a subscription the identity may read (properties
+   * included). The way to find a vault that is known only by name, as an encryption protector's key
+   * URI names it: match `name` (case-insensitively) or `properties.vaultUri`.
+   */
+  listVaultsBySubscription(subscriptionId: string, signal?: AbortSignal): Promise<Vault[]> {
+    return collect(this.vaults.bySubscription(subscriptionId, signal));
+  }
+
+  /** Vaults_ListBySubscription, one page (one request) at a time. */
+  vaultPagesBySubscription(subscriptionId: string, signal?: AbortSignal): AsyncGenerator<Vault[], void, undefined> {
+    return this.vaults.bySubscription(subscriptionId, signal);
+  }
+
+  /** Vaults_ListByResourceGroup: the vaults of one resource group. */
+  listVaultsByResourceGroup(subscriptionId: string, resourceGroup: string, signal?: AbortSignal): Promise<Vault[]> {
+    return collect(this.vaults.byResourceGroup({ subscriptionId, resourceGroup }, signal));
+  }
+
+  /** Keys_Get: a key, as its current version. */
+  getKey(ref: VaultKeyRef, signal?: AbortSignal): Promise<Key> {
+    return this.keys.get(ref, signal);
+  }
+
+  /** Keys_GetVersion: one version of a key (an encryption protector's URI names the version it uses). */
+  getKeyVersion(ref: VaultKeyRef, version: string, signal?: AbortSignal): Promise<Key> {
+    return this.keys.getVersion(ref, version, signal);
+  }
+
+  /** Keys_List: the keys of a vault (each as its current version). */
+  listKeys(ref: VaultRef, signal?: AbortSignal): Promise<Key[]> {
+    return collect(this.keys.list(ref, signal));
+  }
+}
+
+function vaultTarget(ref: VaultRef): CallTarget {
+  return {
+    label: `key vault '${ref.vault}' (resource group '${ref.resourceGroup}', subscription '${ref.subscriptionId}')`,
+    names: [ref.vault],
+    hint: "Check the vault's name and resource group (the vault may have been deleted).",
+  };
+}
+
+function keyTarget(ref: VaultKeyRef, version?: string): CallTarget {
+  const what = version === undefined ? `key '${ref.key}'` : `version '${version}' of key '${ref.key}'`;
+  return {
+    label: `${what} of key vault '${ref.vault}' (resource group '${ref.resourceGroup}', subscription '${ref.subscriptionId}')`,
+    names: version === undefined ? [ref.key] : [version, ref.key],
+    hint: "Check the key's name (it may have been deleted, or the version rotated out).",
+  };
+}
