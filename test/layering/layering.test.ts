@@ -22,11 +22,31 @@ describe("layering", () => {
     expect(r.status).toBe(0);
   });
 
-  it("a fixture with an upward import, I/O in compliance and a folder cycle fails, naming each rule", () => {
+  it("every rule bites: a fixture tree breaking each one is refused, naming the rule and the import", () => {
     const r = cruise(join(ROOT, "test/fixtures/layering"), ["src", "providers"]);
     expect(r.status).not.toBe(0);
-    expect(r.out).toMatch(/core-never-imports-adapters: src\/domain\/compliance\/upward\.ts → providers\/adapter\.ts/);
-    expect(r.out).toMatch(/compliance-is-pure: src\/domain\/compliance\/upward\.ts → fs/);
-    expect(r.out).toMatch(/no-folder-cycles-in-core: src\/(interfaces\/cli|domain\/stack) →/);
+    const expected: [string, RegExp][] = [
+      ["core-never-imports-adapters", /src\/domain\/compliance\/upward\.ts → providers\/adapter\.ts/],
+      ["platform-is-the-bottom", /src\/platform\/http\/upward\.ts → src\/services\/geo\/client\.ts/],
+      ["services-sit-on-the-platform", /src\/services\/geo\/reaches-up\.ts → src\/domain\/stack\/loader\.ts/],
+      ["clients-below-the-domain", /src\/clients\/knows-domain\.ts → src\/domain\/stack\/loader\.ts/],
+      ["domain-below-use-cases", /src\/domain\/reconcile\/calls-use-case\.ts → src\/usecases\/check\.ts/],
+      ["use-cases-below-interfaces", /src\/usecases\/check\.ts → src\/interfaces\/cli\/render\.ts/],
+      ["emulator-apart", /src\/emulator\/reaches-domain\.ts → src\/domain\/stack\/loader\.ts/],
+      ["only-the-client-set-starts-the-emulator", /src\/usecases\/start\.ts → src\/emulator\/server\.ts/],
+      ["one-place-builds-clients", /src\/domain\/reconcile\/builds-client\.ts → src\/services\/geo\/client\.ts/],
+      ["commands-never-import-commands", /src\/interfaces\/cli\/commands\/a-command\.ts → src\/interfaces\/cli\/commands\/b-command\.ts/],
+      ["compliance-is-pure", /src\/domain\/compliance\/upward\.ts → fs/],
+      ["no-folder-cycles-in-core", /src\/(interfaces\/cli|domain\/stack) →/],
+      ["no-module-cycles", /src\/platform\/ping\.ts →/],
+    ];
+    for (const [rule, what] of expected) expect(r.out, rule).toMatch(new RegExp(`${rule}: ${what.source}`));
+    // What the layers allow is not flagged: the client set building a client and starting the
+    // emulator, and a type-only import of a client.
+    expect(r.out).not.toMatch(/src\/clients\/client-set\.ts →/);
+    expect(r.out).not.toMatch(/names-client-type\.ts →/);
+    // Every rule of the configuration is proven here.
+    const config = require(CONFIG) as { forbidden: { name: string }[] };
+    expect(config.forbidden.map((f) => f.name).sort()).toEqual(expected.map(([rule]) => rule).sort());
   });
 });
