@@ -1,12 +1,11 @@
 import type { ReportViolation, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
-import { applyExemptions, type Exemption } from "../src/domain/compliance/exemptions";
-import type { Finding } from "../src/domain/compliance/finding";
+import type { Exemption } from "../src/domain/compliance/exemptions";
 import { allRules } from "../src/domain/compliance/registry";
 import { resolveSettings, ruleSettingsSchema, type RuleDefinition } from "../src/domain/compliance/rule";
 import { stackKeysSchema } from "../src/domain/stack/stack-schema";
 import { clientSetFromEnv } from "../src/clients/client-set";
 import type { ResourceInput } from "../src/domain/facts/fact-kind";
-import { factsFromResources } from "../src/domain/facts/gather";
+import { checkResources } from "../src/usecases/check";
 import { known } from "./known";
 
 export { RESOURCE_TYPES as TYPES } from "../src/domain/facts/resource-types";
@@ -40,10 +39,14 @@ async function judge(
   const settings = { ...resolveSettings(rule, thresholds), enforcementLevel: "advisory" as const };
   // Only the kinds this rule judges: a fact kind that fails to build (geocoding refused) fails the
   // policies that read it, not every policy of the pack.
-  const facts = await factsFromResources(rule.facts, resources, { known, clients: clientSetFromEnv() });
-  const findings: Finding[] = rule.evaluate(facts, settings, Date.now());
-  const { findings: judged } = applyExemptions(findings, exemptions ?? [], Date.now());
-  for (const f of judged) if (f.verdict === "fail") reportViolation(f.message, f.origin);
+  const { findings } = await checkResources({
+    rules: [rule],
+    resources,
+    settings: { [rule.id]: settings },
+    exemptions: exemptions ?? [],
+    context: { known, clients: clientSetFromEnv() },
+  });
+  for (const f of findings) if (f.verdict === "fail") reportViolation(f.message, f.origin);
 }
 
 /** The CrossGuard policy of a rule: name, description, level and config schema from its declaration. */

@@ -1,7 +1,11 @@
 import type { ClientSet } from "../clients/client-set";
 import { enabledRules, evaluateCompliance, factKeysOf, type ComplianceResult } from "../domain/compliance/evaluate";
 import type { ComplianceFacts } from "../domain/compliance/facts";
-import { gatherFacts } from "../domain/facts/gather";
+import type { Exemption } from "../domain/compliance/exemptions";
+import type { RuleDefinition } from "../domain/compliance/rule";
+import type { RuleSettings } from "../domain/compliance/rule-settings";
+import type { ResourceContext, ResourceInput } from "../domain/facts/fact-kind";
+import { factsFromResources, gatherFacts } from "../domain/facts/gather";
 import type { StackConfig } from "../domain/stack/stack-config";
 import type { StateDirs } from "../platform/settings/state-dirs";
 
@@ -63,6 +67,23 @@ export async function runCheck(req: CheckRequest): Promise<CheckOutcome> {
   const result = evaluateCompliance(facts, req.stack.policies, req.stack.exemptions, req.now ?? Date.now());
   const scanErrors = facts.artifacts.filter((a) => a.scanError).map((a) => ({ path: a.path, error: a.scanError! }));
   return { ...result, facts, scanErrors, notes };
+}
+
+/**
+ * The same check over the policy pack's resources: the fact kinds `rules` name, built from the
+ * resources (`fromResources`), judged with `settings` and `exemptions`. CrossGuard runs one policy
+ * per rule, so a fact kind that fails to build (geocoding refused) fails only the rules that read it.
+ */
+export async function checkResources(req: {
+  rules: readonly RuleDefinition<unknown>[];
+  resources: readonly ResourceInput[];
+  settings: RuleSettings;
+  exemptions: readonly Exemption[];
+  context: ResourceContext;
+  now?: number;
+}): Promise<ComplianceResult> {
+  const facts = await factsFromResources(factKeysOf(req.rules), req.resources, req.context);
+  return evaluateCompliance(facts, req.settings, req.exemptions, req.now ?? Date.now(), req.rules);
 }
 
 /** The exit code a check gives: 1 when an artifact could not be scanned (it is not known to be clean), 3 on a mandatory violation, else 0. */

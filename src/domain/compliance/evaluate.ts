@@ -19,17 +19,19 @@ export interface ComplianceResult {
 }
 
 /**
- * Runs every enabled rule over the facts, then applies exemptions. Findings of one resource stay
- * together, resources in the order they are first judged, rules in registry order. Pure: `now` is passed in.
+ * Runs every enabled rule (of `rules`, default every registered one) over the facts, then applies
+ * exemptions. Findings of one resource stay together, resources in the order they are first
+ * judged, rules in registry order. Pure: `now` is passed in.
  */
 export function evaluateCompliance(
   facts: ComplianceFacts,
   settings: RuleSettings,
   exemptions: readonly Exemption[],
   now: number,
+  rules: readonly RuleDefinition<unknown>[] = allRules(),
 ): ComplianceResult {
   const raw: Finding[] = [];
-  for (const rule of allRules()) {
+  for (const rule of rules) {
     const s = settings[rule.id] ?? resolveSettings(rule, undefined);
     if (s.enforcementLevel !== "disabled") raw.push(...rule.evaluate(facts, s, now));
   }
