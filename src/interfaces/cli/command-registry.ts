@@ -77,7 +77,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: "whoami",
-    description: "show what IMDS says of this machine and its managed identity (STACKWARDEN_IMDS_ENDPOINT, AZURE_CLIENT_ID)",
+    description:
+      "show which credential of the chain answered and whom its ARM token names, and what IMDS says of this machine and its managed identity (STACKWARDEN_IMDS_ENDPOINT, AZURE_CLIENT_ID); exit 0, or 1 when no credential works (one line naming what was tried)",
     load: async () => (await import("./commands/whoami-command")).registerWhoami,
   },
   {
