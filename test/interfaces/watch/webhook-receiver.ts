@@ -21,7 +21,7 @@ export interface WebhookReceiver {
   url: string;
   port: number;
   /** Every request that arrived (verified or not), in order. */
-  requests: { id: string | undefined; verified: boolean; error?: string }[];
+  requests: { id: string | undefined; verified: boolean; error?: string; headers: Record<string, string>; body: string }[];
   /** Events accepted, once per webhook-id. */
   events: Received[];
   /** What the receiver does with the next requests. */
@@ -63,7 +63,7 @@ export async function startReceiver(secret: string, port = 0): Promise<WebhookRe
           } catch (e) {
             error = (e as Error).message;
           }
-          r.requests.push({ id, verified, ...(error ? { error } : {}) });
+          r.requests.push({ id, verified, ...(error ? { error } : {}), headers, body });
           const { status, delayMs } = r.behaviour;
           if (delayMs) await delay(delayMs);
           if (!verified) {
