@@ -19,7 +19,7 @@ export function parseHeaderText(text: string): Record<string, string> {
     try {
       obj = JSON.parse(trimmed);
     } catch (e) {
-      throw new Error(`the headers are not valid JSON: ${(e as Error).message}`);
+      throw new Error(`the headers are not valid JSON: ${(e as Error).message}`, { cause: e });
     }
     if (!obj || typeof obj !== "object" || Array.isArray(obj))
       throw new Error("the headers JSON must be an object of header names to values");
