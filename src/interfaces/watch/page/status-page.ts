@@ -392,7 +392,7 @@ function commitLine(t: TickStatus): Html {
 function findingCounts(s: StackStatus): Html {
   const f = s.findings;
   if (!f.checkedAt) return none("not checked yet");
-  return html`<span class="level-mandatory">${f.mandatory} mandatory</span>, ${f.advisory}
+  return html`<span class="${f.mandatory ? "level-mandatory" : "level-none"}">${f.mandatory} mandatory</span>, ${f.advisory}
     advisory${f.exempt ? html`, ${f.exempt} exempt` : ""}`;
 }
 
