@@ -5,15 +5,14 @@ import puppeteer, { type Browser, type Page } from "puppeteer-core";
 // (`apt-get install -y chromium`; .ci/run installs it when missing), driven by puppeteer-core, which
 // downloads no browser. A missing browser is an error, never a skipped test.
 
-/** Where Chromium is looked for: STACKWARDEN_CHROMIUM, then Debian's binary. */
+/** Where Chromium is: STACKWARDEN_CHROMIUM when set (and then only there), else Debian's /usr/bin/chromium. Throws when it is missing. */
 export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string {
-  const candidates = [env.STACKWARDEN_CHROMIUM, "/usr/bin/chromium"].filter((p): p is string => Boolean(p));
-  const found = candidates.find((p) => existsSync(p));
-  if (!found)
+  const path = env.STACKWARDEN_CHROMIUM || "/usr/bin/chromium";
+  if (!existsSync(path))
     throw new Error(
-      `no Chromium at ${candidates.join(" or ")}: the browser tests need it. Install Debian's package (apt-get update && apt-get install -y chromium; .ci/run does) or point STACKWARDEN_CHROMIUM at a Chromium binary`,
+      `no Chromium at ${path}${env.STACKWARDEN_CHROMIUM ? " (STACKWARDEN_CHROMIUM)" : ""}: the browser tests need it. Install Debian's package (apt-get update && apt-get install -y chromium; .ci/run does) or point STACKWARDEN_CHROMIUM at a Chromium binary`,
     );
-  return found;
+  return path;
 }
 
 /** Starts headless Chromium (`--no-sandbox` when running as root, as in CI containers). */

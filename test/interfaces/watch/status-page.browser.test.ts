@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stackPagePath } from "../../../src/interfaces/watch/page/status-page";
 import { StatusBoard } from "../../../src/interfaces/watch/status/status-board";
 import { startWatchServer } from "../../../src/interfaces/watch/watch-server";
-import { axeViolations, launchChromium } from "../../helpers/browser";
+import { axeViolations, chromiumPath, launchChromium } from "../../helpers/browser";
 import { feed } from "./status-fixtures";
 
 // The status page in headless Chromium (Debian's package, through puppeteer-core): served from a
@@ -224,4 +224,50 @@ describe("the status page in Chromium", () => {
     },
     TIMEOUT,
   );
+});
+
+describe("behind a status token, in Chromium", () => {
+  const TOKEN = "browser-test-token-0123456789abcdef";
+  let guarded: Awaited<ReturnType<typeof startWatchServer>>;
+  let guardedBoard: StatusBoard;
+  beforeAll(async () => {
+    guardedBoard = new StatusBoard();
+    feed(guardedBoard, "prod", { tick: 1, databases: DATABASES });
+    guarded = await startWatchServer({
+      host: "127.0.0.1",
+      port: 0,
+      status: guardedBoard,
+      statusToken: TOKEN,
+      readiness: () => ({ ready: true, reason: "test" }),
+      metrics: async () => ({ contentType: "text/plain", body: "" }),
+    });
+  }, TIMEOUT);
+  afterAll(() => guarded?.close());
+
+  it(
+    "signed in once with ?token=, the page, its assets and its stream work from the cookie",
+    async () => {
+      const page = await browser.newPage();
+      // (Without the token the answer is 401 with a Basic challenge; headless Chromium has no prompt to show, see status-api.test.ts.)
+      const res = await page.goto(`${guarded.url}/?token=${TOKEN}`, { waitUntil: "load" });
+      expect(res?.status()).toBe(200);
+      expect(page.url()).toBe(`${guarded.url}/`); // the token is gone from the address
+      await page.waitForFunction(() => document.getElementById("live")?.textContent === "Live", { timeout: 20_000 });
+      feed(guardedBoard, "prod", { tick: 2, databases: DATABASES, disabled: ["ledger"] });
+      await page.waitForFunction(() => document.querySelector(`tr[data-stack="prod"]`)?.getAttribute("data-drift") === "drifted", {
+        timeout: 20_000,
+      });
+      await page.close();
+    },
+    TIMEOUT,
+  );
+});
+
+describe("the browser helper", () => {
+  it("fails, never skips, when the browser is missing", () => {
+    expect(() => chromiumPath({ STACKWARDEN_CHROMIUM: "/nonexistent/chromium" })).toThrow(
+      /no Chromium at \/nonexistent\/chromium \(STACKWARDEN_CHROMIUM\): the browser tests need it\. Install Debian's package/,
+    );
+    expect(chromiumPath({})).toBe("/usr/bin/chromium");
+  });
 });

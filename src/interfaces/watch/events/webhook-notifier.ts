@@ -8,6 +8,9 @@ import { EventOutbox, type PendingDelivery } from "./event-outbox";
 import type { StackwardenEvent } from "./event-types";
 import { parseNotifySecret } from "./notify-secret";
 
+/** Where the watcher keeps its outbox and dead-letter file, under the working directory (the README documents it). */
+export const DEFAULT_EVENTS_DIR = ".stackwarden/events";
+
 /** The content type of a structured-mode CloudEvent over HTTP. */
 export const CLOUDEVENTS_JSON = "application/cloudevents+json; charset=utf-8";
 

@@ -5,6 +5,9 @@ import { stackFileKey } from "../../../platform/settings/state-dirs";
 import { isAtomicWriteLeftover, writeFileAtomic } from "../files/atomic-write";
 import type { StackStatus } from "./stack-status";
 
+/** Where the watcher keeps the statuses, under the working directory (the README documents it). */
+export const DEFAULT_STATUS_DIR = ".stackwarden/status";
+
 /** What a StatusStore holds: the board's incarnation and each stack's last status. */
 export interface StoredBoard {
   incarnation: string;
