@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pageAssets } from "../page/page-assets";
 import { renderMessagePage, renderOverviewPage, renderStackPage } from "../page/status-page";
-import type { StackStatusList, StatusApiError } from "../status/stack-status";
+import type { StackStatus, StackStatusList, StatusApiError } from "../status/stack-status";
 import type { StatusBoard } from "../status/status-board";
 import { STATUS_API_SCHEMA } from "../status/status-schema";
 import type { StatusAccess } from "./status-access";
@@ -78,7 +78,7 @@ export function serveStatus(r: StatusRoutes, req: IncomingMessage, res: ServerRe
     return true;
   }
   if (path === "/api/v1/stacks") {
-    sendJson(res, 200, listOf(r.board));
+    sendJsonText(res, 200, listJson(r.board));
     return true;
   }
   if (path === "/api/v1/schema") {
@@ -101,7 +101,7 @@ export function serveStatus(r: StatusRoutes, req: IncomingMessage, res: ServerRe
     }
     const status = r.board.get(name);
     if (!status) return (notFound(res, api, `no stack named ${JSON.stringify(name)} is watched`), true);
-    if (api) sendJson(res, 200, status);
+    if (api) sendJsonText(res, 200, statusJson(status));
     else sendHtml(res, 200, renderStackPage(status, r.board.revision));
     return true;
   }
@@ -135,6 +135,25 @@ function listOf(board: StatusBoard): StackStatusList {
   return { revision: board.revision, generatedAt: new Date().toISOString(), stacks: board.list() };
 }
 
+/**
+ * Each status serialized once: a StackStatus is frozen and replaced on every update, so its JSON
+ * can be kept beside it until it is dropped. A list answer then costs a concatenation, not a
+ * JSON.stringify of every stack, however often it is polled.
+ */
+const serialized = new WeakMap<StackStatus, string>();
+
+function statusJson(s: StackStatus): string {
+  let text = serialized.get(s);
+  if (text === undefined) serialized.set(s, (text = JSON.stringify(s)));
+  return text;
+}
+
+/** The list answer (a StackStatusList), built from the statuses' kept JSON. */
+function listJson(board: StatusBoard): string {
+  const head: Omit<StackStatusList, "stacks"> = { revision: board.revision, generatedAt: new Date().toISOString() };
+  return `${JSON.stringify(head).slice(0, -1)},"stacks":[${board.list().map(statusJson).join(",")}]}`;
+}
+
 function apiError(code: string, message: string): StatusApiError {
   return { error: { code, message } };
 }
@@ -154,6 +173,12 @@ function sendJson(
   res
     .writeHead(status, { ...STATUS_HEADERS, ...extra, "content-type": `${type}; charset=utf-8`, "cache-control": "no-store" })
     .end(`${JSON.stringify(body)}\n`);
+}
+
+function sendJsonText(res: ServerResponse, status: number, json: string): void {
+  res
+    .writeHead(status, { ...STATUS_HEADERS, "content-type": "application/json; charset=utf-8", "cache-control": "no-store" })
+    .end(`${json}\n`);
 }
 
 function sendHtml(res: ServerResponse, status: number, text: string, extra: Record<string, string | string[]> = {}): void {
