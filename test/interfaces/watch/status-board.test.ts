@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -6,7 +6,8 @@ import { StatusBoard, type StatusChange } from "../../../src/interfaces/watch/st
 import { STATUS_API_SCHEMA } from "../../../src/interfaces/watch/status/status-schema";
 import { StatusStore } from "../../../src/interfaces/watch/status/status-store";
 import { conditionOf } from "../../../src/interfaces/watch/status/status-parts";
-import { feed, PERSONAL_OID, PERSONAL_TID, stackOf, tickUpdate } from "./status-fixtures";
+import { readAuditTail } from "../../../src/interfaces/watch/status/audit-tail";
+import { auditEntries, feed, PERSONAL_OID, PERSONAL_TID, stackOf, tickUpdate } from "./status-fixtures";
 import { expectValid, isValid } from "./status-schema";
 
 /** A clock the test moves. */
@@ -224,5 +225,18 @@ describe("conditionOf", () => {
     ],
   ] as const)("%s", (_name, u, type, reason) => {
     expect(of(u as never)).toMatchObject({ type, reason });
+  });
+});
+
+describe("readAuditTail", () => {
+  it("reads the last entries of a stack's trail, oldest first; none when there is no trail", () => {
+    const dir = mkdtempSync(join(tmpdir(), "stackwarden-audit-tail-"));
+    expect(readAuditTail(dir, "prod")).toEqual([]);
+    const all = auditEntries("prod", 600, dir);
+    expect(statSync(join(dir, "prod.jsonl")).size).toBeGreaterThan(256 * 1024); // more than the end that is read
+    expect(readAuditTail(dir, "prod").map((e) => e.seq)).toEqual([596, 597, 598, 599, 600]);
+    expect(readAuditTail(dir, "prod", 2)).toEqual(all.slice(-2));
+    writeFileSync(join(dir, "prod.jsonl"), `${JSON.stringify(all[0])}\n{"seq":2,"cut`);
+    expect(readAuditTail(dir, "prod").map((e) => e.seq)).toEqual([1]);
   });
 });

@@ -59,8 +59,7 @@ export function findingsFor(stack: StackConfig, plan: TdePlanItem[], extra: Find
 }
 
 /** A real audit trail with `n` entries (each naming a user oid and tenant id), read back. */
-export function auditEntries(stack: string, n: number): AuditEntry[] {
-  const dir = mkdtempSync(join(tmpdir(), "stackwarden-status-audit-"));
+export function auditEntries(stack: string, n: number, dir = mkdtempSync(join(tmpdir(), "stackwarden-status-audit-"))): AuditEntry[] {
   const trail = AuditTrail.forStack(dir, stack);
   for (let i = 0; i < n; i++)
     trail.append({

@@ -141,7 +141,10 @@ export interface RuleFindings {
   truncated: number;
 }
 
-/** The compliance findings of the last check, by enforcement level and rule. */
+/**
+ * The compliance findings of the last check, by enforcement level and rule. A failed tick leaves the
+ * last findings in place (see `lastTick`): emptied, they would be announced as cleared, then raised again.
+ */
 export interface FindingsStatus {
   checkedAt: string | null;
   mandatory: number;
