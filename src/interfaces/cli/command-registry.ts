@@ -107,6 +107,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/audit-command")).registerAudit,
   },
   {
+    name: "events",
+    description: "the CloudEvents that watch --notify sends to webhooks",
+    usage: "",
+    load: async () => (await import("./commands/events-command")).registerEvents,
+  },
+  {
     name: "geocode",
     description:
       "geocode an address with the geocoding service (STACKWARDEN_GEOCODING_ENDPOINT, STACKWARDEN_GEOCODING_API_KEY): its parts, position and country",

@@ -1,5 +1,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { StatusAccess } from "./server/status-access";
+import { admit, serveStatus } from "./server/status-routes";
+import { StatusStream } from "./server/status-stream";
+import { StatusBoard } from "./status/status-board";
 
 /** What /readyz says. */
 export interface Readiness {
@@ -12,6 +16,14 @@ export interface WatchServerOptions {
   port: number;
   readiness: () => Readiness;
   metrics: () => Promise<{ contentType: string; body: string }>;
+  /** The statuses the page (`/`, `/stacks/{name}`) and the API (`/api/v1/…`) show. Default: an empty board. */
+  status?: StatusBoard;
+  /**
+   * Required on any address that is not loopback (the start fails without it); when set, every
+   * request but /healthz and /readyz must carry it (Bearer, Basic password, or the cookie of `/?token=`).
+   * At least 16 characters.
+   */
+  statusToken?: string;
 }
 
 /** Parses `--listen HOST:PORT` (`:9090` listens on 127.0.0.1; `[::1]:9090` for IPv6). */
@@ -22,10 +34,19 @@ export function parseListen(text: string): { host: string; port: number } {
   return { host: m[1] ?? (m[2] || "127.0.0.1"), port };
 }
 
-/** The watcher's HTTP endpoints: /healthz (alive), /readyz (see Readiness), /metrics (Prometheus text). */
+/**
+ * The watcher's HTTP endpoints: /healthz (alive), /readyz (see Readiness), /metrics (Prometheus
+ * text), the status page and the status API (see serveStatus). Loopback by default; on another
+ * address `statusToken` is required, and checked on every request but the health endpoints.
+ */
 export async function startWatchServer(opts: WatchServerOptions): Promise<{ url: string; close(): Promise<void> }> {
+  const access = new StatusAccess(opts.host, opts.statusToken);
+  const board = opts.status ?? new StatusBoard();
+  const stream = new StatusStream(board);
   const server: Server = createServer((req, res) => {
-    const path = (req.url ?? "/").split("?")[0];
+    const target = req.url ?? "/";
+    const q = target.indexOf("?");
+    const path = q < 0 ? target : target.slice(0, q);
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain" }).end("method not allowed\n");
       return;
@@ -36,12 +57,13 @@ export async function startWatchServer(opts: WatchServerOptions): Promise<{ url:
       const r = opts.readiness();
       res.writeHead(r.ready ? 200 : 503, { "content-type": "text/plain" }).end(`${r.ready ? "ready" : "not ready"}: ${r.reason}\n`);
     } else if (path === "/metrics") {
+      if (!admit(access, req, res, false)) return;
       opts.metrics().then(
         (m) => res.writeHead(200, { "content-type": m.contentType }).end(m.body),
         (e: unknown) => res.writeHead(500, { "content-type": "text/plain" }).end(`metrics failed: ${(e as Error).message}\n`),
       );
-    } else {
-      res.writeHead(404, { "content-type": "text/plain" }).end("not found: try /healthz, /readyz or /metrics\n");
+    } else if (!serveStatus({ board, access, stream }, req, res, path, new URLSearchParams(q < 0 ? "" : target.slice(q + 1)))) {
+      res.writeHead(404, { "content-type": "text/plain" }).end("not found: try /, /api/v1/stacks, /healthz, /readyz or /metrics\n");
     }
   });
   // Scrapers keep connections open; they must not hold the process at shutdown.
@@ -58,6 +80,7 @@ export async function startWatchServer(opts: WatchServerOptions): Promise<{ url:
     url: `http://${host}:${addr.port}`,
     close: () =>
       new Promise<void>((resolve) => {
+        stream.close();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

@@ -1,0 +1,35 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+
+/**
+ * Writes `text` to `path` so that a reader, or a `kill -9` at any moment, sees the old file or the
+ * new one, never half of one: the text goes to a temporary file beside it, is fsynced (so a power
+ * loss does not leave an empty file under the new name either), then renamed over `path`.
+ * Creates the directory when missing. Synchronous: a few small writes, cheaper than a promise chain.
+ */
+export function writeFileAtomic(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
+  const fd = openSync(tmp, "w", 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(tmp, path);
+  } catch (e) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* the rename's error is the one worth reporting */
+    }
+    throw e;
+  }
+}
+
+/** Whether a file name is a temporary file writeFileAtomic leaves behind when killed before its rename. */
+export function isAtomicWriteLeftover(name: string): boolean {
+  return /\.\d+\.[a-z0-9]+\.tmp$/.test(name);
+}

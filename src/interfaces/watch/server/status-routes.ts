@@ -1,0 +1,186 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { pageAssets } from "../page/page-assets";
+import { renderMessagePage, renderOverviewPage, renderStackPage } from "../page/status-page";
+import type { StackStatus, StackStatusList, StatusApiError } from "../status/stack-status";
+import type { StatusBoard } from "../status/status-board";
+import { STATUS_API_SCHEMA } from "../status/status-schema";
+import type { StatusAccess } from "./status-access";
+import type { StatusStream } from "./status-stream";
+
+/**
+ * What the page may load: only files this server serves, no inline script or style, no framing, no
+ * form posts, no plugins. The page's script fetches the page and the stream from the same origin.
+ */
+export const STATUS_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** Headers on every response of the status page and API. */
+export const STATUS_HEADERS: Readonly<Record<string, string>> = {
+  "content-security-policy": STATUS_CSP,
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY",
+  "cross-origin-opener-policy": "same-origin",
+  "cross-origin-resource-policy": "same-origin",
+};
+
+const CHALLENGE = ['Basic realm="stackwarden status", charset="UTF-8"', 'Bearer realm="stackwarden status"'];
+
+export interface StatusRoutes {
+  board: StatusBoard;
+  access: StatusAccess;
+  stream: StatusStream;
+}
+
+/**
+ * Serves the status page (`/`, `/stacks/{name}`), its assets (`/assets/…`) and the API
+ * (`/api/v1/stacks[/{name}]`, `/api/v1/schema`, `/api/v1/stream`) behind the access check; also
+ * checks access for `/metrics` (`guardOnly`). Returns false for a path it does not serve.
+ */
+export function serveStatus(r: StatusRoutes, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): boolean {
+  const api = path.startsWith("/api/");
+  const page = path === "/" || path.startsWith("/stacks/");
+  const asset = path.startsWith("/assets/");
+  if (!api && !page && !asset) return false;
+
+  // A browser signs in once with ?token=: the token is swapped for a cookie and dropped from the address.
+  const offered = query.get("token");
+  if (page && offered !== null && r.access.tokenRequired) {
+    if (r.access.tokenMatches(offered)) {
+      query.delete("token");
+      const rest = query.toString();
+      res
+        .writeHead(303, {
+          ...STATUS_HEADERS,
+          location: `${path}${rest ? `?${rest}` : ""}`,
+          "set-cookie": r.access.signInCookie(),
+          "cache-control": "no-store",
+        })
+        .end();
+      return true;
+    }
+  }
+  if (!admit(r.access, req, res, api)) return true;
+
+  if (asset) {
+    const a = pageAssets().get(path);
+    if (!a) return (notFound(res, api, `no asset ${path}`), true);
+    if (req.headers["if-none-match"] === a.etag) {
+      res.writeHead(304, { ...STATUS_HEADERS, etag: a.etag, "cache-control": "no-cache" }).end();
+    } else {
+      res.writeHead(200, { ...STATUS_HEADERS, "content-type": a.contentType, etag: a.etag, "cache-control": "no-cache" }).end(a.body);
+    }
+    return true;
+  }
+
+  if (path === "/") {
+    sendHtml(res, 200, renderOverviewPage(listOf(r.board)));
+    return true;
+  }
+  if (path === "/api/v1/stacks") {
+    sendJsonText(res, 200, listJson(r.board));
+    return true;
+  }
+  if (path === "/api/v1/schema") {
+    sendJson(res, 200, STATUS_API_SCHEMA, "application/schema+json");
+    return true;
+  }
+  if (path === "/api/v1/stream") {
+    r.stream.open(req, res, { ...STATUS_HEADERS });
+    return true;
+  }
+  const one = /^\/(?:api\/v1\/stacks|stacks)\/([^/]+)$/.exec(path);
+  if (one) {
+    let name: string;
+    try {
+      name = decodeURIComponent(one[1]);
+    } catch {
+      if (api) sendJson(res, 400, apiError("BadRequest", "the stack name in the path is not valid percent-encoding"));
+      else sendHtml(res, 400, renderMessagePage("Bad request", "The stack name in the address is not valid percent-encoding."));
+      return true;
+    }
+    const status = r.board.get(name);
+    if (!status) return (notFound(res, api, `no stack named ${JSON.stringify(name)} is watched`), true);
+    if (api) sendJsonText(res, 200, statusJson(status));
+    else sendHtml(res, 200, renderStackPage(status, r.board.revision));
+    return true;
+  }
+  notFound(res, api, `${path} is not part of the status API: try /api/v1/stacks`);
+  return true;
+}
+
+/** Checks access; answers 401/403 itself (JSON for the API, a page otherwise) and returns false when refused. */
+export function admit(access: StatusAccess, req: IncomingMessage, res: ServerResponse, json: boolean): boolean {
+  const v = access.check(req);
+  if (v.ok) return true;
+  const extra: Record<string, string | string[]> = v.status === 401 ? { "www-authenticate": CHALLENGE } : {};
+  const code = v.status === 401 ? "Unauthorized" : "Forbidden";
+  if (json) sendJson(res, v.status, apiError(code, v.reason), undefined, extra);
+  else
+    sendHtml(
+      res,
+      v.status,
+      renderMessagePage(
+        v.status === 401 ? "Sign in" : "Forbidden",
+        v.status === 401
+          ? `${v.reason}. Send it as a bearer token, as the password of the browser's sign-in prompt, or open this address with ?token=… once.`
+          : v.reason,
+      ),
+      extra,
+    );
+  return false;
+}
+
+function listOf(board: StatusBoard): StackStatusList {
+  return { revision: board.revision, generatedAt: new Date().toISOString(), stacks: board.list() };
+}
+
+/**
+ * Each status serialized once: a StackStatus is frozen and replaced on every update, so its JSON
+ * can be kept beside it until it is dropped. A list answer then costs a concatenation, not a
+ * JSON.stringify of every stack, however often it is polled.
+ */
+const serialized = new WeakMap<StackStatus, string>();
+
+function statusJson(s: StackStatus): string {
+  let text = serialized.get(s);
+  if (text === undefined) serialized.set(s, (text = JSON.stringify(s)));
+  return text;
+}
+
+/** The list answer (a StackStatusList), built from the statuses' kept JSON. */
+function listJson(board: StatusBoard): string {
+  const head: Omit<StackStatusList, "stacks"> = { revision: board.revision, generatedAt: new Date().toISOString() };
+  return `${JSON.stringify(head).slice(0, -1)},"stacks":[${board.list().map(statusJson).join(",")}]}`;
+}
+
+function apiError(code: string, message: string): StatusApiError {
+  return { error: { code, message } };
+}
+
+function notFound(res: ServerResponse, api: boolean, message: string): void {
+  if (api) sendJson(res, 404, apiError("NotFound", message));
+  else sendHtml(res, 404, renderMessagePage("Not found", message));
+}
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  type = "application/json",
+  extra: Record<string, string | string[]> = {},
+): void {
+  res
+    .writeHead(status, { ...STATUS_HEADERS, ...extra, "content-type": `${type}; charset=utf-8`, "cache-control": "no-store" })
+    .end(`${JSON.stringify(body)}\n`);
+}
+
+function sendJsonText(res: ServerResponse, status: number, json: string): void {
+  res
+    .writeHead(status, { ...STATUS_HEADERS, "content-type": "application/json; charset=utf-8", "cache-control": "no-store" })
+    .end(`${json}\n`);
+}
+
+function sendHtml(res: ServerResponse, status: number, text: string, extra: Record<string, string | string[]> = {}): void {
+  res.writeHead(status, { ...STATUS_HEADERS, ...extra, "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(text);
+}

@@ -1,0 +1,273 @@
+/**
+ * The status of one watched stack, as the status page, `GET /api/v1/stacks[/NAME]` and the events
+ * show it. `stack-status.schema.json` beside this file is its JSON Schema (the API serves it at
+ * `/api/v1/schema`; a test validates every response against it): change both together.
+ *
+ * What it never holds: a token, a key, a secret, a probe parameter, an identity's object or tenant
+ * id. Audit entries show who by host and application id only; lock holders by pid and host.
+ *
+ * Times are ISO 8601 strings (UTC), durations milliseconds. Absent values are `null`, never
+ * missing keys, so that clients read one shape.
+ */
+
+/** The three conditions of kstatus (as the Pulumi Kubernetes Operator reports them): exactly one holds. */
+export type ConditionType = "Ready" | "Reconciling" | "Stalled";
+export const CONDITION_TYPES: readonly ConditionType[] = ["Ready", "Reconciling", "Stalled"];
+
+/**
+ * Reasons known to the page and the documentation, by condition. Any CamelCase reason is accepted
+ * (the schema checks the form, not the list): a transient failure is `Reconciling`, one that needs a
+ * human is `Stalled`, as the operator separates them.
+ */
+export const CONDITION_REASONS = {
+  Ready: ["Reconciled"],
+  Reconciling: ["AwaitingFirstTick", "Ticking", "Applying", "Remediating", "WaitingForLock", "RetryingAfterError"],
+  Stalled: ["TickFailing", "ApplyFailed", "RemediationFailed", "StackFileInvalid"],
+} as const satisfies Record<ConditionType, readonly string[]>;
+
+/** The stack's condition: which of Ready, Reconciling or Stalled holds, and why. */
+export interface StatusCondition {
+  type: ConditionType;
+  /** CamelCase, for machines (see CONDITION_REASONS). */
+  reason: string;
+  /** One sentence, for people. */
+  message: string;
+  /** When the type or the reason last changed (kept by the StatusBoard). */
+  lastTransitionTime: string;
+}
+
+/** Where in the stack file something is written. */
+export interface StackFileLine {
+  file: string;
+  line: number;
+  column: number;
+}
+
+/** A resource whose live state differs from the stack file. */
+export interface DriftedResource {
+  /** The ARM id. */
+  id: string;
+  /** `rg/server/database`. */
+  label: string;
+  /** The property that differs. */
+  property: "transparentDataEncryption";
+  desired: string;
+  /** As the API said it; null when it could not be read. */
+  live: string | null;
+  /** Where the stack file declares the resource. */
+  source: StackFileLine | null;
+}
+
+/**
+ * Drift, kept apart from deployment (one combined status hides results). `unknown` only until the
+ * first successful check: a failed tick leaves the last known drift in place (see `lastTick`).
+ */
+export interface DriftStatus {
+  state: "unknown" | "in-sync" | "drifted";
+  /** When live state was last read. */
+  checkedAt: string | null;
+  /** When the current drift episode began; null when not drifted (kept by the StatusBoard). */
+  since: string | null;
+  /** The number of the current (or last) drift episode, 0 before the first (kept by the StatusBoard; events are named after it). */
+  episode: number;
+  resources: DriftedResource[];
+}
+
+/** An apply the watcher made: of a new commit, or a repair of drift. */
+export interface ApplyRecord {
+  trigger: "commit" | "remediation";
+  startedAt: string;
+  finishedAt: string;
+  commit: string | null;
+  /** 0 when every change converged. */
+  exitCode: number;
+  converged: number;
+  failed: number;
+  /** The audit entry that records it; null when none was written. */
+  auditSeq: number | null;
+}
+
+/** What is deployed, apart from what drifted since. */
+export interface DeploymentStatus {
+  /** `none` before any apply; `applying` while one runs; else the last apply's result. */
+  state: "none" | "applying" | "succeeded" | "failed";
+  /** The commit last reconciled (when following git), else null. */
+  commit: string | null;
+  lastApply: ApplyRecord | null;
+}
+
+/** The last tick that ended. */
+export interface TickStatus {
+  /** 1 for the watcher's first tick. */
+  number: number;
+  commit: string | null;
+  /** The commit's subject line, as git has it (free text: the page escapes it). */
+  commitSubject: string | null;
+  /** `interrupted`: stopped by a shutdown. */
+  outcome: "succeeded" | "failed" | "interrupted";
+  /** One line, when it failed. */
+  error: string | null;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  /** Failed ticks in a row, this one included (0 after a success). */
+  consecutiveFailures: number;
+}
+
+/** One failing (or exempted) finding, as the page lists it. */
+export interface FindingSummary {
+  resourceId: string;
+  label: string;
+  message: string;
+  /** Tells apart several findings of one rule on one resource; null when there is one. */
+  facet: string | null;
+  /** `exempt`: it would fail, but an active exemption covers it. */
+  verdict: "fail" | "exempt";
+  source: StackFileLine | null;
+  /** For mandatory failures, the episode the finding was raised in (kept by the StatusBoard; events are named after it); else null. */
+  episode: number | null;
+}
+
+/** The findings of one rule at one enforcement level. */
+export interface RuleFindings {
+  ruleId: string;
+  level: "mandatory" | "advisory";
+  /** Failing findings (exempt ones not counted). */
+  failing: number;
+  exempt: number;
+  /** Every mandatory failure; other findings up to a bound (see `truncated`). */
+  findings: FindingSummary[];
+  /** Findings left out of `findings` for size. */
+  truncated: number;
+}
+
+/**
+ * The compliance findings of the last check, by enforcement level and rule. A failed tick leaves the
+ * last findings in place (see `lastTick`): emptied, they would be announced as cleared, then raised again.
+ */
+export interface FindingsStatus {
+  checkedAt: string | null;
+  mandatory: number;
+  advisory: number;
+  exempt: number;
+  /** Rules with at least one failing or exempt finding: mandatory first, then by rule id. */
+  rules: RuleFindings[];
+}
+
+/** Who holds (or held) the stack's apply lock. */
+export interface LockHolderStatus {
+  pid: number;
+  host: string;
+  /** What took it: `apply`, `watch`, `remediate`. */
+  command: string;
+  since: string;
+}
+
+export interface LockStatus {
+  state: "free" | "held";
+  holder: LockHolderStatus | null;
+  /** The last lock recovered from a process that no longer ran. */
+  lastRecovered: { holder: LockHolderStatus; at: string } | null;
+}
+
+/** One probe's last result: never its parameters, never the document. */
+export interface ProbeStatus {
+  name: string;
+  issuer: string;
+  doctype: string;
+  format: string;
+  outcome: "passed" | "failed";
+  latencyMs: number;
+  /** The issuer's HTTP status; null when no answer came. */
+  status: number | null;
+  error: { code: string; message: string } | null;
+  /** For a failure, the episode it began in (kept by the StatusBoard; events are named after it); else null. */
+  episode: number | null;
+}
+
+export interface ProbesStatus {
+  ranAt: string | null;
+  passed: number;
+  failed: number;
+  results: ProbeStatus[];
+}
+
+/** One audit entry, as the page shows it. */
+export interface AuditEntrySummary {
+  seq: number;
+  hash: string;
+  at: string;
+  /** `apply`, `watch`, `remediate` … */
+  command: string;
+  /** The machine and the application id of the credential; no user or tenant id. */
+  who: { host: string; appId: string | null };
+  /** What changed: a count by outcome, and the resources (labels, up to a bound). */
+  what: { changes: number; outcomes: Record<string, number>; resources: string[] };
+  commit: string | null;
+  exitCode: number;
+}
+
+export interface AuditStatus {
+  /** The trail's last entry: the head `audit verify --expect-head` takes. */
+  head: { seq: number; hash: string } | null;
+  /** The last entries, newest first. */
+  last: AuditEntrySummary[];
+}
+
+/** Everything the watcher shows of one stack. */
+export interface StackStatus {
+  name: string;
+  /** The stack file, as the watcher reads it. */
+  file: string;
+  /** +1 with every update of this stack's status (kept by the StatusBoard). */
+  generation: number;
+  /** Opened episodes (drift, mandatory findings, probe failures) so far; numbers them (kept by the StatusBoard). */
+  episodes: number;
+  updatedAt: string;
+  /** How ticks are scheduled, for people (`every 5m`). */
+  schedule: string | null;
+  condition: StatusCondition;
+  deployment: DeploymentStatus;
+  drift: DriftStatus;
+  lastTick: TickStatus | null;
+  nextTickAt: string | null;
+  findings: FindingsStatus;
+  lock: LockStatus;
+  probes: ProbesStatus;
+  audit: AuditStatus;
+}
+
+/** `GET /api/v1/stacks`. */
+export interface StackStatusList {
+  /** The board's revision: +1 with every update of any stack. */
+  revision: number;
+  generatedAt: string;
+  stacks: StackStatus[];
+}
+
+/** The body of an API error. */
+export interface StatusApiError {
+  error: { code: string; message: string };
+}
+
+/** A stack's status before its first tick. */
+export function initialStackStatus(name: string, file: string, now: Date, schedule: string | null = null): StackStatus {
+  const at = now.toISOString();
+  return {
+    name,
+    file,
+    generation: 0,
+    episodes: 0,
+    updatedAt: at,
+    schedule,
+    condition: { type: "Reconciling", reason: "AwaitingFirstTick", message: "waiting for the first tick", lastTransitionTime: at },
+    deployment: { state: "none", commit: null, lastApply: null },
+    drift: { state: "unknown", checkedAt: null, since: null, episode: 0, resources: [] },
+    lastTick: null,
+    nextTickAt: null,
+    findings: { checkedAt: null, mandatory: 0, advisory: 0, exempt: 0, rules: [] },
+    lock: { state: "free", holder: null, lastRecovered: null },
+    probes: { ranAt: null, passed: 0, failed: 0, results: [] },
+    audit: { head: null, last: [] },
+  };
+}

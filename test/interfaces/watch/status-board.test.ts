@@ -1,0 +1,242 @@
+import { mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { StatusBoard, type StatusChange } from "../../../src/interfaces/watch/status/status-board";
+import { STATUS_API_SCHEMA } from "../../../src/interfaces/watch/status/status-schema";
+import { StatusStore } from "../../../src/interfaces/watch/status/status-store";
+import { conditionOf } from "../../../src/interfaces/watch/status/status-parts";
+import { readAuditTail } from "../../../src/interfaces/watch/status/audit-tail";
+import { auditEntries, feed, PERSONAL_OID, PERSONAL_TID, stackOf, tickUpdate } from "./status-fixtures";
+import { expectValid, isValid } from "./status-schema";
+
+/** A clock the test moves. */
+function clock(start = Date.UTC(2026, 0, 1, 12)) {
+  let t = start;
+  return { now: () => new Date(t), advance: (ms: number) => (t += ms) };
+}
+
+describe("StackStatus and its schema", () => {
+  it("a status built from a real stack file, findings, trail, lock and probes is valid, with each drifted database at its line", () => {
+    const board = new StatusBoard();
+    feed(board, "prod", { tick: 1, disabled: ["billing"], lockHeld: true, probesFailing: true, auditCount: 7 });
+    const s = board.get("prod")!;
+    expectValid("StackStatus", s);
+    expect(s.drift).toMatchObject({ state: "drifted", episode: 1 });
+    expect(s.drift.resources).toEqual([
+      expect.objectContaining({
+        label: "rg-data/sql-1/billing",
+        desired: "Enabled",
+        live: "Disabled",
+        source: { file: "stacks/Pulumi.prod.yaml", line: 5, column: 7 },
+      }),
+    ]);
+    expect(s.findings).toMatchObject({ mandatory: 1, advisory: 0 });
+    expect(s.findings.rules[0]).toMatchObject({ ruleId: "sql-tde-enabled", level: "mandatory", failing: 1 });
+    expect(s.lock).toMatchObject({ state: "held", holder: { pid: 4242, host: "build-7", command: "watch" } });
+    expect(s.probes).toMatchObject({ passed: 1, failed: 1 });
+    expect(s.audit.head?.seq).toBe(7);
+    expect(s.audit.last.map((e) => e.seq)).toEqual([7, 6, 5, 4, 3]);
+    expect(s.audit.last[0]).toMatchObject({ who: { host: "build-7", appId: "04b07795-8ddb-461a-bbee-02f9e1bf7b46" }, exitCode: 0 });
+    expect(s.audit.last[0].what).toEqual({ changes: 1, outcomes: { converged: 1 }, resources: ["rg-data/sql-1/orders"] });
+  });
+
+  it("holds no user or tenant id, and the schema names no secret-like field", () => {
+    const board = new StatusBoard();
+    feed(board, "prod", { tick: 1, disabled: ["billing"], auditCount: 3 });
+    const text = JSON.stringify(board.list());
+    expect(text).not.toContain(PERSONAL_OID);
+    expect(text).not.toContain(PERSONAL_TID);
+    const names: string[] = [];
+    const walk = (v: unknown): void => {
+      if (Array.isArray(v)) v.forEach(walk);
+      else if (v && typeof v === "object")
+        for (const [k, child] of Object.entries(v)) {
+          if (k === "properties" && child && typeof child === "object") names.push(...Object.keys(child));
+          walk(child);
+        }
+    };
+    walk(STATUS_API_SCHEMA);
+    expect(names.length).toBeGreaterThan(50);
+    expect(names.filter((n) => /token|secret|password|key|credential|parameter|oid|tid|email|claims/i.test(n))).toEqual([]);
+  });
+
+  it("the schema refuses a field it does not declare (a token slipped in), a bad condition, a missing key", () => {
+    const board = new StatusBoard();
+    feed(board, "prod", { tick: 1 });
+    const s = structuredClone(board.get("prod")!);
+    expect(isValid("StackStatus", s)).toBe(true);
+    expect(isValid("StackStatus", { ...s, token: "abc" })).toBe(false);
+    expect(isValid("StackStatus", { ...s, lock: { ...s.lock, holder: { ...s.lock.holder, token: "x" } } })).toBe(false);
+    expect(isValid("StackStatus", { ...s, condition: { ...s.condition, type: "Healthy" } })).toBe(false);
+    expect(isValid("StackStatus", { ...s, condition: { ...s.condition, reason: "not camel case" } })).toBe(false);
+    const { drift: _drift, ...withoutDrift } = s;
+    expect(isValid("StackStatus", withoutDrift)).toBe(false);
+  });
+});
+
+describe("StatusBoard", () => {
+  it("register puts a stack in its state before the first tick; update stamps generation, time and notifies", () => {
+    const c = clock();
+    const board = new StatusBoard({ now: c.now });
+    const changes: StatusChange[] = [];
+    board.subscribe((ch) => changes.push(ch));
+    const first = board.register("prod", { file: "stacks/Pulumi.prod.yaml", schedule: "every 5m" });
+    expectValid("StackStatus", first);
+    expect(first).toMatchObject({
+      generation: 0,
+      condition: { type: "Reconciling", reason: "AwaitingFirstTick" },
+      drift: { state: "unknown" },
+    });
+    expect(board.register("prod", { file: "stacks/Pulumi.prod.yaml" })).toBe(first); // no change, no notification
+    c.advance(1000);
+    const next = board.update("prod", tickUpdate({ stack: stackOf("prod", ["orders"]), tick: 1, at: c.now() }));
+    expect(next.generation).toBe(1);
+    expect(next.updatedAt).toBe(c.now().toISOString());
+    expect(next.condition).toMatchObject({ type: "Ready", reason: "Reconciled", lastTransitionTime: c.now().toISOString() });
+    expect(changes.map((ch) => [ch.name, ch.previous?.generation, ch.current?.generation, ch.revision])).toEqual([
+      ["prod", undefined, 0, 1],
+      ["prod", 0, 1, 2],
+    ]);
+    expect(board.revision).toBe(2);
+    expect(Object.isFrozen(next) && Object.isFrozen(next.drift.resources)).toBe(true);
+    expect(() => board.update("nope", {})).toThrow(/stack nope is not on the status board/);
+  });
+
+  it("keeps a condition's transition time while its type and reason hold, and moves it when they change", () => {
+    const c = clock();
+    const board = new StatusBoard({ now: c.now });
+    board.register("s", { file: "f" });
+    const ready = { type: "Ready" as const, reason: "Reconciled", message: "tick 1" };
+    const t1 = board.update("s", { condition: ready }).condition.lastTransitionTime;
+    c.advance(60_000);
+    expect(board.update("s", { condition: { ...ready, message: "tick 2" } }).condition.lastTransitionTime).toBe(t1);
+    c.advance(60_000);
+    const stalled = board.update("s", { condition: { type: "Stalled", reason: "TickFailing", message: "x" } });
+    expect(stalled.condition.lastTransitionTime).toBe(c.now().toISOString());
+  });
+
+  it("numbers episodes: a drift keeps its number and since while it lasts, a new one takes the next number", () => {
+    const c = clock();
+    const board = new StatusBoard({ now: c.now });
+    const stack = stackOf("s", ["a", "b"]);
+    board.register("s", { file: stack.file });
+    const t = (tick: number, disabled: string[], probesFailing = false) => {
+      c.advance(60_000);
+      return board.update("s", tickUpdate({ stack, tick, disabled, probesFailing, at: c.now() }));
+    };
+    const d1 = t(1, ["a"]);
+    expect(d1.drift).toMatchObject({ state: "drifted", episode: 1, since: c.now().toISOString() });
+    const a1 = d1.findings.rules[0].findings.find((f) => f.label.endsWith("/a"))!;
+    expect(a1.episode).toBe(2);
+    const d2 = t(2, ["a", "b"]);
+    expect(d2.drift).toMatchObject({ state: "drifted", episode: 1, since: d1.drift.since });
+    expect(d2.findings.rules[0].findings.map((f) => [f.label, f.episode])).toEqual([
+      ["rg-data/sql-1/a", 2],
+      ["rg-data/sql-1/b", 3],
+    ]);
+    const d3 = t(3, [], true);
+    expect(d3.drift).toMatchObject({ state: "in-sync", since: null, episode: 1 });
+    expect(d3.findings.mandatory).toBe(0);
+    expect(d3.probes.results.find((p) => p.outcome === "failed")!.episode).toBe(4);
+    const d4 = t(4, ["b"], true);
+    expect(d4.drift.episode).toBe(5);
+    expect(d4.probes.results.find((p) => p.outcome === "failed")!.episode).toBe(4);
+    expect(d4.episodes).toBe(6); // b's finding
+  });
+
+  it("a subscriber that throws is reported and does not stop the update or the other subscribers", () => {
+    const warnings: string[] = [];
+    const board = new StatusBoard({ warn: (l) => warnings.push(l) });
+    let seen = 0;
+    board.subscribe(() => {
+      throw new Error("boom");
+    });
+    board.subscribe(() => seen++);
+    board.register("s", { file: "f" });
+    expect(seen).toBe(1);
+    expect(warnings).toEqual(["status board: a subscriber failed on the change of s: boom"]);
+  });
+
+  it("with a store, a new board resumes each stack's status, generation, episodes and incarnation", () => {
+    const dir = mkdtempSync(join(tmpdir(), "stackwarden-status-store-"));
+    const a = new StatusBoard({ store: new StatusStore(dir) });
+    feed(a, "prod", { tick: 1, disabled: ["orders"] });
+    feed(a, "dev", { tick: 1 });
+    a.remove("dev");
+    // A kill between a temporary file's write and its rename leaves the temporary file: ignored and removed.
+    writeFileSync(join(dir, "stacks", "prod.json.123.abcdef.tmp"), "{half");
+    writeFileSync(join(dir, "stacks", "broken.json"), "{not json");
+    const warnings: string[] = [];
+    const b = new StatusBoard({ store: new StatusStore(dir, (l) => warnings.push(l)) });
+    expect(b.incarnation).toBe(a.incarnation);
+    expect(b.list().map((s) => s.name)).toEqual(["prod"]);
+    expect(b.get("prod")).toEqual(a.get("prod"));
+    expect(warnings).toEqual([expect.stringMatching(/skipping .*broken\.json/)]);
+    expect(readdirSync(join(dir, "stacks")).sort()).toEqual(["broken.json", "prod.json"]);
+    // The next tick after the restart continues the same episode: no new drift number.
+    const next = b.update("prod", tickUpdate({ stack: stackOf("prod", ["orders", "billing", "ledger"]), tick: 2, disabled: ["orders"] }));
+    expect(next.generation).toBe(a.get("prod")!.generation + 1);
+    expect(next.drift.episode).toBe(1);
+    expect(new StatusBoard().incarnation).not.toBe(a.incarnation);
+  });
+});
+
+describe("conditionOf", () => {
+  const stack = stackOf("s", ["a"]);
+  const base = tickUpdate({ stack, tick: 4 });
+  const of = (u: Partial<typeof base>) => conditionOf({ ...base, ...u } as never);
+  it.each([
+    ["no tick yet", { lastTick: null }, "Reconciling", "AwaitingFirstTick"],
+    ["a tick succeeded", {}, "Ready", "Reconciled"],
+    [
+      "one failure",
+      { lastTick: { ...base.lastTick!, outcome: "failed", error: "x", consecutiveFailures: 1 } },
+      "Reconciling",
+      "RetryingAfterError",
+    ],
+    [
+      "three failures",
+      { lastTick: { ...base.lastTick!, outcome: "failed", error: "x", consecutiveFailures: 3 } },
+      "Stalled",
+      "TickFailing",
+    ],
+    ["an apply running", { deployment: { state: "applying", commit: null, lastApply: null } }, "Reconciling", "Applying"],
+    [
+      "a failed repair",
+      {
+        deployment: {
+          state: "failed",
+          commit: null,
+          lastApply: {
+            trigger: "remediation",
+            startedAt: "",
+            finishedAt: "",
+            commit: null,
+            exitCode: 1,
+            converged: 0,
+            failed: 2,
+            auditSeq: 3,
+          },
+        },
+      },
+      "Stalled",
+      "RemediationFailed",
+    ],
+  ] as const)("%s", (_name, u, type, reason) => {
+    expect(of(u as never)).toMatchObject({ type, reason });
+  });
+});
+
+describe("readAuditTail", () => {
+  it("reads the last entries of a stack's trail, oldest first; none when there is no trail", () => {
+    const dir = mkdtempSync(join(tmpdir(), "stackwarden-audit-tail-"));
+    expect(readAuditTail(dir, "prod")).toEqual([]);
+    const all = auditEntries("prod", 600, dir);
+    expect(statSync(join(dir, "prod.jsonl")).size).toBeGreaterThan(256 * 1024); // more than the end that is read
+    expect(readAuditTail(dir, "prod").map((e) => e.seq)).toEqual([596, 597, 598, 599, 600]);
+    expect(readAuditTail(dir, "prod", 2)).toEqual(all.slice(-2));
+    writeFileSync(join(dir, "prod.jsonl"), `${JSON.stringify(all[0])}\n{"seq":2,"cut`);
+    expect(readAuditTail(dir, "prod").map((e) => e.seq)).toEqual([1]);
+  });
+});
