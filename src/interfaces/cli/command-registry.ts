@@ -97,7 +97,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "watch",
     description:
-      "the long-running reconciler: drift and check on a schedule, follow git, serve /healthz /readyz /metrics (runs until SIGTERM, then exits 0)",
+      "the long-running reconciler of one or many stacks: drift and check on a schedule, follow git, serve /healthz /readyz /metrics, a status page and API, send signed events (runs until SIGTERM, then exits 0)",
     load: async () => (await import("./commands/watch-command")).registerWatch,
   },
   {

@@ -3,8 +3,9 @@ import type { Finding } from "../../domain/compliance/finding";
 import { subscribeRequestEvents } from "../../platform/http/request-events";
 
 /**
- * The Prometheus metrics of `stackwarden watch` (one registry per watcher, not prom-client's
- * global one). Names are part of the product: dashboards and alerts use them.
+ * The Prometheus metrics of `stackwarden watch` (one registry per watcher process, not prom-client's
+ * global one; every stack it watches is a `stack` label). Names are part of the product:
+ * dashboards and alerts use them.
  */
 export class WatchMetrics {
   readonly registry = new Registry();
@@ -91,39 +92,46 @@ export class WatchMetrics {
   private readonly seenFindingLabels = new Set<string>();
   private readonly unsubscribe: () => void;
 
-  constructor(readonly stack: string) {
+  constructor() {
     collectDefaultMetrics({ register: this.registry });
     this.unsubscribe = subscribeRequestEvents((e) => {
       this.apiRequests.inc({ service: e.service, status: String(e.status) });
       if (e.retrying) this.apiRetries.inc({ service: e.service });
       if (e.status === 429) this.apiThrottled.inc({ service: e.service });
     });
-    // Series exist from the start, so a dashboard shows 0 rather than nothing.
+  }
+
+  /** Starts a stack's series, so a dashboard shows 0 rather than nothing. */
+  addStack(stack: string): void {
     this.ticks.inc({ stack, result: "ok" }, 0);
     this.ticks.inc({ stack, result: "error" }, 0);
   }
 
-  /** Sets the findings gauge; rule/level pairs seen before and absent now read 0. */
-  setFindings(findings: readonly Finding[]): void {
+  /** Sets a stack's findings gauge; rule/level pairs seen before and absent now read 0. */
+  setFindings(stack: string, findings: readonly Finding[]): void {
     const counts = new Map<string, number>();
     for (const f of findings) {
       if (f.verdict !== "fail") continue;
-      const k = `${f.ruleId}\u0000${f.level}`;
+      const k = `${stack}\u0000${f.ruleId}\u0000${f.level}`;
       counts.set(k, (counts.get(k) ?? 0) + 1);
     }
-    for (const k of this.seenFindingLabels) if (!counts.has(k)) counts.set(k, 0);
+    for (const k of this.seenFindingLabels) if (k.startsWith(`${stack}\u0000`) && !counts.has(k)) counts.set(k, 0);
     for (const [k, n] of counts) {
-      const [rule, level] = k.split("\u0000");
-      this.findings.set({ stack: this.stack, rule, level }, n);
+      const [, rule, level] = k.split("\u0000");
+      this.findings.set({ stack, rule, level }, n);
       this.seenFindingLabels.add(k);
     }
   }
 
-  /** Records the commit reconciled (one series: the previous commit's is removed). */
-  setCommit(commit: string): void {
-    this.commitInfo.reset();
-    this.commitInfo.set({ stack: this.stack, commit }, 1);
+  /** Records the commit a stack reconciled (one series per stack: its previous commit's is removed). */
+  setCommit(stack: string, commit: string): void {
+    const previous = this.commits.get(stack);
+    if (previous !== undefined && previous !== commit) this.commitInfo.remove({ stack, commit: previous });
+    this.commits.set(stack, commit);
+    this.commitInfo.set({ stack, commit }, 1);
   }
+
+  private readonly commits = new Map<string, string>();
 
   /** Stops listening to request events. */
   close(): void {

@@ -5,7 +5,7 @@ import type { AuditChange } from "../../domain/audit/audit-entry";
 import { evaluateCompliance, type ComplianceResult } from "../../domain/compliance/evaluate";
 import type { ComplianceFacts } from "../../domain/compliance/facts";
 import type { StackConfig } from "../../domain/stack/stack-config";
-import { fetchFastForward } from "../../platform/programs/git-checkout";
+import { commitSubject, fetchFastForward } from "../../platform/programs/git-checkout";
 import { describeHolder, LockBusyError } from "../../domain/reconcile/stack-lock";
 import { auditChangesOf } from "../../domain/reconcile/apply-changes";
 import { runLockedApply } from "../../domain/reconcile/locked-apply";
@@ -18,6 +18,8 @@ import type { ClientSet } from "../../clients/client-set";
 import { judgeTick } from "../../usecases/watch-tick";
 import type { StateDirs } from "../../platform/settings/state-dirs";
 import { formatDuration } from "../../platform/duration";
+import type { Finding } from "../../domain/compliance/finding";
+import type { StackStatusReporter } from "./stack-status-reporter";
 import type { WatchMetrics } from "./watch-metrics";
 import { nextTickAt, periodOf, type Schedule } from "./watch-schedule";
 import type { Readiness } from "./watch-server";
@@ -57,6 +59,8 @@ export interface WatchOptions {
   scanTimeoutMs: number;
   pollIntervalMs: number;
   metrics: WatchMetrics;
+  /** Keeps the stack's status for the status page, the API and the events. */
+  status?: StackStatusReporter;
   log: (line: string) => void;
 }
 
@@ -145,6 +149,11 @@ export class Watcher {
     return { ready: true, reason: `tick ${t.n} finished ${formatDuration(age)} ago` };
   }
 
+  /** The stack it reconciles. */
+  get stackName(): string {
+    return this.o.stackName;
+  }
+
   /** Ticks run so far. */
   get ticks(): number {
     return this.tickNo;
@@ -158,13 +167,16 @@ export class Watcher {
     setMaxListeners(0, reads.signal);
     let tag = `tick ${n}`;
     let error: string | undefined;
+    let commit: string | null = null;
+    let subject: string | null = null;
+    let ended: { drift: TdePlanItem[]; findings: Finding[] } | undefined;
     try {
-      let commit: string | null = null;
       if (this.o.git) {
         const g = this.o.git;
         commit = await fetchFastForward(g.dir, g.remote, g.branch, reads.signal);
         tag = `tick ${n} @${commit.slice(0, 12)}`;
-        this.o.metrics.setCommit(commit);
+        this.o.metrics.setCommit(this.o.stackName, commit);
+        subject = await commitSubject(g.dir, commit);
       }
       const stack = this.o.loadStack();
       const {
@@ -217,7 +229,8 @@ export class Watcher {
         : facts;
       const finalResult = converged.size ? evaluateCompliance(after, stack.policies, stack.exemptions, Date.now()) : result;
       this.o.metrics.drift.set({ stack: this.o.stackName }, drift.length - converged.size);
-      this.o.metrics.setFindings(finalResult.findings);
+      this.o.metrics.setFindings(this.o.stackName, finalResult.findings);
+      ended = { drift: drift.filter((d) => !converged.has(d.id)), findings: finalResult.findings };
       if (failedApply > 0 && !this.stopping) throw new Error(`${failedApply} change(s) did not converge; they are tried again next tick`);
     } catch (e) {
       if (this.stopping && reads.signal.aborted) {
@@ -229,7 +242,19 @@ export class Watcher {
     }
     const finishedAt = Date.now();
     const durationMs = finishedAt - startedAt;
-    if (this.stopping && !error && reads.signal.aborted) return; // an interrupted tick is neither a success nor a failure
+    const interrupted = this.stopping && !error && reads.signal.aborted;
+    this.o.status?.ticked({
+      number: n,
+      commit,
+      commitSubject: subject,
+      startedAt,
+      finishedAt,
+      outcome: interrupted ? "interrupted" : error ? "failed" : "succeeded",
+      error,
+      ...(ended && !error ? ended : {}),
+      nextTickAt: this.stopping ? undefined : nextTickAt(this.o.schedule, startedAt),
+    });
+    if (interrupted) return; // an interrupted tick is neither a success nor a failure
     this.last = { n, startedAt, finishedAt, durationMs, error };
     this.o.metrics.ticks.inc({ stack: this.o.stackName, result: error ? "error" : "ok" });
     this.o.metrics.tickDuration.observe({ stack: this.o.stackName }, durationMs / 1000);
@@ -291,6 +316,9 @@ export class Watcher {
     const stop = (this.applyStop = new AbortController());
     setMaxListeners(0, stop.signal);
     this.applyStopped = false;
+    const startedAt = new Date().toISOString();
+    const applyCommit = commit ?? (await this.o.commitOf());
+    this.o.status?.applying(trigger, applyCommit);
     try {
       const { result, entry } = await runLockedApply(
         {
@@ -298,7 +326,7 @@ export class Watcher {
           stack: this.o.stackName,
           command,
           lockTimeoutMs: this.o.lockTimeoutMs,
-          commit: commit ?? (await this.o.commitOf()),
+          commit: applyCommit,
           actor: this.o.actor,
           signal: this.reads?.signal,
           onLockWait: (holder) => {
@@ -310,8 +338,10 @@ export class Watcher {
         },
         async (lock) => {
           this.o.metrics.lockWait.observe({ stack: this.o.stackName }, lock.waitedMs / 1000);
-          if (lock.recovered)
+          if (lock.recovered) {
             this.o.log(`${tag}: recovered the lock left by ${describeHolder(lock.recovered)}: that process no longer runs`);
+            this.o.status?.recovered(lock.recovered);
+          }
           lock.lost.addEventListener("abort", () => stop.abort(lock.lost.reason), { once: true });
           const api = stopBetweenRequests(this.o.clients.sql, stop.signal);
           const outcomes = await applyTde(api, items, {
@@ -328,11 +358,34 @@ export class Watcher {
       );
       this.o.metrics.applies.inc({ stack: this.o.stackName, trigger, exit_code: String(result.exitCode) });
       const ok = result.outcomes.filter((o) => o.ok).length;
+      this.o.status?.applied({
+        trigger,
+        startedAt,
+        finishedAt: new Date().toISOString(),
+        commit: applyCommit,
+        exitCode: result.exitCode,
+        converged: ok,
+        failed: result.outcomes.length - ok,
+        auditSeq: entry.seq,
+      });
       this.o.log(
         `${tag}: ${trigger === "commit" ? "apply" : "remediation"}: ${ok} of ${result.outcomes.length} converged${this.applyStopped ? " (stopped by shutdown)" : ""}; audit entry ${entry.seq} in ${this.o.dirs.audit}`,
       );
       return result.outcomes;
     } catch (e) {
+      // A held lock changed nothing (the tick fails and is tried again); anything else failed the apply.
+      if (e instanceof LockBusyError) this.o.status?.notApplied();
+      else
+        this.o.status?.applied({
+          trigger,
+          startedAt,
+          finishedAt: new Date().toISOString(),
+          commit: applyCommit,
+          exitCode: 1,
+          converged: 0,
+          failed: items.length,
+          auditSeq: null,
+        });
       // A wait that ran out was counted when it began; a refusal without a wait is counted here.
       if (e instanceof LockBusyError && e.waitedMs === 0) this.o.metrics.lockBusy.inc({ stack: this.o.stackName });
       throw e;

@@ -50,3 +50,12 @@ export async function fetchFastForward(dir: string, remote: string, branch: stri
   await git(dir, ["merge", "--ff-only", "--quiet", "FETCH_HEAD"], signal);
   return git(dir, ["rev-parse", "HEAD"], signal);
 }
+
+/** The subject line of a commit in `dir`, or null when git cannot say. */
+export async function commitSubject(dir: string, commit: string): Promise<string | null> {
+  try {
+    return await git(dir, ["log", "-1", "--format=%s", commit]);
+  } catch {
+    return null;
+  }
+}

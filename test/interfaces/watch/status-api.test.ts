@@ -72,7 +72,8 @@ describe("the status API and page on loopback", () => {
   let ready = true;
   beforeAll(async () => {
     board = twoStacks();
-    metrics = new WatchMetrics("prod");
+    metrics = new WatchMetrics();
+    metrics.addStack("prod");
     server = await startWatchServer({
       host: "127.0.0.1",
       port: 0,

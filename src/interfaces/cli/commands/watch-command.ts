@@ -1,25 +1,36 @@
 import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
-import { loadStackFile } from "../../../domain/stack/stack-config";
-import { currentBranch, headCommit } from "../../../platform/programs/git-checkout";
 import { clientSetFromEnv } from "../../../clients/client-set";
-import { stateDirs } from "../../../platform/settings/state-dirs";
+import { loadStackFile, stackFilePath, type StackConfig } from "../../../domain/stack/stack-config";
 import { formatDuration } from "../../../platform/duration";
+import { currentBranch, headCommit } from "../../../platform/programs/git-checkout";
+import { stateDirs } from "../../../platform/settings/state-dirs";
+import { listStacks } from "../../gitops/stack-listing";
+import { notifyStatusChanges } from "../../watch/events/notify-status-changes";
+import { parseNotifySecret } from "../../watch/events/notify-secret";
+import { DEFAULT_EVENTS_DIR, WebhookNotifier } from "../../watch/events/webhook-notifier";
+import { StackStatusReporter } from "../../watch/stack-status-reporter";
+import { StatusBoard } from "../../watch/status/status-board";
+import { DEFAULT_STATUS_DIR, StatusStore } from "../../watch/status/status-store";
 import { WatchMetrics } from "../../watch/watch-metrics";
 import { cronSchedule, describeSchedule, type Schedule } from "../../watch/watch-schedule";
-import { parseListen, startWatchServer } from "../../watch/watch-server";
+import { parseListen, startWatchServer, type Readiness } from "../../watch/watch-server";
 import { Watcher, type WatchGit } from "../../watch/watcher";
 import { UsageError } from "../cli-error";
 import type { CommandIO } from "../command-io";
 import { durationOption, withOperationOptions, type OperationFlags } from "../operation-options";
 import { intOption } from "../option-parsers";
-import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
 
-interface WatchFlags extends StackFlags, OperationFlags {
+interface WatchFlags extends OperationFlags {
+  stack: string[];
+  config?: string;
+  all?: boolean;
   interval?: number;
   schedule?: string;
   listen?: { host: string; port: number };
+  statusToken?: string;
+  notify: string[];
   git?: string;
   gitRemote: string;
   gitBranch?: string;
@@ -32,16 +43,40 @@ interface WatchFlags extends StackFlags, OperationFlags {
   pollInterval: number;
 }
 
+/** One stack the watcher reconciles: its name, how its file is read, and the file to show. */
+interface WatchedStack {
+  name: string;
+  file: string;
+  load: () => StackConfig;
+}
+
 const DEFAULT_INTERVAL_MS = 5 * 60_000;
 
 export function registerWatch(program: Command, io: CommandIO): void {
-  withOperationOptions(withStackOptions(program.command("watch")))
+  withOperationOptions(program.command("watch"))
     .description(
-      "the long-running reconciler: drift and check on a schedule, follow git, serve /healthz /readyz /metrics (runs until SIGTERM, then exits 0)",
+      "the long-running reconciler of one or many stacks: drift and check on a schedule, follow git, serve /healthz /readyz /metrics, a status page and API, send signed events (runs until SIGTERM, then exits 0)",
     )
+    .option("--stack <name>", "a stack to watch: stacks/Pulumi.<name>.yaml (repeatable)", collect, [] as string[])
+    .option("--config <file>", "path of one stack file (instead of --stack)")
+    .option("--all", "watch every stack `stackwarden stacks` lists")
     .option("--interval <duration>", `time between ticks (e.g. 30s, 5m; default ${formatDuration(DEFAULT_INTERVAL_MS)})`, intervalOption)
     .option("--schedule <cron>", 'tick at a cron schedule instead (e.g. "*/5 * * * *"; 6 fields for seconds)')
-    .option("--listen <host:port>", "serve /healthz, /readyz and /metrics here (e.g. 127.0.0.1:9090)", listenOption)
+    .option(
+      "--listen <host:port>",
+      "serve /healthz, /readyz, /metrics, the status page / and the API /api/v1/stacks here (e.g. 127.0.0.1:9090)",
+      listenOption,
+    )
+    .option(
+      "--status-token <token>",
+      "required on any address but loopback (env STACKWARDEN_STATUS_TOKEN; at least 16 characters): every request but /healthz and /readyz must carry it",
+    )
+    .option(
+      "--notify <url>",
+      "send each state change as a CloudEvent to this webhook, signed as Standard Webhooks with STACKWARDEN_NOTIFY_SECRET (repeatable)",
+      collect,
+      [] as string[],
+    )
     .option(
       "--git <dir>",
       "follow the git checkout in DIR: fetch its branch each tick; a new commit is planned (and applied with --auto-apply)",
@@ -58,12 +93,17 @@ export function registerWatch(program: Command, io: CommandIO): void {
     .action(async (flags: WatchFlags) => {
       if (flags.interval !== undefined && flags.schedule) throw new UsageError("give either --interval or --schedule, not both");
       if (flags.autoApply && !flags.git) throw new UsageError("--auto-apply applies new commits: it needs --git DIR");
+      const chosen = [flags.stack.length > 0, !!flags.config, !!flags.all].filter(Boolean).length;
+      if (chosen > 1) throw new UsageError("give --stack NAME (repeatable), --config FILE or --all, not several");
+      if (chosen === 0)
+        throw new UsageError("which stacks? give --stack NAME (stacks/Pulumi.NAME.yaml; repeatable), --config FILE or --all");
       let schedule: Schedule;
       try {
         schedule = flags.schedule ? cronSchedule(flags.schedule) : { kind: "interval", ms: flags.interval ?? DEFAULT_INTERVAL_MS };
       } catch (e) {
         throw new UsageError(`--schedule: ${(e as Error).message}`);
       }
+      const secret = flags.notify.length ? notifySecret(io.env) : undefined;
 
       let git: WatchGit | undefined;
       if (flags.git) {
@@ -79,80 +119,152 @@ export function registerWatch(program: Command, io: CommandIO): void {
           throw new UsageError(`--git ${flags.git}: the checkout is on a detached HEAD; name the branch to follow with --git-branch`);
         git = { dir, remote: flags.gitRemote, branch };
       }
-      // With --git the stack file is the checkout's. It is read again whenever it changed (a new
-      // commit, an edit): parsing a large stack file every tick would be most of a tick's work.
-      const readStack = () => {
-        if (!git) return loadStackFromFlags(flags, io);
-        if (flags.stack && flags.config) throw new UsageError("give either --stack or --config, not both");
-        if (!flags.stack && !flags.config)
-          throw new UsageError("which stack? give --stack NAME (stacks/Pulumi.NAME.yaml in the checkout) or --config FILE");
-        const path = flags.config ? resolve(git.dir, flags.config) : join(git.dir, "stacks", `Pulumi.${flags.stack}.yaml`);
-        return { stack: loadStackFile(path, io.env, io.cwd), name: flags.stack ?? /Pulumi\.([^/\\]+)\.yaml$/.exec(path)?.[1] ?? path };
-      };
-      let cached: { key: string; loaded: ReturnType<typeof readStack> } | undefined;
-      const loadStack = () => {
-        // The key is taken before reading: a change racing the read only costs one more read.
-        const key = cached ? fileKey(resolve(io.cwd, cached.loaded.stack.file)) : undefined;
-        if (cached && key !== undefined && key === cached.key) return cached.loaded;
-        const loaded = readStack();
-        const fresh = key ?? fileKey(resolve(io.cwd, loaded.stack.file));
-        cached = fresh ? { key: fresh, loaded } : undefined;
-        return loaded;
-      };
-      // A bad stack file at start is an error at once; later it only fails its tick.
-      const first = loadStack();
-      const stackName = first.name;
+      // With --git the stack files are the checkout's.
+      const projectDir = git?.dir ?? io.cwd;
+      const stacks: WatchedStack[] = flags.config
+        ? [watched(resolve(projectDir, flags.config), /Pulumi\.([^/\\]+)\.yaml$/.exec(flags.config)?.[1] ?? flags.config, io)]
+        : (flags.all ? listStacks(projectDir).map((s) => s.stack) : [...new Set(flags.stack)]).map((name) =>
+            watched(stackFilePath(name, projectDir), name, io),
+          );
+      if (stacks.length === 0) throw new UsageError(`--all: no stack files in ${join(projectDir, "stacks")}`);
+      const many = stacks.length > 1;
+      const log = (line: string) => io.out(`${new Date().toISOString()} ${line}`);
+      // A bad stack file at start is an error at once when it is the only one; among many, it only
+      // fails that stack's ticks (Stalled on the status page), never the others.
+      for (const st of stacks) {
+        try {
+          st.load();
+        } catch (e) {
+          if (!many) throw e;
+          log(`[${st.name}] cannot read its stack file yet: ${(e as Error).message}`);
+        }
+      }
 
       const clients = clientSetFromEnv(io.env);
-      const metrics = new WatchMetrics(stackName);
-      const log = (line: string) => io.out(`${new Date().toISOString()} ${line}`);
-      const watcher = new Watcher({
-        stackName,
-        loadStack: () => loadStack().stack,
-        schedule,
-        clients,
-        cwd: io.cwd,
-        actor: clients.actor,
-        dirs: stateDirs(io.cwd, io.env, flags),
-        git,
-        commitOf: () => headCommit(dirname(resolve(io.cwd, first.stack.file))),
-        autoApply: !!flags.autoApply,
-        autoRemediate: !!flags.autoRemediate,
-        lockTimeoutMs: flags.lockTimeout,
-        graceMs: flags.grace,
-        maxTicks: flags.maxTicks,
-        concurrency: flags.concurrency,
-        scanTimeoutMs: flags.scanTimeout * 1000,
-        pollIntervalMs: flags.pollInterval,
-        metrics,
-        log,
-      });
-      const server = flags.listen
-        ? await startWatchServer({
-            ...flags.listen,
-            readiness: () => watcher.readiness(),
-            metrics: async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() }),
-          })
+      const dirs = stateDirs(io.cwd, io.env, flags);
+      const metrics = new WatchMetrics();
+      const board = new StatusBoard({ store: new StatusStore(resolve(io.cwd, DEFAULT_STATUS_DIR), log), warn: log });
+      const notifier = secret
+        ? WebhookNotifier.open({ dir: resolve(io.cwd, DEFAULT_EVENTS_DIR), urls: flags.notify, secret, log })
         : undefined;
-      if (server) io.out(`stackwarden watch: listening on ${server.url} (/healthz, /readyz, /metrics)`);
+      const unsubscribe = notifier ? notifyStatusChanges(board, notifier) : () => {};
+      const watchers = stacks.map((st) => {
+        metrics.addStack(st.name);
+        board.register(st.name, { file: st.file, schedule: describeSchedule(schedule) });
+        return new Watcher({
+          stackName: st.name,
+          loadStack: st.load,
+          schedule,
+          clients,
+          cwd: io.cwd,
+          actor: clients.actor,
+          dirs,
+          git,
+          commitOf: () => headCommit(dirname(resolve(io.cwd, st.file))),
+          autoApply: !!flags.autoApply,
+          autoRemediate: !!flags.autoRemediate,
+          lockTimeoutMs: flags.lockTimeout,
+          graceMs: flags.grace,
+          maxTicks: flags.maxTicks,
+          concurrency: flags.concurrency,
+          scanTimeoutMs: flags.scanTimeout * 1000,
+          pollIntervalMs: flags.pollInterval,
+          metrics,
+          status: new StackStatusReporter(board, st.name, dirs),
+          log: many ? (line) => log(`[${st.name}] ${line}`) : log,
+        });
+      });
+      let server: Awaited<ReturnType<typeof startWatchServer>> | undefined;
+      try {
+        server = flags.listen
+          ? await startWatchServer({
+              ...flags.listen,
+              readiness: () => readinessOf(watchers),
+              metrics: async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() }),
+              status: board,
+              statusToken: flags.statusToken ?? (io.env.STACKWARDEN_STATUS_TOKEN?.trim() || undefined),
+            })
+          : undefined;
+      } catch (e) {
+        unsubscribe();
+        await notifier?.close();
+        metrics.close();
+        throw new UsageError(`--listen: ${(e as Error).message}`);
+      }
+      if (server) io.out(`stackwarden watch: listening on ${server.url} (/healthz, /readyz, /metrics, /, /api/v1/stacks)`);
+      const what = `${describeSchedule(schedule)}${git ? `, following ${git.remote}/${git.branch} in ${git.dir}` : ""}${flags.autoApply ? ", auto-apply" : ""}${flags.autoRemediate ? ", auto-remediate" : ""}`;
       log(
-        `watching stack ${stackName} (${first.stack.file}) ${describeSchedule(schedule)}${git ? `, following ${git.remote}/${git.branch} in ${git.dir}` : ""}${flags.autoApply ? ", auto-apply" : ""}${flags.autoRemediate ? ", auto-remediate" : ""}`,
+        many
+          ? `watching ${stacks.length} stacks (${stacks.map((s) => s.name).join(", ")}) ${what}`
+          : `watching stack ${stacks[0].name} (${stacks[0].file}) ${what}`,
       );
-      const onSignal = (signal: NodeJS.Signals) => watcher.stop(`received ${signal}`);
+      const onSignal = (signal: NodeJS.Signals) => {
+        for (const w of watchers) w.stop(`received ${signal}`);
+      };
       process.on("SIGTERM", onSignal);
       process.on("SIGINT", onSignal);
       try {
-        await watcher.run();
+        // Each stack ticks on its own: ticks of different stacks overlap, those of one never do.
+        await Promise.all(watchers.map((w) => w.run()));
       } finally {
         process.off("SIGTERM", onSignal);
         process.off("SIGINT", onSignal);
+        unsubscribe();
+        // Events of the last ticks get a few seconds to go out; what does not stays in the outbox for the next start.
+        if (notifier) {
+          await notifier.drain(5_000);
+          await notifier.close();
+        }
         metrics.close();
         await server?.close();
         await clients.close();
       }
-      log(`stopped after ${watcher.ticks} tick(s)`);
+      const ticks = watchers.reduce((n, w) => n + w.ticks, 0);
+      log(`stopped after ${ticks} tick(s)`);
       io.exitCode = 0;
     });
+}
+
+/**
+ * How a stack's file is read: every tick, so edits and new commits are picked up, but parsed again
+ * only when it changed (parsing a large stack file every tick would be most of a tick's work).
+ */
+function watched(path: string, name: string, io: CommandIO): WatchedStack {
+  let cached: { key: string; stack: StackConfig } | undefined;
+  const shown = path.startsWith(`${io.cwd}/`) ? path.slice(io.cwd.length + 1) : path;
+  return {
+    name,
+    file: shown,
+    load: () => {
+      // The key is taken before reading: a change racing the read only costs one more read.
+      const key = fileKey(path);
+      if (cached && key !== undefined && key === cached.key) return cached.stack;
+      const stack = loadStackFile(path, io.env, io.cwd);
+      cached = key ? { key, stack } : undefined;
+      return stack;
+    },
+  };
+}
+
+/** /readyz of the whole watcher: ready when every stack's last tick is; otherwise the first stack that is not, named. */
+function readinessOf(watchers: readonly Watcher[]): Readiness {
+  const states = watchers.map((w) => ({ name: w.stackName, r: w.readiness() }));
+  const notReady = states.find((s) => !s.r.ready);
+  if (notReady) return { ready: false, reason: watchers.length > 1 ? `${notReady.name}: ${notReady.r.reason}` : notReady.r.reason };
+  return watchers.length > 1 ? { ready: true, reason: `all ${watchers.length} stacks ready` } : states[0].r;
+}
+
+/** STACKWARDEN_NOTIFY_SECRET, checked before anything starts (one line naming the variable, never the value). */
+function notifySecret(env: NodeJS.ProcessEnv): string {
+  try {
+    return parseNotifySecret(env.STACKWARDEN_NOTIFY_SECRET);
+  } catch (e) {
+    throw new UsageError(`--notify: ${(e as Error).message}`);
+  }
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 /** What tells a changed file: inode, size and modification time (undefined when it cannot be read). */

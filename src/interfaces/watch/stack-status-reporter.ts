@@ -1,0 +1,111 @@
+import type { Finding } from "../../domain/compliance/finding";
+import { readProbeRun } from "../../domain/probes/probe-results-store";
+import { readLockHolder, type LockHolder } from "../../domain/reconcile/stack-lock";
+import type { TdePlanItem } from "../../domain/reconcile/tde-plan";
+import type { StateDirs } from "../../platform/settings/state-dirs";
+import { readAuditTail } from "./status/audit-tail";
+import type { ApplyRecord, DeploymentStatus, StackStatus, TickStatus } from "./status/stack-status";
+import type { StatusBoard } from "./status/status-board";
+import { auditOf, conditionOf, driftOf, findingsOf, lockOf, probesOf } from "./status/status-parts";
+
+/** What one tick leaves for the status: its outcome, and (when it read live state) the drift and findings it ends with. */
+export interface TickReport {
+  number: number;
+  commit: string | null;
+  commitSubject: string | null;
+  startedAt: number;
+  finishedAt: number;
+  outcome: TickStatus["outcome"];
+  error?: string;
+  /** The plan items still drifted when the tick ends; absent when live state could not be read. */
+  drift?: readonly TdePlanItem[];
+  /** The findings the tick ends with; absent when the check did not run. */
+  findings?: readonly Finding[];
+  nextTickAt?: number;
+}
+
+/**
+ * Keeps one stack's status on the board as its watcher ticks: the tick, drift and findings apart
+ * from the deployment, the lock, the last probe run and audit entries (read from the stack's
+ * state directories), and the condition that follows from them. A failed tick updates only the
+ * tick and the condition: clearing drift or findings would announce them resolved.
+ */
+export class StackStatusReporter {
+  private consecutiveFailures = 0;
+  private deployment: DeploymentStatus = { state: "none", commit: null, lastApply: null };
+  private lastRecovered: { holder: LockHolder; at: Date } | null = null;
+
+  constructor(
+    private readonly board: StatusBoard,
+    private readonly stack: string,
+    private readonly dirs: StateDirs,
+  ) {
+    const kept = board.get(stack)?.deployment;
+    if (kept && kept.state !== "applying") this.deployment = kept;
+  }
+
+  /** An apply (of a commit, or a repair) began. */
+  applying(trigger: ApplyRecord["trigger"], commit: string | null): void {
+    const lastApply = this.deployment.lastApply && { ...this.deployment.lastApply, trigger };
+    this.push({ deployment: { state: "applying", commit: commit ?? this.deployment.commit, lastApply } }, true);
+  }
+
+  /** An apply that began changed nothing (the lock was held): the deployment is as it was. */
+  notApplied(): void {
+    this.push({ deployment: this.deployment }, true);
+  }
+
+  /** An apply ended (converged or not), with its audit entry. */
+  applied(record: ApplyRecord): void {
+    this.deployment = {
+      state: record.failed > 0 ? "failed" : "succeeded",
+      commit: record.trigger === "commit" && record.failed === 0 ? record.commit : this.deployment.commit,
+      lastApply: record,
+    };
+    this.push({ deployment: this.deployment }, true);
+  }
+
+  /** The stack's lock was taken over from a process that no longer ran. */
+  recovered(holder: LockHolder): void {
+    this.lastRecovered = { holder, at: new Date() };
+  }
+
+  /** A tick ended. */
+  ticked(t: TickReport): void {
+    this.consecutiveFailures = t.outcome === "failed" ? this.consecutiveFailures + 1 : 0;
+    const lastTick: TickStatus = {
+      number: t.number,
+      commit: t.commit,
+      commitSubject: t.commitSubject,
+      outcome: t.outcome,
+      error: t.error ?? null,
+      startedAt: new Date(t.startedAt).toISOString(),
+      finishedAt: new Date(t.finishedAt).toISOString(),
+      durationMs: t.finishedAt - t.startedAt,
+      consecutiveFailures: this.consecutiveFailures,
+    };
+    const at = new Date(t.finishedAt);
+    const read = t.drift !== undefined && t.findings !== undefined;
+    this.push({
+      lastTick,
+      nextTickAt: t.nextTickAt === undefined ? null : new Date(t.nextTickAt).toISOString(),
+      deployment: this.deployment,
+      ...(read ? { drift: driftOf(t.drift!, at), findings: findingsOf(t.findings!, at) } : {}),
+      lock: lockOf(readLockHolder(this.dirs.locks, this.stack), this.lastRecovered),
+      ...this.probes(),
+      audit: auditOf(readAuditTail(this.dirs.audit, this.stack)),
+    });
+  }
+
+  private probes(): Partial<StackStatus> {
+    const lookup = readProbeRun(this.dirs.probes, this.stack);
+    return lookup.found ? { probes: probesOf(lookup.run.results, lookup.run.finishedAt) } : {};
+  }
+
+  private push(update: Partial<StackStatus>, applying = false): void {
+    this.board.update(this.stack, (prev) => {
+      const next = { ...prev, ...update };
+      return { ...update, condition: applying || update.lastTick ? conditionOf(next) : prev.condition };
+    });
+  }
+}
