@@ -44,6 +44,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await emu?.close();
+  for (const r of roots) rmSync(r, { recursive: true, force: true });
   if (project) rmSync(project, { recursive: true, force: true });
   if (sample) rmSync(sample.dir, { recursive: true, force: true });
 });
@@ -51,8 +52,13 @@ afterAll(async () => {
 /** Requests the emulator has answered on `/apply-yara-rules` (each upload of a file is one; the engine probe is one). */
 const uploads = () => emu.emu.stats.byRoute["POST /binary-analysis/v1/apply-yara-rules"] ?? 0;
 
-/** A cache directory of its own for one test. */
-const cacheDir = () => join(tempDir("stackwarden-scan-cache-dir-"), "scans");
+/** A cache directory of its own for one test (removed at the end). */
+const roots: string[] = [];
+function cacheDir(): string {
+  const root = tempDir("stackwarden-scan-cache-dir-");
+  roots.push(root);
+  return join(root, "scans");
+}
 
 /** One scan of `list` through `cache`, with what it sent and warned. */
 async function scanWith(cache: ScanCache | false, list = files, ruleSet = rules) {
