@@ -112,8 +112,8 @@ function runCheck(
 }
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "stackwarden-bench-check-"));
   const emu = await startChildEmulator(seed(), ["--throttle", "--throttle-refill-scale", String(SCALE)]);
+  const dir = mkdtempSync(join(tmpdir(), "stackwarden-bench-check-"));
   try {
     writeFileSync(join(dir, "Pulumi.fleet.yaml"), stack());
     const env: NodeJS.ProcessEnv = {
