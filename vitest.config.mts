@@ -6,6 +6,9 @@ import { configDefaults, defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     pool: "forks",
+    // Scans in tests are fresh unless a test asks for the scan cache (its own directory, or a process
+    // started with an environment of its own): the suite neither reads nor fills ~/.cache/stackwarden/scans.
+    env: { STACKWARDEN_SCAN_CACHE: "off" },
     projects: [
       {
         extends: true,

@@ -44,7 +44,11 @@ export async function startChildEmulator(seed: object, flags: string[] = []): Pr
     if (!d.startsWith("stackwarden emulator: serving")) process.stderr.write(d);
   });
   const url = await new Promise<string>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`the emulator exited with code ${code}`)));
+    child.once("exit", (code) => {
+      // A seed it refused (or any failure to start) leaves no directory behind.
+      rmSync(dir, { recursive: true, force: true });
+      reject(new Error(`the emulator exited with code ${code}`));
+    });
     createInterface({ input: child.stdout! }).once("line", resolve);
   });
   const stats = async () =>

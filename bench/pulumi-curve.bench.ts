@@ -13,8 +13,10 @@
  *
  * After the first size's `up`, the state is exported: the bytes of serialized provider each
  * resource stores (`__provider`, in its inputs and again in its outputs; goal at most 1 KB) and the
- * state per managed database (its TDE resource plus its two data sources, compact JSON; goal at most
- * 3 KB). Goal for the 100-database stack: `preview --refresh` within 1.5x of the floor's.
+ * state per managed database (its TDE resource plus its two data sources, compact JSON) against the
+ * no-op program's state per database (goal at most 1.1x). At every size, `preview --refresh` against
+ * the floor's (goal at most 1.5x; the issue's figure is the one at 1 000 databases) and `up` against
+ * the floor's (printed, no goal).
  *
  * Without a Pulumi CLI (on PATH or in the pulumi:install cache) it prints one SKIPPED line.
  * Settings (environment): BENCH_PULUMI_SIZES (default 100,300,1000).
@@ -185,14 +187,13 @@ async function main(): Promise<void> {
           digits: 0,
         });
         reportGoal({
-          figure: "state per managed database (TDE resource + its 2 data sources), bytes",
-          value: s.perDatabase,
-          limit: 3072,
-          unit: " B",
-          digits: 0,
+          figure: `state per managed database (TDE resource + its 2 data sources: ${s.perDatabase.toFixed(0)} B) vs the no-op program's (${f.perDatabase.toFixed(0)} B)`,
+          value: s.perDatabase / f.perDatabase,
+          limit: 1.1,
         });
       }
-      if (n === 100) reportGoal({ figure: "pulumi preview --refresh, 100 databases, vs the no-op engine floor", value: pr, limit: 1.5 });
+      process.stdout.write(`${String(n).padStart(5)} databases  pulumi up vs the no-op engine floor: ${ur.toFixed(2)}x (no goal)\n`);
+      reportGoal({ figure: `pulumi preview --refresh, ${n} databases, vs the no-op engine floor`, value: pr, limit: 1.5 });
     } finally {
       emu.stop();
       cleanup(root);

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { artifactVerdict } from "../compliance/artifact-verdict";
 import { mapBounded } from "../../platform/bounded-map";
@@ -8,31 +9,18 @@ import { readExecutable } from "../../platform/executables/executable-format";
 import { detectPacker, type DetectedPacker } from "../../platform/executables/packer-detection";
 import { ApiError } from "../../platform/http/api-error";
 import type { BinaryAnalysisClient } from "../../services/binary-analysis/client";
-import { ERROR_CODE, type YaraScanResult } from "../../services/binary-analysis/types";
+import { ERROR_CODE, type RuleSource, type YaraScanResult } from "../../services/binary-analysis/types";
+import { VERSION } from "../../platform/version";
+import { engineIdentity } from "./engine-identity";
+import { fileStamp, scanCacheFromEnv, type ScanCache } from "./scan-cache";
+import { scanCacheKey, type ScanCacheInput } from "./scan-cache-entry";
 import { sha256File } from "./file-digest";
 import { displayPath, expandGlobs } from "./path-glob";
 import { loadRuleSet, ruleSources, type RuleSet } from "./rule-set";
 
-/**
- * The binary analysis gate's summary of one artifact (error > matched > packed-not-unpackable >
- * clean), computed by `artifactVerdict` only.
- */
-export type ArtifactVerdict = "clean" | "matched" | "packed-not-unpackable" | "error";
+import type { ArtifactMatch, ArtifactVerdict } from "./scan-outcome";
 
-/** One rule that matched an artifact. */
-export interface ArtifactMatch {
-  rule: string;
-  /** The rule file that declares it (as shown). */
-  ruleFile: string;
-  tags: string[];
-  meta: Record<string, string | number | boolean>;
-  /** Every matched string: identifier, offset and length. */
-  strings: { identifier: string; offset: number; length?: number }[];
-  /** Offset of the first matched string (for a SARIF region), when the rule matched strings. */
-  offset?: number;
-  /** Length of the first matched string. */
-  length?: number;
-}
+export type { ArtifactMatch, ArtifactVerdict } from "./scan-outcome";
 
 /** What the gate found about one artifact: plain data that the rules judge. */
 export interface ArtifactResult {
@@ -56,6 +44,8 @@ export interface ArtifactResult {
    * definition the rules and the ArtifactScan data source share.
    */
   verdict: ArtifactVerdict;
+  /** Present when the result came from the scan cache (scan-cache.ts): the file was neither uploaded nor scanned this time. */
+  cached?: { scannedAt: string };
 }
 
 /** The gate's findings for a set of artifacts. */
@@ -109,17 +99,33 @@ export interface ScanArtifactsOptions {
   concurrency?: number;
   unmatchedPaths?: string[];
   signal?: AbortSignal;
+  /**
+   * Where results are kept between scans: default the process's cache for the environment
+   * (`STACKWARDEN_SCAN_CACHE`, `STACKWARDEN_CACHE_DIR`, `STACKWARDEN_SCAN_CACHE_MAX_BYTES`: scanCacheFromEnv);
+   * `false` scans everything again.
+   */
+  cache?: ScanCache | false;
+  /** Where the cache's warnings go (a damaged entry, a directory it cannot write). Default: a line on stderr. */
+  warn?: (line: string) => void;
 }
 
 /**
  * Scans each artifact through the binary analysis service: a file packed with UPX is scanned
  * unpacked (`is_unpacking_required=true`); when it cannot be unpacked (or its packer is not UPX)
  * it is scanned as it is and the reason is kept. A rule set that does not compile stops the whole
- * scan (an ApiError naming the rule file); any other failure is that artifact's `error`.
+ * scan (an ApiError naming the rule file); any other failure is that artifact's `error`. With the
+ * scan cache (on unless `STACKWARDEN_SCAN_CACHE=off`), an artifact whose bytes were scanned before
+ * with the same rules on the same engine is neither uploaded nor scanned again (`cached`), and
+ * concurrent scans of one file in this process share one request.
  */
 export async function scanArtifacts(opts: ScanArtifactsOptions): Promise<ArtifactScanReport> {
   const sources = ruleSources(opts.ruleSet);
-  const artifacts = await mapBounded(opts.files, opts.concurrency ?? 4, (file) => scanOne(file, opts, sources));
+  const cache = opts.cache === false ? undefined : (opts.cache ?? scanCacheFromEnv());
+  const warn = opts.warn ?? ((line: string) => process.stderr.write(`stackwarden: warning: ${line}\n`));
+  const run: ScanRun = { opts, sources, cache, warn, stored: 0 };
+  const artifacts = await mapBounded(opts.files, opts.concurrency ?? 4, (file) => scanOne(file, run));
+  // Bounded after the run's writes, not during them: one pass over the directory a run.
+  if (cache && run.stored > 0) await cache.sweep();
   return {
     rulesDigest: opts.ruleSet.digest,
     ruleFiles: opts.ruleSet.files.map((f) => f.path),
@@ -128,51 +134,142 @@ export async function scanArtifacts(opts: ScanArtifactsOptions): Promise<Artifac
   };
 }
 
-async function scanOne(file: string, opts: ScanArtifactsOptions, sources: ReturnType<typeof ruleSources>): Promise<ArtifactResult> {
-  const path = displayPath(opts.baseDir, file);
-  let packer: DetectedPacker | undefined;
-  // Hashing reads the whole file; it runs while the service scans it.
+/** What the scans of one `scanArtifacts` call share. */
+interface ScanRun {
+  opts: ScanArtifactsOptions;
+  sources: RuleSource[];
+  cache: ScanCache | undefined;
+  warn: (line: string) => void;
+  /** Entries this run wrote (the cache is swept after a run that wrote some). */
+  stored: number;
+}
+
+/** An artifact's result without its path (what the scans of one file share, whatever path named it). */
+type ScanCore = Omit<ArtifactResult, "path" | "absolutePath">;
+
+async function scanOne(file: string, run: ScanRun): Promise<ArtifactResult> {
+  const where = { path: displayPath(run.opts.baseDir, file), absolutePath: file };
+  const cache = run.cache;
+  if (!cache) return { ...where, ...(await scanFresh(file, run, startHashing(file))).core };
+  let stamp: string;
+  try {
+    stamp = fileStamp(await stat(file, { bigint: true }));
+  } catch {
+    // Not there (any more): the scan says so as this artifact's error.
+    return { ...where, ...(await scanFresh(file, run, startHashing(file))).core };
+  }
+  // Several stacks or globs naming one file, scanned at once in this process: one scan.
+  const id = [run.opts.client.endpoint, run.opts.ruleSet.digest, file, stamp].join("\0");
+  return { ...where, ...(await cache.shared(id, () => scanThroughCache(file, stamp, run, cache))) };
+}
+
+/**
+ * One file through the cache. When the file's hash is known from its stamp and an entry exists for
+ * it on this engine, the file is hashed first and the entry used, so nothing is sent. Otherwise the
+ * upload starts at once with the hashing beside it (a first scan pays no hashing time), and what it
+ * finds is stored unless the file changed while it was read.
+ */
+async function scanThroughCache(file: string, stamp: string, run: ScanRun, cache: ScanCache): Promise<ScanCore> {
+  const { client, ruleSet, signal } = run.opts;
+  const hashing = startHashing(file);
+  const hint = await cache.hashHint(file, stamp);
+  if (hint) {
+    let engine: string | undefined;
+    try {
+      engine = await cache.engine(client, signal);
+    } catch (e) {
+      // The service cannot be reached (after the client's retries): asking again to scan would only wait as long again.
+      if (e instanceof ApiError && e.status === 0) return failed(e, await hashing.catch(() => ({ sha256: "", size: 0 })));
+      // Anything else (a service that will not scan an empty file): no cached result this time; the scan says the rest.
+    }
+    const input = (digest: { sha256: string; size: number }): ScanCacheInput => ({
+      ...digest,
+      rulesDigest: ruleSet.digest,
+      engine: engine!,
+      version: VERSION,
+    });
+    if (engine && cache.has(scanCacheKey(input(hint)))) {
+      const digest = await hashing.catch(() => undefined);
+      const entry = digest && (await cache.lookup(input(digest), run.warn));
+      if (digest && entry) return { ...digest, ...entry.outcome, cached: { scannedAt: entry.scannedAt } };
+    }
+  }
+  const fresh = await scanFresh(file, run, hashing);
+  if (fresh.core.error === undefined && fresh.yaraCommand !== undefined) {
+    const now = await stat(file, { bigint: true }).catch(() => undefined);
+    if (now && fileStamp(now) === stamp) {
+      const { sha256, size, cached: _, error: __, ...outcome } = fresh.core;
+      const input = {
+        sha256,
+        size,
+        rulesDigest: ruleSet.digest,
+        engine: engineIdentity(client.endpoint, fresh.yaraCommand),
+        version: VERSION,
+      };
+      await cache.store(input, outcome, new Date().toISOString(), run.warn);
+      await cache.rememberHash(file, stamp, sha256, size, run.warn);
+      run.stored += 1;
+    }
+  }
+  return fresh.core;
+}
+
+/** Hashing reads the whole file; it runs while the service scans it. */
+function startHashing(file: string): Promise<{ sha256: string; size: number }> {
   const hashing = sha256File(file);
   hashing.catch(() => undefined);
+  return hashing;
+}
+
+/** Scans a file through the service: its result, and the engine's `yara_command` (absent on failure). */
+async function scanFresh(
+  file: string,
+  run: ScanRun,
+  hashing: Promise<{ sha256: string; size: number }>,
+): Promise<{ core: ScanCore; yaraCommand?: string }> {
+  let packer: DetectedPacker | undefined;
   try {
     packer = await withFileSource(file, async (src) => detectPacker(src, await readExecutable(src)));
-    const scanning = scan(file, packer, opts, sources);
+    const scanning = scan(file, packer, run.opts, run.sources);
     scanning.catch(() => undefined);
     const digest = await hashing;
     const { result, unpackError } = await scanning;
     const matches = toMatches(result);
     const scannedUnpacked = result.unpacking?.status === "unpacked" || (packer?.unpackable === true && unpackError === undefined);
     return {
-      path,
-      absolutePath: file,
-      ...digest,
-      packer: packer && { name: packer.name, version: packer.version, evidence: packer.evidence },
-      scannedUnpacked,
-      unpackError,
-      matches,
-      verdict: artifactVerdict({ packer: packer?.name, scannedUnpacked, matches }),
+      core: {
+        ...digest,
+        packer: packer && { name: packer.name, version: packer.version, evidence: packer.evidence },
+        scannedUnpacked,
+        unpackError,
+        matches,
+        verdict: artifactVerdict({ packer: packer?.name, scannedUnpacked, matches }),
+      },
+      yaraCommand: result.yaraCommands[0] ?? "",
     };
   } catch (e) {
     if (isRuleSetFailure(e)) throw e;
-    const d = await hashing.catch(() => ({ sha256: "", size: 0 }));
-    return {
-      path,
-      absolutePath: file,
-      ...d,
-      packer: packer && { name: packer.name, version: packer.version, evidence: packer.evidence },
-      scannedUnpacked: false,
-      matches: [],
-      error: e instanceof ApiError ? e.message : `${(e as Error).message}`,
-      verdict: "error",
-    };
+    return { core: failed(e, await hashing.catch(() => ({ sha256: "", size: 0 })), packer) };
   }
+}
+
+/** The result of an artifact that could not be scanned. */
+function failed(e: unknown, digest: { sha256: string; size: number }, packer?: DetectedPacker): ScanCore {
+  return {
+    ...digest,
+    packer: packer && { name: packer.name, version: packer.version, evidence: packer.evidence },
+    scannedUnpacked: false,
+    matches: [],
+    error: e instanceof ApiError ? e.message : `${(e as Error).message}`,
+    verdict: "error",
+  };
 }
 
 async function scan(
   file: string,
   packer: DetectedPacker | undefined,
   opts: ScanArtifactsOptions,
-  sources: ReturnType<typeof ruleSources>,
+  sources: readonly RuleSource[],
 ): Promise<{ result: YaraScanResult; unpackError?: string }> {
   if (packer && !packer.unpackable) {
     const result = await opts.client.applyYaraRules(file, sources, { signal: opts.signal });

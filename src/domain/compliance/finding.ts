@@ -15,6 +15,8 @@ export interface FileLocation {
   byteLength?: number;
   /** sha-256 (hex) of the content the finding judged. */
   sha256?: string;
+  /** Set when what the finding judged came from the scan cache (an artifact not scanned again): when it was scanned. */
+  cached?: { scannedAt: string };
 }
 
 /**

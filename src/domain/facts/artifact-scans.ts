@@ -54,6 +54,8 @@ export interface ArtifactFacts extends FactOrigin {
   unpackError?: string;
   /** Why the file could not be scanned at all. */
   scanError?: string;
+  /** Set when the scan's result came from the scan cache (the bytes were not scanned again): when they were scanned. */
+  cached?: { scannedAt: string };
 }
 
 declare module "../compliance/facts" {
@@ -148,6 +150,7 @@ export function artifactFactsOf(
     scannedUnpacked: a.scannedUnpacked,
     ...(a.unpackError ? { unpackError: a.unpackError } : {}),
     ...(a.error ? { scanError: a.error } : {}),
+    ...(a.cached ? { cached: { ...a.cached } } : {}),
     ...(where.source ? { source: where.source } : {}),
   };
 }

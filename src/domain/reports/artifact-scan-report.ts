@@ -1,10 +1,14 @@
 import type { ArtifactResult, ArtifactScanReport } from "../artifacts/artifact-scan";
 
-/** Renders the gate's findings as a table: one line per artifact, one more per extra match, then a summary line. */
+/**
+ * Renders the gate's findings as a table: one line per artifact, one more per extra match, then a
+ * summary line. An artifact whose result came from the scan cache says `(cached)` on its first line.
+ */
 export function renderArtifactScanTable(report: ArtifactScanReport): string {
   const rows: [string, string, string][] = [];
   for (const a of report.artifacts) {
     const details = detailsOf(a);
+    if (a.cached) details[0] += " (cached)";
     details.forEach((d, i) => rows.push([i === 0 ? a.path : "", i === 0 ? a.verdict : "", d]));
   }
   const w = [0, 1].map((i) => Math.max(i === 0 ? "ARTIFACT".length : "VERDICT".length, ...rows.map((r) => r[i].length)));
@@ -28,8 +32,9 @@ function detailsOf(a: ArtifactResult): string[] {
   return out;
 }
 
-/** `N artifacts: a matched, b packed-not-unpackable, c errors; rules sha256:… (k files)` */
+/** `N artifacts: a matched, b packed-not-unpackable, c errors; rules sha256:… (k files)`, and `; n from the scan cache` when some were. */
 export function summaryLine(report: ArtifactScanReport): string {
   const count = (v: ArtifactResult["verdict"]) => report.artifacts.filter((a) => a.verdict === v).length;
-  return `${report.artifacts.length} artifact(s): ${count("matched")} matched, ${count("packed-not-unpackable")} packed-not-unpackable, ${count("error")} error(s), ${count("clean")} clean; rules sha256:${report.rulesDigest.slice(0, 16)}… (${report.ruleFiles.length} file(s))`;
+  const cached = report.artifacts.filter((a) => a.cached).length;
+  return `${report.artifacts.length} artifact(s): ${count("matched")} matched, ${count("packed-not-unpackable")} packed-not-unpackable, ${count("error")} error(s), ${count("clean")} clean; rules sha256:${report.rulesDigest.slice(0, 16)}… (${report.ruleFiles.length} file(s))${cached ? `; ${cached} from the scan cache` : ""}`;
 }

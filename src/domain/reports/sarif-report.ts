@@ -9,7 +9,9 @@ import type { ComplianceReportInput } from "./compliance-report";
  * A SARIF 2.1.0 log for code scanning: stable ruleIds, partialFingerprints so re-runs update
  * alerts instead of opening new ones, and locations at the stack file's line for each resource,
  * or at the file a finding is about (an artifact: `run.artifacts` with its sha-256, a byte region
- * when known). Exempt findings are included as suppressed results.
+ * when known). Exempt findings are included as suppressed results. A result about an artifact whose
+ * scan came from the scan cache, and that artifact's entry in `run.artifacts`, say so in their
+ * properties (`fromScanCache: true`, `scannedAt`: when the bytes were scanned).
  */
 export function renderSarif(r: ComplianceReportInput): string {
   const registered = allRules();
@@ -67,7 +69,7 @@ function result(f: Finding, file: string, ruleIndex: number, artifactIndex: Map<
       ? { relatedLocations: [{ id: 1, physicalLocation: stackFile, message: { text: `named in the stack file ${toUri(file)}` } }] }
       : {}),
     partialFingerprints: { "stackwardenFinding/v1": fingerprint(f) },
-    properties: { resourceId: f.resourceId, enforcementLevel: f.level, ...f.properties },
+    properties: { resourceId: f.resourceId, enforcementLevel: f.level, ...f.properties, ...fromScanCache(f.location) },
   };
   if (f.verdict === "exempt" && f.exemption) {
     out.suppressions = [{ kind: "external", status: "accepted", justification: f.exemption.reason }];
@@ -93,9 +95,19 @@ function fileArtifacts(findings: readonly Finding[]): { list: object[]; index: M
     const uri = toUri(f.location.file);
     if (index.has(uri)) continue;
     index.set(uri, list.length);
-    list.push({ location: { uri }, ...(f.location.sha256 ? { hashes: { "sha-256": f.location.sha256 } } : {}) });
+    const cached = fromScanCache(f.location);
+    list.push({
+      location: { uri },
+      ...(f.location.sha256 ? { hashes: { "sha-256": f.location.sha256 } } : {}),
+      ...(cached.fromScanCache ? { properties: cached } : {}),
+    });
   }
   return { list, index };
+}
+
+/** The properties that say a file's scan came from the scan cache, and when it was scanned; none otherwise. */
+function fromScanCache(l: FileLocation | undefined): { fromScanCache?: true; scannedAt?: string } {
+  return l?.cached ? { fromScanCache: true, scannedAt: l.cached.scannedAt } : {};
 }
 
 function toUri(path: string): string {

@@ -128,4 +128,28 @@ describe("SARIF of artifact findings", () => {
     moved[0] = { ...moved[0], sha256: sha("9"), matches: moved[0].matches.map((m) => ({ ...m, offset: (m.offset ?? 0) + 7 })) };
     expect(prints(sarif(moved))).toEqual(all);
   });
+
+  it("says which results came from the scan cache, on the result and on its run.artifacts entry, and stays schema-valid", () => {
+    const scannedAt = "2026-11-24T09:30:00.000Z";
+    const list = artifacts();
+    list[0] = { ...list[0], cached: { scannedAt } };
+    list[3] = { ...list[3], cached: { scannedAt } };
+    const cachedLog = sarif(list);
+    expect(validate(cachedLog), ajv.errorsText(validate.errors)).toBe(true);
+    const r = cachedLog.runs[0];
+    expect(r.artifacts.map((a) => a.properties)).toEqual([
+      { fromScanCache: true, scannedAt },
+      undefined,
+      undefined,
+      { fromScanCache: true, scannedAt },
+    ]);
+    const byUri = (uri: string) => r.results.filter((x) => x.locations[0].physicalLocation.artifactLocation.uri === uri);
+    expect(byUri("jobs/deploy.sh").map((x) => [x.properties.fromScanCache, x.properties.scannedAt])).toEqual([
+      [true, scannedAt],
+      [true, scannedAt],
+    ]);
+    expect(byUri("tools/agent")[0].properties).not.toHaveProperty("fromScanCache");
+    // Where a result came from is no part of its identity: code scanning keeps the same alert.
+    expect(r.results.map((x) => x.partialFingerprints)).toEqual(run.results.map((x) => x.partialFingerprints));
+  });
 });

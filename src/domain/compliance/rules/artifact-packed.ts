@@ -25,7 +25,7 @@ export const artifactPacked = defineRule<Record<string, never>>({
 function judge(a: ArtifactFacts, settings: ResolvedSettings): Finding {
   const base = {
     ...findingBase(artifactPacked, a, artifactResourceId(a.path), a.path, settings.enforcementLevel),
-    location: { file: a.file ?? a.path, ...(a.sha256 ? { sha256: a.sha256 } : {}) },
+    location: { file: a.file ?? a.path, ...(a.sha256 ? { sha256: a.sha256 } : {}), ...(a.cached ? { cached: { ...a.cached } } : {}) },
   };
   if (a.verdict === UNKNOWN) return { ...base, verdict: "unknown", message: "the artifact's scan is not known yet" };
   if (a.scanError) return { ...base, verdict: "not-applicable", message: `the artifact could not be scanned: ${a.scanError}` };

@@ -1,0 +1,178 @@
+/**
+ * `stackwarden check` at fleet scale under Resource Manager's throttling: 10 000 databases on 50
+ * servers, the emulator in a child process with `--throttle` (the documented buckets; refill rates
+ * scaled by BENCH_REFILL_SCALE, default 20, so that a run takes a minute instead of twenty), and
+ * `check` as a whole process, as a pipeline runs it, with every rule that reads live facts enabled
+ * (their default levels):
+ * - `sql-tde-enabled` and `sql-tier-advisor-drift`: each database's TDE configuration and its service
+ *   tier advisors (every tenth database has an advisor that recommends another tier);
+ * - `batch-quota-headroom`: the usages of the stack's location;
+ * - `data-residency`: every database placed by its region (from the TDE configuration `check` already
+ *   reads, shared) and the subscription's Batch AI workspaces discovered.
+ * The key custody rules (issue 24) are not in the registry yet; add their reads here when they are.
+ *
+ * The reads are counted by the emulator (every GET under /subscriptions/); the floor is what the
+ * throttle allows for that many reads, (reads - bucket) / refill rate, with the bucket full at the
+ * start. Goal: check's wall time at most 1.1x that floor, with zero 429s.
+ *
+ * Settings (environment): BENCH_CHECK_DATABASES (default 10 000), BENCH_CHECK_SERVERS (default 50),
+ * BENCH_REFILL_SCALE (default 20), BENCH_CHECK_CONCURRENCY (default 16, check's own default).
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { PROJECT_ROOT } from "../src/platform/version";
+import { startChildEmulator } from "./bench-emulator";
+import { reportGoal } from "./goal";
+
+const DATABASES = Number(process.env.BENCH_CHECK_DATABASES ?? 10_000);
+const SERVERS = Number(process.env.BENCH_CHECK_SERVERS ?? 50);
+const SCALE = Number(process.env.BENCH_REFILL_SCALE ?? 20);
+const CONCURRENCY = Number(process.env.BENCH_CHECK_CONCURRENCY ?? 16);
+const BUCKET = 250;
+const RATE = 25 * SCALE;
+const SUB = "00000000-0000-0000-0000-000000000000";
+const RG = "rg-fleet";
+
+const serverOf = (i: number) => `sql-fleet-${String(i % SERVERS).padStart(2, "0")}`;
+const dbName = (i: number) => `db-${String(i).padStart(5, "0")}`;
+
+/** The estate: every 7th database Disabled, every 10th with an advisor recommending S3 over its S1; Batch AI usages. */
+function seed() {
+  return {
+    // Usages of the stack's location, one of them at 92% of its limit (batch-quota-headroom flags it).
+    batchai: {
+      usages: [
+        {
+          location: "eastus",
+          usages: [
+            { name: "cores", currentValue: 92, limit: 100 },
+            { name: "clusters", currentValue: 2, limit: 20 },
+          ],
+        },
+      ],
+    },
+    sql: {
+      subscriptionId: SUB,
+      servers: Array.from({ length: SERVERS }, (_, s) => ({
+        name: serverOf(s),
+        resourceGroup: RG,
+        databases: Array.from({ length: DATABASES }, (_, i) => i)
+          .filter((i) => i % SERVERS === s)
+          .map((i) => ({
+            name: dbName(i),
+            transparentDataEncryption: i % 7 === 0 ? "Disabled" : "Enabled",
+            serviceObjective: "S1",
+            ...(i % 10 === 0 ? { serviceTierAdvisors: [{ overallRecommendationServiceLevelObjective: "S3", confidence: 0.9 }] } : {}),
+          })),
+      })),
+    },
+  };
+}
+
+/** The stack: every database, the location's usages, and residency in the US (where the estate is). */
+function stack(): string {
+  return stringify({
+    config: {
+      "stackwarden:subscriptionId": SUB,
+      "stackwarden:databases": Array.from({ length: DATABASES }, (_, i) => ({
+        resourceGroup: RG,
+        server: serverOf(i),
+        database: dbName(i),
+        transparentDataEncryption: "Enabled",
+        serviceObjective: "S1",
+      })),
+      "stackwarden:batch": { locations: ["eastus"] },
+      "stackwarden:residency": { allowedCountries: ["US"] },
+    },
+  });
+}
+
+function runCheck(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ code: number | null; out: string; err: string; ms: number }> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(PROJECT_ROOT, "bin", "stackwarden.js"), ...args], {
+      cwd,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, out, err, ms: performance.now() - t0 }));
+  });
+}
+
+async function main(): Promise<void> {
+  const emu = await startChildEmulator(seed(), ["--throttle", "--throttle-refill-scale", String(SCALE)]);
+  const dir = mkdtempSync(join(tmpdir(), "stackwarden-bench-check-"));
+  try {
+    writeFileSync(join(dir, "Pulumi.fleet.yaml"), stack());
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      STACKWARDEN_ARM_ENDPOINT: emu.url,
+      STACKWARDEN_IMDS_ENDPOINT: `${emu.url}/metadata`,
+      STACKWARDEN_GEOCODING_ENDPOINT: `${emu.url}/geocoding`,
+      STACKWARDEN_GEOCODING_API_KEY: "bench",
+    };
+    process.stdout.write(
+      `${DATABASES} databases on ${SERVERS} servers, check --concurrency ${CONCURRENCY} as a process; throttling: read bucket ${BUCKET}, refill ${RATE}/s (the documented 25/s x ${SCALE}); emulator in a child process\n`,
+    );
+    const before = await emu.stats();
+    const gets0 = await emu.gets();
+    const r = await runCheck(
+      ["check", "--config", "Pulumi.fleet.yaml", "--output", "json", "--concurrency", String(CONCURRENCY)],
+      env,
+      dir,
+    );
+    const reads = (await emu.gets()) - gets0;
+    const after = await emu.stats();
+    const throttled = after.throttled - before.throttled;
+    if (r.code !== 0 && r.code !== 3) throw new Error(`check exited ${r.code}:\n${r.err.slice(-2000)}`);
+    const doc = JSON.parse(r.out) as { summary: Record<string, number>; findings: { ruleId: string; verdict: string }[] };
+    const byRule = new Map<string, number>();
+    for (const f of doc.findings) byRule.set(f.ruleId, (byRule.get(f.ruleId) ?? 0) + 1);
+    const byRoute = Object.entries(after.byRoute)
+      .filter(([k]) => k.startsWith("GET /subscriptions/"))
+      .map(([k, v]) => [k, v - (before.byRoute[k] ?? 0)] as const)
+      .filter(([, v]) => v > 0)
+      .map(([k, v]) => `  ${String(v).padStart(6)}  ${k}`);
+    process.stdout.write(
+      `check: exit ${r.code}, wall ${(r.ms / 1000).toFixed(2)} s; findings by rule: ${[...byRule].map(([k, v]) => `${k} ${v}`).join(", ")}\n`,
+    );
+    process.stdout.write(`reads served (GET /subscriptions/…): ${reads}, answered 429: ${throttled}\n${byRoute.join("\n")}\n`);
+    const missing = ["sql-tde-enabled", "sql-tier-advisor-drift", "batch-quota-headroom", "data-residency"].filter((id) => !byRule.has(id));
+    if (missing.length) throw new Error(`check judged nothing for ${missing.join(", ")}: the bench would not measure what it says`);
+    const floor = (Math.max(0, reads - BUCKET) / RATE) * 1000;
+    process.stdout.write(`throttle floor: (${reads} reads - ${BUCKET}) / ${RATE}/s = ${(floor / 1000).toFixed(2)} s\n`);
+    if (floor === 0) {
+      process.stdout.write(
+        `(${reads} reads fit in the bucket: no floor to compare with; give BENCH_CHECK_DATABASES above ${BUCKET / 2})\n`,
+      );
+      return;
+    }
+    reportGoal({
+      figure: `check over ${DATABASES} databases (${SERVERS} servers) under ARM throttling vs the throttle floor of its ${reads} reads`,
+      value: r.ms / floor,
+      limit: 1.1,
+      also: [{ ok: throttled === 0, what: `${throttled} 429s` }],
+    });
+  } finally {
+    emu.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`check-throttled bench failed: ${(e as Error).stack ?? String(e)}\n`);
+  process.exitCode = 1;
+});
