@@ -23,12 +23,16 @@ import type { Stage } from "../http/pipeline";
  * - a 429 that gets through anyway (another client on the same budget) stops the lane until its
  *   `Retry-After` has passed.
  *
- * Before an answer has named a bucket nothing waits, so a service that sends no such headers (the
- * emulator with throttling off, other APIs) costs one header lookup per answer.
+ * Until a lane's first answer, at most FIRST_CONTACT requests are sent: many callers starting at once
+ * (a watcher's fifty stacks) would otherwise burst through the bucket before any answer has said how
+ * full it is. After an answer that names no bucket nothing waits, so a service that sends no such
+ * headers (the emulator with throttling off, other APIs) costs one header lookup per answer.
  */
 
 export type RequestKind = "reads" | "writes" | "deletes";
 
+/** Requests of a lane sent before its first answer (the smallest bucket ARM documents holds far more). */
+const FIRST_CONTACT = 8;
 /** Tokens left untouched in every bucket, so that a slightly optimistic estimate does not cost a 429. */
 const RESERVE = 1;
 /** The shortest span, and the fewest refilled tokens, a refill-rate sample is taken over (the headers count whole tokens). */
@@ -67,6 +71,8 @@ class Lane {
   timer: NodeJS.Timeout | undefined;
   /** After a 429: nothing is sent before this time. */
   holdUntil = 0;
+  /** Whether an answer has come back (before that, at most FIRST_CONTACT requests are in flight). */
+  answered = false;
 
   constructor(
     readonly kind: RequestKind,
@@ -171,6 +177,7 @@ export class ArmPacer {
   observe(lane: Lane, seq: number, status: number, headers: Record<string, string | string[] | undefined>, sentAt?: number): void {
     const now = this.clock();
     this.settle(lane);
+    lane.answered = true;
     for (const name of lane.headers) {
       const raw = headers[name];
       if (raw === undefined) continue;
@@ -205,9 +212,15 @@ export class ArmPacer {
     return { waited: this.waited, throttled: this.throttled, rates };
   }
 
-  /** Counts a request as answered (or failed without an answer). */
+  /** Counts a request as answered (or failed without an answer: then a request waiting for the first contact may go). */
   settle(lane: Lane): void {
     if (lane.inFlight > 0) lane.inFlight -= 1;
+  }
+
+  /** A request failed without an answer: what waited for it may go. */
+  failed(lane: Lane): void {
+    this.settle(lane);
+    if (lane.waiters.length) this.drain(lane);
   }
 
   private sync(m: Mirror, inFlight: number, seq: number, remaining: number, now: number, sentAt: number): void {
@@ -257,7 +270,7 @@ export class ArmPacer {
   }
 
   private ready(lane: Lane): boolean {
-    if (lane.mirrors.length === 0) return true;
+    if (lane.mirrors.length === 0) return lane.answered || lane.inFlight < FIRST_CONTACT;
     const now = this.clock();
     if (now < lane.holdUntil) return false;
     for (const m of lane.mirrors) if (this.level(m, now) < 1 + RESERVE) return false;
@@ -281,7 +294,8 @@ export class ArmPacer {
 
   /** One timer per lane, set for when the scarcest bucket has a token again. */
   private schedule(lane: Lane): void {
-    if (lane.timer) return;
+    // Waiting for the first answer: it drains the lane when it comes.
+    if (lane.timer || (lane.mirrors.length === 0 && !lane.answered)) return;
     const now = this.clock();
     let wait = Math.max(0, lane.holdUntil - now);
     for (const m of lane.mirrors) wait = Math.max(wait, (1 + RESERVE - this.level(m, now)) / m.ratePerMs);
@@ -313,7 +327,7 @@ export function armPacingStage(pacer: ArmPacer): Stage {
             return raw;
           },
           (e: unknown) => {
-            pacer.settle(lane);
+            pacer.failed(lane);
             throw e;
           },
         );

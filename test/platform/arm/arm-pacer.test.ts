@@ -37,6 +37,21 @@ describe("ArmPacer, on a manual clock", () => {
     expect(pacer.stats().waited).toBe(2);
   });
 
+  it("before a lane's first answer at most 8 requests go; the first answer releases the rest, and after an answer without budget headers nothing waits", async () => {
+    const pacer = new ArmPacer(() => 0);
+    const lane = pacer.lane("/subscriptions/s-first/x", "GET");
+    const tickets = Array.from({ length: 20 }, () => pacer.acquire(lane));
+    expect(tickets.slice(0, 8)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(tickets.slice(8).every((t) => t instanceof Promise)).toBe(true);
+    // A request that fails without an answer lets one waiter go.
+    pacer.failed(lane);
+    expect(await tickets[8]).toBe(9);
+    // The first answer names no bucket (a service without throttling headers): the rest go at once.
+    pacer.observe(lane, 1, 200, {});
+    expect(await Promise.all(tickets.slice(9))).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
+    expect(pacer.acquire(lane)).toBe(21);
+  });
+
   it("a 429 holds the lane for its Retry-After; other subscriptions and kinds are separate lanes", async () => {
     vi.useFakeTimers();
     let now = 0;
