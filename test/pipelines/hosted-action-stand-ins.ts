@@ -1,10 +1,10 @@
-import { execFileSync } from "node:child_process";
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import Ajv from "ajv-draft-04";
 import addFormats from "ajv-formats";
 import { locatePulumiCli } from "../../src/platform/programs/pulumi-engine";
+import { git } from "../helpers/git";
 import type { GitHubApiStandIn } from "./github-api-stand-in";
 import type { StandIn, StandInResult } from "./workflow-runner";
 
@@ -72,8 +72,6 @@ function ajvText(errors: unknown): string {
   return JSON.stringify(errors).slice(0, 500);
 }
 
-const git = (cwd: string, args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-
 /** Builds the stand-ins; `uploads` collects what upload-sarif received. */
 export function hostedActionStandIns(o: StandInOptions): {
   standIns: Record<string, StandIn>;
@@ -87,27 +85,28 @@ export function hostedActionStandIns(o: StandInOptions): {
 
   const checkout: StandIn = async ({ inputs, env, workspace, log }) => {
     const depth = Number(inputs["fetch-depth"] ?? "1");
-    git(workspace, ["init", "-q"]);
-    git(workspace, ["remote", "add", "origin", `file://${o.origin}`]);
+    git(workspace, "init", "-q");
+    git(workspace, "remote", "add", "origin", `file://${o.origin}`);
     const ref = env.GITHUB_REF;
     if (depth === 0) {
-      git(workspace, [
+      git(
+        workspace,
         "fetch",
         "-q",
         "origin",
         "+refs/heads/*:refs/remotes/origin/*",
         "+refs/tags/*:refs/tags/*",
         `+${ref}:refs/remotes/event`,
-      ]);
+      );
     } else {
-      git(workspace, ["fetch", "-q", `--depth=${depth}`, "origin", `+${ref}:refs/remotes/event`]);
+      git(workspace, "fetch", "-q", `--depth=${depth}`, "origin", `+${ref}:refs/remotes/event`);
     }
-    const fetched = git(workspace, ["rev-parse", "refs/remotes/event"]).trim();
+    const fetched = git(workspace, "rev-parse", "refs/remotes/event");
     if (fetched !== env.GITHUB_SHA) {
       log(`checkout: ${ref} is ${fetched}, not GITHUB_SHA ${env.GITHUB_SHA}`);
       return { ok: false };
     }
-    git(workspace, ["checkout", "-q", "--detach", env.GITHUB_SHA]);
+    git(workspace, "checkout", "-q", "--detach", env.GITHUB_SHA);
     log(`checked out ${env.GITHUB_SHA} (fetch-depth ${depth})`);
     return { ok: true };
   };

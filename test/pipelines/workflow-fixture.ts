@@ -1,9 +1,9 @@
-import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../../src/platform/version";
 import type { TestEmulator } from "../helpers/emulator";
+import { git } from "../helpers/git";
 import { GitHubApiStandIn } from "./github-api-stand-in";
 import { hostedActionStandIns, type SarifUpload } from "./hosted-action-stand-ins";
 import { runWorkflow, type JobRecord, type WorkflowRun } from "./workflow-runner";
@@ -26,19 +26,6 @@ export interface WorkflowEvent {
   base_ref?: string;
   head_ref?: string;
 }
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "t",
-      GIT_AUTHOR_EMAIL: "t@example.com",
-      GIT_COMMITTER_NAME: "t",
-      GIT_COMMITTER_EMAIL: "t@example.com",
-    },
-  }).trim();
 
 /**
  * A user's repository for the workflows: a bare `origin` (what actions/checkout clones) and an

@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,6 +10,7 @@ import { cloneUrl } from "../../../src/interfaces/gitops/git-remote";
 import { stackCrdValidator, stackCrProblems, STACK_CRD_PATH } from "../../../src/interfaces/gitops/pko/stack-crd";
 import { stackCustomResource, type PkoSettings } from "../../../src/interfaces/gitops/pko/stack-cr";
 import { PROJECT_ROOT } from "../../../src/platform/version";
+import { git } from "../../helpers/git";
 
 /**
  * `stackwarden pko`: Stack resources for the Pulumi Kubernetes Operator, validated with ajv against
@@ -54,19 +55,6 @@ async function cli(cwd: string, ...argv: string[]) {
   const code = await main(argv, io);
   return { code, out: out.join("\n"), err: err.join("\n") };
 }
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "t",
-      GIT_AUTHOR_EMAIL: "t@example.com",
-      GIT_COMMITTER_NAME: "t",
-      GIT_COMMITTER_EMAIL: "t@example.com",
-    },
-  }).trim();
 
 let crd: ReturnType<typeof stackCrdValidator>;
 beforeAll(() => {

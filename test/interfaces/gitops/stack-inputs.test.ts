@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +6,7 @@ import { expandGlobs, globMatches } from "../../../src/domain/artifacts/path-glo
 import type { CommandIO } from "../../../src/interfaces/cli/command-io";
 import { main } from "../../../src/interfaces/cli/main";
 import { stackOwnInputs } from "../../../src/interfaces/gitops/stack-inputs";
+import { git } from "../../helpers/git";
 
 /**
  * A stack's own inputs besides its file: the artifacts and rules of its `stackwarden:artifacts`.
@@ -89,19 +89,6 @@ describe("stackOwnInputs", () => {
 });
 
 describe("stacks --changed-since and artifacts", () => {
-  const git = (cwd: string, ...args: string[]) =>
-    execFileSync("git", args, {
-      cwd,
-      encoding: "utf8",
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: "t",
-        GIT_AUTHOR_EMAIL: "t@example.com",
-        GIT_COMMITTER_NAME: "t",
-        GIT_COMMITTER_EMAIL: "t@example.com",
-      },
-    }).trim();
-
   it("a changed job script or rule file lists the stacks that ship or apply it, naming the file", async () => {
     const top = mkdtempSync(join(tmpdir(), "stackwarden-stacks-artifacts-"));
     try {

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +6,7 @@ import type { CommandIO } from "../../../src/interfaces/cli/command-io";
 import { main } from "../../../src/interfaces/cli/main";
 import { isSharedInput, stacksAffected } from "../../../src/interfaces/gitops/changed-stacks";
 import { listStacks } from "../../../src/interfaces/gitops/stack-listing";
+import { git } from "../../helpers/git";
 
 /** `stackwarden stacks`: listing, --changed-since against real git repositories, the matrix JSON, errors. */
 const SUB = "00000000-0000-0000-0000-000000000000";
@@ -19,19 +19,6 @@ async function cli(cwd: string, ...argv: string[]) {
   const code = await main(argv, io);
   return { code, out: out.join("\n"), err: err.join("\n") };
 }
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: "t",
-      GIT_AUTHOR_EMAIL: "t@example.com",
-      GIT_COMMITTER_NAME: "t",
-      GIT_COMMITTER_EMAIL: "t@example.com",
-    },
-  }).trim();
 
 function write(dir: string, files: Record<string, string>): void {
   for (const [f, text] of Object.entries(files)) {

@@ -1,5 +1,4 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,6 +6,7 @@ import { verifyTrailText } from "../../../src/domain/audit/audit-chain";
 import type { AuditEntry } from "../../../src/domain/audit/audit-entry";
 import { SqlClient } from "../../../src/services/sql/client";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
+import { git } from "../../helpers/git";
 import { eventually, metricValue, startCli, type CliProcess } from "./cli-process";
 
 // The watch scenario of issue 14, against the emulator, with the real CLI in child processes
@@ -391,28 +391,15 @@ describe("audit verify", () => {
 describe("watch --git", () => {
   it("a new commit on the branch is planned and applied with --auto-apply; its sha is in the audit entry", async () => {
     const root = mkdtempSync(join(tmpdir(), "stackwarden-git-"));
-    const g = (cwd: string, ...args: string[]) =>
-      execFileSync("git", args, {
-        cwd,
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "pipe"],
-        env: {
-          ...process.env,
-          GIT_AUTHOR_NAME: "t",
-          GIT_AUTHOR_EMAIL: "t@example.com",
-          GIT_COMMITTER_NAME: "t",
-          GIT_COMMITTER_EMAIL: "t@example.com",
-        },
-      }).trim();
-    g(root, "init", "--quiet", "--bare", "--initial-branch=main", "remote.git");
-    g(root, "clone", "--quiet", join(root, "remote.git"), "author");
+    git(root, "init", "--quiet", "--bare", "--initial-branch=main", "remote.git");
+    git(root, "clone", "--quiet", join(root, "remote.git"), "author");
     const author = join(root, "author");
-    execFileSync("mkdir", ["-p", join(author, "stacks")]);
+    mkdirSync(join(author, "stacks"), { recursive: true });
     writeFileSync(join(author, "stacks", "Pulumi.gitops.yaml"), stackYaml(["gitdb", "Disabled"]));
-    g(author, "add", ".");
-    g(author, "commit", "--quiet", "-m", "first");
-    g(author, "push", "--quiet", "origin", "HEAD:main");
-    g(root, "clone", "--quiet", "--branch", "main", join(root, "remote.git"), "checkout");
+    git(author, "add", ".");
+    git(author, "commit", "--quiet", "-m", "first");
+    git(author, "push", "--quiet", "origin", "HEAD:main");
+    git(root, "clone", "--quiet", "--branch", "main", join(root, "remote.git"), "checkout");
 
     const w = cli(
       ["watch", "--git", join(root, "checkout"), "--stack", "gitops", "--interval", "100ms", "--auto-apply", "--poll-interval", "50"],
@@ -420,9 +407,9 @@ describe("watch --git", () => {
     );
     await w.line(/tick \d+ @[0-9a-f]{12}: new commit: applying 0 change\(s\)/);
     writeFileSync(join(author, "stacks", "Pulumi.gitops.yaml"), stackYaml(["gitdb", "Enabled"]));
-    g(author, "commit", "--quiet", "-am", "encrypt gitdb");
-    g(author, "push", "--quiet", "origin", "HEAD:main");
-    const sha = g(author, "rev-parse", "HEAD");
+    git(author, "commit", "--quiet", "-am", "encrypt gitdb");
+    git(author, "push", "--quiet", "origin", "HEAD:main");
+    const sha = git(author, "rev-parse", "HEAD");
     await w.line(new RegExp(`tick \\d+ @${sha.slice(0, 12)}: new commit: applying 1 change\\(s\\)`));
     await w.line(/apply: 1 of 1 converged; audit entry 1/);
     w.child.kill("SIGTERM");
