@@ -2,8 +2,6 @@ import { createHash } from "node:crypto";
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../src/interfaces/cli/main";
-import type { CommandIO } from "../../src/interfaces/cli/command-io";
 import { loadRuleSet } from "../../src/domain/artifacts/rule-set";
 import { scanArtifactInputs } from "../../src/interfaces/pulumi/artifact-scan-resource";
 import { PROJECT_ROOT } from "../../src/platform/version";
@@ -12,6 +10,7 @@ import { PolicyAnalyzer, UNKNOWN_VALUE, type Level } from "../helpers/analyzer";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { buildExecutableSample, markerRule, tempDir, type ExecutableSample } from "../helpers/binary-samples";
 import { buildPe } from "../helpers/pe-builder";
+import { runCli } from "../interfaces/cli/cli-harness";
 
 /**
  * The artifact policies of the pack, as the Pulumi engine runs it (a child process over gRPC), fed
@@ -121,22 +120,11 @@ describe("Analyze: the artifact policies on ArtifactScan resources", () => {
 
 describe("parity: the pack and check judge the same artifacts alike", () => {
   it("same violations, levels and messages, the packed executable's match through unpacking included", async () => {
-    const out: string[] = [];
-    const io: CommandIO = {
-      out: (l) => out.push(l),
-      err: () => {},
-      isTTY: false,
-      cwd: project,
-      exitCode: 0,
-      env: {
-        PATH: process.env.PATH,
-        STACKWARDEN_ARM_ENDPOINT: emu.url,
-        STACKWARDEN_IMDS_ENDPOINT: emu.imdsEndpoint,
-        STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: `${emu.url}/binary-analysis/v1`,
-      },
-    };
-    expect(await main(["check", "--config", "stacks/Pulumi.gate.yaml", "--output", "json"], io)).toBe(3);
-    const doc = JSON.parse(out.join("\n")) as { findings: { ruleId: string; verdict: string; level: string; message: string }[] };
+    const r = await runCli(["check", "--config", "stacks/Pulumi.gate.yaml", "--output", "json"], emu.url, project, {
+      STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: `${emu.url}/binary-analysis/v1`,
+    });
+    expect(r.code).toBe(3);
+    const doc = JSON.parse(r.out) as { findings: { ruleId: string; verdict: string; level: string; message: string }[] };
     const fromCheck = doc.findings
       .filter((f) => f.verdict === "fail")
       .map((f) => `${f.ruleId} ${f.level}: ${f.message}`)

@@ -2,8 +2,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../src/interfaces/cli/main";
-import type { CommandIO } from "../../src/interfaces/cli/command-io";
 import { runCheck } from "../../src/usecases/check";
 import { newClientSet } from "../../src/clients/client-set";
 import { stateDirs } from "../../src/platform/settings/state-dirs";
@@ -14,6 +12,7 @@ import { SqlClient } from "../../src/services/sql/client";
 import { TYPES } from "../../policies/policies";
 import { PolicyAnalyzer, UNKNOWN_VALUE, urnOf, type AnalyzerResourceInput, type Level, type Violation } from "../helpers/analyzer";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { emulatorEnv, runCliWith } from "../interfaces/cli/cli-harness";
 
 /**
  * The policy pack as the Pulumi engine runs it (a child process driven over gRPC), and its parity
@@ -328,13 +327,11 @@ describe("AnalyzeStack: advisors and usages", () => {
 
 describe("parity: the analyzer and check judge the same live state alike", () => {
   it("same violations, levels and messages", async () => {
-    const env = { PATH: process.env.PATH, STACKWARDEN_ARM_ENDPOINT: emu.url, STACKWARDEN_IMDS_ENDPOINT: emu.imdsEndpoint };
+    const env = emulatorEnv(emu.url);
     // check, in-process, against the emulator.
-    const out: string[] = [];
-    const io: CommandIO = { out: (l) => out.push(l), err: () => {}, isTTY: false, env, cwd: dir, exitCode: 0 };
-    const code = await main(["check", "--config", stackFile, "--format", "json"], io);
-    expect(code).toBe(3);
-    const doc = JSON.parse(out.join("\n")) as { findings: { ruleId: string; verdict: string; level: string; message: string }[] };
+    const r = await runCliWith(["check", "--config", stackFile, "--format", "json"], { cwd: dir, env });
+    expect(r.code).toBe(3);
+    const doc = JSON.parse(r.out) as { findings: { ruleId: string; verdict: string; level: string; message: string }[] };
     const fromCheck = doc.findings
       .filter((f) => f.verdict === "fail")
       .map((f) => `${f.ruleId} ${f.level}: ${f.message}`)

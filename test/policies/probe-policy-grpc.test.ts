@@ -2,13 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CommandIO } from "../../src/interfaces/cli/command-io";
-import { main } from "../../src/interfaces/cli/main";
 import { loadStackFile } from "../../src/domain/stack/stack-config";
 import { runCertificateProbe } from "../../src/interfaces/pulumi/certificate-probe";
 import { TYPES } from "../../policies/policies";
 import { PolicyAnalyzer, UNKNOWN_VALUE, urnOf, type AnalyzerResourceInput, type Level } from "../helpers/analyzer";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { runCliWith } from "../interfaces/cli/cli-harness";
 import { devEstate } from "../services/certificates/certificates-kit";
 
 /**
@@ -105,11 +104,7 @@ describe("parity: the pack over CertificateProbe outputs and check over the kept
       STACKWARDEN_APISETU_API_KEY: "parity-key",
       STACKWARDEN_APISETU_CLIENT_ID: "parity-client",
     };
-    const cli = async (argv: string[]) => {
-      const out: string[] = [];
-      const io: CommandIO = { out: (l) => out.push(l), err: () => {}, isTTY: false, env, cwd: dir, exitCode: 0 };
-      return { code: await main(argv, io), out: out.join("\n") };
-    };
+    const cli = (argv: string[]) => runCliWith(argv, { cwd: dir, env });
     expect((await cli(["probe", "--config", "Pulumi.probes.yaml"])).code).toBe(4);
     const check = await cli(["check", "--config", "Pulumi.probes.yaml", "--output", "json"]);
     expect(check.code).toBe(0);

@@ -1,7 +1,5 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CommandIO } from "../../src/interfaces/cli/command-io";
-import { main } from "../../src/interfaces/cli/main";
 import { judgePlacement } from "../../src/domain/compliance/rules/data-residency";
 import { loadStackFile } from "../../src/domain/stack/stack-config";
 import { silentLogger } from "../../src/platform/http";
@@ -17,7 +15,7 @@ import { SqlClient } from "../../src/services/sql/client";
 import { TYPES } from "../../policies/policies";
 import { PolicyAnalyzer, UNKNOWN_VALUE, urnOf, type AnalyzerResourceInput, type Level } from "../helpers/analyzer";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { stackDir } from "../interfaces/cli/cli-harness";
+import { runCli, stackDir } from "../interfaces/cli/cli-harness";
 
 /**
  * The data-residency policy as the Pulumi engine runs it: the compiled pack in a child process,
@@ -150,27 +148,14 @@ async function programResources(allowedCountries: string[]): Promise<AnalyzerRes
 }
 
 async function checkFindings(file: string) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CommandIO = {
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-    isTTY: false,
-    cwd: dir,
-    exitCode: 0,
-    env: {
-      PATH: process.env.PATH,
-      STACKWARDEN_ARM_ENDPOINT: emu.url,
-      STACKWARDEN_IMDS_ENDPOINT: emu.imdsEndpoint,
-      STACKWARDEN_GEOCODING_ENDPOINT: `${emu.url}/geocoding`,
-      STACKWARDEN_GEOCODING_API_KEY: KEY,
-    },
-  };
-  const code = await main(["check", "--config", file, "--output", "json"], io);
-  const doc = JSON.parse(out.join("\n")) as {
+  const { code, out, err } = await runCli(["check", "--config", file, "--output", "json"], emu.url, dir, {
+    STACKWARDEN_GEOCODING_ENDPOINT: `${emu.url}/geocoding`,
+    STACKWARDEN_GEOCODING_API_KEY: KEY,
+  });
+  const doc = JSON.parse(out) as {
     findings: { ruleId: string; resourceId: string; verdict: string; level: string; message: string }[];
   };
-  return { code, err: err.join("\n"), findings: doc.findings };
+  return { code, err, findings: doc.findings };
 }
 
 describe("AnalyzeStack: data-residency", () => {

@@ -5,8 +5,6 @@ import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultCredential } from "../../src/clients/default-credential";
 import { ARM_SCOPE } from "../../src/platform/auth/scopes";
-import { main } from "../../src/interfaces/cli/main";
-import type { CommandIO } from "../../src/interfaces/cli/command-io";
 import type { LocalService } from "../../src/emulator/kit/local-service";
 import { ApiError } from "../../src/platform/http/api-error";
 import type { AuthPolicy } from "../../src/platform/http/auth-policy";
@@ -16,6 +14,7 @@ import { CertificatesClient } from "../../src/services/certificates/client";
 import { imdsLocal } from "../../src/emulator/services/imds/imds-local";
 import { PROJECT_ROOT } from "../../src/platform/version";
 import { FAST_RETRY, startTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { runCliWith } from "../interfaces/cli/cli-harness";
 import { json, startScriptedServer, type ScriptedServer } from "../platform/http/scripted-server";
 
 /**
@@ -209,18 +208,14 @@ describe("secrets never reach the CLI's output", () => {
     await t.close();
   });
 
-  function io(env: NodeJS.ProcessEnv): CommandIO & { stdout: string[]; stderr: string[] } {
-    const stdout: string[] = [];
-    const stderr: string[] = [];
-    return { stdout, stderr, out: (l) => stdout.push(l), err: (l) => stderr.push(l), isTTY: false, env, cwd: PROJECT_ROOT, exitCode: 0 };
-  }
-
   it("whoami --output json shows the token as REDACTED (in-process)", async () => {
-    const cli = io({ STACKWARDEN_IMDS_ENDPOINT: t.imdsEndpoint, AZURE_ACCESS_TOKEN: PLANTED_JWT });
-    expect(await main(["whoami", "--output", "json"], cli)).toBe(0);
-    const out = cli.stdout.join("\n");
-    expect((JSON.parse(out) as { token: { access_token: string } }).token.access_token).toBe("REDACTED");
-    expectClean(out + cli.stderr.join("\n"));
+    const r = await runCliWith(["whoami", "--output", "json"], {
+      cwd: PROJECT_ROOT,
+      env: { STACKWARDEN_IMDS_ENDPOINT: t.imdsEndpoint, AZURE_ACCESS_TOKEN: PLANTED_JWT },
+    });
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.out) as { token: { access_token: string } }).token.access_token).toBe("REDACTED");
+    expectClean(r.out + r.err);
   });
 
   it("whoami, run as a process with STACKWARDEN_LOG=debug and faults, prints no token or key", async () => {

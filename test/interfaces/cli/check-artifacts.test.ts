@@ -4,13 +4,12 @@ import { join } from "node:path";
 import Ajv from "ajv-draft-04";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../../src/interfaces/cli/main";
-import type { CommandIO } from "../../../src/interfaces/cli/command-io";
 import { loadSeedFile } from "../../../src/emulator/seed";
 import { LOCAL_SERVICES } from "../../../src/emulator/services";
 import { PROJECT_ROOT } from "../../../src/platform/version";
 import { startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { buildExecutableSample, markerRule, tempDir, type ExecutableSample } from "../../helpers/binary-samples";
+import { runCli } from "./cli-harness";
 
 /**
  * The artifact gate in `stackwarden check` (issue 11's "done when"), in-process against the
@@ -69,25 +68,8 @@ function artifacts(opts: { script: string; packed?: boolean }): void {
   if (opts.packed) copyFileSync(sample.packed, join(project, "tools", "agent"));
 }
 
-async function check(argv: string[], env: Record<string, string | undefined> = {}, cwd = project) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CommandIO = {
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-    isTTY: false,
-    cwd,
-    exitCode: 0,
-    env: {
-      PATH: process.env.PATH,
-      STACKWARDEN_ARM_ENDPOINT: emu.url,
-      STACKWARDEN_IMDS_ENDPOINT: emu.imdsEndpoint,
-      STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: `${emu.url}/binary-analysis/v1`,
-      ...env,
-    },
-  };
-  const code = await main(["check", ...argv], io);
-  return { code, out: out.join("\n"), err: err.join("\n") };
+function check(argv: string[], env: Record<string, string | undefined> = {}, cwd = project) {
+  return runCli(["check", ...argv], emu.url, cwd, { STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: `${emu.url}/binary-analysis/v1`, ...env });
 }
 
 interface SarifLog {

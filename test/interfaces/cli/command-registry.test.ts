@@ -4,14 +4,12 @@ import { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { COMMANDS, commandTerm } from "../../../src/interfaces/cli/command-registry";
 import { Help } from "commander";
-import type { CommandIO } from "../../../src/interfaces/cli/command-io";
-import { main } from "../../../src/interfaces/cli/main";
 import { PROJECT_ROOT } from "../../../src/platform/version";
+import { capturingIO, runCliWith } from "./cli-harness";
 
-function captureIO(): CommandIO & { lines: string[] } {
-  const lines: string[] = [];
-  return { lines, out: (l) => lines.push(l), err: (l) => lines.push(l), isTTY: false, env: {}, cwd: PROJECT_ROOT, exitCode: 0 };
-}
+/** The CLI in the checkout, with an empty environment. */
+const cli = (...argv: string[]) => runCliWith(argv, { cwd: PROJECT_ROOT });
+const captureIO = () => capturingIO({ cwd: PROJECT_ROOT });
 
 describe("the lazy command registry", () => {
   it("each entry loads a module that declares the command under the same name and description", async () => {
@@ -27,9 +25,9 @@ describe("the lazy command registry", () => {
   });
 
   it("--help lists every command with its description; a command's own --help (and help NAME) shows its options", async () => {
-    const io = captureIO();
-    expect(await main(["--help"], io)).toBe(0);
-    const help = io.lines.join("\n").replace(/\s+/g, " ");
+    const r = await cli("--help");
+    expect(r.code).toBe(0);
+    const help = r.out.replace(/\s+/g, " ");
     for (const entry of COMMANDS) {
       expect(help).toContain(commandTerm(entry));
       expect(help).toContain(entry.description.replace(/\s+/g, " "));
@@ -38,9 +36,9 @@ describe("the lazy command registry", () => {
       ["plan", "--help"],
       ["help", "plan"],
     ]) {
-      const one = captureIO();
-      expect(await main(argv, one)).toBe(0);
-      expect(one.lines.join("\n")).toContain("--concurrency <n>");
+      const one = await cli(...argv);
+      expect(one.code).toBe(0);
+      expect(one.out).toContain("--concurrency <n>");
     }
   });
 
@@ -49,9 +47,9 @@ describe("the lazy command registry", () => {
     // Nothing loaded: the listing's placeholder for plan is what commander dispatches to.
     await expect(buildProgram(captureIO()).parseAsync(["plan", "--stack", "x"], { from: "user" })).rejects.toThrow(/not loaded/);
     // main loads it (by name, or after that refusal) and the command really runs.
-    const io = captureIO();
-    expect(await main(["plan", "--stack", "no-such-stack"], io)).toBe(1);
-    expect(io.lines.join("\n")).toMatch(/Pulumi\.no-such-stack\.yaml: stack file not found/);
+    const r = await cli("plan", "--stack", "no-such-stack");
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/Pulumi\.no-such-stack\.yaml: stack file not found/);
   });
 
   it("--version and --help load no command module and no heavy dependency (compiled CLI, child process)", () => {

@@ -3,11 +3,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CommandIO } from "../../../src/interfaces/cli/command-io";
-import { main } from "../../../src/interfaces/cli/main";
 import { silentLogger } from "../../../src/platform/http";
 import { SqlClient } from "../../../src/services/sql/client";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
+import { runCli, type CliRun } from "./cli-harness";
 
 /**
  * `check` and `drift` in-process against a test emulator: exit codes, the SARIF file, advisory
@@ -78,26 +77,7 @@ let emu: TestEmulator;
 let dir: string;
 let stackFile: string;
 
-interface Run {
-  code: number;
-  out: string;
-  err: string;
-}
-
-async function cli(...argv: string[]): Promise<Run> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CommandIO = {
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-    isTTY: false,
-    cwd: dir,
-    exitCode: 0,
-    env: { PATH: process.env.PATH, STACKWARDEN_ARM_ENDPOINT: emu.url, STACKWARDEN_IMDS_ENDPOINT: emu.imdsEndpoint },
-  };
-  const code = await main(argv, io);
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+const cli = (...argv: string[]): Promise<CliRun> => runCli(argv, emu.url, dir);
 
 function writeStack(name: string, text: string): string {
   const p = join(dir, "stacks", `Pulumi.${name}.yaml`);

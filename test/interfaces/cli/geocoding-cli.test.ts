@@ -2,11 +2,9 @@ import { spawn } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../../src/interfaces/cli/main";
-import type { CommandIO } from "../../../src/interfaces/cli/command-io";
 import { PROJECT_ROOT } from "../../../src/platform/version";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
-import { stackDir } from "./cli-harness";
+import { runCliWith, stackDir } from "./cli-harness";
 
 /**
  * `stackwarden geocode` and `stackwarden where` against the emulator: an estate with a database and
@@ -83,13 +81,7 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   };
 }
 
-async function run(argv: string[], extra: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CommandIO = { out: (l) => out.push(l), err: (l) => err.push(l), isTTY: false, cwd: dir, exitCode: 0, env: env(extra) };
-  const code = await main(argv, io);
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+const run = (argv: string[], extra: Record<string, string> = {}) => runCliWith(argv, { cwd: dir, env: env(extra) });
 
 interface WherePlacement {
   kind: string;

@@ -2,13 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { CommandIO } from "../../../src/interfaces/cli/command-io";
-import { main } from "../../../src/interfaces/cli/main";
 import { PROJECT_ROOT } from "../../../src/platform/version";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { devEstate } from "../../services/certificates/certificates-kit";
 import { startScriptedServer, text } from "../../platform/http/scripted-server";
-import { stackDir } from "./cli-harness";
+import { runCliWith, stackDir } from "./cli-harness";
 
 /**
  * `stackwarden probe` against the emulator's example estate: the example stack's probes pass with
@@ -36,12 +34,10 @@ const keys = () => ({
   STACKWARDEN_APISETU_CLIENT_ID: "probe-test-client-4f1a",
 });
 
+/** `stackwarden probe argv` in-process; its code, stdout and stderr (the tests compare the whole run). */
 async function probe(argv: string[], env: NodeJS.ProcessEnv, cwd = PROJECT_ROOT) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CommandIO = { out: (l) => out.push(l), err: (l) => err.push(l), isTTY: false, env, cwd, exitCode: 0 };
-  const code = await main(["probe", ...argv], io);
-  return { code, out: out.join("\n"), err: err.join("\n") };
+  const { code, out, err } = await runCliWith(["probe", ...argv], { cwd, env });
+  return { code, out, err };
 }
 
 const ADMN_STACK = (demo: string) => `config:

@@ -3,13 +3,11 @@ import { join } from "node:path";
 import Ajv from "ajv-draft-04";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CommandIO } from "../../../src/interfaces/cli/command-io";
-import { main } from "../../../src/interfaces/cli/main";
 import type { StoredProbeRun } from "../../../src/domain/probes/probe-results-store";
 import { SqlClient } from "../../../src/services/sql/client";
 import { FAST_RETRY, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { devEstate } from "../../services/certificates/certificates-kit";
-import { stackDir } from "./cli-harness";
+import { runCliWith, stackDir } from "./cli-harness";
 
 /**
  * The last probe run, from the commands that write it (`probe`, `apply --probe`) to `check`, which
@@ -71,13 +69,7 @@ const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
   ...extra,
 });
 
-async function cli(argv: string[], e: NodeJS.ProcessEnv = env(), cwd = dir) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CommandIO = { out: (l) => out.push(l), err: (l) => err.push(l), isTTY: false, env: e, cwd, exitCode: 0 };
-  const code = await main(argv, io);
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+const cli = (argv: string[], e: NodeJS.ProcessEnv = env(), cwd = dir) => runCliWith(argv, { cwd, env: e });
 
 const stored = (stack: string, probeDir = join(dir, ".stackwarden", "probes")) =>
   JSON.parse(readFileSync(join(probeDir, `${stack}.json`), "utf8")) as StoredProbeRun;

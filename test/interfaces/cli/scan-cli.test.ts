@@ -1,11 +1,10 @@
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../../src/interfaces/cli/main";
-import type { CommandIO } from "../../../src/interfaces/cli/command-io";
 import { PROJECT_ROOT } from "../../../src/platform/version";
 import { startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { buildExecutableSample, markerRule, tempDir, type ExecutableSample } from "../../helpers/binary-samples";
+import { runCliWith } from "./cli-harness";
 
 let emu: TestEmulator;
 let sample: ExecutableSample;
@@ -28,20 +27,12 @@ afterAll(async () => {
   rmSync(sample.dir, { recursive: true, force: true });
 });
 
-async function run(argv: string[], env: Record<string, string | undefined> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CommandIO = {
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-    isTTY: false,
+/** The CLI in the scan directory, with the binary analysis service and no ARM endpoint. */
+const run = (argv: string[], env: Record<string, string | undefined> = {}) =>
+  runCliWith(argv, {
     cwd: dir,
-    exitCode: 0,
     env: { PATH: process.env.PATH, STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: `${emu.url}/binary-analysis/v1`, ...env },
-  };
-  const code = await main(argv, io);
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+  });
 
 describe("stackwarden scan", () => {
   it("exits 0 when every file is clean", async () => {

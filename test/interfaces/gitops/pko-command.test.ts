@@ -4,13 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
-import type { CommandIO } from "../../../src/interfaces/cli/command-io";
-import { main } from "../../../src/interfaces/cli/main";
 import { cloneUrl } from "../../../src/interfaces/gitops/git-remote";
 import { stackCrdValidator, stackCrProblems, STACK_CRD_PATH } from "../../../src/interfaces/gitops/pko/stack-crd";
 import { stackCustomResource, type PkoSettings } from "../../../src/interfaces/gitops/pko/stack-cr";
 import { PROJECT_ROOT } from "../../../src/platform/version";
 import { git } from "../../helpers/git";
+import { runCliWith } from "../cli/cli-harness";
 
 /**
  * `stackwarden pko`: Stack resources for the Pulumi Kubernetes Operator, validated with ajv against
@@ -41,20 +40,8 @@ const DEPLOY_ARGS = [
   "azblob://pulumi-state?storage_account=stackwardenstate",
 ];
 
-async function cli(cwd: string, ...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CommandIO = {
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-    isTTY: false,
-    cwd,
-    env: { STACKWARDEN_CACHE_DIR: cacheDir },
-    exitCode: 0,
-  };
-  const code = await main(argv, io);
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+/** The CLI in `cwd`, with only the test's cache directory in its environment. */
+const cli = (cwd: string, ...argv: string[]) => runCliWith(argv, { cwd, env: { STACKWARDEN_CACHE_DIR: cacheDir } });
 
 let crd: ReturnType<typeof stackCrdValidator>;
 beforeAll(() => {

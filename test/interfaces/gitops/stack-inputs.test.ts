@@ -3,10 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { expandGlobs, globMatches } from "../../../src/domain/artifacts/path-glob";
-import type { CommandIO } from "../../../src/interfaces/cli/command-io";
-import { main } from "../../../src/interfaces/cli/main";
 import { stackOwnInputs } from "../../../src/interfaces/gitops/stack-inputs";
 import { git } from "../../helpers/git";
+import { runCliWith } from "../cli/cli-harness";
 
 /**
  * A stack's own inputs besides its file: the artifacts and rules of its `stackwarden:artifacts`.
@@ -105,17 +104,15 @@ describe("stacks --changed-since and artifacts", () => {
       git(top, "add", "-A");
       git(top, "commit", "-q", "-m", "base");
       write(top, { "jobs/train.py": "print('v2')\n", "docs/notes.md": "more\n" });
-      const io = (out: string[]): CommandIO => ({ out: (l) => out.push(l), err: () => {}, isTTY: false, cwd: top, env: {}, exitCode: 0 });
-      const out: string[] = [];
-      expect(await main(["stacks", "--output", "json", "--changed-since", "main"], io(out))).toBe(0);
-      expect(JSON.parse(out.join("\n"))).toEqual({
+      const first = await runCliWith(["stacks", "--output", "json", "--changed-since", "main"], { cwd: top });
+      expect(first.code).toBe(0);
+      expect(JSON.parse(first.out)).toEqual({
         include: [{ stack: "ml", file: "stacks/Pulumi.ml.yaml", engine: "native", changedFiles: ["jobs/train.py"], changedFileCount: 1 }],
       });
       git(top, "checkout", "-q", "--", ".");
       write(top, { "rules/b.yar": "rule b { condition: false }\n" });
-      const again: string[] = [];
-      await main(["stacks", "--output", "json", "--changed-since", "main"], io(again));
-      expect((JSON.parse(again.join("\n")) as { include: { stack: string; changedFiles: string[] }[] }).include).toEqual([
+      const again = await runCliWith(["stacks", "--output", "json", "--changed-since", "main"], { cwd: top });
+      expect((JSON.parse(again.out) as { include: { stack: string; changedFiles: string[] }[] }).include).toEqual([
         expect.objectContaining({ stack: "ml", changedFiles: ["rules/b.yar"] }),
       ]);
     } finally {

@@ -2,23 +2,17 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { CommandIO } from "../../../src/interfaces/cli/command-io";
-import { main } from "../../../src/interfaces/cli/main";
 import { isSharedInput, stacksAffected } from "../../../src/interfaces/gitops/changed-stacks";
 import { listStacks } from "../../../src/interfaces/gitops/stack-listing";
 import { git } from "../../helpers/git";
+import { runCliWith } from "../cli/cli-harness";
 
 /** `stackwarden stacks`: listing, --changed-since against real git repositories, the matrix JSON, errors. */
 const SUB = "00000000-0000-0000-0000-000000000000";
 const stack = (extra = "") => `config:\n  stackwarden:subscriptionId: ${SUB}\n${extra}`;
 
-async function cli(cwd: string, ...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CommandIO = { out: (l) => out.push(l), err: (l) => err.push(l), isTTY: false, cwd, env: {}, exitCode: 0 };
-  const code = await main(argv, io);
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+/** The CLI in `cwd`, with an empty environment. */
+const cli = (cwd: string, ...argv: string[]) => runCliWith(argv, { cwd });
 
 function write(dir: string, files: Record<string, string>): void {
   for (const [f, text] of Object.entries(files)) {

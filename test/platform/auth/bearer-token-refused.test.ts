@@ -6,9 +6,8 @@ import type { TokenCredential } from "../../../src/platform/http/token-credentia
 import { ApiError } from "../../../src/platform/http";
 import { SqlClient } from "../../../src/services/sql/client";
 import type { DatabaseRef } from "../../../src/services/sql/types";
-import { main } from "../../../src/interfaces/cli/main";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
-import { stackDir } from "../../interfaces/cli/cli-harness";
+import { runCliWith, stackDir } from "../../interfaces/cli/cli-harness";
 
 // A 401 to a token the credential still holds (expired early by clock skew, or revoked): the
 // transport asks a credential that can discard tokens for a new one and sends once more; any
@@ -109,21 +108,15 @@ describe("a token for another audience", () => {
     const dir = stackDir({
       "stack.yaml": `config:\n  stackwarden:subscriptionId: ${SUB}\n  stackwarden:databases:\n    - { resourceGroup: rg-auth, server: sql-auth, database: orders, transparentDataEncryption: Enabled }\n`,
     });
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await main(["plan", "--config", "stack.yaml"], {
-      out: (l) => out.push(l),
-      err: (l) => err.push(l),
-      isTTY: false,
+    const r = await runCliWith(["plan", "--config", "stack.yaml"], {
       cwd: dir,
-      exitCode: 0,
       env: { STACKWARDEN_ARM_ENDPOINT: t.url, STACKWARDEN_IMDS_ENDPOINT: t.imdsEndpoint, AZURE_ACCESS_TOKEN: vault },
     });
-    expect(code).toBe(1);
-    expect(err).toHaveLength(1);
-    expect(err[0]).toMatch(
+    expect(r.code).toBe(1);
+    expect(r.transcript.filter((l) => l.startsWith("err "))).toHaveLength(1);
+    expect(r.err).toMatch(
       /^stackwarden: TransparentDataEncryptions_Get failed: HTTP 401 InvalidAuthenticationTokenAudience: The access token has been obtained for wrong audience or resource 'https:\/\/vault\.azure\.net\/'/,
     );
-    expect(err[0]).not.toContain(vault);
+    expect(r.err).not.toContain(vault);
   });
 });

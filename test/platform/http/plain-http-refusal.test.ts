@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../../src/interfaces/cli/main";
-import type { CommandIO } from "../../../src/interfaces/cli/command-io";
 import {
   credentialOriginProblem,
   isLinkLocalHost,
@@ -11,7 +9,7 @@ import { ApiError, HttpTransport, type AuthPolicy } from "../../../src/platform/
 import { ImdsClient } from "../../../src/services/imds/client";
 import { FAST_RETRY } from "../../helpers/emulator";
 import { json, startScriptedServer, type ScriptedServer } from "./scripted-server";
-import { stackDir } from "../../interfaces/cli/cli-harness";
+import { runCliWith, stackDir } from "../../interfaces/cli/cli-harness";
 
 /**
  * Credentials go over plain http only to this machine. Hosts under .invalid never resolve, so a
@@ -114,27 +112,29 @@ describe("the transport refuses to send credentials over plain http to another h
 });
 
 describe("the CLI refuses such endpoints in one line, before any request", () => {
-  function io(env: NodeJS.ProcessEnv, cwd: string): CommandIO & { lines: string[] } {
-    const lines: string[] = [];
-    return { lines, out: (l) => lines.push(`out ${l}`), err: (l) => lines.push(`err ${l}`), isTTY: false, env, cwd, exitCode: 0 };
-  }
   const dir = stackDir({
     "stack.yaml": "config:\n  stackwarden:subscriptionId: 00000000-0000-0000-0000-000000000000\n",
   });
 
   it("STACKWARDEN_ARM_ENDPOINT=http://<not loopback>: plan exits 1 with one line naming the variable", async () => {
-    const cli = io({ STACKWARDEN_ARM_ENDPOINT: "http://10.20.30.40:4000", AZURE_ACCESS_TOKEN: "planted-cli-token-19d" }, dir);
-    expect(await main(["plan", "--config", "stack.yaml"], cli)).toBe(1);
-    expect(cli.lines).toEqual([
+    const r = await runCliWith(["plan", "--config", "stack.yaml"], {
+      cwd: dir,
+      env: { STACKWARDEN_ARM_ENDPOINT: "http://10.20.30.40:4000", AZURE_ACCESS_TOKEN: "planted-cli-token-19d" },
+    });
+    expect(r.code).toBe(1);
+    expect(r.transcript).toEqual([
       "err stackwarden: STACKWARDEN_ARM_ENDPOINT: refusing to send a bearer token over plain http to http://10.20.30.40:4000: credentials go over http only to a loopback address (the local emulator); use https",
     ]);
   });
 
   it("STACKWARDEN_IMDS_ENDPOINT=http://<not loopback or link-local>: whoami exits 1 with one line", async () => {
-    const cli = io({ STACKWARDEN_IMDS_ENDPOINT: "http://imds.stackwarden-test.invalid/metadata" }, dir);
-    expect(await main(["whoami"], cli)).toBe(1);
-    expect(cli.lines).toHaveLength(1);
-    expect(cli.lines[0]).toMatch(
+    const r = await runCliWith(["whoami"], {
+      cwd: dir,
+      env: { STACKWARDEN_IMDS_ENDPOINT: "http://imds.stackwarden-test.invalid/metadata" },
+    });
+    expect(r.code).toBe(1);
+    expect(r.transcript).toHaveLength(1);
+    expect(r.transcript[0]).toMatch(
       /^err stackwarden: STACKWARDEN_IMDS_ENDPOINT: refusing to fetch tokens over plain http from http:\/\/imds\./,
     );
   });
