@@ -6,7 +6,8 @@ import { pulumiSdkVersion } from "../../src/platform/programs/pulumi-engine";
 import { SqlClient } from "../../src/services/sql/client";
 import type { DatabaseRef } from "../../src/services/sql/types";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { PulumiProject, REPO_ROOT, e2eCli, explain, isolatedEnv, runCommand } from "../helpers/pulumi-cli";
+import { runCliProcess } from "../helpers/cli-process";
+import { PulumiProject, REPO_ROOT, e2eCli, explain, isolatedEnv } from "../helpers/pulumi-cli";
 
 // `stackwarden apply --engine pulumi`: without a CLI (one line, the install hint, exit 1; also when
 // the CLI cannot be started: ENOENT), and with one (the stack converges through the Automation API,
@@ -17,8 +18,7 @@ const SUB = "00000000-0000-0000-0000-000000000000";
 const scratch = mkdtempSync(join(tmpdir(), "stackwarden-engine-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const stackwarden = (args: string[], env: NodeJS.ProcessEnv, cwd = REPO_ROOT) =>
-  runCommand(process.execPath, [join(REPO_ROOT, "bin", "stackwarden.js"), ...args], { cwd, env, timeoutMs: 240_000 });
+const stackwarden = (args: string[], env: NodeJS.ProcessEnv, cwd = REPO_ROOT) => runCliProcess(args, { cwd, env, timeoutMs: 240_000 });
 
 describe("apply --engine pulumi without a Pulumi CLI", () => {
   const emptyDir = join(scratch, "empty");

@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { PulumiProject, e2eCli, explain, type CommandResult } from "../helpers/pulumi-cli";
+import { PulumiProject, e2eCli, explain } from "../helpers/pulumi-cli";
+import type { CommandResult } from "../helpers/cli-process";
 import { filesUnder } from "../helpers/files-under";
 
 // The data-residency policy with the real Pulumi CLI against the emulator: the program registers

@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { PulumiProject, e2eCli, e2eRequired, explain, type CommandResult } from "../helpers/pulumi-cli";
+import { PulumiProject, e2eCli, e2eRequired, explain } from "../helpers/pulumi-cli";
+import type { CommandResult } from "../helpers/cli-process";
 import { filesUnder } from "../helpers/files-under";
 
 // The real Pulumi CLI runs the stack with every credential input planted (a valid AZURE_ACCESS_TOKEN

@@ -1,13 +1,10 @@
-import { spawn } from "node:child_process";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
 import { ARM_SCOPE } from "../../src/platform/auth/scopes";
 import { ImdsManagedIdentityCredential } from "../../src/services/imds/imds-credential";
 import type { LocalService } from "../../src/emulator/kit/local-service";
 import { imdsLocal } from "../../src/emulator/services/imds/imds-local";
 import type { SeedDocument } from "../../src/emulator/seed";
-import { PROJECT_ROOT } from "../../src/platform/version";
+import { startEmulatorProcess } from "../helpers/cli-process";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 /** A tiny ARM service: a subscription-level resource (GET, PUT, DELETE) and a tenant-level list. */
@@ -173,11 +170,8 @@ describe("Resource Manager throttling in the emulator", () => {
   });
 
   it("the emulator command's --throttle serves the documented limits (reads 250)", async () => {
-    const child = spawn(process.execPath, [join(PROJECT_ROOT, "bin", "stackwarden.js"), "emulator", "--port", "0", "--throttle"], {
-      stdio: ["ignore", "pipe", "ignore"],
-    });
+    const { child, url } = await startEmulatorProcess(["--port", "0", "--throttle"], { env: process.env });
     try {
-      const url = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once("line", resolve));
       const token = (await new ImdsManagedIdentityCredential({ endpoint: `${url}/metadata` }).getToken(ARM_SCOPE)).token;
       const res = await fetch(
         `${url}/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Sql/servers/s/databases/d/transparentDataEncryption/current?api-version=2014-04-01`,

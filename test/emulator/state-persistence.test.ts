@@ -1,22 +1,21 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator } from "../../src/emulator/server";
 import { StateStore, type PersistedState } from "../../src/emulator/state-store";
 import { PROJECT_ROOT } from "../../src/platform/version";
+import { requireCompiledCli, startEmulatorProcess, type EmulatorProcess } from "../helpers/cli-process";
 
-const BIN = join(PROJECT_ROOT, "bin", "stackwarden.js");
 const dirs: string[] = [];
 const tempDir = () => {
   const d = mkdtempSync(join(tmpdir(), "sw-state-"));
   dirs.push(d);
   return d;
 };
-const children = new Set<ChildProcessWithoutNullStreams>();
+const children = new Set<ChildProcess>();
 afterAll(() => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -89,26 +88,16 @@ describe("state in-process", () => {
 });
 
 /** Starts `stackwarden emulator` as a child process and resolves once it printed its URL. */
-async function spawnEmulator(dir: string): Promise<{ child: ChildProcessWithoutNullStreams; url: string; stderr: () => string }> {
-  const child = spawn(process.execPath, [BIN, "emulator", "--port", "0", "--state", dir], {
+async function spawnEmulator(dir: string): Promise<EmulatorProcess> {
+  const p = await startEmulatorProcess(["--port", "0", "--state", dir], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, STACKWARDEN_LOG: "" },
   });
-  children.add(child);
-  let err = "";
-  child.stderr.on("data", (c: Buffer) => {
-    err += c.toString();
-  });
-  const rl = createInterface({ input: child.stdout });
-  const url = await new Promise<string>((resolve, reject) => {
-    rl.once("line", (line) => resolve(line.trim()));
-    child.once("exit", (code) => reject(new Error(`the emulator exited with ${code} before printing its URL: ${err}`)));
-  });
-  rl.close();
-  return { child, url, stderr: () => err };
+  children.add(p.child);
+  return p;
 }
 
-function killed(child: ChildProcessWithoutNullStreams): Promise<void> {
+function killed(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once("exit", () => resolve());
@@ -118,8 +107,7 @@ function killed(child: ChildProcessWithoutNullStreams): Promise<void> {
 
 describe("kill test: SIGKILL at random moments never leaves an unreadable state", () => {
   beforeAll(() => {
-    if (!existsSync(join(PROJECT_ROOT, "dist", "src", "interfaces", "cli", "main.js")))
-      throw new Error("dist/ is missing: run `npm run build` (npm test's pretest does)");
+    requireCompiledCli();
   });
 
   it("restarts from the state after every kill", async () => {

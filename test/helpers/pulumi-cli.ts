@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { parse, stringify } from "yaml";
 import { locatePulumiCli, type PulumiCli } from "../../src/platform/programs/pulumi-engine";
+import { runCliProcess, runCommand, type CommandResult } from "./cli-process";
 
 /** The checkout these tests run from. */
 export const REPO_ROOT = resolve(__dirname, "../..");
@@ -19,52 +19,6 @@ export function e2eRequired(env: NodeJS.ProcessEnv = process.env): boolean {
 /** The Pulumi CLI the e2e tier uses (PATH first, then the pulumi:install cache), or undefined. */
 export function e2eCli(env: NodeJS.ProcessEnv = process.env): PulumiCli | undefined {
   return locatePulumiCli(env);
-}
-
-export interface CommandResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  /** stdout and stderr as they arrived, for assertions and failure messages. */
-  output: string;
-  ms: number;
-}
-
-/**
- * Runs a command asynchronously (the test process may host the emulator, so its event loop must
- * stay free) and collects its output. Kills it after `timeoutMs`.
- */
-export function runCommand(
-  command: string,
-  args: string[],
-  opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number; input?: string },
-): Promise<CommandResult> {
-  const started = Date.now();
-  return new Promise((done, fail) => {
-    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    let output = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      stdout += d;
-      output += d;
-    });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      stderr += d;
-      output += d;
-    });
-    child.stdin.end(opts.input ?? "");
-    const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 240_000);
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      fail(e);
-    });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      done({ code, signal, stdout, stderr, output, ms: Date.now() - started });
-    });
-  });
 }
 
 /** The environment of a CLI run: the caller's, minus anything Pulumi, Azure or stackwarden, plus `extra`. */
@@ -154,7 +108,7 @@ export class PulumiProject {
 
   /** Runs the stackwarden CLI (the compiled one in the checkout) in the project copy. */
   stackwarden(args: string[], env: NodeJS.ProcessEnv = this.env, timeoutMs = 240_000): Promise<CommandResult> {
-    return runCommand(process.execPath, [join(REPO_ROOT, "bin", "stackwarden.js"), ...args], { cwd: this.dir, env, timeoutMs });
+    return runCliProcess(args, { cwd: this.dir, env, timeoutMs });
   }
 
   cleanup(): void {

@@ -1,5 +1,3 @@
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +11,7 @@ import { HttpTransport } from "../../src/platform/http/transport";
 import { CertificatesClient } from "../../src/services/certificates/client";
 import { imdsLocal } from "../../src/emulator/services/imds/imds-local";
 import { PROJECT_ROOT } from "../../src/platform/version";
+import { cleanShellEnv, requireCompiledCli, runCliProcess, startEmulatorProcess, type EmulatorProcess } from "../helpers/cli-process";
 import { FAST_RETRY, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { runCliWith } from "../interfaces/cli/cli-harness";
 import { json, startScriptedServer, type ScriptedServer } from "../platform/http/scripted-server";
@@ -219,8 +218,7 @@ describe("secrets never reach the CLI's output", () => {
   });
 
   it("whoami, run as a process with STACKWARDEN_LOG=debug and faults, prints no token or key", async () => {
-    if (!existsSync(join(PROJECT_ROOT, "dist", "src", "interfaces", "cli", "main.js")))
-      throw new Error("dist/ is missing: run `npm run build`");
+    requireCompiledCli();
     t.emu.faults.configure({ seed: 11, latencyMs: 0, maxConsecutive: 2, rules: [{ status: 429, rate: 0.5, retryAfterMs: 5 }] });
     const env = {
       ...process.env,
@@ -230,22 +228,11 @@ describe("secrets never reach the CLI's output", () => {
       AZURE_CLIENT_ID: "",
     };
     for (const args of [["whoami", "--output", "json"], ["whoami"]]) {
-      const r = await new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-        const child = spawn(process.execPath, [join(PROJECT_ROOT, "bin", "stackwarden.js"), ...args], { env });
-        let out = "";
-        let err = "";
-        child.stdout.on("data", (c: Buffer) => {
-          out += c.toString();
-        });
-        child.stderr.on("data", (c: Buffer) => {
-          err += c.toString();
-        });
-        child.on("close", (code) => resolve({ code, out, err }));
-      });
-      expect(r.code, r.err).toBe(0);
-      expect(r.err).toContain("[stackwarden]"); // debug logging was on
-      expect(r.err).toContain("Identity_GetToken GET"); // including the token request's lines
-      expectClean(r.out + r.err);
+      const r = await runCliProcess(args, { env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain("[stackwarden]"); // debug logging was on
+      expect(r.stderr).toContain("Identity_GetToken GET"); // including the token request's lines
+      expectClean(r.stdout + r.stderr);
     }
     t.emu.faults.configure({ seed: 1, latencyMs: 0, maxConsecutive: 3, rules: [] });
   }, 40_000);
@@ -264,9 +251,8 @@ describe("planted credentials appear nowhere, whatever the command, format or lo
   const SETU_KEY = "setu-planted-key-8b27f0";
   const SETU_CLIENT = "setu-planted-client-c0ffee";
   const planted = [GEO_KEY, SETU_KEY, SETU_CLIENT, PLANTED_JWT];
-  let emulator: ReturnType<typeof spawn>;
+  let emulator: EmulatorProcess;
   let url = "";
-  let emulatorOutput = "";
   let work: string;
   let stateDir: string;
 
@@ -283,52 +269,33 @@ describe("planted credentials appear nowhere, whatever the command, format or lo
       join(work, "stack.yaml"),
       `config:\n  stackwarden:subscriptionId: 00000000-0000-0000-0000-000000000000\n  stackwarden:databases:\n    - { resourceGroup: rg-secrets, server: sql-secrets, database: orders, transparentDataEncryption: Enabled, serviceObjective: S1 }\n    - { resourceGroup: rg-secrets, server: sql-secrets, database: billing, transparentDataEncryption: Enabled }\n  stackwarden:elasticPools:\n    - { resourceGroup: rg-secrets, server: sql-secrets, elasticPool: pool-1 }\n  stackwarden:batch:\n    locations: [eastus]\n  stackwarden:probes:\n    - { name: tc, issuer: lawcollegeandaman, doctype: trcer, format: pdf, parameters: { ADMN_NO: "\${env:PROBE_ADMN}", FullName: "\${env:PROBE_NAME}" } }\n`,
     );
-    emulator = spawn(
-      process.execPath,
-      [join(PROJECT_ROOT, "bin", "stackwarden.js"), "emulator", "--seed", join(work, "seed.yaml"), "--state", stateDir],
-      {
-        env: { ...process.env, STACKWARDEN_LOG: "debug" },
-      },
-    );
-    emulator.stderr!.on("data", (c: Buffer) => (emulatorOutput += c.toString()));
-    url = await new Promise<string>((resolve) =>
-      emulator.stdout!.on("data", (c: Buffer) => {
-        emulatorOutput += c.toString();
-        const line = emulatorOutput.split("\n").find((l) => l.startsWith("http://"));
-        if (line) resolve(line.trim());
-      }),
-    );
+    emulator = await startEmulatorProcess(["--seed", join(work, "seed.yaml"), "--state", stateDir], {
+      env: { ...process.env, STACKWARDEN_LOG: "debug" },
+    });
+    url = emulator.url;
   });
   afterAll(async () => {
-    if (emulator && emulator.exitCode === null) emulator.kill("SIGKILL");
+    if (emulator && emulator.child.exitCode === null) emulator.child.kill("SIGKILL");
     const { rmSync } = await import("node:fs");
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  function cli(args: string[], extra: NodeJS.ProcessEnv): Promise<{ code: number | null; text: string }> {
-    return new Promise((resolve) => {
-      const env: NodeJS.ProcessEnv = {};
-      for (const [k, v] of Object.entries(process.env)) if (!/^(STACKWARDEN_|AZURE_)/.test(k)) env[k] = v;
-      const child = spawn(process.execPath, [join(PROJECT_ROOT, "bin", "stackwarden.js"), ...args], {
-        cwd: work,
-        env: {
-          ...env,
-          STACKWARDEN_ARM_ENDPOINT: url,
-          STACKWARDEN_IMDS_ENDPOINT: `${url}/metadata`,
-          STACKWARDEN_LOG: "debug",
-          STACKWARDEN_GEOCODING_API_KEY: GEO_KEY,
-          STACKWARDEN_APISETU_API_KEY: SETU_KEY,
-          STACKWARDEN_APISETU_CLIENT_ID: SETU_CLIENT,
-          STACKWARDEN_APISETU_ENDPOINT: `${url}/apisetu`,
-          PROBE_ADMN: "ADMN-0001",
-          PROBE_NAME: "A Student",
-          ...extra,
-        },
-      });
-      let text = "";
-      child.stdout.on("data", (c: Buffer) => (text += c.toString()));
-      child.stderr.on("data", (c: Buffer) => (text += c.toString()));
-      child.on("close", (code) => resolve({ code, text }));
+  /** `stackwarden args…` in a clean shell with every credential planted, STACKWARDEN_LOG=debug and `extra`. */
+  function cli(args: string[], extra: NodeJS.ProcessEnv) {
+    return runCliProcess(args, {
+      cwd: work,
+      env: cleanShellEnv({
+        STACKWARDEN_ARM_ENDPOINT: url,
+        STACKWARDEN_IMDS_ENDPOINT: `${url}/metadata`,
+        STACKWARDEN_LOG: "debug",
+        STACKWARDEN_GEOCODING_API_KEY: GEO_KEY,
+        STACKWARDEN_APISETU_API_KEY: SETU_KEY,
+        STACKWARDEN_APISETU_CLIENT_ID: SETU_CLIENT,
+        STACKWARDEN_APISETU_ENDPOINT: `${url}/apisetu`,
+        PROBE_ADMN: "ADMN-0001",
+        PROBE_NAME: "A Student",
+        ...extra,
+      }),
     });
   }
 
@@ -367,20 +334,20 @@ describe("planted credentials appear nowhere, whatever the command, format or lo
         const r = await cli(args, token ? { AZURE_ACCESS_TOKEN: token } : {});
         const arm = !["whoami", "probe"].includes(args[0]);
         // probe: 4, the issuer has no such record (an answer that went through the key).
-        if (args[0] === "probe") expect([0, 4], `${args.join(" ")}: ${r.text.slice(-400)}`).toContain(r.code);
-        else if (token !== PLANTED_JWT && arm) expect([0, 2, 3], `${args.join(" ")}: ${r.text.slice(-400)}`).toContain(r.code);
+        if (args[0] === "probe") expect([0, 4], `${args.join(" ")}: ${r.output.slice(-400)}`).toContain(r.code);
+        else if (token !== PLANTED_JWT && arm) expect([0, 2, 3], `${args.join(" ")}: ${r.output.slice(-400)}`).toContain(r.code);
         if (token === PLANTED_JWT && arm) expect(r.code, args.join(" ")).toBe(1); // refused with ARM's 401
-        sawDebug ||= r.text.includes("[stackwarden]") && /TransparentDataEncryptions_Get GET http/.test(r.text);
-        all.push(`$ ${args.join(" ")}\n${r.text}`);
+        sawDebug ||= r.output.includes("[stackwarden]") && /TransparentDataEncryptions_Get GET http/.test(r.output);
+        all.push(`$ ${args.join(" ")}\n${r.output}`);
       }
     }
     expect(sawDebug).toBe(true);
     const { readFileSync, readdirSync } = await import("node:fs");
     for (const f of readdirSync(work).filter((n) => n.startsWith("report."))) all.push(readFileSync(join(work, f), "utf8"));
     expect(readdirSync(work).filter((n) => n.startsWith("report."))).toHaveLength(5);
-    emulator.kill("SIGTERM");
-    await new Promise((r) => emulator.once("exit", r));
-    all.push(emulatorOutput);
+    emulator.child.kill("SIGTERM");
+    await emulator.exited;
+    all.push(emulator.out(), emulator.err());
     for (const f of readdirSync(stateDir)) all.push(readFileSync(join(stateDir, f), "utf8"));
     const text = all.join("\n");
     expect(text).toContain("[stackwarden]"); // the debug log was on

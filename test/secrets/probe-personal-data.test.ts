@@ -1,9 +1,8 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../src/platform/version";
+import { requireCompiledCli, runCliProcess, startEmulatorProcess, type EmulatorProcess } from "../helpers/cli-process";
 
 /**
  * Personal data planted in a probe's environment (names, certificate and admission numbers), and the
@@ -11,7 +10,6 @@ import { PROJECT_ROOT } from "../../src/platform/version";
  * (--output json and table), in the results kept for check, and in nothing the emulator prints, whether the probe finds its
  * record or not. Both are real processes of the compiled CLI.
  */
-const CLI = join(PROJECT_ROOT, "bin", "stackwarden.js");
 const PLANTED = {
   TC_ADMN: "PLANTED-ADMN-7731",
   TC_NAME: "Zorvath Plantedquill",
@@ -30,26 +28,13 @@ const PERSONAL = Object.entries(PLANTED)
 
 const dir = mkdtempSync(join(tmpdir(), "stackwarden-probe-pii-"));
 const stateDir = join(dir, "state");
-let emulator: ChildProcess;
-let emulatorOut = "";
-let emulatorErr = "";
+let emulator: EmulatorProcess;
 let url = "";
 
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (err += c.toString("utf8")));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, out, err }));
-  });
-}
+const run = (args: string[], env: NodeJS.ProcessEnv) => runCliProcess(args, { cwd: dir, env });
 
 beforeAll(async () => {
-  if (!existsSync(join(PROJECT_ROOT, "dist", "src", "interfaces", "cli", "main.js")))
-    throw new Error("dist/ is missing: run `npm run build`");
+  requireCompiledCli();
   writeFileSync(
     join(dir, "seed.yaml"),
     `certificates:
@@ -72,27 +57,17 @@ beforeAll(async () => {
     - { name: missing, issuer: lawcollegeandaman, doctype: trcer, parameters: { ADMN_NO: "\${env:MISS_ADMN}", FullName: "\${env:MISS_NAME}" } }
 `,
   );
-  emulator = spawn(process.execPath, [CLI, "emulator", "--port", "0", "--seed", join(dir, "seed.yaml"), "--state", stateDir], {
+  emulator = await startEmulatorProcess(["--port", "0", "--seed", join(dir, "seed.yaml"), "--state", stateDir], {
     cwd: dir,
     env: { ...process.env, STACKWARDEN_LOG: "debug" },
-    stdio: ["ignore", "pipe", "pipe"],
   });
-  emulator.stderr!.on("data", (c: Buffer) => (emulatorErr += c.toString("utf8")));
-  url = await new Promise<string>((resolve, reject) => {
-    emulator.stdout!.on("data", (c: Buffer) => {
-      emulatorOut += c.toString("utf8");
-      const line = emulatorOut.split("\n")[0];
-      if (emulatorOut.includes("\n")) resolve(line.trim());
-    });
-    emulator.on("exit", (code) => reject(new Error(`the emulator exited (${code}): ${emulatorErr}`)));
-  });
+  url = emulator.url;
 });
 
 afterAll(async () => {
-  if (emulator && emulator.exitCode === null) {
-    const closed = new Promise((r) => emulator.on("close", r));
-    emulator.kill("SIGTERM");
-    await closed;
+  if (emulator && emulator.child.exitCode === null) {
+    emulator.child.kill("SIGTERM");
+    await emulator.exited;
   }
 });
 
@@ -111,28 +86,27 @@ describe("personal data planted in a probe's environment", () => {
 
     // The run did real work: three documents issued and checked, one 404, debug lines for each request.
     expect(json.code).toBe(4);
-    const report = JSON.parse(json.out) as { summary: object; results: { name: string; outcome: string; error?: { code: string } }[] };
+    const report = JSON.parse(json.stdout) as { summary: object; results: { name: string; outcome: string; error?: { code: string } }[] };
     expect(report.summary).toEqual({ probes: 4, passed: 3, failed: 1 });
     expect(report.results.find((r) => r.name === "missing")).toMatchObject({ outcome: "failed", error: { code: "record_not_found" } });
     expect(table.code).toBe(4);
-    expect(table.out).toContain("HTTP 404 record_not_found: No record found");
-    expect(json.err.match(/\[stackwarden\] .*certificate -> (200|404)/g)).toHaveLength(4);
+    expect(table.stdout).toContain("HTTP 404 record_not_found: No record found");
+    expect(json.stderr.match(/\[stackwarden\] .*certificate -> (200|404)/g)).toHaveLength(4);
 
     // Stop the emulator so everything it would print is in.
-    const closed = new Promise((r) => emulator.on("close", r));
-    emulator.kill("SIGTERM");
-    await closed;
+    emulator.child.kill("SIGTERM");
+    await emulator.exited;
 
     const kept = readFileSync(join(dir, ".stackwarden", "probes", "pii.json"), "utf8");
     expect(JSON.parse(kept)).toMatchObject({ stack: "pii", command: "probe", results: expect.any(Array) });
     const surfaces = {
       "kept probe results (.stackwarden/probes/pii.json)": kept,
-      "probe json stdout": json.out,
-      "probe json stderr": json.err,
-      "probe table stdout": table.out,
-      "probe table stderr": table.err,
-      "emulator stdout": emulatorOut,
-      "emulator stderr": emulatorErr,
+      "probe json stdout": json.stdout,
+      "probe json stderr": json.stderr,
+      "probe table stdout": table.stdout,
+      "probe table stderr": table.stderr,
+      "emulator stdout": emulator.out(),
+      "emulator stderr": emulator.err(),
     };
     for (const [where, text] of Object.entries(surfaces)) {
       for (const value of [...PERSONAL, ...KEYS]) expect(text.includes(value), `${value} in ${where}:\n${text}`).toBe(false);

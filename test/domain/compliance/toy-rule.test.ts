@@ -1,7 +1,7 @@
-import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PolicyAnalyzer, urnOf } from "../../helpers/analyzer";
+import { runCliProcess } from "../../helpers/cli-process";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { stackDir } from "../../interfaces/cli/cli-harness";
 
@@ -32,15 +32,10 @@ const STACK = `config:
     toy-database-naming: { enforcementLevel: mandatory, maxLength: 30 }
 `;
 
-function cli(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--require", TOY, join(ROOT, "bin/stackwarden.js"), ...args], { cwd, env });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (err += d));
-    child.on("close", (code) => resolve({ code, out, err }));
-  });
+/** The compiled CLI with the toy rule module loaded first. */
+async function cli(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
+  const r = await runCliProcess(args, { cwd, env, nodeArgs: ["--require", TOY] });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 describe("a toy rule: one module, registered", () => {

@@ -1,43 +1,14 @@
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../../src/platform/version";
+import { cleanShellEnv, requireCompiledCli, runCliProcess, startEmulatorProcess, type EmulatorProcess } from "../../helpers/cli-process";
 
 /** The foundation's commands, run as users run them: `node bin/stackwarden.js ...` in a child process. */
-const BIN = join(PROJECT_ROOT, "bin", "stackwarden.js");
 const dir = mkdtempSync(join(tmpdir(), "sw-cli-"));
 
-/** The environment of a clean shell: none of the variables that would change what the CLI does. */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of Object.keys(env)) if (/^(STACKWARDEN_|AZURE_)/.test(k)) delete env[k];
-  return { ...env, ...extra };
-}
-
-function run(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr.on("data", (c: Buffer) => {
-      stderr += c.toString();
-    });
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`stackwarden ${args.join(" ")} did not finish: ${stderr}`));
-    }, 25_000);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** `stackwarden args…` in a clean shell's environment (none of the variables that would change what the CLI does). */
+const run = (args: string[], env: NodeJS.ProcessEnv = cleanShellEnv()) => runCliProcess(args, { cwd: dir, env, timeoutMs: 25_000 });
 
 /** Asserts the CLI's error contract: exit 1, one stderr line, no stack trace, nothing on stdout. */
 function expectOneLineError(r: { code: number | null; stdout: string; stderr: string }): string {
@@ -50,41 +21,31 @@ function expectOneLineError(r: { code: number | null; stdout: string; stderr: st
   return lines[0];
 }
 
-let emulator: ChildProcessWithoutNullStreams;
+let emulator: EmulatorProcess;
 let url: string;
 
 beforeAll(async () => {
-  if (!existsSync(join(PROJECT_ROOT, "dist", "src", "interfaces", "cli", "main.js")))
-    throw new Error("dist/ is missing: run `npm run build` (npm test's pretest does)");
-  emulator = spawn(
-    process.execPath,
-    [BIN, "emulator", "--port", "0", "--fault-429", "0.3", "--fault-5xx", "0.3", "--retry-after-ms", "20"],
-    { cwd: dir, env: cleanEnv() },
-  );
-  let err = "";
-  emulator.stderr.on("data", (c: Buffer) => {
-    err += c.toString();
+  requireCompiledCli();
+  emulator = await startEmulatorProcess(["--port", "0", "--fault-429", "0.3", "--fault-5xx", "0.3", "--retry-after-ms", "20"], {
+    cwd: dir,
+    env: cleanShellEnv(),
   });
-  const rl = createInterface({ input: emulator.stdout });
-  url = await new Promise<string>((resolve, reject) => {
-    rl.once("line", resolve);
-    emulator.once("exit", (code) => reject(new Error(`the emulator exited with ${code}: ${err}`)));
-  });
-  rl.close();
+  url = emulator.url;
 });
 
 afterAll(() => {
-  if (emulator.exitCode === null && emulator.signalCode === null) emulator.kill("SIGKILL");
+  if (emulator && emulator.child.exitCode === null && emulator.child.signalCode === null) emulator.child.kill("SIGKILL");
   rmSync(dir, { recursive: true, force: true });
 });
 
 describe("stackwarden emulator and whoami", () => {
   it("emulator --port 0 prints its base URL as the first stdout line", () => {
+    expect(emulator.out().split("\n")[0]).toBe(url);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d{2,5}$/);
   });
 
   it("whoami shows the machine and its identity, through injected 429s and 503s", async () => {
-    const env = cleanEnv({ STACKWARDEN_IMDS_ENDPOINT: `${url}/metadata` });
+    const env = cleanShellEnv({ STACKWARDEN_IMDS_ENDPOINT: `${url}/metadata` });
     const faultsBefore = ((await (await fetch(`${url}/_emulator/stats`)).json()) as { faultsInjected: number }).faultsInjected;
     for (let i = 0; i < 3; i++) {
       const r = await run(["whoami"], env);
@@ -102,7 +63,7 @@ describe("stackwarden emulator and whoami", () => {
   }, 40_000);
 
   it("whoami --output json prints parseable JSON with the token redacted", async () => {
-    const r = await run(["whoami", "--output", "json"], cleanEnv({ STACKWARDEN_IMDS_ENDPOINT: `${url}/metadata` }));
+    const r = await run(["whoami", "--output", "json"], cleanShellEnv({ STACKWARDEN_IMDS_ENDPOINT: `${url}/metadata` }));
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout) as {
       endpoint: string;
@@ -121,12 +82,14 @@ describe("stackwarden emulator and whoami", () => {
   }, 30_000);
 
   it("whoami --output with an unknown format is a one-line error", async () => {
-    const line = expectOneLineError(await run(["whoami", "--output", "yaml"], cleanEnv({ STACKWARDEN_IMDS_ENDPOINT: `${url}/metadata` })));
+    const line = expectOneLineError(
+      await run(["whoami", "--output", "yaml"], cleanShellEnv({ STACKWARDEN_IMDS_ENDPOINT: `${url}/metadata` })),
+    );
     expect(line).toContain('expected one of table, json, got "yaml"');
   });
 
   it("a bad STACKWARDEN_IMDS_ENDPOINT is one line naming the variable", async () => {
-    const line = expectOneLineError(await run(["whoami"], cleanEnv({ STACKWARDEN_IMDS_ENDPOINT: "not a url" })));
+    const line = expectOneLineError(await run(["whoami"], cleanShellEnv({ STACKWARDEN_IMDS_ENDPOINT: "not a url" })));
     expect(line).toBe('stackwarden: STACKWARDEN_IMDS_ENDPOINT: "not a url" is not a valid URL; expected e.g. http://127.0.0.1:4000');
   });
 
@@ -154,8 +117,7 @@ describe("stackwarden emulator and whoami", () => {
   });
 
   it("the emulator exits 0 on SIGTERM", async () => {
-    const exited = new Promise<number | null>((resolve) => emulator.once("exit", (code) => resolve(code)));
-    emulator.kill("SIGTERM");
-    expect(await exited).toBe(0);
+    emulator.child.kill("SIGTERM");
+    expect(await emulator.exited).toBe(0);
   });
 });

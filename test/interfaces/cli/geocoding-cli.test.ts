@@ -1,8 +1,6 @@
-import { spawn } from "node:child_process";
-import { existsSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../../src/platform/version";
+import { requireCompiledCli, runCliProcess } from "../../helpers/cli-process";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { runCliWith, stackDir } from "./cli-harness";
 
@@ -204,20 +202,8 @@ describe("stackwarden geocode", () => {
 });
 
 describe("the API key, with STACKWARDEN_LOG=debug, in a real process", () => {
-  function spawnCli(args: string[], extra: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
-    return new Promise((resolve) => {
-      const child = spawn(process.execPath, [join(PROJECT_ROOT, "bin", "stackwarden.js"), ...args], { cwd: dir, env: env(extra) });
-      let out = "";
-      let err = "";
-      child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-      child.stderr.on("data", (c: Buffer) => (err += c.toString()));
-      child.on("close", (code) => resolve({ code, out, err }));
-    });
-  }
-
   it("appears nowhere in stdout or stderr, whether the key is accepted or refused", async () => {
-    if (!existsSync(join(PROJECT_ROOT, "dist", "src", "interfaces", "cli", "main.js")))
-      throw new Error("dist/ is missing: run `npm run build`");
+    requireCompiledCli();
     const wrong = "gk-planted-wrong-key-41c9";
     const runs: { args: string[]; extra: Record<string, string>; code: number }[] = [
       { args: ["geocode", "Dam 1, 1012 JS Amsterdam"], extra: { STACKWARDEN_LOG: "debug" }, code: 0 },
@@ -225,10 +211,10 @@ describe("the API key, with STACKWARDEN_LOG=debug, in a real process", () => {
       { args: ["geocode", "Dam 1, 1012 JS Amsterdam"], extra: { STACKWARDEN_LOG: "debug", STACKWARDEN_GEOCODING_API_KEY: wrong }, code: 1 },
     ];
     for (const { args, extra, code } of runs) {
-      const r = await spawnCli(args, extra);
-      expect(r.code, r.err).toBe(code);
-      expect(r.err).toMatch(/\[stackwarden\] (geocode|reversegeocode) GET .*api_key=REDACTED/);
-      for (const k of [KEY, wrong]) expect(r.out + r.err, `the key leaked: ${r.out}${r.err}`).not.toContain(k);
+      const r = await runCliProcess(args, { cwd: dir, env: env(extra) });
+      expect(r.code, r.stderr).toBe(code);
+      expect(r.stderr).toMatch(/\[stackwarden\] (geocode|reversegeocode) GET .*api_key=REDACTED/);
+      for (const k of [KEY, wrong]) expect(r.stdout + r.stderr, `the key leaked: ${r.stdout}${r.stderr}`).not.toContain(k);
     }
   }, 60_000);
 });

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,8 +5,9 @@ import { DEFAULT_ESTATE } from "../../../src/emulator/default-estate";
 import { loadSeedFile } from "../../../src/emulator/seed";
 import { LOCAL_SERVICES } from "../../../src/emulator/services";
 import { PROJECT_ROOT } from "../../../src/platform/version";
+import { requireCompiledCli, runCliProcess } from "../../helpers/cli-process";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
-import { runCli, stackDir } from "./cli-harness";
+import { emulatorEnv, runCli, stackDir } from "./cli-harness";
 
 /**
  * `check` with the data-residency rule against the emulator (ARM and its geocoding service on real
@@ -248,50 +248,38 @@ describe("check: databases and sites", () => {
 describe("the API key, with STACKWARDEN_LOG=debug, in a real process", () => {
   const FORMATS = ["table", "json", "markdown", "junit", "sarif"] as const;
 
-  function spawnCheck(args: string[], extra: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [join(PROJECT_ROOT, "bin", "stackwarden.js"), "check", ...args], {
-        cwd: dir,
-        env: {
-          PATH: process.env.PATH,
-          STACKWARDEN_ARM_ENDPOINT: t.url,
-          STACKWARDEN_IMDS_ENDPOINT: `${t.url}/metadata`,
-          STACKWARDEN_GEOCODING_ENDPOINT: `${t.url}/geocoding`,
-          STACKWARDEN_GEOCODING_API_KEY: KEY,
-          STACKWARDEN_LOG: "debug",
-          ...extra,
-        },
-      });
-      let out = "";
-      let err = "";
-      child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-      child.stderr.on("data", (c: Buffer) => (err += c.toString()));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code, out, err }));
+  const spawnCheck = (args: string[], extra: Record<string, string>) =>
+    runCliProcess(["check", ...args], {
+      cwd: dir,
+      env: {
+        ...emulatorEnv(t.url),
+        STACKWARDEN_GEOCODING_ENDPOINT: `${t.url}/geocoding`,
+        STACKWARDEN_GEOCODING_API_KEY: KEY,
+        STACKWARDEN_LOG: "debug",
+        ...extra,
+      },
     });
-  }
   const geocodingRequests = () =>
     Object.entries(t.emu.stats.byRoute)
       .filter(([k]) => k.includes("/geocoding/"))
       .reduce((n, [, v]) => n + v, 0);
 
   it("the accepted key places the site, and is in no stdout, stderr or report file of any format", async () => {
-    if (!existsSync(join(PROJECT_ROOT, "dist", "src", "interfaces", "cli", "main.js")))
-      throw new Error("dist/ is missing: run `npm run build`");
+    requireCompiledCli();
     for (const format of FORMATS) {
       const file = `key-report.${format}`;
       const before = geocodingRequests();
       const r = await spawnCheck(["--config", "Pulumi.dbs-us.yaml", "--output", format, "--report", `${format}=${file}`], {});
-      expect(r.code, r.err).toBe(3);
+      expect(r.code, r.stderr).toBe(3);
       const written = readFileSync(join(dir, file), "utf8");
       // Not vacuous: the emulator refuses requests without this key, yet the site was geocoded to NL
       // (the service was asked, through the transport's debug log, with the key redacted).
       expect(geocodingRequests(), format).toBeGreaterThan(before);
-      expect(r.err).toMatch(/\[stackwarden\] geocode GET .*api_key=REDACTED/);
-      for (const text of [r.out, written]) expect(text, format).toMatch(/site backup-dc must keep its data in US; it is in NL/);
+      expect(r.stderr).toMatch(/\[stackwarden\] geocode GET .*api_key=REDACTED/);
+      for (const text of [r.stdout, written]) expect(text, format).toMatch(/site backup-dc must keep its data in US; it is in NL/);
       for (const [what, text] of [
-        ["stdout", r.out],
-        ["stderr", r.err],
+        ["stdout", r.stdout],
+        ["stderr", r.stderr],
         [file, written],
       ])
         expect(text.includes(KEY), `the key leaked into ${format} ${what}`).toBe(false);
@@ -304,11 +292,11 @@ describe("the API key, with STACKWARDEN_LOG=debug, in a real process", () => {
       STACKWARDEN_GEOCODING_API_KEY: wrong,
     });
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/GeocodingUnauthorized/);
-    expect(r.err).toMatch(/refused the API key/);
-    expect(r.err).toMatch(/api_key=REDACTED/);
+    expect(r.stderr).toMatch(/GeocodingUnauthorized/);
+    expect(r.stderr).toMatch(/refused the API key/);
+    expect(r.stderr).toMatch(/api_key=REDACTED/);
     expect(existsSync(join(dir, "wrong-key.sarif"))).toBe(false);
-    for (const k of [wrong, KEY]) expect((r.out + r.err).includes(k), `leaked ${k}: ${r.out}${r.err}`).toBe(false);
+    for (const k of [wrong, KEY]) expect((r.stdout + r.stderr).includes(k), `leaked ${k}: ${r.stdout}${r.stderr}`).toBe(false);
   }, 60_000);
 });
 

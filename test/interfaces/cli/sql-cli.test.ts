@@ -1,11 +1,11 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SqlClient } from "../../../src/services/sql/client";
 import { BAD, G } from "../../domain/stack/bad-stacks";
+import { runCliProcess } from "../../helpers/cli-process";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
-import { runCli, stackDir } from "./cli-harness";
+import { emulatorEnv, runCli, stackDir } from "./cli-harness";
 
 const SEED = `
 sql:
@@ -87,20 +87,9 @@ describe("plan and apply end to end", () => {
   });
 
   it("the exit code crosses the process boundary (the real binary)", async () => {
-    const root = join(__dirname, "..", "..", "..");
     // Asynchronous: the emulator lives in this process and must keep answering.
-    const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(
-        process.execPath,
-        [join(root, "bin", "stackwarden.js"), "plan", "--config", join(dir, "broken.yaml")],
-        {
-          env: { PATH: process.env.PATH, STACKWARDEN_ARM_ENDPOINT: t.url, STACKWARDEN_IMDS_ENDPOINT: `${t.url}/metadata` },
-          encoding: "utf8",
-        },
-        (_err, stdout, stderr) => resolve({ status: child.exitCode, stdout, stderr }),
-      );
-    });
-    expect(r.status, r.stderr).toBe(2);
+    const r = await runCliProcess(["plan", "--config", join(dir, "broken.yaml")], { env: emulatorEnv(t.url) });
+    expect(r.code, r.stderr).toBe(2);
     expect(r.stdout).toContain("rg/s1/broken");
   });
 });

@@ -1,43 +1,36 @@
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import type { StoredProbeRun } from "../../../src/domain/probes/probe-results-store";
+import { PROJECT_ROOT } from "../../../src/platform/version";
+import { runCliProcess } from "../../helpers/cli-process";
 
-const ROOT = join(__dirname, "..", "..", "..");
 // npm start keeps its probe results for check; here, outside the checkout.
 const probeDir = mkdtempSync(join(tmpdir(), "stackwarden-start-"));
 afterAll(() => rmSync(probeDir, { recursive: true, force: true }));
 
 it("npm start's job (stackwarden start) reconciles the dev stack on the embedded emulator, probes its issuers and exits 0", async () => {
-  const r = await new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-    const child = execFile(
-      process.execPath,
-      [join(ROOT, "bin", "stackwarden.js"), "start"],
-      { cwd: ROOT, env: { PATH: process.env.PATH, STACKWARDEN_PROBE_DIR: probeDir }, encoding: "utf8" },
-      (_e, out, err) => resolve({ code: child.exitCode, out, err }),
-    );
-  });
-  expect(r.code, r.err).toBe(0);
+  const r = await runCliProcess(["start"], { cwd: PROJECT_ROOT, env: { PATH: process.env.PATH, STACKWARDEN_PROBE_DIR: probeDir } });
+  expect(r.code, r.stderr).toBe(0);
   const [plan, apply, again, probe, check] = [
     "== 1. plan ==",
     "== 2. apply ==",
     "== 3. plan again ==",
     "== 4. probe ==",
     "== 5. check ==",
-  ].map((h) => r.out.indexOf(h));
+  ].map((h) => r.stdout.indexOf(h));
   expect(plan).toBeGreaterThanOrEqual(0);
   expect(apply).toBeGreaterThan(plan);
   expect(again).toBeGreaterThan(apply);
   expect(probe).toBeGreaterThan(again);
   expect(check).toBeGreaterThan(probe);
-  expect(r.out.slice(plan, apply)).toMatch(/~ rg-data\/sql-prod-1\/orders\s+TDE Disabled -> Enabled/);
-  expect(r.out.slice(apply, again)).toMatch(/rg-data\/sql-prod-1\/orders: done: TDE Enabled/);
-  expect(r.out.slice(apply, again)).toMatch(/Apply: (\d+) of \1 change\(s\) converged\./);
-  expect(r.out.slice(again, probe)).toContain("no changes");
+  expect(r.stdout.slice(plan, apply)).toMatch(/~ rg-data\/sql-prod-1\/orders\s+TDE Disabled -> Enabled/);
+  expect(r.stdout.slice(apply, again)).toMatch(/rg-data\/sql-prod-1\/orders: done: TDE Enabled/);
+  expect(r.stdout.slice(apply, again)).toMatch(/Apply: (\d+) of \1 change\(s\) converged\./);
+  expect(r.stdout.slice(again, probe)).toContain("no changes");
   // The probes ran against the embedded emulator's issuers, with the example stack's demo parameters.
-  const probing = r.out.slice(probe, check);
+  const probing = r.stdout.slice(probe, check);
   expect(probing).toMatch(/Probes of stack dev against http:\/\/127\.0\.0\.1:\d+\/apisetu/);
   for (const target of ["newindia/hlipc", "swavlambancard/govid", "mbose/sscer", "lawcollegeandaman/trcer"]) {
     expect(probing).toMatch(new RegExp(`PASS {2}\\S+ +${target.replace("/", "\\/")} `));
@@ -47,7 +40,7 @@ it("npm start's job (stackwarden start) reconciles the dev stack on the embedded
   expect(kept).toMatchObject({ stack: "dev", command: "start" });
   expect(kept.results.map((x) => x.outcome)).toEqual(["passed", "passed", "passed", "passed"]);
   // check judged those results.
-  const checking = r.out.slice(check);
+  const checking = r.stdout.slice(check);
   expect(checking).toContain("0 mandatory violation(s)");
   // The dev stack's job scripts (stackwarden:artifacts) were scanned by the embedded emulator, and are clean.
   expect(checking).toMatch(/; 2 artifact\(s\) scanned\.$/m);
@@ -55,5 +48,5 @@ it("npm start's job (stackwarden start) reconciles the dev stack on the embedded
   expect(checking).toMatch(/note: post-deploy-probes judges the last probe run \(.*dev\.json\): `start` finished/);
   expect(checking).not.toMatch(/post-deploy-probes\s+\S+\s+(Probe|probe)/); // no failed or unjudged probe
   expect(checking).toMatch(/ADVISORY\s+sql-tier-advisor-drift\s+rg-data\/sql-prod-1\/customers/);
-  expect(r.out).toMatch(/Probes: 4 of 4 passed\./);
+  expect(r.stdout).toMatch(/Probes: 4 of 4 passed\./);
 }, 60_000);

@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startCli, type CliProcess } from "../../helpers/cli-process";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
-import { eventually, metricValue, startCli, type CliProcess } from "./cli-process";
+import { eventually, metricValue } from "./watch-metrics";
 
 // A watch tick checks what `check` checks of live state, data residency included: a stack with
 // stackwarden:residency has its resources placed each tick, through the geocoding service.

@@ -5,9 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyTrailText } from "../../../src/domain/audit/audit-chain";
 import type { AuditEntry } from "../../../src/domain/audit/audit-entry";
 import { SqlClient } from "../../../src/services/sql/client";
+import { startCli, type CliProcess } from "../../helpers/cli-process";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { git } from "../../helpers/git";
-import { eventually, metricValue, startCli, type CliProcess } from "./cli-process";
+import { eventually, metricValue } from "./watch-metrics";
 
 // The watch scenario of issue 14, against the emulator, with the real CLI in child processes
 // (signals, kill -9 and exit codes are process matters). Each case has its own databases and
