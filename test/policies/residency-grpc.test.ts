@@ -16,6 +16,12 @@ import { TYPES } from "../../policies/policies";
 import { PolicyAnalyzer, UNKNOWN_VALUE, urnOf, type AnalyzerResourceInput, type Level } from "../helpers/analyzer";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { runCli, stackDir } from "../interfaces/cli/cli-harness";
+import {
+  RESIDENCY_ESTATE,
+  RESIDENCY_GEOCODING_KEY as KEY,
+  RESIDENCY_SITES as SITES,
+  RESIDENCY_SUBSCRIPTION as SUB,
+} from "../fixtures/estates/residency";
 
 /**
  * The data-residency policy as the Pulumi engine runs it: the compiled pack in a child process,
@@ -24,41 +30,6 @@ import { runCli, stackDir } from "../interfaces/cli/cli-harness";
  * the API's objects, the Residency resource), placing them through the emulator's geocoding
  * service from its environment. And its parity with `check` on the same estate and stack.
  */
-const SUB = "00000000-0000-0000-0000-000000000000";
-const KEY = "gk-pack-residency-key-0a7d";
-
-const SEED = `
-sql:
-  subscriptionId: ${SUB}
-  servers:
-    - name: sql-eu
-      resourceGroup: rg-data
-      location: West Europe
-      databases: [{ name: orders, transparentDataEncryption: Enabled }]
-    - name: sql-us
-      resourceGroup: rg-data
-      location: East US
-      databases: [{ name: customers, transparentDataEncryption: Enabled }]
-    - name: sql-lost
-      resourceGroup: rg-data
-      location: Atlantis Central
-      databases: [{ name: legacy, transparentDataEncryption: Enabled }]
-batchai:
-  subscriptionId: ${SUB}
-  workspaces:
-    - resourceGroup: rg-ml
-      name: ws-eu
-      location: westeurope
-      clusters: [{ name: cpu-d4, vmSize: STANDARD_D4_V2 }]
-      fileServers: [{ name: nfs, vmSize: STANDARD_D14_V2, diskCount: 1, diskSizeInGB: 128, storageAccountType: Standard_LRS }]
-    - resourceGroup: rg-ml
-      name: ws-us
-      location: eastus
-geocoding:
-  apiKeys: [{ key: ${KEY} }]
-  streets:
-    - { name: Dam, city: Amsterdam, countryCode: NL, lat: 52.3731, lng: 4.89322, zipCodes: [1012 JS], houseNumbers: [{ number: "1", lat: 52.37299, lng: 4.8941 }] }
-`;
 
 const DATABASES = [
   { server: "sql-eu", database: "orders" },
@@ -68,10 +39,6 @@ const DATABASES = [
 const WORKSPACES = [
   { workspace: "ws-eu", clusters: ["cpu-d4"], fileServers: ["nfs"] },
   { workspace: "ws-us", clusters: [], fileServers: [] },
-];
-const SITES = [
-  { name: "backup-dc", address: "Dam 1, 1012 JS Amsterdam" },
-  { name: "moon-base", address: "1 Tranquility Base, 00000 Nowhere, Atlantis" },
 ];
 
 const STACK = (allowed: string[]) =>
@@ -102,7 +69,7 @@ let clients: Pick<ClientSet, "sql" | "batch">;
 let dir: string;
 
 beforeAll(async () => {
-  emu = await startTestEmulator({ seed: seedFromYaml(SEED) });
+  emu = await startTestEmulator({ seed: seedFromYaml(RESIDENCY_ESTATE) });
   analyzer = await PolicyAnalyzer.start({
     env: { STACKWARDEN_GEOCODING_ENDPOINT: `${emu.url}/geocoding`, STACKWARDEN_GEOCODING_API_KEY: KEY },
   });

@@ -3,43 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requireCompiledCli, runCliProcess } from "../../helpers/cli-process";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { runCliWith, stackDir } from "./cli-harness";
+import { RESIDENCY_ESTATE, RESIDENCY_GEOCODING_KEY as KEY, RESIDENCY_SUBSCRIPTION as SUB } from "../../fixtures/estates/residency";
 
 /**
  * `stackwarden geocode` and `stackwarden where` against the emulator: an estate with a database and
  * a Batch AI workspace in West Europe, a workspace in East US, a server in a location that is no
  * Azure region, and a geocoding service that accepts one key only.
  */
-const SUB = "00000000-0000-0000-0000-000000000000";
-const KEY = "gk-planted-cli-key-8d1e";
-
-const SEED = `
-sql:
-  subscriptionId: ${SUB}
-  servers:
-    - name: sql-eu
-      resourceGroup: rg-data
-      location: West Europe
-      databases: [{ name: orders, transparentDataEncryption: Enabled }]
-    - name: sql-lost
-      resourceGroup: rg-data
-      location: Atlantis Central
-      databases: [{ name: legacy, transparentDataEncryption: Enabled }]
-batchai:
-  subscriptionId: ${SUB}
-  workspaces:
-    - resourceGroup: rg-ml
-      name: ws-eu
-      location: westeurope
-      clusters: [{ name: cpu-d4, vmSize: STANDARD_D4_V2 }]
-      fileServers: [{ name: nfs, vmSize: STANDARD_D14_V2, diskCount: 1, diskSizeInGB: 128, storageAccountType: Standard_LRS }]
-    - resourceGroup: rg-ml
-      name: ws-us
-      location: eastus
-geocoding:
-  apiKeys: [{ key: ${KEY} }]
-  streets:
-    - { name: Dam, city: Amsterdam, countryCode: NL, lat: 52.3731, lng: 4.89322, zipCodes: [1012 JS], houseNumbers: [{ number: "1", lat: 52.37299, lng: 4.8941 }] }
-`;
 
 const STACK = (allowed: string) => `config:
   stackwarden:subscriptionId: ${SUB}
@@ -60,7 +30,7 @@ const STACK = (allowed: string) => `config:
 let t: TestEmulator;
 let dir: string;
 beforeAll(async () => {
-  t = await startTestEmulator({ seed: seedFromYaml(SEED) });
+  t = await startTestEmulator({ seed: seedFromYaml(RESIDENCY_ESTATE) });
   dir = stackDir({ "Pulumi.us.yaml": STACK("US"), "Pulumi.usnl.yaml": STACK("US, NL") });
 });
 afterAll(async () => {

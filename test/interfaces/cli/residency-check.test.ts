@@ -8,49 +8,16 @@ import { PROJECT_ROOT } from "../../../src/platform/version";
 import { requireCompiledCli, runCliProcess } from "../../helpers/cli-process";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { emulatorEnv, runCli, stackDir } from "./cli-harness";
+import { RESIDENCY_ESTATE, RESIDENCY_GEOCODING_KEY as KEY, RESIDENCY_SUBSCRIPTION as SUB } from "../../fixtures/estates/residency";
 
 /**
  * `check` with the data-residency rule against the emulator (ARM and its geocoding service on real
  * GeoNames data): the issue's done-when cases, SARIF at the stack-file line of the database or
  * site, "not applicable" for what cannot be placed, and no placing at all without a residency section.
  */
-const SUB = "00000000-0000-0000-0000-000000000000";
-const KEY = "gk-residency-check-key-5c2f";
 const WS_EU = `/subscriptions/${SUB}/resourceGroups/rg-ml/providers/Microsoft.BatchAI/workspaces/ws-eu`;
 
-const SEED = `
-sql:
-  subscriptionId: ${SUB}
-  servers:
-    - name: sql-eu
-      resourceGroup: rg-data
-      location: West Europe
-      databases: [{ name: orders, transparentDataEncryption: Enabled }]
-    - name: sql-us
-      resourceGroup: rg-data
-      location: East US
-      databases: [{ name: customers, transparentDataEncryption: Enabled }]
-    - name: sql-lost
-      resourceGroup: rg-data
-      location: Atlantis Central
-      databases: [{ name: legacy, transparentDataEncryption: Enabled }]
-batchai:
-  subscriptionId: ${SUB}
-  workspaces:
-    - resourceGroup: rg-ml
-      name: ws-eu
-      location: westeurope
-      clusters: [{ name: cpu-d4, vmSize: STANDARD_D4_V2 }]
-    - resourceGroup: rg-other
-      name: ws-us
-      location: eastus
-geocoding:
-  apiKeys: [{ key: ${KEY} }]
-  streets:
-    - { name: Dam, city: Amsterdam, countryCode: NL, lat: 52.3731, lng: 4.89322, zipCodes: [1012 JS], houseNumbers: [{ number: "1", lat: 52.37299, lng: 4.8941 }] }
-`;
-
-/** Only a Batch AI workspace in westeurope (with its cluster), allowing `allowed`. */
+/** Only Batch AI, discovered in rg-ml (ws-eu in westeurope with its cluster and file server, ws-us in eastus), allowing `allowed`. */
 const BATCH_ONLY = (allowed: string) => `config:
   stackwarden:subscriptionId: ${SUB}
   stackwarden:batch:
@@ -64,7 +31,7 @@ const WS_LINE = 6;
 
 /**
  * Databases in NL, the US and nowhere known, and two sites. No `stackwarden:batch`: Batch AI
- * discovery covers the whole subscription, so both workspaces are placed too.
+ * discovery covers the whole subscription, so every workspace (rg-ml's and rg-other's) is placed too.
  */
 const DATABASES_AND_SITES = (allowed: string) => `config:
   stackwarden:subscriptionId: ${SUB}
@@ -93,7 +60,7 @@ const NO_RESIDENCY = `config:
 let t: TestEmulator;
 let dir: string;
 beforeAll(async () => {
-  t = await startTestEmulator({ seed: seedFromYaml(SEED) });
+  t = await startTestEmulator({ seed: seedFromYaml(RESIDENCY_ESTATE) });
   dir = stackDir({
     "Pulumi.us.yaml": BATCH_ONLY("US"),
     "Pulumi.usnl.yaml": BATCH_ONLY("US, NL"),
@@ -136,9 +103,12 @@ describe("check: a Batch AI workspace in westeurope", () => {
     // Its cluster is where the workspace is, and is flagged too.
     expect(r.out).toContain("Batch AI cluster rg-ml/ws-eu/cpu-d4 must keep its data in US; it is in NL (region westeurope)");
     const json = residencyFindings((await check("Pulumi.us.yaml", ["--output", "json"])).out);
+    // rg-ml's other workspace is in the US; rg-other's is not looked at (resourceGroups: [rg-ml]).
     expect(json.map((f) => [f.label, f.verdict, f.level])).toEqual([
       ["rg-ml/ws-eu", "fail", "mandatory"],
+      ["rg-ml/ws-us", "pass", "mandatory"],
       ["rg-ml/ws-eu/cpu-d4", "fail", "mandatory"],
+      ["rg-ml/ws-eu/nfs", "fail", "mandatory"],
     ]);
     expect(json[0]).toMatchObject({ resourceId: WS_EU, line: WS_LINE });
   });
@@ -148,7 +118,9 @@ describe("check: a Batch AI workspace in westeurope", () => {
     expect(r.code, r.err).toBe(0);
     expect(residencyFindings(r.out).map((f) => [f.label, f.verdict, f.message])).toEqual([
       ["rg-ml/ws-eu", "pass", "Batch AI workspace rg-ml/ws-eu is in NL (region westeurope), an allowed country"],
+      ["rg-ml/ws-us", "pass", "Batch AI workspace rg-ml/ws-us is in US (region eastus), an allowed country"],
       ["rg-ml/ws-eu/cpu-d4", "pass", "Batch AI cluster rg-ml/ws-eu/cpu-d4 is in NL (region westeurope), an allowed country"],
+      ["rg-ml/ws-eu/nfs", "pass", "Batch AI file server rg-ml/ws-eu/nfs is in NL (region westeurope), an allowed country"],
     ]);
   });
 });
@@ -188,6 +160,8 @@ describe("check: databases and sites", () => {
       "sql-lost/legacy": "not-applicable",
       "rg-ml/ws-eu": "pass",
       "rg-ml/ws-eu/cpu-d4": "pass",
+      "rg-ml/ws-eu/nfs": "pass",
+      "rg-ml/ws-us": "pass",
       "rg-other/ws-us": "pass",
       "backup-dc": "pass",
       "moon-base": "not-applicable",
@@ -217,6 +191,7 @@ describe("check: databases and sites", () => {
       // Found by discovery, named nowhere in the stack: reported at the residency section.
       ["error", RESIDENCY_LINE, "Batch AI workspace rg-ml/ws-eu must keep its data in US; it is in NL (region westeurope)"],
       ["error", RESIDENCY_LINE, "Batch AI cluster rg-ml/ws-eu/cpu-d4 must keep its data in US; it is in NL (region westeurope)"],
+      ["error", RESIDENCY_LINE, "Batch AI file server rg-ml/ws-eu/nfs must keep its data in US; it is in NL (region westeurope)"],
       ["error", BACKUP_DC_LINE, 'site backup-dc must keep its data in US; it is in NL (address "Dam 1, 1012 JS Amsterdam")'],
     ]);
     for (const x of results) {

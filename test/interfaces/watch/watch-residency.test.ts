@@ -5,30 +5,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCli, type CliProcess } from "../../helpers/cli-process";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { eventually, metricValue } from "./watch-metrics";
+import { RESIDENCY_ESTATE, RESIDENCY_GEOCODING_KEY as KEY, RESIDENCY_SUBSCRIPTION as SUB } from "../../fixtures/estates/residency";
 
 // A watch tick checks what `check` checks of live state, data residency included: a stack with
 // stackwarden:residency has its resources placed each tick, through the geocoding service.
 
-const SUB = "00000000-0000-0000-0000-000000000000";
-const KEY = "gk-watch-residency-7d1e";
-const SEED = `
-sql:
-  subscriptionId: ${SUB}
-  servers:
-    - name: sql-eu
-      resourceGroup: rg-data
-      location: West Europe
-      databases: [{ name: orders, transparentDataEncryption: Enabled }]
-batchai:
-  subscriptionId: ${SUB}
-  workspaces: []
-geocoding:
-  apiKeys: [{ key: ${KEY} }]
-`;
+// The estate's database in West Europe (NL), and no Batch AI discovery (no resource group): the
+// database is all a tick places.
 const STACK = (allowed: string) => `config:
   stackwarden:subscriptionId: ${SUB}
   stackwarden:databases:
     - { resourceGroup: rg-data, server: sql-eu, database: orders, transparentDataEncryption: Enabled }
+  stackwarden:batch:
+    resourceGroups: []
   stackwarden:residency:
     allowedCountries: [${allowed}]
 `;
@@ -37,7 +26,7 @@ let t: TestEmulator;
 let dir: string;
 const running: CliProcess[] = [];
 beforeAll(async () => {
-  t = await startTestEmulator({ seed: seedFromYaml(SEED) });
+  t = await startTestEmulator({ seed: seedFromYaml(RESIDENCY_ESTATE) });
   dir = mkdtempSync(join(tmpdir(), "stackwarden-watch-residency-"));
   writeFileSync(join(dir, "Pulumi.us.yaml"), STACK("US"));
   writeFileSync(join(dir, "Pulumi.nl.yaml"), STACK("NL"));
