@@ -1,6 +1,7 @@
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GATE_MARKER as MARKER } from "../fixtures/estates/artifact-gate";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { buildExecutableSample, markerRule, type ExecutableSample } from "../helpers/binary-samples";
 import { PulumiProject, e2eCli, explain } from "../helpers/pulumi-cli";
@@ -13,7 +14,6 @@ import { PulumiProject, e2eCli, explain } from "../helpers/pulumi-cli";
 const cli = e2eCli();
 const SUB = "00000000-0000-0000-0000-000000000000";
 const STACK = "gate";
-const MARKER = "STACKWARDEN-GATE-TEST-MARKER-7E3C";
 const TYPE = "pulumi-nodejs:dynamic/artifacts:ArtifactScan";
 const DIRTY = `#!/bin/sh\necho deploying # ${MARKER}\n`;
 const CLEAN = "#!/bin/sh\necho deploying\n";

@@ -1,14 +1,14 @@
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadRuleSet } from "../../src/domain/artifacts/rule-set";
 import { scanArtifactInputs } from "../../src/interfaces/pulumi/artifact-scan-resource";
-import { PROJECT_ROOT } from "../../src/platform/version";
 import { TYPES } from "../../policies/policies";
 import { PolicyAnalyzer, UNKNOWN_VALUE, type Level } from "../helpers/analyzer";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { buildExecutableSample, markerRule, tempDir, type ExecutableSample } from "../helpers/binary-samples";
+import { GATE_MARKER as MARKER, gateProject } from "../fixtures/estates/artifact-gate";
+import { buildExecutableSample, type ExecutableSample } from "../helpers/binary-samples";
 import { buildPe } from "../helpers/pe-builder";
 import { runCli } from "../interfaces/cli/cli-harness";
 
@@ -18,7 +18,6 @@ import { runCli } from "../interfaces/cli/cli-harness";
  * `check` on the same files: the same violations, levels and messages.
  */
 
-const MARKER = "STACKWARDEN-GATE-TEST-MARKER-7E3C";
 let analyzer: PolicyAnalyzer;
 let emu: TestEmulator;
 let sample: ExecutableSample;
@@ -29,11 +28,7 @@ beforeAll(async () => {
   emu = await startTestEmulator();
   analyzer = await PolicyAnalyzer.start();
   sample = await buildExecutableSample();
-  project = tempDir("stackwarden-pack-artifacts-");
-  for (const d of ["stacks", "jobs", "tools", "rules"]) mkdirSync(join(project, d));
-  writeFileSync(join(project, "Pulumi.yaml"), "name: gate\nruntime: nodejs\n");
-  copyFileSync(join(PROJECT_ROOT, "policies", "rules", "test-markers.yar"), join(project, "rules", "test-markers.yar"));
-  writeFileSync(join(project, "rules", "sample.yar"), markerRule("sample_exe_marker", sample.marker));
+  project = gateProject("stackwarden-pack-artifacts-", sample, ["stacks", "jobs", "tools"]);
   writeFileSync(join(project, "jobs", "clean.sh"), "#!/bin/sh\necho clean\n");
   writeFileSync(join(project, "jobs", "dirty.sh"), `#!/bin/sh\necho dirty # ${MARKER}\n`);
   copyFileSync(sample.packed, join(project, "tools", "agent"));

@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadRuleSet } from "../../src/domain/artifacts/rule-set";
 import * as sourceProviders from "../../providers";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { buildExecutableSample, markerRule, tempDir, type ExecutableSample } from "../helpers/binary-samples";
+import { GATE_MARKER as MARKER, gateProject } from "../fixtures/estates/artifact-gate";
+import { buildExecutableSample, type ExecutableSample } from "../helpers/binary-samples";
 import { DynamicResourceDriver, PROJECT_ROOT, ProviderPlugin, UNKNOWN } from "../helpers/provider-plugin";
 
 /**
@@ -18,7 +19,6 @@ import { DynamicResourceDriver, PROJECT_ROOT, ProviderPlugin, UNKNOWN } from "..
 
 const requireFromString = require("require-from-string") as (code: string) => { handler(): pulumi.dynamic.ResourceProvider };
 const TYPE = "pulumi-nodejs:dynamic/artifacts:ArtifactScan";
-const MARKER = "STACKWARDEN-GATE-TEST-MARKER-7E3C";
 type P = Required<pulumi.dynamic.ResourceProvider>;
 const ORIGINS: [string, () => { providerText(name: "artifactScan"): string }][] = [
   ["source (vitest)", () => sourceProviders],
@@ -38,11 +38,7 @@ const inputs = (path: string) => ({ path, sha256: sha(path), rulesDigest: digest
 beforeAll(async () => {
   emu = await startTestEmulator();
   sample = await buildExecutableSample();
-  project = tempDir("stackwarden-artifact-provider-");
-  for (const d of ["jobs", "tools", "rules"]) mkdirSync(join(project, d));
-  writeFileSync(join(project, "Pulumi.yaml"), "name: gate\nruntime: nodejs\n");
-  copyFileSync(join(PROJECT_ROOT, "policies", "rules", "test-markers.yar"), join(project, "rules", "test-markers.yar"));
-  writeFileSync(join(project, "rules", "sample.yar"), markerRule("sample_exe_marker", sample.marker));
+  project = gateProject("stackwarden-artifact-provider-", sample, ["jobs", "tools"]);
   writeFileSync(join(project, "jobs", "clean.sh"), "#!/bin/sh\necho clean\n");
   writeFileSync(join(project, "jobs", "dirty.sh"), `#!/bin/sh\necho dirty # ${MARKER}\n`);
   copyFileSync(sample.packed, join(project, "tools", "agent"));

@@ -14,10 +14,10 @@ import { ApiError } from "../../../src/platform/http";
 import { BinaryAnalysisClient } from "../../../src/services/binary-analysis/client";
 import { PROJECT_ROOT } from "../../../src/platform/version";
 import { startTestEmulator, type TestEmulator } from "../../helpers/emulator";
+import { GATE_MARKER } from "../../fixtures/estates/artifact-gate";
 import { buildExecutableSample, markerRule, tempDir, type ExecutableSample } from "../../helpers/binary-samples";
 import { buildPe } from "../../helpers/pe-builder";
 
-const GATE_MARKER = "STACKWARDEN-GATE-TEST-MARKER-7E3C";
 let emu: TestEmulator;
 let client: BinaryAnalysisClient;
 let sample: ExecutableSample;

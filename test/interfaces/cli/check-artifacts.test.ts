@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Ajv from "ajv-draft-04";
 import addFormats from "ajv-formats";
@@ -8,7 +8,8 @@ import { loadSeedFile } from "../../../src/emulator/seed";
 import { LOCAL_SERVICES } from "../../../src/emulator/services";
 import { PROJECT_ROOT } from "../../../src/platform/version";
 import { startTestEmulator, type TestEmulator } from "../../helpers/emulator";
-import { buildExecutableSample, markerRule, tempDir, type ExecutableSample } from "../../helpers/binary-samples";
+import { GATE_MARKER as MARKER, gateProject } from "../../fixtures/estates/artifact-gate";
+import { buildExecutableSample, type ExecutableSample } from "../../helpers/binary-samples";
 import { runCli } from "./cli-harness";
 
 /**
@@ -18,7 +19,6 @@ import { runCli } from "./cli-harness";
  * dirty executable is caught through unpacking.
  */
 
-const MARKER = "STACKWARDEN-GATE-TEST-MARKER-7E3C";
 const SUB = "00000000-0000-0000-0000-000000000000";
 const sarifSchema = JSON.parse(readFileSync(join(PROJECT_ROOT, "test", "fixtures", "sarif", "sarif-schema-2.1.0.json"), "utf8")) as object;
 const ajv = new Ajv({ strict: false, allErrors: true });
@@ -48,11 +48,7 @@ function stackText(extra = ""): string {
 beforeAll(async () => {
   emu = await startTestEmulator();
   sample = await buildExecutableSample();
-  project = tempDir("stackwarden-check-gate-");
-  for (const d of ["stacks", "jobs/nightly", "tools", "rules"]) mkdirSync(join(project, d), { recursive: true });
-  writeFileSync(join(project, "Pulumi.yaml"), "name: gate\nruntime: nodejs\n");
-  copyFileSync(join(PROJECT_ROOT, "policies", "rules", "test-markers.yar"), join(project, "rules", "test-markers.yar"));
-  writeFileSync(join(project, "rules", "sample.yar"), markerRule("sample_exe_marker", sample.marker));
+  project = gateProject("stackwarden-check-gate-", sample, ["stacks", "jobs/nightly", "tools"]);
   writeFileSync(join(project, "stacks", "Pulumi.gate.yaml"), stackText());
 });
 afterAll(async () => {
