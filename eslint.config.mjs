@@ -1,9 +1,25 @@
-// ESLint: typescript-eslint's recommended rules over the TypeScript sources and tests.
+// ESLint: typescript-eslint's recommended rules over the TypeScript sources and tests, and the
+// recommended rules over the JavaScript beside them (bin/, stacks/index.js, .github/scripts/, the
+// toy rule fixture, the config files), each with the module system and globals it runs with.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
+// Node's everyday globals, listed here rather than taken from the `globals` package (one more
+// dependency for a handful of names; add one here when a script needs it).
+const NODE_GLOBALS = {
+  process: "readonly",
+  console: "readonly",
+  Buffer: "readonly",
+  URL: "readonly",
+  setTimeout: "readonly",
+  clearTimeout: "readonly",
+};
+// What CommonJS adds (ESLint's `commonjs` source type declares require, module and exports).
+const COMMONJS_GLOBALS = { __dirname: "readonly", __filename: "readonly" };
+
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "specs/**", "test/fixtures/**", "tools/**", "**/*.js", "**/*.cjs", "**/*.mjs"] },
+  // test/fixtures/layering holds deliberate violations for the dependency-cruiser tests.
+  { ignores: ["dist/**", "node_modules/**", "specs/**", "tools/**", "test/fixtures/layering/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -19,5 +35,15 @@ export default tseslint.config(
     // Tests drive compiled modules, gRPC messages and Pulumi mocks whose types are loose by nature.
     files: ["test/**/*.ts"],
     rules: { "@typescript-eslint/no-require-imports": "off", "@typescript-eslint/no-explicit-any": "off" },
+  },
+  {
+    // package.json says "type": "commonjs": .js and .cjs files load with require.
+    files: ["**/*.js", "**/*.cjs"],
+    languageOptions: { sourceType: "commonjs", globals: { ...NODE_GLOBALS, ...COMMONJS_GLOBALS } },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
+  },
+  {
+    files: ["**/*.mjs"],
+    languageOptions: { sourceType: "module", globals: NODE_GLOBALS },
   },
 );

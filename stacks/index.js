@@ -10,6 +10,7 @@ try {
   if (err && err.code === "MODULE_NOT_FOUND" && String(err.message).includes(compiled)) {
     throw new Error(
       `stackwarden is not built: ${compiled} is missing; run \`npm run build\` (or \`npm ci\`) in ${path.dirname(__dirname)}`,
+      { cause: err },
     );
   }
   throw err;
