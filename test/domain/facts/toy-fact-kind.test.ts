@@ -1,8 +1,7 @@
-import { spawn } from "node:child_process";
-import { setTimeout as delay } from "node:timers/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PolicyAnalyzer, urnOf } from "../../helpers/analyzer";
+import { runCliProcess, startCli } from "../../helpers/cli-process";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { stackDir } from "../../interfaces/cli/cli-harness";
 
@@ -39,15 +38,10 @@ const STACK = `config:
     toy-database-region: { enforcementLevel: mandatory }
 `;
 
-function cli(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--require", TOY, join(ROOT, "bin/stackwarden.js"), ...args], { cwd, env });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (err += d));
-    child.on("close", (code) => resolve({ code, out, err }));
-  });
+/** The compiled CLI with the toy fact kind and rule loaded first. */
+async function cli(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
+  const r = await runCliProcess(args, { cwd, env, nodeArgs: ["--require", TOY] });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 describe("a toy fact kind and a rule over it: one module, registered", () => {
@@ -79,34 +73,19 @@ describe("a toy fact kind and a rule over it: one module, registered", () => {
   });
 
   it("a watch tick judges it too: /metrics counts its finding", async () => {
-    const child = spawn(
-      process.execPath,
-      [
-        "--require",
-        TOY,
-        join(ROOT, "bin/stackwarden.js"),
-        "watch",
-        "--config",
-        "Pulumi.toy.yaml",
-        "--interval",
-        "1h",
-        "--listen",
-        "127.0.0.1:0",
-      ],
-      { cwd: dir, env },
-    );
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (out += d));
+    const w = startCli(["watch", "--config", "Pulumi.toy.yaml", "--interval", "1h", "--listen", "127.0.0.1:0"], {
+      cwd: dir,
+      env,
+      nodeArgs: ["--require", TOY],
+    });
     try {
-      for (let i = 0; i < 200 && !/tick 1: /.test(out); i++) await delay(100);
-      expect(out).toMatch(/tick 1: 0 drifted, 1 mandatory and 0 advisory finding\(s\)/);
-      const url = /listening on (http:\/\/\S+)/.exec(out)![1];
+      expect(await w.line(/tick 1: /)).toMatch(/tick 1: 0 drifted, 1 mandatory and 0 advisory finding\(s\)/);
+      const url = /listening on (http:\/\/\S+)/.exec(await w.line(/listening on http/))![1];
       const metrics = await (await fetch(`${url}/metrics`)).text();
       expect(metrics).toMatch(/stackwarden_findings\{stack="toy",rule="toy-database-region",level="mandatory"\} 1/);
     } finally {
-      child.kill("SIGTERM");
-      await new Promise((r) => child.on("close", r));
+      w.child.kill("SIGTERM");
+      await w.exited;
     }
   });
 

@@ -2,6 +2,7 @@ import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../../src/platform/version";
+import { GATE_MARKER } from "../../fixtures/estates/artifact-gate";
 import { startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { buildExecutableSample, markerRule, tempDir, type ExecutableSample } from "../../helpers/binary-samples";
 import { runCliWith } from "./cli-harness";
@@ -17,7 +18,7 @@ beforeAll(async () => {
   mkdirSync(join(dir, "rules"));
   writeFileSync(join(dir, "rules", "sample.yar"), markerRule("sample_exe_marker", sample.marker));
   copyFileSync(join(PROJECT_ROOT, "policies", "rules", "test-markers.yar"), join(dir, "rules", "test-markers.yar"));
-  writeFileSync(join(dir, "dirty.sh"), "echo hi # STACKWARDEN-GATE-TEST-MARKER-7E3C\n");
+  writeFileSync(join(dir, "dirty.sh"), `echo hi # ${GATE_MARKER}\n`);
   writeFileSync(join(dir, "clean.sh"), "echo hi\n");
   copyFileSync(sample.packed, join(dir, "agent"));
 });

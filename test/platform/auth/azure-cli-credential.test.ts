@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -9,6 +8,7 @@ import { loadSeedFile } from "../../../src/emulator/seed";
 import { LOCAL_SERVICES } from "../../../src/emulator/services";
 import { ImdsClient } from "../../../src/services/imds/client";
 import { PROJECT_ROOT } from "../../../src/platform/version";
+import { cleanShellEnv, requireCompiledCli, runCliProcess } from "../../helpers/cli-process";
 import { startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 
 // A developer who ran `az login`: no token variable, a stand-in `az` first on PATH that answers
@@ -17,7 +17,6 @@ import { startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 // it, as a process. IMDS is pointed at a loopback port nobody listens on: "no IMDS here", as on a
 // laptop, without sending anything to the link-local 169.254.169.254 (tests reach loopback only).
 
-const BIN = join(PROJECT_ROOT, "bin", "stackwarden.js");
 const TOKEN_ROUTE = "GET /metadata/identity/oauth2/token";
 const TDE_ROUTE =
   "GET /subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/transparentDataEncryption/{transparentDataEncryptionName}";
@@ -88,32 +87,23 @@ async function closedPort(): Promise<number> {
 }
 
 /** Runs `stackwarden …` as a process with the stand-in first on PATH and no STACKWARDEN_/AZURE_ variable but `extra`. */
-function stackwarden(
-  args: string[],
-  azDir: string,
-  extra: Record<string, string> = {},
-): Promise<{ code: number | null; out: string; err: string }> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^(STACKWARDEN_|AZURE_)/.test(k)) env[k] = v;
-  env.PATH = [azDir, process.env.PATH].join(delimiter);
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: PROJECT_ROOT,
-      env: { ...env, STACKWARDEN_ARM_ENDPOINT: t.url, STACKWARDEN_IMDS_ENDPOINT: noImds, ...extra },
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
-    child.on("close", (code) => resolve({ code, out, err }));
+async function stackwarden(args: string[], azDir: string, extra: Record<string, string> = {}) {
+  const r = await runCliProcess(args, {
+    cwd: PROJECT_ROOT,
+    env: cleanShellEnv({
+      PATH: [azDir, process.env.PATH].join(delimiter),
+      STACKWARDEN_ARM_ENDPOINT: t.url,
+      STACKWARDEN_IMDS_ENDPOINT: noImds,
+      ...extra,
+    }),
   });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 let signedIn: string;
 let signedOut: string;
 beforeAll(async () => {
-  if (!existsSync(join(PROJECT_ROOT, "dist", "src", "interfaces", "cli", "main.js")))
-    throw new Error("dist/ is missing: run `npm run build` (npm test's pretest does)");
+  requireCompiledCli();
   t = await startTestEmulator({ seed: loadSeedFile(DEFAULT_ESTATE, LOCAL_SERVICES) });
   const minted = await new ImdsClient({ endpoint: t.imdsEndpoint }).token({ resource: "https://management.azure.com/" });
   token = minted.access_token!;
