@@ -76,8 +76,8 @@ export interface CliProcessOptions {
   nodeArgs?: string[];
 }
 
-/** Runs `stackwarden args…` to its end in a child process and collects its output. */
-export function runCliProcess(args: string[], opts: CliProcessOptions & { timeoutMs?: number }): Promise<CommandResult> {
+/** Runs `stackwarden args…` to its end in a child process (`input` on its stdin) and collects its output. */
+export function runCliProcess(args: string[], opts: CliProcessOptions & { timeoutMs?: number; input?: string }): Promise<CommandResult> {
   return runCommand(process.execPath, [...(opts.nodeArgs ?? []), STACKWARDEN_BIN, ...args], opts);
 }
 

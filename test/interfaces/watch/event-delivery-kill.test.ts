@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { eventually } from "./cli-process";
+import { eventually } from "./watch-metrics";
 import { startReceiver, type Received, type WebhookReceiver } from "./webhook-receiver";
 
 // At least once, exactly once per episode at a deduplicating receiver: a process with a

@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,12 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_TYPES } from "../../../src/interfaces/watch/events/event-types";
 import { makeEvent } from "../../../src/interfaces/watch/events/status-events";
 import { WebhookNotifier } from "../../../src/interfaces/watch/events/webhook-notifier";
+import { runCliProcess } from "../../helpers/cli-process";
 import { startReceiver, type WebhookReceiver } from "./webhook-receiver";
 
 // `stackwarden events verify`, the real CLI in a child process, on a delivery the notifier really
 // made (captured by a receiver): exit 0 valid, 5 invalid, 1 error.
 
-const ROOT = join(__dirname, "..", "..", "..");
 const SECRET = `whsec_${randomBytes(32).toString("base64")}`;
 const dir = mkdtempSync(join(tmpdir(), "stackwarden-events-verify-"));
 let receiver: WebhookReceiver;
@@ -38,14 +37,14 @@ beforeAll(async () => {
 });
 afterAll(() => receiver.stop());
 
-function verify(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}) {
-  const r = spawnSync(process.execPath, [join(ROOT, "bin", "stackwarden.js"), "events", "verify", ...args], {
+/** `stackwarden events verify args…` as a process, `input` on its stdin; stdout and stderr trimmed. */
+async function verify(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}) {
+  const r = await runCliProcess(["events", "verify", ...args], {
     cwd: dir,
-    input: opts.input ?? "",
+    input: opts.input,
     env: { PATH: process.env.PATH, STACKWARDEN_NOTIFY_SECRET: SECRET, ...opts.env },
-    encoding: "utf8",
   });
-  return { code: r.status, out: r.stdout.trim(), err: r.stderr.trim() };
+  return { code: r.code, out: r.stdout.trim(), err: r.stderr.trim() };
 }
 
 function file(name: string, text: string): string {
@@ -61,30 +60,32 @@ const signed = (h: Record<string, string>) => ({
 });
 
 describe("stackwarden events verify", () => {
-  it("accepts a delivery the notifier signed: headers as JSON, payload from stdin", () => {
-    const r = verify(["--headers", file("h.json", JSON.stringify(delivery.headers))], { input: delivery.body });
+  it("accepts a delivery the notifier signed: headers as JSON, payload from stdin", async () => {
+    const r = await verify(["--headers", file("h.json", JSON.stringify(delivery.headers))], { input: delivery.body });
     expect(r).toMatchObject({ code: 0, err: "" });
     expect(r.out).toMatch(
       /^valid: webhook-id 3f1d1c2e-0000-8000-8000-000000000001, signed \d{4}-\d\d-\d\dT[\d:.]+Z: com\.stackwarden\.drift\.detected for prod$/,
     );
   });
 
-  it("accepts headers as `Name: value` lines (curl -D) from stdin, the payload from a file", () => {
+  it("accepts headers as `Name: value` lines (curl -D) from stdin, the payload from a file", async () => {
     const lines = ["POST /hooks/stackwarden HTTP/1.1", ...Object.entries(delivery.headers).map(([k, v]) => `${k}: ${v}`), ""].join("\r\n");
-    const r = verify(["--payload", file("body.json", delivery.body), "--headers", "-"], { input: lines });
+    const r = await verify(["--payload", file("body.json", delivery.body), "--headers", "-"], { input: lines });
     expect(r.code).toBe(0);
   });
 
-  it("exits 5 for a changed payload, another secret, missing headers or an old timestamp", () => {
+  it("exits 5 for a changed payload, another secret, missing headers or an old timestamp", async () => {
     const headers = file("h2.json", JSON.stringify(signed(delivery.headers)));
-    const changed = verify(["--headers", headers], { input: delivery.body.replace('"prod"', '"prof"') });
+    const changed = await verify(["--headers", headers], { input: delivery.body.replace('"prod"', '"prof"') });
     expect([changed.code, changed.out]).toEqual([5, "invalid: no signature matches"]);
-    const other = verify(["--headers", headers], {
+    const other = await verify(["--headers", headers], {
       input: delivery.body,
       env: { STACKWARDEN_NOTIFY_SECRET: `whsec_${randomBytes(32).toString("base64")}` },
     });
     expect([other.code, other.out]).toEqual([5, "invalid: no signature matches"]);
-    const noSig = verify(["--headers", file("h3.json", JSON.stringify({ "webhook-id": "x", "webhook-timestamp": "1" }))], { input: "{}" });
+    const noSig = await verify(["--headers", file("h3.json", JSON.stringify({ "webhook-id": "x", "webhook-timestamp": "1" }))], {
+      input: "{}",
+    });
     expect([noSig.code, noSig.out]).toEqual([5, "invalid: missing header(s): webhook-signature"]);
 
     const old = new Date(Date.now() - 3_600_000);
@@ -96,16 +97,16 @@ describe("stackwarden events verify", () => {
         "webhook-signature": new Webhook(SECRET).sign("msg_1", old, delivery.body),
       }),
     );
-    const stale = verify(["--headers", oldHeaders], { input: delivery.body });
+    const stale = await verify(["--headers", oldHeaders], { input: delivery.body });
     expect([stale.code, stale.out]).toEqual([
       5,
       "invalid: the timestamp is more than 5 minutes old (a replay, or a saved payload: use --ignore-timestamp)",
     ]);
-    expect(verify(["--headers", oldHeaders, "--ignore-timestamp"], { input: delivery.body }).code).toBe(0);
-    expect(verify(["--headers", oldHeaders, "--ignore-timestamp"], { input: `${delivery.body} ` }).code).toBe(5);
+    expect((await verify(["--headers", oldHeaders, "--ignore-timestamp"], { input: delivery.body })).code).toBe(0);
+    expect((await verify(["--headers", oldHeaders, "--ignore-timestamp"], { input: `${delivery.body} ` })).code).toBe(5);
   });
 
-  it("exits 1 with one line for what it cannot check", () => {
+  it("exits 1 with one line for what it cannot check", async () => {
     const headers = file("h5.json", JSON.stringify(signed(delivery.headers)));
     const cases: [string[], NodeJS.ProcessEnv, RegExp][] = [
       [["--headers", headers], { STACKWARDEN_NOTIFY_SECRET: "" }, /STACKWARDEN_NOTIFY_SECRET is not set/],
@@ -116,7 +117,7 @@ describe("stackwarden events verify", () => {
       [[], {}, /give the delivery's headers with --headers/],
     ];
     for (const [args, env, message] of cases) {
-      const r = verify(args, { input: delivery.body, env });
+      const r = await verify(args, { input: delivery.body, env });
       expect([args, r.code]).toEqual([args, 1]);
       expect(r.err).toMatch(message);
       expect(r.err.split("\n")).toHaveLength(1);
