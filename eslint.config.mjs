@@ -1,6 +1,7 @@
 // ESLint: typescript-eslint's recommended rules over the TypeScript sources and tests, and the
 // recommended rules over the JavaScript beside them (bin/, stacks/index.js, .github/scripts/, the
-// toy rule fixture, the config files), each with the module system and globals it runs with.
+// test fixtures loaded with --require, the status page's browser script, the config files), each
+// with the module system and globals it runs with.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
@@ -39,8 +40,25 @@ export default tseslint.config(
   {
     // package.json says "type": "commonjs": .js and .cjs files load with require.
     files: ["**/*.js", "**/*.cjs"],
+    ignores: ["src/interfaces/watch/page/assets/**"],
     languageOptions: { sourceType: "commonjs", globals: { ...NODE_GLOBALS, ...COMMONJS_GLOBALS } },
     rules: { "@typescript-eslint/no-require-imports": "off" },
+  },
+  {
+    // The status page's script runs in the browser, as a classic script (the watcher serves it).
+    files: ["src/interfaces/watch/page/assets/**/*.js"],
+    languageOptions: {
+      sourceType: "script",
+      globals: {
+        window: "readonly",
+        document: "readonly",
+        fetch: "readonly",
+        DOMParser: "readonly",
+        EventSource: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+      },
+    },
   },
   {
     files: ["**/*.mjs"],

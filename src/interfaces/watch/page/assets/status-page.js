@@ -70,10 +70,10 @@
     say("Live");
   });
   function changed(ev) {
-    var name = null;
+    var name;
     try {
       name = JSON.parse(ev.data).name;
-    } catch (e) {
+    } catch {
       name = null;
     }
     if (stack === null || name === null || name === stack) refresh();
