@@ -1,5 +1,4 @@
-import { spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Ajv from "ajv-draft-04";
 import addFormats from "ajv-formats";
@@ -7,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeEntry } from "../../../src/domain/artifacts/scan-cache-entry";
 import { PROJECT_ROOT } from "../../../src/platform/version";
 import { startTestEmulator, type TestEmulator } from "../../helpers/emulator";
-import { buildExecutableSample, markerRule, tempDir, type ExecutableSample } from "../../helpers/binary-samples";
+import { GATE_MARKER as MARKER, gateProject } from "../../fixtures/estates/artifact-gate";
+import { buildExecutableSample, tempDir, type ExecutableSample } from "../../helpers/binary-samples";
+import { requireCompiledCli, runCliProcess } from "../../helpers/cli-process";
 
 /**
  * The scan cache as users meet it (issue 26): `stackwarden scan` and `check` as real processes (the
@@ -15,7 +16,6 @@ import { buildExecutableSample, markerRule, tempDir, type ExecutableSample } fro
  * an emulator that counts what they send.
  */
 
-const MARKER = "STACKWARDEN-GATE-TEST-MARKER-7E3C";
 const SUB = "00000000-0000-0000-0000-000000000000";
 const sarifSchema = JSON.parse(readFileSync(join(PROJECT_ROOT, "test", "fixtures", "sarif", "sarif-schema-2.1.0.json"), "utf8")) as object;
 const ajv = new Ajv({ strict: false, allErrors: true });
@@ -27,15 +27,10 @@ let sample: ExecutableSample;
 let project: string;
 
 beforeAll(async () => {
-  if (!existsSync(join(PROJECT_ROOT, "dist", "src", "interfaces", "cli", "main.js")))
-    throw new Error("dist/ is missing: run `npm run build`");
+  requireCompiledCli();
   emu = await startTestEmulator();
   sample = await buildExecutableSample();
-  project = tempDir("stackwarden-scan-cache-cli-");
-  for (const d of ["stacks", "jobs", "tools", "rules"]) mkdirSync(join(project, d));
-  writeFileSync(join(project, "Pulumi.yaml"), "name: cache\nruntime: nodejs\n");
-  copyFileSync(join(PROJECT_ROOT, "policies", "rules", "test-markers.yar"), join(project, "rules", "test-markers.yar"));
-  writeFileSync(join(project, "rules", "sample.yar"), markerRule("sample_exe_marker", sample.marker));
+  project = gateProject("stackwarden-scan-cache-cli-", sample, ["stacks", "jobs", "tools"]);
   writeFileSync(join(project, "jobs", "deploy.sh"), `#!/bin/sh\necho deploying # ${MARKER}\n`);
   writeFileSync(join(project, "jobs", "train.sh"), "#!/bin/sh\necho training\n");
   copyFileSync(sample.packed, join(project, "tools", "agent"));
@@ -76,27 +71,20 @@ interface Run {
 }
 
 /** Runs the compiled CLI in the project with the emulator's endpoints and `cacheRoot` as STACKWARDEN_CACHE_DIR. */
-function stackwarden(args: string[], cacheRoot: string, extra: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(PROJECT_ROOT, "bin", "stackwarden.js"), ...args], {
-      cwd: project,
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        STACKWARDEN_ARM_ENDPOINT: emu.url,
-        STACKWARDEN_IMDS_ENDPOINT: emu.imdsEndpoint,
-        STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: `${emu.url}/binary-analysis/v1`,
-        STACKWARDEN_CACHE_DIR: cacheRoot,
-        ...extra,
-      },
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, out, err }));
+async function stackwarden(args: string[], cacheRoot: string, extra: Record<string, string> = {}): Promise<Run> {
+  const r = await runCliProcess(args, {
+    cwd: project,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      STACKWARDEN_ARM_ENDPOINT: emu.url,
+      STACKWARDEN_IMDS_ENDPOINT: emu.imdsEndpoint,
+      STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: `${emu.url}/binary-analysis/v1`,
+      STACKWARDEN_CACHE_DIR: cacheRoot,
+      ...extra,
+    },
   });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 /** Runs `args`, returning the run and the `/apply-yara-rules` requests it made. */

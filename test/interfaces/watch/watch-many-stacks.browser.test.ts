@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SqlClient } from "../../../src/services/sql/client";
 import { axeViolations, launchChromium } from "../../helpers/browser";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
-import { eventually, startCli, type CliProcess } from "./cli-process";
+import { startCli, type CliProcess } from "../../helpers/cli-process";
+import { eventually } from "./watch-metrics";
 import { expectValid } from "./status-schema";
 import { startReceiver, type WebhookReceiver } from "./webhook-receiver";
 
