@@ -7,6 +7,7 @@ import { CertificatesClient } from "../services/certificates/client";
 import { apisetuSettingsFromEnv, requireApiSetuKeys, type ApiSetuSettings } from "../services/certificates/settings";
 import { GeocodingClient } from "../services/geocoding/client";
 import { ImdsClient } from "../services/imds/client";
+import { KeyVaultClient } from "../services/keyvault/client";
 import { SqlClient } from "../services/sql/client";
 import { openBinaryAnalysisService, type BinaryAnalysisService } from "./binary-analysis-service";
 import { defaultCredential } from "./default-credential";
@@ -25,6 +26,8 @@ export interface ClientSet {
   readonly credential: TokenCredential;
   readonly sql: SqlClient;
   readonly batch: BatchAiClient;
+  /** Key Vault's management plane (vaults and their keys; read-only), through Resource Manager like `sql`. */
+  readonly keyVault: KeyVaultClient;
   /** IMDS (`STACKWARDEN_IMDS_ENDPOINT`): instance, identity and attested metadata. */
   readonly imds: ImdsClient;
   /** The geocoding service (`STACKWARDEN_GEOCODING_ENDPOINT`, `STACKWARDEN_GEOCODING_API_KEY`). */
@@ -86,6 +89,10 @@ class EnvClientSet implements ClientSet {
 
   get batch(): BatchAiClient {
     return this.once("batch", () => new BatchAiClient(this.armOptions));
+  }
+
+  get keyVault(): KeyVaultClient {
+    return this.once("keyVault", () => new KeyVaultClient(this.armOptions));
   }
 
   get imds(): ImdsClient {

@@ -2,10 +2,12 @@ import { ApiError, type Logger, type RequestSpec, loggerFromEnv } from "../http"
 import { noteDrift } from "../schemas/schema-drift";
 import { definitionValidator, type SchemaCheck, type SpecPath } from "../schemas/swagger-schemas";
 import type { ArmClientOptions, ResponseValidation } from "./arm-client-options";
+import type { ArmRead } from "./arm-read";
 import { armTransport, type ArmTransport } from "./arm-transport";
 import { parseResourceId, pathStyle, type IdStyle } from "./resource-id";
 
 export type { ArmClientOptions, ResponseValidation } from "./arm-client-options";
+export type { ArmRead, ReadReceipt } from "./arm-read";
 export { ARM_SAFE_NAMES, ArmTransport, armTransport } from "./arm-transport";
 
 /** Response checks under `sample` validation (see ResponseValidation): every one of the first, then one in so many. */
@@ -78,6 +80,38 @@ export class ArmClient {
           );
         this.accept(op, body, spec, "the response");
         return body as T;
+      },
+      (e: unknown) => {
+        throw opts.target ? clarifyNotFound(e, opts.target) : e;
+      },
+    );
+  }
+
+  /**
+   * GETs one object, as `single` does, and keeps the receipt of the read (when, which operation,
+   * Resource Manager's request id): what an evidence bundle shows beside each fact.
+   */
+  protected singleRead<T>(op: ArmOperation, path: string, opts: { target?: CallTarget; signal?: AbortSignal } = {}): Promise<ArmRead<T>> {
+    const spec: RequestSpec = { operation: op.id, method: "GET", path, signal: opts.signal };
+    return this.http.jsonResponse<unknown>(spec).then(
+      (res) => {
+        const body = res.body;
+        if (!isObject(body))
+          throw this.unusable(
+            spec,
+            `the response is ${describeNonObject(body)}, not an object; the service or a proxy in between answered something unusable`,
+          );
+        this.accept(op, body, spec, "the response");
+        const receipt = {
+          operation: op.id,
+          path: path.split("?")[0],
+          apiVersion: this.api.apiVersion,
+          readAt: new Date().toISOString(),
+          status: res.status,
+          ...(res.requestId !== undefined ? { requestId: res.requestId } : {}),
+          ...(res.clientRequestId !== undefined ? { clientRequestId: res.clientRequestId } : {}),
+        };
+        return { value: body as T, receipt };
       },
       (e: unknown) => {
         throw opts.target ? clarifyNotFound(e, opts.target) : e;

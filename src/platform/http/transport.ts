@@ -98,6 +98,15 @@ export class HttpTransport {
     return this.read<T>(req, await this.send(req), true).body;
   }
 
+  /**
+   * Like `json`, but returns the whole answer: status, headers and the call's ids (the service's
+   * request id among them), for callers that must show where a value came from (evidence bundles).
+   */
+  async jsonResponse<T>(spec: RequestSpec): Promise<ApiResponse<T>> {
+    const req = this.build(spec, false);
+    return this.read<T>(req, await this.send(req), true);
+  }
+
   /** Sends a request; the body is parsed as JSON when the response says so, else returned as text. */
   async request<T>(spec: RequestSpec): Promise<ApiResponse<T>> {
     const req = this.build(spec, false);

@@ -1,4 +1,4 @@
-import { ArmClient, collect, type ArmClientOptions, type ArmOperation, type CallTarget } from "../../platform/arm/arm-client";
+import { ArmClient, collect, type ArmClientOptions, type ArmOperation, type ArmRead, type CallTarget } from "../../platform/arm/arm-client";
 import {
   KEYVAULT_API_VERSION,
   KEYVAULT_KEYS_SPEC,
@@ -25,6 +25,10 @@ class VaultsClient extends ArmClient {
 
   get(ref: VaultRef, signal?: AbortSignal): Promise<Vault> {
     return this.single(op(KEYVAULT_OPERATIONS.getVault, "Vault"), keyVaultId(ref, this.paths), { target: vaultTarget(ref), signal });
+  }
+
+  read(ref: VaultRef, signal?: AbortSignal): Promise<ArmRead<Vault>> {
+    return this.singleRead(op(KEYVAULT_OPERATIONS.getVault, "Vault"), keyVaultId(ref, this.paths), { target: vaultTarget(ref), signal });
   }
 
   bySubscription(subscriptionId: string, signal?: AbortSignal): AsyncGenerator<Vault[], void, undefined> {
@@ -60,6 +64,11 @@ class VaultKeysClient extends ArmClient {
       target: keyTarget(ref, version),
       signal,
     });
+  }
+
+  read(ref: VaultKeyRef, version: string | undefined, signal?: AbortSignal): Promise<ArmRead<Key>> {
+    const operation = version === undefined ? KEYVAULT_OPERATIONS.getKey : KEYVAULT_OPERATIONS.getKeyVersion;
+    return this.singleRead(op(operation, "Key"), vaultKeyId(ref, this.paths, version), { target: keyTarget(ref, version), signal });
   }
 
   list(ref: VaultRef, signal?: AbortSignal): AsyncGenerator<Key[], void, undefined> {
@@ -120,6 +129,19 @@ export class KeyVaultClient {
   /** Keys_GetVersion: one version of a key (an encryption protector's URI names the version it uses). */
   getKeyVersion(ref: VaultKeyRef, version: string, signal?: AbortSignal): Promise<Key> {
     return this.keys.getVersion(ref, version, signal);
+  }
+
+  /** Vaults_Get, with the receipt of the read (when, and Resource Manager's request id). */
+  readVault(ref: VaultRef, signal?: AbortSignal): Promise<ArmRead<Vault>> {
+    return this.vaults.read(ref, signal);
+  }
+
+  /**
+   * Keys_GetVersion (Keys_Get without a version), with the receipt of the read: the key an
+   * encryption protector names, as it names it.
+   */
+  readKey(ref: VaultKeyRef, version?: string, signal?: AbortSignal): Promise<ArmRead<Key>> {
+    return this.keys.read(ref, version, signal);
   }
 
   /** Keys_List: the keys of a vault (each as its current version). */

@@ -1,4 +1,4 @@
-import { ArmClient, collect, type ArmClientOptions, type ArmOperation } from "../../platform/arm/arm-client";
+import { ArmClient, collect, type ArmClientOptions, type ArmOperation, type ArmRead } from "../../platform/arm/arm-client";
 import { elasticPoolId, sqlDatabaseId, tdeConfigurationId } from "../../platform/arm/resource-id";
 import {
   SQL_API_VERSION,
@@ -61,6 +61,11 @@ export class SqlClient extends ArmClient {
     return this.protectors().get(server, signal);
   }
 
+  /** EncryptionProtectors_Get of `current`, with the receipt of the read (when, and Resource Manager's request id). */
+  readEncryptionProtector(server: ServerRef, signal?: AbortSignal): Promise<ArmRead<EncryptionProtector>> {
+    return this.protectors().read(server, signal);
+  }
+
   /** ServerKeys_ListByServer: the keys a server knows (always the service-managed one, plus any Key Vault keys added). */
   listServerKeys(server: ServerRef, signal?: AbortSignal): Promise<ServerKey[]> {
     return this.serverKeys().list(server, signal);
@@ -106,6 +111,11 @@ export class SqlClient extends ArmClient {
   /** TransparentDataEncryptions_Get: a database's TDE configuration (`current`). */
   getTransparentDataEncryption(db: DatabaseRef, signal?: AbortSignal): Promise<TransparentDataEncryption> {
     return this.single(OPS.getTransparentDataEncryption, tdeConfigurationId(db, this.paths), { signal });
+  }
+
+  /** TransparentDataEncryptions_Get, with the receipt of the read (when, and Resource Manager's request id). */
+  readTransparentDataEncryption(db: DatabaseRef, signal?: AbortSignal): Promise<ArmRead<TransparentDataEncryption>> {
+    return this.singleRead(OPS.getTransparentDataEncryption, tdeConfigurationId(db, this.paths), { signal });
   }
 
   /**

@@ -1,4 +1,4 @@
-import { ArmClient, collect, type ArmClientOptions, type ArmOperation, type CallTarget } from "../../platform/arm/arm-client";
+import { ArmClient, collect, type ArmClientOptions, type ArmOperation, type ArmRead, type CallTarget } from "../../platform/arm/arm-client";
 import { childId, sqlServerId } from "../../platform/arm/resource-id";
 import {
   ENCRYPTION_PROTECTOR_NAME,
@@ -31,6 +31,12 @@ export class EncryptionProtectorsClient extends ArmClient {
   get(server: ServerRef, signal?: AbortSignal): Promise<EncryptionProtector> {
     const path = childId(sqlServerId(server, this.paths), "encryptionProtector", ENCRYPTION_PROTECTOR_NAME, this.paths);
     return this.single(op(SQL_KEY_CUSTODY_OPERATIONS.getEncryptionProtector, "EncryptionProtector"), path, serverCall(server, signal));
+  }
+
+  /** EncryptionProtectors_Get of `current`, with the receipt of the read (its time and request id). */
+  read(server: ServerRef, signal?: AbortSignal): Promise<ArmRead<EncryptionProtector>> {
+    const path = childId(sqlServerId(server, this.paths), "encryptionProtector", ENCRYPTION_PROTECTOR_NAME, this.paths);
+    return this.singleRead(op(SQL_KEY_CUSTODY_OPERATIONS.getEncryptionProtector, "EncryptionProtector"), path, serverCall(server, signal));
   }
 }
 
