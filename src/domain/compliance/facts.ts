@@ -1,3 +1,4 @@
+import type { ReadReceipt } from "../../platform/arm/arm-read";
 import type { SourceLocation } from "../../platform/yaml/source-location";
 
 /** A value not known yet (a Pulumi preview of a resource still to be created or changed). */
@@ -12,6 +13,8 @@ export type Maybe<T> = T | typeof UNKNOWN;
 export interface FactOrigin {
   source?: SourceLocation;
   origin?: string;
+  /** The reads the fact was made from (operation, time, Resource Manager's request id): evidence bundles carry them. */
+  reads?: ReadReceipt[];
 }
 
 /**

@@ -5,7 +5,10 @@ import { batchQuotaHeadroom } from "./rules/batch-quota-headroom";
 import { dataResidency } from "./rules/data-residency";
 import { postDeployProbes } from "./rules/post-deploy-probes";
 import { sqlTdeEnabled } from "./rules/sql-tde-enabled";
+import { sqlTdeCustomerManagedKey } from "./rules/sql-tde-customer-managed-key";
 import { sqlTierAdvisorDrift } from "./rules/sql-tier-advisor-drift";
+import { tdeKeyValidity } from "./rules/tde-key-validity";
+import { tdeKeyVaultRecoverable } from "./rules/tde-key-vault-recoverable";
 
 /**
  * Every rule, in report order. Adding a rule is one module under `rules/` plus one line here; the
@@ -19,6 +22,9 @@ const RULES: RuleDefinition<unknown>[] = [
   artifactPacked as RuleDefinition<unknown>,
   postDeployProbes as RuleDefinition<unknown>,
   dataResidency as RuleDefinition<unknown>,
+  sqlTdeCustomerManagedKey as RuleDefinition<unknown>,
+  tdeKeyVaultRecoverable as RuleDefinition<unknown>,
+  tdeKeyValidity as RuleDefinition<unknown>,
 ];
 
 let version = 0;

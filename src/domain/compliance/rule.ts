@@ -1,3 +1,4 @@
+import type { Control } from "./control";
 import { ENFORCEMENT_LEVELS, type EnforcementLevel } from "./enforcement-level";
 import type { ComplianceFacts, FactOrigin } from "./facts";
 import type { Finding } from "./finding";
@@ -42,6 +43,11 @@ export interface RuleDefinition<S = Record<string, unknown>> {
    * mandatory violation stops that resource before it changes); `stack` judges all resources at the end.
    */
   packScope: "resource" | "stack";
+  /**
+   * Optional: the controls of published frameworks (CIS benchmarks, Azure Policy definitions) the
+   * rule gives evidence for, each cited in the rule's module. Reports file findings under them.
+   */
+  controls?: readonly Control[];
   /** Pure: the findings over the facts, one per judged subject. `now` is passed in. */
   evaluate(facts: ComplianceFacts, settings: ResolvedSettings<S>, now: number): Finding[];
 }

@@ -1,8 +1,11 @@
 import type { FactKind } from "./fact-kind";
 import { artifactScans } from "./artifact-scans";
 import { batchUsages } from "./batch-usages";
+import { keyVaults } from "./key-vaults";
 import { placements } from "./placements";
 import { probeResults } from "./probe-results";
+import { protectorKeys } from "./protector-keys";
+import { tdeProtectors } from "./tde-protectors";
 import { tdeStatus } from "./tde-status";
 import { tierAdvice } from "./tier-advice";
 
@@ -17,6 +20,9 @@ const FACT_KINDS: FactKind[] = [
   artifactScans as FactKind,
   probeResults as FactKind,
   placements as FactKind,
+  tdeProtectors as FactKind,
+  keyVaults as FactKind,
+  protectorKeys as FactKind,
 ];
 
 /** The registered fact kinds, in order. */

@@ -12,4 +12,7 @@ export const RESOURCE_TYPES = {
   cluster: "pulumi-nodejs:dynamic/batchai:Cluster",
   fileServer: "pulumi-nodejs:dynamic/batchai:FileServer",
   residency: "pulumi-nodejs:dynamic/residency:Residency",
+  protector: "pulumi-nodejs:dynamic/sql:EncryptionProtector",
+  keyVault: "pulumi-nodejs:dynamic/keyvault:Vault",
+  vaultKey: "pulumi-nodejs:dynamic/keyvault:Key",
 } as const;

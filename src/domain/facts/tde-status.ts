@@ -1,3 +1,4 @@
+import type { ArmRead } from "../../platform/arm/arm-read";
 import { sqlDatabaseId } from "../../platform/arm/resource-id";
 import { mapBounded } from "../../platform/bounded-map";
 import type { TransparentDataEncryption } from "../../services/sql/types";
@@ -40,8 +41,13 @@ export interface DatabaseRef {
  * here, its location for the placements).
  */
 export function readTdeOnce(ctx: GatherContext, ref: DatabaseRef): Promise<TransparentDataEncryption> {
+  return readTdeWithReceiptOnce(ctx, ref).then((r) => r.value);
+}
+
+/** The same shared read, with its receipt (when, and Resource Manager's request id): what the TDE status facts carry. */
+export function readTdeWithReceiptOnce(ctx: GatherContext, ref: DatabaseRef): Promise<ArmRead<TransparentDataEncryption>> {
   const key = `tde:${[ref.subscriptionId, ref.resourceGroup, ref.server, ref.database].join("/").toLowerCase()}`;
-  return ctx.once(key, () => ctx.clients.sql.getTransparentDataEncryption(ref, ctx.signal));
+  return ctx.once(key, () => ctx.clients.sql.readTransparentDataEncryption(ref, ctx.signal));
 }
 
 /** Each managed database's TDE status: live from its TDE configuration, or the one a plan leads to. */
@@ -51,8 +57,8 @@ export const tdeStatus = defineFactKind<DatabaseFacts>({
   gather: (ctx) =>
     mapBounded(ctx.stack.databases, ctx.concurrency, async (d) => {
       const ref = { subscriptionId: ctx.stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
-      const tde = await readTdeOnce(ctx, ref);
-      return { ...subjectOf(ref), source: d.source, liveTdeStatus: tde.properties?.status };
+      const tde = await readTdeWithReceiptOnce(ctx, ref);
+      return { ...subjectOf(ref), source: d.source, liveTdeStatus: tde.value.properties?.status, reads: [tde.receipt] };
     }),
   planned: async (ctx, live) => plannedDatabases(await live(), ctx.stack),
   fromResources: (resources, ctx) => resources.filter((r) => r.type === RESOURCE_TYPES.tde).map((r) => tdeFactsOf(r.props, ctx, r.urn)),

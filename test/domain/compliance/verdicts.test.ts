@@ -44,7 +44,18 @@ function db(over: Partial<DatabaseSubject> = {}): ComplianceFacts {
     advisor: undefined,
     ...over,
   };
-  return { subscriptionId: SUB, databases: [d], tierAdvisors: [d], usages: [], artifacts: [], probes: [], placements: [] };
+  return {
+    subscriptionId: SUB,
+    databases: [d],
+    tierAdvisors: [d],
+    usages: [],
+    artifacts: [],
+    probes: [],
+    placements: [],
+    tdeProtectors: [],
+    keyVaults: [],
+    protectorKeys: [],
+  };
 }
 
 /** A fresh advisor (observation ended a day before NOW) recommending S3 over a current S0 at 0.9. */
@@ -70,7 +81,18 @@ function usage(over: Partial<UsageFacts> = {}): ComplianceFacts {
     unit: "Count",
     ...over,
   };
-  return { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [u], artifacts: [], probes: [], placements: [] };
+  return {
+    subscriptionId: SUB,
+    databases: [],
+    tierAdvisors: [],
+    usages: [u],
+    artifacts: [],
+    probes: [],
+    placements: [],
+    tdeProtectors: [],
+    keyVaults: [],
+    protectorKeys: [],
+  };
 }
 
 type Overrides = Record<RuleId, Record<string, unknown>>;
@@ -546,6 +568,9 @@ describe("summary counts and levels", () => {
       ],
       probes: [],
       placements: [],
+      tdeProtectors: [],
+      keyVaults: [],
+      protectorKeys: [],
     };
     const r = evaluateCompliance(
       facts,

@@ -115,6 +115,9 @@ describe("JUnit report", () => {
         usages: [],
         probes: [],
         placements: [],
+        tdeProtectors: [],
+        keyVaults: [],
+        protectorKeys: [],
       },
       resolveRuleSettings({ "sql-tier-advisor-drift": { enforcementLevel: "disabled" } }),
       [],
@@ -162,7 +165,18 @@ describe("json, table and markdown reports", () => {
   it("table: an expired exemption is shown as EXPIRED and covers nothing", () => {
     const late = reportInput();
     const r = evaluateCompliance(
-      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [], artifacts: [], probes: [], placements: [] },
+      {
+        subscriptionId: SUB,
+        databases: [],
+        tierAdvisors: [],
+        usages: [],
+        artifacts: [],
+        probes: [],
+        placements: [],
+        tdeProtectors: [],
+        keyVaults: [],
+        protectorKeys: [],
+      },
       late.stack.policies,
       late.stack.exemptions,
       Date.parse("2026-01-01T00:00:00Z"),
@@ -186,7 +200,18 @@ describe("json, table and markdown reports", () => {
 
   it("markdown: a clean run gets the check mark", () => {
     const r = evaluateCompliance(
-      { subscriptionId: SUB, databases: [], tierAdvisors: [], usages: [], artifacts: [], probes: [], placements: [] },
+      {
+        subscriptionId: SUB,
+        databases: [],
+        tierAdvisors: [],
+        usages: [],
+        artifacts: [],
+        probes: [],
+        placements: [],
+        tdeProtectors: [],
+        keyVaults: [],
+        protectorKeys: [],
+      },
       resolveRuleSettings({}),
       [],
       NOW,

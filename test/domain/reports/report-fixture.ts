@@ -98,6 +98,9 @@ export function reportInput(padding = 0, stackName = "report"): ComplianceReport
     artifacts: [],
     probes: [],
     placements: [],
+    tdeProtectors: [],
+    keyVaults: [],
+    protectorKeys: [],
   };
   const result = evaluateCompliance(facts, stack.policies, stack.exemptions, NOW);
   return { stack, stackName, file: stack.file, result, generatedAt: new Date(NOW), toolVersion: "0.1.0" };

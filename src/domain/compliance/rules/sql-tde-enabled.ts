@@ -1,11 +1,20 @@
 import { databaseLabel, isMasterDatabase } from "../../../platform/arm/resource-id";
+import { azurePolicy, CIS_AZURE_1_5_0 } from "../control";
 import { UNKNOWN, type FactMap } from "../facts";
 import type { Finding } from "../finding";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
 type DatabaseFacts = FactMap["databases"];
 
-/** Flags a database whose live TDE status is not `Enabled`. `master` is never flagged. */
+/**
+ * Flags a database whose live TDE status is not `Enabled`. `master` is never flagged.
+ *
+ * Controls (sources): CIS Microsoft Azure Foundations Benchmark v1.5.0, 4.1.5 "Ensure that 'Data
+ * encryption' is set to 'On' on a SQL Database" (https://www.cisecurity.org/benchmark/azure); Azure
+ * Policy built-in 17k78e20-9358-41c9-923c-fb736d382a12 "Transparent Data Encryption on SQL databases
+ * should be enabled", version 2.0.0, AuditIfNotExists, skipping `master` as this rule does
+ * (github.com/Azure/azure-policy, built-in-policies/policyDefinitions/SQL/SqlDBEncryption_Audit.json).
+ */
 export const sqlTdeEnabled = defineRule<Record<string, never>>({
   id: "sql-tde-enabled",
   title: "SQL databases must have transparent data encryption enabled",
@@ -15,6 +24,15 @@ export const sqlTdeEnabled = defineRule<Record<string, never>>({
   facts: ["databases"],
   settings: {},
   packScope: "resource",
+  controls: [
+    { ...CIS_AZURE_1_5_0, id: "4.1.5", title: "Ensure that 'Data encryption' is set to 'On' on a SQL Database" },
+    azurePolicy(
+      "17k78e20-9358-41c9-923c-fb736d382a12",
+      "Transparent Data Encryption on SQL databases should be enabled",
+      "2.0.0",
+      "SQL/SqlDBEncryption_Audit.json",
+    ),
+  ],
   evaluate: (facts, settings) => facts.databases.map((db) => judge(db, settings)),
 });
 

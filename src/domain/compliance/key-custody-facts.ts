@@ -1,0 +1,48 @@
+import type { FactMap } from "./facts";
+
+type ProtectorFacts = FactMap["tdeProtectors"];
+type KeyVaultFacts = FactMap["keyVaults"];
+type ProtectorKeyFacts = FactMap["protectorKeys"];
+type ReadFailure = NonNullable<ProtectorFacts["readFailure"]>;
+
+/**
+ * What the three key-custody rules share: how a server, a read failure and a date are named in
+ * their messages, and how a protector finds the facts of its vault and key. Pure.
+ */
+
+/** `rg/server`. */
+export function serverLabel(p: Pick<ProtectorFacts, "resourceGroup" | "server">): string {
+  return `${p.resourceGroup}/${p.server}`;
+}
+
+/** `HTTP 403 AuthorizationFailed: <message>`, or the code alone when no request could be sent. */
+export function readFailureText(f: ReadFailure): string {
+  return `${f.status ? `HTTP ${f.status} ` : ""}${f.code}: ${f.message}`;
+}
+
+/** The protector's vault facts (by the vault's name), if gathered. */
+export function vaultOf(vaults: readonly KeyVaultFacts[], p: ProtectorFacts): KeyVaultFacts | undefined {
+  const name = p.key?.vaultName.toLowerCase();
+  return name === undefined ? undefined : vaults.find((v) => v.name === name);
+}
+
+/** The protector's key facts (by `vault/key[/version]`), if gathered. */
+export function keyOf(keys: readonly ProtectorKeyFacts[], p: ProtectorFacts): ProtectorKeyFacts | undefined {
+  const identity = p.key?.identity;
+  return identity === undefined ? undefined : keys.find((k) => k.identity === identity);
+}
+
+/** `rg/vault` when the resource group is known, else the vault's name. */
+export function vaultLabel(v: Pick<KeyVaultFacts, "name" | "resourceGroup">): string {
+  return v.resourceGroup ? `${v.resourceGroup}/${v.name}` : v.name;
+}
+
+/** `YYYY-MM-DD` of a time in seconds since 1970 (Key Vault's `nbf` and `exp`). */
+export function dayOf(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().slice(0, 10);
+}
+
+/** Whether the protector is customer-managed (`AzureKeyVault`), compared as Azure's enums are: without regard to case. */
+export function isCustomerManaged(p: Pick<ProtectorFacts, "serverKeyType">): boolean {
+  return typeof p.serverKeyType === "string" && p.serverKeyType.toLowerCase() === "azurekeyvault";
+}

@@ -1,0 +1,101 @@
+import { azurePolicy, CIS_AZURE_1_5_0 } from "../control";
+import { UNKNOWN, type ComplianceFacts, type FactMap } from "../facts";
+import type { Finding } from "../finding";
+import { isCustomerManaged, readFailureText, serverLabel, vaultLabel, vaultOf } from "../key-custody-facts";
+import { defineRule, findingBase, type ResolvedSettings } from "../rule";
+
+type ProtectorFacts = FactMap["tdeProtectors"];
+
+/**
+ * Flags a SQL server whose customer-managed TDE protector lives in a Key Vault without soft delete
+ * or without purge protection: a deleted (or purged) key makes every database on the server refuse
+ * connections within minutes, and without both settings the key cannot be brought back. Microsoft's
+ * guidance for customer-managed TDE requires both ("Transparent data encryption with customer-managed
+ * key: requirements", learn.microsoft.com/azure/azure-sql/database/transparent-data-encryption-byok-overview).
+ * A vault that cannot be read is a failure that says so, never a pass.
+ *
+ * Controls (sources):
+ * - CIS Microsoft Azure Foundations Benchmark v1.5.0, 4.1.3 (the TDE protector is a customer-managed
+ *   key: Azure SQL accepts a key as the protector only from a vault with both settings, so a vault that
+ *   lost them no longer meets it) and 8.5 "Ensure the Key Vault is Recoverable"
+ *   (https://www.cisecurity.org/benchmark/azure);
+ * - Azure Policy built-in 0b60c0b2-2dc2-4e1c-b5c9-abbed971de53 "Key vaults should have deletion
+ *   protection enabled", version 2.1.0 (github.com/Azure/azure-policy,
+ *   built-in-policies/policyDefinitions/Key Vault/Recoverable_Audit.json), and
+ *   1e66c121-a66a-4b1f-9b83-0fd99bf0fc2d "Key vaults should have soft delete enabled", version 3.1.0
+ *   (…/Key Vault/SoftDeleteMustBeEnabled_Audit.json), which, as this rule does, count an absent
+ *   `enableSoftDelete` as off.
+ */
+export const tdeKeyVaultRecoverable = defineRule<Record<string, never>>({
+  id: "tde-key-vault-recoverable",
+  title: "The Key Vault of a customer-managed TDE protector must have soft delete and purge protection",
+  description:
+    "Flags a SQL server whose customer-managed TDE protector is in a Key Vault without soft delete or without purge protection (a setting Azure does not report counts as off), and one whose vault cannot be read (not listed for this identity, 403 or 404). Servers with a service-managed protector are not applicable.",
+  help: "Turn on purge protection (az keyvault update --name <vault> --enable-purge-protection true; it cannot be turned off again) and soft delete on the vault that holds the TDE protector; grant the identity that runs stackwarden Reader on the vault so it can be checked.",
+  defaultLevel: "mandatory",
+  facts: ["tdeProtectors", "keyVaults"],
+  settings: {},
+  packScope: "stack",
+  controls: [
+    {
+      ...CIS_AZURE_1_5_0,
+      id: "4.1.3",
+      title: "Ensure SQL server's Transparent Data Encryption (TDE) protector is encrypted with Customer-managed key",
+    },
+    { ...CIS_AZURE_1_5_0, id: "8.5", title: "Ensure the Key Vault is Recoverable" },
+    azurePolicy(
+      "0b60c0b2-2dc2-4e1c-b5c9-abbed971de53",
+      "Key vaults should have deletion protection enabled",
+      "2.1.0",
+      "Key%20Vault/Recoverable_Audit.json",
+    ),
+    azurePolicy(
+      "1e66c121-a66a-4b1f-9b83-0fd99bf0fc2d",
+      "Key vaults should have soft delete enabled",
+      "3.1.0",
+      "Key%20Vault/SoftDeleteMustBeEnabled_Audit.json",
+    ),
+  ],
+  evaluate: (facts, settings) => facts.tdeProtectors.map((p) => judge(p, facts, settings)),
+});
+
+function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSettings): Finding {
+  const label = serverLabel(p);
+  const base = findingBase(tdeKeyVaultRecoverable, p, p.id, label, settings.enforcementLevel);
+  const na = (message: string): Finding => ({ ...base, verdict: "not-applicable", message });
+  if (p.readFailure) return na("the TDE protector could not be read, so its vault is not known (sql-tde-customer-managed-key reports it)");
+  if (p.serverKeyType === UNKNOWN) return { ...base, verdict: "unknown", message: "the TDE protector is not known until it is read" };
+  if (!isCustomerManaged(p)) return na("the TDE protector is not a customer-managed key: Azure holds it, there is no vault to judge");
+  if (!p.key) return na(`the TDE protector names no Key Vault key whose vault could be found (${p.keyUri ?? "no key URI"})`);
+  if (p.key.managedHsm)
+    return na(`the TDE protector's key is in a Managed HSM (${p.keyUri}), not a vault: its recoverability is not judged here`);
+  const vault = vaultOf(facts.keyVaults, p);
+  if (!vault || vault.pending) return { ...base, verdict: "unknown", message: `the vault ${p.key.vaultName} has not been read yet` };
+  const properties = { vault: vault.id ?? vault.name, keyUri: p.keyUri ?? "" };
+  if (vault.readFailure) {
+    return {
+      ...base,
+      verdict: "fail",
+      message: `The Key Vault ${vaultLabel(vault)} holding the TDE protector of SQL server ${label} must be readable to show it is recoverable; ${readFailureText(vault.readFailure)}`,
+      properties: { ...properties, readStatus: vault.readFailure.status ?? 0, readCode: vault.readFailure.code },
+    };
+  }
+  if (vault.enableSoftDelete && vault.enablePurgeProtection) {
+    const retention = vault.softDeleteRetentionInDays ? ` (${vault.softDeleteRetentionInDays} days' retention)` : "";
+    return {
+      ...base,
+      verdict: "pass",
+      message: `Key Vault ${vaultLabel(vault)} has soft delete${retention} and purge protection`,
+      properties,
+    };
+  }
+  const missing = [!vault.enableSoftDelete ? "soft delete is off" : "", !vault.enablePurgeProtection ? "purge protection is off" : ""]
+    .filter(Boolean)
+    .join(" and ");
+  return {
+    ...base,
+    verdict: "fail",
+    message: `Key Vault ${vaultLabel(vault)}, which holds the TDE protector of SQL server ${label}, must have soft delete and purge protection enabled; ${missing}`,
+    properties: { ...properties, enableSoftDelete: vault.enableSoftDelete, enablePurgeProtection: vault.enablePurgeProtection },
+  };
+}

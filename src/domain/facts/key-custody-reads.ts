@@ -1,0 +1,172 @@
+import type { ArmRead } from "../../platform/arm/arm-read";
+import { sqlServerId, type ServerRef } from "../../platform/arm/resource-id";
+import type { SourceLocation } from "../../platform/yaml/source-location";
+import { parseKeyVaultKeyUri } from "../../services/keyvault/key-uri";
+import type { Key, Vault, VaultRef } from "../../services/keyvault/types";
+import { vaultRefOf } from "../../services/keyvault/vault-ids";
+import type { EncryptionProtector } from "../../services/sql/key-custody-types";
+import type { StackConfig } from "../stack/stack-config";
+import type { GatherContext } from "./fact-kind";
+import { readFailureOf, type ReadFailure } from "./read-failure";
+
+/**
+ * The reads key custody shares between its three fact kinds (protectors, their vaults, their keys)
+ * within one gathering, through `ctx.once`: one protector read per server, one listing of the
+ * subscription's vaults (a protector names its vault only by its URI's host, so the listing is how
+ * its resource group is found), one read per distinct vault and one per distinct key version.
+ */
+
+/** A read that answered, or one Resource Manager refused or could not find (403, 404). */
+export type ReadOutcome<T> = { read: ArmRead<T>; failure?: undefined } | { read?: undefined; failure: ReadFailure };
+
+/** The code of a vault that Resource Manager does not list: it cannot be named in a request, so it has no status. */
+export const VAULT_NOT_LISTED = "VaultNotListed";
+
+/** A SQL server of the stack, with its databases in the stack and the line of the first. */
+export interface StackServer extends ServerRef {
+  /** The server's ARM id. */
+  id: string;
+  /** `rg/server`. */
+  label: string;
+  /** The stack's databases on it, in stack order. */
+  databases: string[];
+  /** The stack-file line of its first database: where its findings point. */
+  source?: SourceLocation;
+}
+
+/** The distinct servers of the stack's databases, in the order they first appear. */
+export function stackServers(stack: Pick<StackConfig, "subscriptionId" | "databases">): StackServer[] {
+  const servers = new Map<string, StackServer>();
+  for (const d of stack.databases) {
+    const key = `${d.resourceGroup}/${d.server}`.toLowerCase();
+    const known = servers.get(key);
+    if (known) {
+      known.databases.push(d.database);
+      continue;
+    }
+    const ref = { subscriptionId: stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server };
+    servers.set(key, { ...ref, id: sqlServerId(ref), label: `${d.resourceGroup}/${d.server}`, databases: [d.database], source: d.source });
+  }
+  return [...servers.values()];
+}
+
+/** The key a customer-managed protector names, taken apart from its URI. */
+export interface ProtectorKeyRef {
+  /** The URI as the protector gives it. */
+  uri: string;
+  /** The vault's name (the first label of the URI's host), lower-cased. */
+  vaultName: string;
+  keyName: string;
+  /** Absent for a versionless URI (the server follows the key's current version). */
+  version?: string;
+  /** The key is in a Managed HSM, not a vault (Key Vault's management plane does not serve it). */
+  managedHsm: boolean;
+  /** What facts about this key are joined on: `vault/key[/version]`, lower-cased. */
+  identity: string;
+}
+
+/** `vault/key[/version]`, lower-cased: how a protector's key and the key's facts are matched. */
+export function keyIdentity(vaultName: string, keyName: string, version?: string): string {
+  return `${vaultName}/${keyName}${version ? `/${version}` : ""}`.toLowerCase();
+}
+
+/** The key a protector names (its `uri`, else its `keyVersion` beside a versionless one), when it names one that parses. */
+export function protectorKeyOf(p: EncryptionProtector | undefined): ProtectorKeyRef | undefined {
+  const uri = p?.properties?.uri;
+  if (typeof uri !== "string" || !uri) return undefined;
+  const parsed = parseKeyVaultKeyUri(uri);
+  if (!parsed) return undefined;
+  const version = parsed.version ?? (typeof p?.properties?.keyVersion === "string" ? p.properties.keyVersion : undefined);
+  return {
+    uri,
+    vaultName: parsed.vaultName,
+    keyName: parsed.keyName,
+    ...(version ? { version } : {}),
+    managedHsm: parsed.managedHsm,
+    identity: keyIdentity(parsed.vaultName, parsed.keyName, version),
+  };
+}
+
+/** Turns a refused or missing read into its outcome; any other failure is thrown. */
+async function outcome<T>(read: () => Promise<ArmRead<T>>): Promise<ReadOutcome<T>> {
+  try {
+    return { read: await read() };
+  } catch (e) {
+    const failure = readFailureOf(e);
+    if (!failure) throw e;
+    return { failure };
+  }
+}
+
+/** A server's TDE protector, read once per gathering (EncryptionProtectors_Get of `current`). */
+export function readProtectorOnce(ctx: GatherContext, server: ServerRef): Promise<ReadOutcome<EncryptionProtector>> {
+  const key = `protector:${[server.subscriptionId, server.resourceGroup, server.server].join("/").toLowerCase()}`;
+  return ctx.once(key, () => outcome(() => ctx.clients.sql.readEncryptionProtector(server, ctx.signal)));
+}
+
+/** The keys the stack's customer-managed protectors name, each with the servers that use it (protectors read once, shared). */
+export async function protectorKeysOfStack(ctx: GatherContext): Promise<{ key: ProtectorKeyRef; servers: StackServer[] }[]> {
+  const servers = stackServers(ctx.stack);
+  const protectors = await Promise.all(servers.map((s) => readProtectorOnce(ctx, s)));
+  const keys = new Map<string, { key: ProtectorKeyRef; servers: StackServer[] }>();
+  protectors.forEach((p, i) => {
+    const key = protectorKeyOf(p.read?.value);
+    if (!key || key.managedHsm) return;
+    const known = keys.get(key.identity);
+    if (known) known.servers.push(servers[i]);
+    else keys.set(key.identity, { key, servers: [servers[i]] });
+  });
+  return [...keys.values()];
+}
+
+/** The vaults of the subscription the identity may read, listed once per gathering (to find a vault's resource group by its name). */
+export function listVaultsOnce(ctx: GatherContext, subscriptionId: string): Promise<Vault[]> {
+  return ctx.once(`vaults:${subscriptionId.toLowerCase()}`, () =>
+    ctx.clients.keyVault.listVaultsBySubscription(subscriptionId, ctx.signal),
+  );
+}
+
+/** Where a vault named in a key URI is in ARM, from the subscription's listing; undefined when it is not listed. */
+export async function locateVaultOnce(ctx: GatherContext, subscriptionId: string, vaultName: string): Promise<VaultRef | undefined> {
+  const vaults = await listVaultsOnce(ctx, subscriptionId);
+  const name = vaultName.toLowerCase();
+  const found = vaults.find((v) => (v.name ?? "").toLowerCase() === name || vaultHostName(v.properties?.vaultUri) === name);
+  return found?.id ? vaultRefOf(found.id) : undefined;
+}
+
+/** A vault named by a protector's key URI, read once per gathering: found in the subscription's listing, then read (Vaults_Get). */
+export function readVaultOnce(ctx: GatherContext, subscriptionId: string, vaultName: string): Promise<ReadOutcome<Vault>> {
+  return ctx.once(`vault:${subscriptionId}/${vaultName}`.toLowerCase(), async () => {
+    const ref = await locateVaultOnce(ctx, subscriptionId, vaultName);
+    if (!ref) return { failure: vaultNotListed(subscriptionId, vaultName) };
+    return outcome(() => ctx.clients.keyVault.readVault(ref, ctx.signal));
+  });
+}
+
+/** A protector's key, read once per gathering (Keys_GetVersion, or Keys_Get for a versionless URI) in the vault the listing places it in. */
+export function readKeyOnce(ctx: GatherContext, subscriptionId: string, key: ProtectorKeyRef): Promise<ReadOutcome<Key>> {
+  return ctx.once(`key:${subscriptionId.toLowerCase()}/${key.identity}`, async () => {
+    const ref = await locateVaultOnce(ctx, subscriptionId, key.vaultName);
+    if (!ref) return { failure: vaultNotListed(subscriptionId, key.vaultName) };
+    return outcome(() => ctx.clients.keyVault.readKey({ ...ref, key: key.keyName }, key.version, ctx.signal));
+  });
+}
+
+/** The failure of a vault Resource Manager does not list (it leaves out what the identity may not read). */
+export function vaultNotListed(subscriptionId: string, vaultName: string): ReadFailure {
+  return {
+    code: VAULT_NOT_LISTED,
+    message: `Resource Manager lists no vault named '${vaultName}' in subscription '${subscriptionId}' that this identity may read: no role grants it Microsoft.KeyVault/vaults/read on the vault (Resource Manager leaves such vaults out of lists), or the vault is in another subscription, or it was deleted`,
+    readAt: new Date().toISOString(),
+  };
+}
+
+/** The vault name a `vaultUri` (`https://<name>.vault.azure.net/`) starts with, lower-cased. */
+function vaultHostName(uri: unknown): string | undefined {
+  if (typeof uri !== "string") return undefined;
+  try {
+    return new URL(uri).hostname.split(".")[0].toLowerCase();
+  } catch {
+    return undefined;
+  }
+}

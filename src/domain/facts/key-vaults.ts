@@ -1,0 +1,99 @@
+import type { ReadReceipt } from "../../platform/arm/arm-read";
+import { mapBounded } from "../../platform/bounded-map";
+import type { Vault } from "../../services/keyvault/types";
+import { vaultRefOf } from "../../services/keyvault/vault-ids";
+import { UNKNOWN, type FactOrigin } from "../compliance/facts";
+import { defineFactKind } from "./fact-kind";
+import { protectorKeysOfStack, readVaultOnce } from "./key-custody-reads";
+import type { ReadFailure } from "./read-failure";
+import { RESOURCE_TYPES } from "./resource-types";
+
+/**
+ * A Key Vault that holds a customer-managed TDE protector, as the key-custody rules see it: whether
+ * a deleted key (or the vault itself) can be recovered. Settings a vault never had are absent in
+ * Azure's answer; they count as off (`enableSoftDelete` absent: an old vault without soft delete).
+ */
+export interface KeyVaultFacts extends FactOrigin {
+  /** The vault's name, lower-cased, as a protector's key URI names it (its host's first label). */
+  name: string;
+  subscriptionId: string;
+  /** The vault's ARM id and resource group, when Resource Manager listed it. */
+  id?: string;
+  resourceGroup?: string;
+  location?: string;
+  enableSoftDelete: boolean;
+  softDeleteRetentionInDays?: number;
+  enablePurgeProtection: boolean;
+  /** The vault could not be read: not listed for this identity, or refused (403) or gone (404) when read. */
+  readFailure?: ReadFailure;
+  /** Not known yet (a Pulumi preview of a vault data source still to be read). */
+  pending?: boolean;
+}
+
+declare module "../compliance/facts" {
+  interface FactMap {
+    keyVaults: KeyVaultFacts;
+  }
+}
+
+/**
+ * The vault of each customer-managed TDE protector of the stack's servers, once per distinct vault:
+ * found by name in the subscription's vault listing (listed once per gathering), then read
+ * (Vaults_Get). A vault that cannot be read is a fact that says so.
+ */
+export const keyVaults = defineFactKind<KeyVaultFacts>({
+  key: "keyVaults",
+  title: "Key Vault of each customer-managed TDE protector",
+  gather: async (ctx) => {
+    const sub = ctx.stack.subscriptionId;
+    const names = [...new Set((await protectorKeysOfStack(ctx)).map((k) => k.key.vaultName))];
+    return mapBounded(names, ctx.concurrency, async (name) => {
+      const r = await readVaultOnce(ctx, sub, name);
+      return keyVaultFactsOf(name, sub, r.failure ? { failure: r.failure } : { vault: r.read.value, receipt: r.read.receipt });
+    });
+  },
+  fromResources: (resources, ctx) =>
+    resources
+      .filter((r) => r.type === RESOURCE_TYPES.keyVault)
+      .map((r) => {
+        const p = r.props;
+        const name = String(p.vault).toLowerCase();
+        const sub = String(p.subscriptionId);
+        const vault = ctx.known(() => p.vaultResource as Vault | undefined);
+        const failure = ctx.known(() => p.readError as ReadFailure | undefined);
+        if (vault === UNKNOWN || failure === UNKNOWN)
+          return { name, subscriptionId: sub, enableSoftDelete: false, enablePurgeProtection: false, pending: true, origin: r.urn };
+        return { ...keyVaultFactsOf(name, sub, { vault, failure }), origin: r.urn };
+      }),
+});
+
+/** A vault's facts from what its read gave: the vault (with the read's receipt), or a failure. */
+export function keyVaultFactsOf(
+  name: string,
+  subscriptionId: string,
+  read: { vault?: Vault; failure?: ReadFailure; receipt?: ReadReceipt },
+): KeyVaultFacts {
+  const base = { name: name.toLowerCase(), subscriptionId };
+  if (read.failure || !read.vault) {
+    return {
+      ...base,
+      enableSoftDelete: false,
+      enablePurgeProtection: false,
+      readFailure: read.failure ?? { code: "NotRead", message: "the vault was not read", readAt: new Date().toISOString() },
+    };
+  }
+  const v = read.vault;
+  const p = v.properties ?? {};
+  const ref = v.id ? vaultRefOf(v.id) : undefined;
+  return {
+    ...base,
+    ...(v.id ? { id: v.id } : {}),
+    ...(ref ? { resourceGroup: ref.resourceGroup } : {}),
+    ...(typeof v.location === "string" ? { location: v.location } : {}),
+    // Azure leaves a setting out (or sends null) when it was never turned on.
+    enableSoftDelete: p.enableSoftDelete === true,
+    ...(typeof p.softDeleteRetentionInDays === "number" ? { softDeleteRetentionInDays: p.softDeleteRetentionInDays } : {}),
+    enablePurgeProtection: p.enablePurgeProtection === true,
+    ...(read.receipt ? { reads: [read.receipt] } : {}),
+  };
+}

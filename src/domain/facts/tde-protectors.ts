@@ -1,0 +1,98 @@
+import { mapBounded } from "../../platform/bounded-map";
+import { sqlServerId } from "../../platform/arm/resource-id";
+import type { EncryptionProtector } from "../../services/sql/key-custody-types";
+import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
+import { defineFactKind } from "./fact-kind";
+import type { ReadReceipt } from "../../platform/arm/arm-read";
+import { protectorKeyOf, readProtectorOnce, stackServers, type ProtectorKeyRef, type StackServer } from "./key-custody-reads";
+import type { ReadFailure } from "./read-failure";
+import { RESOURCE_TYPES } from "./resource-types";
+
+/**
+ * A SQL server's TDE protector, as the key-custody rules see it: who holds the key that protects
+ * the database encryption keys of every database on the server (Azure: `ServiceManaged`, or a
+ * customer-managed key in Key Vault, `AzureKeyVault`), and which key that is.
+ */
+export interface ProtectorFacts extends FactOrigin {
+  /** The server's ARM id: what findings are about (and what an exemption names). */
+  id: string;
+  subscriptionId: string;
+  resourceGroup: string;
+  server: string;
+  /** The stack's databases on this server. */
+  databases: string[];
+  /** `ServiceManaged` or `AzureKeyVault` (open: a new value is carried through); UNKNOWN during a preview; undefined when not reported. */
+  serverKeyType: Maybe<string | undefined>;
+  /** `ServiceManaged`, or `<vault>_<key>_<version>`. */
+  serverKeyName?: string;
+  /** The Key Vault key's URI as the protector gives it (customer-managed only). */
+  keyUri?: string;
+  /** That key taken apart (when its URI parses): how its vault's and its own facts are found. */
+  key?: ProtectorKeyRef;
+  /** Whether the server follows the key's newest version by itself (api-versions from 2020-11-01-preview). */
+  autoRotationEnabled?: boolean;
+  /** The protector could not be read (403, 404). */
+  readFailure?: ReadFailure;
+}
+
+declare module "../compliance/facts" {
+  interface FactMap {
+    tdeProtectors: ProtectorFacts;
+  }
+}
+
+/** The TDE protector of each server of the stack's databases: one read per server (EncryptionProtectors_Get). */
+export const tdeProtectors = defineFactKind<ProtectorFacts>({
+  key: "tdeProtectors",
+  title: "TDE protector of each SQL server",
+  gather: (ctx) =>
+    mapBounded(stackServers(ctx.stack), ctx.concurrency, async (s) => {
+      const r = await readProtectorOnce(ctx, s);
+      return protectorFactsOf(s, r.failure ? { failure: r.failure } : { protector: r.read.value, receipt: r.read.receipt });
+    }),
+  fromResources: (resources, ctx) =>
+    resources
+      .filter((r) => r.type === RESOURCE_TYPES.protector)
+      .map((r) => {
+        const p = r.props;
+        const ref = { subscriptionId: String(p.subscriptionId), resourceGroup: String(p.resourceGroup), server: String(p.server) };
+        const server: StackServer = { ...ref, id: sqlServerId(ref), label: `${ref.resourceGroup}/${ref.server}`, databases: [] };
+        const protector = ctx.known(() => p.protector as EncryptionProtector | undefined);
+        const failure = ctx.known(() => p.readError as ReadFailure | undefined);
+        if (protector === UNKNOWN || failure === UNKNOWN) return { ...subjectOf(server), serverKeyType: UNKNOWN, origin: r.urn };
+        return { ...protectorFactsOf(server, { protector, failure }), origin: r.urn };
+      }),
+});
+
+/** A server's protector facts from what its read gave: the protector (with the read's receipt), a failure, or nothing. */
+export function protectorFactsOf(
+  server: StackServer,
+  read: { protector?: EncryptionProtector; failure?: ReadFailure; receipt?: ReadReceipt },
+): ProtectorFacts {
+  const base = subjectOf(server);
+  if (read.failure) return { ...base, serverKeyType: undefined, readFailure: read.failure };
+  const props = read.protector?.properties ?? {};
+  const key = protectorKeyOf(read.protector);
+  return {
+    ...base,
+    serverKeyType: typeof props.serverKeyType === "string" ? props.serverKeyType : undefined,
+    ...(typeof props.serverKeyName === "string" ? { serverKeyName: props.serverKeyName } : {}),
+    ...(typeof props.uri === "string" && props.uri ? { keyUri: props.uri } : {}),
+    ...(key ? { key } : {}),
+    ...(typeof props.autoRotationEnabled === "boolean" ? { autoRotationEnabled: props.autoRotationEnabled } : {}),
+    ...(read.receipt ? { reads: [read.receipt] } : {}),
+  };
+}
+
+function subjectOf(
+  server: StackServer,
+): Pick<ProtectorFacts, "id" | "subscriptionId" | "resourceGroup" | "server" | "databases" | "source"> {
+  return {
+    id: server.id,
+    subscriptionId: server.subscriptionId,
+    resourceGroup: server.resourceGroup,
+    server: server.server,
+    databases: [...server.databases],
+    ...(server.source ? { source: server.source } : {}),
+  };
+}

@@ -1,0 +1,115 @@
+import { copyFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestEmulator, type TestEmulator } from "../../helpers/emulator";
+import { estate } from "../../services/keyvault/key-custody-kit";
+import { runCli, stackDir } from "./cli-harness";
+
+/**
+ * The key-custody rules against the key-custody test estate (test/fixtures/estates/key-custody.estate.yaml,
+ * one SQL server per case): `check --output json` through the CLI, the emulator seeded with that
+ * estate. Each case yields exactly its expected finding (the table at the estate's top); the healthy
+ * server none.
+ */
+const STACK = join(__dirname, "../../fixtures/estates/Pulumi.key-custody.yaml");
+
+interface JsonFinding {
+  ruleId: string;
+  verdict: string;
+  level: string;
+  label: string;
+  message: string;
+  line?: number;
+  properties?: Record<string, unknown>;
+}
+
+let emu: TestEmulator;
+let dir: string;
+let findings: JsonFinding[];
+let code: number;
+let doc: { controls?: unknown[]; summary: Record<string, number> };
+
+beforeAll(async () => {
+  emu = await startTestEmulator({ seed: estate() });
+  dir = stackDir({});
+  copyFileSync(STACK, join(dir, "Pulumi.key-custody.yaml"));
+  const r = await runCli(["check", "--config", "Pulumi.key-custody.yaml", "--output", "json"], emu.url, dir);
+  expect(r.err).toBe("");
+  code = r.code;
+  doc = JSON.parse(r.out) as typeof doc & { findings: JsonFinding[] };
+  findings = (doc as unknown as { findings: JsonFinding[] }).findings;
+});
+
+afterAll(async () => {
+  await emu?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const KEY_RULES = ["sql-tde-customer-managed-key", "tde-key-vault-recoverable", "tde-key-validity"];
+const failing = (server: string) =>
+  findings.filter((f) => f.label === `rg-kc-data/${server}` && KEY_RULES.includes(f.ruleId) && f.verdict === "fail");
+
+describe("check --output json over the key-custody estate", () => {
+  it("exits 3: the mandatory key rules are violated", () => {
+    expect(code).toBe(3);
+  });
+
+  it.each([
+    ["sql-kc-service-managed", "sql-tde-customer-managed-key", "advisory", /its TDE protector is service-managed \(ServiceManaged\)$/],
+    [
+      "sql-kc-no-purge",
+      "tde-key-vault-recoverable",
+      "mandatory",
+      /Key Vault rg-kc-keys\/kv-kc-nopurge, .* must have soft delete and purge protection enabled; purge protection is off$/,
+    ],
+    [
+      "sql-kc-no-soft-delete",
+      "tde-key-vault-recoverable",
+      "mandatory",
+      /kv-kc-nosoftdel, .*; soft delete is off and purge protection is off$/,
+    ],
+    ["sql-kc-expired", "tde-key-validity", "mandatory", /kv-kc-healthy\/tde-expired\/3{32} .*; it expired on \d{4}-\d\d-\d\d$/],
+    ["sql-kc-expiring", "tde-key-validity", "mandatory", /; it expires on \d{4}-\d\d-\d\d, in (9|10) days$/],
+    ["sql-kc-disabled", "tde-key-validity", "mandatory", /; it is disabled$/],
+    ["sql-kc-not-yet-active", "tde-key-validity", "mandatory", /; it is not active until \d{4}-\d\d-\d\d$/],
+    ["sql-kc-ec", "tde-key-validity", "mandatory", /; it is an EC P-256 key, not RSA or RSA-HSM$/],
+    ["sql-kc-rsa4096", "tde-key-validity", "mandatory", /; it is RSA of 4096 bits, not 2048 or 3072$/],
+    [
+      "sql-kc-vault-unreadable",
+      "tde-key-vault-recoverable",
+      "mandatory",
+      /The Key Vault kv-kc-locked .* must be readable to show it is recoverable; VaultNotListed: Resource Manager lists no vault named 'kv-kc-locked'/,
+    ],
+    [
+      "sql-kc-key-unreadable",
+      "tde-key-validity",
+      "mandatory",
+      /must be readable to be judged; HTTP 403 AuthorizationFailed: .*Microsoft\.KeyVault\/vaults\/keys\/read/,
+    ],
+  ])("%s: exactly one finding, %s (%s)", (server, rule, level, message) => {
+    const f = failing(server);
+    expect(f.map((x) => x.ruleId)).toEqual([rule]);
+    expect(f[0].level).toBe(level);
+    expect(f[0].message).toMatch(message);
+  });
+
+  it("the healthy server passes all three rules", () => {
+    const mine = findings.filter((f) => f.label === "rg-kc-data/sql-kc-healthy" && KEY_RULES.includes(f.ruleId));
+    expect(mine.map((f) => [f.ruleId, f.verdict])).toEqual(KEY_RULES.map((r) => [r, "pass"]));
+    expect(mine[2].message).toMatch(
+      /^the key kv-kc-healthy\/tde-healthy\/0a1b2c3d4e5f60718293a4b5c6d7e8f9 is RSA 2048 bits, enabled, active since/,
+    );
+  });
+
+  it("no other server fails a key rule, and every key finding points at its database's line", () => {
+    const servers = new Set(findings.filter((f) => KEY_RULES.includes(f.ruleId) && f.verdict === "fail").map((f) => f.label));
+    expect(servers.size).toBe(11);
+    for (const f of findings.filter((x) => KEY_RULES.includes(x.ruleId))) expect(f.line).toBeGreaterThan(3);
+  });
+
+  it("an identity's principal ids are left out of the 403's message", () => {
+    const f = failing("sql-kc-key-unreadable")[0];
+    expect(f.message).toContain("client [principal] with object id [principal]");
+    expect(f.message).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'/);
+  });
+});
