@@ -1,5 +1,6 @@
 import type { ComplianceResult } from "../compliance/evaluate";
 import type { Finding } from "../compliance/finding";
+import { controlSummary } from "./control-summary";
 
 /** What every compliance report format renders. */
 export interface ComplianceReportInput {
@@ -44,6 +45,8 @@ export function complianceDocument(r: ComplianceReportInput) {
       active: s.active,
       applied: s.applied,
     })),
+    // Per control (CIS, Azure Policy) the rules give evidence for: its findings passed, failed, exempt.
+    controls: controlSummary(r.result.findings),
   };
 }
 
@@ -104,6 +107,21 @@ export function renderComplianceMarkdown(r: ComplianceReportInput): string {
     for (const e of r.result.exemptions)
       lines.push(
         `| \`${e.exemption.resourceId}\` | ${escapeCell(e.exemption.reason)} | ${e.exemption.expires ?? "never"} | ${e.active ? "active" : "expired"} |`,
+      );
+    lines.push("", "</details>");
+  }
+  const controls = controlSummary(r.result.findings);
+  if (controls.length) {
+    lines.push(
+      "",
+      "<details><summary>Controls</summary>",
+      "",
+      "| framework | control | title | pass | fail | exempt |",
+      "|---|---|---|---|---|---|",
+    );
+    for (const c of controls)
+      lines.push(
+        `| ${escapeCell(`${c.framework} ${c.version}`)} | ${c.uri ? `[${c.id}](${c.uri})` : c.id} | ${escapeCell(c.title)} | ${c.pass} | ${c.fail} | ${c.exempt} |`,
       );
     lines.push("", "</details>");
   }

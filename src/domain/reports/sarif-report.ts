@@ -4,6 +4,7 @@ import type { FileLocation } from "../compliance/finding";
 import { allRules } from "../compliance/registry";
 import { ruleName } from "../compliance/rule";
 import type { ComplianceReportInput } from "./compliance-report";
+import { sarifControls } from "./sarif-taxonomies";
 
 /**
  * A SARIF 2.1.0 log for code scanning: stable ruleIds, partialFingerprints so re-runs update
@@ -15,6 +16,8 @@ import type { ComplianceReportInput } from "./compliance-report";
  */
 export function renderSarif(r: ComplianceReportInput): string {
   const registered = allRules();
+  // Each rule's controls (CIS, Azure Policy) are taxa of run.taxonomies, related to the rule.
+  const controls = sarifControls(registered);
   const rules = registered.map((rule) => ({
     id: rule.id,
     name: ruleName(rule.id),
@@ -22,7 +25,8 @@ export function renderSarif(r: ComplianceReportInput): string {
     fullDescription: { text: rule.description },
     help: { text: rule.help },
     defaultConfiguration: { level: sarifLevel(rule.defaultLevel) },
-    properties: { tags: ["security", "compliance"] },
+    ...(rule.controls?.length ? { relationships: controls.relationshipsOf(rule) } : {}),
+    properties: { tags: ["security", "compliance", ...controls.tagsOf(rule)] },
   }));
   const index = new Map(registered.map((rule, i) => [rule.id, i]));
   const artifacts = fileArtifacts(r.result.findings);
@@ -34,7 +38,15 @@ export function renderSarif(r: ComplianceReportInput): string {
     version: "2.1.0",
     runs: [
       {
-        tool: { driver: { name: "stackwarden", version: r.toolVersion, semanticVersion: r.toolVersion, rules } },
+        tool: {
+          driver: {
+            name: "stackwarden",
+            version: r.toolVersion,
+            semanticVersion: r.toolVersion,
+            rules,
+            ...(controls.taxonomies.length ? { supportedTaxonomies: controls.supportedTaxonomies } : {}),
+          },
+        },
         automationDetails: { id: `stackwarden/${r.stackName}/` },
         invocations: [
           {
@@ -44,6 +56,7 @@ export function renderSarif(r: ComplianceReportInput): string {
           },
         ],
         ...(artifacts.list.length ? { artifacts: artifacts.list } : {}),
+        ...(controls.taxonomies.length ? { taxonomies: controls.taxonomies } : {}),
         results,
       },
     ],

@@ -44,6 +44,9 @@ describe("JUnit report", () => {
       "stackwarden.artifact-packed",
       "stackwarden.post-deploy-probes",
       "stackwarden.data-residency",
+      "stackwarden.sql-tde-customer-managed-key",
+      "stackwarden.tde-key-vault-recoverable",
+      "stackwarden.tde-key-validity",
     ]);
   });
 

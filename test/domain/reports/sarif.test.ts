@@ -64,8 +64,22 @@ describe("SARIF 2.1.0 report", () => {
       "artifact-packed",
       "post-deploy-probes",
       "data-residency",
+      "sql-tde-customer-managed-key",
+      "tde-key-vault-recoverable",
+      "tde-key-validity",
     ]);
-    expect(rules.map((r) => r.defaultConfiguration.level)).toEqual(["error", "warning", "warning", "error", "warning", "warning", "error"]);
+    expect(rules.map((r) => r.defaultConfiguration.level)).toEqual([
+      "error",
+      "warning",
+      "warning",
+      "error",
+      "warning",
+      "warning",
+      "error",
+      "warning",
+      "error",
+      "error",
+    ]);
     expect(log.runs[0].tool.driver.name).toBe("stackwarden");
     for (const r of log.runs[0].results) {
       expect(ruleIds()).toContain(r.ruleId);
