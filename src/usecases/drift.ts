@@ -2,7 +2,11 @@ import type { ClientSet } from "../clients/client-set";
 import { applyExemptions } from "../domain/compliance/exemptions";
 import type { Finding } from "../domain/compliance/finding";
 import { settingsOf } from "../domain/compliance/rule-settings";
+import type { RuleDefinition } from "../domain/compliance/rule";
+import { sqlTdeCustomerManagedKey } from "../domain/compliance/rules/sql-tde-customer-managed-key";
 import { sqlTierAdvisorDrift } from "../domain/compliance/rules/sql-tier-advisor-drift";
+import { tdeKeyValidity } from "../domain/compliance/rules/tde-key-validity";
+import { tdeKeyVaultRecoverable } from "../domain/compliance/rules/tde-key-vault-recoverable";
 import { UNKNOWN } from "../domain/compliance/facts";
 import { gatherFacts } from "../domain/facts/gather";
 import { decideAction } from "../domain/reconcile/tde-plan";
@@ -11,17 +15,24 @@ import type { StackConfig } from "../domain/stack/stack-config";
 import { databaseLabel } from "../platform/arm/resource-id";
 import type { StateDirs } from "../platform/settings/state-dirs";
 
-/** What `drift` found: databases whose live TDE differs from the stack, and tier-advisor findings (failures and exempt ones). */
+/** What `drift` found: databases whose live TDE differs from the stack, and tier-advisor and key-custody findings (failures and exempt ones). */
 export interface DriftOutcome {
   tde: TdeDrift[];
   advisor: Finding[];
-  /** Whether the drift should fail a pipeline: a TDE difference, or a mandatory advisor failure. */
+  /** The key-custody rules' failures and exempt findings (a protector, vault or key that drifted from what the rules require). */
+  keyCustody: Finding[];
+  /** Whether the drift should fail a pipeline: a TDE difference, or a mandatory advisor or key-custody failure. */
   blocking: boolean;
 }
 
+/** The rules about a TDE protector and its key that drift judges beside the advisor's: what can change in the cloud under a stack. */
+const KEY_CUSTODY_RULES = [sqlTdeCustomerManagedKey, tdeKeyVaultRecoverable, tdeKeyValidity] as RuleDefinition<unknown>[];
+
 /**
- * Compares each database's live TDE with the stack, and judges the tier advisors with their rule
- * (its level and the stack's exemptions). Reads only TDE and advisors: nothing is placed or scanned.
+ * Compares each database's live TDE with the stack, and judges the tier advisors and the key
+ * custody of the stack's servers (TDE protector, its vault and key) with their rules (each rule's
+ * level and the stack's exemptions). Reads TDE, advisors, protectors, vaults and keys: nothing is
+ * placed or scanned.
  */
 export async function runDrift(req: {
   stack: StackConfig;
@@ -34,9 +45,11 @@ export async function runDrift(req: {
 }): Promise<DriftOutcome> {
   const { stack } = req;
   const now = req.now ?? Date.now();
-  const settings = settingsOf(sqlTierAdvisorDrift, stack.policies);
-  const judgeAdvisors = settings.enforcementLevel !== "disabled";
-  const facts = await gatherFacts(judgeAdvisors ? ["databases", ...sqlTierAdvisorDrift.facts] : ["databases"], {
+  const enabled = (rule: RuleDefinition<unknown>) => settingsOf(rule, stack.policies).enforcementLevel !== "disabled";
+  const judgeAdvisors = enabled(sqlTierAdvisorDrift as RuleDefinition<unknown>);
+  const keyRules = KEY_CUSTODY_RULES.filter(enabled);
+  const keys = new Set(["databases", ...(judgeAdvisors ? sqlTierAdvisorDrift.facts : []), ...keyRules.flatMap((r) => r.facts)]);
+  const facts = await gatherFacts([...keys], {
     stack,
     stackName: req.stackName,
     clients: req.clients,
@@ -53,11 +66,14 @@ export async function runDrift(req: {
     if (decideAction(live, desired) !== "none")
       tde.push({ id: f.id, label: databaseLabel(f), live: live ?? null, desired, line: f.source?.line });
   });
-  const advisor = judgeAdvisors
-    ? applyExemptions(sqlTierAdvisorDrift.evaluate(facts, settings, now), stack.exemptions, now).findings.filter(
-        (f) => f.verdict === "fail" || f.verdict === "exempt",
-      )
-    : [];
-  const blocking = tde.length > 0 || advisor.some((f) => f.verdict === "fail" && f.level === "mandatory");
-  return { tde, advisor, blocking };
+  const judge = (rules: RuleDefinition<unknown>[]) =>
+    applyExemptions(
+      rules.flatMap((r) => r.evaluate(facts, settingsOf(r, stack.policies), now)),
+      stack.exemptions,
+      now,
+    ).findings.filter((f) => f.verdict === "fail" || f.verdict === "exempt");
+  const advisor = judgeAdvisors ? judge([sqlTierAdvisorDrift as RuleDefinition<unknown>]) : [];
+  const keyCustody = judge(keyRules);
+  const blocking = tde.length > 0 || [...advisor, ...keyCustody].some((f) => f.verdict === "fail" && f.level === "mandatory");
+  return { tde, advisor, keyCustody, blocking };
 }

@@ -17,11 +17,14 @@ export interface DriftReportInput {
   file: string;
   tde: TdeDrift[];
   advisor: Finding[];
+  /** Key-custody findings (TDE protector, vault, key): failures and exempt ones. */
+  keyCustody?: Finding[];
 }
 
 /** Renders `drift`'s findings for people (table), pipelines (json) or pull-request comments (markdown). */
 export function renderDrift(format: DriftFormat, d: DriftReportInput): string {
   const { stackName, file, tde, advisor } = d;
+  const keyCustody = d.keyCustody ?? [];
   if (format === "json") {
     return JSON.stringify(
       {
@@ -29,6 +32,15 @@ export function renderDrift(format: DriftFormat, d: DriftReportInput): string {
         file,
         transparentDataEncryption: tde,
         tierAdvisor: advisor.map((f) => ({
+          resourceId: f.resourceId,
+          label: f.label,
+          level: f.level,
+          verdict: f.verdict,
+          message: f.message,
+          line: f.source?.line,
+        })),
+        keyCustody: keyCustody.map((f) => ({
+          ruleId: f.ruleId,
           resourceId: f.resourceId,
           label: f.label,
           level: f.level,
@@ -49,13 +61,17 @@ export function renderDrift(format: DriftFormat, d: DriftReportInput): string {
       lines.push("", "Tier advisor:");
       for (const f of advisor) lines.push(`- ${f.verdict === "exempt" ? "exempt" : f.level}: ${f.message}`);
     }
+    if (keyCustody.length) {
+      lines.push("", "Key custody:");
+      for (const f of keyCustody) lines.push(`- ${f.verdict === "exempt" ? "exempt" : f.level} \`${f.ruleId}\`: ${f.message}`);
+    }
     return lines.join("\n");
   }
   const lines = [
     `Drift of stack ${stackName} (${file}): ${tde.length ? `${tde.length} database(s) differ from the stack` : "live TDE matches the stack"}`,
   ];
   for (const d of tde) lines.push(`  ~ ${d.label}  TDE live ${d.live ?? "unknown"}, desired ${d.desired}`);
-  for (const f of advisor)
+  for (const f of [...advisor, ...keyCustody])
     lines.push(`  ${f.verdict === "exempt" ? "EXEMPT" : f.level === "mandatory" ? "DRIFT" : "ADVISORY"} ${f.label}: ${f.message}`);
   return lines.join("\n");
 }

@@ -45,7 +45,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "drift",
     description:
-      "list live state that differs from the stack, and tier-advisor disagreements (exit 0 none or advisory only, 2 drift, 1 error)",
+      "list live state that differs from the stack, tier-advisor disagreements and key-custody findings (exit 0 none or advisory only, 2 drift, 1 error)",
     load: async () => (await import("./commands/drift-command")).registerDrift,
   },
   {

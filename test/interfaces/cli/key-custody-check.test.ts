@@ -113,3 +113,51 @@ describe("check --output json over the key-custody estate", () => {
     expect(f.message).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'/);
   });
 });
+
+describe("drift over the key-custody estate", () => {
+  it("lists the key-custody findings; the mandatory ones make it exit 2, the advisory alone would not", async () => {
+    const r = await runCli(["drift", "--config", "Pulumi.key-custody.yaml", "--output", "json"], emu.url, dir);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(2);
+    const d = JSON.parse(r.out) as {
+      transparentDataEncryption: unknown[];
+      keyCustody: { ruleId: string; label: string; level: string; verdict: string }[];
+    };
+    expect(d.transparentDataEncryption).toEqual([]);
+    expect(d.keyCustody.map((f) => `${f.label} ${f.ruleId}`).sort()).toEqual(
+      findings
+        .filter((f) => KEY_RULES.includes(f.ruleId) && f.verdict === "fail")
+        .map((f) => `${f.label} ${f.ruleId}`)
+        .sort(),
+    );
+
+    // Only the service-managed server, whose finding is advisory: listed, exit 0.
+    const two = [
+      "config:",
+      "  stackwarden:subscriptionId: 00000000-0000-0000-0000-000000000000",
+      "  stackwarden:databases:",
+      "    - { resourceGroup: rg-kc-data, server: sql-kc-service-managed, database: app, transparentDataEncryption: Enabled }",
+      "    - { resourceGroup: rg-kc-data, server: sql-kc-healthy, database: app, transparentDataEncryption: Enabled }",
+    ];
+    const one = stackDir({
+      "Pulumi.one.yaml": [...two, ""].join("\n"),
+      // The stack makes customer-managed keys mandatory: the same finding now blocks.
+      "Pulumi.strict.yaml": [
+        ...two,
+        "  stackwarden:policies:",
+        "    sql-tde-customer-managed-key: { enforcementLevel: mandatory }",
+        "",
+      ].join("\n"),
+    });
+    try {
+      const t = await runCli(["drift", "--config", "Pulumi.one.yaml"], emu.url, one);
+      expect(t.code).toBe(0);
+      expect((await runCli(["drift", "--config", "Pulumi.strict.yaml"], emu.url, one)).code).toBe(2);
+      expect(t.out).toMatch(
+        /ADVISORY rg-kc-data\/sql-kc-service-managed: SQL server rg-kc-data\/sql-kc-service-managed must protect transparent data encryption with a customer-managed key/,
+      );
+    } finally {
+      rmSync(one, { recursive: true, force: true });
+    }
+  });
+});

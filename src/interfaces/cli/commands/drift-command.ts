@@ -11,7 +11,7 @@ import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-
 export function registerDrift(program: Command, io: CommandIO): void {
   withStackOptions(program.command("drift"))
     .description(
-      "list live state that differs from the stack, and tier-advisor disagreements (exit 0 none or advisory only, 2 drift, 1 error)",
+      "list live state that differs from the stack, tier-advisor disagreements and key-custody findings (exit 0 none or advisory only, 2 drift, 1 error)",
     )
     .option("--output <format>", "table, json or markdown", choiceOption<DriftFormat>(["table", "json", "markdown"]), "table")
     .option("--concurrency <n>", "databases read at once", intOption(1, 256), 16)
@@ -25,7 +25,15 @@ export function registerDrift(program: Command, io: CommandIO): void {
         dirs: stateDirs(io.cwd, io.env, {}),
         concurrency: flags.concurrency,
       });
-      io.out(renderDrift(flags.output, { stackName: name, file: stack.file, tde: drift.tde, advisor: drift.advisor }));
+      io.out(
+        renderDrift(flags.output, {
+          stackName: name,
+          file: stack.file,
+          tde: drift.tde,
+          advisor: drift.advisor,
+          keyCustody: drift.keyCustody,
+        }),
+      );
       io.exitCode = drift.blocking ? EXIT_CHANGES : 0;
     });
 }
