@@ -102,7 +102,7 @@ describe("check and drift against live state", () => {
     const r = await cli("check", "--config", stackFile, "--format", "sarif", "--out", "r.sarif");
     expect(r.code, r.err).toBe(3);
     expect(r.out).toBe("");
-    expect(r.err).toContain("wrote sarif report to r.sarif (1 mandatory, 1 advisory)");
+    expect(r.err).toContain("wrote sarif report to r.sarif (1 mandatory, 2 advisory)");
     const log = JSON.parse(readFileSync(join(dir, "r.sarif"), "utf8")) as {
       runs: {
         results: {
@@ -168,7 +168,8 @@ describe("check and drift against live state", () => {
     expect(a.code, a.out + a.err).toBe(0);
     const r = await cli("check", "--config", stackFile);
     expect(r.code, r.out + r.err).toBe(0);
-    expect(r.out).toMatch(/0 mandatory violation\(s\), 1 advisory/);
+    // The advisor's tier, and the server's service-managed TDE protector (sql-tde-customer-managed-key).
+    expect(r.out).toMatch(/0 mandatory violation\(s\), 2 advisory/);
     expect(r.out).toMatch(
       /ADVISORY\s+sql-tier-advisor-drift\s+rg-cli\/sql-cli-1\/customers\s+.*recommends S3 but the current service objective is S2 \(confidence 0\.9\)/,
     );

@@ -48,5 +48,8 @@ it("npm start's job (stackwarden start) reconciles the dev stack on the embedded
   expect(checking).toMatch(/note: post-deploy-probes judges the last probe run \(.*dev\.json\): `start` finished/);
   expect(checking).not.toMatch(/post-deploy-probes\s+\S+\s+(Probe|probe)/); // no failed or unjudged probe
   expect(checking).toMatch(/ADVISORY\s+sql-tier-advisor-drift\s+rg-data\/sql-prod-1\/customers/);
+  // Key custody: sql-prod-2's TDE protector is service-managed (advisory); sql-prod-1's key and vault are healthy.
+  expect(checking).toMatch(/ADVISORY\s+sql-tde-customer-managed-key\s+rg-data\/sql-prod-2\s+SQL server rg-data\/sql-prod-2 must protect/);
+  expect(checking).not.toMatch(/tde-key-(vault-recoverable|validity)/);
   expect(r.stdout).toMatch(/Probes: 4 of 4 passed\./);
 }, 60_000);

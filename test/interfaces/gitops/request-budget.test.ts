@@ -55,6 +55,8 @@ interface Counts {
   scanPolls: number;
   advisorLists: number;
   usageLists: number;
+  /** EncryptionProtectors_Get: the key-custody rules read one per server. */
+  protectorGets: number;
   other: number;
 }
 
@@ -63,7 +65,7 @@ async function count(...argv: string[]): Promise<{ code: number; counts: Counts 
   await fetch(`${emu.url}/_emulator/stats/reset`, { method: "POST" });
   const r = await runCli([...argv, "--config", "Pulumi.budget.yaml"], emu.url, dir);
   const stats = (await (await fetch(`${emu.url}/_emulator/stats`)).json()) as { byRoute: Record<string, number> };
-  const counts: Counts = { tdeGet: 0, tdePut: 0, scanPolls: 0, advisorLists: 0, usageLists: 0, other: 0 };
+  const counts: Counts = { tdeGet: 0, tdePut: 0, scanPolls: 0, advisorLists: 0, usageLists: 0, protectorGets: 0, other: 0 };
   for (const [route, n] of Object.entries(stats.byRoute)) {
     if (route.includes(" /metadata/")) continue; // IMDS tokens
     if (route.endsWith("/operationResults")) counts.scanPolls += n;
@@ -71,6 +73,7 @@ async function count(...argv: string[]): Promise<{ code: number; counts: Counts 
     else if (/transparentDataEncryption/.test(route) && route.startsWith("PUT ")) counts.tdePut += n;
     else if (/serviceTierAdvisors/.test(route)) counts.advisorLists += n;
     else if (/usages/i.test(route)) counts.usageLists += n;
+    else if (/encryptionProtector/.test(route) && route.startsWith("GET ")) counts.protectorGets += n;
     else counts.other += n;
   }
   return { code: r.code, counts };
@@ -80,19 +83,36 @@ describe("ARM requests per database", () => {
   it("plan: one TDE GET per database", async () => {
     const { code, counts } = await count("plan");
     expect(code).toBe(2);
-    expect(counts).toEqual({ tdeGet: DATABASES, tdePut: 0, scanPolls: 0, advisorLists: 0, usageLists: 0, other: 0 });
+    expect(counts).toEqual({ tdeGet: DATABASES, tdePut: 0, scanPolls: 0, advisorLists: 0, usageLists: 0, protectorGets: 0, other: 0 });
   });
 
-  it("check (and check --planned): a TDE GET and an advisor list per database, a usage list per location", async () => {
-    const expected = { tdeGet: DATABASES, tdePut: 0, scanPolls: 0, advisorLists: DATABASES, usageLists: LOCATIONS.length, other: 0 };
+  it("check (and check --planned): a TDE GET and an advisor list per database, a usage list per location, a protector GET per server", async () => {
+    // The one server's protector is service-managed: no vault or key to read.
+    const expected = {
+      tdeGet: DATABASES,
+      tdePut: 0,
+      scanPolls: 0,
+      advisorLists: DATABASES,
+      usageLists: LOCATIONS.length,
+      protectorGets: 1,
+      other: 0,
+    };
     expect((await count("check")).counts).toEqual(expected);
     expect((await count("check", "--planned")).counts).toEqual(expected);
   });
 
-  it("drift: a TDE GET and an advisor list per database, no usages", async () => {
+  it("drift: a TDE GET and an advisor list per database, a protector GET per server, no usages", async () => {
     const { code, counts } = await count("drift");
     expect(code).toBe(2);
-    expect(counts).toEqual({ tdeGet: DATABASES, tdePut: 0, scanPolls: 0, advisorLists: DATABASES, usageLists: 0, other: 0 });
+    expect(counts).toEqual({
+      tdeGet: DATABASES,
+      tdePut: 0,
+      scanPolls: 0,
+      advisorLists: DATABASES,
+      usageLists: 0,
+      protectorGets: 1,
+      other: 0,
+    });
   });
 
   it("apply: the plan's GETs, one PUT per change, operationResults polls while each scan runs, one GET per change to confirm", async () => {
@@ -108,6 +128,7 @@ describe("ARM requests per database", () => {
       scanPolls: 0,
       advisorLists: 0,
       usageLists: 0,
+      protectorGets: 0,
       other: 0,
     });
   });
@@ -149,6 +170,83 @@ ${WORKSPACES.map((w) => `    - { resourceGroup: rg-budget-ml, name: ${w}, locati
       expect(sum(/^GET \/geocoding\/reversegeocoding/)).toBeLessThanOrEqual(2);
     } finally {
       await residencyEmu.close();
+    }
+  });
+});
+
+describe("ARM requests of check with the key-custody rules", () => {
+  const KC_SUB = "00000000-0000-0000-0000-0000000000c7";
+  const SERVERS = 6;
+  // Servers 0-3 share one key version in kv-shared; 4 uses another key of kv-shared; 5 a key of kv-other.
+  const keyOf = (i: number) => (i < 4 ? ["kv-shared", "tde-a"] : i === 4 ? ["kv-shared", "tde-b"] : ["kv-other", "tde-c"]);
+  const VERSION = "0123456789abcdef0123456789abcdef";
+  const KC_SEED = `
+emulator:
+  pageSize: 2
+sql:
+  subscriptionId: ${KC_SUB}
+  servers:
+${Array.from({ length: SERVERS }, (_, i) => {
+  const [vault, key] = keyOf(i);
+  return `    - name: sql-kc-${i}
+      resourceGroup: rg-kc
+      encryptionProtector: { keyUri: https://${vault}.vault.azure.net/keys/${key}/${VERSION} }
+      databases: [{ name: db-a, transparentDataEncryption: Enabled }, { name: db-b, transparentDataEncryption: Enabled }]`;
+}).join("\n")}
+keyvault:
+  subscriptionId: ${KC_SUB}
+  vaults:
+    - { name: kv-decoy-1, resourceGroup: rg-decoys }
+    - { name: kv-decoy-2, resourceGroup: rg-decoys }
+    - name: kv-shared
+      resourceGroup: rg-keys
+      enablePurgeProtection: true
+      keys:
+        - { name: tde-a, version: "${VERSION}", expirationDate: now+400d }
+        - { name: tde-b, version: "${VERSION}", expirationDate: now+400d }
+    - name: kv-other
+      resourceGroup: rg-keys-2
+      enablePurgeProtection: true
+      keys: [{ name: tde-c, version: "${VERSION}", expirationDate: now+400d }]
+`;
+  const KC_STACK = [
+    "config:",
+    `  stackwarden:subscriptionId: ${KC_SUB}`,
+    "  stackwarden:databases:",
+    ...Array.from({ length: SERVERS }, (_, i) =>
+      ["db-a", "db-b"].map(
+        (d) => `    - { resourceGroup: rg-kc, server: sql-kc-${i}, database: ${d}, transparentDataEncryption: Enabled }`,
+      ),
+    ).flat(),
+    "",
+  ].join("\n");
+
+  it("one protector GET per server, one vault listing per run, one GET per distinct vault and per distinct key version", async () => {
+    const kcEmu = await startTestEmulator({ seed: seedFromYaml(KC_SEED) });
+    try {
+      const kcDir = stackDir({ "Pulumi.kc.yaml": KC_STACK });
+      for (const command of ["check", "drift"]) {
+        await fetch(`${kcEmu.url}/_emulator/stats/reset`, { method: "POST" });
+        const r = await runCli([command, "--config", "Pulumi.kc.yaml"], kcEmu.url, kcDir);
+        expect(r.err, command).toBe("");
+        expect(r.code, command).toBe(0);
+        const { byRoute } = (await (await fetch(`${kcEmu.url}/_emulator/stats`)).json()) as { byRoute: Record<string, number> };
+        const sum = (re: RegExp) => Object.entries(byRoute).reduce((n, [route, c]) => (re.test(route) ? n + c : n), 0);
+        expect(sum(/^GET .*\/encryptionProtector\//), command).toBe(SERVERS);
+        // The listing pages (page size 2, four vaults): two requests, once for the whole run.
+        expect(sum(/^GET \/subscriptions\/[^/]+\/providers\/Microsoft\.KeyVault\/vaults$/), command).toBe(2);
+        expect(sum(/^GET .*\/vaults\/[^/]+$/), command).toBe(2);
+        expect(sum(/^GET .*\/keys\/[^/]+\/versions\/[^/]+$/), command).toBe(3);
+        expect(sum(/^GET .*transparentDataEncryption/), command).toBe(SERVERS * 2);
+        const all = Object.entries(byRoute).filter(([route]) => !route.includes(" /metadata/"));
+        const known = /encryptionProtector|KeyVault|transparentDataEncryption|serviceTierAdvisors/;
+        expect(
+          all.filter(([route]) => !known.test(route)),
+          command,
+        ).toEqual([]);
+      }
+    } finally {
+      await kcEmu.close();
     }
   });
 });
