@@ -50,6 +50,8 @@ export interface AuditRecord {
   exitCode: number;
   /** Anything else worth keeping (the Pulumi summary, the count of changes planned). */
   note?: string;
+  /** An evidence bundle's anchor (`command: evidence`): the sha-256 of its manifest, which holds the hash of every file. */
+  evidence?: { manifestSha256: string; files: number };
 }
 
 /** One line of `.stackwarden/audit/<stack>.jsonl`. */

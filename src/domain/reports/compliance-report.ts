@@ -15,6 +15,11 @@ export interface ComplianceReportInput {
    * came from, or why there are none. Shown in every format (SARIF: tool execution notifications).
    */
   notes?: string[];
+  /**
+   * SARIF only: also give each passed finding as a result of kind `pass` (level `none`), for an
+   * auditor's record (the evidence bundle). Off for code scanning, which shows every result as an alert.
+   */
+  sarifPasses?: boolean;
 }
 
 /** The `check --format json` document. */

@@ -31,7 +31,7 @@ export function renderSarif(r: ComplianceReportInput): string {
   const index = new Map(registered.map((rule, i) => [rule.id, i]));
   const artifacts = fileArtifacts(r.result.findings);
   const results = r.result.findings
-    .filter((f) => f.verdict === "fail" || f.verdict === "exempt")
+    .filter((f) => f.verdict === "fail" || f.verdict === "exempt" || (r.sarifPasses && f.verdict === "pass"))
     .map((f) => result(f, r.file, index.get(f.ruleId) ?? -1, artifacts.index));
   const log = {
     $schema: "https://json.schemastore.org/sarif-2.1.0.json",
@@ -73,7 +73,8 @@ function result(f: Finding, file: string, ruleIndex: number, artifactIndex: Map<
   const out: Record<string, unknown> = {
     ruleId: f.ruleId,
     ruleIndex,
-    level: sarifLevel(f.level),
+    // A pass is evidence, not a problem: SARIF's kind `pass`, whose level must be `none`.
+    ...(f.verdict === "pass" ? { kind: "pass", level: "none" } : { level: sarifLevel(f.level) }),
     message: { text: f.message },
     // A finding about a file (an artifact) points at that file, at the byte offset when it is one of the
     // file itself; the stack file's line that names it follows as a related location.

@@ -113,6 +113,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/events-command")).registerEvents,
   },
   {
+    name: "evidence",
+    description:
+      "write an evidence bundle from one check (SARIF, JSON and Markdown reports, the live facts with their read times and request ids, the exemptions in force, a sha-256 manifest anchored in the stack's audit trail); `evidence verify DIR` checks one (exit 0, 3 a mandatory violation, 1 error; verify: 0 intact, 5 tampered or unanchored, 1 error)",
+    load: async () => (await import("./commands/evidence-command")).registerEvidence,
+  },
+  {
     name: "geocode",
     description:
       "geocode an address with the geocoding service (STACKWARDEN_GEOCODING_ENDPOINT, STACKWARDEN_GEOCODING_API_KEY): its parts, position and country",

@@ -1,0 +1,243 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestEmulator, type TestEmulator } from "../../helpers/emulator";
+import { DEV_ESTATE, estate } from "../../services/keyvault/key-custody-kit";
+import { runCli } from "./cli-harness";
+
+/**
+ * Against the default estate (stacks/dev.estate.yaml) with the dev stack: `check --output sarif` files
+ * the key rules under their controls; `evidence` writes a bundle from one check and anchors it in the
+ * stack's audit trail; `evidence verify` finds it intact, and tampered (exit 5) after any byte of it
+ * is edited, a file is added, or the trail's entry is removed.
+ */
+const ROOT = join(__dirname, "../../..");
+
+let emu: TestEmulator;
+let work: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  emu = await startTestEmulator({ seed: estate(DEV_ESTATE) });
+  work = mkdtempSync(join(tmpdir(), "stackwarden-evidence-"));
+  env = {
+    STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: `${emu.url}/binary-analysis/v1`,
+    STACKWARDEN_GEOCODING_ENDPOINT: `${emu.url}/geocoding`,
+    STACKWARDEN_AUDIT_DIR: join(work, "audit"),
+    STACKWARDEN_LOCK_DIR: join(work, "locks"),
+    STACKWARDEN_PROBE_DIR: join(work, "probes"),
+  };
+});
+
+afterAll(async () => {
+  await emu?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+const cli = (...argv: string[]) => runCli(argv, emu.url, ROOT, env);
+
+interface Sarif {
+  runs: {
+    tool: { driver: { rules: { id: string; relationships?: { target: { id: string; toolComponent: { name: string } } }[] }[] } };
+    taxonomies: { name: string; version: string; taxa: { id: string }[] }[];
+    results: {
+      ruleId: string;
+      kind?: string;
+      level: string;
+      message: { text: string };
+      locations: { physicalLocation: { region: { startLine: number } } }[];
+    }[];
+  }[];
+}
+
+describe("check --stack dev --output sarif", () => {
+  it("files the key rules under CIS Azure 1.5.0 and Azure Policy; sql-prod-2's service-managed protector is a warning at its first database", async () => {
+    const r = await cli("check", "--stack", "dev", "--output", "sarif");
+    expect(r.code, r.err).toBe(3); // orders is unencrypted until apply
+    const run = (JSON.parse(r.out) as Sarif).runs[0];
+    const rules = new Map(run.tool.driver.rules.map((x) => [x.id, x]));
+    const targets = (id: string) => rules.get(id)!.relationships!.map((x) => `${x.target.toolComponent.name} ${x.target.id}`);
+    expect(targets("sql-tde-customer-managed-key")).toEqual([
+      "CIS Microsoft Azure Foundations Benchmark 4.1.3",
+      "Azure Policy 0a370ff3-6cab-4e85-8995-295fd854c5b8",
+    ]);
+    expect(targets("tde-key-vault-recoverable")).toContain("CIS Microsoft Azure Foundations Benchmark 4.1.3");
+    expect(targets("tde-key-validity")).toContain("Azure Policy 5ff38825-c5d8-47c5-b70e-069a21955146");
+    expect(targets("sql-tde-enabled")).toEqual([
+      "CIS Microsoft Azure Foundations Benchmark 4.1.5",
+      "Azure Policy 17k78e20-9358-41c9-923c-fb736d382a12",
+    ]);
+    const cis = run.taxonomies.find((t) => t.name === "CIS Microsoft Azure Foundations Benchmark" && t.version === "1.5.0")!;
+    expect(cis.taxa.map((t) => t.id)).toEqual(expect.arrayContaining(["4.1.3", "4.1.5"]));
+    const cmk = run.results.filter((x) => x.ruleId === "sql-tde-customer-managed-key");
+    expect(cmk).toHaveLength(1);
+    expect(cmk[0].level).toBe("warning");
+    expect(cmk[0].message.text).toMatch(/^SQL server rg-data\/sql-prod-2 must protect transparent data encryption/);
+    const stackLines = readFileSync(join(ROOT, "stacks/Pulumi.dev.yaml"), "utf8").split("\n");
+    const inventory = stackLines.findIndex((l) => l.includes("database: inventory"));
+    // The first database of sql-prod-2 (inventory) starts its entry two lines above its `database:` key.
+    expect(stackLines[cmk[0].locations[0].physicalLocation.region.startLine - 1]).toMatch(/resourceGroup: rg-data/);
+    expect(cmk[0].locations[0].physicalLocation.region.startLine).toBe(inventory - 1);
+    // Code scanning shows every result as an alert: passes stay out of check's SARIF.
+    expect(run.results.some((x) => x.kind === "pass")).toBe(false);
+  });
+});
+
+describe("evidence --stack dev --out DIR, then evidence verify DIR", () => {
+  let bundle: string;
+  let trail: string;
+
+  beforeAll(async () => {
+    bundle = join(work, "bundle");
+    const r = await cli("evidence", "--stack", "dev", "--out", bundle);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(3); // the bundle records a mandatory violation (orders and audit are unencrypted)
+    expect(r.out).toMatch(/^Evidence bundle of stack dev in .*: \d+ files; 2 mandatory violation\(s\)/);
+    trail = join(work, "audit", "dev.jsonl");
+  });
+
+  it("writes the reports, the facts per kind, the exemptions and the manifest", () => {
+    const files = readdirSync(bundle, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => join(e.parentPath, e.name).slice(bundle.length + 1))
+      .sort();
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "exemptions.json",
+        "facts/databases.json",
+        "facts/keyVaults.json",
+        "facts/protectorKeys.json",
+        "facts/tdeProtectors.json",
+        "manifest.json",
+        "report.json",
+        "report.md",
+        "report.sarif",
+      ]),
+    );
+    const manifest = JSON.parse(readFileSync(join(bundle, "manifest.json"), "utf8")) as { stack: string; files: { path: string }[] };
+    expect(manifest.stack).toBe("dev");
+    expect(manifest.files.map((f) => f.path).sort()).toEqual(files.filter((f) => f !== "manifest.json"));
+  });
+
+  it("each live fact carries the time of its read and Resource Manager's request id", () => {
+    const read = (kind: string) =>
+      (
+        JSON.parse(readFileSync(join(bundle, "facts", `${kind}.json`), "utf8")) as {
+          facts: { reads?: { operation: string; readAt: string; requestId?: string; path: string }[] }[];
+        }
+      ).facts;
+    const protectors = read("tdeProtectors");
+    expect(protectors).toHaveLength(2);
+    const expectations: [string, string][] = [
+      ["databases", "TransparentDataEncryptions_Get"],
+      ["tdeProtectors", "EncryptionProtectors_Get"],
+      ["keyVaults", "Vaults_Get"],
+      ["protectorKeys", "Keys_GetVersion"],
+    ];
+    for (const [kind, operation] of expectations) {
+      for (const f of read(kind)) {
+        expect(f.reads, kind).toHaveLength(1);
+        expect(f.reads![0].operation).toBe(operation);
+        expect(Date.parse(f.reads![0].readAt)).not.toBeNaN();
+        expect(f.reads![0].requestId).toMatch(/\S{8,}/);
+      }
+    }
+    expect(read("keyVaults")).toEqual([
+      expect.objectContaining({ name: "kv-prod-tde", resourceGroup: "rg-security", enablePurgeProtection: true }),
+    ]);
+    expect(read("protectorKeys")).toEqual([
+      expect.objectContaining({ keyName: "sql-prod-1-tde", kty: "RSA-HSM", keySize: 3072, enabled: true }),
+    ]);
+  });
+
+  it("its SARIF records the passes too (kind pass): the three key rules have results", () => {
+    const run = (JSON.parse(readFileSync(join(bundle, "report.sarif"), "utf8")) as Sarif).runs[0];
+    const of = (id: string) => run.results.filter((x) => x.ruleId === id).map((x) => x.kind ?? "fail");
+    expect(of("sql-tde-customer-managed-key").sort()).toEqual(["fail", "pass"]);
+    expect(of("tde-key-vault-recoverable")).toEqual(["pass"]);
+    expect(of("tde-key-validity")).toEqual(["pass"]);
+    expect(run.results.filter((x) => x.kind === "pass").every((x) => x.level === "none")).toBe(true);
+  });
+
+  it("anchors the manifest's hash in the stack's audit trail", () => {
+    const lines = readFileSync(trail, "utf8").trim().split("\n");
+    const last = JSON.parse(lines[lines.length - 1]) as { command: string; evidence: { manifestSha256: string }; exitCode: number };
+    expect(last.command).toBe("evidence");
+    expect(last.exitCode).toBe(3);
+    expect(last.evidence.manifestSha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("verify: intact (exit 0)", async () => {
+    const r = await cli("evidence", "verify", bundle);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/: intact; manifest sha256 [0-9a-f]{64} anchored in .*dev\.jsonl \(line \d+, seq \d+/);
+  });
+
+  it("verify: editing any byte of any file of the bundle exits 5", async () => {
+    const files = readdirSync(bundle, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => join(e.parentPath, e.name));
+    for (const file of files) {
+      const original = readFileSync(file);
+      for (const at of [0, Math.floor(original.length / 2), original.length - 1]) {
+        const edited = Buffer.from(original);
+        edited[at] = edited[at] ^ 0x01;
+        writeFileSync(file, edited);
+        try {
+          const r = await cli("evidence", "verify", bundle);
+          expect(r.code, `${file} byte ${at}: ${r.out}`).toBe(5);
+          expect(r.out).toContain("TAMPERED");
+        } finally {
+          writeFileSync(file, original);
+        }
+      }
+    }
+    expect((await cli("evidence", "verify", bundle)).code).toBe(0);
+  }, 120_000);
+
+  it("verify: a file added to the bundle exits 5", async () => {
+    const extra = join(bundle, "facts", "extra.json");
+    writeFileSync(extra, "{}\n");
+    try {
+      const r = await cli("evidence", "verify", bundle);
+      expect(r.code).toBe(5);
+      expect(r.out).toMatch(/unlisted: facts\/extra\.json is in the bundle but not in its manifest/);
+    } finally {
+      rmSync(extra);
+    }
+  });
+
+  it("verify: removing the trail's entry exits 5 (unanchored), and JSON says why", async () => {
+    const original = readFileSync(trail, "utf8");
+    const lines = original.trimEnd().split("\n");
+    writeFileSync(
+      trail,
+      lines
+        .slice(0, -1)
+        .map((l) => `${l}\n`)
+        .join(""),
+    );
+    try {
+      const r = await cli("evidence", "verify", bundle, "--output", "json");
+      expect(r.code).toBe(5);
+      const v = JSON.parse(r.out) as { intact: boolean; anchor: { found?: unknown; problems: string[] } };
+      expect(v.intact).toBe(false);
+      expect(v.anchor.found).toBeUndefined();
+      expect(v.anchor.problems.join(" ")).toMatch(/not anchored/);
+    } finally {
+      writeFileSync(trail, original);
+    }
+    expect((await cli("evidence", "verify", bundle)).code).toBe(0);
+  });
+
+  it("refuses a bundle directory that is not empty, and a directory that is not a bundle, in one line (exit 1)", async () => {
+    const again = await cli("evidence", "--stack", "dev", "--out", bundle);
+    expect(again.code).toBe(1);
+    expect(again.err).toMatch(/exists and is not an empty directory/);
+    const none = await cli("evidence", "verify", join(work, "audit"));
+    expect(none.code).toBe(1);
+    expect(none.err).toMatch(/has no manifest\.json/);
+  });
+});
