@@ -3,6 +3,7 @@
 // time, through provider-entry.ts; the program never loads them.
 export * from "./transparent-data-encryption";
 export * from "./data-sources";
+export * from "./key-custody";
 export * from "./artifact-scan";
 export * from "./certificate-probe";
 export * from "./residency";

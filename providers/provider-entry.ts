@@ -6,6 +6,8 @@ import { tdeProvider } from "./tde-provider";
 import { certificateProbeProvider } from "./certificate-probe-provider";
 import { artifactScanProvider } from "./artifact-scan-provider";
 import { residencyProvider } from "./residency-provider";
+import { KEY_CUSTODY_SOURCES, type KeyCustodySourceKind } from "../src/interfaces/pulumi/key-custody-sources";
+import { keyCustodyProvider } from "./key-custody-provider";
 
 const providers = new Map<string, pulumi.dynamic.ResourceProvider>();
 
@@ -21,6 +23,7 @@ export function provider(name: ProviderName): pulumi.dynamic.ResourceProvider {
     else if (name === "artifactScan") p = artifactScanProvider;
     else if (name === "residency") p = residencyProvider;
     else if (Object.prototype.hasOwnProperty.call(DATA_SOURCES, name)) p = dataSourceProvider(name as DataSourceKind);
+    else if (Object.prototype.hasOwnProperty.call(KEY_CUSTODY_SOURCES, name)) p = keyCustodyProvider(name as KeyCustodySourceKind);
     else throw new Error(`stackwarden has no dynamic provider named "${name}" (a stack written by another version?)`);
     providers.set(name, p);
   }

@@ -3,6 +3,8 @@ import { findProjectDir, resolveArtifacts } from "../src/domain/artifacts/artifa
 import { sha256FileSync } from "../src/domain/artifacts/file-digest";
 import { displayPath } from "../src/domain/artifacts/path-glob";
 import { stackConfigFromValues, type StackConfig } from "../src/domain/stack/stack-config";
+import { protectorKeyOf, stackServers } from "../src/domain/facts/key-custody-reads";
+import type { EncryptionProtector as EncryptionProtectorObject } from "../src/services/sql/key-custody-types";
 import { databaseLabel } from "../src/platform/arm/resource-id";
 import {
   ArtifactScan,
@@ -15,6 +17,9 @@ import {
   CertificateProbe,
   ElasticPoolActivities,
   ElasticPoolDatabaseActivities,
+  EncryptionProtector,
+  KeyVault,
+  KeyVaultKey,
   Residency,
   ServiceTierAdvisors,
   TransparentDataEncryption,
@@ -73,6 +78,8 @@ export interface Registered {
   artifacts: Map<string, ArtifactScan>;
   /** By probe name. */
   probes: Map<string, CertificateProbe>;
+  /** By `rg/server`. */
+  protectors: Map<string, EncryptionProtector>;
 }
 
 /**
@@ -119,6 +126,7 @@ export function registerStack(stack: StackConfig): Registered {
     // Read after the TDE change so the scan it started is what shows.
     new TransparentDataEncryptionActivities(`tde-activity-${name}`, ref, { dependsOn: [resource] });
   }
+  const protectors = registerKeyCustody(stack);
   for (const p of stack.elasticPools) {
     const ref = { subscriptionId: sub, resourceGroup: p.resourceGroup, server: p.server, elasticPool: p.elasticPool };
     const name = logical(p.resourceGroup, p.server, p.elasticPool);
@@ -152,5 +160,44 @@ export function registerStack(stack: StackConfig): Registered {
     const { allowedCountries, sites } = stack.residency;
     new Residency("residency", { allowedCountries, sites: sites.map((s) => ({ name: s.name, address: s.address })) });
   }
-  return { tde, advisors, artifacts, probes };
+  return { tde, advisors, artifacts, probes, protectors };
+}
+
+/**
+ * Key custody, read-only: one EncryptionProtector per server of the stack's databases; once they are
+ * read, one KeyVault per distinct vault and one KeyVaultKey per distinct key version their customer-
+ * managed protectors name (a protector names its key only by URI, so these are registered when the
+ * protectors' outputs are known: during a preview of a new stack they appear at `up`).
+ */
+export function registerKeyCustody(stack: StackConfig): Map<string, EncryptionProtector> {
+  const sub = stack.subscriptionId;
+  const protectors = new Map<string, EncryptionProtector>();
+  for (const s of stackServers(stack)) {
+    const ref = { subscriptionId: sub, resourceGroup: s.resourceGroup, server: s.server };
+    protectors.set(s.label, new EncryptionProtector(`tde-protector-${logical(s.resourceGroup, s.server)}`, ref));
+  }
+  if (protectors.size === 0) return protectors;
+  pulumi.all([...protectors.values()].map((p) => p.protector)).apply((read) => {
+    const vaults = new Set<string>();
+    const keys = new Set<string>();
+    for (const p of read) {
+      const key = protectorKeyOf(p as EncryptionProtectorObject | undefined);
+      if (!key || key.managedHsm) continue;
+      if (!vaults.has(key.vaultName)) {
+        vaults.add(key.vaultName);
+        new KeyVault(`keyvault-${key.vaultName}`, { subscriptionId: sub, vault: key.vaultName });
+      }
+      if (!keys.has(key.identity)) {
+        keys.add(key.identity);
+        const name = logical("keyvault-key", key.vaultName, key.keyName, ...(key.version ? [key.version] : []));
+        new KeyVaultKey(name, {
+          subscriptionId: sub,
+          vault: key.vaultName,
+          key: key.keyName,
+          ...(key.version ? { version: key.version } : {}),
+        });
+      }
+    }
+  });
+  return protectors;
 }

@@ -36,6 +36,9 @@ function pulumiConfigOf(file: string): Record<string, string> {
 const settings = require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> };
 
 let registered: Registered[];
+/** What the mocked EncryptionProtector data sources read, by server name (as the provider returns it under `protector`). */
+let protectorOutputs: Record<string, Record<string, unknown>> = {};
+const PROTECTOR = "pulumi-nodejs:dynamic/sql:EncryptionProtector";
 
 beforeEach(async () => {
   registered = [];
@@ -45,7 +48,11 @@ beforeEach(async () => {
         registered.push({ type: args.type, name: args.name, inputs: args.inputs, ...(args.id ? { id: args.id } : {}) });
         // The live status mirrors the desired one, so stack outputs can be checked.
         const status = args.type === TDE ? args.inputs.transparentDataEncryption : undefined;
-        return { id: args.id || `${args.name}-id`, state: { ...args.inputs, ...(status ? { status } : {}) } };
+        const protector = args.type === PROTECTOR ? protectorOutputs[args.inputs.server as string] : undefined;
+        return {
+          id: args.id || `${args.name}-id`,
+          state: { ...args.inputs, ...(status ? { status } : {}), ...(protector ? { protector } : {}) },
+        };
       },
       call: (args) => args.inputs,
     },
@@ -173,6 +180,12 @@ describe("stacks/ program with the dev stack's config", () => {
       expected += 1 + (w.clusters?.length ?? 0) + (w.fileServers?.length ?? 0) + 2 * (w.experiments?.length ?? 0);
     }
     expected += rs.filter((r) => r.type === ARTIFACT_SCAN).length; // checked in their own test below
+    // One TDE protector per server (their vaults and keys come once protectors are read: checked below).
+    const servers = new Set(
+      (dev["stackwarden:databases"] as { resourceGroup: string; server: string }[]).map((d) => `${d.resourceGroup}/${d.server}`),
+    );
+    expect(rs.filter((r) => r.type === PROTECTOR)).toHaveLength(servers.size);
+    expected += servers.size;
     // The residency section, carried to the policy pack by one Residency resource.
     const residency = dev["stackwarden:residency"] as
       { allowedCountries: string[]; sites?: { name: string; address: string }[] } | undefined;
@@ -288,6 +301,79 @@ describe("stacks/ program with the dev stack's config", () => {
     const rs = await runProgram(withoutResidency);
     expect(rs.length).toBeGreaterThan(0);
     expect(rs.filter((r) => r.type === "pulumi-nodejs:dynamic/residency:Residency")).toEqual([]);
+  });
+
+  it("registers one EncryptionProtector per server; once read, one KeyVault per distinct vault and one KeyVaultKey per distinct key version", async () => {
+    const keyUri = (vault: string, key: string, version?: string) => ({
+      properties: { serverKeyType: "AzureKeyVault", uri: `https://${vault}.vault.azure.net/keys/${key}${version ? `/${version}` : ""}` },
+    });
+    const v1 = "0123456789abcdef0123456789abcdef";
+    protectorOutputs = {
+      "sql-a": keyUri("kv-shared", "tde", v1),
+      "sql-b": keyUri("KV-Shared", "tde", v1), // the same key, the vault's name in another case
+      "sql-c": keyUri("kv-shared", "tde-c"), // versionless: the key's current version
+      "sql-d": keyUri("kv-other", "tde", v1),
+      "sql-e": { properties: { serverKeyType: "ServiceManaged", serverKeyName: "ServiceManaged" } },
+    };
+    try {
+      const servers = ["sql-a", "sql-b", "sql-c", "sql-d", "sql-e"];
+      const rs = await runProgram({
+        "stackwarden:subscriptionId": sub,
+        "stackwarden:databases": JSON.stringify(
+          servers.flatMap((server) =>
+            ["db1", "db2"].map((database) => ({ resourceGroup: "rg-kc", server, database, transparentDataEncryption: "Enabled" })),
+          ),
+        ),
+      });
+      const protectors = rs.filter((r) => r.type === PROTECTOR);
+      expect(protectors.map((r) => r.name)).toEqual(servers.map((s) => `tde-protector-rg-kc-${s}`));
+      expect(protectors.map(({ inputs: { __provider: _p, ...i } }) => i)).toEqual(
+        servers.map((server) => ({ subscriptionId: sub, resourceGroup: "rg-kc", server })),
+      );
+      const vaults = rs.filter((r) => r.type === "pulumi-nodejs:dynamic/keyvault:Vault");
+      const sorted = <T extends [string, unknown]>(xs: T[]) => xs.sort((a, b) => a[0].localeCompare(b[0]));
+      expect(sorted(vaults.map(({ name, inputs: { __provider: _p, ...i } }) => [name, i]))).toEqual([
+        ["keyvault-kv-other", { subscriptionId: sub, vault: "kv-other" }],
+        ["keyvault-kv-shared", { subscriptionId: sub, vault: "kv-shared" }],
+      ]);
+      const keys = rs.filter((r) => r.type === "pulumi-nodejs:dynamic/keyvault:Key");
+      expect(sorted(keys.map(({ name, inputs: { __provider: _p, ...i } }) => [name, i]))).toEqual([
+        [`keyvault-key-kv-other-tde-${v1}`, { subscriptionId: sub, vault: "kv-other", key: "tde", version: v1 }],
+        [`keyvault-key-kv-shared-tde-${v1}`, { subscriptionId: sub, vault: "kv-shared", key: "tde", version: v1 }],
+        ["keyvault-key-kv-shared-tde-c", { subscriptionId: sub, vault: "kv-shared", key: "tde-c" }],
+      ]);
+      // The TDE configuration stays the only writable resource: every other one is a data source.
+      expect(rs.filter((r) => r.type === TDE)).toHaveLength(servers.length * 2);
+    } finally {
+      protectorOutputs = {};
+    }
+  });
+
+  it("the dev stack: a protector per server, and sql-prod-1's vault and key", async () => {
+    protectorOutputs = {
+      "sql-prod-1": {
+        properties: {
+          serverKeyType: "AzureKeyVault",
+          uri: "https://kv-prod-tde.vault.azure.net/keys/sql-prod-1-tde/6f1c2e4a9b8d4c3e8a7f5b2d1c0e9f8a",
+        },
+      },
+      "sql-prod-2": { properties: { serverKeyType: "ServiceManaged" } },
+    };
+    try {
+      const rs = await runProgram(config);
+      expect(rs.filter((r) => r.type === PROTECTOR).map((r) => r.name)).toEqual([
+        "tde-protector-rg-data-sql-prod-1",
+        "tde-protector-rg-data-sql-prod-2",
+      ]);
+      expect(byName(rs, "keyvault-kv-prod-tde").inputs).toMatchObject({ subscriptionId: sub, vault: "kv-prod-tde" });
+      expect(byName(rs, "keyvault-key-kv-prod-tde-sql-prod-1-tde-6f1c2e4a9b8d4c3e8a7f5b2d1c0e9f8a").inputs).toMatchObject({
+        vault: "kv-prod-tde",
+        key: "sql-prod-1-tde",
+        version: "6f1c2e4a9b8d4c3e8a7f5b2d1c0e9f8a",
+      });
+    } finally {
+      protectorOutputs = {};
+    }
   });
 
   it("ignores other namespaces' keys", async () => {
