@@ -172,6 +172,9 @@ describe("GetAnalyzerInfo", () => {
       ["artifact-packed", "resource", "advisory"],
       ["post-deploy-probes", "stack", "advisory"],
       ["data-residency", "stack", "mandatory"],
+      ["sql-tde-customer-managed-key", "stack", "advisory"],
+      ["tde-key-vault-recoverable", "stack", "mandatory"],
+      ["tde-key-validity", "stack", "mandatory"],
     ]);
     const [tdeP, drift, quota] = info.policies;
     expect(Object.keys(tdeP.configSchema ?? {})).toEqual(["exemptions"]);
@@ -369,6 +372,13 @@ describe("parity: the analyzer and check judge the same live state alike", () =>
         props: { ...ref, serviceObjective: d.serviceObjective, advisors: await sql.listServiceTierAdvisors(ref) },
       });
     }
+    // The server's TDE protector data source (service-managed here: the key-custody advisory).
+    const server = { subscriptionId: SUB, resourceGroup: "rg-par", server: "sql-par-1" };
+    stackResources.push({
+      type: TYPES.protector,
+      name: "tde-protector-rg-par-sql-par-1",
+      props: { ...server, protector: await sql.getEncryptionProtector(server) },
+    });
     for (const location of stack.batch.locations) {
       stackResources.push({
         type: TYPES.usages,
@@ -380,10 +390,12 @@ describe("parity: the analyzer and check judge the same live state alike", () =>
     const fromAnalyzer = violations.map((v) => `${v.policyName} ${v.enforcementLevel}: ${v.detail}`).sort();
 
     expect(fromAnalyzer).toEqual(fromCheck);
-    // And the state is the interesting one: both rules on orders, reports at exactly 0.8, two quotas; legacy exempt, master never.
+    // And the state is the interesting one: both rules on orders, reports at exactly 0.8, two quotas, the server's
+    // service-managed protector; legacy exempt, master never.
     expect(fromCheck).toEqual([
       "batch-quota-headroom advisory: Batch AI quota must keep headroom: Total Regional Cores in eastus uses 92 of 100 (92%), at or above the 80% threshold",
       "batch-quota-headroom advisory: Batch AI quota must keep headroom: Total Regional Cores in westeurope uses 80 of 100 (80%), at or above the 80% threshold",
+      "sql-tde-customer-managed-key advisory: SQL server rg-par/sql-par-1 must protect transparent data encryption with a customer-managed key in Azure Key Vault; its TDE protector is service-managed (ServiceManaged)",
       "sql-tde-enabled mandatory: Database rg-par/sql-par-1/orders must have transparent data encryption Enabled; its live status is Disabled",
       "sql-tier-advisor-drift advisory: Database rg-par/sql-par-1/orders should run at the advisor's tier: the advisor recommends S3 but the current service objective is S0 (confidence 0.9)",
       "sql-tier-advisor-drift advisory: Database rg-par/sql-par-1/reports should run at the advisor's tier: the advisor recommends S4 but the intended service objective is S1 (confidence 0.8)",

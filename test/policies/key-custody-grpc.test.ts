@@ -1,0 +1,152 @@
+import { copyFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newClientSet, type ClientSet } from "../../src/clients/client-set";
+import { protectorKeyOf } from "../../src/domain/facts/key-custody-reads";
+import { readKeyCustodySource, type KeyCustodySourceKind } from "../../src/interfaces/pulumi/key-custody-sources";
+import type { EncryptionProtector } from "../../src/services/sql/key-custody-types";
+import { TYPES } from "../../policies/policies";
+import { PolicyAnalyzer, UNKNOWN_VALUE, urnOf, type AnalyzerResourceInput, type Violation } from "../helpers/analyzer";
+import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { runCli, stackDir } from "../interfaces/cli/cli-harness";
+import { estate, SUB } from "../services/keyvault/key-custody-kit";
+
+/**
+ * The key-custody policies as the Pulumi engine runs them: the compiled pack in a child process,
+ * driven over gRPC, fed the data sources the program registers (one EncryptionProtector per server,
+ * one KeyVault per distinct vault, one KeyVaultKey per distinct key version) with the outputs their
+ * providers return against the key-custody estate. Parity: the same violations, levels and messages
+ * as `check` on the same estate, each reported on its server's protector.
+ */
+const STACK = join(__dirname, "../fixtures/estates/Pulumi.key-custody.yaml");
+const SERVERS = [
+  "sql-kc-service-managed",
+  "sql-kc-healthy",
+  "sql-kc-no-purge",
+  "sql-kc-no-soft-delete",
+  "sql-kc-expired",
+  "sql-kc-expiring",
+  "sql-kc-disabled",
+  "sql-kc-not-yet-active",
+  "sql-kc-ec",
+  "sql-kc-rsa4096",
+  "sql-kc-vault-unreadable",
+  "sql-kc-key-unreadable",
+];
+const KEY_RULES = ["sql-tde-customer-managed-key", "tde-key-vault-recoverable", "tde-key-validity"];
+
+let emu: TestEmulator;
+let analyzer: PolicyAnalyzer;
+let clients: ClientSet;
+let dir: string;
+
+beforeAll(async () => {
+  emu = await startTestEmulator({ seed: estate() });
+  analyzer = await PolicyAnalyzer.start();
+  clients = newClientSet({ STACKWARDEN_ARM_ENDPOINT: emu.url, STACKWARDEN_IMDS_ENDPOINT: emu.imdsEndpoint });
+  dir = stackDir({});
+  copyFileSync(STACK, join(dir, "Pulumi.key-custody.yaml"));
+});
+
+afterAll(async () => {
+  await analyzer?.stop();
+  await clients?.close();
+  await emu?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const protectorName = (server: string) => `tde-protector-rg-kc-data-${server}`;
+
+/** The stack's key-custody data sources as the program registers them, each with the outputs its provider returned. */
+async function programResources(): Promise<AnalyzerResourceInput[]> {
+  const out: AnalyzerResourceInput[] = [];
+  const source = async (kind: KeyCustodySourceKind, name: string, inputs: Record<string, string>) => {
+    const props = (await readKeyCustodySource(clients, kind, inputs)).outs;
+    out.push({ type: `pulumi-nodejs:dynamic/${kind}`, name, props });
+    return props;
+  };
+  const vaults = new Set<string>();
+  const keys = new Set<string>();
+  for (const server of SERVERS) {
+    const props = await source("sql:EncryptionProtector", protectorName(server), {
+      subscriptionId: SUB,
+      resourceGroup: "rg-kc-data",
+      server,
+    });
+    const key = protectorKeyOf(props.protector as EncryptionProtector | undefined);
+    if (!key) continue;
+    if (!vaults.has(key.vaultName)) {
+      vaults.add(key.vaultName);
+      await source("keyvault:Vault", `keyvault-${key.vaultName}`, { subscriptionId: SUB, vault: key.vaultName });
+    }
+    if (!keys.has(key.identity)) {
+      keys.add(key.identity);
+      await source("keyvault:Key", `keyvault-key-${key.identity.replace(/\//g, "-")}`, {
+        subscriptionId: SUB,
+        vault: key.vaultName,
+        key: key.keyName,
+        ...(key.version ? { version: key.version } : {}),
+      });
+    }
+  }
+  return out;
+}
+
+describe("AnalyzeStack: the key-custody policies", () => {
+  let violations: Violation[];
+  beforeAll(async () => {
+    violations = await analyzer.analyzeStack(await programResources());
+  });
+
+  it("the pack offers the three policies as stack policies, at their default levels", async () => {
+    const info = await analyzer.info();
+    const levels = Object.fromEntries(
+      info.policies.filter((p) => KEY_RULES.includes(p.name)).map((p) => [p.name, [p.type, p.enforcementLevel]]),
+    );
+    expect(levels).toEqual({
+      "sql-tde-customer-managed-key": ["stack", "advisory"],
+      "tde-key-vault-recoverable": ["stack", "mandatory"],
+      "tde-key-validity": ["stack", "mandatory"],
+    });
+    expect(info.policies.find((p) => p.name === "tde-key-validity")!.configSchema).toMatchObject({
+      minDaysToExpiry: { type: "integer", default: 30 },
+    });
+  });
+
+  it("parity with check: the same failures, at the same levels, with the same messages, each on its server's protector", async () => {
+    const r = await runCli(["check", "--config", "Pulumi.key-custody.yaml", "--output", "json"], emu.url, dir);
+    expect(r.code, r.err).toBe(3);
+    const fromCheck = (
+      JSON.parse(r.out) as { findings: { ruleId: string; verdict: string; level: string; label: string; message: string }[] }
+    ).findings
+      .filter((f) => KEY_RULES.includes(f.ruleId) && f.verdict === "fail")
+      .map((f) => ({
+        policy: f.ruleId,
+        level: f.level,
+        urn: urnOf(TYPES.protector, protectorName(f.label.split("/")[1])),
+        message: f.message,
+      }));
+    const fromPack = violations.map((v) => ({ policy: v.policyName, level: v.enforcementLevel, urn: v.urn, message: v.detail }));
+    const order = (xs: typeof fromPack) => [...xs].sort((a, b) => `${a.urn} ${a.policy}`.localeCompare(`${b.urn} ${b.policy}`));
+    expect(fromCheck).toHaveLength(11);
+    expect(order(fromPack)).toEqual(order(fromCheck));
+  });
+
+  it("minDaysToExpiry from the pack's config: 5 days lets the key that expires in 10 pass", async () => {
+    await analyzer.configure({ "tde-key-validity": { enforcementLevel: "mandatory", properties: { minDaysToExpiry: 5 } } });
+    try {
+      const v = await analyzer.analyzeStack(await programResources());
+      expect(v.some((x) => x.urn === urnOf(TYPES.protector, protectorName("sql-kc-expiring")))).toBe(false);
+      expect(v.some((x) => x.urn === urnOf(TYPES.protector, protectorName("sql-kc-expired")))).toBe(true);
+    } finally {
+      await analyzer.configure({});
+    }
+  });
+
+  it("during a preview (protectors not read yet, no vault or key registered) nothing is judged", async () => {
+    const preview = (await programResources())
+      .filter((r) => r.type === TYPES.protector)
+      .map((r) => ({ ...r, props: { ...r.props, protector: UNKNOWN_VALUE } }));
+    expect(await analyzer.analyzeStack(preview)).toEqual([]);
+  });
+});
