@@ -1,13 +1,15 @@
 import type { ClientSet } from "../clients/client-set";
 import { collectBatchInventory } from "../domain/inventory/batch-inventory";
+import { collectKeyVaultInventory } from "../domain/inventory/key-vault-inventory";
 import type { InventoryError } from "../domain/inventory/read-problems";
 import { collectSqlInventory } from "../domain/inventory/sql-inventory";
 import type { StackConfig } from "../domain/stack/stack-config";
 
 /**
  * Reads every data source the stack names, each list on its own: Batch AI (operations, usages,
- * workspaces, clusters, experiments, file servers, jobs) and SQL (advisors, pool activity, TDE,
- * scans). A read that fails is one entry of `errors`; everything that could be read is kept.
+ * workspaces, clusters, experiments, file servers, jobs), SQL (advisors, pool activity, TDE,
+ * scans, TDE protectors, server keys) and Key Vault (the vaults and keys of customer-managed TDE
+ * protectors). A read that fails is one entry of `errors`; everything that could be read is kept.
  */
 export async function runInventory(req: {
   stack: StackConfig;
@@ -25,8 +27,12 @@ export async function runInventory(req: {
     ),
     collectSqlInventory(clients.sql, stack, { concurrency: req.concurrency }),
   ]);
+  // The vaults and keys of the customer-managed protectors just read.
+  const kv = await collectKeyVaultInventory(clients.keyVault, stack.subscriptionId, sqlResult.inventory.encryptionProtectors, {
+    concurrency: req.concurrency,
+  });
   const { usagesByLocation: _byLocation, errors: batchErrors, warnings: batchWarnings, ...batchLists } = b;
-  const errors: InventoryError[] = [...batchErrors, ...sqlResult.errors];
+  const errors: InventoryError[] = [...batchErrors, ...sqlResult.errors, ...kv.errors];
   const warnings = [...batchWarnings, ...sqlResult.warnings];
-  return { batch: batchLists, sql: sqlResult.inventory, errors, warnings };
+  return { batch: batchLists, sql: sqlResult.inventory, keyVault: kv.inventory, errors, warnings };
 }

@@ -3,6 +3,8 @@ import type { StackConfig } from "../stack/stack-config";
 import { oddResourceId } from "../../platform/arm/arm-client";
 import { databaseLabel, elasticPoolId, elasticPoolLabel, sqlDatabaseId, tdeConfigurationId } from "../../platform/arm/resource-id";
 import type { SqlClient } from "../../services/sql/client";
+import type { EncryptionProtector, ServerKey } from "../../services/sql/key-custody-types";
+import { stackServers } from "../facts/key-custody-reads";
 import type {
   ElasticPoolActivity,
   ElasticPoolDatabaseActivity,
@@ -19,6 +21,10 @@ export interface SqlInventory {
   elasticPoolDatabaseActivities: ElasticPoolDatabaseActivity[];
   transparentDataEncryptions: TransparentDataEncryption[];
   transparentDataEncryptionActivities: TransparentDataEncryptionActivity[];
+  /** Each server's TDE protector (one per server of the stack's databases). */
+  encryptionProtectors: EncryptionProtector[];
+  /** The keys each server knows (the service-managed one, and any Key Vault keys added). */
+  serverKeys: ServerKey[];
 }
 
 /** The SQL inventory plus what could not be read and what was odd. */
@@ -31,7 +37,8 @@ export interface SqlInventoryResult {
 }
 
 /**
- * Reads, for each database of the stack, its TDE, scans and advisors; for each pool, its activity.
+ * Reads, for each database of the stack, its TDE, scans and advisors; for each pool, its activity;
+ * for each server of those databases, its TDE protector and server keys.
  * Each read stands alone: one that fails becomes an entry of `errors` (naming the resource and the
  * stack file's line) and every other read still happens and is returned.
  */
@@ -86,6 +93,15 @@ export async function collectSqlInventory(
     ]);
     return { activities, databaseActivities };
   });
+  const perServer = await mapBounded(stackServers(stack), limit, async (srv) => {
+    const ref = { subscriptionId: srv.subscriptionId, resourceGroup: srv.resourceGroup, server: srv.server };
+    const at = srv.source ? `${srv.source.file}:${srv.source.line}:${srv.source.column}` : "";
+    const [protectors, keys] = await Promise.all([
+      read(`encryptionProtector of ${srv.label}`, `${srv.id}/encryptionProtector`, at, () => sql.listEncryptionProtectors(ref, s)),
+      read(`keys of ${srv.label}`, `${srv.id}/keys`, at, () => sql.listServerKeys(ref, s)),
+    ]);
+    return { protectors, keys };
+  });
   return {
     inventory: {
       serviceTierAdvisors: perDb.flatMap((x) => x.advisors),
@@ -93,6 +109,8 @@ export async function collectSqlInventory(
       elasticPoolDatabaseActivities: perPool.flatMap((x) => x.databaseActivities),
       transparentDataEncryptions: perDb.flatMap((x) => x.tde),
       transparentDataEncryptionActivities: perDb.flatMap((x) => x.activities),
+      encryptionProtectors: perServer.flatMap((x) => x.protectors),
+      serverKeys: perServer.flatMap((x) => x.keys),
     },
     errors: errors.sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0)),
     warnings,

@@ -56,7 +56,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "inventory",
     description:
-      "read every data source the stack names: Batch AI (operations, usages, workspaces, clusters, experiments, file servers, jobs) and SQL (advisors, pool activity, TDE, scans)",
+      "read every data source the stack names: Batch AI (operations, usages, workspaces, clusters, experiments, file servers, jobs), SQL (advisors, pool activity, TDE, scans, TDE protectors, server keys) and Key Vault (the vaults and keys of customer-managed TDE protectors)",
     load: async () => (await import("./commands/inventory-command")).registerInventory,
   },
   {

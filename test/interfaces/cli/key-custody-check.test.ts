@@ -161,3 +161,30 @@ describe("drift over the key-custody estate", () => {
     }
   });
 });
+
+describe("inventory over the key-custody estate", () => {
+  it("lists each server's protector and keys, and the protectors' vaults and keys; what cannot be read is an error (exit 1)", async () => {
+    const r = await runCli(["inventory", "--config", "Pulumi.key-custody.yaml", "--output", "json"], emu.url, dir);
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.out) as {
+      sql: { encryptionProtectors: { id: string; properties: { serverKeyType: string } }[]; serverKeys: { name: string }[] };
+      keyVault: { vaults: { name: string }[]; keys: { id: string; name: string }[] };
+      errors: { resource: string; status: number; code: string }[];
+    };
+    expect(Object.keys(doc)).toEqual(["batch", "sql", "keyVault", "errors", "warnings"]);
+    expect(Object.keys(doc.sql).slice(-2)).toEqual(["encryptionProtectors", "serverKeys"]);
+    expect(doc.sql.encryptionProtectors).toHaveLength(12);
+    expect(doc.sql.encryptionProtectors.filter((p) => p.properties.serverKeyType === "ServiceManaged")).toHaveLength(1);
+    // Every server knows the service-managed key, plus its Key Vault keys (sql-kc-healthy an earlier one too).
+    expect(doc.sql.serverKeys.filter((k) => k.name === "ServiceManaged")).toHaveLength(12);
+    expect(doc.sql.serverKeys).toHaveLength(12 + 11 + 1);
+    expect(doc.keyVault.vaults.map((v) => v.name).sort()).toEqual(["kv-kc-healthy", "kv-kc-nopurge", "kv-kc-nosoftdel"]);
+    // Eleven key versions named by protectors; tde-hidden (403) and tde-locked (its vault is not listed) are errors.
+    expect(doc.keyVault.keys).toHaveLength(9);
+    expect(doc.errors.map((e) => `${e.resource} ${e.status} ${e.code}`).sort()).toEqual([
+      "key kv-kc-healthy/tde-hidden/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa 403 AuthorizationFailed",
+      "key vault kv-kc-locked 0 VaultNotListed",
+    ]);
+    expect(r.err).toMatch(/inventory: error: key vault kv-kc-locked: VaultNotListed/);
+  });
+});

@@ -9,7 +9,7 @@ import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-
 export function registerInventory(program: Command, io: CommandIO): void {
   withStackOptions(program.command("inventory"))
     .description(
-      "read every data source the stack names: Batch AI (operations, usages, workspaces, clusters, experiments, file servers, jobs) and SQL (advisors, pool activity, TDE, scans)",
+      "read every data source the stack names: Batch AI (operations, usages, workspaces, clusters, experiments, file servers, jobs), SQL (advisors, pool activity, TDE, scans, TDE protectors, server keys) and Key Vault (the vaults and keys of customer-managed TDE protectors)",
     )
     .option("--output <format>", "json, yaml or table", choiceOption(["json", "yaml", "table"] as const), "table")
     .option("--concurrency <n>", "reads in flight", intOption(1, 256), 8)
@@ -25,13 +25,13 @@ export function registerInventory(program: Command, io: CommandIO): void {
               io.err(`inventory: ${done}/${total} reads`);
             }
           : undefined;
-      const { batch, sql, errors, warnings } = await runInventory({
+      const { batch, sql, keyVault, errors, warnings } = await runInventory({
         stack,
         clients: clientSetFromEnv(io.env),
         concurrency: flags.concurrency,
         onProgress: progress,
       });
-      const lists = { batch, sql };
+      const lists = { batch, sql, keyVault };
       const doc = { ...lists, errors, warnings };
       if (flags.output === "json") io.out(JSON.stringify(doc, null, 2));
       else if (flags.output === "yaml") io.out(stringify(doc, { aliasDuplicateObjects: false }));
