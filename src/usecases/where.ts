@@ -1,7 +1,9 @@
 import type { ClientSet } from "../clients/client-set";
 import { judgePlacement } from "../domain/compliance/rules/data-residency";
+import { gatherFacts } from "../domain/facts/gather";
 import { placementFactsOf } from "../domain/facts/placements";
 import { placeStack } from "../domain/residency/place-stack";
+import { keyVaultSubjects } from "../domain/residency/residency-subjects";
 import type { Placement } from "../domain/residency/placement";
 import type { StackConfig } from "../domain/stack/stack-config";
 
@@ -10,13 +12,26 @@ export type JudgedPlacement = Placement & { verdict?: "pass" | "violation" | "no
 
 /**
  * Places every located resource of the stack (SQL databases, Batch AI workspaces, clusters, file
- * servers) and every site of `stackwarden:residency` in a country, each with the data-residency
+ * servers, the Key Vaults of its TDE protectors) and every site of `stackwarden:residency` in a country, each with the data-residency
  * rule's own verdict when the stack allows only some countries.
  */
 export async function runWhere(req: { stack: StackConfig; clients: ClientSet; concurrency?: number }): Promise<JudgedPlacement[]> {
   const { stack, clients } = req;
+  // The Key Vaults of the TDE protectors, as the key-custody facts read them. That kind reads no
+  // kept state, so the state directories are never looked at.
+  const { keyVaults } = await gatherFacts(["keyVaults"], {
+    stack,
+    stackName: "",
+    clients,
+    cwd: ".",
+    dirs: { locks: "", audit: "", probes: "" },
+    concurrency: req.concurrency ?? 8,
+    note: () => {},
+    warn: () => {},
+  });
   const placements = await placeStack({ sql: clients.sql, batch: clients.batch, geocoding: clients.geocoding }, stack, {
     concurrency: req.concurrency,
+    also: keyVaultSubjects(keyVaults, stack.residency?.source),
   });
   const allowed = stack.residency?.allowedCountries;
   return placements.map((p) => {

@@ -2,7 +2,8 @@ import { batchWorkspaceId, childId, sqlDatabaseId } from "../../platform/arm/res
 import type { Cluster, FileServer, Workspace } from "../../services/batchai/types";
 import { placeStack, placeWithGeocoding } from "../residency/place-stack";
 import type { Placement } from "../residency/placement";
-import { batchSubjects, siteSubjects, type ResidencyKind, type ResidencySubject } from "../residency/residency-subjects";
+import { batchSubjects, keyVaultSubjects, siteSubjects, type ResidencyKind, type ResidencySubject } from "../residency/residency-subjects";
+import { keyVaults } from "./key-vaults";
 import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
 import { defineFactKind, type ResourceContext, type ResourceInput } from "./fact-kind";
 import { RESOURCE_TYPES } from "./resource-types";
@@ -64,9 +65,12 @@ export const placements = defineFactKind<PlacementFacts>({
     const residency = ctx.stack.residency;
     if (!residency) return [];
     const sql = { getTransparentDataEncryption: (ref: Parameters<typeof readTdeOnce>[1]) => readTdeOnce(ctx, ref) };
+    // The vaults of the TDE protectors, read once with the key-custody facts (shared through ctx.once).
+    const vaults = keyVaultSubjects(await keyVaults.gather(ctx));
     const placed = await placeStack({ sql, batch: ctx.clients.batch, geocoding: ctx.clients.geocoding }, ctx.stack, {
       concurrency: ctx.concurrency,
       signal: ctx.signal,
+      also: vaults,
     });
     // A resource the stack names nowhere (a Batch AI workspace found by discovery) is reported at the
     // residency section, which is what makes it a finding.
@@ -180,6 +184,17 @@ export function residencyFromResources(
       } else if (ws?.id) {
         inventory.workspaces.push(ws);
         note(ws.id, r.urn);
+      }
+    } else if (r.type === RESOURCE_TYPES.keyVault) {
+      const vault = known(() => p.vaultResource as { id?: string; name?: string; location?: string } | undefined);
+      const name = String(p.vault);
+      if (vault === UNKNOWN) wait("key-vault", `keyvault:${name}`, name, r.urn);
+      else if (vault?.id) {
+        const rg = known(() => p.resourceGroup as unknown);
+        subjects.push(
+          ...keyVaultSubjects([{ id: vault.id, name, resourceGroup: typeof rg === "string" ? rg : undefined, location: vault.location }]),
+        );
+        note(vault.id, r.urn);
       }
     } else if (r.type === RESOURCE_TYPES.cluster) {
       children.push({ kind: "batch-cluster", resource: r, output: "clusterResource", segment: "clusters", input: "cluster" });

@@ -18,7 +18,7 @@ export interface ResidencySources {
 }
 
 /**
- * Places every located resource of a stack and every site it names: each database by its TDE
+ * Places every located resource of a stack (and the subjects in `also`) and every site it names: each database by its TDE
  * configuration's location, each Batch AI workspace, cluster and file server (see `readLocatedBatch`),
  * each region's point by reverse geocoding (once per region), each site by geocoding
  * its address (once per address). API failures are thrown (the caller's error, exit 1); what
@@ -27,7 +27,7 @@ export interface ResidencySources {
 export async function placeStack(
   sources: ResidencySources,
   stack: StackConfig,
-  opts: { concurrency?: number; signal?: AbortSignal } = {},
+  opts: { concurrency?: number; signal?: AbortSignal; also?: readonly ResidencySubject[] } = {},
 ): Promise<Placement[]> {
   const limit = opts.concurrency ?? 8;
   const signal = opts.signal;
@@ -43,6 +43,8 @@ export async function placeStack(
   const subjects = [
     ...sqlSubjects(stack.subscriptionId, stack.databases, tdes),
     ...batchSubjects(stack.batch, batch),
+    // Subjects the caller read itself (the Key Vaults of the TDE protectors), before the sites.
+    ...(opts.also ?? []),
     ...siteSubjects(stack.residency),
   ];
   return placeWithGeocoding(sources.geocoding, subjects, { concurrency: limit, signal });
@@ -56,7 +58,7 @@ export async function placeStack(
 export async function placeWithGeocoding(
   geocoding: Pick<GeocodingClient, "reverseGeocode" | "geocode">,
   subjects: readonly ResidencySubject[],
-  opts: { concurrency?: number; signal?: AbortSignal } = {},
+  opts: { concurrency?: number; signal?: AbortSignal; also?: readonly ResidencySubject[] } = {},
 ): Promise<Placement[]> {
   const limit = opts.concurrency ?? 8;
   const signal = opts.signal;

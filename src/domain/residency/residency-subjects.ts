@@ -4,7 +4,7 @@ import type { Cluster, FileServer, Workspace } from "../../services/batchai/type
 import type { TransparentDataEncryption } from "../../services/sql/types";
 
 /** What is placed in a country (the data-residency rule's kinds). */
-export type ResidencyKind = "sql-database" | "batch-workspace" | "batch-cluster" | "batch-file-server" | "site";
+export type ResidencyKind = "sql-database" | "batch-workspace" | "batch-cluster" | "batch-file-server" | "key-vault" | "site";
 
 /** A resource or site to place, with what is known of where it is. Plain data. */
 export interface ResidencySubject {
@@ -96,6 +96,30 @@ export function batchSubjects(
     }
   }
   return out;
+}
+
+/**
+ * The Key Vaults that hold the stack's customer-managed TDE protectors, by their location (the
+ * vault's, as Resource Manager returned it): the key that unlocks the data lives there. Only vaults
+ * that were read (an id) are placed; one that could not be read is the key rules' finding.
+ */
+export function keyVaultSubjects(
+  vaults: readonly { id?: string; name: string; resourceGroup?: string; location?: string }[],
+  source?: SourceLocation,
+): ResidencySubject[] {
+  return vaults.flatMap((v) =>
+    v.id
+      ? [
+          {
+            kind: "key-vault" as const,
+            id: v.id,
+            label: v.resourceGroup ? `${v.resourceGroup}/${v.name}` : v.name,
+            location: nonEmpty(v.location),
+            ...(source ? { source } : {}),
+          },
+        ]
+      : [],
+  );
 }
 
 /** The stack's named sites, placed by geocoding their address. */

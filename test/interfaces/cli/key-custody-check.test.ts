@@ -188,3 +188,21 @@ describe("inventory over the key-custody estate", () => {
     expect(r.err).toMatch(/inventory: error: key vault kv-kc-locked: VaultNotListed/);
   });
 });
+
+describe("where over the key-custody estate", () => {
+  it("places the Key Vaults of the TDE protectors that could be read, beside the databases", async () => {
+    const r = await runCli(["where", "--config", "Pulumi.key-custody.yaml", "--output", "json"], emu.url, dir, {
+      STACKWARDEN_GEOCODING_ENDPOINT: `${emu.url}/geocoding`,
+    });
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.out) as { placements: { kind: string; label: string; region?: string; country?: string }[] };
+    const vaults = doc.placements.filter((p) => p.kind === "key-vault");
+    expect(vaults.map((v) => [v.label, v.region, v.country]).sort()).toEqual([
+      ["rg-kc-keys/kv-kc-healthy", "westeurope", "NL"],
+      ["rg-kc-keys/kv-kc-nopurge", "westeurope", "NL"],
+      ["rg-kc-keys/kv-kc-nosoftdel", "westeurope", "NL"],
+    ]);
+    expect(doc.placements.filter((p) => p.kind === "sql-database")).toHaveLength(12);
+  }, 60_000);
+});

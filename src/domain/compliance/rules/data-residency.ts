@@ -11,6 +11,7 @@ export const KIND_LABELS: Record<PlacementKind, string> = {
   "batch-workspace": "Batch AI workspace",
   "batch-cluster": "Batch AI cluster",
   "batch-file-server": "Batch AI file server",
+  "key-vault": "Key Vault",
   site: "site",
 };
 
