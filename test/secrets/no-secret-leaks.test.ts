@@ -318,6 +318,9 @@ describe("planted credentials appear nowhere, whatever the command, format or lo
     ["whoami", "--output", "json"],
     ["probe", "--config", "stack.yaml"],
     ["probe", "--config", "stack.yaml", "--output", "json"],
+    // An evidence bundle (reports, facts with their read receipts, exemptions, manifest), then its check.
+    ["evidence", "--config", "stack.yaml", "--out", "bundle"],
+    ["evidence", "verify", "bundle"],
   ];
 
   it("with a valid AZURE_ACCESS_TOKEN, with IMDS tokens, and with a forged token", async () => {
@@ -345,6 +348,15 @@ describe("planted credentials appear nowhere, whatever the command, format or lo
     const { readFileSync, readdirSync } = await import("node:fs");
     for (const f of readdirSync(work).filter((n) => n.startsWith("report."))) all.push(readFileSync(join(work, f), "utf8"));
     expect(readdirSync(work).filter((n) => n.startsWith("report."))).toHaveLength(5);
+    // Every file of the evidence bundle: no secret, no token, no probe parameter, no principal's id.
+    const bundle = readdirSync(join(work, "bundle"), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => readFileSync(join(e.parentPath, e.name), "utf8"));
+    expect(bundle.length).toBeGreaterThanOrEqual(8);
+    const claims = JSON.parse(Buffer.from(valid.split(".")[1], "base64url").toString("utf8")) as { oid?: string };
+    expect(claims.oid).toMatch(/\S/);
+    expectClean(bundle.join("\n"), [...planted, valid, "ADMN-0001", "A Student", claims.oid!]);
+    all.push(...bundle);
     emulator.child.kill("SIGTERM");
     await emulator.exited;
     all.push(emulator.out(), emulator.err());
