@@ -59,6 +59,10 @@ function failures(facts: ComplianceFacts, db: DatabaseFacts, stack: Pick<StackCo
     usages: [],
     artifacts: [],
     probes: [],
+    // Key custody is the server's, and a TDE repair does not change it: its findings are not the repair's.
+    tdeProtectors: [],
+    keyVaults: [],
+    protectorKeys: [],
   };
   return evaluateCompliance(one, stack.policies, stack.exemptions, now).findings.filter((f) => f.verdict === "fail");
 }

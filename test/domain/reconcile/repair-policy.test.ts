@@ -5,6 +5,9 @@ import type { Exemption } from "../../../src/domain/stack/stack-config";
 import { decideAction, type TdePlanItem } from "../../../src/domain/reconcile/tde-plan";
 import { sqlDatabaseId } from "../../../src/platform/arm/resource-id";
 import { decideRepairs } from "../../../src/domain/reconcile/repair-policy";
+import { keyVaultFactsOf } from "../../../src/domain/facts/key-vaults";
+import { protectorFactsOf } from "../../../src/domain/facts/tde-protectors";
+import { stackServers } from "../../../src/domain/facts/key-custody-reads";
 
 const SUB = "00000000-0000-0000-0000-000000000000";
 const NOW = Date.parse("2026-06-01T00:00:00Z");
@@ -63,6 +66,25 @@ describe("which drift --auto-remediate repairs", () => {
     const { item, facts } = drifted("legacy", "Enabled", "Disabled");
     const [d] = decideRepairs([item], facts, stack({ "sql-tde-enabled": { enforcementLevel: "advisory" } }), NOW);
     expect(d).toMatchObject({ repair: false, reason: expect.stringMatching(/^sql-tde-enabled \(advisory\) would flag it/) });
+  });
+
+  it("the server's key custody (a vault without purge protection: mandatory) is not the repair's: encrypting is still repaired", () => {
+    const { item, facts } = drifted("orders", "Disabled", "Enabled");
+    const [server] = stackServers({ subscriptionId: SUB, databases: [item.desired] });
+    const uri = "https://kv-weak.vault.azure.net/keys/tde/0123456789abcdef0123456789abcdef";
+    const withKeys: ComplianceFacts = {
+      ...facts,
+      tdeProtectors: [protectorFactsOf(server, { protector: { id: "p", properties: { serverKeyType: "AzureKeyVault", uri } } })],
+      keyVaults: [
+        keyVaultFactsOf("kv-weak", SUB, {
+          vault: {
+            id: `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.KeyVault/vaults/kv-weak`,
+            properties: { enableSoftDelete: true },
+          },
+        }),
+      ],
+    };
+    expect(decideRepairs([item], withKeys, stack(), NOW)).toEqual([{ item, repair: true }]);
   });
 
   it("with the rule disabled, or the database exempted, no rule objects: the stack's state is restored", () => {
