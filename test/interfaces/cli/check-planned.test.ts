@@ -79,11 +79,12 @@ describe("check --planned", () => {
     expect(r.err.split("\n")).toEqual([
       "stackwarden check: wrote markdown report to c.md",
       "stackwarden check: wrote json report to c.json",
-      "stackwarden check: wrote sarif report to c.sarif (0 mandatory, 0 advisory)",
+      // The server's TDE protector is service-managed: sql-tde-customer-managed-key's advisory.
+      "stackwarden check: wrote sarif report to c.sarif (0 mandatory, 1 advisory)",
     ]);
     const json = JSON.parse(readFileSync(join(dir, "c.json"), "utf8")) as { summary: { mandatoryViolations: number; passed: number } };
     expect(json.summary.mandatoryViolations).toBe(0);
-    expect(readFileSync(join(dir, "c.md"), "utf8")).toMatch(/^### :white_check_mark: stackwarden check: `s`/);
+    expect(readFileSync(join(dir, "c.md"), "utf8")).toMatch(/^### :warning: stackwarden check: `s`/);
     expect(JSON.parse(readFileSync(join(dir, "c.sarif"), "utf8")).version).toBe("2.1.0");
     // Without --planned the unencrypted database is still a violation today.
     expect((await runCli(["check", "--config", "Pulumi.s.yaml"], emu.url, dir)).code).toBe(3);
