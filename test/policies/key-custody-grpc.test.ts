@@ -148,5 +148,8 @@ describe("AnalyzeStack: the key-custody policies", () => {
       .filter((r) => r.type === TYPES.protector)
       .map((r) => ({ ...r, props: { ...r.props, protector: UNKNOWN_VALUE } }));
     expect(await analyzer.analyzeStack(preview)).toEqual([]);
+    // A protector the engine has not read yet carries no output at all: not judged either.
+    const unread = preview.map(({ props: { protector: _p, ...props }, ...r }) => ({ ...r, props }));
+    expect(await analyzer.analyzeStack(unread)).toEqual([]);
   });
 });

@@ -61,7 +61,7 @@ export const keyVaults = defineFactKind<KeyVaultFacts>({
         const sub = String(p.subscriptionId);
         const vault = ctx.known(() => p.vaultResource as Vault | undefined);
         const failure = ctx.known(() => p.readError as ReadFailure | undefined);
-        if (vault === UNKNOWN || failure === UNKNOWN)
+        if (vault === UNKNOWN || failure === UNKNOWN || (!vault && !failure))
           return { name, subscriptionId: sub, enableSoftDelete: false, enablePurgeProtection: false, pending: true, origin: r.urn };
         return { ...keyVaultFactsOf(name, sub, { vault, failure }), origin: r.urn };
       }),

@@ -68,7 +68,7 @@ export const protectorKeys = defineFactKind<ProtectorKeyFacts>({
         const ref = { vaultName: String(p.vault), keyName: String(p.key), version };
         const key = ctx.known(() => p.keyResource as Key | undefined);
         const failure = ctx.known(() => p.readError as ReadFailure | undefined);
-        if (key === UNKNOWN || failure === UNKNOWN) return { ...identityOf(ref), pending: true, origin: r.urn };
+        if (key === UNKNOWN || failure === UNKNOWN || (!key && !failure)) return { ...identityOf(ref), pending: true, origin: r.urn };
         return { ...protectorKeyFactsOf(ref, { key, failure }), origin: r.urn };
       }),
 });

@@ -59,7 +59,9 @@ export const tdeProtectors = defineFactKind<ProtectorFacts>({
         const server: StackServer = { ...ref, id: sqlServerId(ref), label: `${ref.resourceGroup}/${ref.server}`, databases: [] };
         const protector = ctx.known(() => p.protector as EncryptionProtector | undefined);
         const failure = ctx.known(() => p.readError as ReadFailure | undefined);
-        if (protector === UNKNOWN || failure === UNKNOWN) return { ...subjectOf(server), serverKeyType: UNKNOWN, origin: r.urn };
+        // Neither read nor failed: the data source has not been read yet (a preview of a new stack).
+        if (protector === UNKNOWN || failure === UNKNOWN || (!protector && !failure))
+          return { ...subjectOf(server), serverKeyType: UNKNOWN, origin: r.urn };
         return { ...protectorFactsOf(server, { protector, failure }), origin: r.urn };
       }),
 });
