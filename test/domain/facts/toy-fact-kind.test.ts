@@ -36,6 +36,7 @@ const STACK = `config:
     - { resourceGroup: rg-toy, server: sql-eu, database: archive, transparentDataEncryption: Enabled }
   stackwarden:policies:
     toy-database-region: { enforcementLevel: mandatory }
+    sql-tde-customer-managed-key: { enforcementLevel: disabled }   # the servers are service-managed: not this test's finding
 `;
 
 /** The compiled CLI with the toy fact kind and rule loaded first. */
