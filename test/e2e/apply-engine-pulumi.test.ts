@@ -133,7 +133,8 @@ sql:
     );
     expect(r.stdout).toContain(`policy pack ${join(project.dir, "policies")}`);
     expect(r.stdout).toMatch(/\+\s+pulumi-nodejs:dynamic\/sql:TransparentDataEncryption tde-rg-engine-sql-engine-orders created/);
-    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("Apply (pulumi): succeeded, 7 create.");
+    // The stack's resources, the server's TDE protector data source among them.
+    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("Apply (pulumi): succeeded, 8 create.");
     expect(await tde("orders")).toBe("Enabled");
     expect(existsSync(join(home, ".pulumi-local", ".pulumi", "stacks", "stackwarden", "engine.json"))).toBe(true);
   });
