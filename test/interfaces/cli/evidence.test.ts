@@ -82,6 +82,16 @@ describe("check --stack dev --output sarif", () => {
     // Code scanning shows every result as an alert: passes stay out of check's SARIF.
     expect(run.results.some((x) => x.kind === "pass")).toBe(false);
   });
+
+  it("with --sarif-passes, the three key rules all have results (the healthy sql-prod-1 as passes)", async () => {
+    const r = await cli("check", "--stack", "dev", "--output", "sarif", "--sarif-passes");
+    expect(r.code, r.err).toBe(3);
+    const run = (JSON.parse(r.out) as Sarif).runs[0];
+    const of = (id: string) => run.results.filter((x) => x.ruleId === id).map((x) => x.kind ?? "fail");
+    expect(of("sql-tde-customer-managed-key").sort()).toEqual(["fail", "pass"]);
+    expect(of("tde-key-vault-recoverable")).toEqual(["pass"]);
+    expect(of("tde-key-validity")).toEqual(["pass"]);
+  });
 });
 
 describe("evidence --stack dev --out DIR, then evidence verify DIR", () => {

@@ -30,6 +30,10 @@ export function registerCheck(program: Command, io: CommandIO): void {
       "--planned",
       "judge the state the stack asks for: a database the plan would change counts with its desired TDE status (the pull-request gate; as the policy pack does in pulumi preview)",
     )
+    .option(
+      "--sarif-passes",
+      "SARIF also records passing results (kind pass, level none): evidence that each rule was checked; leave it off for GitHub code scanning, which shows every result as an alert",
+    )
     .option("--concurrency <n>", "databases read at once", intOption(1, 256), 16)
     .action(async (flags: CheckFlags) => {
       const format = flags.format ?? flags.output;
@@ -50,7 +54,15 @@ export function registerCheck(program: Command, io: CommandIO): void {
       } finally {
         await clients.close();
       }
-      const input = { stackName: name, file: stack.file, result, generatedAt: new Date(), toolVersion: VERSION, notes: result.notes };
+      const input = {
+        stackName: name,
+        file: stack.file,
+        result,
+        generatedAt: new Date(),
+        toolVersion: VERSION,
+        notes: result.notes,
+        sarifPasses: !!flags.sarifPasses,
+      };
       const report = renderComplianceReport(input, format);
       for (const extra of flags.report) {
         writeFileSync(resolve(io.cwd, extra.file), `${renderComplianceReport(input, extra.format)}\n`);
@@ -77,6 +89,7 @@ interface CheckFlags extends StackFlags, ProbeDirFlags {
   out?: string;
   report: ExtraReport[];
   planned?: boolean;
+  sarifPasses?: boolean;
   concurrency: number;
 }
 
