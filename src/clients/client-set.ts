@@ -1,6 +1,6 @@
 import { loggerFromEnv } from "../platform/http/logger";
 import type { TokenCredential } from "../platform/http/token-credential";
-import { endpointsFromEnv, geocodingSettingsFromEnv } from "../platform/settings/endpoints";
+import { endpointsFromEnv, geocodingSettingsFromEnv, serviceSetting } from "../platform/settings/endpoints";
 import { namingStyleFromEnv } from "../platform/settings/naming-style";
 import { BatchAiClient } from "../services/batchai/client";
 import { CertificatesClient } from "../services/certificates/client";
@@ -114,7 +114,7 @@ class EnvClientSet implements ClientSet {
     return this.once("actor", () => {
       // With only AZURE_ACCESS_TOKEN and no IMDS endpoint set, IMDS is not asked: outside Azure
       // that would only cost a connect timeout.
-      const onVm = !this.env.AZURE_ACCESS_TOKEN?.trim() || !!this.env.STACKWARDEN_IMDS_ENDPOINT?.trim();
+      const onVm = !this.env.AZURE_ACCESS_TOKEN?.trim() || !!serviceSetting(this.env, "STACKWARDEN_IMDS_ENDPOINT");
       const imds = onVm ? new ImdsClient({ endpoint: endpointsFromEnv(this.env).imds, retry: { maxAttempts: 2 } }) : undefined;
       return { credential: this.credential, imds };
     });

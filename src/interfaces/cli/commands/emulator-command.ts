@@ -7,6 +7,7 @@ import type { FaultRule } from "../../../emulator/fault-injector";
 import { DEFAULT_ESTATE } from "../../../emulator/default-estate";
 import { intOption, positiveNumber, rateOption } from "../option-parsers";
 import type { CommandIO } from "../command-io";
+import { EMULATOR_VAR } from "../../../platform/settings/emulator-settings";
 
 interface EmulatorFlags {
   host: string;
@@ -81,8 +82,9 @@ export function registerEmulator(program: Command, io: CommandIO): void {
       });
       io.out(emu.url);
       io.err(
-        `stackwarden emulator: serving ${seedPath ? `the estate in ${seedPath}` : "an empty estate"}${flags.state ? `, state in ${flags.state}` : ""}; ARM at ${emu.url}/, IMDS at ${emu.url}/metadata, geocoding at ${emu.url}/geocoding. Stop with Ctrl-C.`,
+        `stackwarden emulator: serving ${seedPath ? `the estate in ${seedPath}` : "an empty estate"}${flags.state ? `, state in ${flags.state}` : ""}; ARM at ${emu.url}/, IMDS at ${emu.url}/metadata, geocoding at ${emu.url}/geocoding, binary analysis at ${emu.url}/binary-analysis/v1, the issuers at ${emu.url}/apisetu. Stop with Ctrl-C. Point the CLI at it with:`,
       );
+      io.err(`export ${EMULATOR_VAR}=${emu.url}`);
       await new Promise<void>((resolve) => {
         const stop = () => {
           process.off("SIGINT", stop);
