@@ -4,6 +4,7 @@ import { placementFactsOf } from "../domain/facts/placements";
 import { placeStack } from "../domain/residency/place-stack";
 import type { Placement } from "../domain/residency/placement";
 import type { StackConfig } from "../domain/stack/stack-config";
+import { requireGeocodingService } from "../platform/settings/endpoints";
 
 /** A placement with the data-residency rule's verdict on it (none when the stack sets no residency). */
 export type JudgedPlacement = Placement & { verdict?: "pass" | "violation" | "not-applicable" | "unknown" };
@@ -15,6 +16,7 @@ export type JudgedPlacement = Placement & { verdict?: "pass" | "violation" | "no
  */
 export async function runWhere(req: { stack: StackConfig; clients: ClientSet; concurrency?: number }): Promise<JudgedPlacement[]> {
   const { stack, clients } = req;
+  requireGeocodingService(clients.env, "`where` (it places resources and sites by geocoding)");
   const placements = await placeStack({ sql: clients.sql, batch: clients.batch, geocoding: clients.geocoding }, stack, {
     concurrency: req.concurrency,
   });

@@ -1,4 +1,5 @@
 import { batchWorkspaceId, childId, sqlDatabaseId } from "../../platform/arm/resource-id";
+import { requireGeocodingService } from "../../platform/settings/endpoints";
 import type { Cluster, FileServer, Workspace } from "../../services/batchai/types";
 import { placeStack, placeWithGeocoding } from "../residency/place-stack";
 import type { Placement } from "../residency/placement";
@@ -60,6 +61,10 @@ const SHARE_PLACING_MS = 60_000;
 export const placements = defineFactKind<PlacementFacts>({
   key: "placements",
   title: "the country of each located resource and site",
+  prepare: async (ctx) => {
+    const r = ctx.stack.residency;
+    if (r) requireGeocodingService(ctx.clients.env, `stackwarden:residency${r.source ? ` (${r.source.file}:${r.source.line})` : ""}`);
+  },
   gather: async (ctx) => {
     const residency = ctx.stack.residency;
     if (!residency) return [];

@@ -79,3 +79,17 @@ export function geocodingSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): 
     apiKey: serviceSetting(env, "STACKWARDEN_GEOCODING_API_KEY")?.value,
   };
 }
+
+/**
+ * Checks, before any request, that the geocoding service is set up where something needs it
+ * (`neededBy`: the residency rule of a stack, `where`, `geocode`): its endpoint
+ * (`STACKWARDEN_GEOCODING_ENDPOINT`, or `STACKWARDEN_EMULATOR`) or the key of the public default.
+ * With neither, the request would go to the public service without a key; a SettingsError names
+ * the variables instead.
+ */
+export function requireGeocodingService(env: NodeJS.ProcessEnv, neededBy: string): void {
+  if (serviceSetting(env, "STACKWARDEN_GEOCODING_ENDPOINT") || serviceSetting(env, "STACKWARDEN_GEOCODING_API_KEY")) return;
+  throw new SettingsError(
+    `${neededBy} needs the geocoding service, but neither STACKWARDEN_GEOCODING_ENDPOINT nor ${EMULATOR_VAR} is set, and the default (${DEFAULT_GEOCODING_ENDPOINT}) needs STACKWARDEN_GEOCODING_API_KEY: set ${EMULATOR_VAR}=<url> to use the emulator, or the geocoding variables`,
+  );
+}
