@@ -56,7 +56,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "inventory",
     description:
-      "read every data source the stack names: Batch AI (operations, usages, workspaces, clusters, experiments, file servers, jobs) and SQL (advisors, pool activity, TDE, scans)",
+      "read every data source the stack names: Batch AI (operations, usages, workspaces, clusters, experiments, file servers, jobs) and SQL (advisors, pool activity, TDE, scans) (exit 0, 1 when a read failed: everything else is still printed)",
     load: async () => (await import("./commands/inventory-command")).registerInventory,
   },
   {
@@ -67,17 +67,20 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: "emulator",
-    description: "serve every seeded API locally (ARM under /, IMDS under /metadata); the first stdout line is the base URL",
+    description:
+      "serve every seeded API locally (ARM under /, IMDS under /metadata); the first stdout line is the base URL (runs until SIGINT or SIGTERM, then exits 0; 1 when it cannot start)",
     load: async () => (await import("./commands/emulator-command")).registerEmulator,
   },
   {
     name: "start",
-    description: "run the main job (plan, apply, plan, probe, check) for a stack against the embedded emulator",
+    description:
+      "run the main job (plan, apply, plan, probe, check) for a stack against the embedded emulator (exit 0; 1 not converged or an error; 3 a mandatory violation; else 4 a probe failed)",
     load: async () => (await import("./commands/start-command")).registerStart,
   },
   {
     name: "whoami",
-    description: "show what IMDS says of this machine and its managed identity (STACKWARDEN_IMDS_ENDPOINT, AZURE_CLIENT_ID)",
+    description:
+      "show which credential of the chain answered and whom its ARM token names, and what IMDS says of this machine and its managed identity (STACKWARDEN_IMDS_ENDPOINT, AZURE_CLIENT_ID) (exit 0, 1 when no credential works: one line naming what was tried)",
     load: async () => (await import("./commands/whoami-command")).registerWhoami,
   },
   {
@@ -108,14 +111,14 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "geocode",
     description:
-      "geocode an address with the geocoding service (STACKWARDEN_GEOCODING_ENDPOINT, STACKWARDEN_GEOCODING_API_KEY): its parts, position and country",
+      "geocode an address with the geocoding service (STACKWARDEN_GEOCODING_ENDPOINT, STACKWARDEN_GEOCODING_API_KEY): its parts, position and country (exit 0, 1 no match or error)",
     usage: "[options] <address>",
     load: async () => (await import("./commands/geocode-command")).registerGeocode,
   },
   {
     name: "where",
     description:
-      "place every located resource of the stack (SQL databases, Batch AI workspaces, clusters, file servers) and every site of stackwarden:residency in a country: region, coordinates, country",
+      "place every located resource of the stack (SQL databases, Batch AI workspaces, clusters, file servers) and every site of stackwarden:residency in a country: region, coordinates, country (exit 0, 1 error)",
     load: async () => (await import("./commands/where-command")).registerWhere,
   },
   {

@@ -29,7 +29,9 @@ interface EmulatorFlags {
 export function registerEmulator(program: Command, io: CommandIO): void {
   program
     .command("emulator")
-    .description("serve every seeded API locally (ARM under /, IMDS under /metadata); the first stdout line is the base URL")
+    .description(
+      "serve every seeded API locally (ARM under /, IMDS under /metadata); the first stdout line is the base URL (runs until SIGINT or SIGTERM, then exits 0; 1 when it cannot start)",
+    )
     .option("--host <host>", "address to listen on", "127.0.0.1")
     .option("--port <n>", "port to listen on (0 picks a free one)", intOption(0, 65535), 0)
     .option("--seed <file>", "seed YAML describing the estate (default: stacks/dev.estate.yaml)")

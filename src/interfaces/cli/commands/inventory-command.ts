@@ -9,7 +9,7 @@ import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-
 export function registerInventory(program: Command, io: CommandIO): void {
   withStackOptions(program.command("inventory"))
     .description(
-      "read every data source the stack names: Batch AI (operations, usages, workspaces, clusters, experiments, file servers, jobs) and SQL (advisors, pool activity, TDE, scans)",
+      "read every data source the stack names: Batch AI (operations, usages, workspaces, clusters, experiments, file servers, jobs) and SQL (advisors, pool activity, TDE, scans) (exit 0, 1 when a read failed: everything else is still printed)",
     )
     .option("--output <format>", "json, yaml or table", choiceOption(["json", "yaml", "table"] as const), "table")
     .option("--concurrency <n>", "reads in flight", intOption(1, 256), 8)

@@ -19,7 +19,9 @@ import { showProbeStep } from "../probe-step";
  */
 export function registerStart(program: Command, io: CommandIO): void {
   withProbeDirOption(program.command("start"))
-    .description("run the main job (plan, apply, plan, probe, check) for a stack against the embedded emulator")
+    .description(
+      "run the main job (plan, apply, plan, probe, check) for a stack against the embedded emulator (exit 0; 1 not converged or an error; 3 a mandatory violation; else 4 a probe failed)",
+    )
     .option("--stack <name>", "stack to reconcile", "dev")
     .option("--seed <file>", "estate the emulator serves", DEFAULT_ESTATE)
     .action(async (flags: { stack: string; seed: string } & ProbeDirFlags) => {

@@ -10,7 +10,7 @@ import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-
 export function registerWhere(program: Command, io: CommandIO): void {
   withStackOptions(program.command("where"))
     .description(
-      "place every located resource of the stack (SQL databases, Batch AI workspaces, clusters, file servers) and every site of stackwarden:residency in a country: region, coordinates, country",
+      "place every located resource of the stack (SQL databases, Batch AI workspaces, clusters, file servers) and every site of stackwarden:residency in a country: region, coordinates, country (exit 0, 1 error)",
     )
     .option("--output <format>", "table or json", choiceOption(["table", "json"] as const), "table")
     .option("--concurrency <n>", "reads in flight", intOption(1, 64), 8)
