@@ -60,7 +60,9 @@ export function registerGeocode(program: Command, io: CommandIO): void {
         }
       }
       if (results.length === 0) {
-        io.err(`stackwarden geocode: no place found for "${address}"${res.message ? `: ${res.message}` : ""}`);
+        // The service's message often names the address itself ("no place matched …"): then it adds nothing.
+        const said = res.message && !res.message.includes(address) ? `: ${res.message}` : "";
+        io.err(`stackwarden geocode: no place found for "${address}"${said}`);
         io.exitCode = 1;
       }
     });

@@ -37,10 +37,14 @@ export function registerInventory(program: Command, io: CommandIO): void {
       else if (flags.output === "yaml") io.out(stringify(doc, { aliasDuplicateObjects: false }));
       else {
         io.out(`Inventory of stack ${name} (${stack.file})`);
-        for (const [section, kinds] of Object.entries(lists)) {
-          for (const [k, v] of Object.entries(kinds)) io.out(`  ${section}.${k.padEnd(36)} ${(v as unknown[]).length}`);
-        }
-        if (errors.length) io.out(`  ${"errors".padEnd(44)} ${errors.length}`);
+        const rows: [string, number][] = Object.entries(lists).flatMap(([section, kinds]) =>
+          Object.entries(kinds).map(([k, v]): [string, number] => [`${section}.${k}`, (v as unknown[]).length]),
+        );
+        if (errors.length) rows.push(["errors", errors.length]);
+        // One column of names, one of counts right-aligned under each other, however long the names.
+        const nameWidth = Math.max(...rows.map(([n]) => n.length));
+        const countWidth = Math.max(...rows.map(([, c]) => String(c).length));
+        for (const [n, c] of rows) io.out(`  ${n.padEnd(nameWidth)}  ${String(c).padStart(countWidth)}`);
       }
       for (const w of warnings) io.err(`inventory: warning: ${w.resource}: ${w.message}`);
       for (const e of errors) {

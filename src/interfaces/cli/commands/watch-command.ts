@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { InvalidArgumentError, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import { loadStackFile } from "../../../domain/stack/stack-config";
 import { currentBranch, headCommit } from "../../../platform/programs/git-checkout";
 import { clientSetFromEnv } from "../../../clients/client-set";
@@ -50,7 +50,11 @@ export function registerWatch(program: Command, io: CommandIO): void {
     .option("--git-branch <name>", "the branch to follow (default: the one checked out)")
     .option("--auto-apply", "apply each new commit's plan (with --git)")
     .option("--auto-remediate", "repair drift that moves toward compliance; repairs a mandatory rule would flag are only reported")
-    .option("--grace <duration>", "on SIGTERM, how long a running apply may go on before it stops between requests", durationOption, 30_000)
+    .addOption(
+      new Option("--grace <duration>", "on SIGTERM, how long a running apply may go on before it stops between requests")
+        .argParser(durationOption)
+        .default(30_000, "30s"),
+    )
     .option("--max-ticks <n>", "stop after N ticks (benchmarks and smoke tests)", intOption(1))
     .option("--concurrency <n>", "databases read or changed at once", intOption(1, 256), 16)
     .option("--scan-timeout <seconds>", "longest wait for one scan", intOption(1), 3600)
