@@ -12,6 +12,11 @@ export type Maybe<T> = T | typeof UNKNOWN;
 export interface FactOrigin {
   source?: SourceLocation;
   origin?: string;
+  /**
+   * Why the subject's data could not be read (the cloud has no such database …): no rule judges
+   * it then; every finding about it is not-applicable with this reason (evaluate.ts).
+   */
+  unread?: string;
 }
 
 /**

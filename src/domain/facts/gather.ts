@@ -3,8 +3,8 @@ import type { ComplianceFacts } from "../compliance/facts";
 import type { FactKind, GatherContext, ResourceContext, ResourceInput } from "./fact-kind";
 import { allFactKinds, findFactKind } from "./registry";
 
-/** What gathering needs besides what it makes itself (the shared reads). */
-export type GatherInput = Omit<GatherContext, "once">;
+/** What gathering needs besides what it makes itself (the shared reads); `unread` defaults to ignoring them. */
+export type GatherInput = Omit<GatherContext, "once" | "unread"> & { unread?: GatherContext["unread"] };
 
 /**
  * Gathers the facts of the kinds named (each registered kind's list is there; those not named are
@@ -20,9 +20,16 @@ export async function gatherFacts(keys: readonly string[], input: GatherInput, o
   const signal = input.signal ? AbortSignal.any([input.signal, failed.signal]) : failed.signal;
   // Every read of the gathering listens to it, up to the concurrency per kind at once: not a leak.
   setMaxListeners(0, signal);
+  const reported = new Set<string>();
   const ctx: GatherContext = {
     ...input,
     signal,
+    unread: (entry) => {
+      const key = entry.id.toLowerCase();
+      if (reported.has(key)) return;
+      reported.add(key);
+      input.unread?.(entry);
+    },
     once: <T>(key: string, read: () => Promise<T>) => {
       let r = reads.get(key);
       if (!r) reads.set(key, (r = read()));

@@ -1,4 +1,5 @@
 import type { Finding } from "../compliance/finding";
+import { unreadDocument, unreadLine, type UnreadEntry } from "../stack/unread-entry";
 
 export type DriftFormat = "table" | "json" | "markdown";
 
@@ -17,6 +18,8 @@ export interface DriftReportInput {
   file: string;
   tde: TdeDrift[];
   advisor: Finding[];
+  /** Databases that could not be read (listed under `errors` in JSON, and in Markdown; the table's are on stderr). */
+  unread?: UnreadEntry[];
 }
 
 /** Renders `drift`'s findings for people (table), pipelines (json) or pull-request comments (markdown). */
@@ -36,6 +39,7 @@ export function renderDrift(format: DriftFormat, d: DriftReportInput): string {
           message: f.message,
           line: f.source?.line,
         })),
+        errors: (d.unread ?? []).map(unreadDocument),
       },
       null,
       2,
@@ -48,6 +52,10 @@ export function renderDrift(format: DriftFormat, d: DriftReportInput): string {
     if (advisor.length) {
       lines.push("", "Tier advisor:");
       for (const f of advisor) lines.push(`- ${f.verdict === "exempt" ? "exempt" : f.level}: ${f.message}`);
+    }
+    if (d.unread?.length) {
+      lines.push("", "Could not be read:");
+      for (const u of d.unread) lines.push(`- ${unreadLine(u)}`);
     }
     return lines.join("\n");
   }

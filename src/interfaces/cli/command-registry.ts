@@ -45,12 +45,13 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "drift",
     description:
-      "list live state that differs from the stack, and tier-advisor disagreements (exit 0 none or advisory only, 2 drift, 1 error)",
+      "list live state that differs from the stack, and tier-advisor disagreements (exit 0 none or advisory only, 2 drift, 1 error: also a database that could not be read, the others still compared)",
     load: async () => (await import("./commands/drift-command")).registerDrift,
   },
   {
     name: "check",
-    description: "run every compliance rule against live state (exit 0 no mandatory violation, 3 at least one, 1 error)",
+    description:
+      "run every compliance rule against live state (exit 0 no mandatory violation, 3 at least one, 1 error: also an artifact not scanned or a database that could not be read, the others still judged)",
     load: async () => (await import("./commands/check-command")).registerCheck,
   },
   {
@@ -118,7 +119,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "where",
     description:
-      "place every located resource of the stack (SQL databases, Batch AI workspaces, clusters, file servers) and every site of stackwarden:residency in a country: region, coordinates, country (exit 0, 1 error)",
+      "place every located resource of the stack (SQL databases, Batch AI workspaces, clusters, file servers) and every site of stackwarden:residency in a country: region, coordinates, country (exit 0, 1 error: also a database that could not be read, the others still placed)",
     load: async () => (await import("./commands/where-command")).registerWhere,
   },
   {

@@ -3,6 +3,7 @@ import { DEFAULT_ESTATE } from "../../../clients/embedded-emulator";
 import { renderComplianceTable } from "../../../domain/reports/compliance-report";
 import { renderPlan } from "../../../domain/reports/plan-report";
 import { loadStackFile, stackFilePath } from "../../../domain/stack/stack-config";
+import { unreadLine } from "../../../domain/stack/unread-entry";
 import { stateDirs } from "../../../platform/settings/state-dirs";
 import { VERSION } from "../../../platform/version";
 import { runStart } from "../../../usecases/start";
@@ -57,6 +58,7 @@ export function registerStart(program: Command, io: CommandIO): void {
           `\nDone: ${outcome.plan.changes.length} change(s) applied to ${stack.databases.length} database(s); the stack has converged. Probes: ${probes.run.passed} of ${probes.run.results.length} passed. Compliance: ${s.mandatoryViolations} mandatory violation(s), ${s.advisoryViolations} advisory finding(s)${scanned}.`,
         );
         for (const e of check.scanErrors) io.err(`stackwarden start: artifact ${e.path} could not be scanned: ${e.error}`);
+        for (const u of check.unread) io.err(`stackwarden start: ${unreadLine(u)}`);
       }
       io.exitCode = outcome.exitCode;
     });
