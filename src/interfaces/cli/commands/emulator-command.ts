@@ -7,6 +7,7 @@ import type { FaultRule } from "../../../emulator/fault-injector";
 import { DEFAULT_ESTATE } from "../../../emulator/default-estate";
 import { intOption, positiveNumber, rateOption } from "../option-parsers";
 import type { CommandIO } from "../command-io";
+import { onStopRequest } from "../stop-request";
 import { EMULATOR_VAR } from "../../../platform/settings/emulator-settings";
 
 interface EmulatorFlags {
@@ -87,15 +88,15 @@ export function registerEmulator(program: Command, io: CommandIO): void {
         `stackwarden emulator: serving ${seedPath ? `the estate in ${seedPath}` : "an empty estate"}${flags.state ? `, state in ${flags.state}` : ""}; ARM at ${emu.url}/, IMDS at ${emu.url}/metadata, geocoding at ${emu.url}/geocoding, binary analysis at ${emu.url}/binary-analysis/v1, the issuers at ${emu.url}/apisetu. Stop with Ctrl-C. Point the CLI at it with:`,
       );
       io.err(`export ${EMULATOR_VAR}=${emu.url}`);
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off("SIGINT", stop);
-          process.off("SIGTERM", stop);
-          resolve();
-        };
-        process.on("SIGINT", stop);
-        process.on("SIGTERM", stop);
+      // Until told to stop: SIGINT, SIGTERM, or the process that started it gone (npx's shell).
+      const reason = await new Promise<string>((resolve) => {
+        const dispose = onStopRequest((why) => {
+          dispose();
+          resolve(why);
+        }, io.env);
       });
+      // Closing flushes the state journal (--state): nothing acknowledged is lost.
       await emu.close();
+      io.err(`stackwarden emulator: stopped (${reason})`);
     });
 }

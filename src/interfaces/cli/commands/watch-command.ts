@@ -12,6 +12,7 @@ import { parseListen, startWatchServer } from "../../watch/watch-server";
 import { Watcher, type WatchGit } from "../../watch/watcher";
 import { UsageError } from "../cli-error";
 import type { CommandIO } from "../command-io";
+import { onStopRequest } from "../stop-request";
 import { durationOption, withOperationOptions, type OperationFlags } from "../operation-options";
 import { intOption } from "../option-parsers";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
@@ -142,14 +143,12 @@ export function registerWatch(program: Command, io: CommandIO): void {
       log(
         `watching stack ${stackName} (${first.stack.file}) ${describeSchedule(schedule)}${git ? `, following ${git.remote}/${git.branch} in ${git.dir}` : ""}${flags.autoApply ? ", auto-apply" : ""}${flags.autoRemediate ? ", auto-remediate" : ""}`,
       );
-      const onSignal = (signal: NodeJS.Signals) => watcher.stop(`received ${signal}`);
-      process.on("SIGTERM", onSignal);
-      process.on("SIGINT", onSignal);
+      // SIGTERM, SIGINT, or the process that started it gone (npx's shell, which passes on no signal).
+      const dispose = onStopRequest((reason) => watcher.stop(reason), io.env);
       try {
         await watcher.run();
       } finally {
-        process.off("SIGTERM", onSignal);
-        process.off("SIGINT", onSignal);
+        dispose();
         metrics.close();
         await server?.close();
         await clients.close();
