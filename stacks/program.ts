@@ -139,12 +139,14 @@ export function registerStack(stack: StackConfig): Registered {
       new BatchAiJobs(`batchai-jobs-${name}-${e}`, { ...ref, experiment: e });
     }
   }
-  // Post-deploy probes run after every TDE resource (dependsOn), on every up (their diff always
-  // reports a change): they prove the services on those databases still issue documents.
+  // Post-deploy probes run after every TDE resource (dependsOn) and follow their statuses: an up
+  // that updates one runs them again (they prove the services on those databases still issue
+  // documents); an up with nothing to change leaves them as they are, so the stack previews clean.
   const probes = new Map<string, CertificateProbe>();
   const deployed = [...tde.values()];
+  const deployment = pulumi.all(deployed.map((r) => r.status));
   for (const p of stack.probes ?? []) {
-    const args = { name: p.name, issuer: p.issuer, doctype: p.doctype, format: p.format, parameters: p.parameters };
+    const args = { name: p.name, issuer: p.issuer, doctype: p.doctype, format: p.format, parameters: p.parameters, deployment };
     probes.set(p.name, new CertificateProbe(`probe-${p.name}`, args, { dependsOn: deployed }));
   }
   if (stack.residency) {
