@@ -1,9 +1,12 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { findProjectDir, resolveArtifacts } from "../src/domain/artifacts/artifact-scan";
 import { sha256FileSync } from "../src/domain/artifacts/file-digest";
 import { displayPath } from "../src/domain/artifacts/path-glob";
 import { stackConfigFromValues, type StackConfig } from "../src/domain/stack/stack-config";
 import { databaseLabel } from "../src/platform/arm/resource-id";
+import { locate, parseLocatedYaml } from "../src/platform/yaml/located-yaml";
 import {
   ArtifactScan,
   BatchAiCluster,
@@ -60,6 +63,31 @@ function parseConfigValue(raw: string): unknown {
   return raw;
 }
 
+/**
+ * Where the stack's file names each database (`stacks/Pulumi.dev.yaml:12:7`), in the stack's
+ * order: a provider's error about a database the cloud does not have names that line, as every
+ * command does. Pulumi hands the program its config without positions, so the file is read for
+ * them; none when it cannot be (the config came from elsewhere) or names other databases.
+ */
+function databaseEntries(stack: StackConfig): (string | undefined)[] {
+  try {
+    const project = findProjectDir(process.cwd());
+    const shown = join(STACKS_FOLDER, `Pulumi.${pulumi.getStack()}.yaml`);
+    const y = parseLocatedYaml(shown, readFileSync(join(project, shown), "utf8"));
+    const listed = ((y.value as { config?: Record<string, unknown> })?.config?.["stackwarden:databases"] ?? []) as { database?: unknown }[];
+    return stack.databases.map((d, i) => {
+      if (listed[i]?.database !== d.database) return undefined;
+      const at = locate(y, ["config", "stackwarden:databases", i]);
+      return `${shown}:${at.line}:${at.column}`;
+    });
+  } catch {
+    return [];
+  }
+}
+
+/** The folder of stack files (Pulumi.yaml's stackConfigDir). */
+const STACKS_FOLDER = "stacks";
+
 /** A stable logical name from parts (Pulumi names must be unique within the stack). */
 function logical(...parts: string[]): string {
   return parts.join("-").toLowerCase();
@@ -108,17 +136,23 @@ export function registerStack(stack: StackConfig): Registered {
   const sub = stack.subscriptionId;
   const tde = new Map<string, TransparentDataEncryption>();
   const advisors: ServiceTierAdvisors[] = [];
-  for (const d of stack.databases) {
+  const entries = databaseEntries(stack);
+  stack.databases.forEach((d, i) => {
     const ref = { subscriptionId: sub, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
     const name = logical(d.resourceGroup, d.server, d.database);
-    const resource = new TransparentDataEncryption(`tde-${name}`, { ...ref, transparentDataEncryption: d.transparentDataEncryption });
+    const stackEntry = entries[i];
+    const resource = new TransparentDataEncryption(`tde-${name}`, {
+      ...ref,
+      transparentDataEncryption: d.transparentDataEncryption,
+      ...(stackEntry ? { stackEntry } : {}),
+    });
     tde.set(databaseLabel(d), resource);
     advisors.push(
       new ServiceTierAdvisors(`advisors-${name}`, { ...ref, ...(d.serviceObjective ? { serviceObjective: d.serviceObjective } : {}) }),
     );
     // Read after the TDE change so the scan it started is what shows.
     new TransparentDataEncryptionActivities(`tde-activity-${name}`, ref, { dependsOn: [resource] });
-  }
+  });
   for (const p of stack.elasticPools) {
     const ref = { subscriptionId: sub, resourceGroup: p.resourceGroup, server: p.server, elasticPool: p.elasticPool };
     const name = logical(p.resourceGroup, p.server, p.elasticPool);
