@@ -137,7 +137,9 @@ export function registerStack(stack: StackConfig): Registered {
   const tde = new Map<string, TransparentDataEncryption>();
   const advisors: ServiceTierAdvisors[] = [];
   const entries = databaseEntries(stack);
-  stack.databases.forEach((d, i) => {
+  // A loop, not forEach: each resource records the frame that registered it as `registerStack (…)`,
+  // and an anonymous callback's frame has no name for Pulumi's source-position pattern to read.
+  for (const [i, d] of stack.databases.entries()) {
     const ref = { subscriptionId: sub, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
     const name = logical(d.resourceGroup, d.server, d.database);
     const stackEntry = entries[i];
@@ -152,7 +154,7 @@ export function registerStack(stack: StackConfig): Registered {
     );
     // Read after the TDE change so the scan it started is what shows.
     new TransparentDataEncryptionActivities(`tde-activity-${name}`, ref, { dependsOn: [resource] });
-  });
+  }
   for (const p of stack.elasticPools) {
     const ref = { subscriptionId: sub, resourceGroup: p.resourceGroup, server: p.server, elasticPool: p.elasticPool };
     const name = logical(p.resourceGroup, p.server, p.elasticPool);
