@@ -1,14 +1,15 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { checkCertificateProbeInputs, runCertificateProbe } from "../src/interfaces/pulumi/certificate-probe";
+import { certificateProbeChanged, checkCertificateProbeInputs, runCertificateProbe } from "../src/interfaces/pulumi/certificate-probe";
 import { isUnknown } from "./unknown-value";
 
 /**
  * The dynamic provider of a post-deploy certificate probe, as the plugin calls it (loaded from dist/
  * by `providerText("certificateProbe")`). Each method is one call into
- * `src/interfaces/pulumi/certificate-probe`. A probe proves the deployment it follows, so it is never up to
- * date: `diff` always reports a change, and every `pulumi up` runs it again (an update). That is
- * the honest mechanism: a trigger input that changes every run would say the same thing while
- * pretending an input changed. `pulumi preview` therefore always shows one update per probe.
+ * `src/interfaces/pulumi/certificate-probe`. A probe proves the deployment it follows: its
+ * `deployment` input follows the TDE resources' outputs, so an update of one of them (unknown during
+ * the preview) makes `diff` report a change and `pulumi up` runs the probe again after it. With
+ * nothing changed, `diff` reports none: a converged stack previews and refreshes clean
+ * (`--expect-no-changes`). `stackwarden probe` runs the probes on demand.
  * Parameters are resolved here, at call time, from this process's environment (`${env:NAME}`) or
  * from the decrypted secret Pulumi hands over; neither is returned as an output.
  */
@@ -16,8 +17,8 @@ export const certificateProbeProvider: pulumi.dynamic.ResourceProvider = {
   async check(_olds, news) {
     return { inputs: news, failures: checkCertificateProbeInputs(news, isUnknown, process.env) };
   },
-  async diff() {
-    return { changes: true };
+  async diff(_id, olds, news) {
+    return { changes: certificateProbeChanged(olds, news, isUnknown) };
   },
   async create(inputs) {
     return runCertificateProbe(inputs, process.env);

@@ -15,6 +15,11 @@ export interface CertificateProbeArgs {
    * resource wraps with `pulumi.secret`), as `ProbeSpec.parameters` holds them.
    */
   parameters: Record<string, ParameterSource>;
+  /**
+   * What the probe follows: outputs of the resources whose deployment it proves (the TDE
+   * resources' statuses). An update of one changes it, so the probe runs again after it.
+   */
+  deployment?: pulumi.Input<unknown>;
 }
 
 /**
@@ -37,6 +42,8 @@ export class CertificateProbe extends LeanDynamicResource {
   declare readonly sha256: pulumi.Output<string | undefined>;
   /** For a failure: the issuer's error code (or `check-failed`) and message. */
   declare readonly error: pulumi.Output<{ code: string; message: string } | undefined>;
+  /** The sha-256 of the inputs it last ran with (no secret value): what `diff` compares. */
+  declare readonly inputsDigest: pulumi.Output<string>;
 
   constructor(name: string, args: CertificateProbeArgs, opts?: pulumi.CustomResourceOptions) {
     // A secret value goes in only as a Pulumi secret, so state holds it encrypted, whatever the caller passed.
@@ -57,6 +64,7 @@ export class CertificateProbe extends LeanDynamicResource {
         size: undefined,
         sha256: undefined,
         error: undefined,
+        inputsDigest: undefined,
         ...args,
         parameters,
       },

@@ -8,6 +8,7 @@ import {
   type DataSourceKind,
 } from "../src/interfaces/pulumi/data-sources";
 import { clientSetFromEnv } from "../src/clients/client-set";
+import { asUnreadDatabase } from "../src/interfaces/pulumi/unread-database";
 import { isUnknown } from "./unknown-value";
 
 /**
@@ -32,13 +33,19 @@ export function dataSourceProvider(kind: DataSourceKind): pulumi.dynamic.Resourc
       return { changes: dataChanged(kind, olds, fresh.outs) };
     },
     async create(inputs) {
-      return readDataSource(clientSetFromEnv(), kind, inputs);
+      // A database the cloud does not have (the SQL data sources): in the words every command uses.
+      return readDataSource(clientSetFromEnv(), kind, inputs).catch((e: unknown) => {
+        throw asUnreadDatabase(e, inputs);
+      });
     },
     async read(id, props) {
       return refreshDataSource(clientSetFromEnv(), kind, id, props);
     },
     async update(_id, _olds, news) {
-      return { outs: (await readDataSource(clientSetFromEnv(), kind, news)).outs };
+      const read = await readDataSource(clientSetFromEnv(), kind, news).catch((e: unknown) => {
+        throw asUnreadDatabase(e, news);
+      });
+      return { outs: read.outs };
     },
     async delete() {
       // A data source only reads: removing it from the stack leaves the cloud object alone.

@@ -1,6 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { applyTdeInputs, checkTdeInputs, deleteTde, diffTde, readTde, tdeRef, tdeResourceId } from "../src/interfaces/pulumi/tde-resource";
 import { clientSetFromEnv } from "../src/clients/client-set";
+import { asUnreadDatabase } from "../src/interfaces/pulumi/unread-database";
 import { isUnknown } from "./unknown-value";
 
 /**
@@ -17,14 +18,20 @@ export const tdeProvider: pulumi.dynamic.ResourceProvider = {
     return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: false };
   },
   async create(inputs) {
-    const outs = await applyTdeInputs(clientSetFromEnv().sql, inputs);
+    // A database the cloud does not have: at its stack-file entry, in the words every command uses.
+    const outs = await applyTdeInputs(clientSetFromEnv().sql, inputs).catch((e: unknown) => {
+      throw asUnreadDatabase(e, inputs);
+    });
     return { id: tdeResourceId(tdeRef(inputs)), outs };
   },
   async read(id, props) {
     return readTde(clientSetFromEnv().sql, id, props ?? {});
   },
   async update(_id, _olds, news) {
-    return { outs: await applyTdeInputs(clientSetFromEnv().sql, news) };
+    const outs = await applyTdeInputs(clientSetFromEnv().sql, news).catch((e: unknown) => {
+      throw asUnreadDatabase(e, news);
+    });
+    return { outs };
   },
   async delete(_id, props) {
     await deleteTde(clientSetFromEnv().sql, props);

@@ -12,6 +12,8 @@ export interface TransparentDataEncryptionArgs {
   onDelete?: pulumi.Input<"retain" | "Enabled" | "Disabled">;
   scanTimeoutSeconds?: pulumi.Input<number>;
   pollIntervalMs?: pulumi.Input<number>;
+  /** Where the stack file names the database (`stacks/Pulumi.dev.yaml:12:7`): errors about it say so. */
+  stackEntry?: pulumi.Input<string>;
 }
 
 /**

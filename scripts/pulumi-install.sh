@@ -18,6 +18,9 @@ log() { printf 'pulumi-install: %s\n' "$*" >&2; }
 die() { printf 'pulumi-install: error: %s\n' "$*" >&2; exit 1; }
 
 SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)/$(basename "${BASH_SOURCE[0]}")"
+# shellcheck source=lib/progress.sh
+. "$(dirname "$SELF")/lib/progress.sh"
+PROGRESS_NAME=pulumi-install
 ROOT=$(dirname "$(dirname "$SELF")")
 MODDIR="$ROOT/tools/pulumi-cli"
 SDK_PKG="$ROOT/node_modules/@pulumi/pulumi/package.json"
@@ -129,11 +132,17 @@ cd "$MODDIR"
 
 t0=$SECONDS
 log "$(go version)"
-log "downloading Go modules for Pulumi v$VERSION (first run: ~1.4 GB into $(go env GOMODCACHE))..."
-go mod download
+MODCACHE=$(go env GOMODCACHE)
+log "downloading Go modules for Pulumi v$VERSION (first run: ~1.4 GB into $MODCACHE)..."
+with_progress "downloading Go modules" "du -sh '$MODCACHE' | cut -f1; " -- go mod download
 log "modules ready ($((SECONDS - t0))s); building pulumi and pulumi-language-nodejs (first build: several minutes on 2 cores)..."
 t1=$SECONDS
-build_all "$TMP/bin"
+# GOFLAGS=-v names each package as it is compiled (into build.log): the progress lines count them.
+# (Set here, not in build_all, whose text is part of the cache stamp: the binaries are the same.)
+build_logged() { GOFLAGS="${GOFLAGS:+$GOFLAGS }-v" build_all "$1" 2>>"$2"; }
+with_progress "building" "printf '%s packages compiled so far (cached ones not counted)' \$(wc -l < '$TMP/build.log')" -- build_logged "$TMP/bin" "$TMP/build.log" ||
+	die "go build failed: $(tail -n 5 "$TMP/build.log")"
+rm -f "$TMP/build.log"
 log "built in $((SECONDS - t1))s"
 
 got=$(PULUMI_SKIP_UPDATE_CHECK=true "$TMP/bin/pulumi" version)

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { findProjectDir, resolveArtifacts } from "../src/domain/artifacts/artifact-scan";
 import { sha256FileSync } from "../src/domain/artifacts/file-digest";
@@ -6,6 +8,7 @@ import { stackConfigFromValues, type StackConfig } from "../src/domain/stack/sta
 import { protectorKeyOf, stackServers } from "../src/domain/facts/key-custody-reads";
 import type { EncryptionProtector as EncryptionProtectorObject } from "../src/services/sql/key-custody-types";
 import { databaseLabel } from "../src/platform/arm/resource-id";
+import { locate, parseLocatedYaml } from "../src/platform/yaml/located-yaml";
 import {
   ArtifactScan,
   BatchAiCluster,
@@ -65,6 +68,31 @@ function parseConfigValue(raw: string): unknown {
   return raw;
 }
 
+/**
+ * Where the stack's file names each database (`stacks/Pulumi.dev.yaml:12:7`), in the stack's
+ * order: a provider's error about a database the cloud does not have names that line, as every
+ * command does. Pulumi hands the program its config without positions, so the file is read for
+ * them; none when it cannot be (the config came from elsewhere) or names other databases.
+ */
+function databaseEntries(stack: StackConfig): (string | undefined)[] {
+  try {
+    const project = findProjectDir(process.cwd());
+    const shown = join(STACKS_FOLDER, `Pulumi.${pulumi.getStack()}.yaml`);
+    const y = parseLocatedYaml(shown, readFileSync(join(project, shown), "utf8"));
+    const listed = ((y.value as { config?: Record<string, unknown> })?.config?.["stackwarden:databases"] ?? []) as { database?: unknown }[];
+    return stack.databases.map((d, i) => {
+      if (listed[i]?.database !== d.database) return undefined;
+      const at = locate(y, ["config", "stackwarden:databases", i]);
+      return `${shown}:${at.line}:${at.column}`;
+    });
+  } catch {
+    return [];
+  }
+}
+
+/** The folder of stack files (Pulumi.yaml's stackConfigDir). */
+const STACKS_FOLDER = "stacks";
+
 /** A stable logical name from parts (Pulumi names must be unique within the stack). */
 function logical(...parts: string[]): string {
   return parts.join("-").toLowerCase();
@@ -115,10 +143,18 @@ export function registerStack(stack: StackConfig): Registered {
   const sub = stack.subscriptionId;
   const tde = new Map<string, TransparentDataEncryption>();
   const advisors: ServiceTierAdvisors[] = [];
-  for (const d of stack.databases) {
+  const entries = databaseEntries(stack);
+  // A loop, not forEach: each resource records the frame that registered it as `registerStack (…)`,
+  // and an anonymous callback's frame has no name for Pulumi's source-position pattern to read.
+  for (const [i, d] of stack.databases.entries()) {
     const ref = { subscriptionId: sub, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
     const name = logical(d.resourceGroup, d.server, d.database);
-    const resource = new TransparentDataEncryption(`tde-${name}`, { ...ref, transparentDataEncryption: d.transparentDataEncryption });
+    const stackEntry = entries[i];
+    const resource = new TransparentDataEncryption(`tde-${name}`, {
+      ...ref,
+      transparentDataEncryption: d.transparentDataEncryption,
+      ...(stackEntry ? { stackEntry } : {}),
+    });
     tde.set(databaseLabel(d), resource);
     advisors.push(
       new ServiceTierAdvisors(`advisors-${name}`, { ...ref, ...(d.serviceObjective ? { serviceObjective: d.serviceObjective } : {}) }),
@@ -147,12 +183,14 @@ export function registerStack(stack: StackConfig): Registered {
       new BatchAiJobs(`batchai-jobs-${name}-${e}`, { ...ref, experiment: e });
     }
   }
-  // Post-deploy probes run after every TDE resource (dependsOn), on every up (their diff always
-  // reports a change): they prove the services on those databases still issue documents.
+  // Post-deploy probes run after every TDE resource (dependsOn) and follow their statuses: an up
+  // that updates one runs them again (they prove the services on those databases still issue
+  // documents); an up with nothing to change leaves them as they are, so the stack previews clean.
   const probes = new Map<string, CertificateProbe>();
   const deployed = [...tde.values()];
+  const deployment = pulumi.all(deployed.map((r) => r.status));
   for (const p of stack.probes ?? []) {
-    const args = { name: p.name, issuer: p.issuer, doctype: p.doctype, format: p.format, parameters: p.parameters };
+    const args = { name: p.name, issuer: p.issuer, doctype: p.doctype, format: p.format, parameters: p.parameters, deployment };
     probes.set(p.name, new CertificateProbe(`probe-${p.name}`, args, { dependsOn: deployed }));
   }
   if (stack.residency) {

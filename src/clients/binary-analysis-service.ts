@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LocalService } from "../emulator/kit/local-service";
 import { BinaryAnalysisClient } from "../services/binary-analysis/client";
-import { binaryAnalysisEndpointFromEnv, EMBEDDED_BINARY_ANALYSIS } from "../platform/settings/endpoints";
+import { BINARY_ANALYSIS_ENDPOINT_VAR, binaryAnalysisEndpointFromEnv, EMBEDDED_BINARY_ANALYSIS } from "../platform/settings/endpoints";
+import { endpointSettingName } from "../platform/settings/emulator-settings";
 
 /** A binary analysis service to scan with, and how to let it go. */
 export interface BinaryAnalysisService {
@@ -28,7 +29,8 @@ export interface BinaryAnalysisService {
 export async function openBinaryAnalysisService(env: NodeJS.ProcessEnv = process.env): Promise<BinaryAnalysisService> {
   const endpoint = binaryAnalysisEndpointFromEnv(env);
   if (endpoint !== EMBEDDED_BINARY_ANALYSIS) {
-    return { client: new BinaryAnalysisClient({ endpoint }), endpoint, embedded: false, close: async () => {} };
+    const endpointSetting = endpointSettingName(env, BINARY_ANALYSIS_ENDPOINT_VAR);
+    return { client: new BinaryAnalysisClient({ endpoint, endpointSetting }), endpoint, embedded: false, close: async () => {} };
   }
   // Loaded only when asked for: a remote service's client needs no engine (YARA-X's addon, UPX).
   const { startEmulator } = await import("../emulator/server");

@@ -1,6 +1,7 @@
 import { loggerFromEnv } from "../platform/http/logger";
 import type { TokenCredential } from "../platform/http/token-credential";
-import { endpointsFromEnv, geocodingSettingsFromEnv } from "../platform/settings/endpoints";
+import { endpointsFromEnv, geocodingSettingsFromEnv, serviceSetting } from "../platform/settings/endpoints";
+import { endpointSettingName } from "../platform/settings/emulator-settings";
 import { namingStyleFromEnv } from "../platform/settings/naming-style";
 import { BatchAiClient } from "../services/batchai/client";
 import { CertificatesClient } from "../services/certificates/client";
@@ -71,6 +72,11 @@ class EnvClientSet implements ClientSet {
     return this.made.get(name) as T;
   }
 
+  /** What chose a service's endpoint, as errors name it when nothing answers there. */
+  private settingOf(variable: string): string {
+    return endpointSettingName(this.env, variable);
+  }
+
   get armEndpoint(): string {
     return this.once("armEndpoint", () => endpointsFromEnv(this.env).arm);
   }
@@ -80,7 +86,12 @@ class EnvClientSet implements ClientSet {
   }
 
   private get armOptions() {
-    return { endpoint: this.armEndpoint, credential: this.credential, naming: namingStyleFromEnv(this.env) };
+    return {
+      endpoint: this.armEndpoint,
+      endpointSetting: this.settingOf("STACKWARDEN_ARM_ENDPOINT"),
+      credential: this.credential,
+      naming: namingStyleFromEnv(this.env),
+    };
   }
 
   get sql(): SqlClient {
@@ -96,13 +107,21 @@ class EnvClientSet implements ClientSet {
   }
 
   get imds(): ImdsClient {
-    return this.once("imds", () => new ImdsClient({ endpoint: endpointsFromEnv(this.env).imds }));
+    return this.once(
+      "imds",
+      () => new ImdsClient({ endpoint: endpointsFromEnv(this.env).imds, endpointSetting: this.settingOf("STACKWARDEN_IMDS_ENDPOINT") }),
+    );
   }
 
   get geocoding(): GeocodingClient {
     return this.once("geocoding", () => {
       const s = geocodingSettingsFromEnv(this.env);
-      return new GeocodingClient({ endpoint: s.endpoint, apiKey: s.apiKey, logger: loggerFromEnv(this.env) });
+      return new GeocodingClient({
+        endpoint: s.endpoint,
+        endpointSetting: this.settingOf("STACKWARDEN_GEOCODING_ENDPOINT"),
+        apiKey: s.apiKey,
+        logger: loggerFromEnv(this.env),
+      });
     });
   }
 
@@ -113,7 +132,13 @@ class EnvClientSet implements ClientSet {
   get certificates(): CertificatesClient {
     return this.once("certificates", () => {
       const keys = requireApiSetuKeys(this.apisetu);
-      return new CertificatesClient({ endpoint: keys.endpoint, apiKey: keys.apiKey, clientId: keys.clientId, naming: keys.naming });
+      return new CertificatesClient({
+        endpoint: keys.endpoint,
+        endpointSetting: this.settingOf("STACKWARDEN_APISETU_ENDPOINT"),
+        apiKey: keys.apiKey,
+        clientId: keys.clientId,
+        naming: keys.naming,
+      });
     });
   }
 
@@ -121,8 +146,14 @@ class EnvClientSet implements ClientSet {
     return this.once("actor", () => {
       // With only AZURE_ACCESS_TOKEN and no IMDS endpoint set, IMDS is not asked: outside Azure
       // that would only cost a connect timeout.
-      const onVm = !this.env.AZURE_ACCESS_TOKEN?.trim() || !!this.env.STACKWARDEN_IMDS_ENDPOINT?.trim();
-      const imds = onVm ? new ImdsClient({ endpoint: endpointsFromEnv(this.env).imds, retry: { maxAttempts: 2 } }) : undefined;
+      const onVm = !this.env.AZURE_ACCESS_TOKEN?.trim() || !!serviceSetting(this.env, "STACKWARDEN_IMDS_ENDPOINT");
+      const imds = onVm
+        ? new ImdsClient({
+            endpoint: endpointsFromEnv(this.env).imds,
+            endpointSetting: this.settingOf("STACKWARDEN_IMDS_ENDPOINT"),
+            retry: { maxAttempts: 2 },
+          })
+        : undefined;
       return { credential: this.credential, imds };
     });
   }

@@ -1,4 +1,5 @@
 import { DEFAULT_IMDS_ENDPOINT, SettingsError, endpointsFromEnv } from "../platform/settings/endpoints";
+import { endpointSettingName } from "../platform/settings/emulator-settings";
 import type { AnsweringCredential } from "../platform/auth/credential-answer";
 import { CredentialChain, type ChainLink } from "../platform/auth/credential-chain";
 import {
@@ -33,7 +34,8 @@ const DEV = ORDER.slice(3);
  * 1. an environment service principal (AZURE_TENANT_ID, AZURE_CLIENT_ID, AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE_PATH);
  * 2. workload identity (AZURE_FEDERATED_TOKEN_FILE, AZURE_CLIENT_ID, AZURE_TENANT_ID);
  * 3. managed identity, AZURE_CLIENT_ID naming a user-assigned one: from the IMDS at
- *    STACKWARDEN_IMDS_ENDPOINT when that is set (the emulator's: no probe, nothing else asked),
+ *    STACKWARDEN_IMDS_ENDPOINT when that is set (or STACKWARDEN_EMULATOR: no probe; when it shares
+ *    ARM's origin and nothing answers there, that endpoint is down and the chain stops, naming it),
  *    else through @azure/identity (App Service, Arc, Cloud Shell, … or IMDS, probed once first);
  * 4. the Azure CLI (`az login`, `azure/login`); 5. the Azure Developer CLI (`azd auth login`).
  * AZURE_TOKEN_CREDENTIALS narrows the chain as DefaultAzureCredential's does: `dev` (4, 5), `prod`
@@ -44,14 +46,19 @@ export function defaultCredential(env: NodeJS.ProcessEnv = process.env): Default
   const staticToken = StaticTokenCredential.fromEnv(env);
   if (staticToken) return staticToken;
   const chosen = chosenLinks(env.AZURE_TOKEN_CREDENTIALS);
-  const imdsEndpoint = endpointsFromEnv(env).imds;
+  const endpoints = endpointsFromEnv(env);
+  const imdsEndpoint = endpoints.imds;
   const clientId = env.AZURE_CLIENT_ID?.trim() || undefined;
   const make: Record<string, () => ChainLink> = {
     EnvironmentCredential: () => environmentServicePrincipalLink(env),
     WorkloadIdentityCredential: () => workloadIdentityLink(env),
     ManagedIdentityCredential: () =>
       imdsEndpoint !== DEFAULT_IMDS_ENDPOINT
-        ? stackwardenImdsLink(imdsEndpoint, clientId)
+        ? stackwardenImdsLink(imdsEndpoint, clientId, {
+            endpointSetting: endpointSettingName(env, "STACKWARDEN_IMDS_ENDPOINT"),
+            // One emulator (or one host) serving both ARM and its token source: when it is down, so is ARM.
+            stopWhenUnreachable: sameOrigin(imdsEndpoint, endpoints.arm),
+          })
         : azureManagedIdentityLink(env, { probe: chosen.length > 1 }),
     AzureCliCredential: azureCliLink,
     AzureDeveloperCliCredential: azureDeveloperCliLink,
@@ -65,15 +72,29 @@ export function defaultCredential(env: NodeJS.ProcessEnv = process.env): Default
  * AZURE_POD_IDENTITY_AUTHORITY_HOST from process.env and keeps the first source and its token cache
  * for the whole process). It sends what MSAL sends: `resource`, `client_id`, `Metadata: true`.
  */
-function stackwardenImdsLink(endpoint: string, clientId: string | undefined): ChainLink {
+function stackwardenImdsLink(
+  endpoint: string,
+  clientId: string | undefined,
+  opts: { endpointSetting: string; stopWhenUnreachable: boolean },
+): ChainLink {
   return {
     id: "ManagedIdentityCredential",
     label: describeImdsIdentity(endpoint, clientId),
     create() {
-      const source = imdsTokenSource(new ImdsClient({ endpoint }), clientId);
+      const client = new ImdsClient({ endpoint, endpointSetting: opts.endpointSetting });
+      const source = imdsTokenSource(client, clientId, { stopWhenUnreachable: opts.stopWhenUnreachable });
       return { getToken: (scopes) => source(Array.isArray(scopes) ? scopes : [scopes]) };
     },
   };
+}
+
+/** Whether two URLs share scheme, host and port. */
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
 }
 
 /** The links AZURE_TOKEN_CREDENTIALS keeps (all when unset), in the chain's order; a SettingsError naming the variable for an unknown value. */

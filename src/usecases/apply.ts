@@ -21,12 +21,25 @@ export interface ApplyHooks {
   planned?(plan: TdePlan, readHere: boolean): void;
   /** There is nothing to apply; `unread` when some databases could not be read. */
   nothingToApply?(unread: boolean): void;
-  /** Asks whether to make `count` changes; absent: no one can be asked. */
-  confirm?(count: number): Promise<boolean>;
+  /** Asks a yes/no question (`Apply 2 change(s) to stack dev?`); absent: no one can be asked, and an apply without `yes` refuses. */
+  confirm?(question: string): Promise<boolean>;
   /** A database's change started, progressed, converged or failed. */
   event?(e: ApplyEvent): void;
   /** Every change has ended. */
   applied?(outcomes: ApplyOutcome[]): void;
+}
+
+/**
+ * An apply without `--yes` where no one can be asked (stdin is not a terminal): it refuses, as
+ * `pulumi up` and `terraform apply` do, before anything is read, locked, written or audited.
+ */
+export class NotConfirmedError extends UsageError {
+  constructor(stackName?: string) {
+    super(
+      `refusing to apply${stackName ? ` stack ${stackName}` : ""} without --yes: stdin is not a terminal, so no one can confirm the changes; nothing was read or changed (pass --yes to apply without asking)`,
+    );
+    this.name = "NotConfirmedError";
+  }
 }
 
 /** How the scans are driven. */
@@ -48,9 +61,11 @@ export interface ApplyTuning {
 export async function applyChanges(
   api: TdeApi,
   stack: StackConfig,
-  opts: ApplyTuning & { yes?: boolean; plan?: TdePlan; signal?: AbortSignal },
+  opts: ApplyTuning & { yes?: boolean; plan?: TdePlan; signal?: AbortSignal; stackName?: string },
   hooks: ApplyHooks = {},
 ): Promise<{ plan: TdePlan; outcomes: ApplyOutcome[]; exitCode: number }> {
+  // No one can confirm: nothing is read, nothing written (pulumi up and terraform apply refuse alike).
+  if (!opts.yes && !hooks.confirm) throw new NotConfirmedError();
   const plan = opts.plan ?? (await planTde(api, stack, { concurrency: Math.max(opts.concurrency, 16) }));
   hooks.planned?.(plan, !opts.plan);
   const unread = plan.errors.length > 0 ? 1 : 0;
@@ -58,7 +73,7 @@ export async function applyChanges(
     hooks.nothingToApply?.(unread > 0);
     return { plan, outcomes: [], exitCode: unread };
   }
-  if (!opts.yes && hooks.confirm && !(await hooks.confirm(plan.changes.length))) {
+  if (!opts.yes && !(await hooks.confirm!(`Apply ${plan.changes.length} change(s) to stack ${opts.stackName ?? "?"}?`))) {
     throw new UsageError("apply cancelled; nothing was changed");
   }
   const outcomes = await applyTde(api, plan.changes, {
@@ -118,6 +133,8 @@ export interface ApplyStackResult {
  * unless `lockTimeoutMs` says to wait.
  */
 export async function applyStack(req: ApplyRequest, hooks: ApplyHooks & LockHooks = {}): Promise<ApplyStackResult> {
+  // Before the lock, the audit trail and any request: an apply no one confirmed must leave no trace.
+  if (!req.yes && !hooks.confirm) throw new NotConfirmedError(req.stackName);
   if (req.engine === "pulumi" && !req.pulumiStack)
     throw new UsageError("--engine pulumi needs --stack NAME (a stack of the Pulumi project), not --config");
   const { result, entry } = await runLockedApply(
@@ -134,7 +151,7 @@ export async function applyStack(req: ApplyRequest, hooks: ApplyHooks & LockHook
       if (lock.recovered) hooks.lockRecovered?.(lock.recovered);
       // Another process took the lock over (it was not refreshed in time): the entry is still written.
       lock.lost.addEventListener("abort", () => hooks.lockLost?.(lock.lost.reason as Error), { once: true });
-      return req.engine === "pulumi" ? applyWithPulumi(req) : applyNatively(req, hooks);
+      return req.engine === "pulumi" ? applyWithPulumi(req, hooks) : applyNatively(req, hooks);
     },
   );
   const applied: ApplyStackResult = {
@@ -155,7 +172,7 @@ async function applyNatively(req: ApplyRequest, hooks: ApplyHooks): Promise<Appl
   return { what: await auditChangesOf(sql, outcomes), exitCode };
 }
 
-async function applyWithPulumi(req: ApplyRequest): Promise<AppliedResult> {
+async function applyWithPulumi(req: ApplyRequest, hooks: ApplyHooks): Promise<AppliedResult> {
   if (!req.pulumiStack || !req.engineIO) throw new Error("applyStack: the pulumi engine needs pulumiStack and engineIO");
   const what: AuditChange[] = [];
   let summary: EngineSummary | undefined;
@@ -163,7 +180,9 @@ async function applyWithPulumi(req: ApplyRequest): Promise<AppliedResult> {
     {
       stack: req.pulumiStack,
       stackFile: stackFilePath(req.pulumiStack, req.cwd),
+      // Asked here before pulumi up when not --yes (the CLI's terminal); applyStack refused already when no one can be.
       yes: req.yes,
+      confirm: hooks.confirm && (() => hooks.confirm!(`Run pulumi up on stack ${req.pulumiStack} (previewed above)?`)),
       onResourceChange: (c) => what.push({ ...c, outcome: c.op }),
       onSummary: (s) => (summary = s),
     },

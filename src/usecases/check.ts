@@ -7,6 +7,7 @@ import type { RuleSettings } from "../domain/compliance/rule-settings";
 import type { ResourceContext, ResourceInput } from "../domain/facts/fact-kind";
 import { factsFromResources, gatherFacts } from "../domain/facts/gather";
 import type { StackConfig } from "../domain/stack/stack-config";
+import type { UnreadEntry } from "../domain/stack/unread-entry";
 import type { StateDirs } from "../platform/settings/state-dirs";
 
 /** One compliance check of a stack. */
@@ -38,6 +39,11 @@ export interface CheckOutcome extends ComplianceResult {
   scanErrors: { path: string; error: string }[];
   /** Where facts came from or why some are missing (the probe results judged), for the report. */
   notes: string[];
+  /**
+   * Resources the stack names that the cloud answered an error for (a database it does not have),
+   * each once: their findings are not applicable, and the check is incomplete (exit 1).
+   */
+  unread: UnreadEntry[];
 }
 
 /**
@@ -49,6 +55,7 @@ export async function runCheck(req: CheckRequest): Promise<CheckOutcome> {
   const rules = enabledRules(req.stack.policies);
   const keys = [...new Set([...factKeysOf(rules), ...(req.alsoGather ?? [])])];
   const notes: string[] = [];
+  const unread: UnreadEntry[] = [];
   const facts = await gatherFacts(
     keys,
     {
@@ -60,13 +67,14 @@ export async function runCheck(req: CheckRequest): Promise<CheckOutcome> {
       concurrency: req.concurrency ?? 16,
       signal: req.signal,
       note: (line) => notes.push(line),
+      unread: (entry) => unread.push(entry),
       warn: req.warn ?? (() => {}),
     },
     { planned: req.planned },
   );
   const result = evaluateCompliance(facts, req.stack.policies, req.stack.exemptions, req.now ?? Date.now());
   const scanErrors = facts.artifacts.filter((a) => a.scanError).map((a) => ({ path: a.path, error: a.scanError! }));
-  return { ...result, facts, scanErrors, notes };
+  return { ...result, facts, scanErrors, notes, unread };
 }
 
 /**
@@ -86,9 +94,12 @@ export async function checkResources(req: {
   return evaluateCompliance(facts, req.settings, req.exemptions, req.now ?? Date.now(), req.rules);
 }
 
-/** The exit code a check gives: 1 when an artifact could not be scanned (it is not known to be clean), 3 on a mandatory violation, else 0. */
-export function checkExitCode(outcome: Pick<CheckOutcome, "scanErrors" | "summary">): number {
-  if (outcome.scanErrors.length > 0) return 1;
+/**
+ * The exit code a check gives: 1 when an artifact could not be scanned or a resource the stack
+ * names could not be read (either is not known to be compliant), 3 on a mandatory violation, else 0.
+ */
+export function checkExitCode(outcome: Pick<CheckOutcome, "scanErrors" | "summary"> & { unread?: readonly UnreadEntry[] }): number {
+  if (outcome.scanErrors.length > 0 || (outcome.unread?.length ?? 0) > 0) return 1;
   return outcome.summary.mandatoryViolations > 0 ? EXIT_MANDATORY_VIOLATION : 0;
 }
 

@@ -37,9 +37,13 @@ export async function judgeTick(req: {
   return { check, items, drift: items.filter((i) => i.action !== "none") };
 }
 
-/** Plan items from facts gathered for the stack (the facts are in the stack's database order). */
+/**
+ * Plan items from facts gathered for the stack (the facts are in the stack's database order). A
+ * database that could not be read (the check's `unread`) has no item: nothing is applied to it.
+ */
 export function planItems(stack: StackConfig, facts: ComplianceFacts): TdePlanItem[] {
-  return stack.databases.map((desired, i) => {
+  return stack.databases.flatMap((desired, i) => {
+    if (facts.databases[i]?.unread) return [];
     const ref: TdeDatabaseRef = {
       subscriptionId: stack.subscriptionId,
       resourceGroup: desired.resourceGroup,
@@ -48,6 +52,6 @@ export function planItems(stack: StackConfig, facts: ComplianceFacts): TdePlanIt
     };
     const raw = facts.databases[i]?.liveTdeStatus;
     const live = raw === UNKNOWN ? undefined : raw;
-    return { desired, ref, id: sqlDatabaseId(ref), live, action: decideAction(live, desired.transparentDataEncryption) };
+    return [{ desired, ref, id: sqlDatabaseId(ref), live, action: decideAction(live, desired.transparentDataEncryption) }];
   });
 }

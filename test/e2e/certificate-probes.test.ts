@@ -7,7 +7,8 @@ import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "
 import { PulumiProject, e2eCli, explain } from "../helpers/pulumi-cli";
 
 // The real Pulumi CLI runs the stack's post-deploy probes: a CertificateProbe per probe, after the
-// TDE resources (the engine's event log shows the order), again on every up, with the pack's
+// TDE resources (the engine's event log shows the order), again after an up that changes a TDE
+// resource and not otherwise (a converged stack previews clean), with the pack's
 // post-deploy-probes flagging the failed one at the end of up; and the state (pulumi stack export and
 // the file:// backend's JSON) holds none of the personal data planted in the probes' environment
 // and Pulumi secret, nor the API Setu key and client id. The steps share one stack and run in order.
@@ -218,8 +219,8 @@ describe.skipIf(!cli)("Pulumi CLI end to end: post-deploy certificate probes", (
       const failed = outputs.outcome === "failed";
       expect(Object.keys(outputs).sort(), p.urn).toEqual(
         failed
-          ? ["doctype", "error", "format", "issuer", "latencyMs", "name", "outcome"]
-          : ["doctype", "format", "issuer", "latencyMs", "name", "outcome", "sha256", "size"],
+          ? ["doctype", "error", "format", "inputsDigest", "issuer", "latencyMs", "name", "outcome"]
+          : ["doctype", "format", "inputsDigest", "issuer", "latencyMs", "name", "outcome", "sha256", "size"],
       );
       expect(outputs.sha256 ?? "0".repeat(64)).toMatch(/^[0-9a-f]{64}$/);
     }
@@ -243,13 +244,46 @@ describe.skipIf(!cli)("Pulumi CLI end to end: post-deploy certificate probes", (
     });
   });
 
-  it("every up runs the probes again (an update each); the TDE resources have nothing to do", async () => {
-    const r = await project.pulumi(["up", "--yes", "--policy-pack", "policies"]);
-    expect(r.code, explain(r)).toBe(0);
-    expect(r.stdout).toMatch(/~\s+pulumi-nodejs:dynamic\/certificates:CertificateProbe probe-tc updated/);
-    expect(r.stdout).toMatch(/~ 3 updated/);
-    expect(r.stdout).not.toMatch(/TransparentDataEncryption \S+ (updated|created)/);
-    expect(r.stdout).toMatch(/\[advisory\]\s+post-deploy-probes\s+\(pulumi-nodejs:dynamic\/certificates:CertificateProbe: probe-missing\)/);
+  it("the converged stack previews and refreshes clean: the probes have nothing to do when the TDE resources have not", async () => {
+    const calls = () =>
+      Object.entries(t.emu.stats.byRoute)
+        .filter(([k]) => k.includes("/certificate"))
+        .reduce((n, [, v]) => n + v, 0);
+    const before = calls();
+    for (const args of [
+      ["preview", "--refresh", "--expect-no-changes", "--policy-pack", "policies"],
+      ["refresh", "--preview-only", "--expect-no-changes"],
+    ]) {
+      const r = await project.pulumi(args);
+      expect(r.code, explain(r)).toBe(0);
+      expect(r.stdout).not.toMatch(/CertificateProbe probe-\S+ update/);
+    }
+    const up = await project.pulumi(["up", "--yes", "--policy-pack", "policies"]);
+    expect(up.code, explain(up)).toBe(0);
+    expect(up.stdout).not.toMatch(/CertificateProbe \S+ updated/);
+    expect(calls()).toBe(before);
+  });
+
+  it("an up that changes a TDE resource runs every probe again after it (removing a database, then adding it back)", async () => {
+    const change = async (databases: (typeof CONFIG)["stackwarden:databases"], tdeStep: RegExp) => {
+      // Only the databases change: the probes' config (with its Pulumi secret) stays as it is.
+      const config = project.readStackFile(STACK).config as Record<string, unknown>;
+      project.writeStackConfig(STACK, { ...config, "stackwarden:databases": databases });
+      const preview = await project.pulumi(["preview", "--policy-pack", "policies"]);
+      expect(preview.code, explain(preview)).toBe(0);
+      expect(preview.stdout).toMatch(/~ 3 to update/); // the probes, their deployment not known yet
+      const r = await project.pulumi(["up", "--yes", "--policy-pack", "policies"]);
+      expect(r.code, explain(r)).toBe(0);
+      expect(r.stdout).toMatch(tdeStep);
+      expect(r.stdout).toMatch(/~\s+pulumi-nodejs:dynamic\/certificates:CertificateProbe probe-tc updated/);
+      expect(r.stdout).toMatch(/~ 3 updated/);
+      expect(r.stdout).toMatch(
+        /\[advisory\]\s+post-deploy-probes\s+\(pulumi-nodejs:dynamic\/certificates:CertificateProbe: probe-missing\)/,
+      );
+    };
+    const databases = CONFIG["stackwarden:databases"];
+    await change(databases.slice(0, 1), /TransparentDataEncryption tde-rg-e2e-sql-e2e-beta deleted/);
+    await change(databases, /TransparentDataEncryption tde-rg-e2e-sql-e2e-beta created/);
     const exp = await project.pulumi(["stack", "export"]);
     for (const value of [...PLANTED, ...KEYS]) expect(exp.stdout).not.toContain(value);
   });
@@ -283,7 +317,8 @@ describe.skipIf(!cli)("Pulumi CLI end to end: post-deploy certificate probes", (
       STACKWARDEN_PROBE_ID_CARD_CERTIFICATE_NO: PLANTED_SECRET,
     });
     expect(r.code, explain(r)).toBe(4);
-    const up = r.stdout.indexOf("Apply (pulumi): succeeded, 3 update.");
+    // Nothing to change (the probes follow the TDE resources, which have nothing to do): the CLI's probes prove it.
+    const up = r.stdout.indexOf("Apply (pulumi): succeeded, no changes.");
     const probed = r.stdout.indexOf(`Probes of stack ${STACK} against ${t.url}/apisetu`);
     expect(up).toBeGreaterThan(0);
     expect(probed).toBeGreaterThan(up);

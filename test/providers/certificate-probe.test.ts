@@ -66,7 +66,7 @@ const govidSecret = () => ({
     FullName: { from: "env", variable: "ID_NAME" },
   },
 });
-const OUTPUT_KEYS_PASSED = ["doctype", "format", "issuer", "latencyMs", "name", "outcome", "sha256", "size"];
+const OUTPUT_KEYS_PASSED = ["doctype", "format", "inputsDigest", "issuer", "latencyMs", "name", "outcome", "sha256", "size"];
 
 let t: TestEmulator;
 let client: CertificatesClient;
@@ -185,10 +185,28 @@ for (const [origin, load] of ORIGINS) {
       }
     });
 
-    it("diff always reports a change, so every up runs it again; update re-runs it; read and delete send nothing", async () => {
-      const created = await p.create(trcer());
-      expect(await p.diff("tc", created.outs, trcer())).toEqual({ changes: true });
-      expect(await p.diff("tc", { ...created.outs, outcome: "failed" }, trcer())).toEqual({ changes: true });
+    it("diff reports a change only when the probe or the deployment it follows changed (or is not known yet); update re-runs it; read and delete send nothing", async () => {
+      const deployed = { ...trcer(), deployment: ["Enabled", "Disabled"] };
+      const created = await p.create(deployed);
+      // As it ran, whatever its outcome: nothing to do (a converged stack previews clean).
+      expect(await p.diff("tc", created.outs, deployed)).toEqual({ changes: false });
+      expect(await p.diff("tc", { ...created.outs, outcome: "failed" }, deployed)).toEqual({ changes: false });
+      // The deployment it follows changed (a TDE status), or is not known yet (its update, in a preview): run again.
+      expect(await p.diff("tc", created.outs, { ...trcer(), deployment: ["Enabled", "Enabled"] })).toEqual({ changes: true });
+      expect(await p.diff("tc", created.outs, { ...trcer(), deployment: ["Enabled", UNKNOWN] })).toEqual({ changes: true });
+      // The probe itself changed.
+      expect(await p.diff("tc", created.outs, { ...deployed, format: "xml" })).toEqual({ changes: true });
+      expect(
+        await p.diff("tc", created.outs, {
+          ...deployed,
+          parameters: { ...deployed.parameters, FullName: { from: "env", variable: "OTHER" } },
+        }),
+      ).toEqual({
+        changes: true,
+      });
+      // A state written before the digest existed: run once more.
+      const { inputsDigest: _digest, ...older } = created.outs;
+      expect(await p.diff("tc", older, deployed)).toEqual({ changes: true });
       const calls = certificateCalls();
       const updated = await p.update("tc", created.outs, trcer());
       expect(certificateCalls()).toBe(calls + 1);
@@ -231,7 +249,11 @@ describe("CertificateProbe through the dynamic-provider plugin (gRPC)", () => {
     expect(created.properties.sha256).toBe(
       await shaOf("trcer", "pdf", { ADMN_NO: PLANTED.PROBE_TC_ADMN, FullName: PLANTED.PROBE_TC_NAME }),
     );
-    expect(await probe.diff("tc", created.properties, trcer())).toMatchObject({ changes: "some", replaces: [] });
+    expect(await probe.diff("tc", created.properties, trcer())).toMatchObject({ changes: "none", replaces: [] });
+    expect(await probe.diff("tc", created.properties, { ...trcer(), deployment: ["Enabled"] })).toMatchObject({
+      changes: "some",
+      replaces: [],
+    });
     const updated = await probe.update("tc", created.properties, govidSecret());
     expect(updated.properties).toMatchObject({ name: "id", doctype: "govid", format: "xml", outcome: "passed" });
     expectNoPlanted(created, "Create's answer");

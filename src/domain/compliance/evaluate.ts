@@ -1,5 +1,5 @@
 import { applyExemptions, type Exemption, type ExemptionStatus } from "./exemptions";
-import type { ComplianceFacts } from "./facts";
+import type { ComplianceFacts, FactOrigin } from "./facts";
 import { isAdvisoryViolation, isMandatoryViolation, type Finding } from "./finding";
 import { allRules } from "./registry";
 import { resolveSettings, type RuleDefinition } from "./rule";
@@ -35,7 +35,9 @@ export function evaluateCompliance(
     const s = settings[rule.id] ?? resolveSettings(rule, undefined);
     if (s.enforcementLevel !== "disabled") raw.push(...rule.evaluate(facts, s, now));
   }
-  const { findings, statuses } = applyExemptions(groupByResource(raw), exemptions, now);
+  const unread = unreadSubjects(facts);
+  const judged = unread.size ? raw.map((f) => notJudgedWhenUnread(f, unread)) : raw;
+  const { findings, statuses } = applyExemptions(groupByResource(judged), exemptions, now);
   return { findings, exemptions: statuses, summary: summarize(findings) };
 }
 
@@ -47,6 +49,24 @@ export function enabledRules(settings: RuleSettings): RuleDefinition<unknown>[] 
 /** The fact kinds some of the rules judge, each once. */
 export function factKeysOf(rules: readonly RuleDefinition<unknown>[]): string[] {
   return [...new Set(rules.flatMap((r) => r.facts))];
+}
+
+/** The subjects whose data could not be read, by lower-cased id, with why. */
+function unreadSubjects(facts: ComplianceFacts): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const list of Object.values(facts)) {
+    if (!Array.isArray(list)) continue;
+    for (const f of list as (FactOrigin & { id?: unknown })[]) {
+      if (f?.unread && typeof f.id === "string" && !out.has(f.id.toLowerCase())) out.set(f.id.toLowerCase(), f.unread);
+    }
+  }
+  return out;
+}
+
+/** A subject that could not be read is judged by no rule: its finding says so, not applicable, whatever the rule made of the missing data. */
+function notJudgedWhenUnread(f: Finding, unread: ReadonlyMap<string, string>): Finding {
+  const why = unread.get(f.resourceId.toLowerCase());
+  return why ? { ...f, verdict: "not-applicable", message: `${f.label} could not be read: ${why}` } : f;
 }
 
 function groupByResource(findings: Finding[]): Finding[] {

@@ -15,6 +15,11 @@ export interface FactOrigin {
   origin?: string;
   /** The reads the fact was made from (operation, time, Resource Manager's request id): evidence bundles carry them. */
   reads?: ReadReceipt[];
+  /**
+   * Why the subject's data could not be read (the cloud has no such database …): no rule judges
+   * it then; every finding about it is not-applicable with this reason (evaluate.ts).
+   */
+  unread?: string;
 }
 
 /**

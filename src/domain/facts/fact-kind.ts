@@ -1,6 +1,7 @@
 import type { ClientSet } from "../../clients/client-set";
 import type { Maybe } from "../compliance/facts";
 import type { StackConfig } from "../stack/stack-config";
+import type { UnreadEntry } from "../stack/unread-entry";
 import type { StateDirs } from "../../platform/settings/state-dirs";
 
 /** What gathering a stack's facts from the live services has at hand. */
@@ -25,6 +26,11 @@ export interface GatherContext {
   note(line: string): void;
   /** A warning for stderr (a glob that matches nothing). */
   warn(line: string): void;
+  /**
+   * A resource the stack names that the cloud answered an error for (isAboutOneResource): the kind
+   * reports it here, marks its fact `unread` and goes on with the others. Each resource is reported once.
+   */
+  unread(entry: UnreadEntry): void;
 }
 
 /** A resource as the policy pack's analyzer hands it over: its type token, its properties and (in a stack policy) its URN. */

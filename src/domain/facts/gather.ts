@@ -1,21 +1,35 @@
+import { setMaxListeners } from "node:events";
 import type { ComplianceFacts } from "../compliance/facts";
 import type { FactKind, GatherContext, ResourceContext, ResourceInput } from "./fact-kind";
 import { allFactKinds, findFactKind } from "./registry";
 
-/** What gathering needs besides what it makes itself (the shared reads). */
-export type GatherInput = Omit<GatherContext, "once">;
+/** What gathering needs besides what it makes itself (the shared reads); `unread` defaults to ignoring them. */
+export type GatherInput = Omit<GatherContext, "once" | "unread"> & { unread?: GatherContext["unread"] };
 
 /**
  * Gathers the facts of the kinds named (each registered kind's list is there; those not named are
  * empty): every kind's `prepare` first, so a missing setting stops the run before any request,
  * then every kind at once, sharing reads. With `planned`, each kind reads as the stack's plan
- * leaves it. A read that fails fails the gathering.
+ * leaves it. A read that fails fails the gathering, and cancels the other kinds' reads (their
+ * retries would only keep the process waiting for an answer that no longer matters).
  */
 export async function gatherFacts(keys: readonly string[], input: GatherInput, opts: { planned?: boolean } = {}): Promise<ComplianceFacts> {
   const kinds = kindsNamed(keys);
   const reads = new Map<string, Promise<unknown>>();
+  const failed = new AbortController();
+  const signal = input.signal ? AbortSignal.any([input.signal, failed.signal]) : failed.signal;
+  // Every read of the gathering listens to it, up to the concurrency per kind at once: not a leak.
+  setMaxListeners(0, signal);
+  const reported = new Set<string>();
   const ctx: GatherContext = {
     ...input,
+    signal,
+    unread: (entry) => {
+      const key = entry.id.toLowerCase();
+      if (reported.has(key)) return;
+      reported.add(key);
+      input.unread?.(entry);
+    },
     once: <T>(key: string, read: () => Promise<T>) => {
       let r = reads.get(key);
       if (!r) reads.set(key, (r = read()));
@@ -24,7 +38,12 @@ export async function gatherFacts(keys: readonly string[], input: GatherInput, o
   };
   for (const kind of kinds) await kind.prepare?.(ctx);
   const lists = await Promise.all(
-    kinds.map((kind) => (opts.planned && kind.planned ? kind.planned(ctx, () => kind.gather(ctx)) : kind.gather(ctx))),
+    kinds.map((kind) =>
+      (opts.planned && kind.planned ? kind.planned(ctx, () => kind.gather(ctx)) : kind.gather(ctx)).catch((e: unknown) => {
+        failed.abort(e);
+        throw e;
+      }),
+    ),
   );
   const facts = emptyFacts(input.stack.subscriptionId);
   kinds.forEach((kind, i) => ((facts as unknown as Record<string, unknown[]>)[kind.key] = lists[i]));

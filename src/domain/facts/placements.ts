@@ -1,13 +1,15 @@
-import { batchWorkspaceId, childId, sqlDatabaseId } from "../../platform/arm/resource-id";
+import { batchWorkspaceId, childId, sqlDatabaseId, tdeConfigurationId } from "../../platform/arm/resource-id";
+import { requireGeocodingService } from "../../platform/settings/endpoints";
 import type { Cluster, FileServer, Workspace } from "../../services/batchai/types";
-import { placeStack, placeWithGeocoding } from "../residency/place-stack";
+import { placeStack, placeWithGeocoding, type ResidencySources } from "../residency/place-stack";
+import type { StackConfig } from "../stack/stack-config";
 import type { Placement } from "../residency/placement";
 import { batchSubjects, keyVaultSubjects, siteSubjects, type ResidencyKind, type ResidencySubject } from "../residency/residency-subjects";
 import { keyVaults } from "./key-vaults";
 import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
-import { defineFactKind, type ResourceContext, type ResourceInput } from "./fact-kind";
+import { defineFactKind, type GatherContext, type ResourceContext, type ResourceInput } from "./fact-kind";
 import { RESOURCE_TYPES } from "./resource-types";
-import { readTdeOnce } from "./tde-status";
+import { readDatabase, readTdeOnce } from "./tde-status";
 
 /** What the data-residency rule places in a country. */
 export type PlacementKind = ResidencyKind;
@@ -61,20 +63,26 @@ const SHARE_PLACING_MS = 60_000;
 export const placements = defineFactKind<PlacementFacts>({
   key: "placements",
   title: "the country of each located resource and site",
+  prepare: async (ctx) => {
+    const r = ctx.stack.residency;
+    if (r) requireGeocodingService(ctx.clients.env, `stackwarden:residency${r.source ? ` (${r.source.file}:${r.source.line})` : ""}`);
+  },
   gather: async (ctx) => {
     const residency = ctx.stack.residency;
     if (!residency) return [];
-    const sql = { getTransparentDataEncryption: (ref: Parameters<typeof readTdeOnce>[1]) => readTdeOnce(ctx, ref) };
     // The vaults of the TDE protectors, read once with the key-custody facts (shared through ctx.once).
     const vaults = keyVaultSubjects(await keyVaults.gather(ctx));
-    const placed = await placeStack({ sql, batch: ctx.clients.batch, geocoding: ctx.clients.geocoding }, ctx.stack, {
-      concurrency: ctx.concurrency,
-      signal: ctx.signal,
-      also: vaults,
-    });
+    const placed = await placeStackTolerantly(
+      { sql: { getTransparentDataEncryption: (ref) => readTdeOnce(ctx, ref) }, batch: ctx.clients.batch, geocoding: ctx.clients.geocoding },
+      ctx.stack,
+      { concurrency: ctx.concurrency, signal: ctx.signal, unread: ctx.unread, also: vaults },
+    );
     // A resource the stack names nowhere (a Batch AI workspace found by discovery) is reported at the
     // residency section, which is what makes it a finding.
-    return placed.map((p) => placementFactsOf({ ...p, source: p.source ?? residency.source }, residency.allowedCountries));
+    return placed.map((p) => ({
+      ...placementFactsOf({ ...p, source: p.source ?? residency.source }, residency.allowedCountries),
+      ...(p.unread ? { unread: p.unread } : {}),
+    }));
   },
   fromResources: async (resources, ctx) => {
     const r = residencyFromResources(resources, ctx);
@@ -89,6 +97,38 @@ export const placements = defineFactKind<PlacementFacts>({
     return [...placed.map((p) => placementFactsOf(p, r.allowedCountries, r.origins.get(p.id.toLowerCase()))), ...r.pending];
   },
 });
+
+/**
+ * Places the stack as `placeStack` does, but a database the cloud answers an error for (a 404: it
+ * has no such database) is reported through `unread` and placed nowhere, with that reason
+ * (`unread`), while the others are placed. Other failures are thrown.
+ */
+export async function placeStackTolerantly(
+  sources: ResidencySources,
+  stack: StackConfig,
+  opts: { concurrency?: number; signal?: AbortSignal; unread: GatherContext["unread"]; also?: readonly ResidencySubject[] },
+): Promise<(Placement & { unread?: string })[]> {
+  const unread = new Map<string, string>();
+  const sql: ResidencySources["sql"] = {
+    getTransparentDataEncryption: async (ref, signal) => {
+      const entry = stack.databases.find(
+        (d) =>
+          d.resourceGroup.toLowerCase() === ref.resourceGroup.toLowerCase() &&
+          d.server.toLowerCase() === ref.server.toLowerCase() &&
+          d.database.toLowerCase() === ref.database.toLowerCase(),
+      );
+      const tde = await readDatabase(opts, ref, entry?.source, () => sources.sql.getTransparentDataEncryption(ref, signal));
+      if (!("unread" in tde)) return tde;
+      unread.set(sqlDatabaseId(ref).toLowerCase(), tde.unread);
+      return { id: tdeConfigurationId(ref) };
+    },
+  };
+  const placed = await placeStack({ ...sources, sql }, stack, opts);
+  return placed.map((p) => {
+    const why = unread.get(p.id.toLowerCase());
+    return why ? { ...p, status: "not-applicable" as const, reason: `it could not be read: ${why}`, unread: why } : p;
+  });
+}
 
 /** A placement in the data-residency rule's terms: its country (none when it could not be placed) beside the allowed ones. */
 export function placementFactsOf(p: Placement, allowedCountries: readonly string[], origin?: string): PlacementFacts {

@@ -2,7 +2,10 @@ import { relative } from "node:path";
 import type { ProbeSpec } from "../probes/probe-config";
 import { readProbeRun, type ProbeRunLookup, type StoredProbeRun } from "../probes/probe-results-store";
 import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
-import { defineFactKind, type ResourceContext } from "./fact-kind";
+import { defineFactKind, type GatherContext, type ResourceContext } from "./fact-kind";
+import { lastChangeOf } from "../audit/last-change";
+import { redactUrl } from "../../platform/http/redaction";
+import { endpointSettingName } from "../../platform/settings/emulator-settings";
 import { RESOURCE_TYPES } from "./resource-types";
 
 /**
@@ -28,6 +31,11 @@ export interface ProbeFacts extends FactOrigin {
   sha256?: string;
   /** Why it failed: the issuer's error code (`record_not_found` ...) or `check-failed`, and the message. */
   error?: { code: string; message: string };
+  /**
+   * Why its last result says nothing of the deployment now (taken against other issuers, before
+   * the stack's last apply, or longer ago than the rule's `maxAgeHours`): the rule does not judge it.
+   */
+  stale?: string;
 }
 
 declare module "../compliance/facts" {
@@ -50,8 +58,10 @@ export const probeResults = defineFactKind<ProbeFacts>({
     if (!probes.length) return [];
     const lookup = readProbeRun(ctx.dirs.probes, ctx.stackName);
     const shown = relative(ctx.cwd, lookup.path);
-    ctx.note(probeResultsNote(lookup, shown.startsWith("..") ? lookup.path : shown));
-    return probeFactsOf(probes, lookup.found ? lookup.run : undefined);
+    const stale = lookup.found ? staleness(lookup.run, ctx) : undefined;
+    ctx.note(probeResultsNote(lookup, shown.startsWith("..") ? lookup.path : shown, stale));
+    const facts = probeFactsOf(probes, lookup.found ? lookup.run : undefined);
+    return stale ? facts.map((f) => (f.outcome === undefined ? f : { ...f, stale })) : facts;
   },
   planned: async () => [],
   fromResources: (resources, ctx) =>
@@ -114,13 +124,49 @@ export function certificateProbeFactsOf(props: Record<string, unknown>, ctx: Pic
 }
 
 /**
+ * Why a stored probe run says nothing of the deployment that `check` judges now, or undefined when
+ * it does. Results count only for the issuers they were taken against (the endpoint now, redacted
+ * as it was stored) and only when taken after the stack's last change in its audit trail (an apply,
+ * a remediation: what they proved may be gone) and, with `post-deploy-probes.maxAgeHours`, within
+ * that many hours.
+ */
+export function staleness(
+  run: StoredProbeRun,
+  ctx: Pick<GatherContext, "clients" | "dirs" | "stackName" | "stack">,
+  now = Date.now(),
+): string | undefined {
+  const here = redactUrl(ctx.clients.apisetu.endpoint);
+  if (run.endpoint !== here) {
+    const setting = endpointSettingName(ctx.clients.env, "STACKWARDEN_APISETU_ENDPOINT");
+    return `they were taken against ${run.endpoint}, and the issuers are now ${here} (${setting.startsWith("the default") ? setting : `set by ${setting}`})`;
+  }
+  const taken = Date.parse(run.finishedAt);
+  if (!Number.isFinite(taken)) return `their time (${run.finishedAt}) cannot be read`;
+  const change = lastChangeOf(ctx.dirs.audit, ctx.stackName);
+  if (change && taken < Date.parse(change.at)) {
+    return `they were taken at ${run.finishedAt}, before the stack's last change (audit entry ${change.seq} at ${change.at})`;
+  }
+  const maxAgeHours = Number(ctx.stack.policies[MAX_AGE_RULE]?.maxAgeHours ?? 0);
+  if (maxAgeHours > 0 && now - taken > maxAgeHours * 3_600_000) {
+    return `they were taken at ${run.finishedAt}, more than ${maxAgeHours} hour(s) ago (${MAX_AGE_RULE}.maxAgeHours)`;
+  }
+  return undefined;
+}
+
+/** The rule whose `maxAgeHours` setting bounds the age of probe results (read by key: facts do not import rules). */
+const MAX_AGE_RULE = "post-deploy-probes";
+
+/**
  * The report's note on the probe results `post-deploy-probes` judged: which run (what ran it,
  * when, against which endpoint, from which file), or why there are none. `shownPath` is the file
  * as the reader should see it (relative to the working directory where possible).
  */
-export function probeResultsNote(lookup: ProbeRunLookup, shownPath: string): string {
+export function probeResultsNote(lookup: ProbeRunLookup, shownPath: string, stale?: string): string {
   if (lookup.found) {
     const r = lookup.run;
+    if (stale) {
+      return `post-deploy-probes does not judge the last probe run (${shownPath}: \`${r.command}\`): its results are stale, ${stale}; the rule is not evaluated until \`stackwarden probe\` runs again`;
+    }
     return `post-deploy-probes judges the last probe run (${shownPath}): \`${r.command}\` finished ${r.finishedAt} against ${r.endpoint}, ${r.results.length} result(s)`;
   }
   if (lookup.reason === "missing") {

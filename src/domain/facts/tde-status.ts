@@ -1,5 +1,7 @@
 import type { ArmRead } from "../../platform/arm/arm-read";
-import { sqlDatabaseId } from "../../platform/arm/resource-id";
+import { databaseLabel, sqlDatabaseId } from "../../platform/arm/resource-id";
+import type { SourceLocation } from "../../platform/yaml/source-location";
+import { isAboutOneResource, unreadEntryOf, unreadProblem } from "../stack/unread-entry";
 import { mapBounded } from "../../platform/bounded-map";
 import type { TransparentDataEncryption } from "../../services/sql/types";
 import type { StackConfig } from "../stack/stack-config";
@@ -50,6 +52,27 @@ export function readTdeWithReceiptOnce(ctx: GatherContext, ref: DatabaseRef): Pr
   return ctx.once(key, () => ctx.clients.sql.readTransparentDataEncryption(ref, ctx.signal));
 }
 
+/**
+ * One read about a database of the stack. The cloud's answer about that database alone (a 404:
+ * it has no such database) is reported through `ctx.unread` at the stack's line and returned as
+ * `{ unread: why }`, so the others are still judged; any other failure is thrown.
+ */
+export async function readDatabase<T>(
+  ctx: Pick<GatherContext, "unread">,
+  ref: DatabaseRef,
+  source: SourceLocation | undefined,
+  read: () => Promise<T>,
+): Promise<T | { unread: string }> {
+  try {
+    return await read();
+  } catch (e) {
+    if (!isAboutOneResource(e)) throw e;
+    const entry = unreadEntryOf(e, { kind: "database", id: sqlDatabaseId(ref), label: databaseLabel(ref), source });
+    ctx.unread(entry);
+    return { unread: unreadProblem(entry) };
+  }
+}
+
 /** Each managed database's TDE status: live from its TDE configuration, or the one a plan leads to. */
 export const tdeStatus = defineFactKind<DatabaseFacts>({
   key: "databases",
@@ -57,7 +80,8 @@ export const tdeStatus = defineFactKind<DatabaseFacts>({
   gather: (ctx) =>
     mapBounded(ctx.stack.databases, ctx.concurrency, async (d) => {
       const ref = { subscriptionId: ctx.stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
-      const tde = await readTdeWithReceiptOnce(ctx, ref);
+      const tde = await readDatabase(ctx, ref, d.source, () => readTdeWithReceiptOnce(ctx, ref));
+      if ("unread" in tde) return { ...subjectOf(ref), source: d.source, liveTdeStatus: undefined, unread: tde.unread };
       return { ...subjectOf(ref), source: d.source, liveTdeStatus: tde.value.properties?.status, reads: [tde.receipt] };
     }),
   planned: async (ctx, live) => plannedDatabases(await live(), ctx.stack),
@@ -74,7 +98,8 @@ export const tdeStatus = defineFactKind<DatabaseFacts>({
 export function plannedDatabases(facts: readonly DatabaseFacts[], stack: Pick<StackConfig, "databases">): DatabaseFacts[] {
   return facts.map((f, i) => {
     const desired = stack.databases[i]?.transparentDataEncryption;
-    if (!desired || (f.liveTdeStatus !== UNKNOWN && f.liveTdeStatus === desired)) return f;
+    // A database that could not be read stays unread: the plan cannot change what is not there.
+    if (!desired || f.unread || (f.liveTdeStatus !== UNKNOWN && f.liveTdeStatus === desired)) return f;
     return { ...f, liveTdeStatus: desired, tdeStatusSource: "desired" as const };
   });
 }

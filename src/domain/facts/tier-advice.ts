@@ -3,7 +3,7 @@ import type { ServiceTierAdvisor } from "../../services/sql/types";
 import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
 import { defineFactKind } from "./fact-kind";
 import { RESOURCE_TYPES } from "./resource-types";
-import { databaseRefOf, subjectOf } from "./tde-status";
+import { databaseRefOf, readDatabase, subjectOf } from "./tde-status";
 
 /** What a service tier advisor said, in the spec's field names. */
 export interface AdvisorFacts {
@@ -41,8 +41,10 @@ export const tierAdvice = defineFactKind<TierAdvisorFacts>({
   gather: (ctx) =>
     mapBounded(ctx.stack.databases, ctx.concurrency, async (d) => {
       const ref = { subscriptionId: ctx.stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
-      const advisors = await ctx.clients.sql.listServiceTierAdvisors(ref, ctx.signal);
-      return { ...subjectOf(ref), source: d.source, intendedServiceObjective: d.serviceObjective, advisor: pickAdvisor(advisors) };
+      const advisors = await readDatabase(ctx, ref, d.source, () => ctx.clients.sql.listServiceTierAdvisors(ref, ctx.signal));
+      const subject = { ...subjectOf(ref), source: d.source, intendedServiceObjective: d.serviceObjective };
+      if ("unread" in advisors) return { ...subject, advisor: undefined, unread: advisors.unread };
+      return { ...subject, advisor: pickAdvisor(advisors) };
     }),
   fromResources: (resources, ctx) =>
     resources

@@ -119,13 +119,16 @@ export async function collectBatchInventory(
       if (workspaces.has(key)) continue;
       workspaces.set(key, ws);
       if (!ref) {
-        // The workspace is listed as it came; its children can be read only when its place is known.
-        if (name && listedIn.resourceGroup) {
-          ref = { subscriptionId: sub, resourceGroup: listedIn.resourceGroup, workspace: name };
+        // The workspace is listed as it came; its children can be read only when its place is known:
+        // the resource group its odd id still names (Azure's own Workspaces_List example says
+        // `/providers/Microsoft.BatchAI/workspace/…`, singular), or the one it was listed in.
+        const resourceGroup = (id ? parseResourceId(id)?.resourceGroup : undefined) ?? listedIn.resourceGroup;
+        if (name && resourceGroup) {
+          ref = { subscriptionId: sub, resourceGroup, workspace: name };
           warn(
             what,
             id,
-            `${describeItem(ws)} ${oddResourceId(ws) ?? "has an id that names no workspace"}; it is kept, and its children are read by its name in resource group ${listedIn.resourceGroup}`,
+            `${describeItem(ws)} ${oddResourceId(ws) ?? "has an id that names no workspace"}; it is kept, and its children are read by its name in resource group ${resourceGroup}`,
           );
         } else {
           warn(

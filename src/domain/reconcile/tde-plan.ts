@@ -1,7 +1,7 @@
 import { mapBounded } from "../../platform/bounded-map";
 import type { DesiredDatabase, StackConfig } from "../stack/stack-config";
-import { sqlDatabaseId } from "../../platform/arm/resource-id";
-import { ApiError } from "../../platform/http/api-error";
+import { databaseLabel, sqlDatabaseId } from "../../platform/arm/resource-id";
+import { isAboutOneResource, type UnreadEntry } from "../stack/unread-entry";
 import type { TdeApi, TdeDatabaseRef, TdeStatus } from "./tde-api";
 
 export type TdeAction = "none" | "enable" | "disable";
@@ -68,7 +68,7 @@ export async function planTde(
     try {
       live = (await api.getTransparentDataEncryption(ref, opts.signal)).properties?.status;
     } catch (e) {
-      if (!isAboutThisDatabase(e)) throw e;
+      if (!isAboutOneResource(e)) throw e;
       opts.onRead?.(++done, stack.databases.length);
       return { desired, ref, id, status: e.status, code: e.code, message: e.detail };
     }
@@ -80,13 +80,22 @@ export async function planTde(
   return { items, changes: items.filter((i) => i.action !== "none"), errors };
 }
 
-/** An HTTP error answer for this database's read (not 401, which refuses every read alike). */
-function isAboutThisDatabase(e: unknown): e is ApiError {
-  return e instanceof ApiError && e.status >= 400 && e.status !== 401;
-}
-
 /** What to do to move a live status to the desired one. An unknown live value is moved too. */
 export function decideAction(live: string | undefined, desired: TdeStatus): TdeAction {
   if (live === desired) return "none";
   return desired === "Enabled" ? "enable" : "disable";
+}
+
+/** A plan error as the entry every command reports a database it could not read by. */
+export function unreadOfPlanError(e: TdePlanError): UnreadEntry {
+  return {
+    kind: "database",
+    id: e.id,
+    label: databaseLabel(e.ref),
+    source: e.desired.source,
+    operation: "TransparentDataEncryptions_Get",
+    status: e.status,
+    code: e.code,
+    message: e.message,
+  };
 }

@@ -1,4 +1,5 @@
 import type { Finding } from "../compliance/finding";
+import { unreadDocument, unreadLine, type UnreadEntry } from "../stack/unread-entry";
 
 export type DriftFormat = "table" | "json" | "markdown";
 
@@ -19,6 +20,8 @@ export interface DriftReportInput {
   advisor: Finding[];
   /** Key-custody findings (TDE protector, vault, key): failures and exempt ones. */
   keyCustody?: Finding[];
+  /** Databases that could not be read (listed under `errors` in JSON, and in Markdown; the table's are on stderr). */
+  unread?: UnreadEntry[];
 }
 
 /** Renders `drift`'s findings for people (table), pipelines (json) or pull-request comments (markdown). */
@@ -48,6 +51,7 @@ export function renderDrift(format: DriftFormat, d: DriftReportInput): string {
           message: f.message,
           line: f.source?.line,
         })),
+        errors: (d.unread ?? []).map(unreadDocument),
       },
       null,
       2,
@@ -64,6 +68,10 @@ export function renderDrift(format: DriftFormat, d: DriftReportInput): string {
     if (keyCustody.length) {
       lines.push("", "Key custody:");
       for (const f of keyCustody) lines.push(`- ${f.verdict === "exempt" ? "exempt" : f.level} \`${f.ruleId}\`: ${f.message}`);
+    }
+    if (d.unread?.length) {
+      lines.push("", "Could not be read:");
+      for (const u of d.unread) lines.push(`- ${unreadLine(u)}`);
     }
     return lines.join("\n");
   }

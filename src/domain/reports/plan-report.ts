@@ -1,6 +1,7 @@
 import type { StackConfig } from "../stack/stack-config";
 import { databaseLabel } from "../../platform/arm/resource-id";
-import type { TdePlan, TdePlanError, TdePlanItem } from "../reconcile/tde-plan";
+import { unreadOfPlanError, type TdePlan, type TdePlanError, type TdePlanItem } from "../reconcile/tde-plan";
+import { unreadLine, unreadProblem } from "../stack/unread-entry";
 
 export type PlanFormat = "table" | "json" | "markdown";
 
@@ -44,11 +45,9 @@ export function planDocument(plan: TdePlan, stack: StackConfig, stackName: strin
   };
 }
 
-/** What went wrong with one database, in words: a 404 says the cloud has no such database. */
+/** What went wrong with one database, in the words every command uses (unread-entry.ts). */
 function planErrorProblem(e: TdePlanError): string {
-  if (e.status === 404)
-    return `the cloud has no such database: it cannot be planned; fix the stack entry or create the database (${e.code}: ${e.message})`;
-  return `its TDE could not be read (HTTP ${e.status} ${e.code}: ${e.message})`;
+  return unreadProblem(unreadOfPlanError(e));
 }
 
 /**
@@ -56,10 +55,7 @@ function planErrorProblem(e: TdePlanError): string {
  * `stacks/Pulumi.dev.yaml:12:7: database rg/server/db: the cloud has no such database …`.
  */
 export function planErrorLines(plan: TdePlan): string[] {
-  return plan.errors.map((e) => {
-    const at = e.desired.source ? `${e.desired.source.file}:${e.desired.source.line}:${e.desired.source.column}: ` : "";
-    return `${at}database ${databaseLabel(e.ref)}: ${planErrorProblem(e)}`;
-  });
+  return plan.errors.map((e) => unreadLine(unreadOfPlanError(e)));
 }
 
 /** Renders a plan for people (table), pipelines (json) or pull-request comments (markdown). */

@@ -22,9 +22,8 @@ export function applyHooksFor(io: CommandIO, stack: StackConfig, stackName: stri
     },
     nothingToApply: (unread) =>
       io.out(unread ? "Nothing to apply among the databases that could be read." : "Nothing to apply: live TDE already matches the stack."),
-    confirm: io.ask
-      ? async (count) => /^y(es)?$/i.test((await io.ask!(`Apply ${count} change(s) to stack ${stackName}? [y/N] `)).trim())
-      : undefined,
+    // Only where someone can answer: without it an apply refuses unless --yes (NotConfirmedError).
+    confirm: io.ask ? async (question) => /^y(es)?$/i.test((await io.ask!(`${question} [y/N] `)).trim()) : undefined,
     event: progress.onEvent,
     applied: (outcomes) => {
       progress.finish();

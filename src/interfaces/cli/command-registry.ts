@@ -45,18 +45,19 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "drift",
     description:
-      "list live state that differs from the stack, tier-advisor disagreements and key-custody findings (exit 0 none or advisory only, 2 drift, 1 error)",
+      "list live state that differs from the stack, tier-advisor disagreements and key-custody findings (exit 0 none or advisory only, 2 drift, 1 error: also a database that could not be read, the others still compared)",
     load: async () => (await import("./commands/drift-command")).registerDrift,
   },
   {
     name: "check",
-    description: "run every compliance rule against live state (exit 0 no mandatory violation, 3 at least one, 1 error)",
+    description:
+      "run every compliance rule against live state (exit 0 no mandatory violation, 3 at least one, 1 error: also an artifact not scanned or a database that could not be read, the others still judged)",
     load: async () => (await import("./commands/check-command")).registerCheck,
   },
   {
     name: "inventory",
     description:
-      "read every data source the stack names: Batch AI (operations, usages, workspaces, clusters, experiments, file servers, jobs), SQL (advisors, pool activity, TDE, scans, TDE protectors, server keys) and Key Vault (the vaults and keys of customer-managed TDE protectors)",
+      "read every data source the stack names: Batch AI (operations, usages, workspaces, clusters, experiments, file servers, jobs), SQL (advisors, pool activity, TDE, scans, TDE protectors, server keys) and Key Vault (the vaults and keys of customer-managed TDE protectors) (exit 0, 1 when a read failed: everything else is still printed)",
     load: async () => (await import("./commands/inventory-command")).registerInventory,
   },
   {
@@ -67,18 +68,20 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: "emulator",
-    description: "serve every seeded API locally (ARM under /, IMDS under /metadata); the first stdout line is the base URL",
+    description:
+      "serve every seeded API locally (ARM under /, IMDS under /metadata); the first stdout line is the base URL (runs until SIGINT or SIGTERM, then exits 0; 1 when it cannot start)",
     load: async () => (await import("./commands/emulator-command")).registerEmulator,
   },
   {
     name: "start",
-    description: "run the main job (plan, apply, plan, probe, check) for a stack against the embedded emulator",
+    description:
+      "run the main job (plan, apply, plan, probe, check) for a stack against the embedded emulator (exit 0; 1 not converged or an error; 3 a mandatory violation; else 4 a probe failed)",
     load: async () => (await import("./commands/start-command")).registerStart,
   },
   {
     name: "whoami",
     description:
-      "show which credential of the chain answered and whom its ARM token names, and what IMDS says of this machine and its managed identity (STACKWARDEN_IMDS_ENDPOINT, AZURE_CLIENT_ID); exit 0, or 1 when no credential works (one line naming what was tried)",
+      "show which credential of the chain answered and whom its ARM token names, and what IMDS says of this machine and its managed identity (STACKWARDEN_IMDS_ENDPOINT, AZURE_CLIENT_ID) (exit 0, 1 when no credential works: one line naming what was tried)",
     load: async () => (await import("./commands/whoami-command")).registerWhoami,
   },
   {
@@ -121,14 +124,14 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "geocode",
     description:
-      "geocode an address with the geocoding service (STACKWARDEN_GEOCODING_ENDPOINT, STACKWARDEN_GEOCODING_API_KEY): its parts, position and country",
+      "geocode an address with the geocoding service (STACKWARDEN_GEOCODING_ENDPOINT, STACKWARDEN_GEOCODING_API_KEY): its parts, position and country (exit 0, 1 no match or error)",
     usage: "[options] <address>",
     load: async () => (await import("./commands/geocode-command")).registerGeocode,
   },
   {
     name: "where",
     description:
-      "place every located resource of the stack (SQL databases, Batch AI workspaces, clusters, file servers) and every site of stackwarden:residency in a country: region, coordinates, country",
+      "place every located resource of the stack (SQL databases, Batch AI workspaces, clusters, file servers) and every site of stackwarden:residency in a country: region, coordinates, country (exit 0, 1 error: also a database that could not be read, the others still placed)",
     load: async () => (await import("./commands/where-command")).registerWhere,
   },
   {

@@ -1,4 +1,5 @@
 import { Command, CommanderError, Help } from "commander";
+import { EMULATOR_FLAG, EMULATOR_FLAG_MARK, EMULATOR_VAR } from "../../platform/settings/emulator-settings";
 import { VERSION } from "../../platform/version";
 import { describeError } from "./cli-error";
 import { type CommandIO, processIO } from "./command-io";
@@ -54,6 +55,7 @@ export function buildProgram(io: CommandIO, loaded: ReadonlyMap<string, Register
       });
     listed.set(stub, entry);
   }
+  addEmulatorOption(program, io, (c) => listed.has(c));
   for (const c of program.commands) {
     c.exitOverride().configureOutput({
       writeOut: (s) => io.out(s.replace(/\n$/, "")),
@@ -65,9 +67,32 @@ export function buildProgram(io: CommandIO, loaded: ReadonlyMap<string, Register
   return program;
 }
 
+/** Commands that serve an emulator of their own: `--emulator` would mean nothing to them. */
+const SERVES_ITS_OWN_EMULATOR = new Set(["emulator", "start"]);
+
+/**
+ * `--emulator URL` on the program and on every command that reaches a service: it sets
+ * STACKWARDEN_EMULATOR in the command's environment (marked as the flag's, so messages name the
+ * flag), before the command's action reads it. A per-service variable still overrides it.
+ */
+function addEmulatorOption(program: Command, io: CommandIO, listedOnly: (c: Command) => boolean): void {
+  const describe = `point every service at the emulator at URL (sets ${EMULATOR_VAR}; a per-service variable still overrides it)`;
+  program.option(`${EMULATOR_FLAG} <url>`, describe);
+  const add = (cmd: Command) => {
+    if (!cmd.options.some((o) => o.long === EMULATOR_FLAG)) cmd.option(`${EMULATOR_FLAG} <url>`, describe);
+    cmd.commands.forEach(add);
+  };
+  for (const c of program.commands) if (!listedOnly(c) && !SERVES_ITS_OWN_EMULATOR.has(c.name())) add(c);
+  program.hook("preAction", (_program, action) => {
+    let url: string | undefined;
+    for (let c: Command | null = action; c && url === undefined; c = c.parent) url = (c.opts() as { emulator?: string }).emulator;
+    if (url !== undefined) io.env = { ...io.env, [EMULATOR_VAR]: url, [EMULATOR_FLAG_MARK]: "1" };
+  });
+}
+
 /** The command an argument list names (`plan --stack dev`, `help plan`), to load before parsing. */
 function namedCommand(argv: readonly string[]): CommandEntry | undefined {
-  const words = argv.filter((a) => !a.startsWith("-"));
+  const words = argv.filter((a, i) => !a.startsWith("-") && argv[i - 1] !== EMULATOR_FLAG);
   const name = words[0] === "help" ? words[1] : words[0];
   return COMMANDS.find((c) => c.name === name);
 }

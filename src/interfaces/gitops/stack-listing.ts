@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { parse } from "yaml";
+import { isMap, isNode, isScalar, LineCounter, parseDocument } from "yaml";
 import type { StackEngine } from "../../domain/stack/stack-config";
 
 /** A stack file found in a project: what a pipeline matrix needs to run it. */
@@ -11,6 +11,12 @@ export interface ListedStack {
   file: string;
   /** `stackwarden:engine` as written, or native when absent or unreadable (the stack's own job reports a bad file). */
   engine: StackEngine;
+  /**
+   * Why the file could not be read for its engine (broken YAML, no `config:` mapping, an engine that
+   * is neither native nor pulumi), `file:line:column: …`; the stack is listed as native all the same,
+   * so its job runs and its plan or check names the problem. Absent for a readable file.
+   */
+  problem?: string;
 }
 
 /** The folder of stack files in a project (`stackConfigDir` of the contract's Pulumi.yaml). */
@@ -46,16 +52,34 @@ export function listStacks(projectDir: string): ListedStack[] {
   return names
     .map((f) => ({ f, stack: stackNameOf(f) }))
     .filter((x): x is { f: string; stack: string } => !!x.stack && statSync(join(dir, x.f)).isFile())
-    .map(({ f, stack }) => ({ stack, file: `${STACKS_DIR}/${f}`, engine: engineOf(join(dir, f)) }))
+    .map(({ f, stack }) => ({ stack, file: `${STACKS_DIR}/${f}`, ...engineOf(join(dir, f), `${STACKS_DIR}/${f}`) }))
     .sort((a, b) => (a.stack < b.stack ? -1 : a.stack > b.stack ? 1 : 0));
 }
 
-/** `stackwarden:engine` of a stack file read leniently: anything but a valid `pulumi` means native. */
-function engineOf(path: string): StackEngine {
+/**
+ * `stackwarden:engine` of a stack file: `pulumi` when it says so, else native; and, for a file that
+ * cannot be read for it, the problem at its line (the file is not validated further here).
+ */
+function engineOf(path: string, shown: string): { engine: StackEngine; problem?: string } {
+  let text: string;
   try {
-    const doc = parse(readFileSync(path, "utf8")) as { config?: Record<string, unknown> } | null;
-    return doc?.config?.["stackwarden:engine"] === "pulumi" ? "pulumi" : "native";
-  } catch {
-    return "native";
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    return { engine: "native", problem: `${shown}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
   }
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  const at = (offset: number | undefined) => {
+    const p = lines.linePos(offset ?? 0);
+    return `${shown}:${p.line}:${p.col}`;
+  };
+  const syntax = doc.errors[0];
+  if (syntax) return { engine: "native", problem: `${at(syntax.pos[0])}: invalid YAML: ${syntax.message.split("\n")[0]}` };
+  const config = doc.get("config", true);
+  if (!isMap(config)) return { engine: "native", problem: `${at(isNode(config) ? config.range?.[0] : 0)}: no \`config:\` mapping` };
+  const engine = config.get("stackwarden:engine", true);
+  if (engine === undefined) return { engine: "native" };
+  const value = isScalar(engine) ? engine.value : undefined;
+  if (value === "pulumi" || value === "native") return { engine: value };
+  return { engine: "native", problem: `${at(isNode(engine) ? engine.range?.[0] : 0)}: stackwarden:engine must be native or pulumi` };
 }

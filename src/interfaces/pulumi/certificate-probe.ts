@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import Ajv, { type ValidateFunction } from "ajv";
 import { DOCTYPES, CERTIFICATE_FORMATS, ISSUERS } from "../../services/certificates/catalogue";
 import { buildProbes, PROBES_SCHEMA, type ProbeSpec, type RawProbe } from "../../domain/probes/probe-config";
@@ -21,6 +22,12 @@ export interface CertificateProbeInputs {
   format?: string;
   /** By the spec's field names (`UDF1`, `CERT_NO` ...). */
   parameters: Record<string, ParameterSource>;
+  /**
+   * What the probe follows: the outputs of the resources whose deployment it proves (the program
+   * passes the TDE resources' statuses). When one of them is updated, this changes (it is unknown
+   * during the preview), so the probe runs again after it; otherwise a converged stack previews clean.
+   */
+  deployment?: unknown;
 }
 
 /**
@@ -38,6 +45,8 @@ export interface CertificateProbeOutputs {
   size?: number;
   sha256?: string;
   error?: { code: string; message: string };
+  /** The sha-256 of the inputs it ran with (probeInputsDigest): `diff` compares it with the new inputs'. */
+  inputsDigest: string;
 }
 
 export interface CheckFailure {
@@ -56,6 +65,7 @@ export const CERTIFICATE_PROBE_INPUTS_SCHEMA = {
     issuer: { type: "string", enum: ISSUERS },
     doctype: { type: "string", enum: DOCTYPES },
     format: { type: "string", enum: CERTIFICATE_FORMATS },
+    deployment: {},
     parameters: {
       type: "object",
       minProperties: 1,
@@ -177,11 +187,60 @@ export async function runCertificateProbe(
 ): Promise<{ id: string; outs: CertificateProbeOutputs }> {
   const spec = probeSpecOf(inputs);
   const run = await prepareProbes([spec], { env, clients: clientSetFromEnv(env), concurrency: 1 }).run();
-  return { id: spec.name, outs: probeOutputs(run.results[0]) };
+  return { id: spec.name, outs: probeOutputs(run.results[0], probeInputsDigest(inputs)) };
 }
 
-/** The outputs of a probe result: only what a probe keeps. */
-export function probeOutputs(r: ProbeResult): CertificateProbeOutputs {
+/**
+ * The sha-256 of what a probe runs for: its identity, its parameters as references (a secret's
+ * variable, never its value: a hash of personal data could be guessed back) and the deployment it
+ * follows. Kept as an output, so `diff` can tell a probe whose inputs are as it ran from one to run again.
+ */
+export function probeInputsDigest(inputs: CertificateProbeInputs): string {
+  const parameters = Object.fromEntries(
+    Object.entries(inputs.parameters ?? {})
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, p]) => [k, p.from === "secret" ? { from: p.from, variable: p.variable } : p]),
+  );
+  const canonical = canonicalJson({
+    name: inputs.name,
+    issuer: inputs.issuer,
+    doctype: inputs.doctype,
+    format: inputs.format ?? "pdf",
+    parameters,
+    deployment: inputs.deployment ?? null,
+  });
+  return createHash("sha256").update(canonical).digest("hex");
+}
+
+/**
+ * Whether a probe must run again: its inputs are not those it last ran with (a changed probe, or an
+ * update of the deployment it follows), or some are not known yet (a preview of such an update).
+ * A probe whose inputs are as they were reports no change, so `pulumi preview --refresh
+ * --expect-no-changes` passes on a converged stack.
+ */
+export function certificateProbeChanged(
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+  isUnknown: (v: unknown) => boolean,
+): boolean {
+  if (Object.values(news).some((v) => hasUnknown(v, isUnknown))) return true;
+  return olds.inputsDigest !== probeInputsDigest(news as unknown as CertificateProbeInputs);
+}
+
+/** JSON with object keys sorted at every level: the same value always gives the same text. */
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
+  if (v && typeof v === "object") {
+    const entries = Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(",")}}`;
+  }
+  return JSON.stringify(v ?? null);
+}
+
+/** The outputs of a probe result: only what a probe keeps, and the digest of the inputs it ran with. */
+export function probeOutputs(r: ProbeResult, inputsDigest: string): CertificateProbeOutputs {
   return {
     name: r.name,
     issuer: r.issuer,
@@ -192,6 +251,7 @@ export function probeOutputs(r: ProbeResult): CertificateProbeOutputs {
     ...(r.size !== undefined ? { size: r.size } : {}),
     ...(r.sha256 !== undefined ? { sha256: r.sha256 } : {}),
     ...(r.error ? { error: { code: r.error.code, message: r.error.message } } : {}),
+    inputsDigest,
   };
 }
 

@@ -24,6 +24,8 @@ export interface TdeInputs {
   scanTimeoutSeconds?: number;
   /** Time between progress polls, in ms. Default 2000. */
   pollIntervalMs?: number;
+  /** Where the stack file names the database (`stacks/Pulumi.dev.yaml:12:7`), for errors; not compared by diff. */
+  stackEntry?: string;
 }
 
 /** Outputs: the inputs plus what the API says. */
@@ -59,6 +61,7 @@ export const TDE_INPUTS_SCHEMA = {
     onDelete: { type: "string", enum: ["retain", "Enabled", "Disabled"] },
     scanTimeoutSeconds: { type: "number", exclusiveMinimum: 0 },
     pollIntervalMs: { type: "number", minimum: 10 },
+    stackEntry: { type: "string" },
   },
 };
 

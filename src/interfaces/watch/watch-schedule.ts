@@ -4,8 +4,15 @@ import { formatDuration } from "../../platform/duration";
 /** When ticks are due: every `ms`, or at a cron expression's times. */
 export type Schedule = { kind: "interval"; ms: number } | { kind: "cron"; expression: string; cron: Cron };
 
-/** A cron schedule (5 or 6 fields, croner's syntax); throws with croner's reason when invalid. */
+/** A cron schedule (5 fields, or 6 with seconds first, croner's syntax); throws with the reason when invalid. */
 export function cronSchedule(expression: string): Schedule {
+  // croner also takes a seventh field (the year) and says "five, six, or seven"; the documented forms are 5 and 6.
+  const fields = expression.trim().split(/\s+/).filter(Boolean).length;
+  if (!expression.trim().startsWith("@") && fields !== 5 && fields !== 6) {
+    throw new Error(
+      `invalid cron expression "${expression}": ${fields} field(s); give 5 (minute hour day month weekday) or 6 (seconds first)`,
+    );
+  }
   let cron: Cron;
   try {
     cron = new Cron(expression, { paused: true });

@@ -16,6 +16,7 @@ import type { TdePlanItem } from "../../domain/reconcile/tde-plan";
 import { stopBetweenRequests } from "../../domain/reconcile/stoppable-tde-api";
 import type { ClientSet } from "../../clients/client-set";
 import { judgeTick } from "../../usecases/watch-tick";
+import { unreadLine } from "../../domain/stack/unread-entry";
 import type { StateDirs } from "../../platform/settings/state-dirs";
 import { formatDuration } from "../../platform/duration";
 import type { Finding } from "../../domain/compliance/finding";
@@ -197,6 +198,9 @@ export class Watcher {
       this.o.log(`${tag}: ${drift.length} drifted, ${summarize(result)}`);
       for (const d of drift)
         this.o.log(`${tag}:   ~ ${databaseLabel(d.ref)} TDE live ${d.live ?? "unknown"}, desired ${d.desired.transparentDataEncryption}`);
+      // A database the cloud does not have: at its stack-file line, as every command says it; the
+      // others are reconciled, and the tick fails at its end (below) until the stack is fixed.
+      for (const u of result.unread) this.o.log(`${tag}: ${unreadLine(u)}`);
 
       let outcomes: ApplyOutcome[] = [];
       let failedApply = 0;
@@ -232,6 +236,10 @@ export class Watcher {
       this.o.metrics.setFindings(this.o.stackName, finalResult.findings);
       ended = { drift: drift.filter((d) => !converged.has(d.id)), findings: finalResult.findings };
       if (failedApply > 0 && !this.stopping) throw new Error(`${failedApply} change(s) did not converge; they are tried again next tick`);
+      if (result.unread.length > 0)
+        throw new Error(
+          `${result.unread.length} database(s) of the stack could not be read (${result.unread.map((u) => u.label).join(", ")})`,
+        );
     } catch (e) {
       if (this.stopping && reads.signal.aborted) {
         this.o.log(`${tag}: stopped by shutdown`);

@@ -22,6 +22,8 @@ export interface ArmClientOptions {
   endpoint: string;
   credential: TokenCredential;
   naming?: NamingStyle;
+  /** What chose the endpoint (`STACKWARDEN_ARM_ENDPOINT`, `STACKWARDEN_EMULATOR`, `--emulator`, `the default of …`): named when nothing answers there. */
+  endpointSetting?: string;
   retry?: Partial<RetryPolicyOptions>;
   timeoutMs?: number;
   logger?: Logger;

@@ -62,6 +62,7 @@ export class ArmTransport extends HttpTransport {
 export function armTransport(opts: ArmClientOptions, apiVersion: string): ArmTransport {
   return new ArmTransport({
     baseUrl: opts.endpoint,
+    endpointSetting: opts.endpointSetting,
     auth: { kind: "bearer", credential: opts.credential, scopes: [ARM_SCOPE] },
     query: { "api-version": apiVersion },
     retry: opts.retry,

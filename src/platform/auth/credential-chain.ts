@@ -3,6 +3,7 @@ import { CredentialUnavailableError } from "./credential-errors";
 import type { CredentialAnswer, AnsweringCredential } from "./credential-answer";
 import { canDiscardTokens, type AccessToken, type GetTokenOptions, type TokenCredential } from "../http/token-credential";
 import { scrubTokens } from "../http/redaction";
+import { EndpointUnreachableError } from "../http/unreachable";
 
 /** One credential of a chain, made only when the chain reaches it. */
 export interface ChainLink extends CredentialAnswer {
@@ -17,7 +18,9 @@ export interface ChainLink extends CredentialAnswer {
  * Azure's credential chain, as DefaultAzureCredential walks it: each link in order until one gives
  * a token. A link that is not configured or cannot answer here is noted and skipped; a link that is
  * configured but refused (an AuthenticationError: a wrong secret, a federation that does not
- * match) stops the chain, for a fallback would hide the misconfiguration. The link that answered is
+ * match) stops the chain, for a fallback would hide the misconfiguration; so does a token source
+ * that nothing answers at where it serves the endpoint itself (EndpointUnreachableError: the
+ * emulator is down), which is rethrown as it is, naming the endpoint, not credentials. The link that answered is
  * remembered and asked alone from then on, so a probe that failed (IMDS off Azure) is not repeated.
  * Tokens are cached and refreshed ahead of expiry (CachedTokenCredential). When no link answers,
  * the error is one line naming every link and what it said, with tokens scrubbed.
@@ -65,6 +68,7 @@ class ChainWalker {
         const token = await credential.getToken(scopes, options);
         if (token) return token;
       } catch (e) {
+        if (e instanceof EndpointUnreachableError) throw e;
         throw new CredentialUnavailableError(`${link.label}: ${reasonOf(e)}`);
       }
       throw new CredentialUnavailableError(`${link.label}: returned no token`);
@@ -77,6 +81,8 @@ class ChainWalker {
         credential = this.credentialOf(link);
         token = await credential.getToken(scopes, options);
       } catch (e) {
+        // The link's token source is down: another credential would hide that, not fix it.
+        if (e instanceof EndpointUnreachableError) throw e;
         if ((e as Error)?.name === "AuthenticationError") {
           throw new CredentialUnavailableError(`${link.label} is configured but was refused: ${reasonOf(e)}`);
         }

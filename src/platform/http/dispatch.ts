@@ -5,6 +5,7 @@ import type { OutgoingRequest, RawResponse, Send } from "./pipeline";
 import { decideRetry, type RetryDecision, type RetryPolicyOptions } from "./retry-policy";
 import { emitRequestEvent, hasRequestListeners, serviceOfRequest } from "./request-events";
 import type { TransportContext } from "./transport-context";
+import { describeEndpoint, isUnreachableCode, unreachableAdvice } from "./unreachable";
 
 let sharedAgent: Dispatcher | undefined;
 /** One keep-alive agent for the process, with undici's retry interceptor composed in. */
@@ -131,14 +132,22 @@ export function dispatchTo(ctx: TransportContext, dispatcher: Dispatcher, policy
         throw ctx.failure(
           spec,
           aborted ? "RequestAborted" : (err.code ?? "ConnectionError"),
-          aborted
-            ? "the request was cancelled"
-            : `no response from ${ctx.origin} after ${retries.attempts} attempt(s) in ${Date.now() - retries.started} ms: ${err.message}`,
+          aborted ? "the request was cancelled" : noResponse(ctx, err, retries),
           { path: req.path, clientRequestId: req.clientRequestId, attempts: retries.attempts },
         );
       }
     }
   };
+}
+
+/**
+ * Why a call got no answer: the endpoint (and, when known, what set it), the attempts, the
+ * system's words; when nothing could be reached at all, what to do about the endpoint.
+ */
+function noResponse(ctx: TransportContext, err: RetryableError, retries: Retries): string {
+  const base = ctx.endpointSetting ? describeEndpoint(ctx.origin + ctx.basePath, ctx.endpointSetting) : ctx.origin;
+  const said = `no response from ${base} after ${retries.attempts} attempt(s) in ${Date.now() - retries.started} ms: ${err.message}`;
+  return isUnreachableCode(err.code) ? `${said}; ${unreachableAdvice(ctx.baseUrl, ctx.endpointSetting)}` : said;
 }
 
 /** The attempts of one request: counts them, asks the policy before each new one, and reports each (request events). */
@@ -186,6 +195,14 @@ class Retries {
     }
     this.observe(err.statusCode ?? 0, true);
     this.attempts += 1;
+    if (this.attempts === 2 && this.ctx.logger.notice) {
+      const base = describeEndpoint(this.ctx.origin + this.ctx.basePath, this.ctx.endpointSetting);
+      const cause = err.statusCode ? `HTTP ${err.statusCode}` : (err.code ?? err.name);
+      this.ctx.logger.notice(
+        `${this.req.spec.operation} got ${cause} from ${base}; retrying (up to ${this.policy.maxAttempts} attempts in ${Math.round(this.policy.maxElapsedMs / 1000)} s)`,
+        `${this.ctx.origin} ${cause}`,
+      );
+    }
     this.ctx.logger.warn(
       cutOff
         ? `${this.ctx.describe(this.req)}: the answer was cut off on attempt ${this.attempts - 1}; sending again in ${decision.delayMs} ms`

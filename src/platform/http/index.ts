@@ -10,3 +10,4 @@ export * from "./retry-after";
 export * from "./retry-policy";
 export * from "./token-credential";
 export * from "./transport";
+export * from "./unreachable";

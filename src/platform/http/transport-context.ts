@@ -26,6 +26,8 @@ export class TransportContext {
     readonly service?: string,
     /** The headers of the service's request-id convention, lower-cased; empty when it has none. */
     readonly requestIds: RequestIdHeaders = {},
+    /** What chose the base URL (a variable, a flag, a default), named when nothing answers there. */
+    readonly endpointSetting?: string,
   ) {
     this.origin = baseUrl.origin;
     this.basePath = baseUrl.pathname.replace(/\/+$/, "");

@@ -38,6 +38,8 @@ export interface TransportOptions {
    * sent and none is read into responses, errors or log lines.
    */
   requestIds?: RequestIdHeaders;
+  /** What chose the endpoint (`STACKWARDEN_ARM_ENDPOINT`, `STACKWARDEN_EMULATOR`, `--emulator`, `the default of …`): named when nothing answers there. */
+  endpointSetting?: string;
   /** Stages run after auth and before logging (outermost first), for concerns of one client. */
   stages?: readonly Stage[];
   logger?: Logger;
@@ -80,7 +82,7 @@ export class HttpTransport {
     const idHeaders = requestIdHeaderNames(requestIds);
     const safe = idHeaders.length ? { ...opts.safeNames, headers: [...(opts.safeNames?.headers ?? []), ...idHeaders] } : opts.safeNames;
     const redactor = safe ? httpRedactor.allow(safe) : httpRedactor;
-    this.ctx = new TransportContext(base, redactor, opts.logger ?? loggerFromEnv(), opts.service, requestIds);
+    this.ctx = new TransportContext(base, redactor, opts.logger ?? loggerFromEnv(), opts.service, requestIds, opts.endpointSetting);
     this.clientIdHeader = requestIds.client;
     this.headers = { "user-agent": USER_AGENT, accept: "application/json", ...opts.headers };
     this.query = { ...opts.query };

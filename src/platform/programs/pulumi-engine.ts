@@ -1,7 +1,6 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
-import { createInterface } from "node:readline/promises";
 import type * as Automation from "@pulumi/pulumi/automation";
 
 /** The one line printed when no Pulumi CLI can be found. */
@@ -75,6 +74,11 @@ export interface PulumiApplyOptions {
   /** The stack file, already validated; its project is the directory above `stacks/`. */
   stackFile: string;
   yes?: boolean;
+  /**
+   * Asked after the preview when not `yes`; absent: no one can be asked (stdin is not a
+   * terminal), and the run refuses before the engine starts.
+   */
+  confirm?(): Promise<boolean>;
   /** Called for each resource `pulumi up` changed (for the audit trail): its URN or database id, the TDE status before and after, the step's op. */
   onResourceChange?: (change: ResourceChange) => void;
   /**
@@ -154,6 +158,12 @@ function failureLine(e: unknown): string {
  */
 export async function runPulumiApply(opts: PulumiApplyOptions, io: EngineIO): Promise<number> {
   const env = io.env;
+  if (!opts.yes && !opts.confirm) {
+    io.err(
+      `stackwarden apply: refusing to run pulumi up on stack ${opts.stack} without --yes: stdin is not a terminal, so no one can confirm; nothing was changed (pass --yes)`,
+    );
+    return 1;
+  }
   const cli = locatePulumiCli(env);
   if (!cli) {
     io.err(`stackwarden apply: ${missingCliMessage(env)}`);
@@ -207,14 +217,11 @@ export async function runPulumiApply(opts: PulumiApplyOptions, io: EngineIO): Pr
     io.out(
       `Pulumi engine: stack ${opts.stack} in ${projectDir}, backend ${backend}, CLI ${cli.command} (${pulumiCommand.version?.toString() ?? "unknown version"}), policy pack ${policyPacks[0] ?? "none (no policies/PulumiPolicy.yaml)"}`,
     );
-    if (!opts.yes && process.stdin.isTTY) {
+    if (!opts.yes) {
       await stack.preview({ ...common, refresh: true });
       out.flush();
       err.flush();
-      const rl = createInterface({ input: process.stdin, output: process.stdout });
-      const answer = await rl.question(`Run pulumi up on stack ${opts.stack}? [y/N] `);
-      rl.close();
-      if (!/^y(es)?$/i.test(answer.trim())) {
+      if (!(await opts.confirm!())) {
         io.err("stackwarden apply: cancelled; nothing was changed");
         return 1;
       }

@@ -1,4 +1,8 @@
 import { credentialOriginProblem, tokenSourceProblem } from "../http/credential-origins";
+import { EMULATOR_VAR, serviceSetting } from "./emulator-settings";
+import { checkUrl, SettingsError } from "./settings-error";
+
+export { checkUrl, EMULATOR_VAR, serviceSetting, SettingsError };
 
 /** Where stackwarden sends requests, from the environment (the contract's variables). */
 export interface Endpoints {
@@ -8,14 +12,6 @@ export interface Endpoints {
 
 export const DEFAULT_ARM_ENDPOINT = "https://management.azure.com";
 export const DEFAULT_IMDS_ENDPOINT = "http://169.254.169.254/metadata";
-
-/** Bad configuration from the environment: the message names the variable. */
-export class SettingsError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "SettingsError";
-  }
-}
 
 /**
  * Reads `STACKWARDEN_ARM_ENDPOINT` and `STACKWARDEN_IMDS_ENDPOINT`, checking that each is an
@@ -31,29 +27,17 @@ export function endpointsFromEnv(env: NodeJS.ProcessEnv = process.env): Endpoint
 }
 
 /**
- * Reads one endpoint variable, with its default. `problem` judges the URL further (where
- * credentials may go: credential-origins.ts); what it says becomes the error, naming the variable.
+ * Reads one endpoint variable, with its default: its own value, else the one `STACKWARDEN_EMULATOR`
+ * implies (emulator-settings.ts), else `fallback`. `problem` judges the URL further (where
+ * credentials may go: credential-origins.ts); what it says becomes the error, naming the setting.
  */
 export function endpointVar(env: NodeJS.ProcessEnv, name: string, fallback: string, problem?: (url: URL) => string | undefined): string {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  checkUrl(raw, name);
-  const why = problem?.(new URL(raw));
-  if (why) throw new SettingsError(`${name}: ${why}`);
-  return raw.replace(/\/+$/, "");
-}
-
-/** Throws a SettingsError naming `where` unless `value` is an absolute http(s) URL. */
-export function checkUrl(value: string, where: string): void {
-  let u: URL;
-  try {
-    u = new URL(value);
-  } catch {
-    throw new SettingsError(`${where}: "${value}" is not a valid URL; expected e.g. http://127.0.0.1:4000`);
-  }
-  if (u.protocol !== "http:" && u.protocol !== "https:") {
-    throw new SettingsError(`${where}: "${u.protocol}" URLs are not supported; use http or https`);
-  }
+  const setting = serviceSetting(env, name);
+  if (!setting) return fallback;
+  checkUrl(setting.value, setting.from);
+  const why = problem?.(new URL(setting.value));
+  if (why) throw new SettingsError(`${setting.from}: ${why}`);
+  return setting.value.replace(/\/+$/, "");
 }
 
 /** The variable naming the binary analysis service's base URL (it has no default: the service runs wherever you run it). */
@@ -67,15 +51,15 @@ export const EMBEDDED_BINARY_ANALYSIS = "embedded";
  * or `embedded` (returned as is) for the built-in engine. A SettingsError when it is unset or neither.
  */
 export function binaryAnalysisEndpointFromEnv(env: NodeJS.ProcessEnv = process.env): string {
-  const raw = env[BINARY_ANALYSIS_ENDPOINT_VAR]?.trim();
-  if (!raw) {
+  const setting = serviceSetting(env, BINARY_ANALYSIS_ENDPOINT_VAR);
+  if (!setting) {
     throw new SettingsError(
-      `${BINARY_ANALYSIS_ENDPOINT_VAR} is not set: point it at the binary analysis service, e.g. <emulator url>/binary-analysis/v1 (start one with: npx stackwarden emulator), or set it to ${EMBEDDED_BINARY_ANALYSIS} to scan with the built-in engine (YARA-X and UPX) in this process`,
+      `${BINARY_ANALYSIS_ENDPOINT_VAR} is not set: point it at the binary analysis service, e.g. <emulator url>/binary-analysis/v1 (start one with: npx stackwarden emulator, then export ${EMULATOR_VAR}=<its url>), or set it to ${EMBEDDED_BINARY_ANALYSIS} to scan with the built-in engine (YARA-X and UPX) in this process`,
     );
   }
-  if (raw === EMBEDDED_BINARY_ANALYSIS) return raw;
-  checkUrl(raw, BINARY_ANALYSIS_ENDPOINT_VAR);
-  return raw.replace(/\/+$/, "");
+  if (setting.value === EMBEDDED_BINARY_ANALYSIS) return setting.value;
+  checkUrl(setting.value, setting.from);
+  return setting.value.replace(/\/+$/, "");
 }
 
 /** The public Gisgraphy service, used when `STACKWARDEN_GEOCODING_ENDPOINT` is not set. */
@@ -90,9 +74,22 @@ export interface GeocodingSettings {
 
 /** Reads `STACKWARDEN_GEOCODING_ENDPOINT` (checked to be an absolute http(s) URL) and `STACKWARDEN_GEOCODING_API_KEY`. */
 export function geocodingSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): GeocodingSettings {
-  const apiKey = env.STACKWARDEN_GEOCODING_API_KEY?.trim();
   return {
     endpoint: endpointVar(env, "STACKWARDEN_GEOCODING_ENDPOINT", DEFAULT_GEOCODING_ENDPOINT),
-    apiKey: apiKey ? apiKey : undefined,
+    apiKey: serviceSetting(env, "STACKWARDEN_GEOCODING_API_KEY")?.value,
   };
+}
+
+/**
+ * Checks, before any request, that the geocoding service is set up where something needs it
+ * (`neededBy`: the residency rule of a stack, `where`, `geocode`): its endpoint
+ * (`STACKWARDEN_GEOCODING_ENDPOINT`, or `STACKWARDEN_EMULATOR`) or the key of the public default.
+ * With neither, the request would go to the public service without a key; a SettingsError names
+ * the variables instead.
+ */
+export function requireGeocodingService(env: NodeJS.ProcessEnv, neededBy: string): void {
+  if (serviceSetting(env, "STACKWARDEN_GEOCODING_ENDPOINT") || serviceSetting(env, "STACKWARDEN_GEOCODING_API_KEY")) return;
+  throw new SettingsError(
+    `${neededBy} needs the geocoding service, but neither STACKWARDEN_GEOCODING_ENDPOINT nor ${EMULATOR_VAR} is set, and the default (${DEFAULT_GEOCODING_ENDPOINT}) needs STACKWARDEN_GEOCODING_API_KEY: set ${EMULATOR_VAR}=<url> to use the emulator, or the geocoding variables`,
+  );
 }

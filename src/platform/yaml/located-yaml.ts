@@ -14,6 +14,7 @@ import {
   type Node,
 } from "yaml";
 import { YamlInputError } from "./yaml-input-error";
+import { closestName } from "../did-you-mean";
 
 // The error class lives in its own module so that code which only reports it (the CLI) does not load the YAML parser.
 export { YamlInputError };
@@ -189,8 +190,12 @@ export function describeAjvError(err: ErrorObject): string {
     return `${JSON.stringify(err.data)} is not a valid ${rule}`;
   }
   switch (err.keyword) {
-    case "additionalProperties":
-      return "unknown key";
+    case "additionalProperties": {
+      // With ajv's `verbose` option the error carries its schema: the known keys, to suggest one.
+      const known = Object.keys((err.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+      const near = closestName(String(err.params.additionalProperty), known);
+      return near ? `unknown key; did you mean "${near}"?` : "unknown key";
+    }
     case "required":
       return `missing required key "${String(err.params.missingProperty)}"`;
     case "enum":

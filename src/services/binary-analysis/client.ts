@@ -24,6 +24,8 @@ import { mapBounded } from "../../platform/bounded-map";
 export interface BinaryAnalysisClientOptions {
   /** Base URL of the service, e.g. `http://127.0.0.1:4000/binary-analysis/v1` on the emulator. */
   endpoint: string;
+  /** What chose the endpoint (`STACKWARDEN_ARM_ENDPOINT`, `STACKWARDEN_EMULATOR`, `--emulator`, `the default of …`): named when nothing answers there. */
+  endpointSetting?: string;
   retry?: Partial<RetryPolicyOptions>;
   /** Per-attempt timeout in ms, for the answer's headers and for its body. Uploads and scans of large files take long. Default 600 000 (10 minutes). */
   timeoutMs?: number;
@@ -68,6 +70,7 @@ export class BinaryAnalysisClient {
     this.concurrency = opts.concurrency ?? 2;
     this.http = new HttpTransport({
       baseUrl: opts.endpoint,
+      endpointSetting: opts.endpointSetting,
       // Not an Azure API, but its calls have always carried Azure's request ids (the emulator answers
       // every service with them, and errors quote them): kept, so that errors read as before.
       requestIds: AZURE_REQUEST_IDS,

@@ -19,6 +19,8 @@ import type {
 export interface CertificatesClientOptions {
   /** The part of the base address before `/<issuer>/v3`: `https://apisetu.gov.in`, or `<emulator>/apisetu`. */
   endpoint: string;
+  /** What chose the endpoint (`STACKWARDEN_ARM_ENDPOINT`, `STACKWARDEN_EMULATOR`, `--emulator`, `the default of …`): named when nothing answers there. */
+  endpointSetting?: string;
   /** Sent as `X-APISETU-APIKEY` (or `X-GATEWAY-APIKEY`); redacted from every log line and error. */
   apiKey: string;
   /** Sent as `X-APISETU-CLIENTID` (or `X-GATEWAY-CLIENTID`); a credential too, redacted like the key. */
@@ -70,6 +72,7 @@ export class CertificatesClient {
     this.keys = [opts.apiKey, opts.clientId];
     this.http = new HttpTransport({
       baseUrl: opts.endpoint,
+      endpointSetting: opts.endpointSetting,
       auth: { kind: "header", headers: { [names.apiKey]: opts.apiKey, [names.clientId]: opts.clientId } },
       // Neither key header is declared safe: the redactor hides both values in logged headers, and the
       // transport registers both as secrets (the client id is a key variable of the contract too).

@@ -1,4 +1,4 @@
-import { endpointVar, SettingsError } from "../../platform/settings/endpoints";
+import { endpointVar, serviceSetting, SettingsError } from "../../platform/settings/endpoints";
 import { namingStyleFromEnv, type NamingStyle } from "../../platform/settings/naming-style";
 
 /** The real issuers' host; `/<issuer>/v3` follows it. */
@@ -16,12 +16,12 @@ export interface ApiSetuSettings {
   naming: NamingStyle;
 }
 
-/** Reads `STACKWARDEN_APISETU_ENDPOINT`, `STACKWARDEN_APISETU_API_KEY`, `STACKWARDEN_APISETU_CLIENT_ID` and `STACKWARDEN_PROVIDER_NAMES`. */
+/** Reads `STACKWARDEN_APISETU_ENDPOINT`, `STACKWARDEN_APISETU_API_KEY`, `STACKWARDEN_APISETU_CLIENT_ID` (each, when unset, from `STACKWARDEN_EMULATOR`) and `STACKWARDEN_PROVIDER_NAMES`. */
 export function apisetuSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): ApiSetuSettings {
   return {
     endpoint: endpointVar(env, "STACKWARDEN_APISETU_ENDPOINT", DEFAULT_APISETU_ENDPOINT),
-    apiKey: nonEmpty(env.STACKWARDEN_APISETU_API_KEY),
-    clientId: nonEmpty(env.STACKWARDEN_APISETU_CLIENT_ID),
+    apiKey: serviceSetting(env, "STACKWARDEN_APISETU_API_KEY")?.value,
+    clientId: serviceSetting(env, "STACKWARDEN_APISETU_CLIENT_ID")?.value,
     naming: namingStyleFromEnv(env),
   };
 }
@@ -45,9 +45,4 @@ export function isRealApiSetu(endpoint: string): boolean {
   } catch {
     return false;
   }
-}
-
-function nonEmpty(v: string | undefined): string | undefined {
-  const t = v?.trim();
-  return t ? t : undefined;
 }

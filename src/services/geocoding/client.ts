@@ -25,6 +25,8 @@ import {
 export interface GeocodingClientOptions {
   /** Base address: `https://services.gisgraphy.com`, or `<emulator>/geocoding`. */
   endpoint: string;
+  /** What chose the endpoint (`STACKWARDEN_ARM_ENDPOINT`, `STACKWARDEN_EMULATOR`, `--emulator`, `the default of …`): named when nothing answers there. */
+  endpointSetting?: string;
   /** Sent as the `api_key` query parameter; redacted from every log line and error. Omitted when undefined. */
   apiKey?: string;
   retry?: Partial<RetryPolicyOptions>;
@@ -87,6 +89,7 @@ export class GeocodingClient {
     this.hasKey = !!opts.apiKey;
     this.http = new HttpTransport({
       baseUrl: opts.endpoint,
+      endpointSetting: opts.endpointSetting,
       auth: opts.apiKey ? { kind: "query", name: GEOCODING_KEY_PARAMETER, value: opts.apiKey } : { kind: "none" },
       query: { format: "json" },
       safeNames: GEOCODING_SAFE_NAMES,

@@ -37,6 +37,8 @@ export interface ImdsClientOptions {
   /** Base URL ending in `/metadata`. Default `http://169.254.169.254/metadata`. */
   endpoint: string;
   apiVersion?: string;
+  /** What chose the endpoint (`STACKWARDEN_ARM_ENDPOINT`, `STACKWARDEN_EMULATOR`, `--emulator`, `the default of …`): named when nothing answers there. */
+  endpointSetting?: string;
   retry?: Partial<RetryPolicyOptions>;
   timeoutMs?: number;
   /** Connect timeout in ms. Default 2 000. */
@@ -75,6 +77,7 @@ export class ImdsClient {
     this.logger = opts.logger ?? loggerFromEnv();
     this.http = new HttpTransport({
       baseUrl: opts.endpoint,
+      endpointSetting: opts.endpointSetting,
       service: "imds",
       headers: { metadata: "true" },
       query: { "api-version": opts.apiVersion ?? IMDS_API_VERSION },

@@ -1,4 +1,5 @@
 import { ApiError } from "../../platform/http/api-error";
+import { EndpointUnreachableError, isUnreachableCode } from "../../platform/http/unreachable";
 import { ImdsClient, type ImdsClientOptions } from "./client";
 import { CachedTokenCredential, type TokenSource } from "../../platform/auth/cached-token-credential";
 import { CredentialUnavailableError } from "../../platform/auth/credential-errors";
@@ -14,7 +15,6 @@ export interface ImdsCredentialOptions extends Partial<ImdsClientOptions> {
 }
 
 /** Codes that mean nothing answered at the IMDS address. */
-const UNREACHABLE = new Set(["ECONNREFUSED", "UND_ERR_CONNECT_TIMEOUT", "ENETUNREACH", "EHOSTUNREACH"]);
 const NO_IMDS_HINT = " (no IMDS here)";
 
 /** How errors name an IMDS identity: `managed identity via IMDS at <endpoint> (client_id <id>)`. */
@@ -26,18 +26,23 @@ export function describeImdsIdentity(endpoint: string, clientId?: string): strin
  * One token from IMDS per call, uncached: the request IMDS documents (`resource`, `client_id` for a
  * user-assigned identity, `Metadata: true`) through the IMDS client and its retry advice. A failure
  * is a CredentialUnavailableError saying what IMDS answered (its caller names the endpoint and the
- * identity: describeImdsIdentity); a connection nobody answers says there is no IMDS here.
+ * identity: describeImdsIdentity); a connection nobody answers says there is no IMDS here, or, with
+ * `stopWhenUnreachable` (an IMDS that serves the ARM endpoint's tokens, as one emulator serves both),
+ * is an EndpointUnreachableError: that endpoint is down, and no other credential is to be tried.
  */
-export function imdsTokenSource(client: ImdsClient, clientId?: string): TokenSource {
+export function imdsTokenSource(client: ImdsClient, clientId?: string, opts: { stopWhenUnreachable?: boolean } = {}): TokenSource {
   return async (scopes) => {
     const resource = scopesToResource(scopes);
     let res;
     try {
       res = await client.token({ resource, clientId });
     } catch (e) {
+      if (opts.stopWhenUnreachable && e instanceof ApiError && isUnreachableCode(e.code)) {
+        throw new EndpointUnreachableError(e.code, `the IMDS that gives this endpoint's tokens does not answer: ${e.detail}`);
+      }
       const why =
         e instanceof ApiError
-          ? `${e.status ? `HTTP ${e.status} ` : ""}${e.code}: ${e.detail}${UNREACHABLE.has(e.code) ? NO_IMDS_HINT : ""}`
+          ? `${e.status ? `HTTP ${e.status} ` : ""}${e.code}: ${e.detail}${isUnreachableCode(e.code) ? NO_IMDS_HINT : ""}`
           : (e as Error).message;
       throw new CredentialUnavailableError(why);
     }

@@ -173,9 +173,7 @@ describe("inventory and plan with a database the cloud does not have", () => {
     expect(r.out).toContain("1 change, 1 unchanged, 1 database could not be read");
     expect(r.out).toContain("~ rg/s1/orders");
     expect(r.err.trim().split("\n")).toEqual([
-      expect.stringMatching(
-        /^stackwarden plan: stack\.yaml:5:7: database rg\/s1\/ghost: the cloud has no such database: it cannot be planned/,
-      ),
+      expect.stringMatching(/^stackwarden plan: stack\.yaml:5:7: database rg\/s1\/ghost: the cloud has no such database \(/),
     ]);
     const json = await runCli(["plan", "--config", "stack.yaml", "--output", "json"], t.url, dir);
     expect(json.code).toBe(1);

@@ -245,7 +245,7 @@ describe("check with stackwarden:artifacts", () => {
     expect(r.code).toBe(1);
     expect(r.out).toBe("");
     expect(r.err.split("\n")).toEqual([
-      "stackwarden: the stack names artifacts to scan in stackwarden:artifacts (stacks/Pulumi.gate.yaml:4), but STACKWARDEN_BINARY_ANALYSIS_ENDPOINT is not set: point it at the binary analysis service, e.g. <emulator url>/binary-analysis/v1 (start one with: npx stackwarden emulator), or set it to embedded to scan with the built-in engine (YARA-X and UPX) in this process",
+      "stackwarden: the stack names artifacts to scan in stackwarden:artifacts (stacks/Pulumi.gate.yaml:4), but STACKWARDEN_BINARY_ANALYSIS_ENDPOINT is not set: point it at the binary analysis service, e.g. <emulator url>/binary-analysis/v1 (start one with: npx stackwarden emulator, then export STACKWARDEN_EMULATOR=<its url>), or set it to embedded to scan with the built-in engine (YARA-X and UPX) in this process",
     ]);
     expect(emu.emu.stats.total).toBe(before);
   });

@@ -46,7 +46,7 @@ function commitAll(top: string, message: string): void {
 }
 
 describe("listing", () => {
-  it("lists stacks/Pulumi.<name>.yaml sorted, with their engine; other files are not stacks; a broken file is still listed", () => {
+  it("lists stacks/Pulumi.<name>.yaml sorted, with their engine; other files are not stacks; a broken file is still listed, with its problem", () => {
     const dir = mkdtempSync(join(tmpdir(), "stackwarden-list-"));
     write(dir, {
       "stacks/Pulumi.b.yaml": stack("  stackwarden:engine: pulumi\n"),
@@ -58,9 +58,19 @@ describe("listing", () => {
     });
     mkdirSync(join(dir, "stacks", "Pulumi.dir.yaml"));
     expect(listStacks(dir)).toEqual([
-      { stack: "a", file: "stacks/Pulumi.a.yaml", engine: "native" },
+      {
+        stack: "a",
+        file: "stacks/Pulumi.a.yaml",
+        engine: "native",
+        problem: expect.stringMatching(/^stacks\/Pulumi\.a\.yaml:1:\d+: invalid YAML: /),
+      },
       { stack: "b", file: "stacks/Pulumi.b.yaml", engine: "pulumi" },
-      { stack: "c", file: "stacks/Pulumi.c.yaml", engine: "native" },
+      {
+        stack: "c",
+        file: "stacks/Pulumi.c.yaml",
+        engine: "native",
+        problem: "stacks/Pulumi.c.yaml:3:23: stackwarden:engine must be native or pulumi",
+      },
     ]);
     rmSync(dir, { recursive: true, force: true });
   });

@@ -349,13 +349,13 @@ describe("the spec's shapes", () => {
     expect(warnings).toEqual([]);
   });
 
-  it("answers 412 for a missing or unreadable parameter, and for a format it does not serve", async () => {
+  it("answers 412 for a missing or unreadable parameter; a format it does not serve is a 501, not a 412 (answer-formats.test.ts)", async () => {
     const missing = await raw(GEOCODING_PATHS.geolocSearch, { lng: 3, format: "json" });
     expect(missing).toMatchObject({ status: 412, body: { error: "Missing parameter: lat is required" } });
     expect((await raw(GEOCODING_PATHS.reverseGeocode, { lat: 200, lng: 3 })).status).toBe(412);
     expect((await raw(GEOCODING_PATHS.fulltextSearch, { q: "x", lat: 1 })).status).toBe(412);
-    const xml = await raw(GEOCODING_PATHS.parseAddress, { address: "x", format: "XML" });
-    expect(xml).toMatchObject({ status: 412, body: { error: expect.stringMatching(/format=json/) } });
+    const php = await raw(GEOCODING_PATHS.parseAddress, { address: "x", format: "PHP" });
+    expect(php).toMatchObject({ status: 501, body: { code: "NotImplemented" } });
   });
 
   it("wraps the JSON in the callback, and indents on request", async () => {

@@ -15,9 +15,10 @@ export function probeSubjectId(name: string): string {
 /**
  * Flags a certificate probe of the stack whose last run after a deployment failed: the issuer
  * refused or failed the request (its error code and message are in the finding), or the document
- * failed its checks. A probe with no result yet is not applicable; during a preview, unknown.
+ * failed its checks. A probe with no result yet, or a stale one (taken against other issuers, before
+ * the stack's last apply, or older than `maxAgeHours`), is not applicable; during a preview, unknown.
  */
-export const postDeployProbes = defineRule<Record<string, never>>({
+export const postDeployProbes = defineRule<{ maxAgeHours: number }>({
   id: "post-deploy-probes",
   title: "Certificate issuers must issue documents after a deployment",
   description:
@@ -25,12 +26,20 @@ export const postDeployProbes = defineRule<Record<string, never>>({
   help: "Read the issuer's error in the finding (record_not_found: the probe's record is gone or its parameters are wrong; invalid_authentication: the API key; 5xx: the issuer is down), fix it, and run `stackwarden probe` again; `apply --probe`, `npm start` and `pulumi up` (CertificateProbe) run the probes after a deployment.",
   defaultLevel: "advisory",
   facts: ["probes"],
-  settings: {},
+  settings: {
+    maxAgeHours: {
+      type: "number",
+      minimum: 0,
+      default: 0,
+      description:
+        "optional, default 0 (no limit): probe results taken longer ago than this many hours are stale and not judged; results are stale anyway when taken against other issuers or before the stack's last apply",
+    },
+  },
   packScope: "stack",
   evaluate: (facts, settings) => facts.probes.map((p) => judge(p, settings)),
 });
 
-function judge(p: ProbeFacts, settings: ResolvedSettings): Finding {
+function judge(p: ProbeFacts, settings: ResolvedSettings<{ maxAgeHours: number }>): Finding {
   const base = findingBase(postDeployProbes, p, probeSubjectId(p.name), p.name, settings.enforcementLevel);
   const what = `${p.issuer}/${p.doctype} (${p.format})`;
   if (p.outcome === UNKNOWN) return { ...base, verdict: "unknown", message: `probe ${p.name} has not run yet in this deployment` };
@@ -39,6 +48,13 @@ function judge(p: ProbeFacts, settings: ResolvedSettings): Finding {
       ...base,
       verdict: "not-applicable",
       message: `probe ${p.name} of ${what} has no result yet: run \`stackwarden probe\` (or \`apply --probe\`) after a deployment`,
+    };
+  }
+  if (p.stale) {
+    return {
+      ...base,
+      verdict: "not-applicable",
+      message: `probe ${p.name} of ${what} is not judged: its last result is stale (${p.stale}); run \`stackwarden probe\` again`,
     };
   }
   if (p.outcome === "passed") {

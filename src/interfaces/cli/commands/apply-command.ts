@@ -26,7 +26,10 @@ export function registerApply(program: Command, io: CommandIO): void {
     .description(
       "make the planned TDE changes and wait for each encryption or decryption scan to finish (exit 0 converged, 1 error; with --probe, 4 converged but a probe failed)",
     )
-    .option("-y, --yes", "do not ask for confirmation")
+    .option(
+      "-y, --yes",
+      "apply without asking; required when stdin is not a terminal (without it apply refuses there: exit 1, nothing read or changed)",
+    )
     .option(
       "--probe",
       "once converged, run the stack's certificate probes and keep their results for check (exit 4 when one fails); a probe that cannot run (a missing variable or key) stops the apply before it changes anything",

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
 import { clientSetFromEnv } from "../../../clients/client-set";
 import { COMPLIANCE_FORMATS, renderComplianceReport, type ComplianceFormat } from "../../../domain/reports/compliance-formats";
+import { unreadLine } from "../../../domain/stack/unread-entry";
 import { stateDirs } from "../../../platform/settings/state-dirs";
 import { VERSION } from "../../../platform/version";
 import { checkExitCode, runCheck } from "../../../usecases/check";
@@ -16,7 +17,9 @@ type Format = ComplianceFormat;
 
 export function registerCheck(program: Command, io: CommandIO): void {
   withProbeDirOption(withStackOptions(program.command("check")))
-    .description("run every compliance rule against live state (exit 0 no mandatory violation, 3 at least one, 1 error)")
+    .description(
+      "run every compliance rule against live state (exit 0 no mandatory violation, 3 at least one, 1 error: also an artifact not scanned or a database that could not be read, the others still judged)",
+    )
     .option("--output <format>", FORMATS.join(", "), choiceOption(FORMATS), "table")
     .option("--format <format>", "alias of --output", choiceOption(FORMATS))
     .option("--out <file>", "write the report to a file instead of stdout")
@@ -79,6 +82,8 @@ export function registerCheck(program: Command, io: CommandIO): void {
       }
       // An artifact that could not be scanned is not known to be clean: the check is incomplete.
       for (const e of result.scanErrors) io.err(`stackwarden check: artifact ${e.path} could not be scanned: ${e.error}`);
+      // A database the cloud does not have is not known to be compliant either: at its stack-file line, exit 1.
+      for (const u of result.unread) io.err(`stackwarden check: ${unreadLine(u)}`);
       io.exitCode = checkExitCode(result);
     });
 }

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { clientSetFromEnv } from "../../../clients/client-set";
 import { renderDrift, type DriftFormat } from "../../../domain/reports/drift-report";
+import { unreadLine } from "../../../domain/stack/unread-entry";
 import { stateDirs } from "../../../platform/settings/state-dirs";
 import { runDrift } from "../../../usecases/drift";
 import { EXIT_CHANGES } from "../../../usecases/plan";
@@ -11,7 +12,7 @@ import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-
 export function registerDrift(program: Command, io: CommandIO): void {
   withStackOptions(program.command("drift"))
     .description(
-      "list live state that differs from the stack, tier-advisor disagreements and key-custody findings (exit 0 none or advisory only, 2 drift, 1 error)",
+      "list live state that differs from the stack, tier-advisor disagreements and key-custody findings (exit 0 none or advisory only, 2 drift, 1 error: also a database that could not be read, the others still compared)",
     )
     .option("--output <format>", "table, json or markdown", choiceOption<DriftFormat>(["table", "json", "markdown"]), "table")
     .option("--concurrency <n>", "databases read at once", intOption(1, 256), 16)
@@ -32,8 +33,12 @@ export function registerDrift(program: Command, io: CommandIO): void {
           tde: drift.tde,
           advisor: drift.advisor,
           keyCustody: drift.keyCustody,
+          unread: drift.unread,
         }),
       );
-      io.exitCode = drift.blocking ? EXIT_CHANGES : 0;
+      // A database the cloud does not have: at its stack-file line; the others are compared. The
+      // stack names something that cannot be compared, which the user must fix: 1, even with drift.
+      for (const u of drift.unread) io.err(`stackwarden drift: ${unreadLine(u)}`);
+      io.exitCode = drift.unread.length ? 1 : drift.blocking ? EXIT_CHANGES : 0;
     });
 }

@@ -7,6 +7,8 @@ import type { FaultRule } from "../../../emulator/fault-injector";
 import { DEFAULT_ESTATE } from "../../../emulator/default-estate";
 import { intOption, positiveNumber, rateOption } from "../option-parsers";
 import type { CommandIO } from "../command-io";
+import { onStopRequest } from "../stop-request";
+import { EMULATOR_VAR } from "../../../platform/settings/emulator-settings";
 
 interface EmulatorFlags {
   host: string;
@@ -28,7 +30,9 @@ interface EmulatorFlags {
 export function registerEmulator(program: Command, io: CommandIO): void {
   program
     .command("emulator")
-    .description("serve every seeded API locally (ARM under /, IMDS under /metadata); the first stdout line is the base URL")
+    .description(
+      "serve every seeded API locally (ARM under /, IMDS under /metadata); the first stdout line is the base URL (runs until SIGINT or SIGTERM, then exits 0; 1 when it cannot start)",
+    )
     .option("--host <host>", "address to listen on", "127.0.0.1")
     .option("--port <n>", "port to listen on (0 picks a free one)", intOption(0, 65535), 0)
     .option("--seed <file>", "seed YAML describing the estate (default: stacks/dev.estate.yaml)")
@@ -81,17 +85,18 @@ export function registerEmulator(program: Command, io: CommandIO): void {
       });
       io.out(emu.url);
       io.err(
-        `stackwarden emulator: serving ${seedPath ? `the estate in ${seedPath}` : "an empty estate"}${flags.state ? `, state in ${flags.state}` : ""}; ARM at ${emu.url}/, IMDS at ${emu.url}/metadata, geocoding at ${emu.url}/geocoding. Stop with Ctrl-C.`,
+        `stackwarden emulator: serving ${seedPath ? `the estate in ${seedPath}` : "an empty estate"}${flags.state ? `, state in ${flags.state}` : ""}; ARM at ${emu.url}/, IMDS at ${emu.url}/metadata, geocoding at ${emu.url}/geocoding, binary analysis at ${emu.url}/binary-analysis/v1, the issuers at ${emu.url}/apisetu. Stop with Ctrl-C. Point the CLI at it with:`,
       );
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off("SIGINT", stop);
-          process.off("SIGTERM", stop);
-          resolve();
-        };
-        process.on("SIGINT", stop);
-        process.on("SIGTERM", stop);
+      io.err(`export ${EMULATOR_VAR}=${emu.url}`);
+      // Until told to stop: SIGINT, SIGTERM, or the process that started it gone (npx's shell).
+      const reason = await new Promise<string>((resolve) => {
+        const dispose = onStopRequest((why) => {
+          dispose();
+          resolve(why);
+        }, io.env);
       });
+      // Closing flushes the state journal (--state): nothing acknowledged is lost.
       await emu.close();
+      io.err(`stackwarden emulator: stopped (${reason})`);
     });
 }

@@ -19,7 +19,7 @@ export function registerGeocode(program: Command, io: CommandIO): void {
     .command("geocode")
     .argument("<address>", 'the address, e.g. "Dam 1, 1012 JS Amsterdam"')
     .description(
-      "geocode an address with the geocoding service (STACKWARDEN_GEOCODING_ENDPOINT, STACKWARDEN_GEOCODING_API_KEY): its parts, position and country",
+      "geocode an address with the geocoding service (STACKWARDEN_GEOCODING_ENDPOINT, STACKWARDEN_GEOCODING_API_KEY): its parts, position and country (exit 0, 1 no match or error)",
     )
     .option("--country <code>", "ISO 3166-1 alpha-2 code of the country the address is in, when the address does not say")
     .option("--output <format>", "table or json", choiceOption(["table", "json"] as const), "table")
@@ -60,7 +60,9 @@ export function registerGeocode(program: Command, io: CommandIO): void {
         }
       }
       if (results.length === 0) {
-        io.err(`stackwarden geocode: no place found for "${address}"${res.message ? `: ${res.message}` : ""}`);
+        // The service's message often names the address itself ("no place matched …"): then it adds nothing.
+        const said = res.message && !res.message.includes(address) ? `: ${res.message}` : "";
+        io.err(`stackwarden geocode: no place found for "${address}"${said}`);
         io.exitCode = 1;
       }
     });

@@ -9,7 +9,7 @@ import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-
 export function registerInventory(program: Command, io: CommandIO): void {
   withStackOptions(program.command("inventory"))
     .description(
-      "read every data source the stack names: Batch AI (operations, usages, workspaces, clusters, experiments, file servers, jobs), SQL (advisors, pool activity, TDE, scans, TDE protectors, server keys) and Key Vault (the vaults and keys of customer-managed TDE protectors)",
+      "read every data source the stack names: Batch AI (operations, usages, workspaces, clusters, experiments, file servers, jobs), SQL (advisors, pool activity, TDE, scans, TDE protectors, server keys) and Key Vault (the vaults and keys of customer-managed TDE protectors) (exit 0, 1 when a read failed: everything else is still printed)",
     )
     .option("--output <format>", "json, yaml or table", choiceOption(["json", "yaml", "table"] as const), "table")
     .option("--concurrency <n>", "reads in flight", intOption(1, 256), 8)
@@ -37,10 +37,14 @@ export function registerInventory(program: Command, io: CommandIO): void {
       else if (flags.output === "yaml") io.out(stringify(doc, { aliasDuplicateObjects: false }));
       else {
         io.out(`Inventory of stack ${name} (${stack.file})`);
-        for (const [section, kinds] of Object.entries(lists)) {
-          for (const [k, v] of Object.entries(kinds)) io.out(`  ${section}.${k.padEnd(36)} ${(v as unknown[]).length}`);
-        }
-        if (errors.length) io.out(`  ${"errors".padEnd(44)} ${errors.length}`);
+        const rows: [string, number][] = Object.entries(lists).flatMap(([section, kinds]) =>
+          Object.entries(kinds).map(([k, v]): [string, number] => [`${section}.${k}`, (v as unknown[]).length]),
+        );
+        if (errors.length) rows.push(["errors", errors.length]);
+        // One column of names, one of counts right-aligned under each other, however long the names.
+        const nameWidth = Math.max(...rows.map(([n]) => n.length));
+        const countWidth = Math.max(...rows.map(([, c]) => String(c).length));
+        for (const [n, c] of rows) io.out(`  ${n.padEnd(nameWidth)}  ${String(c).padStart(countWidth)}`);
       }
       for (const w of warnings) io.err(`inventory: warning: ${w.resource}: ${w.message}`);
       for (const e of errors) {

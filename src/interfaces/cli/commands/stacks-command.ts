@@ -33,7 +33,8 @@ export function registerStacks(program: Command, io: CommandIO): void {
       "after",
       [
         "",
-        "Stack files are listed, not validated: a broken file still gets its own job, whose plan or check names the line.",
+        "Stack files are listed, not validated: a file that cannot be read for its engine (broken YAML, a bad stackwarden:engine)",
+        "is a warning on stderr (and `problem` in JSON), and is listed as native, so its own job runs and its plan or check names the line.",
         "In JSON each entry has stack, file (project-relative) and engine (stackwarden:engine: native or pulumi);",
         `with --changed-since also changedFiles (at most ${MAX_NAMED_FILES}) and changedFileCount.`,
         "",
@@ -67,6 +68,8 @@ export function registerStacks(program: Command, io: CommandIO): void {
           );
         stacks = affected.changed;
       }
+      for (const s of stacks)
+        if (s.problem) io.err(`stackwarden stacks: warning: ${s.problem}; listed as native, so its job runs and names the problem`);
       io.out(flags.output === "json" ? JSON.stringify({ include: stacks }, null, 2) : renderTable(stacks, flags.changedSince));
     });
 }

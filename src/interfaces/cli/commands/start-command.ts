@@ -3,6 +3,7 @@ import { DEFAULT_ESTATE } from "../../../clients/embedded-emulator";
 import { renderComplianceTable } from "../../../domain/reports/compliance-report";
 import { renderPlan } from "../../../domain/reports/plan-report";
 import { loadStackFile, stackFilePath } from "../../../domain/stack/stack-config";
+import { unreadLine } from "../../../domain/stack/unread-entry";
 import { stateDirs } from "../../../platform/settings/state-dirs";
 import { VERSION } from "../../../platform/version";
 import { runStart } from "../../../usecases/start";
@@ -19,7 +20,9 @@ import { showProbeStep } from "../probe-step";
  */
 export function registerStart(program: Command, io: CommandIO): void {
   withProbeDirOption(program.command("start"))
-    .description("run the main job (plan, apply, plan, probe, check) for a stack against the embedded emulator")
+    .description(
+      "run the main job (plan, apply, plan, probe, check) for a stack against the embedded emulator (exit 0; 1 not converged or an error; 3 a mandatory violation; else 4 a probe failed)",
+    )
     .option("--stack <name>", "stack to reconcile", "dev")
     .option("--seed <file>", "estate the emulator serves", DEFAULT_ESTATE)
     .action(async (flags: { stack: string; seed: string } & ProbeDirFlags) => {
@@ -55,6 +58,7 @@ export function registerStart(program: Command, io: CommandIO): void {
           `\nDone: ${outcome.plan.changes.length} change(s) applied to ${stack.databases.length} database(s); the stack has converged. Probes: ${probes.run.passed} of ${probes.run.results.length} passed. Compliance: ${s.mandatoryViolations} mandatory violation(s), ${s.advisoryViolations} advisory finding(s)${scanned}.`,
         );
         for (const e of check.scanErrors) io.err(`stackwarden start: artifact ${e.path} could not be scanned: ${e.error}`);
+        for (const u of check.unread) io.err(`stackwarden start: ${unreadLine(u)}`);
       }
       io.exitCode = outcome.exitCode;
     });

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { InvalidArgumentError, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import { clientSetFromEnv } from "../../../clients/client-set";
 import { loadStackFile, stackFilePath, type StackConfig } from "../../../domain/stack/stack-config";
 import { formatDuration } from "../../../platform/duration";
@@ -19,6 +19,7 @@ import { parseListen, startWatchServer, type Readiness } from "../../watch/watch
 import { Watcher, type WatchGit } from "../../watch/watcher";
 import { UsageError } from "../cli-error";
 import type { CommandIO } from "../command-io";
+import { onStopRequest } from "../stop-request";
 import { durationOption, withOperationOptions, type OperationFlags } from "../operation-options";
 import { intOption } from "../option-parsers";
 
@@ -85,7 +86,11 @@ export function registerWatch(program: Command, io: CommandIO): void {
     .option("--git-branch <name>", "the branch to follow (default: the one checked out)")
     .option("--auto-apply", "apply each new commit's plan (with --git)")
     .option("--auto-remediate", "repair drift that moves toward compliance; repairs a mandatory rule would flag are only reported")
-    .option("--grace <duration>", "on SIGTERM, how long a running apply may go on before it stops between requests", durationOption, 30_000)
+    .addOption(
+      new Option("--grace <duration>", "on SIGTERM, how long a running apply may go on before it stops between requests")
+        .argParser(durationOption)
+        .default(30_000, "30s"),
+    )
     .option("--max-ticks <n>", "stop after N ticks (benchmarks and smoke tests)", intOption(1))
     .option("--concurrency <n>", "databases read or changed at once", intOption(1, 256), 16)
     .option("--scan-timeout <seconds>", "longest wait for one scan", intOption(1), 3600)
@@ -198,17 +203,15 @@ export function registerWatch(program: Command, io: CommandIO): void {
           ? `watching ${stacks.length} stacks (${stacks.map((s) => s.name).join(", ")}) ${what}`
           : `watching stack ${stacks[0].name} (${stacks[0].file}) ${what}`,
       );
-      const onSignal = (signal: NodeJS.Signals) => {
-        for (const w of watchers) w.stop(`received ${signal}`);
-      };
-      process.on("SIGTERM", onSignal);
-      process.on("SIGINT", onSignal);
+      // SIGTERM, SIGINT, or the process that started it gone (npx's shell, which passes on no signal).
+      const dispose = onStopRequest((reason) => {
+        for (const w of watchers) w.stop(reason);
+      }, io.env);
       try {
         // Each stack ticks on its own: ticks of different stacks overlap, those of one never do.
         await Promise.all(watchers.map((w) => w.run()));
       } finally {
-        process.off("SIGTERM", onSignal);
-        process.off("SIGINT", onSignal);
+        dispose();
         unsubscribe();
         // Events of the last ticks get a few seconds to go out; what does not stays in the outbox for the next start.
         if (notifier) {

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { clientSetFromEnv } from "../../../clients/client-set";
 import { KIND_LABELS } from "../../../domain/compliance/rules/data-residency";
+import { unreadDocument, unreadLine } from "../../../domain/stack/unread-entry";
 import { runWhere } from "../../../usecases/where";
 import type { CommandIO } from "../command-io";
 import { choiceOption, intOption } from "../option-parsers";
@@ -10,13 +11,16 @@ import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-
 export function registerWhere(program: Command, io: CommandIO): void {
   withStackOptions(program.command("where"))
     .description(
-      "place every located resource of the stack (SQL databases, Batch AI workspaces, clusters, file servers) and every site of stackwarden:residency in a country: region, coordinates, country",
+      "place every located resource of the stack (SQL databases, Batch AI workspaces, clusters, file servers) and every site of stackwarden:residency in a country: region, coordinates, country (exit 0, 1 error: also a database that could not be read, the others still placed)",
     )
     .option("--output <format>", "table or json", choiceOption(["table", "json"] as const), "table")
     .option("--concurrency <n>", "reads in flight", intOption(1, 64), 8)
     .action(async (flags: StackFlags & { output: "table" | "json"; concurrency: number }) => {
       const { stack, name } = loadStackFromFlags(flags, io);
-      const placements = await runWhere({ stack, clients: clientSetFromEnv(io.env), concurrency: flags.concurrency });
+      const { placements, unread } = await runWhere({ stack, clients: clientSetFromEnv(io.env), concurrency: flags.concurrency });
+      // A database the cloud does not have: at its stack-file line, as every command says it; the others are placed (exit 1).
+      for (const u of unread) io.err(`stackwarden where: ${unreadLine(u)}`);
+      if (unread.length) io.exitCode = 1;
       const allowed = stack.residency?.allowedCountries;
       if (flags.output === "json") {
         const doc = {
@@ -24,6 +28,7 @@ export function registerWhere(program: Command, io: CommandIO): void {
           file: stack.file,
           allowedCountries: allowed,
           placements,
+          errors: unread.map(unreadDocument),
         };
         io.out(JSON.stringify(doc, null, 2));
         return;

@@ -13,7 +13,7 @@ export function registerWhoami(program: Command, io: CommandIO): void {
   program
     .command("whoami")
     .description(
-      "show which credential of the chain answered and whom its ARM token names, and what IMDS says of this machine and its managed identity (STACKWARDEN_IMDS_ENDPOINT, AZURE_CLIENT_ID); exit 0, or 1 when no credential works (one line naming what was tried)",
+      "show which credential of the chain answered and whom its ARM token names, and what IMDS says of this machine and its managed identity (STACKWARDEN_IMDS_ENDPOINT, AZURE_CLIENT_ID) (exit 0, 1 when no credential works: one line naming what was tried)",
     )
     .option(
       "--output <format>",

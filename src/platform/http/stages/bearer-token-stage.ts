@@ -4,6 +4,7 @@ import type { OutgoingRequest, Stage } from "../pipeline";
 import { scrubTokens } from "../redaction";
 import { canDiscardTokens, type TokenCredential } from "../token-credential";
 import type { TransportContext } from "../transport-context";
+import { EndpointUnreachableError } from "../unreachable";
 
 export const BEARER_TOKEN_STAGE = "bearerToken";
 
@@ -46,6 +47,8 @@ async function acquire(ctx: TransportContext, credential: TokenCredential, scope
     // A cancelled call is a cancelled call, even while it waits for its token.
     if (spec.signal?.aborted) throw ctx.failure(spec, "RequestAborted", "the request was cancelled");
     if (e instanceof ApiError && e.code === "RequestAborted") throw e;
+    // The token source is down (an IMDS nothing answers at): say so, in its own code, not as a credential problem.
+    if (e instanceof EndpointUnreachableError) throw ctx.failure(spec, e.code, e.message);
     throw ctx.failure(spec, "CredentialUnavailable", scrubTokens((e as Error).message));
   }
   if (!token) throw ctx.failure(spec, "CredentialUnavailable", "the credential returned no token");

@@ -1,0 +1,51 @@
+import { isLoopbackHost } from "./credential-origins";
+
+/**
+ * Transport codes of a call that reached nothing: no one listens at the address, its name does not
+ * resolve, or no route leads there. The endpoint is down or wrong; no credential is to blame.
+ */
+export const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+]);
+
+/** Whether a transport code means the endpoint could not be reached at all. */
+export function isUnreachableCode(code: string | undefined): boolean {
+  return code !== undefined && UNREACHABLE_CODES.has(code);
+}
+
+/** An endpoint, with what chose it when known: `http://127.0.0.1:4000 (set by STACKWARDEN_EMULATOR)`, `https://… (the default of …)`. */
+export function describeEndpoint(base: string, setting?: string): string {
+  if (!setting) return base;
+  return `${base} (${setting.startsWith("the default of ") ? setting : `set by ${setting}`})`;
+}
+
+/** What to do about an endpoint nothing answers at, in a few words. */
+export function unreachableAdvice(base: URL, setting?: string): string {
+  if (setting === "STACKWARDEN_EMULATOR" || setting === "--emulator" || isLoopbackHost(base.hostname)) {
+    return "is the emulator running there? (npx stackwarden emulator --port N, then export STACKWARDEN_EMULATOR=<its url>)";
+  }
+  if (setting?.startsWith("the default of ")) {
+    return `set ${setting.slice("the default of ".length)} (or STACKWARDEN_EMULATOR) to use another`;
+  }
+  return setting ? `check ${setting}` : "check the endpoint";
+}
+
+/**
+ * A credential's token source (an IMDS) that nothing answers at: the endpoint is down, so no
+ * other credential is tried, and the message names the endpoint and what set it, not credentials.
+ */
+export class EndpointUnreachableError extends Error {
+  constructor(
+    /** The transport's code (`ECONNREFUSED` …). */
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "EndpointUnreachableError";
+  }
+}
