@@ -14,7 +14,7 @@ import { VERSION } from "../../platform/version";
 import { engineIdentity } from "./engine-identity";
 import { fileStamp, scanCacheFromEnv, type ScanCache } from "./scan-cache";
 import { scanCacheKey, type ScanCacheInput } from "./scan-cache-entry";
-import { sha256File } from "./file-digest";
+import { DeferredDigest } from "./file-digest";
 import { displayPath, expandGlobs } from "./path-glob";
 import { loadRuleSet, ruleSources, type RuleSet } from "./rule-set";
 
@@ -150,13 +150,13 @@ type ScanCore = Omit<ArtifactResult, "path" | "absolutePath">;
 async function scanOne(file: string, run: ScanRun): Promise<ArtifactResult> {
   const where = { path: displayPath(run.opts.baseDir, file), absolutePath: file };
   const cache = run.cache;
-  if (!cache) return { ...where, ...(await scanFresh(file, run, startHashing(file))).core };
+  if (!cache) return { ...where, ...(await scanFresh(file, run, new DeferredDigest(file))).core };
   let stamp: string;
   try {
     stamp = fileStamp(await stat(file, { bigint: true }));
   } catch {
     // Not there (any more): the scan says so as this artifact's error.
-    return { ...where, ...(await scanFresh(file, run, startHashing(file))).core };
+    return { ...where, ...(await scanFresh(file, run, new DeferredDigest(file))).core };
   }
   // Several stacks or globs naming one file, scanned at once in this process: one scan.
   const id = [run.opts.client.endpoint, run.opts.ruleSet.digest, file, stamp].join("\0");
@@ -166,20 +166,22 @@ async function scanOne(file: string, run: ScanRun): Promise<ArtifactResult> {
 /**
  * One file through the cache. When the file's hash is known from its stamp and an entry exists for
  * it on this engine, the file is hashed first and the entry used, so nothing is sent. Otherwise the
- * upload starts at once with the hashing beside it (a first scan pays no hashing time), and what it
- * finds is stored unless the file changed while it was read.
+ * upload starts at once and the file is hashed while the service scans it (a first scan pays no
+ * hashing time unless the scan is quicker than the hash), and what it finds is stored unless the
+ * file changed while it was read.
  */
 async function scanThroughCache(file: string, stamp: string, run: ScanRun, cache: ScanCache): Promise<ScanCore> {
   const { client, ruleSet, signal } = run.opts;
-  const hashing = startHashing(file);
+  const digest = new DeferredDigest(file);
   const hint = await cache.hashHint(file, stamp);
   if (hint) {
+    digest.start();
     let engine: string | undefined;
     try {
       engine = await cache.engine(client, signal);
     } catch (e) {
       // The service cannot be reached (after the client's retries): asking again to scan would only wait as long again.
-      if (e instanceof ApiError && e.status === 0) return failed(e, await hashing.catch(() => ({ sha256: "", size: 0 })));
+      if (e instanceof ApiError && e.status === 0) return failed(e, await digest.result().catch(() => ({ sha256: "", size: 0 })));
       // Anything else (a service that will not scan an empty file): no cached result this time; the scan says the rest.
     }
     const input = (digest: { sha256: string; size: number }): ScanCacheInput => ({
@@ -189,12 +191,12 @@ async function scanThroughCache(file: string, stamp: string, run: ScanRun, cache
       version: VERSION,
     });
     if (engine && cache.has(scanCacheKey(input(hint)))) {
-      const digest = await hashing.catch(() => undefined);
-      const entry = digest && (await cache.lookup(input(digest), run.warn));
-      if (digest && entry) return { ...digest, ...entry.outcome, cached: { scannedAt: entry.scannedAt } };
+      const known = await digest.result().catch(() => undefined);
+      const entry = known && (await cache.lookup(input(known), run.warn));
+      if (known && entry) return { ...known, ...entry.outcome, cached: { scannedAt: entry.scannedAt } };
     }
   }
-  const fresh = await scanFresh(file, run, hashing);
+  const fresh = await scanFresh(file, run, digest);
   if (fresh.core.error === undefined && fresh.yaraCommand !== undefined) {
     const now = await stat(file, { bigint: true }).catch(() => undefined);
     if (now && fileStamp(now) === stamp) {
@@ -214,31 +216,22 @@ async function scanThroughCache(file: string, stamp: string, run: ScanRun, cache
   return fresh.core;
 }
 
-/** Hashing reads the whole file; it runs while the service scans it. */
-function startHashing(file: string): Promise<{ sha256: string; size: number }> {
-  const hashing = sha256File(file);
-  hashing.catch(() => undefined);
-  return hashing;
-}
-
 /** Scans a file through the service: its result, and the engine's `yara_command` (absent on failure). */
 async function scanFresh(
   file: string,
   run: ScanRun,
-  hashing: Promise<{ sha256: string; size: number }>,
+  digest: DeferredDigest,
 ): Promise<{ core: ScanCore; yaraCommand?: string }> {
   let packer: DetectedPacker | undefined;
   try {
     packer = await withFileSource(file, async (src) => detectPacker(src, await readExecutable(src)));
-    const scanning = scan(file, packer, run.opts, run.sources);
-    scanning.catch(() => undefined);
-    const digest = await hashing;
-    const { result, unpackError } = await scanning;
+    const { result, unpackError } = await scan(file, packer, run.opts, run.sources, digest.start);
+    const known = await digest.result();
     const matches = toMatches(result);
     const scannedUnpacked = result.unpacking?.status === "unpacked" || (packer?.unpackable === true && unpackError === undefined);
     return {
       core: {
-        ...digest,
+        ...known,
         packer: packer && { name: packer.name, version: packer.version, evidence: packer.evidence },
         scannedUnpacked,
         unpackError,
@@ -249,7 +242,7 @@ async function scanFresh(
     };
   } catch (e) {
     if (isRuleSetFailure(e)) throw e;
-    return { core: failed(e, await hashing.catch(() => ({ sha256: "", size: 0 })), packer) };
+    return { core: failed(e, await digest.result().catch(() => ({ sha256: "", size: 0 })), packer) };
   }
 }
 
@@ -270,18 +263,20 @@ async function scan(
   packer: DetectedPacker | undefined,
   opts: ScanArtifactsOptions,
   sources: readonly RuleSource[],
+  onFileRead: () => void,
 ): Promise<{ result: YaraScanResult; unpackError?: string }> {
+  const sending = { signal: opts.signal, onFileRead };
   if (packer && !packer.unpackable) {
-    const result = await opts.client.applyYaraRules(file, sources, { signal: opts.signal });
+    const result = await opts.client.applyYaraRules(file, sources, sending);
     return { result, unpackError: `${packer.name} cannot be unpacked here (only UPX can)` };
   }
-  if (!packer) return { result: await opts.client.applyYaraRules(file, sources, { signal: opts.signal }) };
+  if (!packer) return { result: await opts.client.applyYaraRules(file, sources, sending) };
   try {
-    return { result: await opts.client.applyYaraRules(file, sources, { unpack: true, signal: opts.signal }) };
+    return { result: await opts.client.applyYaraRules(file, sources, { ...sending, unpack: true }) };
   } catch (e) {
     if (!(e instanceof ApiError) || e.code !== ERROR_CODE.unpackFailed) throw e;
     // Packed but not unpackable: the packed bytes are still scanned, and the reason is kept.
-    const result = await opts.client.applyYaraRules(file, sources, { signal: opts.signal });
+    const result = await opts.client.applyYaraRules(file, sources, sending);
     return { result, unpackError: e.detail };
   }
 }

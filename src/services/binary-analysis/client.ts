@@ -39,6 +39,11 @@ export interface ApplyYaraRulesOptions {
   /** Send `is_unpacking_required=true`: the service scans the unpacked file. Default false. */
   unpack?: boolean;
   signal?: AbortSignal;
+  /**
+   * Called once, when the file has been read to its end for sending: from then on the service is
+   * at work and the caller's disk and CPU are free (the scan cache hashes the file then).
+   */
+  onFileRead?: () => void;
 }
 
 export interface PartialRuleOptions {
@@ -54,7 +59,7 @@ const POINTER = (path: string) => `/paths/${path.replace(/\//g, "~1")}/post/resp
 
 /**
  * A client of the binary analysis service (restful4up). Files stream from disk (DiskFile parts of
- * an undici FormData, read 1 MiB at a time), so a file of any size is never read into memory whole. Rule
+ * an undici FormData, read 4 MiB at a time), so a file of any size is never read into memory whole. Rule
  * sources are sent at most ten a request, as the spec allows; the results come back merged in the
  * order the sources were given. Every failure is the transport's ApiError.
  */
@@ -87,7 +92,13 @@ export class BinaryAnalysisClient {
    */
   async applyYaraRules(file: string, rules: readonly RuleSource[], opts: ApplyYaraRulesOptions = {}): Promise<YaraScanResult> {
     if (rules.length === 0) throw new RangeError("applyYaraRules needs at least one rule source");
-    const upload = await DiskFile.open(file);
+    let read = false;
+    const onRead = () => {
+      if (read) return;
+      read = true;
+      opts.onFileRead?.();
+    };
+    const upload = await DiskFile.open(file, { onRead });
     const chunks = chunkRules(rules, MAX_RULES_PER_REQUEST);
     const answers = await mapBounded(chunks, this.concurrency, async (chunk, k) => {
       const form = new FormData();

@@ -60,8 +60,13 @@ describe("apply-yara-rules through the client", () => {
       source: markerRule(`r${i}`, `MARKER-${i}-END`),
     }));
     const before = applyRequests();
-    const result = await new BinaryAnalysisClient({ endpoint: client.endpoint, concurrency: 3 }).applyYaraRules(file, rules);
+    let fileRead = 0;
+    const result = await new BinaryAnalysisClient({ endpoint: client.endpoint, concurrency: 3 }).applyYaraRules(file, rules, {
+      onFileRead: () => (fileRead += 1),
+    });
     expect(applyRequests() - before).toBe(3);
+    // Three uploads of the file; the caller hears once that it has been read.
+    expect(fileRead).toBe(1);
     expect(result.requests).toBe(3);
     expect(result.sources.map((s) => [s.index, s.source])).toEqual(rules.map((r, i) => [i, r.name]));
     for (const s of result.sources) {
