@@ -217,11 +217,7 @@ async function scanThroughCache(file: string, stamp: string, run: ScanRun, cache
 }
 
 /** Scans a file through the service: its result, and the engine's `yara_command` (absent on failure). */
-async function scanFresh(
-  file: string,
-  run: ScanRun,
-  digest: DeferredDigest,
-): Promise<{ core: ScanCore; yaraCommand?: string }> {
+async function scanFresh(file: string, run: ScanRun, digest: DeferredDigest): Promise<{ core: ScanCore; yaraCommand?: string }> {
   let packer: DetectedPacker | undefined;
   try {
     packer = await withFileSource(file, async (src) => detectPacker(src, await readExecutable(src)));
