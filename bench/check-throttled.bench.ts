@@ -8,8 +8,11 @@
  *   tier advisors (every tenth database has an advisor that recommends another tier);
  * - `batch-quota-headroom`: the usages of the stack's location;
  * - `data-residency`: every database placed by its region (from the TDE configuration `check` already
- *   reads, shared) and the subscription's Batch AI workspaces discovered.
- * The key custody rules (issue 24) are not in the registry yet; add their reads here when they are.
+ *   reads, shared) and the subscription's Batch AI workspaces discovered;
+ * - the key custody rules, `sql-tde-customer-managed-key`, `tde-key-validity` and
+ *   `tde-key-vault-recoverable`: each server's TDE protector; half the servers use a customer-managed
+ *   key in one of five vaults (one without purge protection, one key near its expiry), so the
+ *   subscription's vaults are listed and each vault and key version is read once.
  *
  * The reads are counted by the emulator (every GET under /subscriptions/); the floor is what the
  * throttle allows for that many reads, (reads - bucket) / refill rate, with the bucket full at the
@@ -37,6 +40,12 @@ const SUB = "00000000-0000-0000-0000-000000000000";
 const RG = "rg-fleet";
 
 const serverOf = (i: number) => `sql-fleet-${String(i % SERVERS).padStart(2, "0")}`;
+const VAULTS = 5;
+const vaultOf = (s: number) => `kv-fleet-${s % VAULTS}`;
+const KEY_VERSION = "0123456789abcdef0123456789abcdef";
+/** Even servers use a customer-managed key (in vault s % 5), odd ones the service-managed protector. */
+const protectorOf = (s: number) =>
+  s % 2 === 0 ? { encryptionProtector: { keyUri: `https://${vaultOf(s)}.vault.azure.net/keys/tde-fleet/${KEY_VERSION}` } } : {};
 const dbName = (i: number) => `db-${String(i).padStart(5, "0")}`;
 
 /** The estate: every 7th database Disabled, every 10th with an advisor recommending S3 over its S1; Batch AI usages. */
@@ -59,6 +68,7 @@ function seed() {
       servers: Array.from({ length: SERVERS }, (_, s) => ({
         name: serverOf(s),
         resourceGroup: RG,
+        ...protectorOf(s),
         databases: Array.from({ length: DATABASES }, (_, i) => i)
           .filter((i) => i % SERVERS === s)
           .map((i) => ({
@@ -67,6 +77,16 @@ function seed() {
             serviceObjective: "S1",
             ...(i % 10 === 0 ? { serviceTierAdvisors: [{ overallRecommendationServiceLevelObjective: "S3", confidence: 0.9 }] } : {}),
           })),
+      })),
+    },
+    keyvault: {
+      subscriptionId: SUB,
+      vaults: Array.from({ length: VAULTS }, (_, v) => ({
+        name: vaultOf(v),
+        resourceGroup: "rg-fleet-keys",
+        location: "eastus",
+        enablePurgeProtection: v !== 1,
+        keys: [{ name: "tde-fleet", version: KEY_VERSION, expirationDate: v === 2 ? "now+10d" : "now+730d" }],
       })),
     },
   };
@@ -150,7 +170,15 @@ async function main(): Promise<void> {
       `check: exit ${r.code}, wall ${(r.ms / 1000).toFixed(2)} s; findings by rule: ${[...byRule].map(([k, v]) => `${k} ${v}`).join(", ")}\n`,
     );
     process.stdout.write(`reads served (GET /subscriptions/…): ${reads}, answered 429: ${throttled}\n${byRoute.join("\n")}\n`);
-    const missing = ["sql-tde-enabled", "sql-tier-advisor-drift", "batch-quota-headroom", "data-residency"].filter((id) => !byRule.has(id));
+    const missing = [
+      "sql-tde-enabled",
+      "sql-tier-advisor-drift",
+      "batch-quota-headroom",
+      "data-residency",
+      "sql-tde-customer-managed-key",
+      "tde-key-validity",
+      "tde-key-vault-recoverable",
+    ].filter((id) => !byRule.has(id));
     if (missing.length) throw new Error(`check judged nothing for ${missing.join(", ")}: the bench would not measure what it says`);
     const floor = (Math.max(0, reads - BUCKET) / RATE) * 1000;
     process.stdout.write(`throttle floor: (${reads} reads - ${BUCKET}) / ${RATE}/s = ${(floor / 1000).toFixed(2)} s\n`);
