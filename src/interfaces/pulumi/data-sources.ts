@@ -10,6 +10,7 @@ import {
 } from "../../platform/arm/resource-id";
 import type { ClientSet } from "../../clients/client-set";
 import { isNotFound } from "./not-found";
+import { checkDataSourceInputSpec, type InputFailure } from "./data-source-inputs";
 
 /** The read-only data sources, by the type token's `<module>:<Type>`. */
 export type DataSourceKind =
@@ -124,28 +125,14 @@ export interface DataSourceState {
   outs: Record<string, unknown>;
 }
 
-/** Checks that every required input is a non-empty string (unknown values are not judged). */
+/** Checks a data source's inputs (data-source-inputs.ts). */
 export function checkDataSourceInputs(
   kind: DataSourceKind,
   news: Record<string, unknown>,
-  isUnknown: (v: unknown) => boolean = () => false,
-): { property: string; reason: string }[] {
+  isUnknown?: (v: unknown) => boolean,
+): InputFailure[] {
   const spec = DATA_SOURCES[kind];
-  const failures: { property: string; reason: string }[] = [];
-  for (const k of spec.inputs) {
-    const v = news[k];
-    if (isUnknown(v)) continue;
-    if (typeof v !== "string" || v.length === 0) failures.push({ property: k, reason: `${k} is required and must be a non-empty string` });
-  }
-  for (const k of spec.optional ?? []) {
-    const v = news[k];
-    if (v !== undefined && !isUnknown(v) && typeof v !== "string") failures.push({ property: k, reason: `${k} must be a string` });
-  }
-  for (const k of Object.keys(news)) {
-    if (!k.startsWith("__") && !spec.inputs.includes(k) && !(spec.optional ?? []).includes(k) && k !== spec.output)
-      failures.push({ property: k, reason: "unknown input" });
-  }
-  return failures;
+  return checkDataSourceInputSpec({ ...spec, outputs: [spec.output] }, news, isUnknown);
 }
 
 /** Reads a data source: one GET (or one paged list). */

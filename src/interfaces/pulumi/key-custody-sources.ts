@@ -4,6 +4,7 @@ import type { Vault, VaultRef } from "../../services/keyvault/types";
 import { childId, parseResourceId, sqlServerId } from "../../platform/arm/resource-id";
 import { vaultNotListed } from "../../domain/facts/key-custody-reads";
 import { readFailureOf, type ReadFailure } from "../../domain/facts/read-failure";
+import { checkDataSourceInputSpec, type InputFailure } from "./data-source-inputs";
 
 /**
  * The key-custody data sources (read-only, like the other data sources): a SQL server's TDE
@@ -138,29 +139,14 @@ export interface KeyCustodyState {
   outs: Record<string, unknown>;
 }
 
-/** Checks that every required input is a non-empty string and optional ones are strings (unknown values are not judged). */
+/** Checks a key-custody data source's inputs (data-source-inputs.ts): its state adds `readError` and `resourceGroup` to the output. */
 export function checkKeyCustodyInputs(
   kind: KeyCustodySourceKind,
   news: Record<string, unknown>,
-  isUnknown: (v: unknown) => boolean = () => false,
-): { property: string; reason: string }[] {
+  isUnknown?: (v: unknown) => boolean,
+): InputFailure[] {
   const spec = KEY_CUSTODY_SOURCES[kind];
-  const failures: { property: string; reason: string }[] = [];
-  for (const k of spec.inputs) {
-    const v = news[k];
-    if (!isUnknown(v) && (typeof v !== "string" || v.length === 0))
-      failures.push({ property: k, reason: `${k} is required and must be a non-empty string` });
-  }
-  for (const k of spec.optional ?? []) {
-    const v = news[k];
-    if (v !== undefined && !isUnknown(v) && typeof v !== "string") failures.push({ property: k, reason: `${k} must be a string` });
-  }
-  const outputs = new Set([spec.output, "readError", "resourceGroup"]);
-  for (const k of Object.keys(news)) {
-    if (k.startsWith("__") || spec.inputs.includes(k) || (spec.optional ?? []).includes(k)) continue;
-    if (!outputs.has(k)) failures.push({ property: k, reason: "unknown input" });
-  }
-  return failures;
+  return checkDataSourceInputSpec({ ...spec, outputs: [spec.output, "readError", "resourceGroup"] }, news, isUnknown);
 }
 
 /** Reads a key-custody data source: one GET (after the shared listing, for a vault or key). */
