@@ -97,6 +97,9 @@ export class BinaryAnalysisClient {
       if (read) return;
       read = true;
       opts.onFileRead?.();
+      // The answer's schema check reads and compiles the spec (~120 ms): done now, while the service
+      // scans and this process waits, rather than after the answer has come.
+      setImmediate(() => this.validatorOf("/apply-yara-rules"));
     };
     const upload = await DiskFile.open(file, { onRead });
     const chunks = chunkRules(rules, MAX_RULES_PER_REQUEST);
@@ -232,13 +235,17 @@ export class BinaryAnalysisClient {
 
   /** Validates to learn, never to refuse: a drifting answer is logged once and used as it is. */
   private learn(operation: string, path: string, body: unknown): void {
-    let check: SchemaCheck;
+    const validate = this.validatorOf(path);
+    if (validate) noteSchemaDrift(operation, validate(body), this.logger);
+  }
+
+  /** The spec's check of an operation's answer (compiled once per process); undefined when the spec cannot give one. */
+  private validatorOf(path: string): ((body: unknown) => SchemaCheck) | undefined {
     try {
-      check = definitionValidator(BINARY_ANALYSIS_SPEC, POINTER(path))(body);
+      return definitionValidator(BINARY_ANALYSIS_SPEC, POINTER(path));
     } catch {
-      return;
+      return undefined;
     }
-    noteSchemaDrift(operation, check, this.logger);
   }
 }
 
