@@ -1,13 +1,23 @@
-import forge from "node-forge";
+import type forgeModule from "node-forge";
 
 /**
  * Signs the attested document as IMDS does: a base64 PKCS#7 SignedData that carries the JSON
  * content and the signing certificate. The emulator's certificate is self-signed and made once per process.
  */
-let signer: { key: forge.pki.rsa.PrivateKey; cert: forge.pki.Certificate } | undefined;
+let signer: { key: forgeModule.pki.rsa.PrivateKey; cert: forgeModule.pki.Certificate } | undefined;
+
+/**
+ * node-forge, loaded at the first attested document rather than with the emulator: it is ~10 MB of
+ * the process's memory, kept for the life of an emulator that may never be asked for one.
+ */
+function forgeLib(): typeof forgeModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, see above
+  return require("node-forge") as typeof forgeModule;
+}
 
 function getSigner() {
   if (signer) return signer;
+  const forge = forgeLib();
   const keys = forge.pki.rsa.generateKeyPair({ bits: 2048 });
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
@@ -28,6 +38,7 @@ function getSigner() {
 /** Returns the base64 DER of a PKCS#7 SignedData over `content`. */
 export function signAttestedDocument(content: string): string {
   const { key, cert } = getSigner();
+  const forge = forgeLib();
   const p7 = forge.pkcs7.createSignedData();
   p7.content = forge.util.createBuffer(content, "utf8");
   p7.addCertificate(cert);
