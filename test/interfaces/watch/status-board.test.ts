@@ -9,6 +9,7 @@ import { conditionOf } from "../../../src/interfaces/watch/status/status-parts";
 import { readAuditTail } from "../../../src/interfaces/watch/status/audit-tail";
 import { auditEntries, feed, PERSONAL_OID, PERSONAL_TID, stackOf, tickUpdate } from "./status-fixtures";
 import { expectValid, isValid } from "./status-schema";
+import { deadPid } from "../../helpers/pids";
 
 /** A clock the test moves. */
 function clock(start = Date.UTC(2026, 0, 1, 12)) {
@@ -165,7 +166,7 @@ describe("StatusBoard", () => {
     feed(a, "dev", { tick: 1 });
     a.remove("dev");
     // A kill between a temporary file's write and its rename leaves the temporary file: ignored and removed.
-    writeFileSync(join(dir, "stacks", "prod.json.123.abcdef.tmp"), "{half");
+    writeFileSync(join(dir, "stacks", `prod.json.${deadPid()}.abcdef.tmp`), "{half");
     writeFileSync(join(dir, "stacks", "broken.json"), "{not json");
     const warnings: string[] = [];
     const b = new StatusBoard({ store: new StatusStore(dir, (l) => warnings.push(l)) });
@@ -179,6 +180,17 @@ describe("StatusBoard", () => {
     expect(next.generation).toBe(a.get("prod")!.generation + 1);
     expect(next.drift.episode).toBe(1);
     expect(new StatusBoard().incarnation).not.toBe(a.incarnation);
+  });
+
+  it("leaves alone the temporary file of another live watcher sharing the directory (it is being written)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "stackwarden-status-store-"));
+    feed(new StatusBoard({ store: new StatusStore(dir) }), "us", { tick: 1 });
+    // The parent of this test process stands for a second watcher, alive and between write and rename.
+    const inFlight = `nl.json.${process.ppid}.k3j4h5g6.tmp`;
+    writeFileSync(join(dir, "stacks", inFlight), "{being written");
+    const b = new StatusBoard({ store: new StatusStore(dir) });
+    expect(b.list().map((s) => s.name)).toEqual(["us"]);
+    expect(readdirSync(join(dir, "stacks")).sort()).toEqual([inFlight, "us.json"]);
   });
 });
 

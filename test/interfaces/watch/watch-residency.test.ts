@@ -74,8 +74,8 @@ describe("watch with stackwarden:residency", () => {
     );
 
     for (const p of [us, nl]) p.child.kill("SIGTERM");
-    expect(await us.exited).toBe(0);
-    expect(await nl.exited).toBe(0);
+    expect(await us.exited, us.err()).toBe(0);
+    expect(await nl.exited, nl.err()).toBe(0);
   });
 
   it("a refused geocoding key fails the tick, says why in one line and never prints the key", async () => {

@@ -16,6 +16,7 @@ import {
   type WebhookNotifierOptions,
 } from "../../../src/interfaces/watch/events/webhook-notifier";
 import { startReceiver, type WebhookReceiver } from "./webhook-receiver";
+import { deadPid } from "../../helpers/pids";
 
 // The webhook notifier against real receivers (HTTP servers that verify every Standard Webhooks
 // signature with the standardwebhooks package): retries, the outbox across processes' lives, the
@@ -198,7 +199,7 @@ describe("WebhookNotifier", () => {
     first.enqueue(event());
     await first.close();
     writeFileSync(join(dir, "outbox", "000000000099-x.json"), "{cut sho");
-    writeFileSync(join(dir, "outbox", "000000000098-x.json.4242.abcd.tmp"), "{");
+    writeFileSync(join(dir, "outbox", `000000000098-x.json.${deadPid()}.abcd.tmp`), "{");
     const other = await receiver();
     const log: string[] = [];
     const second = notifier({ dir, urls: [other.url] }, log);

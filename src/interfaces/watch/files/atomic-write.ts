@@ -29,7 +29,25 @@ export function writeFileAtomic(path: string, text: string): void {
   }
 }
 
-/** Whether a file name is a temporary file writeFileAtomic leaves behind when killed before its rename. */
+/**
+ * Whether a file name is a temporary file writeFileAtomic left behind when killed before its rename:
+ * one whose writer (the pid in its name) is gone, or this process's own (its writes are synchronous,
+ * so none is under way). The temporary file of another live process is not: two watchers started in
+ * one directory share it, and removing the other's file mid-write made its rename fail.
+ */
 export function isAtomicWriteLeftover(name: string): boolean {
-  return /\.\d+\.[a-z0-9]+\.tmp$/.test(name);
+  const m = /\.(\d+)\.[a-z0-9]+\.tmp$/.exec(name);
+  if (!m) return false;
+  const pid = Number(m[1]);
+  return pid === process.pid || !isAlive(pid);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it exists, under another user.
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
