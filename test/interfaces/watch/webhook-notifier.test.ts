@@ -209,6 +209,23 @@ describe("WebhookNotifier", () => {
     expect(log.some((l) => l.includes("setting aside"))).toBe(true);
   });
 
+  it("holds its directory alone: refuses one a live watcher holds, takes over one whose holder is gone, gives it up on close", async () => {
+    const r = await receiver();
+    const dir = mkdtempSync(join(tmpdir(), "stackwarden-notify-"));
+    // The parent of this test process stands for another watcher, alive, that holds the outbox.
+    writeFileSync(join(dir, "owner.pid"), `${process.ppid}\n`);
+    expect(() => notifier({ dir, urls: [r.url] })).toThrow(
+      `the event outbox ${dir} belongs to another running watcher (pid ${process.ppid}): watch several stacks with one watcher (--stack A --stack B, or --all), or start this one in another directory`,
+    );
+    expect(readFileSync(join(dir, "owner.pid"), "utf8")).toBe(`${process.ppid}\n`);
+    // A holder killed with -9 left its claim: taken over.
+    writeFileSync(join(dir, "owner.pid"), `${deadPid()}\n`);
+    const n = notifier({ dir, urls: [r.url] });
+    expect(readFileSync(join(dir, "owner.pid"), "utf8")).toBe(`${process.pid}\n`);
+    await n.close();
+    expect(existsSync(join(dir, "owner.pid"))).toBe(false);
+  });
+
   it("refuses a bad secret or URL in one line that does not show the value", () => {
     const dir = mkdtempSync(join(tmpdir(), "stackwarden-notify-"));
     expect(() => WebhookNotifier.open({ dir, urls: ["http://127.0.0.1:1/x"], secret: "hunter2-not-a-whsec" })).toThrow(

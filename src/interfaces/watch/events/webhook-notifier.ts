@@ -7,6 +7,7 @@ import { parseRetryAfter, retryDelayMs, type BackoffOptions } from "./delivery-b
 import { EventOutbox, type PendingDelivery } from "./event-outbox";
 import type { StackwardenEvent } from "./event-types";
 import { parseNotifySecret } from "./notify-secret";
+import { claimDirectory, DirectoryInUse } from "../files/directory-claim";
 
 /** Where the watcher keeps its outbox and dead-letter file, under the working directory (the README documents it). */
 export const DEFAULT_EVENTS_DIR = ".stackwarden/events";
@@ -69,7 +70,7 @@ export function webhookKey(url: string): string {
  *   dead-letter file, never silently away;
  * - the outbox survives `kill -9`: open() resumes what it holds. A delivery in flight at the kill is
  *   sent again, so a receiver can see an event twice: it deduplicates on `webhook-id`.
- * One process per outbox directory.
+ * One process per outbox directory: open() claims it (`owner.pid`) and refuses one a live process holds.
  */
 export class WebhookNotifier {
   private readonly outbox: EventOutbox;
@@ -82,6 +83,7 @@ export class WebhookNotifier {
   private readonly counts = { delivered: 0, retried: 0, deadLettered: 0 };
   private seq = 0;
   private closed = false;
+  private release: () => void = () => {};
 
   private constructor(private readonly o: WebhookNotifierOptions) {
     this.webhook = new Webhook(parseNotifySecret(o.secret));
@@ -108,6 +110,17 @@ export class WebhookNotifier {
    */
   static open(opts: WebhookNotifierOptions): WebhookNotifier {
     const n = new WebhookNotifier(opts);
+    try {
+      n.release = claimDirectory(opts.dir);
+    } catch (e) {
+      void n.agent.destroy();
+      if (e instanceof DirectoryInUse)
+        throw new Error(
+          `the event outbox ${e.dir} belongs to another running watcher (pid ${e.pid}): watch several stacks with one watcher (--stack A --stack B, or --all), or start this one in another directory`,
+          { cause: e },
+        );
+      throw e;
+    }
     n.resume();
     return n;
   }
@@ -170,6 +183,7 @@ export class WebhookNotifier {
     for (const t of this.targets.values()) t.wake?.();
     await Promise.allSettled(this.workers);
     await this.agent.destroy();
+    this.release();
   }
 
   private readonly log = (line: string) => this.o.log?.(line);

@@ -1,5 +1,6 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { isProcessAlive } from "./process-alive";
 
 /**
  * Writes `text` to `path` so that a reader, or a `kill -9` at any moment, sees the old file or the
@@ -39,15 +40,5 @@ export function isAtomicWriteLeftover(name: string): boolean {
   const m = /\.(\d+)\.[a-z0-9]+\.tmp$/.exec(name);
   if (!m) return false;
   const pid = Number(m[1]);
-  return pid === process.pid || !isAlive(pid);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: it exists, under another user.
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
+  return pid === process.pid || !isProcessAlive(pid);
 }
