@@ -9,6 +9,7 @@ import { protectorKeyFactsOf } from "../../../src/domain/facts/protector-keys";
 import { protectorFactsOf } from "../../../src/domain/facts/tde-protectors";
 import type { ReadFailure } from "../../../src/domain/facts/read-failure";
 import type { Key } from "../../../src/services/keyvault/types";
+import { emptyFacts } from "../../../src/domain/facts/gather";
 
 /** The three key-custody rules as pure functions of their facts: the cases the estate cannot easily hold. */
 const SUB = "00000000-0000-0000-0000-000000000000";
@@ -38,16 +39,7 @@ function judge(
   exemptions = [],
 ): Record<string, Finding> {
   const facts: ComplianceFacts = {
-    subscriptionId: SUB,
-    databases: [],
-    tierAdvisors: [],
-    usages: [],
-    artifacts: [],
-    probes: [],
-    placements: [],
-    tdeProtectors: [],
-    keyVaults: [],
-    protectorKeys: [],
+    ...emptyFacts(SUB),
     ...f,
   };
   const { findings } = evaluateCompliance(facts, resolveRuleSettings(policies), exemptions, NOW);

@@ -14,6 +14,7 @@ import { stackServers } from "../../../src/domain/facts/key-custody-reads";
 import { complianceDocument, renderComplianceMarkdown } from "../../../src/domain/reports/compliance-report";
 import { renderSarif } from "../../../src/domain/reports/sarif-report";
 import { NOW, reportInput, SUB } from "./report-fixture";
+import { emptyFacts } from "../../../src/domain/facts/gather";
 
 /**
  * Controls in the reports: SARIF files each rule under the controls it declares (run.taxonomies with
@@ -39,7 +40,7 @@ function input() {
   });
   const uri = "https://kv-tde.vault.azure.net/keys/tde/0123456789abcdef0123456789abcdef";
   const facts: ComplianceFacts = {
-    ...emptyFacts(),
+    ...emptyFacts(SUB),
     databases: [],
     tdeProtectors: [
       protectorFactsOf(servers[0], {
@@ -66,21 +67,6 @@ function input() {
   };
   const result = evaluateCompliance(facts, resolveRuleSettings(undefined), [], NOW);
   return { ...base, result };
-}
-
-function emptyFacts(): ComplianceFacts {
-  return {
-    subscriptionId: SUB,
-    databases: [],
-    tierAdvisors: [],
-    usages: [],
-    artifacts: [],
-    probes: [],
-    placements: [],
-    tdeProtectors: [],
-    keyVaults: [],
-    protectorKeys: [],
-  };
 }
 
 interface Taxon {

@@ -5,6 +5,7 @@ import { resolveRuleSettings } from "../../../src/domain/compliance/rule-setting
 import { complianceDocument, renderComplianceMarkdown, renderComplianceTable } from "../../../src/domain/reports/compliance-report";
 import { renderJunit } from "../../../src/domain/reports/junit-report";
 import { databaseLine, NOW, reportInput, STACK_FILE, SUB } from "./report-fixture";
+import { emptyFacts } from "../../../src/domain/facts/gather";
 
 type Attrs = Record<string, string>;
 type TestCase = Attrs;
@@ -169,16 +170,7 @@ describe("json, table and markdown reports", () => {
     const late = reportInput();
     const r = evaluateCompliance(
       {
-        subscriptionId: SUB,
-        databases: [],
-        tierAdvisors: [],
-        usages: [],
-        artifacts: [],
-        probes: [],
-        placements: [],
-        tdeProtectors: [],
-        keyVaults: [],
-        protectorKeys: [],
+        ...emptyFacts(SUB),
       },
       late.stack.policies,
       late.stack.exemptions,
@@ -204,16 +196,7 @@ describe("json, table and markdown reports", () => {
   it("markdown: a clean run gets the check mark", () => {
     const r = evaluateCompliance(
       {
-        subscriptionId: SUB,
-        databases: [],
-        tierAdvisors: [],
-        usages: [],
-        artifacts: [],
-        probes: [],
-        placements: [],
-        tdeProtectors: [],
-        keyVaults: [],
-        protectorKeys: [],
+        ...emptyFacts(SUB),
       },
       resolveRuleSettings({}),
       [],
