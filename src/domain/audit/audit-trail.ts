@@ -3,11 +3,12 @@ import { join } from "node:path";
 import { stackFileKey } from "../../platform/settings/state-dirs";
 import type { AuditEntry, AuditRecord } from "./audit-entry";
 import { chainEntry } from "./audit-chain";
+import { StackwardenError } from "../../platform/errors/stackwarden-error";
 
 /** The trail cannot be appended to safely (its end is damaged). */
-export class AuditTrailError extends Error {
+export class AuditTrailError extends StackwardenError {
   constructor(message: string) {
-    super(message);
+    super("SW_AUDIT_TRAIL_DAMAGED", message);
     this.name = "AuditTrailError";
   }
 }

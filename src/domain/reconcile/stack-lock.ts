@@ -5,6 +5,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import lockfile from "proper-lockfile";
 import { stackFileKey } from "../../platform/settings/state-dirs";
 import { formatDuration } from "../../platform/duration";
+import { StackwardenError } from "../../platform/errors/stackwarden-error";
 
 /** Who holds a stack's lock: written into the lock directory by the holder. */
 export interface LockHolder {
@@ -52,13 +53,14 @@ export interface StackLock {
 }
 
 /** The lock is held by someone else (and the wait, if any, ran out). */
-export class LockBusyError extends Error {
+export class LockBusyError extends StackwardenError {
   constructor(
     readonly stackName: string,
     readonly holder: LockHolder | undefined,
     readonly waitedMs: number,
   ) {
     super(
+      "SW_LOCK_HELD",
       `stack ${stackName} is locked by ${describeHolder(holder)}${waitedMs > 0 ? `; gave up after waiting ${formatDuration(waitedMs)}` : ""}; ` +
         `wait for it with --lock-timeout (e.g. --lock-timeout 5m) or retry when it has finished`,
     );
