@@ -36,7 +36,7 @@ export function registerEvidence(program: Command, io: CommandIO): void {
           stackName: name,
           clients,
           cwd: io.cwd,
-          state: stateStoresFor(io, flags),
+          state: await stateStoresFor(io, flags),
           outDir: flags.out,
           toolVersion: VERSION,
           concurrency: flags.concurrency,
@@ -62,10 +62,11 @@ export function registerEvidence(program: Command, io: CommandIO): void {
     )
     .argument("<dir>", "the bundle's directory")
     .option("--audit-dir <dir>", "directory of the per-stack audit trails (env STACKWARDEN_AUDIT_DIR; default .stackwarden/audit)")
+    .option("--state-url <url>", "where the stack's audit trail lives when it is shared (env STACKWARDEN_STATE_URL)")
     .option("--trail <file>", "the audit trail file to find the anchor in, instead of <audit-dir>/<stack>.jsonl")
     .option("--output <format>", "table or json", choiceOption(["table", "json"] as const), "table")
-    .action(async (dir: string, flags: { auditDir?: string; trail?: string; output: "table" | "json" }) => {
-      const v = await verifyEvidenceBundle({ dir, cwd: io.cwd, state: stateStoresFor(io, flags), trailFile: flags.trail });
+    .action(async (dir: string, flags: { auditDir?: string; stateUrl?: string; trail?: string; output: "table" | "json" }) => {
+      const v = await verifyEvidenceBundle({ dir, cwd: io.cwd, state: await stateStoresFor(io, flags), trailFile: flags.trail });
       if (flags.output === "json") io.out(JSON.stringify({ dir, ...v }, null, 2));
       else if (v.intact) {
         const at = v.anchor!.found!;
