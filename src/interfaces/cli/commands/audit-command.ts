@@ -1,20 +1,12 @@
-import { InvalidArgumentError, type Command } from "commander";
-import { SHA256_HEX, type TrailVerdict } from "../../../domain/audit/audit-chain";
+import type { Command } from "commander";
+import type { TrailVerdict } from "../../../domain/audit/audit-chain";
 import { verifyAuditTrail } from "../../../usecases/audit";
 import { stateStoresFor } from "../state-stores";
 import type { CommandIO } from "../command-io";
-import { choiceOption } from "../option-parsers";
+import { choiceOption, sha256Option } from "../option-parsers";
 
 /** Exit code of `audit verify` when the trail was tampered with. */
 export const EXIT_TAMPERED = 5;
-
-/** `--expect-head`: the full 64-hex sha-256 of an entry, as verify prints the head (any case). */
-function sha256Option(value: string): string {
-  const hash = value.trim().toLowerCase();
-  if (!SHA256_HEX.test(hash))
-    throw new InvalidArgumentError(`expected the 64-hex sha256 that audit verify prints as the head, got "${value}"`);
-  return hash;
-}
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
