@@ -31,7 +31,7 @@ const LEASE_GONE = new Set([
  * GC, a partition) finds the lease gone and sends nothing more.
  */
 export class BlobLockStore {
-  private readonly leaseMs: number;
+  readonly leaseMs: number;
 
   constructor(
     private readonly c: BlobContainer,
@@ -151,6 +151,10 @@ class HeldBlobLease {
 
   get lost(): AbortSignal {
     return this.lostController.signal;
+  }
+
+  expiresAt(): number {
+    return this.lastRenewedAt + this.leaseMs;
   }
 
   /** Renews now: the fence before a write. Throws SW_LOCK_LOST once the lease is not certainly ours. */
