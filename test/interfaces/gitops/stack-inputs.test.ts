@@ -3,7 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { expandGlobs, globMatches } from "../../../src/domain/artifacts/path-glob";
+import { isSharedInput } from "../../../src/interfaces/gitops/changed-stacks";
 import { stackOwnInputs } from "../../../src/interfaces/gitops/stack-inputs";
+import { listStacks } from "../../../src/interfaces/gitops/stack-listing";
+import { PROJECT_ROOT } from "../../../src/platform/version";
 import { git } from "../../helpers/git";
 import { runCliWith } from "../cli/cli-harness";
 
@@ -114,6 +117,55 @@ describe("stacks --changed-since and artifacts", () => {
       const again = await runCliWith(["stacks", "--output", "json", "--changed-since", "main"], { cwd: top });
       expect((JSON.parse(again.out) as { include: { stack: string; changedFiles: string[] }[] }).include).toEqual([
         expect.objectContaining({ stack: "ml", changedFiles: ["rules/b.yar"] }),
+      ]);
+    } finally {
+      rmSync(top, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a stack's own folder (stacks/<stack>/)", () => {
+  it("this repository: the dev stack's job scripts and signature rules are its own inputs, not every stack's; policies/ holds only the pack, an input of every stack", () => {
+    const dev = stackOwnInputs(PROJECT_ROOT, "stacks/Pulumi.dev.yaml");
+    for (const f of ["stacks/dev/jobs/resnet50/train.py", "stacks/dev/jobs/resnet50/submit.sh", "stacks/dev/signatures/test-markers.yar"]) {
+      expect(dev(f), f).toBe(true);
+      expect(isSharedInput(f), f).toBe(false);
+    }
+    expect(isSharedInput("policies/index.ts")).toBe(true);
+    // The folder beside the stack files is no stack of its own.
+    expect(listStacks(PROJECT_ROOT).map((s) => s.stack)).toEqual(["dev"]);
+  });
+
+  it("stacks --changed-since: a changed signature rule in stacks/dev/ lists only the stack that names it; a change to the pack lists every stack", async () => {
+    const top = mkdtempSync(join(tmpdir(), "stackwarden-stack-folder-"));
+    try {
+      const sub = "00000000-0000-0000-0000-000000000000";
+      write(top, {
+        "Pulumi.yaml": "name: stackwarden\n",
+        "stacks/Pulumi.dev.yaml": `config:\n  stackwarden:subscriptionId: ${sub}\n  stackwarden:artifacts:\n    paths: [stacks/dev/jobs/**/*.py]\n    rules: [stacks/dev/signatures]\n`,
+        "stacks/Pulumi.prod.yaml": `config:\n  stackwarden:subscriptionId: ${sub}\n`,
+        "stacks/dev/jobs/resnet50/train.py": "print('v1')\n",
+        "stacks/dev/signatures/a.yar": "rule a { condition: false }\n",
+        "policies/index.ts": "// the pack\n",
+      });
+      git(top, "init", "-q", "-b", "main");
+      git(top, "add", "-A");
+      git(top, "commit", "-q", "-m", "base");
+      const changed = async () => {
+        const r = await runCliWith(["stacks", "--output", "json", "--changed-since", "main"], { cwd: top });
+        expect(r.code, r.err).toBe(0);
+        return (JSON.parse(r.out) as { include: { stack: string; changedFiles: string[] }[] }).include.map((s) => [
+          s.stack,
+          s.changedFiles,
+        ]);
+      };
+      write(top, { "stacks/dev/signatures/a.yar": "rule a { condition: true }\n" });
+      expect(await changed()).toEqual([["dev", ["stacks/dev/signatures/a.yar"]]]);
+      git(top, "checkout", "-q", "--", ".");
+      write(top, { "policies/index.ts": "// the pack, changed\n" });
+      expect(await changed()).toEqual([
+        ["dev", ["policies/index.ts"]],
+        ["prod", ["policies/index.ts"]],
       ]);
     } finally {
       rmSync(top, { recursive: true, force: true });
