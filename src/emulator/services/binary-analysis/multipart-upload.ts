@@ -130,7 +130,7 @@ class UploadReceiver {
   }
 
   /** The `file` part: written to the workspace as it arrives, never held in memory. */
-  private receiveFile(stream: Readable & { truncated?: boolean }, filename: string | undefined): void {
+  private receiveFile(stream: Readable, filename: string | undefined): void {
     const path = join(this.p.dir, "upload.bin");
     const out = createWriteStream(path, { highWaterMark: FILE_WRITE_BUFFER });
     this.streams.push(stream, out);
