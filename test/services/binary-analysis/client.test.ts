@@ -109,7 +109,9 @@ describe("apply-yara-rules through the client", () => {
     const err = e as ApiError;
     expect(err.status).toBe(400);
     expect(err.code).toBe("RuleCompileError");
-    expect(err.message).toContain("rule source stacks/dev/signatures/broken.yar (rules[11]) does not compile (in rule broken, line 5, column 14)");
+    expect(err.message).toContain(
+      "rule source stacks/dev/signatures/broken.yar (rules[11]) does not compile (in rule broken, line 5, column 14)",
+    );
     expect(err.message).toContain("unknown pattern `$b`");
   });
 
