@@ -26,6 +26,11 @@ export class OrderedWrites {
     });
   }
 
+  /** Resolves while writes may go on (the fence holds), throws once they may not. */
+  async fenced(): Promise<void> {
+    await this.fence?.();
+  }
+
   /** Resolves once every write queued so far has ended. */
   flushed(): Promise<void> {
     return this.tail;

@@ -35,6 +35,7 @@ export class WatchReplica {
   private readonly lease: LeaderLease;
   private stopWork?: (reason: string) => Promise<void>;
   private follow?: NodeJS.Timeout;
+  private stopping = false;
 
   constructor(private readonly o: WatchReplicaOptions) {
     this.lease = new LeaderLease(
@@ -50,6 +51,7 @@ export class WatchReplica {
           o.onRole?.("leader");
         },
         deposed: async (why) => {
+          if (this.stopping) return;
           this.o.log(`no longer leading ${o.group}: ${why}; standing by`);
           const stop = this.stopWork;
           this.stopWork = undefined;
@@ -89,9 +91,14 @@ export class WatchReplica {
     return this.lease.check();
   }
 
-  /** Stops: the work ends (a running apply within its grace period), the lease is given up for the next replica. */
-  async stop(): Promise<void> {
+  /** Stops: the work ends (a running apply within its grace period), then the lease is given up for the next replica. */
+  async stop(reason: string): Promise<void> {
+    this.stopping = true;
     clearInterval(this.follow);
+    const stop = this.stopWork;
+    this.stopWork = undefined;
+    if (stop) await stop(reason);
+    else this.o.log(`stopping: ${reason}`);
     await this.lease.stop();
   }
 
