@@ -133,7 +133,7 @@ export class FileLockStore {
           continue;
         }
         const waited = Date.now() - started;
-        if (waited >= timeoutMs) return { held: false, holder: current, waitedMs: waiting ? waited : 0 };
+        if (waited >= timeoutMs) return { held: false, holder: current, waitedMs: timeoutMs > 0 ? waited : 0 };
         if (!waiting) {
           waiting = true;
           request.onWait?.(current);
