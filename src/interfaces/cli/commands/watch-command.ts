@@ -311,6 +311,7 @@ function watcherFor(st: WatchedStack, shared: WatchShared): Watcher {
     pollIntervalMs: flags.pollInterval,
     metrics,
     status: new StackStatusReporter(board, st.name, state),
+    fence: () => shared.writes.fenced(),
     log: many ? (line) => log(`[${st.name}] ${line}`) : log,
   });
 }
