@@ -117,7 +117,10 @@ function openState(
   }
   const store = new StateStore(state, stateDir);
   // A fresh snapshot at start: the seed's services, or the loaded state with its journal folded in.
+  // Written now, not at the end of the turn: the emulator announces its URL before that turn ends,
+  // and a kill right after the announcement must still find a state to restart from.
   store.changed();
+  store.flush();
   return { state, store, tokens };
 }
 
