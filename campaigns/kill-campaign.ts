@@ -28,13 +28,15 @@ export interface KillRoundResult {
   failure?: string;
 }
 
-interface Child {
+/** A CLI child process and what it printed. */
+export interface Child {
   proc: ChildProcess;
   output: string[];
   exited: Promise<number | null>;
 }
 
-function child(args: string[], env: NodeJS.ProcessEnv, cwd: string): Child {
+/** Runs the compiled CLI as a child process, collecting its output. */
+export function child(args: string[], env: NodeJS.ProcessEnv, cwd: string): Child {
   const proc = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   const output: string[] = [];
   proc.stdout!.setEncoding("utf8").on("data", (d: string) => output.push(d));

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,9 +10,9 @@ import { LOCAL_SERVICES } from "../src/emulator/services";
 import { ImdsManagedIdentityCredential } from "../src/services/imds/imds-credential";
 import { AZURITE_ACCOUNT, AZURITE_KEY } from "../src/platform/programs/azurite-server";
 import { openBlobState } from "../src/platform/state/blob/blob-state";
-import { PROJECT_ROOT } from "../src/platform/version";
 import { SqlClient } from "../src/services/sql/client";
 import { CAMPAIGN_SUBSCRIPTION, intBetween, prng } from "./campaign-estate";
+import { child, type Child } from "./kill-campaign";
 import { startWebhookSink } from "./webhook-sink";
 
 /**
@@ -26,7 +25,6 @@ import { startWebhookSink } from "./webhook-sink";
  * records every repair); every event any leader enqueued reached the webhook, signed (no event lost).
  */
 export const REPLICA_DATABASES = 8;
-const BIN = join(PROJECT_ROOT, "bin", "stackwarden.js");
 const SECRET = `whsec_${randomBytes(32).toString("base64")}`;
 
 export interface ReplicaKillResult {
@@ -39,20 +37,6 @@ export interface ReplicaKillResult {
   healedMs: number;
   ms: number;
   failure?: string;
-}
-
-interface Child {
-  proc: ChildProcess;
-  output: string[];
-  exited: Promise<number | null>;
-}
-
-function child(args: string[], env: NodeJS.ProcessEnv, cwd: string): Child {
-  const proc = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-  const output: string[] = [];
-  proc.stdout!.setEncoding("utf8").on("data", (d: string) => output.push(d));
-  proc.stderr!.setEncoding("utf8").on("data", (d: string) => output.push(d));
-  return { proc, output, exited: new Promise((resolve) => proc.once("exit", (code) => resolve(code))) };
 }
 
 const STACK = (n: number) =>

@@ -1,4 +1,6 @@
-import type { LockHolder } from "../../platform/state/lock-holder";
+import type { LockHolder, LockRequest } from "../../platform/state/lock-holder";
+
+export type { LockRequest };
 
 /**
  * What the domain needs of the state that machines share (locks, audit trails, probe results, the
@@ -7,20 +9,6 @@ import type { LockHolder } from "../../platform/state/lock-holder";
  * structurally; one contract test suite runs over every adapter. Nothing in the domain touches a
  * file or a blob itself.
  */
-
-/** A request for a named lock (one per stack). */
-export interface LockRequest {
-  /** The lock's name: the stack's name. */
-  name: string;
-  holder: LockHolder;
-  /** How long to wait for a held lock, in ms; 0 fails at once. */
-  timeoutMs: number;
-  /** Time between attempts while waiting, in ms. */
-  pollMs?: number;
-  /** Called once when the lock is held by someone else and the request starts to wait. */
-  onWait?(holder: LockHolder | undefined): void;
-  signal?: AbortSignal;
-}
 
 /** A lock held by this process. */
 export interface HeldLease {

@@ -16,3 +16,17 @@ export function lockHolderOf(value: unknown): LockHolder | undefined {
   if (typeof h.pid !== "number" || typeof h.host !== "string" || typeof h.since !== "string") return undefined;
   return { pid: h.pid, host: h.host, since: h.since, command: String(h.command ?? "unknown"), stack: String(h.stack ?? "") };
 }
+
+/** A request for a named lock (one per stack, one per group of watcher replicas): what every lock store takes. */
+export interface LockRequest {
+  /** The lock's name: the stack's name. */
+  name: string;
+  holder: LockHolder;
+  /** How long to wait for a held lock, in ms; 0 fails at once. */
+  timeoutMs: number;
+  /** Time between attempts while waiting, in ms. */
+  pollMs?: number;
+  /** Called once when the lock is held by someone else and the request starts to wait. */
+  onWait?(holder: LockHolder | undefined): void;
+  signal?: AbortSignal;
+}

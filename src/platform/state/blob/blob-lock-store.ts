@@ -3,7 +3,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { BlobClient, BlobLeaseClient } from "@azure/storage-blob";
 import { StackwardenError } from "../../errors/stackwarden-error";
 import { stackFileKey } from "../../settings/state-dirs";
-import { lockHolderOf, type LockHolder } from "../lock-holder";
+import { lockHolderOf, type LockHolder, type LockRequest } from "../lock-holder";
 import { statusOf, storageCodeOf, type BlobContainer } from "./blob-container";
 
 /** How the leases behave; every field has a default. */
@@ -68,14 +68,7 @@ export class BlobLockStore {
     return holder;
   }
 
-  async acquire(request: {
-    name: string;
-    holder: LockHolder;
-    timeoutMs: number;
-    pollMs?: number;
-    onWait?(holder: LockHolder | undefined): void;
-    signal?: AbortSignal;
-  }) {
+  async acquire(request: LockRequest) {
     const blob = this.blob(request.name);
     await this.ensureBlob(blob, request.name);
     const started = Date.now();

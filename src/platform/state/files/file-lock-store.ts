@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import lockfile from "proper-lockfile";
 import { StackwardenError } from "../../errors/stackwarden-error";
-import { lockHolderOf, type LockHolder } from "../lock-holder";
+import { lockHolderOf, type LockHolder, type LockRequest } from "../lock-holder";
 import { stackFileKey } from "../../settings/state-dirs";
 import { isProcessAlive } from "./process-alive";
 
@@ -65,14 +65,7 @@ export class FileLockStore {
     return holder;
   }
 
-  async acquire(request: {
-    name: string;
-    holder: LockHolder;
-    timeoutMs: number;
-    pollMs?: number;
-    onWait?(holder: LockHolder | undefined): void;
-    signal?: AbortSignal;
-  }): Promise<
+  async acquire(request: LockRequest): Promise<
     | {
         held: true;
         lease: {

@@ -1,4 +1,4 @@
-import type { LockHolder } from "../lock-holder";
+import type { LockHolder, LockRequest } from "../lock-holder";
 
 /**
  * State kept in this process's memory and gone with it: for a run whose changes are not the
@@ -38,14 +38,7 @@ export class MemoryLockStore {
     return h.holder;
   }
 
-  async acquire(request: {
-    name: string;
-    holder: LockHolder;
-    timeoutMs: number;
-    pollMs?: number;
-    onWait?(h: LockHolder | undefined): void;
-    signal?: AbortSignal;
-  }) {
+  async acquire(request: LockRequest) {
     const started = Date.now();
     let waiting = false;
     for (;;) {
