@@ -1,6 +1,5 @@
 import { ERROR_CODES, type ErrorCode } from "../../platform/errors/error-codes";
-import { swCodeOf } from "../../platform/errors/stackwarden-error";
-import { systemErrorCode } from "../../platform/errors/system-error";
+import { errorCodeOf as codeOfError } from "../../platform/errors/error-code-of";
 import { scrubTokens } from "../../platform/http/redaction";
 import { UsageError } from "../../platform/usage-error";
 import type { CommandIO } from "./command-io";
@@ -18,16 +17,9 @@ const CODE_BY_CLASS_NAME: Readonly<Record<string, ErrorCode>> = {
   DirectoryInUse: "SW_STATE_IN_USE",
 };
 
-/**
- * The stable code of an error that ends a command: by class where the catalogue maps one, else the
- * one it carries, else what the system said (a file, a port), itself or as the cause; anything else
- * is a bug: `SW_INTERNAL`.
- */
+/** The stable code of an error that ends a command: by class name where mapped above, else errorCodeOf's. */
 export function errorCodeOf(e: unknown): ErrorCode {
-  const byName = e instanceof Error ? CODE_BY_CLASS_NAME[e.name] : undefined;
-  // A message written around the system's error (`cannot keep the probe results in …: EACCES`) is still about a file.
-  const cause = e instanceof Error ? e.cause : undefined;
-  return byName ?? swCodeOf(e) ?? systemErrorCode(e) ?? systemErrorCode(cause) ?? "SW_INTERNAL";
+  return (e instanceof Error ? CODE_BY_CLASS_NAME[e.name] : undefined) ?? codeOfError(e);
 }
 
 /**

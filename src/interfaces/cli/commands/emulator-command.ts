@@ -6,6 +6,7 @@ import { LOCAL_SERVICES } from "../../../emulator/services";
 import type { FaultRule } from "../../../emulator/fault-injector";
 import { DEFAULT_ESTATE } from "../../../emulator/default-estate";
 import { intOption, positiveNumber, rateOption } from "../option-parsers";
+import { UsageError } from "../cli-error";
 import type { CommandIO } from "../command-io";
 import { onStopRequest } from "../stop-request";
 import { EMULATOR_VAR } from "../../../platform/settings/emulator-settings";
@@ -61,28 +62,30 @@ export function registerEmulator(program: Command, io: CommandIO): void {
       if (flags.fault429) rules.push({ status: 429, rate: flags.fault429, retryAfterMs: flags.retryAfterMs ?? 1000 });
       if (flags.fault5xx) rules.push({ status: 503, rate: flags.fault5xx });
       if (flags.faultDrop) rules.push({ drop: true, rate: flags.faultDrop });
-      const emu = await startEmulator({
-        host: flags.host,
-        port: flags.port,
-        seed,
-        stateDir: flags.state,
-        settings: {
-          pageSize: flags.pageSize,
-          tokenTtlSeconds: flags.tokenTtl,
-          throttling:
-            flags.throttle || flags.throttleRefillScale
-              ? {
-                  ...(typeof seed.emulator?.throttling === "object" ? seed.emulator.throttling : {}),
-                  refillScale: flags.throttleRefillScale,
-                }
-              : undefined,
-        },
-        faults: {
-          latencyMs: flags.latency,
-          seed: flags.faultSeed,
-          rules: rules.length ? [...(seed.faults?.rules ?? []), ...rules] : undefined,
-        },
-      });
+      const emu = await listenOrSay(flags, () =>
+        startEmulator({
+          host: flags.host,
+          port: flags.port,
+          seed,
+          stateDir: flags.state,
+          settings: {
+            pageSize: flags.pageSize,
+            tokenTtlSeconds: flags.tokenTtl,
+            throttling:
+              flags.throttle || flags.throttleRefillScale
+                ? {
+                    ...(typeof seed.emulator?.throttling === "object" ? seed.emulator.throttling : {}),
+                    refillScale: flags.throttleRefillScale,
+                  }
+                : undefined,
+          },
+          faults: {
+            latencyMs: flags.latency,
+            seed: flags.faultSeed,
+            rules: rules.length ? [...(seed.faults?.rules ?? []), ...rules] : undefined,
+          },
+        }),
+      );
       io.out(emu.url);
       io.err(
         `stackwarden emulator: serving ${seedPath ? `the estate in ${seedPath}` : "an empty estate"}${flags.state ? `, state in ${flags.state}` : ""}; ARM at ${emu.url}/, IMDS at ${emu.url}/metadata, geocoding at ${emu.url}/geocoding, binary analysis at ${emu.url}/binary-analysis/v1, the issuers at ${emu.url}/apisetu. Stop with Ctrl-C. Point the CLI at it with:`,
@@ -99,4 +102,18 @@ export function registerEmulator(program: Command, io: CommandIO): void {
       await emu.close();
       io.err(`stackwarden emulator: stopped (${reason})`);
     });
+}
+
+/**
+ * Starts the emulator; an address it cannot listen on (a host name that does not resolve, a port it
+ * may not take) is a bad --host or --port, said in one line. A port in use keeps its own code.
+ */
+async function listenOrSay<T>(flags: Pick<EmulatorFlags, "host" | "port">, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === "EADDRINUSE" || (err.syscall !== "listen" && err.syscall !== "getaddrinfo")) throw e;
+    throw new UsageError(`cannot listen on --host ${flags.host} --port ${flags.port}: ${err.message}`);
+  }
 }
