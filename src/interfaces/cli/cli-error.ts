@@ -1,10 +1,11 @@
 import { ERROR_CODES, type ErrorCode } from "../../platform/errors/error-codes";
 import { errorCodeOf as codeOfError } from "../../platform/errors/error-code-of";
+import { errorLine } from "../../platform/errors/error-line";
 import { scrubTokens } from "../../platform/http/redaction";
 import { UsageError } from "../../platform/usage-error";
 import type { CommandIO } from "./command-io";
 
-export { UsageError };
+export { errorLine, UsageError };
 
 /**
  * Error classes declared in modules that are being reworked elsewhere (the apply use case, the
@@ -36,11 +37,6 @@ export function describeError(e: unknown): string {
   }
   const errno = (e as NodeJS.ErrnoException).code;
   return oneLine(`${e.name}: ${e.message}${typeof errno === "string" && !e.message.includes(errno) ? ` (${errno})` : ""}`);
-}
-
-/** `PREFIX: SW_CODE: message`: how every error line starts, whoever prints it (`stackwarden`, `stackwarden plan`). */
-export function errorLine(prefix: string, code: ErrorCode, message: string): string {
-  return `${prefix}: ${code}: ${message}`;
 }
 
 /** The one JSON document a command with `--output json` prints on stdout when it ends with an error. */

@@ -1,3 +1,4 @@
+import { VAULT_NOT_LISTED } from "../../domain/facts/key-custody-reads";
 import type { UnreadEntry } from "../../domain/stack/unread-entry";
 import { unreadLine } from "../../domain/stack/unread-entry";
 import { apiFailureCode } from "../../platform/http/api-failure-code";
@@ -16,8 +17,12 @@ export function scanErrorLine(prefix: string, e: { path: string; error: string }
   return errorLine(prefix, "SW_ARTIFACT_NOT_SCANNED", `artifact ${e.path} could not be scanned: ${e.error}`);
 }
 
-/** `inventory: error: SW_THROTTLED: stacks/Pulumi.dev.yaml:3:5: usages of eastus: HTTP 429 TooManyRequests: …`. */
+/**
+ * `inventory: error: SW_THROTTLED: stacks/Pulumi.dev.yaml:3:5: usages of eastus: HTTP 429 TooManyRequests: …`.
+ * A vault Resource Manager does not list was never asked for (no status): it is not found.
+ */
 export function inventoryErrorLine(e: { location?: string; resource: string; status: number; code: string; message: string }): string {
   const message = `${e.location ? `${e.location}: ` : ""}${e.resource}: ${e.status ? `HTTP ${e.status} ` : ""}${e.code}: ${e.message}`;
-  return errorLine("inventory: error", apiFailureCode(e.status, e.code), message);
+  const code = e.status === 0 && e.code === VAULT_NOT_LISTED ? "SW_RESOURCE_NOT_FOUND" : apiFailureCode(e.status, e.code);
+  return errorLine("inventory: error", code, message);
 }

@@ -9,6 +9,9 @@ import { commitSubject, fetchFastForward } from "../../platform/programs/git-che
 import { describeHolder, LockBusyError } from "../../domain/reconcile/stack-lock";
 import { auditChangesOf } from "../../domain/reconcile/apply-changes";
 import { runLockedApply } from "../../domain/reconcile/locked-apply";
+import { notConvergedError, unreadError } from "../../domain/reconcile/reconcile-failures";
+import { errorCodeOf } from "../../platform/errors/error-code-of";
+import type { ErrorCode } from "../../platform/errors/error-codes";
 import { decideRepairs } from "../../domain/reconcile/repair-policy";
 import { databaseLabel } from "../../platform/arm/resource-id";
 import { applyTde, type ApplyEvent, type ApplyOutcome } from "../../domain/reconcile/tde-apply";
@@ -168,6 +171,7 @@ export class Watcher {
     setMaxListeners(0, reads.signal);
     let tag = `tick ${n}`;
     let error: string | undefined;
+    let errorCode: ErrorCode | undefined;
     let commit: string | null = null;
     let subject: string | null = null;
     let ended: { drift: TdePlanItem[]; findings: Finding[] } | undefined;
@@ -235,16 +239,14 @@ export class Watcher {
       this.o.metrics.drift.set({ stack: this.o.stackName }, drift.length - converged.size);
       this.o.metrics.setFindings(this.o.stackName, finalResult.findings);
       ended = { drift: drift.filter((d) => !converged.has(d.id)), findings: finalResult.findings };
-      if (failedApply > 0 && !this.stopping) throw new Error(`${failedApply} change(s) did not converge; they are tried again next tick`);
-      if (result.unread.length > 0)
-        throw new Error(
-          `${result.unread.length} database(s) of the stack could not be read (${result.unread.map((u) => u.label).join(", ")})`,
-        );
+      if (failedApply > 0 && !this.stopping) throw notConvergedError(outcomes);
+      if (result.unread.length > 0) throw unreadError(result.unread);
     } catch (e) {
       if (this.stopping && reads.signal.aborted) {
         this.o.log(`${tag}: stopped by shutdown`);
       } else {
         error = oneLine(e);
+        errorCode = errorCodeOf(e);
         this.o.log(`${tag}: FAILED: ${error}`);
       }
     }
@@ -259,6 +261,7 @@ export class Watcher {
       finishedAt,
       outcome: interrupted ? "interrupted" : error ? "failed" : "succeeded",
       error,
+      errorCode,
       ...(ended && !error ? ended : {}),
       nextTickAt: this.stopping ? undefined : nextTickAt(this.o.schedule, startedAt),
     });

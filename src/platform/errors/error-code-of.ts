@@ -1,4 +1,4 @@
-import type { ErrorCode } from "./error-codes";
+import { ERROR_CODES, type ErrorCode } from "./error-codes";
 import { swCodeOf } from "./stackwarden-error";
 import { systemErrorCode } from "./system-error";
 
@@ -9,4 +9,12 @@ import { systemErrorCode } from "./system-error";
 export function errorCodeOf(e: unknown): ErrorCode {
   const cause = e instanceof Error ? e.cause : undefined;
   return swCodeOf(e) ?? systemErrorCode(e) ?? systemErrorCode(cause) ?? "SW_INTERNAL";
+}
+
+/**
+ * The one code that stands for several failures at once: the first that needs a person (retrying
+ * will not help, so it is what must be said), else the first.
+ */
+export function leadingCode(codes: readonly ErrorCode[]): ErrorCode | undefined {
+  return codes.find((c) => ERROR_CODES[c].retry === "person") ?? codes[0];
 }

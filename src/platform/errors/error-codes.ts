@@ -111,6 +111,16 @@ export const ERROR_CODES = {
     retry: "transient",
     action: "a git command failed (git's own last line is quoted): check the remote, the branch and the network, or install git",
   },
+  SW_TOOL_MISSING: {
+    exit: 1,
+    retry: "person",
+    action: "a program stackwarden runs is not installed (the Pulumi CLI for --engine pulumi): the line says how to get it",
+  },
+  SW_ENGINE_FAILED: {
+    exit: 1,
+    retry: "person",
+    action: "`pulumi up` failed (apply --engine pulumi): its own output above says why; fix that, then apply again",
+  },
   SW_IO_FAILED: {
     exit: 1,
     retry: "person",

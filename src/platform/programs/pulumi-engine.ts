@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs"
 import { homedir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import type * as Automation from "@pulumi/pulumi/automation";
+import { errorLine } from "../errors/error-line";
 
 /** The one line printed when no Pulumi CLI can be found. */
 export const PULUMI_INSTALL_HINT = "npm run pulumi:install";
@@ -160,19 +161,27 @@ export async function runPulumiApply(opts: PulumiApplyOptions, io: EngineIO): Pr
   const env = io.env;
   if (!opts.yes && !opts.confirm) {
     io.err(
-      `stackwarden apply: refusing to run pulumi up on stack ${opts.stack} without --yes: stdin is not a terminal, so no one can confirm; nothing was changed (pass --yes)`,
+      errorLine(
+        "stackwarden apply",
+        "SW_NOT_CONFIRMED",
+        `refusing to run pulumi up on stack ${opts.stack} without --yes: stdin is not a terminal, so no one can confirm; nothing was changed (pass --yes)`,
+      ),
     );
     return 1;
   }
   const cli = locatePulumiCli(env);
   if (!cli) {
-    io.err(`stackwarden apply: ${missingCliMessage(env)}`);
+    io.err(errorLine("stackwarden apply", "SW_TOOL_MISSING", missingCliMessage(env)));
     return 1;
   }
   const projectDir = dirname(dirname(resolve(opts.stackFile)));
   if (!existsSync(join(projectDir, "Pulumi.yaml"))) {
     io.err(
-      `stackwarden apply: ${opts.stackFile} is not in a Pulumi project (no Pulumi.yaml in ${projectDir}); --engine pulumi needs the project's stacks/Pulumi.<stack>.yaml`,
+      errorLine(
+        "stackwarden apply",
+        "SW_CONFIG_INVALID",
+        `${opts.stackFile} is not in a Pulumi project (no Pulumi.yaml in ${projectDir}); --engine pulumi needs the project's stacks/Pulumi.<stack>.yaml`,
+      ),
     );
     return 1;
   }
@@ -180,7 +189,11 @@ export async function runPulumiApply(opts: PulumiApplyOptions, io: EngineIO): Pr
   const backend = (env.PULUMI_BACKEND_URL || DEFAULT_BACKEND_URL).replace(/^file:\/\/~(?=\/|$)/, `file://${env.HOME || homedir()}`);
   if (backend.startsWith("file://") && !env.PULUMI_CONFIG_PASSPHRASE && !env.PULUMI_CONFIG_PASSPHRASE_FILE) {
     io.err(
-      `stackwarden apply: the ${backend} backend encrypts stack secrets with a passphrase: set PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE)`,
+      errorLine(
+        "stackwarden apply",
+        "SW_SETTING_INVALID",
+        `the ${backend} backend encrypts stack secrets with a passphrase: set PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE)`,
+      ),
     );
     return 1;
   }
@@ -222,7 +235,7 @@ export async function runPulumiApply(opts: PulumiApplyOptions, io: EngineIO): Pr
       out.flush();
       err.flush();
       if (!(await opts.confirm!())) {
-        io.err("stackwarden apply: cancelled; nothing was changed");
+        io.err(errorLine("stackwarden apply", "SW_NOT_CONFIRMED", "cancelled; nothing was changed"));
         return 1;
       }
     }
@@ -239,7 +252,9 @@ export async function runPulumiApply(opts: PulumiApplyOptions, io: EngineIO): Pr
   } catch (e) {
     out.flush();
     err.flush();
-    const line = `stackwarden apply: ${isMissingCli(e) ? missingCliMessage(env) : `pulumi up failed: ${failureLine(e)}`}`;
+    const line = isMissingCli(e)
+      ? errorLine("stackwarden apply", "SW_TOOL_MISSING", missingCliMessage(env))
+      : errorLine("stackwarden apply", "SW_ENGINE_FAILED", `pulumi up failed: ${failureLine(e)}`);
     if (opts.onSummary) opts.onSummary({ stream: "err", line });
     else io.err(line);
     return 1;

@@ -164,7 +164,7 @@ describe("a service endpoint the stack needs is named before any request", () =>
     expect(r.code).toBe(1);
     expect(r.err.split("\n")).toHaveLength(1);
     expect(r.err).toMatch(
-      /^stackwarden: stackwarden:residency \(stacks\/Pulumi\.dev\.yaml:\d+\) needs the geocoding service, but neither STACKWARDEN_GEOCODING_ENDPOINT nor STACKWARDEN_EMULATOR is set/,
+      /^stackwarden: SW_SETTING_INVALID: stackwarden:residency \(stacks\/Pulumi\.dev\.yaml:\d+\) needs the geocoding service, but neither STACKWARDEN_GEOCODING_ENDPOINT nor STACKWARDEN_EMULATOR is set/,
     );
     expect(t.emu.stats.total).toBe(before);
   });
