@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AuditEntry } from "../../../src/domain/audit/audit-entry";
+import type { ErrorCode } from "../../../src/platform/errors/error-codes";
 import { AuditTrail } from "../../../src/domain/audit/audit-trail";
 import type { Finding } from "../../../src/domain/compliance/finding";
 import type { ProbeResult } from "../../../src/domain/probes/probe-runner";
@@ -124,6 +125,8 @@ export interface TickShape {
   lockHeld?: boolean;
   auditCount?: number;
   failed?: string;
+  /** The failure's stable code (default: none known). */
+  errorCode?: ErrorCode;
   consecutiveFailures?: number;
   at?: Date;
 }
@@ -140,6 +143,7 @@ export function tickUpdate(t: TickShape): StatusUpdate {
     commitSubject: t.commitSubject ?? "Enable TDE on orders",
     outcome: t.failed ? ("failed" as const) : ("succeeded" as const),
     error: t.failed ?? null,
+    errorCode: t.failed ? (t.errorCode ?? null) : null,
     startedAt: new Date(at.getTime() - 1234).toISOString(),
     finishedAt: at.toISOString(),
     durationMs: 1234,
