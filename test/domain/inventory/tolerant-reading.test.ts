@@ -164,7 +164,7 @@ describe("inventory and plan with a database the cloud does not have", () => {
     expect(ghost).toHaveLength(3); // its TDE, its scans and its advisors
     for (const e of ghost) expect(e).toMatchObject({ status: 404, code: "ResourceNotFound", location: "stack.yaml:5:7" });
     expect(doc.errors.some((e) => e.resource === "jobs of rg-a/ws-ok/exp-noid")).toBe(true);
-    expect(r.err).toMatch(/^inventory: error: stack\.yaml:5:7: transparentDataEncryption of rg\/s1\/ghost: HTTP 404 ResourceNotFound: /m);
+    expect(r.err).toMatch(/^inventory: error: SW_RESOURCE_NOT_FOUND: stack\.yaml:5:7: transparentDataEncryption of rg\/s1\/ghost: HTTP 404 ResourceNotFound: /m);
   });
 
   it("plan names the missing database at its stack-file line, plans the others, and exits 1", async () => {
