@@ -325,7 +325,7 @@ export async function startFuzzBench(): Promise<FuzzBench> {
 
 /**
  * Runs one case and says what is wrong with how it ended, or undefined when it ended as it must:
- * exit 1, one stderr line `stackwarden: <file>:<line>:<column>: …` inside the file, no stdout, no request.
+ * exit 1, one stderr line `stackwarden: SW_CONFIG_INVALID: <file>:<line>:<column>: …` inside the file, no stdout, no request.
  */
 export async function checkFuzzCase(bench: FuzzBench, c: FuzzCase, n: number): Promise<string | undefined> {
   const file = `Pulumi.fuzz-${n}.yaml`;
@@ -346,8 +346,8 @@ export async function checkFuzzCase(bench: FuzzBench, c: FuzzCase, n: number): P
   if (bench.requests() !== before) problems.push(`${bench.requests() - before} request(s) reached the API`);
   if (out.length) problems.push(`stdout was not empty: ${out.join(" | ").slice(0, 200)}`);
   if (err.length !== 1) problems.push(`${err.length} stderr lines, not 1: ${err.join(" | ").slice(0, 300)}`);
-  const m = new RegExp(`^stackwarden: ${file.replace(/\./g, "\\.")}:(\\d+):(\\d+): \\S`).exec(err[0] ?? "");
-  if (!m) problems.push(`stderr does not start with ${file}:line:column: ${err[0]}`);
+  const m = new RegExp(`^stackwarden: SW_CONFIG_INVALID: ${file.replace(/\./g, "\\.")}:(\\d+):(\\d+): \\S`).exec(err[0] ?? "");
+  if (!m) problems.push(`stderr does not start with SW_CONFIG_INVALID: ${file}:line:column: ${err[0]}`);
   else {
     const lines = c.text.split("\n").length;
     if (Number(m[1]) < 1 || Number(m[1]) > lines) problems.push(`line ${m[1]} is outside the file's ${lines} lines`);

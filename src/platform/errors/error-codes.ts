@@ -15,7 +15,8 @@ export const ERROR_CODES = {
   SW_NOT_CONFIRMED: {
     exit: 1,
     retry: "person",
-    action: "an apply that changes something needs a yes, and no one could be asked (stdin is not a terminal): pass --yes",
+    action:
+      "an apply that changes something was not confirmed: no one could be asked (stdin is not a terminal) or the answer was no; pass --yes to apply without asking",
   },
   SW_STACK_NOT_FOUND: {
     exit: 1,
