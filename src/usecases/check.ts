@@ -8,7 +8,7 @@ import type { ResourceContext, ResourceInput } from "../domain/facts/fact-kind";
 import { factsFromResources, gatherFacts } from "../domain/facts/gather";
 import type { StackConfig } from "../domain/stack/stack-config";
 import type { UnreadEntry } from "../domain/stack/unread-entry";
-import type { StateDirs } from "../platform/settings/state-dirs";
+import type { StateStores } from "../domain/state/state-ports";
 
 /** One compliance check of a stack. */
 export interface CheckRequest {
@@ -18,7 +18,7 @@ export interface CheckRequest {
   /** The directory report paths are relative to. */
   cwd: string;
   /** Where the stack's kept state is (the probe results `post-deploy-probes` judges). */
-  dirs: StateDirs;
+  state: Pick<StateStores, "probes" | "audit">;
   /** Judge the state the stack's plan leads to (the pull-request gate) instead of the live one. */
   planned?: boolean;
   /** Reads in flight at once, per fact kind. Default 16. */
@@ -63,7 +63,7 @@ export async function runCheck(req: CheckRequest): Promise<CheckOutcome> {
       stackName: req.stackName,
       clients: req.clients,
       cwd: req.cwd,
-      dirs: req.dirs,
+      state: req.state,
       concurrency: req.concurrency ?? 16,
       signal: req.signal,
       note: (line) => notes.push(line),

@@ -14,7 +14,7 @@ import type { TdeDrift } from "../domain/reports/drift-report";
 import type { StackConfig } from "../domain/stack/stack-config";
 import type { UnreadEntry } from "../domain/stack/unread-entry";
 import { databaseLabel } from "../platform/arm/resource-id";
-import type { StateDirs } from "../platform/settings/state-dirs";
+import type { StateStores } from "../domain/state/state-ports";
 
 /** What `drift` found: databases whose live TDE differs from the stack, and tier-advisor and key-custody findings (failures and exempt ones). */
 export interface DriftOutcome {
@@ -43,7 +43,7 @@ export async function runDrift(req: {
   stackName: string;
   clients: ClientSet;
   cwd: string;
-  dirs: StateDirs;
+  state: Pick<StateStores, "probes" | "audit">;
   concurrency?: number;
   now?: number;
 }): Promise<DriftOutcome> {
@@ -59,7 +59,7 @@ export async function runDrift(req: {
     stackName: req.stackName,
     clients: req.clients,
     cwd: req.cwd,
-    dirs: req.dirs,
+    state: req.state,
     concurrency: req.concurrency ?? 16,
     note: () => {},
     warn: () => {},

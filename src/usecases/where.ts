@@ -1,4 +1,5 @@
 import type { ClientSet } from "../clients/client-set";
+import { NO_KEPT_STATE } from "../domain/state/no-kept-state";
 import { judgePlacement } from "../domain/compliance/rules/data-residency";
 import { gatherFacts } from "../domain/facts/gather";
 import { placementFactsOf, placeStackTolerantly } from "../domain/facts/placements";
@@ -27,13 +28,13 @@ export async function runWhere(req: {
   requireGeocodingService(clients.env, "`where` (it places resources and sites by geocoding)");
   const unread: UnreadEntry[] = [];
   // The Key Vaults of the TDE protectors, as the key-custody facts read them. That kind reads no
-  // kept state, so the state directories are never looked at.
+  // kept state.
   const { keyVaults } = await gatherFacts(["keyVaults"], {
     stack,
     stackName: "",
     clients,
     cwd: ".",
-    dirs: { locks: "", audit: "", probes: "" },
+    state: NO_KEPT_STATE,
     concurrency: req.concurrency ?? 8,
     note: () => {},
     warn: () => {},

@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { openStateStores } from "../../src/platform/state/open-state";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -345,7 +346,13 @@ describe("parity: the analyzer and check judge the same live state alike", () =>
     const sql = new SqlClient(opts);
     const batch = new BatchAiClient(opts);
     const stack = loadStackFile(stackFile, env, dir);
-    const lib = await runCheck({ stack, stackName: "parity", clients: newClientSet(env), cwd: dir, dirs: stateDirs(dir, env) });
+    const lib = await runCheck({
+      stack,
+      stackName: "parity",
+      clients: newClientSet(env),
+      cwd: dir,
+      state: openStateStores(stateDirs(dir, env), dir),
+    });
     expect(
       lib.findings
         .filter((f) => f.verdict === "fail")

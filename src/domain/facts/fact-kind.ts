@@ -2,7 +2,7 @@ import type { ClientSet } from "../../clients/client-set";
 import type { Maybe } from "../compliance/facts";
 import type { StackConfig } from "../stack/stack-config";
 import type { UnreadEntry } from "../stack/unread-entry";
-import type { StateDirs } from "../../platform/settings/state-dirs";
+import type { StateStores } from "../state/state-ports";
 
 /** What gathering a stack's facts from the live services has at hand. */
 export interface GatherContext {
@@ -12,8 +12,8 @@ export interface GatherContext {
   clients: ClientSet;
   /** The directory report paths are relative to (the command's working directory). */
   cwd: string;
-  /** Where the stack's kept state lives (probe results). */
-  dirs: StateDirs;
+  /** The stack's kept state (probe results, and the audit trail that dates them). */
+  state: Pick<StateStores, "probes" | "audit">;
   /** Reads in flight at once, per kind. */
   concurrency: number;
   signal?: AbortSignal;

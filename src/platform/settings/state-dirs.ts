@@ -9,10 +9,14 @@ export interface StateDirs {
   audit: string;
   /** The last probe run of each stack (`<stack>.json`), read by `check`. Default `.stackwarden/probes`; `STACKWARDEN_PROBE_DIR` or `--probe-dir`. */
   probes: string;
+  /** The watcher's stack statuses (`board.json`, `stacks/<stack>.json`). `.stackwarden/status`. */
+  status: string;
+  /** The watcher's event outbox and dead letters. `.stackwarden/events`. */
+  events: string;
 }
 
 /**
- * Resolves the lock, audit and probe-result directories: a flag wins over the environment, which wins over the
+ * Resolves the lock, audit, probe-result, status and event directories (the last two under the working directory): a flag wins over the environment, which wins over the
  * default under the working directory. Point the lock directory of every machine that applies a
  * stack at one shared directory (a network file system) to lock across machines.
  */
@@ -25,6 +29,8 @@ export function stateDirs(
     locks: resolve(cwd, flags.lockDir || env.STACKWARDEN_LOCK_DIR?.trim() || ".stackwarden/locks"),
     audit: resolve(cwd, flags.auditDir || env.STACKWARDEN_AUDIT_DIR?.trim() || ".stackwarden/audit"),
     probes: resolve(cwd, flags.probeDir || env.STACKWARDEN_PROBE_DIR?.trim() || ".stackwarden/probes"),
+    status: resolve(cwd, ".stackwarden/status"),
+    events: resolve(cwd, ".stackwarden/events"),
   };
 }
 

@@ -7,7 +7,7 @@ import { probeEngine } from "../../../src/domain/artifacts/engine-identity";
 import { loadRuleSet, type RuleSet } from "../../../src/domain/artifacts/rule-set";
 import { ScanCache, scanCacheFromEnv } from "../../../src/domain/artifacts/scan-cache";
 import { decodeEntry, encodeEntry, scanCacheKey, type ScanCacheInput } from "../../../src/domain/artifacts/scan-cache-entry";
-import { sha256FileSync } from "../../../src/domain/artifacts/file-digest";
+import { sha256FileSync } from "../../../src/platform/files/file-digest";
 import { BinaryAnalysisClient } from "../../../src/services/binary-analysis/client";
 import { PROJECT_ROOT, VERSION } from "../../../src/platform/version";
 import { startTestEmulator, type TestEmulator } from "../../helpers/emulator";

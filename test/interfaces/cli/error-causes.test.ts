@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { openStateStores } from "../../../src/platform/state/open-state";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gatherFacts } from "../../../src/domain/facts/gather";
@@ -134,7 +135,7 @@ describe("a failed read stops the other reads of the same gathering", () => {
       stackName: "dev",
       clients: newClientSet({}),
       cwd: PROJECT_ROOT,
-      dirs: stateDirs(PROJECT_ROOT, {}, {}),
+      state: openStateStores(stateDirs(PROJECT_ROOT, {}, {}), PROJECT_ROOT),
       concurrency: 1,
       note: () => {},
       warn: () => {},

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { expandGlobs, globMatches } from "../../../src/domain/artifacts/path-glob";
+import { expandGlobs, globMatches } from "../../../src/platform/files/path-glob";
 import { stackOwnInputs } from "../../../src/interfaces/gitops/stack-inputs";
 import { git } from "../../helpers/git";
 import { runCliWith } from "../cli/cli-harness";

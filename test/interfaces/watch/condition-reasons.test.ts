@@ -6,6 +6,7 @@ import { newClientSet } from "../../../src/clients/client-set";
 import { acquireStackLock } from "../../../src/domain/reconcile/stack-lock";
 import { loadStackFile } from "../../../src/domain/stack/stack-config";
 import { stateDirs } from "../../../src/platform/settings/state-dirs";
+import { openStateStores } from "../../../src/platform/state/open-state";
 import { StackStatusReporter } from "../../../src/interfaces/watch/stack-status-reporter";
 import type { StackStatus } from "../../../src/interfaces/watch/status/stack-status";
 import { StatusBoard } from "../../../src/interfaces/watch/status/status-board";
@@ -51,7 +52,7 @@ async function watch(opts: {
   await opts.before?.(dir);
   const env = { STACKWARDEN_ARM_ENDPOINT: opts.endpoint, STACKWARDEN_IMDS_ENDPOINT: t.imdsEndpoint };
   const clients = newClientSet(env);
-  const dirs = stateDirs(dir, {});
+  const state = openStateStores(stateDirs(dir, {}), dir);
   const board = new StatusBoard();
   board.register("s", { file: "Pulumi.s.yaml" });
   const seen: StackStatus[] = [];
@@ -67,8 +68,7 @@ async function watch(opts: {
       schedule: { kind: "interval", ms: 1 },
       clients,
       cwd: dir,
-      actor: clients.actor,
-      dirs,
+      state,
       commitOf: async () => null,
       autoApply: false,
       autoRemediate: !!opts.autoRemediate,
@@ -79,7 +79,7 @@ async function watch(opts: {
       scanTimeoutMs: 10_000,
       pollIntervalMs: 50,
       metrics,
-      status: new StackStatusReporter(board, "s", dirs),
+      status: new StackStatusReporter(board, "s", state),
       log: () => {},
     }).run();
   } finally {
@@ -128,7 +128,7 @@ describe("a transient failure is retried, and stalls only when it lasts", () => 
       ticks: 1,
       autoRemediate: true,
       before: async (dir) => {
-        const lock = await acquireStackLock({ dir: stateDirs(dir, {}).locks, stack: "s", command: "apply" });
+        const lock = await acquireStackLock(openStateStores(stateDirs(dir, {}), dir).locks, { stack: "s", command: "apply" });
         release = () => lock.release();
       },
     });

@@ -1,9 +1,7 @@
-import { readFileSync } from "node:fs";
 import { InvalidArgumentError, type Command } from "commander";
-import { SHA256_HEX, verifyTrailText, type TrailVerdict } from "../../../domain/audit/audit-chain";
-import { auditPathOf } from "../../../domain/audit/audit-trail";
-import { stateDirs } from "../../../platform/settings/state-dirs";
-import { UsageError } from "../cli-error";
+import { SHA256_HEX, type TrailVerdict } from "../../../domain/audit/audit-chain";
+import { verifyAuditTrail } from "../../../usecases/audit";
+import { stateStoresFor } from "../state-stores";
 import type { CommandIO } from "../command-io";
 import { choiceOption } from "../option-parsers";
 
@@ -49,24 +47,13 @@ export function registerAudit(program: Command, io: CommandIO): void {
       sha256Option,
     )
     .option("--output <format>", "table or json", choiceOption(["table", "json"] as const), "table")
-    .action((flags: { stack?: string; file?: string; auditDir?: string; expectHead?: string; output: "table" | "json" }) => {
-      if (!flags.stack === !flags.file) throw new UsageError("which trail? give --stack NAME or --file PATH");
-      const path = flags.file ?? auditPathOf(stateDirs(io.cwd, io.env, flags).audit, flags.stack!);
-      let text: string;
-      try {
-        text = readFileSync(path, "utf8");
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        throw new UsageError(
-          code === "ENOENT"
-            ? `no audit trail at ${path}: nothing was applied to this stack from here yet, or --audit-dir points elsewhere`
-            : `cannot read ${path}: ${(e as Error).message}`,
-        );
-      }
-      const v = verifyTrailText(text, flags.expectHead);
+    .action(async (flags: { stack?: string; file?: string; auditDir?: string; expectHead?: string; output: "table" | "json" }) => {
+      const v = await verifyAuditTrail({ state: stateStoresFor(io, flags), cwd: io.cwd, ...flags });
+      const path = v.where;
       const checkpoint = checkpointLine(v);
       if (flags.output === "json") {
-        io.out(JSON.stringify({ file: path, ...v }, null, 2));
+        const { where: _where, ...verdict } = v;
+        io.out(JSON.stringify({ file: path, ...verdict }, null, 2));
       } else if (v.intact) {
         const head = v.head ? `; head seq ${v.head.seq} sha256 ${v.head.hash}` : "";
         io.out(`${path}: intact, ${plural(v.entries, "entry", "entries")}${head}${checkpoint ? `; ${checkpoint}` : ""}`);

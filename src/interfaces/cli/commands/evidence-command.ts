@@ -1,6 +1,6 @@
 import type { Command } from "commander";
+import { stateStoresFor } from "../state-stores";
 import { clientSetFromEnv } from "../../../clients/client-set";
-import { stateDirs } from "../../../platform/settings/state-dirs";
 import { VERSION } from "../../../platform/version";
 import { verifyEvidenceBundle, writeEvidenceBundle } from "../../../usecases/evidence";
 import { reportError, UsageError } from "../cli-error";
@@ -39,7 +39,7 @@ export function registerEvidence(program: Command, io: CommandIO): void {
           stackName: name,
           clients,
           cwd: io.cwd,
-          dirs: stateDirs(io.cwd, io.env, flags),
+          state: stateStoresFor(io, flags),
           outDir: flags.out,
           toolVersion: VERSION,
           concurrency: flags.concurrency,
@@ -67,8 +67,8 @@ export function registerEvidence(program: Command, io: CommandIO): void {
     .option("--audit-dir <dir>", "directory of the per-stack audit trails (env STACKWARDEN_AUDIT_DIR; default .stackwarden/audit)")
     .option("--trail <file>", "the audit trail file to find the anchor in, instead of <audit-dir>/<stack>.jsonl")
     .option("--output <format>", "table or json", choiceOption(["table", "json"] as const), "table")
-    .action((dir: string, flags: { auditDir?: string; trail?: string; output: "table" | "json" }) => {
-      const v = verifyEvidenceBundle({ dir, cwd: io.cwd, dirs: stateDirs(io.cwd, io.env, flags), trailFile: flags.trail });
+    .action(async (dir: string, flags: { auditDir?: string; trail?: string; output: "table" | "json" }) => {
+      const v = await verifyEvidenceBundle({ dir, cwd: io.cwd, state: stateStoresFor(io, flags), trailFile: flags.trail });
       if (flags.output === "json") io.out(JSON.stringify({ dir, ...v }, null, 2));
       else if (v.intact) {
         const at = v.anchor!.found!;

@@ -5,14 +5,15 @@ import { clientSetFromEnv } from "../../../clients/client-set";
 import { loadStackFile, stackFilePath, type StackConfig } from "../../../domain/stack/stack-config";
 import { formatDuration } from "../../../platform/duration";
 import { currentBranch, headCommit } from "../../../platform/programs/git-checkout";
-import { stateDirs } from "../../../platform/settings/state-dirs";
+import { stateStoresFor } from "../state-stores";
 import { listStacks } from "../../gitops/stack-listing";
 import { notifyStatusChanges } from "../../watch/events/notify-status-changes";
 import { parseNotifySecret } from "../../watch/events/notify-secret";
-import { DEFAULT_EVENTS_DIR, WebhookNotifier } from "../../watch/events/webhook-notifier";
+import { WebhookNotifier } from "../../watch/events/webhook-notifier";
+import { OrderedWrites } from "../../watch/ordered-writes";
 import { StackStatusReporter } from "../../watch/stack-status-reporter";
 import { StatusBoard } from "../../watch/status/status-board";
-import { DEFAULT_STATUS_DIR, StatusStore } from "../../watch/status/status-store";
+import { StatusStore } from "../../watch/status/status-store";
 import { WatchMetrics } from "../../watch/watch-metrics";
 import { cronSchedule, describeSchedule, type Schedule } from "../../watch/watch-schedule";
 import { parseListen, startWatchServer, type Readiness } from "../../watch/watch-server";
@@ -146,11 +147,12 @@ export function registerWatch(program: Command, io: CommandIO): void {
       }
 
       const clients = clientSetFromEnv(io.env);
-      const dirs = stateDirs(io.cwd, io.env, flags);
+      const state = stateStoresFor(io, flags);
       const metrics = new WatchMetrics();
-      const board = new StatusBoard({ store: new StatusStore(resolve(io.cwd, DEFAULT_STATUS_DIR), log), warn: log });
+      const writes = new OrderedWrites(log);
+      const board = await StatusBoard.open({ store: new StatusStore(state.status, log, writes), warn: log });
       const notifier = secret
-        ? WebhookNotifier.open({ dir: resolve(io.cwd, DEFAULT_EVENTS_DIR), urls: flags.notify, secret, log })
+        ? await WebhookNotifier.open({ events: state.events, writes, claim: state.claimOutbox, urls: flags.notify, secret, log })
         : undefined;
       const unsubscribe = notifier ? notifyStatusChanges(board, notifier) : () => {};
       const watchers = stacks.map((st) => {
@@ -162,8 +164,7 @@ export function registerWatch(program: Command, io: CommandIO): void {
           schedule,
           clients,
           cwd: io.cwd,
-          actor: clients.actor,
-          dirs,
+          state,
           git,
           commitOf: () => headCommit(dirname(resolve(io.cwd, st.file))),
           autoApply: !!flags.autoApply,
@@ -175,7 +176,7 @@ export function registerWatch(program: Command, io: CommandIO): void {
           scanTimeoutMs: flags.scanTimeout * 1000,
           pollIntervalMs: flags.pollInterval,
           metrics,
-          status: new StackStatusReporter(board, st.name, dirs),
+          status: new StackStatusReporter(board, st.name, state),
           log: many ? (line) => log(`[${st.name}] ${line}`) : log,
         });
       });
@@ -218,6 +219,7 @@ export function registerWatch(program: Command, io: CommandIO): void {
           await notifier.drain(5_000);
           await notifier.close();
         }
+        await board.flushed();
         metrics.close();
         await server?.close();
         await clients.close();
