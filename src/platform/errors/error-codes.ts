@@ -160,12 +160,6 @@ export const ERROR_CODES = {
     action:
       "the state store (files or Blob Storage) could not be read or written: check STACKWARDEN_STATE_URL, permissions and the network",
   },
-  SW_STATE_URL_INVALID: {
-    exit: 1,
-    retry: "person",
-    action:
-      "STACKWARDEN_STATE_URL / --state-url is not a state URL: use file:DIR, https://ACCOUNT.blob.core.windows.net/CONTAINER[/PREFIX] or http://HOST:PORT/ACCOUNT/CONTAINER",
-  },
   SW_INTERNAL: {
     exit: 1,
     retry: "person",
