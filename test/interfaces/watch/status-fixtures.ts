@@ -1,4 +1,5 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { FileAuditLog } from "../../../src/platform/state/files/file-audit-log";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AuditEntry } from "../../../src/domain/audit/audit-entry";
@@ -87,7 +88,7 @@ export function auditEntries(stack: string, n: number, dir = mkdtempSync(join(tm
     entries.push(entry);
     lines.push(line);
   }
-  writeFileSync(join(dir, `${stack}.jsonl`), lines.map((l) => `${l}\n`).join(""));
+  writeFileSync(new FileAuditLog(dir).where(stack), lines.map((l) => `${l}\n`).join(""));
   return entries;
 }
 
