@@ -231,7 +231,9 @@ describe("check with stackwarden:artifacts", () => {
       );
       expect(r.err.split("\n")).toEqual([
         'stackwarden check: warning: stackwarden:artifacts.paths "tools/*" matches no file',
-        expect.stringMatching(/^stackwarden check: SW_ARTIFACT_NOT_SCANNED: artifact jobs\/nightly\/deploy\.sh could not be scanned: .*HTTP 413 PayloadTooLarge/),
+        expect.stringMatching(
+          /^stackwarden check: SW_ARTIFACT_NOT_SCANNED: artifact jobs\/nightly\/deploy\.sh could not be scanned: .*HTTP 413 PayloadTooLarge/,
+        ),
       ]);
     } finally {
       await small.close();

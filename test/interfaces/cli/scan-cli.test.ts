@@ -82,7 +82,11 @@ describe("stackwarden scan", () => {
     [["scan", "nope.bin", "--rules", "rules"], {}, "stackwarden: SW_USAGE: nope.bin: no such file"],
     [["scan", "clean.sh"], {}, "stackwarden: SW_USAGE: which rules? give --rules PATH (a .yar file or a folder of them)"],
     [["scan"], {}, "stackwarden: SW_USAGE: what to scan? give FILEs, or --stack NAME to scan the stack's stackwarden:artifacts"],
-    [["scan", "clean.sh", "--rules", "missing.yar"], {}, `stackwarden: SW_CONFIG_INVALID: --rules[0]: missing.yar does not exist (relative to ${"DIR"})`],
+    [
+      ["scan", "clean.sh", "--rules", "missing.yar"],
+      {},
+      `stackwarden: SW_CONFIG_INVALID: --rules[0]: missing.yar does not exist (relative to ${"DIR"})`,
+    ],
     [
       ["scan", "clean.sh", "--rules", "rules", "--output", "xml"],
       {},

@@ -202,7 +202,10 @@ describe("stackwarden pko", () => {
   it.each([
     [["pko"], "stackwarden: SW_USAGE: which stacks? give --stack NAME (repeatable) or --all"],
     [["pko", "--all", "--stack", "prod"], "stackwarden: SW_USAGE: give either --stack NAME (repeatable) or --all, not both"],
-    [["pko", "--stack", "nope"], "stackwarden: SW_STACK_NOT_FOUND: stacks/Pulumi.nope.yaml: stack file not found (stacks here: prod, staging_eu)"],
+    [
+      ["pko", "--stack", "nope"],
+      "stackwarden: SW_STACK_NOT_FOUND: stacks/Pulumi.nope.yaml: stack file not found (stacks here: prod, staging_eu)",
+    ],
     [
       ["pko", "--stack", "prod"],
       `stackwarden: SW_USAGE: the repository at {top} has no remote "origin": pass --repo URL (the repository the operator clones)`,
