@@ -197,6 +197,8 @@ export async function verifyEvidenceBundle(req: {
   cwd: string;
   state: Pick<StateStores, "audit">;
   trailFile?: string;
+  /** A head of the trail kept elsewhere (`audit verify` prints it): it must be in the trail. */
+  expectHead?: string;
 }): Promise<EvidenceVerdict> {
   const dir = resolve(req.cwd, req.dir);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`${req.dir} is not a directory: give the bundle's directory`);
@@ -230,7 +232,7 @@ export async function verifyEvidenceBundle(req: {
     throw new UsageError(
       `no audit trail at ${trailPath} to find the bundle's anchor in: give --audit-dir (or --trail FILE) where the stack's trail is`,
     );
-  const anchor = findEvidenceAnchor(trailText, manifestSha256);
+  const anchor = findEvidenceAnchor(trailText, manifestSha256, req.expectHead);
   const intact = problems.length === 0 && anchor.trailIntact && anchor.found !== undefined;
   return { intact, stack: manifest.stack, manifestSha256, problems, anchor, trailPath };
 }

@@ -5,7 +5,6 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCheck } from "../../src/usecases/check";
 import { newClientSet } from "../../src/clients/client-set";
-import { stateDirs } from "../../src/platform/settings/state-dirs";
 import { loadStackFile } from "../../src/domain/stack/stack-config";
 import { silentLogger } from "../../src/platform/http";
 import { BatchAiClient } from "../../src/services/batchai/client";
@@ -351,7 +350,7 @@ describe("parity: the analyzer and check judge the same live state alike", () =>
       stackName: "parity",
       clients: newClientSet(env),
       cwd: dir,
-      state: openStateStores(stateDirs(dir, env), dir),
+      state: await openStateStores({ cwd: dir, env }),
     });
     expect(
       lib.findings

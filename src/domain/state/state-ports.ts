@@ -28,6 +28,8 @@ export interface HeldLease {
   holder: LockHolder;
   /** Time spent waiting for it, in ms (0 when it was free). */
   waitedMs: number;
+  /** When the lease lapses unless renewed (ms since the epoch); absent where locks do not lapse by time alone. */
+  expiresAt?(): number;
   /** The holder of a dead process's lock that was taken over, if any. */
   recovered?: LockHolder;
   /** Aborted when the lock is lost while held (lapsed, broken, taken over): writing must stop. */
@@ -52,6 +54,8 @@ export interface LockStore {
   break(name: string): Promise<LockHolder | undefined>;
   /** Where the lock lives, for messages (a path or a URL without secrets). */
   where(name: string): string;
+  /** How long a lease lasts unless renewed, in ms, where locks are leases (Blob Storage). */
+  readonly leaseMs?: number;
 }
 
 /** The last line of a log, or why it cannot be chained onto. */

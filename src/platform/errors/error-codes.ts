@@ -115,7 +115,7 @@ export const ERROR_CODES = {
   SW_TOOL_MISSING: {
     exit: 1,
     retry: "person",
-    action: "a program stackwarden runs is not installed (the Pulumi CLI for --engine pulumi): the line says how to get it",
+    action: "a program stackwarden runs is not installed (the Pulumi CLI for --engine pulumi, Azurite): the message says how to install it",
   },
   SW_ENGINE_FAILED: {
     exit: 1,
@@ -159,6 +159,18 @@ export const ERROR_CODES = {
     retry: "transient",
     action:
       "the state store (files or Blob Storage) could not be read or written: check STACKWARDEN_STATE_URL, permissions and the network",
+  },
+  SW_STATE_URL_INVALID: {
+    exit: 1,
+    retry: "person",
+    action:
+      "STACKWARDEN_STATE_URL / --state-url is not a state URL: use file:DIR, https://ACCOUNT.blob.core.windows.net/CONTAINER[/PREFIX] or http://HOST:PORT/ACCOUNT/CONTAINER",
+  },
+  SW_NOT_LEADER: {
+    exit: 1,
+    retry: "transient",
+    action:
+      "this watcher replica stands by: the leader (see /api/v1/replica) does the writing; it takes over when the leader's lease lapses",
   },
   SW_INTERNAL: {
     exit: 1,

@@ -55,7 +55,7 @@ export function registerApply(program: Command, io: CommandIO): void {
           stackName: name,
           clients,
           cwd: io.cwd,
-          state: stateStoresFor(io, flags),
+          state: await stateStoresFor(io, flags),
           command,
           lockTimeoutMs,
           yes: flags.yes,

@@ -49,7 +49,7 @@ export function registerCheck(program: Command, io: CommandIO): void {
           stackName: name,
           clients,
           cwd: io.cwd,
-          state: stateStoresFor(io, flags),
+          state: await stateStoresFor(io, flags),
           planned: flags.planned,
           concurrency: flags.concurrency,
           warn: (l) => io.err(`stackwarden check: ${l}`),

@@ -23,7 +23,7 @@ export function registerDrift(program: Command, io: CommandIO): void {
         stackName: name,
         clients: clientSetFromEnv(io.env),
         cwd: io.cwd,
-        state: stateStoresFor(io),
+        state: await stateStoresFor(io),
         concurrency: flags.concurrency,
       });
       io.out(

@@ -29,7 +29,7 @@ The results (the same, no parameter) replace the stack's last run in the probe d
     .action(async (flags: StackFlags & ProbeDirFlags & { output: Format; concurrency: number }) => {
       const { stack, name } = loadStackFromFlags(flags, io);
       const prepared = prepareStackProbes(stack.probes, clientSetFromEnv(io.env), io.env, flags.concurrency);
-      const { run, keep } = await runStackProbes(prepared, { stackName: name, state: stateStoresFor(io, flags), command: "probe" });
+      const { run, keep } = await runStackProbes(prepared, { stackName: name, state: await stateStoresFor(io, flags), command: "probe" });
       io.out(flags.output === "json" ? JSON.stringify(probeDocument(name, stack.file, run), null, 2) : renderProbeTable(name, run));
       // Kept after they are shown: a directory that cannot be written fails the command (exit 1), not the report.
       await keep();

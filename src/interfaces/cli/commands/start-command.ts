@@ -29,7 +29,7 @@ export function registerStart(program: Command, io: CommandIO): void {
     .action(async (flags: { stack: string; seed: string } & ProbeDirFlags) => {
       const stack = loadStackFile(stackFilePath(flags.stack, io.cwd), io.env, io.cwd);
       const outcome = await runStart(
-        { stack, stackName: flags.stack, seedFile: flags.seed, env: io.env, cwd: io.cwd, state: stateStoresFor(io, flags) },
+        { stack, stackName: flags.stack, seedFile: flags.seed, env: io.env, cwd: io.cwd, state: await stateStoresFor(io, flags) },
         {
           emulatorStarted: (url) => io.out(`Embedded emulator at ${url} serving ${flags.seed.replace(`${io.cwd}/`, "")}`),
           step: (n, step) => io.out(`\n== ${n}. ${step} ==`),

@@ -147,12 +147,19 @@ export function registerWatch(program: Command, io: CommandIO): void {
       }
 
       const clients = clientSetFromEnv(io.env);
-      const state = stateStoresFor(io, flags);
+      const state = await stateStoresFor(io, flags);
       const metrics = new WatchMetrics();
       const writes = new OrderedWrites(log);
       const board = await StatusBoard.open({ store: new StatusStore(state.status, log, writes), warn: log });
       const notifier = secret
-        ? await WebhookNotifier.open({ events: state.events, writes, claim: state.claimOutbox, urls: flags.notify, secret, log })
+        ? await WebhookNotifier.open({
+            events: state.events,
+            writes,
+            claim: "claimOutbox" in state ? state.claimOutbox : undefined,
+            urls: flags.notify,
+            secret,
+            log,
+          })
         : undefined;
       const unsubscribe = notifier ? notifyStatusChanges(board, notifier) : () => {};
       const watchers = stacks.map((st) => {

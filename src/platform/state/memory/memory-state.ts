@@ -147,10 +147,13 @@ export class MemoryDocumentStore {
   }
 
   async list(prefix: string): Promise<{ name: string; size: number; modifiedMs: number }[]> {
-    return [...this.docs.entries()]
-      .filter(([name]) => name.startsWith(prefix))
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([name, d]) => ({ name, size: Buffer.byteLength(d.text), modifiedMs: d.modifiedMs }));
+    return (
+      [...this.docs.entries()]
+        // As a directory listing: what is directly under the prefix, not in a folder below it.
+        .filter(([name]) => name.startsWith(prefix) && !name.slice(prefix.length).includes("/"))
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([name, d]) => ({ name, size: Buffer.byteLength(d.text), modifiedMs: d.modifiedMs }))
+    );
   }
 
   async appendLine(name: string, line: string): Promise<void> {
