@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newClientSet } from "../../../src/clients/client-set";
 import { acquireStackLock } from "../../../src/domain/reconcile/stack-lock";
 import { loadStackFile } from "../../../src/domain/stack/stack-config";
-import { stateDirs } from "../../../src/platform/settings/state-dirs";
 import { openStateStores } from "../../../src/platform/state/open-state";
 import { StackStatusReporter } from "../../../src/interfaces/watch/stack-status-reporter";
 import type { StackStatus } from "../../../src/interfaces/watch/status/stack-status";
@@ -52,7 +51,7 @@ async function watch(opts: {
   await opts.before?.(dir);
   const env = { STACKWARDEN_ARM_ENDPOINT: opts.endpoint, STACKWARDEN_IMDS_ENDPOINT: t.imdsEndpoint };
   const clients = newClientSet(env);
-  const state = openStateStores(stateDirs(dir, {}), dir);
+  const state = await openStateStores({ cwd: dir, env: {} });
   const board = new StatusBoard();
   board.register("s", { file: "Pulumi.s.yaml" });
   const seen: StackStatus[] = [];
@@ -128,7 +127,7 @@ describe("a transient failure is retried, and stalls only when it lasts", () => 
       ticks: 1,
       autoRemediate: true,
       before: async (dir) => {
-        const lock = await acquireStackLock(openStateStores(stateDirs(dir, {}), dir).locks, { stack: "s", command: "apply" });
+        const lock = await acquireStackLock((await openStateStores({ cwd: dir, env: {} })).locks, { stack: "s", command: "apply" });
         release = () => lock.release();
       },
     });
