@@ -1,7 +1,7 @@
 import type { ClientSet } from "../clients/client-set";
 import { enabledRules, evaluateCompliance, factKeysOf, type ComplianceResult } from "../domain/compliance/evaluate";
 import type { ComplianceFacts } from "../domain/compliance/facts";
-import type { Exemption } from "../domain/compliance/exemptions";
+import type { Exemption } from "../domain/compliance/declared-exemption";
 import type { RuleDefinition } from "../domain/compliance/rule";
 import type { RuleSettings } from "../domain/compliance/rule-settings";
 import type { ResourceContext, ResourceInput } from "../domain/facts/fact-kind";

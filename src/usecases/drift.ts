@@ -1,5 +1,5 @@
 import type { ClientSet } from "../clients/client-set";
-import { applyExemptions } from "../domain/compliance/exemptions";
+import { applyExemptions } from "../domain/compliance/exemption-application";
 import type { Finding } from "../domain/compliance/finding";
 import { settingsOf } from "../domain/compliance/rule-settings";
 import type { RuleDefinition } from "../domain/compliance/rule";

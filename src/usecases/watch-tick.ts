@@ -92,6 +92,8 @@ export interface TickRequest extends ApplyTuning {
   signal?: AbortSignal;
   /** Stops a running apply between requests (a shutdown after the grace period). */
   stop?: AbortSignal;
+  /** The fence before an apply starts (a watcher replica's lease): throws once this replica no longer leads. */
+  fence?: () => Promise<void>;
   warn?: (line: string) => void;
 }
 
@@ -191,6 +193,19 @@ async function applyTick(
 ): Promise<TickApply | undefined> {
   // Shutting down (the tick's reads were cancelled): no apply starts.
   if (req.signal?.aborted) return undefined;
+  // A replica that no longer leads (paused past its lease, its lease broken) applies nothing.
+  try {
+    await req.fence?.();
+  } catch (e) {
+    return {
+      trigger,
+      items: items.length,
+      commit: req.commit,
+      startedAt: new Date().toISOString(),
+      finishedAt: new Date().toISOString(),
+      error: e,
+    };
+  }
   const commit = req.commit ?? (await req.commitOf());
   const startedAt = new Date().toISOString();
   hooks.applying?.(trigger, commit);

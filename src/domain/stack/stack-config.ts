@@ -4,7 +4,7 @@ import Ajv, { type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import { registryVersion } from "../compliance/registry";
 import { resolveRuleSettings, type ConfiguredRuleSettings, type RuleSettings } from "../compliance/rule-settings";
-import type { Exemption } from "../compliance/exemptions";
+import type { Exemption } from "../compliance/declared-exemption";
 import type { SourceLocation } from "../../platform/yaml/source-location";
 import { databaseLabel, elasticPoolLabel } from "../../platform/arm/resource-id";
 import {

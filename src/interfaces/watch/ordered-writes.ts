@@ -8,17 +8,27 @@
 export class OrderedWrites {
   private tail: Promise<void> = Promise.resolve();
 
-  constructor(private readonly warn: (line: string) => void = () => {}) {}
+  constructor(
+    private readonly warn: (line: string) => void = () => {},
+    /** The fence before each write (a watcher replica's lease): a write it refuses is dropped and reported. */
+    private readonly fence?: () => Promise<void>,
+  ) {}
 
   /** Queues a write after every one queued before it. */
   run(what: string, write: () => Promise<unknown>): void {
     this.tail = this.tail.then(async () => {
       try {
+        await this.fence?.();
         await write();
       } catch (e) {
         this.warn(`${what}: ${(e as Error).message}`);
       }
     });
+  }
+
+  /** Resolves while writes may go on (the fence holds), throws once they may not. */
+  async fenced(): Promise<void> {
+    await this.fence?.();
   }
 
   /** Resolves once every write queued so far has ended. */

@@ -55,6 +55,8 @@ export interface WatchOptions {
   scanTimeoutMs: number;
   pollIntervalMs: number;
   metrics: WatchMetrics;
+  /** The fence before an apply (the replica's lease): a replica that no longer leads applies nothing. */
+  fence?: () => Promise<void>;
   /** Keeps the stack's status for the status page, the API and the events. */
   status?: StackStatusReporter;
   log: (line: string) => void;
@@ -196,6 +198,7 @@ export class Watcher {
           memory: this.memory,
           signal: reads.signal,
           stop: stop.signal,
+          fence: this.o.fence,
           warn: (line) => this.o.log(`${tag}: ${line}`),
         },
         this.tickHooks(tag, (found) => this.logFound(tag, found)),

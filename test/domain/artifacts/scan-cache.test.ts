@@ -34,7 +34,7 @@ beforeAll(async () => {
   sample = await buildExecutableSample();
   project = tempDir("stackwarden-scan-cache-");
   mkdirSync(join(project, "rules"));
-  copyFileSync(join(PROJECT_ROOT, "policies", "rules", "test-markers.yar"), join(project, "rules", "test-markers.yar"));
+  copyFileSync(join(PROJECT_ROOT, "stacks", "dev", "signatures", "test-markers.yar"), join(project, "rules", "test-markers.yar"));
   writeFileSync(join(project, "rules", "sample.yar"), markerRule("sample_exe_marker", sample.marker));
   writeFileSync(join(project, "dirty.sh"), `#!/bin/sh\necho deploying # ${MARKER}\n`);
   writeFileSync(join(project, "clean.sh"), "#!/bin/sh\necho fine\n");

@@ -1,7 +1,7 @@
 import Ajv from "ajv";
 import { describe, expect, it } from "vitest";
 import { evaluateCompliance } from "../../../src/domain/compliance/evaluate";
-import { isExemptionActive } from "../../../src/domain/compliance/exemptions";
+import { isExemptionActive } from "../../../src/domain/compliance/exemption-application";
 import { batchUsagesId } from "../../../src/platform/arm/resource-id";
 import { UNKNOWN, type ComplianceFacts } from "../../../src/domain/compliance/facts";
 import type { AdvisorFacts, TierAdvisorFacts } from "../../../src/domain/facts/tier-advice";

@@ -24,6 +24,11 @@ export interface WebhookNotifierOptions {
    * gives it up; throws DirectoryInUse when another live watcher has it. Absent: no claim.
    */
   claim?: () => () => void;
+  /**
+   * The fence before each delivery (a watcher replica's lease): a delivery it refuses is not sent and
+   * stays in the outbox, for the replica that leads next. Absent: every delivery is sent.
+   */
+  fence?: () => Promise<void>;
   /** The webhooks (http or https URLs); each gets every event. */
   urls: readonly string[];
   /** The signing secret in Standard Webhooks' `whsec_…` form (from STACKWARDEN_NOTIFY_SECRET). */
@@ -266,6 +271,15 @@ export class WebhookNotifier {
   }
 
   private async attempt(t: Target, d: PendingDelivery): Promise<void> {
+    try {
+      await this.o.fence?.();
+    } catch (e) {
+      // No longer the leader: nothing more is sent; the outbox keeps it for the next one.
+      this.log(`notify: not sending ${d.type} ${d.id}: ${(e as Error).message}`);
+      this.stopped.abort(e);
+      void this.close();
+      return;
+    }
     const at = new Date();
     let failure: string;
     let retryAfterMs: number | undefined;

@@ -115,6 +115,21 @@ export class StatusBoard {
     return this.commit(name, prev, deepFreeze(continueStatus(prev, structuredClone(draft), this.now())));
   }
 
+  /**
+   * Takes the statuses another replica stored (a standby following its leader): each one newer than
+   * what the board shows replaces it, and the page's listeners hear of it; nothing is saved (the
+   * leader writes) and no event is derived here (a standby has no notifier subscribed).
+   */
+  adopt(statuses: readonly StackStatus[]): void {
+    for (const s of statuses) {
+      const prev = this.statuses.get(s.name);
+      if (prev && prev.generation >= s.generation && prev.updatedAt === s.updatedAt) continue;
+      const next = deepFreeze(structuredClone(s));
+      this.statuses.set(s.name, next);
+      this.notify({ name: s.name, previous: prev, current: next, revision: ++this.rev });
+    }
+  }
+
   /** Takes a stack off the board (and out of the store). */
   remove(name: string): boolean {
     const prev = this.statuses.get(name);

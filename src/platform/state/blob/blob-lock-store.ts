@@ -90,7 +90,7 @@ export class BlobLockStore {
         if (statusOf(e) !== 409) throw this.c.failure(`take the lock ${this.where(request.name)}`, e);
         const current = await this.holder(request.name);
         const waited = Date.now() - started;
-        if (waited >= request.timeoutMs) return { held: false as const, holder: current, waitedMs: waiting ? waited : 0 };
+        if (waited >= request.timeoutMs) return { held: false as const, holder: current, waitedMs: request.timeoutMs > 0 ? waited : 0 };
         if (!waiting) {
           waiting = true;
           request.onWait?.(current);

@@ -133,7 +133,7 @@ export class FileLockStore {
           continue;
         }
         const waited = Date.now() - started;
-        if (waited >= timeoutMs) return { held: false, holder: current, waitedMs: waiting ? waited : 0 };
+        if (waited >= timeoutMs) return { held: false, holder: current, waitedMs: timeoutMs > 0 ? waited : 0 };
         if (!waiting) {
           waiting = true;
           request.onWait?.(current);
@@ -151,41 +151,51 @@ export class FileLockStore {
       fs.renameSync(tmp, join(lockPath, "holder.json"));
       fs.utimesSync(lockPath, atime, mtime);
       fs.rmSync(intent, { force: true });
-      let released = false;
-      return {
-        held: true,
-        lease: {
-          holder,
-          waitedMs: waiting ? Date.now() - started : 0,
-          recovered,
-          lost: lost.signal,
-          check: async () => {
-            if (lost.signal.aborted) throw lost.signal.reason;
-            const now = readHolderFile(lockPath);
-            if (!now || now.pid !== holder.pid || now.host !== holder.host || now.since !== holder.since) {
-              const why = new StackwardenError(
-                "SW_LOCK_LOST",
-                `the lock of stack ${name} is no longer ours (${now ? `pid ${now.pid} on host ${now.host} holds it` : "it was removed"}): stopping before the next write`,
-              );
-              lost.abort(why);
-              throw why;
-            }
-          },
-          async release() {
-            if (released) return;
-            released = true;
-            try {
-              await release();
-            } catch (e) {
-              // Already released, broken or taken over after it went stale: nothing of ours is left to remove.
-              const code = (e as NodeJS.ErrnoException).code;
-              if (code !== "ERELEASED" && code !== "ENOTACQUIRED" && code !== "ENOENT") throw e;
-            }
-          },
-        },
-      };
+      return { held: true, lease: heldFileLease(name, holder, lockPath, release, lost, recovered, waiting ? Date.now() - started : 0) };
     }
   }
+}
+
+/** A file lock this process holds: its fence reads the holder back, its release gives the directory up. */
+function heldFileLease(
+  name: string,
+  holder: LockHolder,
+  lockPath: string,
+  release: () => Promise<void>,
+  lost: AbortController,
+  recovered: LockHolder | undefined,
+  waitedMs: number,
+) {
+  let released = false;
+  return {
+    holder,
+    waitedMs,
+    recovered,
+    lost: lost.signal,
+    check: async () => {
+      if (lost.signal.aborted) throw lost.signal.reason;
+      const now = readHolderFile(lockPath);
+      if (!now || now.pid !== holder.pid || now.host !== holder.host || now.since !== holder.since) {
+        const why = new StackwardenError(
+          "SW_LOCK_LOST",
+          `the lock of stack ${name} is no longer ours (${now ? `pid ${now.pid} on host ${now.host} holds it` : "it was removed"}): stopping before the next write`,
+        );
+        lost.abort(why);
+        throw why;
+      }
+    },
+    async release() {
+      if (released) return;
+      released = true;
+      try {
+        await release();
+      } catch (e) {
+        // Already released, broken or taken over after it went stale: nothing of ours is left to remove.
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code !== "ERELEASED" && code !== "ENOTACQUIRED" && code !== "ENOENT") throw e;
+      }
+    },
+  };
 }
 
 /**

@@ -73,7 +73,8 @@ export class MemoryLockStore {
         };
       }
       const waited = Date.now() - started;
-      if (waited >= request.timeoutMs) return { held: false as const, holder: current.holder, waitedMs: waiting ? waited : 0 };
+      if (waited >= request.timeoutMs)
+        return { held: false as const, holder: current.holder, waitedMs: request.timeoutMs > 0 ? waited : 0 };
       if (!waiting) {
         waiting = true;
         request.onWait?.(current.holder);
