@@ -121,6 +121,16 @@ describe("other codes the CLI ends with", () => {
     expect(t.emu.stats.total).toBe(before);
   });
 
+  it("lock break without --yes: SW_NOT_CONFIRMED, in JSON too with --output json", async () => {
+    const r = await runCli(["lock", "break", "--stack", "s", "--output", "json"], t.url, stackDir({ "Pulumi.s.yaml": STACK }));
+    expect(r.code).toBe(1);
+    expect(errorOf(r)).toMatchObject({
+      code: "SW_NOT_CONFIRMED",
+      message: expect.stringMatching(/^refusing to break the lock of stack s without --yes/),
+    });
+    expectJsonError(r);
+  });
+
   it("a stack file that does not validate: SW_CONFIG_INVALID at its file, line and column", async () => {
     const r = await runCli(
       ["plan", "--config", "Pulumi.s.yaml", "--output", "json"],
