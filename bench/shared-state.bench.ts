@@ -1,4 +1,11 @@
-import { hostname } from "node:os";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { startEmulator } from "../src/emulator/server";
+import { parseSeed } from "../src/emulator/seed";
+import { LOCAL_SERVICES } from "../src/emulator/services";
+import { PROJECT_ROOT } from "../src/platform/version";
 import { randomUUID } from "node:crypto";
 import { BlobServiceClient, StorageSharedKeyCredential, type ContainerClient } from "@azure/storage-blob";
 import type { AuditRecord } from "../src/domain/audit/audit-entry";
@@ -16,7 +23,12 @@ import { median, reportGoal } from "./goal";
  * - append: list the trail's entries, read the last, read it again as the entry before, create the next.
  * Goal: each at most 1.2x its bare calls.
  *
- * Settings (environment): BENCH_ROUNDS (default 10), BENCH_OPS (operations per round, default 20).
+ * Then failover: two watcher replicas (compiled CLI, one Azurite state URL, lease 15 s, ticks every
+ * second) and BENCH_KILLS times (default 20) a kill -9 of the leader, timed until the standby's first
+ * tick as leader (its `tick 1:` line), a new standby started after each. Goal: p50 and p99 at most
+ * the lease plus one tick plus 2 s.
+ *
+ * Settings (environment): BENCH_ROUNDS (default 10), BENCH_OPS (operations per round, default 20), BENCH_KILLS.
  */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const OPS = Number(process.env.BENCH_OPS ?? 20);
@@ -109,8 +121,106 @@ async function main(): Promise<void> {
     );
     reportGoal({ figure: "stack lock acquire+release on Azurite vs the bare storage calls", value: lockRatio, limit: 1.2 });
     reportGoal({ figure: "audit append on Azurite vs the bare storage calls", value: appendRatio, limit: 1.2 });
+    await failover(azurite.stateUrl("failover"));
   } finally {
     await azurite.stop();
+  }
+}
+
+const LEASE_S = 15;
+const TICK_MS = 1000;
+const KILLS = Number(process.env.BENCH_KILLS ?? 20);
+
+/** A watcher replica in its own directory, its output collected. */
+function replica(stateUrl: string, emulatorUrl: string): { proc: ChildProcess; out: () => string; exited: Promise<unknown> } {
+  const dir = mkdtempSync(join(tmpdir(), "stackwarden-failover-"));
+  writeFileSync(
+    join(dir, "Pulumi.fo.yaml"),
+    "config:\n  stackwarden:subscriptionId: 00000000-0000-0000-0000-000000000000\n  stackwarden:databases:\n    - { resourceGroup: rg, server: s1, database: orders, transparentDataEncryption: Enabled }\n",
+  );
+  const proc = spawn(
+    process.execPath,
+    [join(PROJECT_ROOT, "bin", "stackwarden.js"), "watch", "--config", "Pulumi.fo.yaml", "--interval", `${TICK_MS}ms`],
+    {
+      cwd: dir,
+      env: {
+        PATH: process.env.PATH,
+        STACKWARDEN_EMULATOR: emulatorUrl,
+        STACKWARDEN_STATE_URL: stateUrl,
+        STACKWARDEN_STATE_ACCOUNT_KEY: AZURITE_KEY,
+        STACKWARDEN_LEASE_SECONDS: String(LEASE_S),
+        STACKWARDEN_CAMPAIGN_MS: "250",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let out = "";
+  proc.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));
+  return { proc, out: () => out, exited: new Promise((r) => proc.once("exit", r)) };
+}
+
+async function until(check: () => boolean, ms: number): Promise<number> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return Date.now();
+}
+
+/** Leader kill -9 to the standby's first tick, KILLS times. */
+async function failover(stateUrl: string): Promise<void> {
+  const emu = await startEmulator({
+    seed: parseSeed(
+      "fo.yaml",
+      JSON.stringify({
+        sql: {
+          subscriptionId: "00000000-0000-0000-0000-000000000000",
+          servers: [{ name: "s1", resourceGroup: "rg", databases: [{ name: "orders", transparentDataEncryption: "Enabled" }] }],
+        },
+      }),
+      LOCAL_SERVICES,
+    ),
+  });
+  const all: ReturnType<typeof replica>[] = [];
+  const leads = (r: ReturnType<typeof replica>) => /leading watch-fo/.test(r.out());
+  try {
+    let leader = replica(stateUrl, emu.url);
+    all.push(leader);
+    await until(() => leads(leader) && /tick 1:/.test(leader.out()), 60_000);
+    const times: number[] = [];
+    for (let k = 0; k < KILLS; k++) {
+      const standby = replica(stateUrl, emu.url);
+      all.push(standby);
+      await until(() => /standing by/.test(standby.out()), 60_000);
+      await new Promise((r) => setTimeout(r, 1000 + Math.random() * 4000)); // a random moment of the leader's lease
+      leader.proc.kill("SIGKILL");
+      const killed = Date.now();
+      await leader.exited;
+      const ticked = await until(
+        () => leads(standby) && /tick 1:/.test(standby.out().slice(standby.out().indexOf("leading watch-fo"))),
+        60_000,
+      );
+      times.push(ticked - killed);
+      process.stdout.write(`kill ${k + 1}: the standby ticked as leader ${((ticked - killed) / 1000).toFixed(2)} s after the kill\n`);
+      leader = standby;
+    }
+    const sorted = [...times].sort((a, b) => a - b);
+    const p = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+    const floor = LEASE_S * 1000 + TICK_MS;
+    process.stdout.write(
+      `failover over ${KILLS} kills: p50 ${(p(0.5) / 1000).toFixed(2)} s, p99 ${(p(0.99) / 1000).toFixed(2)} s; lease ${LEASE_S} s + one tick ${TICK_MS / 1000} s = ${(floor / 1000).toFixed(1)} s\n`,
+    );
+    reportGoal({
+      figure: "failover p50 (leader kill -9 to the standby's first tick) vs lease + one tick",
+      value: p(0.5) / floor,
+      limit: (floor + 2000) / floor,
+    });
+    reportGoal({ figure: "failover p99 vs lease + one tick", value: p(0.99) / floor, limit: (floor + 2000) / floor });
+  } finally {
+    for (const r of all) r.proc.kill("SIGKILL");
+    await Promise.all(all.map((r) => r.exited));
+    await emu.close();
   }
 }
 

@@ -26,11 +26,13 @@ export async function openStateStores(settings: StateSettings) {
   const loc = parseStateUrl(settings.url ?? settings.env[STATE_URL_VAR], where);
   if (loc.kind === "files") return openFileState(stateDirs(settings.cwd, settings.env, settings.dirs, loc.dir), settings.cwd);
   const leaseSeconds = settings.env.STACKWARDEN_LEASE_SECONDS ? Number(settings.env.STACKWARDEN_LEASE_SECONDS) : undefined;
+  const tryTimeoutMs = settings.env.STACKWARDEN_STATE_TIMEOUT_MS ? Number(settings.env.STACKWARDEN_STATE_TIMEOUT_MS) : undefined;
   return openBlobState(
     {
       ...loc,
       accountKey: settings.env[STATE_KEY_VAR]?.trim() || undefined,
       credential: loc.sas || settings.env[STATE_KEY_VAR] ? undefined : settings.credential?.(),
+      tryTimeoutMs,
     },
     { leaseSeconds },
   );

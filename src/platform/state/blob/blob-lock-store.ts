@@ -168,7 +168,8 @@ class HeldBlobLease {
     if (this.released) return;
     this.released = true;
     clearInterval(this.timer);
-    if (this.lost.aborted) return;
+    // Released even when it seemed lost: if it is still ours after all (a refusal that was not the
+    // service's last word), the next holder need not wait for it to lapse; if not, nothing happens.
     await this.lease.releaseLease().catch(() => undefined);
   }
 
