@@ -16,7 +16,7 @@ export const ERROR_CODES = {
     exit: 1,
     retry: "person",
     action:
-      "an apply that changes something was not confirmed: no one could be asked (stdin is not a terminal) or the answer was no; pass --yes to apply without asking",
+      "a change (an apply, a lock break) was not confirmed: no one could be asked (stdin is not a terminal) or the answer was no; pass --yes",
   },
   SW_STACK_NOT_FOUND: {
     exit: 1,
