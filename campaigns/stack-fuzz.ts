@@ -325,7 +325,8 @@ export async function startFuzzBench(): Promise<FuzzBench> {
 
 /**
  * Runs one case and says what is wrong with how it ended, or undefined when it ended as it must:
- * exit 1, one stderr line `stackwarden: <file>:<line>:<column>: …` inside the file, no stdout, no request.
+ * exit 1, one stderr line `stackwarden: SW_CONFIG_INVALID: <file>:<line>:<column>: …` inside the file, no request, and
+ * nothing on stdout but, with --output json, that error as `{"error":{"code","message"}}`.
  */
 export async function checkFuzzCase(bench: FuzzBench, c: FuzzCase, n: number): Promise<string | undefined> {
   const file = `Pulumi.fuzz-${n}.yaml`;
@@ -344,10 +345,13 @@ export async function checkFuzzCase(bench: FuzzBench, c: FuzzCase, n: number): P
   const problems: string[] = [];
   if (code !== 1) problems.push(`exit ${code}, not 1`);
   if (bench.requests() !== before) problems.push(`${bench.requests() - before} request(s) reached the API`);
-  if (out.length) problems.push(`stdout was not empty: ${out.join(" | ").slice(0, 200)}`);
+  // With --output json the error is also the one document on stdout; otherwise stdout stays empty.
+  const asked = c.command.includes("json");
+  if (asked ? !isErrorDocument(out, err[0]) : out.length)
+    problems.push(`stdout was not ${asked ? "the error as JSON" : "empty"}: ${out.join(" | ").slice(0, 200)}`);
   if (err.length !== 1) problems.push(`${err.length} stderr lines, not 1: ${err.join(" | ").slice(0, 300)}`);
-  const m = new RegExp(`^stackwarden: ${file.replace(/\./g, "\\.")}:(\\d+):(\\d+): \\S`).exec(err[0] ?? "");
-  if (!m) problems.push(`stderr does not start with ${file}:line:column: ${err[0]}`);
+  const m = new RegExp(`^stackwarden: SW_CONFIG_INVALID: ${file.replace(/\./g, "\\.")}:(\\d+):(\\d+): \\S`).exec(err[0] ?? "");
+  if (!m) problems.push(`stderr does not start with SW_CONFIG_INVALID: ${file}:line:column: ${err[0]}`);
   else {
     const lines = c.text.split("\n").length;
     if (Number(m[1]) < 1 || Number(m[1]) > lines) problems.push(`line ${m[1]} is outside the file's ${lines} lines`);
@@ -381,5 +385,17 @@ export async function runStackFuzz(opts: { cases: number; seed: number }): Promi
     return { cases: n, seed: opts.seed, ms: Date.now() - started, failure: (e as Error).message };
   } finally {
     await bench.close();
+  }
+}
+
+/** Whether stdout is exactly the JSON form of the stderr line `stackwarden: CODE: message`. */
+function isErrorDocument(out: readonly string[], line: string | undefined): boolean {
+  const m = /^stackwarden: (SW_[A-Z_]+): (.*)$/.exec(line ?? "");
+  if (!m || out.length !== 1) return false;
+  try {
+    const doc = JSON.parse(out[0]) as { error?: { code?: unknown; message?: unknown } };
+    return Object.keys(doc).length === 1 && doc.error?.code === m[1] && doc.error.message === m[2];
+  } catch {
+    return false;
   }
 }

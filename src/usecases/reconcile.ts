@@ -13,6 +13,7 @@ import { stackFilePath, type StackConfig } from "../domain/stack/stack-config";
 import type { StateStores } from "../domain/state/state-ports";
 import { headCommit } from "../platform/programs/git-checkout";
 import { runPulumiApply, type EngineIO, type EngineSummary } from "../platform/programs/pulumi-engine";
+import { StackwardenError } from "../platform/errors/stackwarden-error";
 import { UsageError } from "../platform/usage-error";
 
 /** How an apply tells its caller what it is doing, and asks. Every hook is optional. */
@@ -52,9 +53,10 @@ export interface ApplyTuning {
  * An apply without `--yes` where no one can be asked (stdin is not a terminal): it refuses, as
  * `pulumi up` and `terraform apply` do, before anything is read, locked, written or audited.
  */
-export class NotConfirmedError extends UsageError {
+export class NotConfirmedError extends StackwardenError {
   constructor(stackName?: string) {
     super(
+      "SW_NOT_CONFIRMED",
       `refusing to apply${stackName ? ` stack ${stackName}` : ""} without --yes: stdin is not a terminal, so no one can confirm the changes; nothing was read or changed (pass --yes to apply without asking)`,
     );
     this.name = "NotConfirmedError";
@@ -189,7 +191,7 @@ export async function applyChanges(
     return { plan, outcomes: [], exitCode: unread };
   }
   if (!opts.yes && !(await hooks.confirm!(`Apply ${plan.changes.length} change(s) to stack ${opts.stackName ?? "?"}?`))) {
-    throw new UsageError("apply cancelled; nothing was changed");
+    throw new StackwardenError("SW_NOT_CONFIRMED", "apply cancelled; nothing was changed");
   }
   const outcomes = await applyTde(api, plan.changes, {
     concurrency: opts.concurrency,

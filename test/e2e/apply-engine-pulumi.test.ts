@@ -40,7 +40,7 @@ describe("apply --engine pulumi without a Pulumi CLI", () => {
     expect(r.code, explain(r)).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr.trimEnd().split("\n")).toEqual([
-      `stackwarden apply: no Pulumi CLI found (not on PATH, not in ${join(emptyDir, `pulumi-v${pulumiSdkVersion()}`, "bin")}): run \`npm run pulumi:install\` to build it, then retry`,
+      `stackwarden apply: SW_TOOL_MISSING: no Pulumi CLI found (not on PATH, not in ${join(emptyDir, `pulumi-v${pulumiSdkVersion()}`, "bin")}): run \`npm run pulumi:install\` to build it, then retry`,
     ]);
   });
 
@@ -55,7 +55,7 @@ describe("apply --engine pulumi without a Pulumi CLI", () => {
     expect(r.stdout).toBe("");
     const lines = r.stderr.trimEnd().split("\n");
     expect(lines, r.stderr).toHaveLength(1);
-    expect(lines[0]).toMatch(/^stackwarden apply: no Pulumi CLI found .*run `npm run pulumi:install`/);
+    expect(lines[0]).toMatch(/^stackwarden apply: SW_TOOL_MISSING: no Pulumi CLI found .*run `npm run pulumi:install`/);
   });
 
   it("--config instead of --stack is refused in one line", async () => {
@@ -65,7 +65,7 @@ describe("apply --engine pulumi without a Pulumi CLI", () => {
     });
     expect(r.code, explain(r)).toBe(1);
     expect(r.stderr.trimEnd().split("\n")).toEqual([
-      "stackwarden: --engine pulumi needs --stack NAME (a stack of the Pulumi project), not --config",
+      "stackwarden: SW_USAGE: --engine pulumi needs --stack NAME (a stack of the Pulumi project), not --config",
     ]);
   });
 });
@@ -181,7 +181,7 @@ sql:
     // stopped the update (steps run in parallel: a race): then the audit entry of that change follows it.
     const lines = r.stderr.trimEnd().split("\n");
     const last = lines.at(-1)!.startsWith("stackwarden apply --engine pulumi: audit entry") ? lines.at(-2) : lines.at(-1);
-    expect(last).toMatch(/^stackwarden apply: pulumi up failed: .+/);
+    expect(last).toMatch(/^stackwarden apply: SW_ENGINE_FAILED: pulumi up failed: .+/);
     expect(await tde("ledger")).toBe("Enabled");
   });
 
@@ -196,6 +196,6 @@ sql:
     expect(r.code, explain(r)).toBe(1);
     expect(r.output).toMatch(/nowhere/);
     const last = r.stderr.trimEnd().split("\n").at(-1);
-    expect(last, r.output).toMatch(/^stackwarden apply: pulumi up failed: .+/);
+    expect(last, r.output).toMatch(/^stackwarden apply: SW_ENGINE_FAILED: pulumi up failed: .+/);
   });
 });

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { filesUnder, pathKind, readTextFile } from "../../platform/files/local-files";
 import { resolve } from "node:path";
 import type { RuleSource } from "../../services/binary-analysis/types";
+import { StackwardenError } from "../../platform/errors/stackwarden-error";
 import { displayPath } from "../../platform/files/path-glob";
 
 /** One rule file of a rule set. */
@@ -20,10 +21,10 @@ export interface RuleSet {
   digest: string;
 }
 
-/** A rule reference that cannot be used: the message names it and says what to do. */
-export class RuleSetError extends Error {
+/** A rule reference that cannot be used: the message names it and says what to do (`SW_CONFIG_INVALID`). */
+export class RuleSetError extends StackwardenError {
   constructor(message: string) {
-    super(message);
+    super("SW_CONFIG_INVALID", message);
     this.name = "RuleSetError";
   }
 }

@@ -1,9 +1,10 @@
+import { StackwardenError } from "../../platform/errors/stackwarden-error";
 import type { TdeApi } from "./tde-api";
 
-/** The apply was stopped (shutdown) before it could send its next request. */
-export class StoppedError extends Error {
+/** The apply was stopped (shutdown) before it could send its next request (`SW_CANCELLED`). */
+export class StoppedError extends StackwardenError {
   constructor(reason: string) {
-    super(reason);
+    super("SW_CANCELLED", reason);
     this.name = "StoppedError";
   }
 }

@@ -1,5 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { settleBounded } from "../../platform/bounded-map";
+import type { ErrorCode } from "../../platform/errors/error-codes";
+import { errorCodeOf } from "../../platform/errors/error-code-of";
+import { StackwardenError } from "../../platform/errors/stackwarden-error";
 import { ApiError } from "../../platform/http/api-error";
 import { databaseLabel } from "../../platform/arm/resource-id";
 import type { TdeApi, TdeDatabaseRef, TdeStatus } from "./tde-api";
@@ -27,13 +30,15 @@ export interface ApplyOutcome {
   item: TdePlanItem;
   ok: boolean;
   error?: string;
+  /** The stable code of the failure, when it failed (`SW_NOT_CONVERGED` for a scan, an API failure's own). */
+  code?: ErrorCode;
   elapsedMs: number;
 }
 
-/** A scan that ended without reaching the desired state, or did not end in time. */
-export class ScanError extends Error {
+/** A scan that ended without reaching the desired state, or did not end in time (`SW_NOT_CONVERGED`). */
+export class ScanError extends StackwardenError {
   constructor(message: string) {
-    super(message);
+    super("SW_NOT_CONVERGED", message);
     this.name = "ScanError";
   }
 }
@@ -57,7 +62,7 @@ export async function applyTde(api: TdeApi, changes: readonly TdePlanItem[], opt
     if (s.status === "fulfilled") return { item: changes[i], ok: true, elapsedMs: s.value };
     const error = (s.reason as Error).message;
     opts.onEvent?.({ kind: "failed", item: changes[i], error });
-    return { item: changes[i], ok: false, error, elapsedMs: 0 };
+    return { item: changes[i], ok: false, error, code: errorCodeOf(s.reason), elapsedMs: 0 };
   });
 }
 

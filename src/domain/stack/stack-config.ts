@@ -180,6 +180,7 @@ export function loadStackFile(path: string, env: NodeJS.ProcessEnv = process.env
           : code === "EACCES"
             ? "cannot read the stack file: permission denied"
             : `cannot read the stack file (${code})`,
+      code === "ENOENT" ? "SW_STACK_NOT_FOUND" : "SW_IO_FAILED",
     );
   }
   return parseStackConfig(shown, text, env);

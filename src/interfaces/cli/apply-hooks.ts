@@ -1,11 +1,14 @@
 import type { ApplyOutcome } from "../../domain/reconcile/tde-apply";
 import { describeHolder } from "../../domain/reconcile/stack-lock";
-import { planErrorLines, renderPlan } from "../../domain/reports/plan-report";
+import { renderPlan } from "../../domain/reports/plan-report";
+import { unreadOfPlanError } from "../../domain/reconcile/tde-plan";
 import type { StackConfig } from "../../domain/stack/stack-config";
 import { databaseLabel } from "../../platform/arm/resource-id";
 import { formatDuration } from "../../platform/duration";
 import type { ApplyHooks, ApplyStackResult, LockHooks } from "../../usecases/apply";
+import { errorLine } from "./cli-error";
 import type { CommandIO } from "./command-io";
+import { unreadErrorLine } from "./failure-lines";
 import { ApplyProgress } from "./render/apply-progress";
 
 /**
@@ -18,7 +21,7 @@ export function applyHooksFor(io: CommandIO, stack: StackConfig, stackName: stri
     planned: (plan, readHere) => {
       if (readHere) io.out(renderPlan(plan, stack, stackName, "table"));
       // Databases that could not be read are reported and left alone; the exit code is 1.
-      for (const line of planErrorLines(plan)) io.err(`stackwarden apply: ${line}`);
+      for (const e of plan.errors) io.err(unreadErrorLine("stackwarden apply", unreadOfPlanError(e)));
     },
     nothingToApply: (unread) =>
       io.out(unread ? "Nothing to apply among the databases that could be read." : "Nothing to apply: live TDE already matches the stack."),
@@ -41,7 +44,7 @@ export function lockHooksFor(io: CommandIO, command: string, stackName: string, 
       ),
     lockRecovered: (holder) =>
       io.err(`stackwarden ${command}: recovered the lock left by ${describeHolder(holder)}: that process no longer runs`),
-    lockLost: (reason) => io.err(`stackwarden ${command}: warning: ${reason.message}`),
+    lockLost: (reason) => io.err(errorLine(`stackwarden ${command}: warning`, "SW_LOCK_LOST", reason.message)),
   };
 }
 
@@ -57,7 +60,7 @@ function summarize(outcomes: ApplyOutcome[]): string {
   const failed = outcomes.filter((o) => !o.ok);
   const ok = outcomes.length - failed.length;
   const lines = [`Apply: ${ok} of ${outcomes.length} change(s) converged${failed.length ? `, ${failed.length} failed` : ""}.`];
-  for (const f of failed) lines.push(`  ! ${databaseLabel(f.item.ref)}: ${f.error}`);
+  for (const f of failed) lines.push(`  ! ${databaseLabel(f.item.ref)}: ${f.code ? `${f.code}: ` : ""}${f.error}`);
   return lines.join("\n");
 }
 

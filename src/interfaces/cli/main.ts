@@ -1,7 +1,8 @@
 import { Command, CommanderError, Help } from "commander";
 import { EMULATOR_FLAG, EMULATOR_FLAG_MARK, EMULATOR_VAR } from "../../platform/settings/emulator-settings";
 import { VERSION } from "../../platform/version";
-import { describeError } from "./cli-error";
+import { ERROR_CODES } from "../../platform/errors/error-codes";
+import { errorDocument, errorLine, reportError } from "./cli-error";
 import { type CommandIO, processIO } from "./command-io";
 import { COMMANDS, commandTerm, type CommandEntry, type RegisterCommand } from "./command-registry";
 
@@ -12,12 +13,19 @@ class CommandNotLoaded extends Error {
   }
 }
 
+/** The command a run reached (its action, or the parse that failed in it), and a usage error's message: for `--output json`. */
+interface Reached {
+  command?: Command;
+  usage?: string;
+}
+
 /**
  * Builds the command tree; `io` receives all output. Commands in `loaded` are declared in full
  * (options, action); the others are listed by name and description only, so that `--help` and
- * `--version` load no command module (see command-registry.ts).
+ * `--version` load no command module (see command-registry.ts). `reached` learns which command
+ * ran or failed to parse, so that its error can be reported in the format it was asked for.
  */
-export function buildProgram(io: CommandIO, loaded: ReadonlyMap<string, RegisterCommand> = new Map()): Command {
+export function buildProgram(io: CommandIO, loaded: ReadonlyMap<string, RegisterCommand> = new Map(), reached: Reached = {}): Command {
   const listed = new Map<Command, CommandEntry>();
   const defaultHelp = new Help();
   const program = new Command("stackwarden")
@@ -34,7 +42,7 @@ export function buildProgram(io: CommandIO, loaded: ReadonlyMap<string, Register
       writeOut: (s) => io.out(s.replace(/\n$/, "")),
       writeErr: (s) => io.err(s.replace(/\n$/, "")),
       // One line, no usage dump: the error names what and where; --help shows the rest.
-      outputError: (s, write) => write(`stackwarden: ${s.replace(/^error: /, "").trim()} (see --help)\n`),
+      outputError: (s, write) => write(`${usageLine(reached, "stackwarden", s, "see --help")}\n`),
     })
     .exitOverride();
   for (const entry of COMMANDS) {
@@ -60,11 +68,32 @@ export function buildProgram(io: CommandIO, loaded: ReadonlyMap<string, Register
     c.exitOverride().configureOutput({
       writeOut: (s) => io.out(s.replace(/\n$/, "")),
       writeErr: (s) => io.err(s.replace(/\n$/, "")),
-      outputError: (s, write) =>
-        write(`stackwarden ${c.name()}: ${s.replace(/^error: /, "").trim()} (see stackwarden ${c.name()} --help)\n`),
+      outputError: (s, write) => {
+        reached.command = c;
+        write(`${usageLine(reached, `stackwarden ${c.name()}`, s, `see stackwarden ${c.name()} --help`)}\n`);
+      },
     });
   }
+  // The command whose action runs, or whose arguments failed to parse (the deepest one dispatched to).
+  const follow = (cmd: Command) => {
+    if (cmd.commands.length) cmd.hook("preSubcommand", (_parent, sub) => void (reached.command = sub));
+    cmd.commands.forEach(follow);
+  };
+  follow(program);
+  program.hook("preAction", (_program, action) => void (reached.command = action));
   return program;
+}
+
+/** Commander's own error (unknown option, bad value) as one line with its code: `stackwarden plan: SW_USAGE: … (see …)`. */
+function usageLine(reached: Reached, prefix: string, said: string, see: string): string {
+  reached.usage = `${said.replace(/^error: /, "").trim()} (${see})`;
+  return errorLine(prefix, "SW_USAGE", reached.usage);
+}
+
+/** Whether the command asked for JSON (`--output json`, or `--format json` where that is its alias). */
+function wantsJson(command: Command | undefined): boolean {
+  const opts = command?.opts() as { output?: unknown; format?: unknown } | undefined;
+  return opts?.output === "json" || opts?.format === "json";
 }
 
 /** Commands that serve an emulator of their own: `--emulator` would mean nothing to them. */
@@ -97,15 +126,20 @@ function namedCommand(argv: readonly string[]): CommandEntry | undefined {
   return COMMANDS.find((c) => c.name === name);
 }
 
-/** Runs the CLI and resolves to the exit code; errors become one line on stderr. */
+/**
+ * Runs the CLI and resolves to the exit code; an error becomes one line on stderr,
+ * `stackwarden: SW_CODE: message` (plus `{"error":…}` on stdout with `--output json`), and its exit
+ * code is the catalogue's.
+ */
 export async function main(argv: string[], io: CommandIO = processIO()): Promise<number> {
   const loaded = new Map<string, RegisterCommand>();
+  const reached: Reached = {};
   try {
     const named = namedCommand(argv);
     if (named) loaded.set(named.name, await named.load());
     for (;;) {
       try {
-        await buildProgram(io, loaded).parseAsync(argv, { from: "user" });
+        await buildProgram(io, loaded, reached).parseAsync(argv, { from: "user" });
         return io.exitCode;
       } catch (e) {
         // A command reached in a way namedCommand did not foresee: load it and parse again.
@@ -116,9 +150,11 @@ export async function main(argv: string[], io: CommandIO = processIO()): Promise
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help") return 0;
-      return e.exitCode === 0 ? 0 : 1;
+      if (e.exitCode === 0) return 0;
+      // Its line is written (usageLine); JSON, when asked for, repeats it.
+      if (wantsJson(reached.command) && reached.usage !== undefined) io.out(errorDocument("SW_USAGE", reached.usage));
+      return ERROR_CODES.SW_USAGE.exit;
     }
-    io.err(`stackwarden: ${describeError(e)}`);
-    return 1;
+    return reportError(io, e, { json: wantsJson(reached.command) });
   }
 }

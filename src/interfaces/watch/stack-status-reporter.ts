@@ -2,6 +2,7 @@ import type { Finding } from "../../domain/compliance/finding";
 import { readProbeRun } from "../../domain/probes/probe-results-store";
 import type { LockHolder } from "../../domain/reconcile/stack-lock";
 import type { TdePlanItem } from "../../domain/reconcile/tde-plan";
+import type { ErrorCode } from "../../platform/errors/error-codes";
 import type { StateStores } from "../../domain/state/state-ports";
 import { readAuditTail } from "./status/audit-tail";
 import type { ApplyRecord, DeploymentStatus, StackStatus, TickStatus } from "./status/stack-status";
@@ -17,6 +18,8 @@ export interface TickReport {
   finishedAt: number;
   outcome: TickStatus["outcome"];
   error?: string;
+  /** The stable code of the error, when it failed: the condition's reason follows from it. */
+  errorCode?: ErrorCode;
   /** The plan items still drifted when the tick ends; absent when live state could not be read. */
   drift?: readonly TdePlanItem[];
   /** The findings the tick ends with; absent when the check did not run. */
@@ -79,6 +82,7 @@ export class StackStatusReporter {
       commitSubject: t.commitSubject,
       outcome: t.outcome,
       error: t.error ?? null,
+      errorCode: t.outcome === "failed" ? (t.errorCode ?? null) : null,
       startedAt: new Date(t.startedAt).toISOString(),
       finishedAt: new Date(t.finishedAt).toISOString(),
       durationMs: t.finishedAt - t.startedAt,

@@ -5,6 +5,9 @@ import type { StackConfig } from "../../domain/stack/stack-config";
 import type { StateStores } from "../../domain/state/state-ports";
 import { commitSubject, fetchFastForward } from "../../platform/programs/git-checkout";
 import { describeHolder } from "../../domain/reconcile/stack-lock";
+import { notConvergedError, unreadError } from "../../domain/reconcile/reconcile-failures";
+import { errorCodeOf } from "../../platform/errors/error-code-of";
+import type { ErrorCode } from "../../platform/errors/error-codes";
 import { databaseLabel } from "../../platform/arm/resource-id";
 import type { ApplyEvent } from "../../domain/reconcile/tde-apply";
 import type { TdePlanItem } from "../../domain/reconcile/tde-plan";
@@ -162,6 +165,7 @@ export class Watcher {
     setMaxListeners(0, reads.signal);
     let tag = `tick ${n}`;
     let error: string | undefined;
+    let errorCode: ErrorCode | undefined;
     let commit: string | null = null;
     let subject: string | null = null;
     let ended: { drift: TdePlanItem[]; findings: Finding[] } | undefined;
@@ -206,15 +210,15 @@ export class Watcher {
       this.o.metrics.setFindings(this.o.stackName, report.findings);
       ended = { drift: report.remaining, findings: report.findings };
       const failedApply = (report.apply?.result?.outcomes.length ?? 0) - converged;
-      if (failedApply > 0 && !this.stopping) throw new Error(`${failedApply} change(s) did not converge; they are tried again next tick`);
+      if (failedApply > 0 && !this.stopping) throw notConvergedError(report.apply?.result?.outcomes ?? []);
       const unread = report.check.unread;
-      if (unread.length > 0)
-        throw new Error(`${unread.length} database(s) of the stack could not be read (${unread.map((u) => u.label).join(", ")})`);
+      if (unread.length > 0) throw unreadError(unread);
     } catch (e) {
       if (this.stopping && reads.signal.aborted) {
         this.o.log(`${tag}: stopped by shutdown`);
       } else {
         error = oneLine(e);
+        errorCode = errorCodeOf(e);
         this.o.log(`${tag}: FAILED: ${error}`);
       }
     } finally {
@@ -233,6 +237,7 @@ export class Watcher {
       finishedAt,
       outcome: interrupted ? "interrupted" : error ? "failed" : "succeeded",
       error,
+      errorCode,
       ...(ended && !error ? ended : {}),
       nextTickAt: this.stopping ? undefined : nextTickAt(this.o.schedule, startedAt),
     });

@@ -3,13 +3,141 @@
  * catalogue: the code is stable (scripts and people grep for it), the exit code is what the CLI
  * returns, `retry` says whether trying again later can help (`transient`) or a person must act
  * (`person`), and `action` is the README's "what to do". Adding a code is one entry here; the
- * README's table is checked against this list by a test.
+ * README's table is checked against this list by a test, and so is that every code is thrown
+ * (or mapped to) somewhere in `src/`.
  */
 export const ERROR_CODES = {
-  SW_INTERNAL: {
+  SW_USAGE: {
     exit: 1,
     retry: "person",
-    action: "a bug in stackwarden: report it with the command line (the message names the JavaScript error)",
+    action: "a flag, an argument or their combination is wrong (the message names it): correct the command line; `--help` shows the rest",
+  },
+  SW_NOT_CONFIRMED: {
+    exit: 1,
+    retry: "person",
+    action:
+      "a change (an apply, a lock break) was not confirmed: no one could be asked (stdin is not a terminal) or the answer was no; pass --yes",
+  },
+  SW_STACK_NOT_FOUND: {
+    exit: 1,
+    retry: "person",
+    action: "no stack file by that name: check --stack (the message lists the stacks found) or --config",
+  },
+  SW_CONFIG_INVALID: {
+    exit: 1,
+    retry: "person",
+    action:
+      "a file stackwarden reads (the stack file, the signature rules it names, a seed) is invalid: fix it at the file, line, column and key named",
+  },
+  SW_SETTING_INVALID: {
+    exit: 1,
+    retry: "person",
+    action:
+      "an environment variable or a flag's value cannot be used (an endpoint that is not a URL, a token over plain http): fix the variable named",
+  },
+  SW_CREDENTIAL_UNAVAILABLE: {
+    exit: 1,
+    retry: "person",
+    action:
+      "no credential gave a token (the message says what each one said): set AZURE_ACCESS_TOKEN, or run where the managed identity or the AZURE_* variables are",
+  },
+  SW_ACCESS_DENIED: {
+    exit: 1,
+    retry: "person",
+    action:
+      "the service refused the credential (401) or its permissions (403): grant the identity access to the resource named, or use another credential or key",
+  },
+  SW_RESOURCE_NOT_FOUND: {
+    exit: 1,
+    retry: "person",
+    action:
+      "the service has no such resource (404) or nothing matched: fix the name in the stack file (the line is named), or create the resource",
+  },
+  SW_REQUEST_REJECTED: {
+    exit: 1,
+    retry: "person",
+    action: "the service refused the request as it was made (a 4xx other than 401, 403, 404, 429): its own code and message say why",
+  },
+  SW_RESPONSE_INVALID: {
+    exit: 1,
+    retry: "person",
+    action:
+      "the service answered with something stackwarden cannot use (not JSON, no id, a link elsewhere): give its operators the request id in the message",
+  },
+  SW_THROTTLED: {
+    exit: 1,
+    retry: "transient",
+    action: "the service still throttled (429) after every retry: run again later, or lower --concurrency",
+  },
+  SW_SERVICE_ERROR: {
+    exit: 1,
+    retry: "transient",
+    action: "the service failed (5xx) after every retry: run again later; if it lasts, give its operators the request id in the message",
+  },
+  SW_ENDPOINT_UNREACHABLE: {
+    exit: 1,
+    retry: "transient",
+    action:
+      "nothing answers at the endpoint (refused, no such host, no route): check the endpoint and the variable or flag that set it (named in the message), or start the emulator",
+  },
+  SW_TIMEOUT: {
+    exit: 1,
+    retry: "transient",
+    action: "the endpoint took too long to answer, on every attempt: run again later; check the network to the endpoint named",
+  },
+  SW_CONNECTION_LOST: {
+    exit: 1,
+    retry: "transient",
+    action: "the connection broke before a whole answer arrived, on every attempt: run again; check proxies and the network",
+  },
+  SW_CANCELLED: {
+    exit: 1,
+    retry: "transient",
+    action: "the command was stopped (a signal, a shutdown) before it finished: run it again",
+  },
+  SW_NOT_CONVERGED: {
+    exit: 1,
+    retry: "transient",
+    action:
+      "a change was made but its encryption scan failed or did not finish in time: run again (watch retries next tick); the line says which",
+  },
+  SW_ARTIFACT_NOT_SCANNED: {
+    exit: 1,
+    retry: "transient",
+    action:
+      "an artifact could not be scanned (the file could not be read, or the binary analysis service failed): the line says why; fix the file or run again",
+  },
+  SW_GIT_FAILED: {
+    exit: 1,
+    retry: "transient",
+    action: "a git command failed (git's own last line is quoted): check the remote, the branch and the network, or install git",
+  },
+  SW_TOOL_MISSING: {
+    exit: 1,
+    retry: "person",
+    action: "a program stackwarden runs is not installed (the Pulumi CLI for --engine pulumi, Azurite): the message says how to install it",
+  },
+  SW_ENGINE_FAILED: {
+    exit: 1,
+    retry: "person",
+    action: "`pulumi up` failed (apply --engine pulumi): its own output above says why; fix that, then apply again",
+  },
+  SW_IO_FAILED: {
+    exit: 1,
+    retry: "person",
+    action:
+      "a file or directory could not be read or written (the system's reason, e.g. EACCES or ENOSPC, is named): fix its path or permissions",
+  },
+  SW_ADDRESS_IN_USE: {
+    exit: 1,
+    retry: "person",
+    action: "something already listens on that address: choose another --port (0 picks a free one), or stop what listens there",
+  },
+  SW_STATE_IN_USE: {
+    exit: 1,
+    retry: "person",
+    action:
+      "another live process holds this state directory (its pid is named): stop it, or run this one in another directory; a claim of a dead process is taken over",
   },
   SW_LOCK_HELD: {
     exit: 1,
@@ -38,16 +166,16 @@ export const ERROR_CODES = {
     action:
       "STACKWARDEN_STATE_URL / --state-url is not a state URL: use file:DIR, https://ACCOUNT.blob.core.windows.net/CONTAINER[/PREFIX] or http://HOST:PORT/ACCOUNT/CONTAINER",
   },
-  SW_TOOL_MISSING: {
-    exit: 1,
-    retry: "person",
-    action: "a program stackwarden runs is not installed (the Pulumi CLI, Azurite): the message says how to install it",
-  },
   SW_NOT_LEADER: {
     exit: 1,
     retry: "transient",
     action:
       "this watcher replica stands by: the leader (see /api/v1/replica) does the writing; it takes over when the leader's lease lapses",
+  },
+  SW_INTERNAL: {
+    exit: 1,
+    retry: "person",
+    action: "a bug in stackwarden: report it with the command line (the message names the JavaScript error)",
   },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
@@ -67,4 +195,9 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 /** The catalogue entry of a code. */
 export function errorCodeInfo(code: ErrorCode): ErrorCodeInfo {
   return ERROR_CODES[code];
+}
+
+/** Whether a string is a code of the catalogue. */
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === "string" && Object.hasOwn(ERROR_CODES, code);
 }

@@ -1,4 +1,4 @@
-import type { ErrorCode } from "./error-codes";
+import { isErrorCode, type ErrorCode } from "./error-codes";
 
 /**
  * An error with a stable code from the catalogue (error-codes.ts). The CLI prints
@@ -16,8 +16,8 @@ export class StackwardenError extends Error {
   }
 }
 
-/** The stable code an error carries, if it carries one. */
+/** The stable code an error carries, if it carries one of the catalogue. */
 export function swCodeOf(e: unknown): ErrorCode | undefined {
   const code = (e as { swCode?: unknown } | null)?.swCode;
-  return typeof code === "string" && code.startsWith("SW_") ? (code as ErrorCode) : undefined;
+  return isErrorCode(code) ? code : undefined;
 }

@@ -1,3 +1,6 @@
+import { StackwardenError } from "../errors/stackwarden-error";
+import { apiFailureCode } from "./api-failure-code";
+
 /** Everything a caller needs to act on a failed API call; the message is already redacted. */
 export interface ApiErrorDetails {
   /** Logical operation, e.g. `TransparentDataEncryptions_Get`. */
@@ -22,8 +25,8 @@ export interface ApiErrorDetails {
   attempts?: number;
 }
 
-/** The one error type the transport throws for a failed call. */
-export class ApiError extends Error {
+/** The one error type the transport throws for a failed call; its stable code follows from what happened (apiFailureCode). */
+export class ApiError extends StackwardenError {
   readonly operation: string;
   readonly status: number;
   readonly code: string;
@@ -37,7 +40,7 @@ export class ApiError extends Error {
   readonly detail: string;
 
   constructor(d: ApiErrorDetails) {
-    super(formatApiError(d));
+    super(apiFailureCode(d.status, d.code), formatApiError(d));
     this.name = "ApiError";
     this.operation = d.operation;
     this.status = d.status;

@@ -14,6 +14,7 @@ import { bearerTokenStage } from "./stages/bearer-token-stage";
 import { loggingStage } from "./stages/logging-stage";
 import { TransportContext } from "./transport-context";
 import { VERSION } from "../version";
+import { StackwardenError } from "../errors/stackwarden-error";
 
 export { composeRetry, sharedDispatcher } from "./dispatch";
 export type { RequestIdHeaders } from "./request-ids";
@@ -72,10 +73,10 @@ export class HttpTransport {
     try {
       base = new URL(opts.baseUrl);
     } catch {
-      throw new Error(`invalid endpoint URL "${opts.baseUrl}": expected an absolute http(s) URL`);
+      throw new StackwardenError("SW_SETTING_INVALID", `invalid endpoint URL "${opts.baseUrl}": expected an absolute http(s) URL`);
     }
     if (base.protocol !== "http:" && base.protocol !== "https:") {
-      throw new Error(`invalid endpoint URL "${redactUrl(base)}": only http and https are supported`);
+      throw new StackwardenError("SW_SETTING_INVALID", `invalid endpoint URL "${redactUrl(base)}": only http and https are supported`);
     }
     this.baseUrl = base;
     const requestIds = normalizeRequestIdHeaders(opts.requestIds);

@@ -1,3 +1,4 @@
+import { StackwardenError } from "../errors/stackwarden-error";
 import { isLoopbackHost } from "./credential-origins";
 
 /**
@@ -39,13 +40,13 @@ export function unreachableAdvice(base: URL, setting?: string): string {
  * A credential's token source (an IMDS) that nothing answers at: the endpoint is down, so no
  * other credential is tried, and the message names the endpoint and what set it, not credentials.
  */
-export class EndpointUnreachableError extends Error {
+export class EndpointUnreachableError extends StackwardenError {
   constructor(
     /** The transport's code (`ECONNREFUSED` …). */
     readonly code: string,
     message: string,
   ) {
-    super(message);
+    super("SW_ENDPOINT_UNREACHABLE", message);
     this.name = "EndpointUnreachableError";
   }
 }

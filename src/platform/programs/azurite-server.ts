@@ -49,7 +49,7 @@ export async function startAzurite(opts: { port?: number; location?: string; hos
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("Azurite did not start within 30 s")), 30_000);
+    const timer = setTimeout(() => reject(new StackwardenError("SW_TOOL_MISSING", "Azurite did not start within 30 s")), 30_000);
     lines.on("line", (line) => {
       const m = /successfully listens on (http:\/\/\S+)/.exec(line);
       if (m) {

@@ -1,9 +1,10 @@
 import { execFile } from "node:child_process";
+import { StackwardenError } from "../errors/stackwarden-error";
 
-/** A git command that failed; the message has git's own last line. */
-export class GitError extends Error {
+/** A git command that failed; the message has git's own last line (`SW_GIT_FAILED`). */
+export class GitError extends StackwardenError {
   constructor(message: string) {
-    super(message);
+    super("SW_GIT_FAILED", message);
     this.name = "GitError";
   }
 }

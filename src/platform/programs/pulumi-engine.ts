@@ -2,6 +2,8 @@ import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs"
 import { homedir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import type * as Automation from "@pulumi/pulumi/automation";
+import type { ErrorCode } from "../errors/error-codes";
+import { errorLine } from "../errors/error-line";
 
 /** The one line printed when no Pulumi CLI can be found. */
 export const PULUMI_INSTALL_HINT = "npm run pulumi:install";
@@ -150,6 +152,43 @@ function failureLine(e: unknown): string {
   return `${error.replace(/^error:\s*/i, "")}${r?.code !== undefined && r.code >= 0 ? ` (pulumi exit ${r.code})` : ""}`;
 }
 
+/** Why the engine cannot start, in one line with its code. */
+interface EngineRefusal {
+  refused: { code: ErrorCode; message: string };
+}
+
+/**
+ * What the engine needs before it starts: a yes (or someone to ask), a Pulumi CLI, the stack file
+ * inside a Pulumi project, and a passphrase for a file backend; or why it cannot start.
+ */
+function prepareEngine(
+  opts: PulumiApplyOptions,
+  env: NodeJS.ProcessEnv,
+): { cli: PulumiCli; projectDir: string; backend: string } | EngineRefusal {
+  const refuse = (code: ErrorCode, message: string): EngineRefusal => ({ refused: { code, message } });
+  if (!opts.yes && !opts.confirm)
+    return refuse(
+      "SW_NOT_CONFIRMED",
+      `refusing to run pulumi up on stack ${opts.stack} without --yes: stdin is not a terminal, so no one can confirm; nothing was changed (pass --yes)`,
+    );
+  const cli = locatePulumiCli(env);
+  if (!cli) return refuse("SW_TOOL_MISSING", missingCliMessage(env));
+  const projectDir = dirname(dirname(resolve(opts.stackFile)));
+  if (!existsSync(join(projectDir, "Pulumi.yaml")))
+    return refuse(
+      "SW_CONFIG_INVALID",
+      `${opts.stackFile} is not in a Pulumi project (no Pulumi.yaml in ${projectDir}); --engine pulumi needs the project's stacks/Pulumi.<stack>.yaml`,
+    );
+  // The CLI expands `~` from the passwd entry, not $HOME: expand it here so HOME is honoured.
+  const backend = (env.PULUMI_BACKEND_URL || DEFAULT_BACKEND_URL).replace(/^file:\/\/~(?=\/|$)/, `file://${env.HOME || homedir()}`);
+  if (backend.startsWith("file://") && !env.PULUMI_CONFIG_PASSPHRASE && !env.PULUMI_CONFIG_PASSPHRASE_FILE)
+    return refuse(
+      "SW_SETTING_INVALID",
+      `the ${backend} backend encrypts stack secrets with a passphrase: set PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE)`,
+    );
+  return { cli, projectDir, backend };
+}
+
 /**
  * `stackwarden apply --engine pulumi`: runs `pulumi up --refresh --policy-pack <project>/policies` on
  * the stack through the Automation API (LocalWorkspace on the project directory), streaming the CLI's output. The backend is
@@ -158,32 +197,12 @@ function failureLine(e: unknown): string {
  */
 export async function runPulumiApply(opts: PulumiApplyOptions, io: EngineIO): Promise<number> {
   const env = io.env;
-  if (!opts.yes && !opts.confirm) {
-    io.err(
-      `stackwarden apply: refusing to run pulumi up on stack ${opts.stack} without --yes: stdin is not a terminal, so no one can confirm; nothing was changed (pass --yes)`,
-    );
+  const prepared = prepareEngine(opts, env);
+  if ("refused" in prepared) {
+    io.err(errorLine("stackwarden apply", prepared.refused.code, prepared.refused.message));
     return 1;
   }
-  const cli = locatePulumiCli(env);
-  if (!cli) {
-    io.err(`stackwarden apply: ${missingCliMessage(env)}`);
-    return 1;
-  }
-  const projectDir = dirname(dirname(resolve(opts.stackFile)));
-  if (!existsSync(join(projectDir, "Pulumi.yaml"))) {
-    io.err(
-      `stackwarden apply: ${opts.stackFile} is not in a Pulumi project (no Pulumi.yaml in ${projectDir}); --engine pulumi needs the project's stacks/Pulumi.<stack>.yaml`,
-    );
-    return 1;
-  }
-  // The CLI expands `~` from the passwd entry, not $HOME: expand it here so HOME is honoured.
-  const backend = (env.PULUMI_BACKEND_URL || DEFAULT_BACKEND_URL).replace(/^file:\/\/~(?=\/|$)/, `file://${env.HOME || homedir()}`);
-  if (backend.startsWith("file://") && !env.PULUMI_CONFIG_PASSPHRASE && !env.PULUMI_CONFIG_PASSPHRASE_FILE) {
-    io.err(
-      `stackwarden apply: the ${backend} backend encrypts stack secrets with a passphrase: set PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE)`,
-    );
-    return 1;
-  }
+  const { cli, projectDir, backend } = prepared;
   // A file backend's directory must exist.
   if (backend.startsWith("file://")) mkdirSync(backend.slice("file://".length).replace(/\?.*$/, ""), { recursive: true });
 
@@ -222,7 +241,7 @@ export async function runPulumiApply(opts: PulumiApplyOptions, io: EngineIO): Pr
       out.flush();
       err.flush();
       if (!(await opts.confirm!())) {
-        io.err("stackwarden apply: cancelled; nothing was changed");
+        io.err(errorLine("stackwarden apply", "SW_NOT_CONFIRMED", "cancelled; nothing was changed"));
         return 1;
       }
     }
@@ -239,7 +258,9 @@ export async function runPulumiApply(opts: PulumiApplyOptions, io: EngineIO): Pr
   } catch (e) {
     out.flush();
     err.flush();
-    const line = `stackwarden apply: ${isMissingCli(e) ? missingCliMessage(env) : `pulumi up failed: ${failureLine(e)}`}`;
+    const line = isMissingCli(e)
+      ? errorLine("stackwarden apply", "SW_TOOL_MISSING", missingCliMessage(env))
+      : errorLine("stackwarden apply", "SW_ENGINE_FAILED", `pulumi up failed: ${failureLine(e)}`);
     if (opts.onSummary) opts.onSummary({ stream: "err", line });
     else io.err(line);
     return 1;

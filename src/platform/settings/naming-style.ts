@@ -1,3 +1,5 @@
+import { SettingsError } from "./settings-error";
+
 /**
  * The product description renames a few vendor tokens: the ARM namespaces (`Provider.Sql` for
  * `Microsoft.Sql`) and the certificate gateway's headers (`X-GATEWAY-APIKEY` for `X-APISETU-APIKEY`).
@@ -11,5 +13,5 @@ export function namingStyleFromEnv(env: NodeJS.ProcessEnv = process.env): Naming
   const v = env.STACKWARDEN_PROVIDER_NAMES?.trim().toLowerCase();
   if (!v || v === "real") return "real";
   if (v === "described") return "described";
-  throw new Error(`STACKWARDEN_PROVIDER_NAMES: expected "real" or "described", got "${env.STACKWARDEN_PROVIDER_NAMES}"`);
+  throw new SettingsError(`STACKWARDEN_PROVIDER_NAMES: expected "real" or "described", got "${env.STACKWARDEN_PROVIDER_NAMES}"`);
 }

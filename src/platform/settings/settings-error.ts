@@ -1,7 +1,9 @@
-/** Bad configuration from the environment: the message names the variable (or flag). */
-export class SettingsError extends Error {
+import { StackwardenError } from "../errors/stackwarden-error";
+
+/** Bad configuration from the environment: the message names the variable (or flag) (`SW_SETTING_INVALID`). */
+export class SettingsError extends StackwardenError {
   constructor(message: string) {
-    super(message);
+    super("SW_SETTING_INVALID", message);
     this.name = "SettingsError";
   }
 }

@@ -1,6 +1,7 @@
 import { open, readFile, stat, type FileHandle } from "node:fs/promises";
 import { basename } from "node:path";
 import { ReadableStream } from "node:stream/web";
+import { StackwardenError } from "../../platform/errors/stackwarden-error";
 
 /** Bytes a read takes from disk while a part is sent. */
 const READ_CHUNK = 4 << 20;
@@ -36,7 +37,7 @@ export class DiskFile extends File {
    */
   static async open(path: string, opts: { onRead?: () => void } = {}): Promise<DiskFile> {
     const s = await stat(path);
-    if (!s.isFile()) throw new Error(`${path} is not a file`);
+    if (!s.isFile()) throw new StackwardenError("SW_IO_FAILED", `${path} is not a file`);
     return new DiskFile(path, s.size, opts.onRead);
   }
 

@@ -7,6 +7,7 @@ import type { NamingStyle } from "../../platform/settings/naming-style";
 import { DOCTYPE_INFO, defaultFormat, operationPath, type CertificateFormat, type Doctype } from "./catalogue";
 import { documentKind } from "./document-kind";
 import { keyHeaderNames } from "./header-names";
+import { StackwardenError } from "../../platform/errors/stackwarden-error";
 import type {
   CertificateErrorBody,
   CertificateParametersByDoctype,
@@ -90,10 +91,13 @@ export class CertificatesClient {
   /** Asks the doctype's issuer for a certificate; resolves to the document, or throws ApiError with the issuer's error. */
   async issue<D extends Doctype>(doctype: D, request: IssueRequest<D>): Promise<IssuedDocument> {
     const info = DOCTYPE_INFO[doctype];
-    if (!info) throw new Error(`unknown certificate doctype "${String(doctype)}"`);
+    if (!info) throw new StackwardenError("SW_CONFIG_INVALID", `unknown certificate doctype "${String(doctype)}"`);
     const format: CertificateFormat = request.format ?? defaultFormat(doctype);
     if (!info.formats.includes(format)) {
-      throw new Error(`${info.issuer}/${doctype}: format "${format}" is not offered; its spec allows ${info.formats.join(", ")}`);
+      throw new StackwardenError(
+        "SW_CONFIG_INVALID",
+        `${info.issuer}/${doctype}: format "${format}" is not offered; its spec allows ${info.formats.join(", ")}`,
+      );
     }
     const parameters = checkParameters(doctype, request.certificateParameters as unknown as Record<string, unknown>);
     const txnId = randomUUID();
@@ -196,21 +200,27 @@ function isErrorBody(body: Buffer): boolean {
 /** The doctype's parameters as the spec names them, each a non-empty string; refuses missing and unknown fields. */
 function checkParameters(doctype: Doctype, given: Record<string, unknown> | undefined): Record<string, string> {
   const info = DOCTYPE_INFO[doctype];
-  if (!given || typeof given !== "object") throw new Error(`${info.issuer}/${doctype}: certificateParameters are required`);
+  if (!given || typeof given !== "object")
+    throw new StackwardenError("SW_CONFIG_INVALID", `${info.issuer}/${doctype}: certificateParameters are required`);
   const out: Record<string, string> = {};
   for (const field of info.parameters) {
     const v = given[field.name];
     if (v === undefined || v === null || v === "") {
       if (field.required)
-        throw new Error(`${info.issuer}/${doctype}: certificateParameters.${field.name} (${field.description}) is required`);
+        throw new StackwardenError(
+          "SW_CONFIG_INVALID",
+          `${info.issuer}/${doctype}: certificateParameters.${field.name} (${field.description}) is required`,
+        );
       continue;
     }
-    if (typeof v !== "string") throw new Error(`${info.issuer}/${doctype}: certificateParameters.${field.name} must be a string`);
+    if (typeof v !== "string")
+      throw new StackwardenError("SW_CONFIG_INVALID", `${info.issuer}/${doctype}: certificateParameters.${field.name} must be a string`);
     out[field.name] = v;
   }
   const unknown = Object.keys(given).filter((k) => !info.parameters.some((f) => f.name === k));
   if (unknown.length) {
-    throw new Error(
+    throw new StackwardenError(
+      "SW_CONFIG_INVALID",
       `${info.issuer}/${doctype}: certificateParameters has no field ${unknown.map((k) => `"${k}"`).join(", ")}; the spec defines ${info.parameters.map((f) => f.name).join(", ")}`,
     );
   }

@@ -164,7 +164,9 @@ describe("inventory and plan with a database the cloud does not have", () => {
     expect(ghost).toHaveLength(3); // its TDE, its scans and its advisors
     for (const e of ghost) expect(e).toMatchObject({ status: 404, code: "ResourceNotFound", location: "stack.yaml:5:7" });
     expect(doc.errors.some((e) => e.resource === "jobs of rg-a/ws-ok/exp-noid")).toBe(true);
-    expect(r.err).toMatch(/^inventory: error: stack\.yaml:5:7: transparentDataEncryption of rg\/s1\/ghost: HTTP 404 ResourceNotFound: /m);
+    expect(r.err).toMatch(
+      /^inventory: error: SW_RESOURCE_NOT_FOUND: stack\.yaml:5:7: transparentDataEncryption of rg\/s1\/ghost: HTTP 404 ResourceNotFound: /m,
+    );
   });
 
   it("plan names the missing database at its stack-file line, plans the others, and exits 1", async () => {
@@ -173,7 +175,9 @@ describe("inventory and plan with a database the cloud does not have", () => {
     expect(r.out).toContain("1 change, 1 unchanged, 1 database could not be read");
     expect(r.out).toContain("~ rg/s1/orders");
     expect(r.err.trim().split("\n")).toEqual([
-      expect.stringMatching(/^stackwarden plan: stack\.yaml:5:7: database rg\/s1\/ghost: the cloud has no such database \(/),
+      expect.stringMatching(
+        /^stackwarden plan: SW_RESOURCE_NOT_FOUND: stack\.yaml:5:7: database rg\/s1\/ghost: the cloud has no such database \(/,
+      ),
     ]);
     const json = await runCli(["plan", "--config", "stack.yaml", "--output", "json"], t.url, dir);
     expect(json.code).toBe(1);
@@ -194,7 +198,9 @@ describe("inventory and plan with a database the cloud does not have", () => {
     const r = await runCli(["apply", "--config", "stack.yaml", "--yes", "--poll-interval", "50"], t.url, dir);
     expect(r.code).toBe(1);
     expect(r.out).toContain("Apply: 1 of 1 change(s) converged.");
-    expect(r.err).toMatch(/stackwarden apply: stack\.yaml:5:7: database rg\/s1\/ghost: the cloud has no such database/);
+    expect(r.err).toMatch(
+      /stackwarden apply: SW_RESOURCE_NOT_FOUND: stack\.yaml:5:7: database rg\/s1\/ghost: the cloud has no such database/,
+    );
     const again = await runCli(["plan", "--config", "stack.yaml"], t.url, dir);
     expect(again.out).toContain("no changes, 2 unchanged, 1 database could not be read");
   });

@@ -58,7 +58,9 @@ it("a held lock: apply fails at once in one line, nothing is sent, nothing is re
     const r = await runCli(["apply", "--config", "Pulumi.held.yaml", "--yes"], t.url, dir);
     expect(r.code).toBe(1);
     expect(r.err.split("\n")).toHaveLength(1);
-    expect(r.err).toMatch(new RegExp(`^stackwarden: stack held is locked by pid ${process.pid} on host \\S+ since \\S+ \\(watch, `));
+    expect(r.err).toMatch(
+      new RegExp(`^stackwarden: SW_LOCK_HELD: stack held is locked by pid ${process.pid} on host \\S+ since \\S+ \\(watch, `),
+    );
     expect(puts() - before).toBe(0);
   } finally {
     await lock.release();

@@ -231,7 +231,9 @@ describe("check with stackwarden:artifacts", () => {
       );
       expect(r.err.split("\n")).toEqual([
         'stackwarden check: warning: stackwarden:artifacts.paths "tools/*" matches no file',
-        expect.stringMatching(/^stackwarden check: artifact jobs\/nightly\/deploy\.sh could not be scanned: .*HTTP 413 PayloadTooLarge/),
+        expect.stringMatching(
+          /^stackwarden check: SW_ARTIFACT_NOT_SCANNED: artifact jobs\/nightly\/deploy\.sh could not be scanned: .*HTTP 413 PayloadTooLarge/,
+        ),
       ]);
     } finally {
       await small.close();
@@ -245,7 +247,7 @@ describe("check with stackwarden:artifacts", () => {
     expect(r.code).toBe(1);
     expect(r.out).toBe("");
     expect(r.err.split("\n")).toEqual([
-      "stackwarden: the stack names artifacts to scan in stackwarden:artifacts (stacks/Pulumi.gate.yaml:4), but STACKWARDEN_BINARY_ANALYSIS_ENDPOINT is not set: point it at the binary analysis service, e.g. <emulator url>/binary-analysis/v1 (start one with: npx stackwarden emulator, then export STACKWARDEN_EMULATOR=<its url>), or set it to embedded to scan with the built-in engine (YARA-X and UPX) in this process",
+      "stackwarden: SW_SETTING_INVALID: the stack names artifacts to scan in stackwarden:artifacts (stacks/Pulumi.gate.yaml:4), but STACKWARDEN_BINARY_ANALYSIS_ENDPOINT is not set: point it at the binary analysis service, e.g. <emulator url>/binary-analysis/v1 (start one with: npx stackwarden emulator, then export STACKWARDEN_EMULATOR=<its url>), or set it to embedded to scan with the built-in engine (YARA-X and UPX) in this process",
     ]);
     expect(emu.emu.stats.total).toBe(before);
   });

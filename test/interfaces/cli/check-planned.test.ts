@@ -95,7 +95,7 @@ describe("check --planned", () => {
     const r = await runCli(["check", "--config", "Pulumi.s.yaml", "--report", "summary.md"], emu.url, dir);
     expect(r.code).toBe(1);
     expect(r.err).toBe(
-      `stackwarden check: option '--report <format=file>' argument 'summary.md' is invalid. expected FORMAT=FILE (e.g. markdown=summary.md), got "summary.md" (see stackwarden check --help)`,
+      `stackwarden check: SW_USAGE: option '--report <format=file>' argument 'summary.md' is invalid. expected FORMAT=FILE (e.g. markdown=summary.md), got "summary.md" (see stackwarden check --help)`,
     );
   });
 });
@@ -107,6 +107,6 @@ describe("stackwarden:engine", () => {
     const bad = stackDir({ "Pulumi.s.yaml": stackText("Enabled", "Enabled", "  stackwarden:engine: terraform") });
     const r = await runCli(["plan", "--config", "Pulumi.s.yaml"], emu.url, bad);
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/^stackwarden: Pulumi\.s\.yaml:3:\d+: config\.stackwarden:engine: .*native.*pulumi/);
+    expect(r.err).toMatch(/^stackwarden: SW_CONFIG_INVALID: Pulumi\.s\.yaml:3:\d+: config\.stackwarden:engine: .*native.*pulumi/);
   });
 });

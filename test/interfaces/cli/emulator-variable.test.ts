@@ -93,10 +93,10 @@ describe("STACKWARDEN_EMULATOR alone points every command at the emulator (the d
   it("a bad URL is one line naming the variable, or the flag", async () => {
     const v = await run(["plan", "--stack", "dev"], { STACKWARDEN_EMULATOR: "127.0.0.1 port 4000" });
     expect(v.code).toBe(1);
-    expect(v.err).toMatch(/^stackwarden: STACKWARDEN_EMULATOR: "127.0.0.1 port 4000" is not a valid URL/);
+    expect(v.err).toMatch(/^stackwarden: SW_SETTING_INVALID: STACKWARDEN_EMULATOR: "127.0.0.1 port 4000" is not a valid URL/);
     const f = await run(["plan", "--stack", "dev", "--emulator", "ftp://127.0.0.1:4000"], {});
     expect(f.code).toBe(1);
-    expect(f.err).toMatch(/^stackwarden: --emulator: "ftp:" URLs are not supported/);
+    expect(f.err).toMatch(/^stackwarden: SW_SETTING_INVALID: --emulator: "ftp:" URLs are not supported/);
   });
 });
 

@@ -1,6 +1,5 @@
 import { execFile } from "node:child_process";
 import { openStateStores } from "../../../src/platform/state/open-state";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gatherFacts } from "../../../src/domain/facts/gather";
@@ -14,6 +13,7 @@ import { PROJECT_ROOT } from "../../../src/platform/version";
 import { DEFAULT_ESTATE } from "../../../src/emulator/default-estate";
 import { loadSeedFile } from "../../../src/emulator/seed";
 import { LOCAL_SERVICES } from "../../../src/emulator/services";
+import { deadUrl } from "../../helpers/dead-url";
 import { startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 
 // Errors name their cause: a refused connection names the endpoint and the variable or flag that
@@ -33,15 +33,6 @@ async function run(argv: string[], env: Record<string, string>): Promise<{ code:
   };
   const code = await main(argv, io);
   return { code, out: out.join("\n"), err: err.join("\n") };
-}
-
-/** A loopback URL nothing listens at (a port just freed). */
-async function deadUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
 }
 
 /** What an error about a down endpoint must never say: it is not about credentials. */
@@ -164,7 +155,7 @@ describe("a service endpoint the stack needs is named before any request", () =>
     expect(r.code).toBe(1);
     expect(r.err.split("\n")).toHaveLength(1);
     expect(r.err).toMatch(
-      /^stackwarden: stackwarden:residency \(stacks\/Pulumi\.dev\.yaml:\d+\) needs the geocoding service, but neither STACKWARDEN_GEOCODING_ENDPOINT nor STACKWARDEN_EMULATOR is set/,
+      /^stackwarden: SW_SETTING_INVALID: stackwarden:residency \(stacks\/Pulumi\.dev\.yaml:\d+\) needs the geocoding service, but neither STACKWARDEN_GEOCODING_ENDPOINT nor STACKWARDEN_EMULATOR is set/,
     );
     expect(t.emu.stats.total).toBe(before);
   });

@@ -130,7 +130,7 @@ describe("an unknown key gets the key it was likely meant to be", () => {
     );
     const typo = await run(["plan", "--config", "Pulumi.typo.yaml"], {}, dir);
     expect(typo.err).toBe(
-      'stackwarden: Pulumi.typo.yaml:3:3: config.stackwarden:elasticPool: unknown key; did you mean "stackwarden:elasticPools"?',
+      'stackwarden: SW_CONFIG_INVALID: Pulumi.typo.yaml:3:3: config.stackwarden:elasticPool: unknown key; did you mean "stackwarden:elasticPools"?',
     );
     const inner = await run(["plan", "--config", "Pulumi.inner.yaml"], {}, dir);
     expect(inner.err).toMatch(/databases\[0\]\.databse: unknown key; did you mean "database"\?$/);
@@ -144,7 +144,7 @@ describe("output that reads well", () => {
     const r = await run(["geocode", "zzzzqqq"], { STACKWARDEN_EMULATOR: t.url });
     expect(r.code).toBe(1);
     expect(r.err.split("zzzzqqq")).toHaveLength(2);
-    expect(r.err).toBe('stackwarden geocode: no place found for "zzzzqqq"');
+    expect(r.err).toBe('stackwarden geocode: SW_RESOURCE_NOT_FOUND: no place found for "zzzzqqq"');
   });
 
   it("the inventory table's counts are right-aligned in one column", async () => {

@@ -90,7 +90,9 @@ describe("stackwarden emulator and whoami", () => {
 
   it("a bad STACKWARDEN_IMDS_ENDPOINT is one line naming the variable", async () => {
     const line = expectOneLineError(await run(["whoami"], cleanShellEnv({ STACKWARDEN_IMDS_ENDPOINT: "not a url" })));
-    expect(line).toBe('stackwarden: STACKWARDEN_IMDS_ENDPOINT: "not a url" is not a valid URL; expected e.g. http://127.0.0.1:4000');
+    expect(line).toBe(
+      'stackwarden: SW_SETTING_INVALID: STACKWARDEN_IMDS_ENDPOINT: "not a url" is not a valid URL; expected e.g. http://127.0.0.1:4000',
+    );
   });
 
   it("an unknown flag is one line naming the flag", async () => {
@@ -103,17 +105,19 @@ describe("stackwarden emulator and whoami", () => {
     const seed = join(dir, "broken-seed.yaml");
     writeFileSync(seed, "emulator:\n  pageSize: 5\nimds:\n  tenantId: t\n  bogus: [1\n");
     const line = expectOneLineError(await run(["emulator", "--port", "0", "--seed", seed]));
-    expect(line).toMatch(new RegExp(`^stackwarden: ${seed.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}:\\d+:\\d+: invalid YAML: `));
+    expect(line).toMatch(
+      new RegExp(`^stackwarden: SW_CONFIG_INVALID: ${seed.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}:\\d+:\\d+: invalid YAML: `),
+    );
 
     writeFileSync(seed, "imds:\n  tenantId: t\n  bogus: 1\n");
     expect(expectOneLineError(await run(["emulator", "--port", "0", "--seed", seed]))).toBe(
-      `stackwarden: ${seed}:3:3: imds.bogus: unknown key`,
+      `stackwarden: SW_CONFIG_INVALID: ${seed}:3:3: imds.bogus: unknown key`,
     );
   });
 
   it("a missing --seed file is one line naming it", async () => {
     const line = expectOneLineError(await run(["emulator", "--port", "0", "--seed", join(dir, "nope.yaml")]));
-    expect(line).toBe(`stackwarden: ${join(dir, "nope.yaml")}: cannot read the seed file (ENOENT)`);
+    expect(line).toBe(`stackwarden: SW_IO_FAILED: ${join(dir, "nope.yaml")}: cannot read the seed file (ENOENT)`);
   });
 
   it("the emulator exits 0 on SIGTERM", async () => {

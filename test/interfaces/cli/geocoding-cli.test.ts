@@ -161,7 +161,9 @@ describe("stackwarden geocode", () => {
   it("no match is exit 1 with the service's reason", async () => {
     const r = await run(["geocode", "Nowhere Lane 1, 99999 Qqqqville", "--country", "DE"]);
     expect(r.code).toBe(1);
-    expect(r.err).toBe('stackwarden geocode: no place found for "Nowhere Lane 1, 99999 Qqqqville": no place matched "Qqqqville" in DE');
+    expect(r.err).toBe(
+      'stackwarden geocode: SW_RESOURCE_NOT_FOUND: no place found for "Nowhere Lane 1, 99999 Qqqqville": no place matched "Qqqqville" in DE',
+    );
   });
 
   it("bad input is a one-line usage error", async () => {

@@ -185,7 +185,7 @@ describe("inventory over the key-custody estate", () => {
       "key kv-kc-healthy/tde-hidden/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa 403 AuthorizationFailed",
       "key vault kv-kc-locked 0 VaultNotListed",
     ]);
-    expect(r.err).toMatch(/inventory: error: key vault kv-kc-locked: VaultNotListed/);
+    expect(r.err).toMatch(/inventory: error: SW_RESOURCE_NOT_FOUND: key vault kv-kc-locked: VaultNotListed/);
   });
 });
 

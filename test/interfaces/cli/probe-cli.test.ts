@@ -156,13 +156,13 @@ describe("stackwarden probe", () => {
     expect(r1).toEqual({
       code: 1,
       out: "",
-      err: "stackwarden: STACKWARDEN_APISETU_API_KEY is not set: the certificate issuers need an API key and a client id (the emulator accepts any non-empty values unless its seed names the keys)",
+      err: "stackwarden: SW_SETTING_INVALID: STACKWARDEN_APISETU_API_KEY is not set: the certificate issuers need an API key and a client id (the emulator accepts any non-empty values unless its seed names the keys)",
     });
     const { STACKWARDEN_APISETU_ENDPOINT: _e, ...real } = keys();
     const r2 = await probe(["--stack", "dev"], real);
     expect(r2.code).toBe(1);
     expect(r2.err).toBe(
-      "stackwarden: probe health-policy: parameter FullName (Full name): PROBE_HLIPC_FULL_NAME is not set, and its demo value (invented, for the emulator's example estate) is never sent to https://apisetu.gov.in/; set PROBE_HLIPC_FULL_NAME, or point STACKWARDEN_APISETU_ENDPOINT at the emulator",
+      "stackwarden: SW_SETTING_INVALID: probe health-policy: parameter FullName (Full name): PROBE_HLIPC_FULL_NAME is not set, and its demo value (invented, for the emulator's example estate) is never sent to https://apisetu.gov.in/; set PROBE_HLIPC_FULL_NAME, or point STACKWARDEN_APISETU_ENDPOINT at the emulator",
     );
     const dir = stackDir({
       "Pulumi.t.yaml": ADMN_STACK("1").replace('"${env:TC_NAME:-Arun Ekka}"', '"${env:TC_NAME}"'),
@@ -170,11 +170,11 @@ describe("stackwarden probe", () => {
     const r3 = await probe(["--config", "Pulumi.t.yaml"], keys(), dir);
     expect(r3).toMatchObject({
       code: 1,
-      err: "stackwarden: probe missing-tc: parameter FullName (Full name): set the environment variable TC_NAME",
+      err: "stackwarden: SW_SETTING_INVALID: probe missing-tc: parameter FullName (Full name): set the environment variable TC_NAME",
     });
     const r4 = await probe(["--stack", "dev", "--output", "xml"], keys());
     expect(r4.code).toBe(1);
-    expect(r4.err).toMatch(/^stackwarden probe: option '--output <format>' argument 'xml' is invalid/);
+    expect(r4.err).toMatch(/^stackwarden probe: SW_USAGE: option '--output <format>' argument 'xml' is invalid/);
     expect(t.emu.stats.total).toBe(before);
   });
 

@@ -181,7 +181,7 @@ describe("apply --probe", () => {
     const r = await cli(["apply", "--config", "Pulumi.unset.yaml", "--yes", "--probe"]);
     expect(r.code).toBe(1);
     expect(r.out).toBe("");
-    expect(r.err).toBe("stackwarden: probe tc: parameter ADMN_NO (Admn No.): set the environment variable UNSET_ADMN");
+    expect(r.err).toBe("stackwarden: SW_SETTING_INVALID: probe tc: parameter ADMN_NO (Admn No.): set the environment variable UNSET_ADMN");
     expect(puts()).toBe(before);
     expect(await tde("orders")).toBe("Enabled");
     expect(existsSync(join(dir, ".stackwarden", "probes", "unset.json"))).toBe(false);

@@ -215,7 +215,7 @@ describe("the scan cache across processes", () => {
     const bad = await counted(SCAN, root, { STACKWARDEN_SCAN_CACHE_MAX_BYTES: "lots" });
     expect([bad.code, bad.requests, bad.out]).toEqual([1, 0, ""]);
     expect(bad.err).toBe(
-      'stackwarden: STACKWARDEN_SCAN_CACHE_MAX_BYTES: "lots" is not a size; give bytes or a number with K, M or G (e.g. 64M)\n',
+      'stackwarden: SW_SETTING_INVALID: STACKWARDEN_SCAN_CACHE_MAX_BYTES: "lots" is not a size; give bytes or a number with K, M or G (e.g. 64M)\n',
     );
   }, 60_000);
 });

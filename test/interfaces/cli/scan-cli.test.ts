@@ -79,19 +79,23 @@ describe("stackwarden scan", () => {
   });
 
   it.each([
-    [["scan", "nope.bin", "--rules", "rules"], {}, "stackwarden: nope.bin: no such file"],
-    [["scan", "clean.sh"], {}, "stackwarden: which rules? give --rules PATH (a .yar file or a folder of them)"],
-    [["scan"], {}, "stackwarden: what to scan? give FILEs, or --stack NAME to scan the stack's stackwarden:artifacts"],
-    [["scan", "clean.sh", "--rules", "missing.yar"], {}, `stackwarden: --rules[0]: missing.yar does not exist (relative to ${"DIR"})`],
+    [["scan", "nope.bin", "--rules", "rules"], {}, "stackwarden: SW_USAGE: nope.bin: no such file"],
+    [["scan", "clean.sh"], {}, "stackwarden: SW_USAGE: which rules? give --rules PATH (a .yar file or a folder of them)"],
+    [["scan"], {}, "stackwarden: SW_USAGE: what to scan? give FILEs, or --stack NAME to scan the stack's stackwarden:artifacts"],
+    [
+      ["scan", "clean.sh", "--rules", "missing.yar"],
+      {},
+      `stackwarden: SW_CONFIG_INVALID: --rules[0]: missing.yar does not exist (relative to ${"DIR"})`,
+    ],
     [
       ["scan", "clean.sh", "--rules", "rules", "--output", "xml"],
       {},
-      "stackwarden scan: option '--output <format>' argument 'xml' is invalid. expected one of table, json, got \"xml\" (see stackwarden scan --help)",
+      "stackwarden scan: SW_USAGE: option '--output <format>' argument 'xml' is invalid. expected one of table, json, got \"xml\" (see stackwarden scan --help)",
     ],
     [
       ["scan", "clean.sh", "--rules", "rules"],
       { STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: "" },
-      "stackwarden: STACKWARDEN_BINARY_ANALYSIS_ENDPOINT is not set",
+      "stackwarden: SW_SETTING_INVALID: STACKWARDEN_BINARY_ANALYSIS_ENDPOINT is not set",
     ],
     [
       ["scan", "clean.sh", "--rules", "rules"],
@@ -111,7 +115,7 @@ describe("stackwarden scan", () => {
     });
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/clean\.sh +error +ApplyYaraRules failed: ECONNREFUSED/);
-    expect(r.err).toMatch(/^stackwarden scan: clean\.sh: ApplyYaraRules failed: ECONNREFUSED/);
+    expect(r.err).toMatch(/^stackwarden scan: SW_ARTIFACT_NOT_SCANNED: clean\.sh: ApplyYaraRules failed: ECONNREFUSED/);
   });
 
   it("has --help", async () => {
@@ -135,7 +139,7 @@ describe("stackwarden rules generate", () => {
 
   it("exits 1 with one line for a missing file or a refused request", async () => {
     const missing = await run(["rules", "generate", "nope"]);
-    expect([missing.code, missing.err]).toEqual([1, "stackwarden: nope: no such file"]);
+    expect([missing.code, missing.err]).toEqual([1, "stackwarden: SW_USAGE: nope: no such file"]);
     const refused = await run(["rules", "generate", "clean.sh", "--min-length", "0"]);
     expect(refused.code).toBe(1);
     expect(refused.err.split("\n")).toHaveLength(1);

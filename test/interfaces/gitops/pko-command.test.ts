@@ -200,24 +200,27 @@ describe("stackwarden pko", () => {
   });
 
   it.each([
-    [["pko"], "stackwarden: which stacks? give --stack NAME (repeatable) or --all"],
-    [["pko", "--all", "--stack", "prod"], "stackwarden: give either --stack NAME (repeatable) or --all, not both"],
-    [["pko", "--stack", "nope"], "stackwarden: stacks/Pulumi.nope.yaml: stack file not found (stacks here: prod, staging_eu)"],
+    [["pko"], "stackwarden: SW_USAGE: which stacks? give --stack NAME (repeatable) or --all"],
+    [["pko", "--all", "--stack", "prod"], "stackwarden: SW_USAGE: give either --stack NAME (repeatable) or --all, not both"],
+    [
+      ["pko", "--stack", "nope"],
+      "stackwarden: SW_STACK_NOT_FOUND: stacks/Pulumi.nope.yaml: stack file not found (stacks here: prod, staging_eu)",
+    ],
     [
       ["pko", "--stack", "prod"],
-      `stackwarden: the repository at {top} has no remote "origin": pass --repo URL (the repository the operator clones)`,
+      `stackwarden: SW_USAGE: the repository at {top} has no remote "origin": pass --repo URL (the repository the operator clones)`,
     ],
     [
       ["pko", "--stack", "staging_eu", "--repo", "https://x/y.git", "--branch", "b", "--name-prefix", "the-stackwarden-estate-of-acme-"],
-      'stackwarden: stack staging_eu: the Stack resource name "the-stackwarden-estate-of-acme-staging-eu" is 41 characters; the operator\'s CRD allows at most 42 (CEL: size(self.metadata.name) <= 42); choose a shorter --name-prefix',
+      'stackwarden: SW_USAGE: stack staging_eu: the Stack resource name "the-stackwarden-estate-of-acme-staging-eu" is 41 characters; the operator\'s CRD allows at most 42 (CEL: size(self.metadata.name) <= 42); choose a shorter --name-prefix',
     ],
     [
       ["pko", "--stack", "prod", "--namespace", "Prod"],
-      `stackwarden pko: option '--namespace <ns>' argument 'Prod' is invalid. --namespace must be a DNS-1123 label (at most 63 lowercase letters, digits and '-'), got "Prod" (see stackwarden pko --help)`,
+      `stackwarden pko: SW_USAGE: option '--namespace <ns>' argument 'Prod' is invalid. --namespace must be a DNS-1123 label (at most 63 lowercase letters, digits and '-'), got "Prod" (see stackwarden pko --help)`,
     ],
     [
       ["pko", "--stack", "prod", "--resync", "30"],
-      "stackwarden pko: option '--resync <seconds>' argument '30' is invalid. expected 60..31536000, got 30 (see stackwarden pko --help)",
+      "stackwarden pko: SW_USAGE: option '--resync <seconds>' argument '30' is invalid. expected 60..31536000, got 30 (see stackwarden pko --help)",
     ],
   ])("%j is one line: %s", async (argv, message) => {
     const dir = project();
@@ -243,7 +246,7 @@ describe("stackwarden pko", () => {
     const r = await cli(dir, "pko", "--stack", "staging_eu", "--stack", "staging.eu", "--repo", "https://x/y.git", "--branch", "b");
     expect(r.code).toBe(1);
     expect(r.err).toBe(
-      "stackwarden: stacks staging_eu and staging.eu both become the resource name stackwarden-staging-eu: rename one stack",
+      "stackwarden: SW_USAGE: stacks staging_eu and staging.eu both become the resource name stackwarden-staging-eu: rename one stack",
     );
   });
 

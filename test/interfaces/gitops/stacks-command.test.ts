@@ -99,7 +99,7 @@ describe("listing", () => {
     const dir = mkdtempSync(join(tmpdir(), "stackwarden-empty-"));
     const r = await cli(dir, "stacks");
     expect(r.code).toBe(1);
-    expect(r.err).toBe(`stackwarden: no stacks/ folder in ${dir}: run in the project directory (where Pulumi.yaml is)`);
+    expect(r.err).toBe(`stackwarden: SW_USAGE: no stacks/ folder in ${dir}: run in the project directory (where Pulumi.yaml is)`);
   });
 
   it("--help describes the flags; a bad --output is one line", async () => {
@@ -110,7 +110,7 @@ describe("listing", () => {
     const bad = await cli(tmpdir(), "stacks", "--output", "yaml");
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(
-      /^stackwarden stacks: option '--output <format>' argument 'yaml' is invalid\. expected one of table, json, got "yaml"/,
+      /^stackwarden stacks: SW_USAGE: option '--output <format>' argument 'yaml' is invalid\. expected one of table, json, got "yaml"/,
     );
   });
 });
@@ -192,17 +192,17 @@ describe("--changed-since", () => {
     const unknown = await cli(project, "stacks", "--changed-since", "origin/main");
     expect(unknown.code).toBe(1);
     expect(unknown.err).toBe(
-      `stackwarden: unknown git ref "origin/main" in ${top}: fetch it first (in GitHub Actions, actions/checkout with fetch-depth: 0) or name an existing commit`,
+      `stackwarden: SW_USAGE: unknown git ref "origin/main" in ${top}: fetch it first (in GitHub Actions, actions/checkout with fetch-depth: 0) or name an existing commit`,
     );
     expect((await cli(project, "stacks", "--changed-since", " ")).err).toBe(
-      "stackwarden: --changed-since needs a git ref (a branch, tag or commit)",
+      "stackwarden: SW_USAGE: --changed-since needs a git ref (a branch, tag or commit)",
     );
     const loose = mkdtempSync(join(tmpdir(), "stackwarden-nogit-"));
     write(loose, { "stacks/Pulumi.x.yaml": stack() });
     const nogit = await cli(loose, "stacks", "--changed-since", "main");
     expect(nogit.code).toBe(1);
     expect(nogit.err).toMatch(
-      new RegExp(`^stackwarden: ${loose} is not in a git repository \\(.*\\): --changed-since needs the project's git history$`),
+      new RegExp(`^stackwarden: SW_USAGE: ${loose} is not in a git repository \\(.*\\): --changed-since needs the project's git history$`),
     );
   });
 });

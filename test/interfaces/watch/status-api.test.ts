@@ -211,6 +211,38 @@ describe("the status API and page on loopback", () => {
   });
 });
 
+describe("the reason's code", () => {
+  it("a failed tick's condition carries its error's code, in the API and on the pages", async () => {
+    const board = new StatusBoard();
+    feed(board, "bad", {
+      tick: 2,
+      failed: "stacks/Pulumi.bad.yaml:4:7: config.stackwarden:databases[0]: unknown key",
+      errorCode: "SW_CONFIG_INVALID",
+    });
+    feed(board, "slow", { tick: 5, failed: "still throttled", errorCode: "SW_THROTTLED", consecutiveFailures: 2 });
+    const server = await startWatchServer({
+      host: "127.0.0.1",
+      port: 0,
+      status: board,
+      readiness: () => ({ ready: false, reason: "failing" }),
+      metrics: async () => ({ contentType: "text/plain", body: "" }),
+    });
+    try {
+      const bad = (await getJson(`${server.url}/api/v1/stacks/bad`, "StackStatus")).json as StackStatus;
+      expect(bad.condition).toMatchObject({ type: "Stalled", reason: "StackFileInvalid", code: "SW_CONFIG_INVALID" });
+      expect(bad.lastTick).toMatchObject({ outcome: "failed", errorCode: "SW_CONFIG_INVALID" });
+      const slow = (await getJson(`${server.url}/api/v1/stacks/slow`, "StackStatus")).json as StackStatus;
+      expect(slow.condition).toMatchObject({ type: "Reconciling", reason: "Throttled", code: "SW_THROTTLED" });
+      const overview = (await get(`${server.url}/`)).body;
+      expect(overview).toContain(`<span class="reason">StackFileInvalid</span> <code class="error-code">SW_CONFIG_INVALID</code>`);
+      expect(overview).toContain(`<span class="reason">Throttled</span> <code class="error-code">SW_THROTTLED</code>`);
+      expect((await get(`${server.url}/stacks/bad`)).body).toContain(`<code class="error-code">SW_CONFIG_INVALID</code>`);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("the status token", () => {
   it("is required on an address that is not loopback, and must be long enough", async () => {
     const base = {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { FileAuditLog } from "../../../src/platform/state/files/file-audit-log";
 import { FileDocumentStore } from "../../../src/platform/state/files/file-document-store";
 import { tmpdir } from "node:os";
@@ -8,6 +8,13 @@ import { StatusBoard, type StatusChange } from "../../../src/interfaces/watch/st
 import { STATUS_API_SCHEMA } from "../../../src/interfaces/watch/status/status-schema";
 import { StatusStore } from "../../../src/interfaces/watch/status/status-store";
 import { conditionOf } from "../../../src/interfaces/watch/status/status-parts";
+import {
+  CONDITION_REASONS,
+  CONDITION_TYPES,
+  reasonOfFailure,
+  STALLED_AFTER_FAILURES,
+} from "../../../src/interfaces/watch/status/condition-reasons";
+import { ERROR_CODES, type ErrorCode } from "../../../src/platform/errors/error-codes";
 import { readAuditTail } from "../../../src/interfaces/watch/status/audit-tail";
 import { auditEntries, feed, PERSONAL_OID, PERSONAL_TID, stackOf, tickUpdate } from "./status-fixtures";
 import { expectValid, isValid } from "./status-schema";
@@ -113,12 +120,12 @@ describe("StatusBoard", () => {
     const c = clock();
     const board = new StatusBoard({ now: c.now });
     board.register("s", { file: "f" });
-    const ready = { type: "Ready" as const, reason: "Reconciled", message: "tick 1" };
+    const ready = { type: "Ready" as const, reason: "Reconciled" as const, code: null, message: "tick 1" };
     const t1 = board.update("s", { condition: ready }).condition.lastTransitionTime;
     c.advance(60_000);
     expect(board.update("s", { condition: { ...ready, message: "tick 2" } }).condition.lastTransitionTime).toBe(t1);
     c.advance(60_000);
-    const stalled = board.update("s", { condition: { type: "Stalled", reason: "TickFailing", message: "x" } });
+    const stalled = board.update("s", { condition: { type: "Stalled", reason: "TickFailing", code: "SW_THROTTLED", message: "x" } });
     expect(stalled.condition.lastTransitionTime).toBe(c.now().toISOString());
   });
 
@@ -188,6 +195,21 @@ describe("StatusBoard", () => {
     expect(new StatusBoard().incarnation).not.toBe(a.incarnation);
   });
 
+  it("a status stored before conditions and ticks carried codes is resumed with null codes, valid against the schema", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "stackwarden-status-store-"));
+    const first = await StatusBoard.open({ store: storeIn(dir) });
+    feed(first, "old", { tick: 3, failed: "boom" });
+    await first.flushed();
+    const file = join(dir, "stacks", "old.json");
+    const stored = JSON.parse(readFileSync(file, "utf8")) as { condition: { code?: unknown }; lastTick: { errorCode?: unknown } };
+    delete stored.condition.code;
+    delete stored.lastTick.errorCode;
+    writeFileSync(file, JSON.stringify(stored));
+    const resumed = (await StatusBoard.open({ store: storeIn(dir) })).get("old")!;
+    expectValid("StackStatus", resumed);
+    expect([resumed.condition.code, resumed.lastTick!.errorCode]).toEqual([null, null]);
+  });
+
   it("leaves alone the temporary file of another live watcher sharing the directory (it is being written)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "stackwarden-status-store-"));
     const first = await StatusBoard.open({ store: storeIn(dir) });
@@ -206,45 +228,92 @@ describe("conditionOf", () => {
   const stack = stackOf("s", ["a"]);
   const base = tickUpdate({ stack, tick: 4 });
   const of = (u: Partial<typeof base>) => conditionOf({ ...base, ...u } as never);
-  it.each([
-    ["no tick yet", { lastTick: null }, "Reconciling", "AwaitingFirstTick"],
-    ["a tick succeeded", {}, "Ready", "Reconciled"],
+  const failed = (errorCode: ErrorCode | null, consecutiveFailures = 1) => ({
+    lastTick: { ...base.lastTick!, outcome: "failed", error: "x", errorCode, consecutiveFailures },
+  });
+  const lastApply = (trigger: "commit" | "remediation") => ({
+    trigger,
+    startedAt: "",
+    finishedAt: "",
+    commit: null,
+    exitCode: 1,
+    converged: 0,
+    failed: 2,
+    auditSeq: 3,
+  });
+  // One case (at least) per declared reason: the test below checks that none is left out.
+  const cases = [
+    ["no tick yet", { lastTick: null }, "Reconciling", "AwaitingFirstTick", null],
+    ["a tick succeeded", {}, "Ready", "Reconciled", null],
+    ["an apply running", { deployment: { state: "applying", commit: null, lastApply: null } }, "Reconciling", "Applying", null],
     [
-      "one failure",
-      { lastTick: { ...base.lastTick!, outcome: "failed", error: "x", consecutiveFailures: 1 } },
+      "a repair running",
+      { deployment: { state: "applying", commit: null, lastApply: lastApply("remediation") } },
       "Reconciling",
-      "RetryingAfterError",
+      "Remediating",
+      null,
     ],
-    [
-      "three failures",
-      { lastTick: { ...base.lastTick!, outcome: "failed", error: "x", consecutiveFailures: 3 } },
-      "Stalled",
-      "TickFailing",
-    ],
-    ["an apply running", { deployment: { state: "applying", commit: null, lastApply: null } }, "Reconciling", "Applying"],
+    ["a lock held by another apply", failed("SW_LOCK_HELD"), "Reconciling", "WaitingForLock", "SW_LOCK_HELD"],
+    ["a lock lost while held", failed("SW_LOCK_LOST"), "Reconciling", "WaitingForLock", "SW_LOCK_LOST"],
+    ["still throttled after the retries", failed("SW_THROTTLED", 2), "Reconciling", "Throttled", "SW_THROTTLED"],
+    ["an endpoint down", failed("SW_ENDPOINT_UNREACHABLE"), "Reconciling", "EndpointUnreachable", "SW_ENDPOINT_UNREACHABLE"],
+    ["an endpoint too slow", failed("SW_TIMEOUT"), "Reconciling", "EndpointUnreachable", "SW_TIMEOUT"],
+    ["a 5xx after the retries", failed("SW_SERVICE_ERROR"), "Reconciling", "ServiceError", "SW_SERVICE_ERROR"],
+    ["a scan that failed", failed("SW_NOT_CONVERGED"), "Reconciling", "NotConverged", "SW_NOT_CONVERGED"],
+    ["a git fetch that failed", failed("SW_GIT_FAILED"), "Reconciling", "RetryingAfterError", "SW_GIT_FAILED"],
+    ["a failure of a status stored before codes", failed(null), "Reconciling", "RetryingAfterError", null],
+    ["a transient failure, three times in a row", failed("SW_THROTTLED", 3), "Stalled", "TickFailing", "SW_THROTTLED"],
+    ["an unknown failure, three times in a row", failed(null, 3), "Stalled", "TickFailing", null],
+    ["an invalid stack file, the first time", failed("SW_CONFIG_INVALID"), "Stalled", "StackFileInvalid", "SW_CONFIG_INVALID"],
+    ["a stack file gone", failed("SW_STACK_NOT_FOUND"), "Stalled", "StackFileInvalid", "SW_STACK_NOT_FOUND"],
+    ["a refused credential", failed("SW_ACCESS_DENIED"), "Stalled", "CredentialsRefused", "SW_ACCESS_DENIED"],
+    ["no credential", failed("SW_CREDENTIAL_UNAVAILABLE"), "Stalled", "CredentialsRefused", "SW_CREDENTIAL_UNAVAILABLE"],
+    ["a database the cloud does not have", failed("SW_RESOURCE_NOT_FOUND"), "Stalled", "ResourceNotFound", "SW_RESOURCE_NOT_FOUND"],
+    ["a damaged audit trail", failed("SW_AUDIT_TRAIL_DAMAGED"), "Stalled", "AuditTrailDamaged", "SW_AUDIT_TRAIL_DAMAGED"],
+    ["a bad setting", failed("SW_SETTING_INVALID"), "Stalled", "NeedsAttention", "SW_SETTING_INVALID"],
+    ["a bug", failed("SW_INTERNAL"), "Stalled", "NeedsAttention", "SW_INTERNAL"],
+    ["a failed apply", { deployment: { state: "failed", commit: null, lastApply: lastApply("commit") } }, "Stalled", "ApplyFailed", null],
     [
       "a failed repair",
-      {
-        deployment: {
-          state: "failed",
-          commit: null,
-          lastApply: {
-            trigger: "remediation",
-            startedAt: "",
-            finishedAt: "",
-            commit: null,
-            exitCode: 1,
-            converged: 0,
-            failed: 2,
-            auditSeq: 3,
-          },
-        },
-      },
+      { deployment: { state: "failed", commit: null, lastApply: lastApply("remediation") } },
       "Stalled",
       "RemediationFailed",
+      null,
     ],
-  ] as const)("%s", (_name, u, type, reason) => {
-    expect(of(u as never)).toMatchObject({ type, reason });
+  ] as const;
+  it.each(cases)("%s", (_name, u, type, reason, code) => {
+    expect(of(u as never)).toMatchObject({ type, reason, code });
+  });
+
+  it("emits every declared reason, and declares every reason it emits (the schema lists the same)", () => {
+    const declared = Object.keys(CONDITION_REASONS).sort();
+    expect([...new Set(cases.map((c) => c[3]))].sort()).toEqual(declared);
+    const schema = STATUS_API_SCHEMA as unknown as { definitions: { Condition: { properties: { reason: { enum: string[] } } } } };
+    expect([...schema.definitions.Condition.properties.reason.enum].sort()).toEqual(declared);
+    for (const [reason, info] of Object.entries(CONDITION_REASONS)) expect(CONDITION_TYPES, reason).toContain(info.condition);
+  });
+
+  it("types each reason as the catalogue types its codes: transient ones are retried, the others need a person", () => {
+    const seen = new Set<string>();
+    for (const [reason, info] of Object.entries(CONDITION_REASONS)) {
+      expect(info.condition, reason).toBe(info.kind === "transient" ? "Reconciling" : info.kind === "stalled" ? "Stalled" : info.condition);
+      for (const code of info.codes) {
+        expect(seen.has(code), `${code} gives one reason only`).toBe(false);
+        seen.add(code);
+        expect(ERROR_CODES[code].retry, `${reason} from ${code}`).toBe(info.kind === "transient" ? "transient" : "person");
+        expect(reasonOfFailure(code)).toBe(reason);
+      }
+    }
+    // Codes no reason names fall back by their kind.
+    for (const code of Object.keys(ERROR_CODES) as ErrorCode[])
+      if (!seen.has(code))
+        expect(reasonOfFailure(code)).toBe(ERROR_CODES[code].retry === "person" ? "NeedsAttention" : "RetryingAfterError");
+  });
+
+  it("a failure that needs a person says so; a transient one says it is retried", () => {
+    expect(of(failed("SW_CONFIG_INVALID") as never).message).toBe("tick 4 failed and needs a person (retrying will not help): x");
+    expect(of(failed("SW_THROTTLED") as never).message).toBe("tick 4 failed and is retried: x");
+    expect(of(failed("SW_THROTTLED", STALLED_AFTER_FAILURES) as never).message).toBe("3 ticks in a row failed: x");
   });
 });
 

@@ -143,7 +143,9 @@ describe("eventsBetween", () => {
 
     const again = await watched(before);
     // Ticks after the restart that change nothing announce nothing …
-    again.board.update("prod", { condition: { type: "Reconciling", reason: "Ticking", message: "tick running" } });
+    again.board.update("prod", {
+      condition: { type: "Reconciling", reason: "WaitingForLock", code: "SW_LOCK_HELD", message: "tick 2 failed and is retried: locked" },
+    });
     expect(again.events).toEqual([]);
     // … and the same change gives the same ids, which the receiver has already seen.
     const resent = again.t(["orders"], { probesFailing: true });

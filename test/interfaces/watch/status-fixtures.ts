@@ -3,6 +3,7 @@ import { FileAuditLog } from "../../../src/platform/state/files/file-audit-log";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AuditEntry } from "../../../src/domain/audit/audit-entry";
+import type { ErrorCode } from "../../../src/platform/errors/error-codes";
 import { chainEntry } from "../../../src/domain/audit/audit-chain";
 import type { Finding } from "../../../src/domain/compliance/finding";
 import type { ProbeResult } from "../../../src/domain/probes/probe-runner";
@@ -131,6 +132,8 @@ export interface TickShape {
   lockHeld?: boolean;
   auditCount?: number;
   failed?: string;
+  /** The failure's stable code (default: none known). */
+  errorCode?: ErrorCode;
   consecutiveFailures?: number;
   at?: Date;
 }
@@ -147,6 +150,7 @@ export function tickUpdate(t: TickShape): StatusUpdate {
     commitSubject: t.commitSubject ?? "Enable TDE on orders",
     outcome: t.failed ? ("failed" as const) : ("succeeded" as const),
     error: t.failed ?? null,
+    errorCode: t.failed ? (t.errorCode ?? null) : null,
     startedAt: new Date(at.getTime() - 1234).toISOString(),
     finishedAt: at.toISOString(),
     durationMs: 1234,

@@ -45,6 +45,7 @@ beforeAll(async () => {
     lockHeld: true,
     probesFailing: true,
     failed: "the SQL API answered 503 three times",
+    errorCode: "SW_SERVICE_ERROR",
     consecutiveFailures: 3,
     commitSubject: `Merge ${EVIL}`,
     extraFindings: [
@@ -120,7 +121,7 @@ describe("the status page in Chromium", () => {
       ]);
       const evilRow = await page.$eval(`tbody tr:first-child`, (tr) => (tr.textContent ?? "").replace(/\s+/g, " "));
       expect(evilRow).toContain(`Merge ${EVIL}`);
-      expect(evilRow).toContain("TickFailing");
+      expect(evilRow).toContain("TickFailing SW_SERVICE_ERROR");
       expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
       expect(await page.evaluate(() => [...document.scripts].map((s) => s.getAttribute("src")))).toEqual(["/assets/status-page.js"]);
       expect(await page.evaluate(() => document.querySelectorAll("img").length)).toBe(0);

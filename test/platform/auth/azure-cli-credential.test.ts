@@ -202,7 +202,7 @@ describe("signed out", () => {
     expect(r.code).toBe(1);
     expect(r.out).toBe("");
     expect(r.err.trim()).toMatch(
-      /^stackwarden: no Azure credential could get a token; tried in order: Azure CLI: Please run 'az login' from a command prompt to authenticate before using this credential; Azure Developer CLI: [^\n]*$/,
+      /^stackwarden: SW_CREDENTIAL_UNAVAILABLE: no Azure credential could get a token; tried in order: Azure CLI: Please run 'az login' from a command prompt to authenticate before using this credential; Azure Developer CLI: [^\n]*$/,
     );
   }, 30_000);
 });

@@ -115,7 +115,7 @@ describe("a token for another audience", () => {
     expect(r.code).toBe(1);
     expect(r.transcript.filter((l) => l.startsWith("err "))).toHaveLength(1);
     expect(r.err).toMatch(
-      /^stackwarden: TransparentDataEncryptions_Get failed: HTTP 401 InvalidAuthenticationTokenAudience: The access token has been obtained for wrong audience or resource 'https:\/\/vault\.azure\.net\/'/,
+      /^stackwarden: SW_ACCESS_DENIED: TransparentDataEncryptions_Get failed: HTTP 401 InvalidAuthenticationTokenAudience: The access token has been obtained for wrong audience or resource 'https:\/\/vault\.azure\.net\/'/,
     );
     expect(r.err).not.toContain(vault);
   });

@@ -123,7 +123,7 @@ describe("the CLI refuses such endpoints in one line, before any request", () =>
     });
     expect(r.code).toBe(1);
     expect(r.transcript).toEqual([
-      "err stackwarden: STACKWARDEN_ARM_ENDPOINT: refusing to send a bearer token over plain http to http://10.20.30.40:4000: credentials go over http only to a loopback address (the local emulator); use https",
+      "err stackwarden: SW_SETTING_INVALID: STACKWARDEN_ARM_ENDPOINT: refusing to send a bearer token over plain http to http://10.20.30.40:4000: credentials go over http only to a loopback address (the local emulator); use https",
     ]);
   });
 
@@ -135,7 +135,7 @@ describe("the CLI refuses such endpoints in one line, before any request", () =>
     expect(r.code).toBe(1);
     expect(r.transcript).toHaveLength(1);
     expect(r.transcript[0]).toMatch(
-      /^err stackwarden: STACKWARDEN_IMDS_ENDPOINT: refusing to fetch tokens over plain http from http:\/\/imds\./,
+      /^err stackwarden: SW_SETTING_INVALID: STACKWARDEN_IMDS_ENDPOINT: refusing to fetch tokens over plain http from http:\/\/imds\./,
     );
   });
 

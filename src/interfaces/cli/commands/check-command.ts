@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
 import { clientSetFromEnv } from "../../../clients/client-set";
 import { COMPLIANCE_FORMATS, renderComplianceReport, type ComplianceFormat } from "../../../domain/reports/compliance-formats";
-import { unreadLine } from "../../../domain/stack/unread-entry";
+import { scanErrorLine, unreadErrorLine } from "../failure-lines";
 import { VERSION } from "../../../platform/version";
 import { checkExitCode, runCheck } from "../../../usecases/check";
 import type { CommandIO } from "../command-io";
@@ -81,9 +81,9 @@ export function registerCheck(program: Command, io: CommandIO): void {
         io.out(report);
       }
       // An artifact that could not be scanned is not known to be clean: the check is incomplete.
-      for (const e of result.scanErrors) io.err(`stackwarden check: artifact ${e.path} could not be scanned: ${e.error}`);
+      for (const e of result.scanErrors) io.err(scanErrorLine("stackwarden check", e));
       // A database the cloud does not have is not known to be compliant either: at its stack-file line, exit 1.
-      for (const u of result.unread) io.err(`stackwarden check: ${unreadLine(u)}`);
+      for (const u of result.unread) io.err(unreadErrorLine("stackwarden check", u));
       io.exitCode = checkExitCode(result);
     });
 }

@@ -2,10 +2,10 @@ import type { Command } from "commander";
 import { stateStoresFor } from "../state-stores";
 import { clientSetFromEnv } from "../../../clients/client-set";
 import { renderDrift, type DriftFormat } from "../../../domain/reports/drift-report";
-import { unreadLine } from "../../../domain/stack/unread-entry";
 import { runDrift } from "../../../usecases/drift";
 import { EXIT_CHANGES } from "../../../usecases/plan";
 import type { CommandIO } from "../command-io";
+import { unreadErrorLine } from "../failure-lines";
 import { choiceOption, intOption } from "../option-parsers";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
 
@@ -38,7 +38,7 @@ export function registerDrift(program: Command, io: CommandIO): void {
       );
       // A database the cloud does not have: at its stack-file line; the others are compared. The
       // stack names something that cannot be compared, which the user must fix: 1, even with drift.
-      for (const u of drift.unread) io.err(`stackwarden drift: ${unreadLine(u)}`);
+      for (const u of drift.unread) io.err(unreadErrorLine("stackwarden drift", u));
       io.exitCode = drift.unread.length ? 1 : drift.blocking ? EXIT_CHANGES : 0;
     });
 }

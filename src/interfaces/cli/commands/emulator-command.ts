@@ -7,6 +7,7 @@ import { LOCAL_SERVICES } from "../../../emulator/services";
 import type { FaultRule } from "../../../emulator/fault-injector";
 import { DEFAULT_ESTATE } from "../../../emulator/default-estate";
 import { intOption, positiveNumber, rateOption } from "../option-parsers";
+import { UsageError } from "../cli-error";
 import type { CommandIO } from "../command-io";
 import { onStopRequest } from "../stop-request";
 import { EMULATOR_VAR } from "../../../platform/settings/emulator-settings";
@@ -71,28 +72,30 @@ export function registerEmulator(program: Command, io: CommandIO): void {
       if (flags.fault429) rules.push({ status: 429, rate: flags.fault429, retryAfterMs: flags.retryAfterMs ?? 1000 });
       if (flags.fault5xx) rules.push({ status: 503, rate: flags.fault5xx });
       if (flags.faultDrop) rules.push({ drop: true, rate: flags.faultDrop });
-      const emu = await startEmulator({
-        host: flags.host,
-        port: flags.port,
-        seed,
-        stateDir: flags.state,
-        settings: {
-          pageSize: flags.pageSize,
-          tokenTtlSeconds: flags.tokenTtl,
-          throttling:
-            flags.throttle || flags.throttleRefillScale
-              ? {
-                  ...(typeof seed.emulator?.throttling === "object" ? seed.emulator.throttling : {}),
-                  refillScale: flags.throttleRefillScale,
-                }
-              : undefined,
-        },
-        faults: {
-          latencyMs: flags.latency,
-          seed: flags.faultSeed,
-          rules: rules.length ? [...(seed.faults?.rules ?? []), ...rules] : undefined,
-        },
-      });
+      const emu = await listenOrSay(flags, () =>
+        startEmulator({
+          host: flags.host,
+          port: flags.port,
+          seed,
+          stateDir: flags.state,
+          settings: {
+            pageSize: flags.pageSize,
+            tokenTtlSeconds: flags.tokenTtl,
+            throttling:
+              flags.throttle || flags.throttleRefillScale
+                ? {
+                    ...(typeof seed.emulator?.throttling === "object" ? seed.emulator.throttling : {}),
+                    refillScale: flags.throttleRefillScale,
+                  }
+                : undefined,
+          },
+          faults: {
+            latencyMs: flags.latency,
+            seed: flags.faultSeed,
+            rules: rules.length ? [...(seed.faults?.rules ?? []), ...rules] : undefined,
+          },
+        }),
+      );
       io.out(emu.url);
       const storage = flags.storage ? await startStorage(flags, emu) : undefined;
       io.err(
@@ -117,6 +120,20 @@ export function registerEmulator(program: Command, io: CommandIO): void {
       await Promise.all([emu.close(), storage?.stop()]);
       io.err(`stackwarden emulator: stopped (${reason})`);
     });
+}
+
+/**
+ * Starts the emulator; an address it cannot listen on (a host name that does not resolve, a port it
+ * may not take) is a bad --host or --port, said in one line. A port in use keeps its own code.
+ */
+async function listenOrSay<T>(flags: Pick<EmulatorFlags, "host" | "port">, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === "EADDRINUSE" || (err.syscall !== "listen" && err.syscall !== "getaddrinfo")) throw e;
+    throw new UsageError(`cannot listen on --host ${flags.host} --port ${flags.port}: ${err.message}`);
+  }
 }
 
 /** Azurite beside the emulator (`--storage`); a failure to start it stops the emulator too. */

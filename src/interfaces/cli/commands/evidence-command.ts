@@ -3,7 +3,9 @@ import { stateStoresFor } from "../state-stores";
 import { clientSetFromEnv } from "../../../clients/client-set";
 import { VERSION } from "../../../platform/version";
 import { verifyEvidenceBundle, writeEvidenceBundle } from "../../../usecases/evidence";
+import { reportError, UsageError } from "../cli-error";
 import type { CommandIO } from "../command-io";
+import { scanErrorLine } from "../failure-lines";
 import { choiceOption, intOption, sha256Option } from "../option-parsers";
 import { withProbeDirOption, type ProbeDirFlags } from "../probe-dir-option";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
@@ -23,8 +25,9 @@ export function registerEvidence(program: Command, io: CommandIO): void {
     .option("--concurrency <n>", "reads in flight", intOption(1, 256), 16)
     .action(async (flags: EvidenceFlags) => {
       if (!flags.out) {
-        io.err("stackwarden evidence: where to? give --out DIR (a new or empty directory), or `evidence verify DIR` to check a bundle");
-        io.exitCode = 1;
+        reportError(io, new UsageError("where to? give --out DIR (a new or empty directory), or `evidence verify DIR` to check a bundle"), {
+          prefix: "stackwarden evidence",
+        });
         return;
       }
       const { stack, name } = loadStackFromFlags(flags, io);
@@ -51,7 +54,7 @@ export function registerEvidence(program: Command, io: CommandIO): void {
       );
       io.out(`  manifest sha256 ${written.manifestSha256}`);
       io.out(`  anchored in ${written.trailPath} (seq ${written.anchor.seq}, sha256 ${written.anchor.hash})`);
-      for (const e of written.check.scanErrors) io.err(`stackwarden evidence: artifact ${e.path} could not be scanned: ${e.error}`);
+      for (const e of written.check.scanErrors) io.err(scanErrorLine("stackwarden evidence", e));
       io.exitCode = written.exitCode;
     });
 

@@ -2,7 +2,8 @@ import type { Command } from "commander";
 import { clientSetFromEnv } from "../../../clients/client-set";
 import { geocodeAddress } from "../../../usecases/geocode";
 import type { Address } from "../../../services/geocoding/types";
-import { UsageError } from "../cli-error";
+import { ERROR_CODES } from "../../../platform/errors/error-codes";
+import { errorLine, UsageError } from "../cli-error";
 import type { CommandIO } from "../command-io";
 import { choiceOption, intOption } from "../option-parsers";
 import { renderKeyValues } from "../render/key-values";
@@ -62,8 +63,8 @@ export function registerGeocode(program: Command, io: CommandIO): void {
       if (results.length === 0) {
         // The service's message often names the address itself ("no place matched …"): then it adds nothing.
         const said = res.message && !res.message.includes(address) ? `: ${res.message}` : "";
-        io.err(`stackwarden geocode: no place found for "${address}"${said}`);
-        io.exitCode = 1;
+        io.err(errorLine("stackwarden geocode", "SW_RESOURCE_NOT_FOUND", `no place found for "${address}"${said}`));
+        io.exitCode = ERROR_CODES.SW_RESOURCE_NOT_FOUND.exit;
       }
     });
 }

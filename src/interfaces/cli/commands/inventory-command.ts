@@ -3,6 +3,7 @@ import { stringify } from "yaml";
 import { clientSetFromEnv } from "../../../clients/client-set";
 import { runInventory } from "../../../usecases/inventory";
 import type { CommandIO } from "../command-io";
+import { inventoryErrorLine } from "../failure-lines";
 import { choiceOption, intOption } from "../option-parsers";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
 
@@ -47,11 +48,7 @@ export function registerInventory(program: Command, io: CommandIO): void {
         for (const [n, c] of rows) io.out(`  ${n.padEnd(nameWidth)}  ${String(c).padStart(countWidth)}`);
       }
       for (const w of warnings) io.err(`inventory: warning: ${w.resource}: ${w.message}`);
-      for (const e of errors) {
-        io.err(
-          `inventory: error: ${e.location ? `${e.location}: ` : ""}${e.resource}: ${e.status ? `HTTP ${e.status} ` : ""}${e.code}: ${e.message}`,
-        );
-      }
+      for (const e of errors) io.err(inventoryErrorLine(e));
       if (errors.length) io.exitCode = 1;
     });
 }

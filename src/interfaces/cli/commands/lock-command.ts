@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { clientSetFromEnv } from "../../../clients/client-set";
 import { describeHolder } from "../../../domain/reconcile/stack-lock";
 import { breakLock, lockStatus } from "../../../usecases/lock";
-import { UsageError } from "../cli-error";
+import { StackwardenError } from "../../../platform/errors/stackwarden-error";
 import type { CommandIO } from "../command-io";
 import { choiceOption } from "../option-parsers";
 import { stateStoresFor, withStateUrlOption, type StateFlags } from "../state-stores";
@@ -42,7 +42,8 @@ export function registerLock(program: Command, io: CommandIO): void {
     .option("--output <format>", "table or json", choiceOption(["table", "json"] as const), "table")
     .action(async (flags: LockFlags) => {
       if (!flags.yes)
-        throw new UsageError(
+        throw new StackwardenError(
+          "SW_NOT_CONFIRMED",
           `refusing to break the lock of stack ${flags.stack} without --yes: breaking it lets another apply start while the holder may still run; see who holds it with \`stackwarden lock status --stack ${flags.stack}\``,
         );
       const b = await breakLock({ state: await stateStoresFor(io, flags), stack: flags.stack!, clients: clientSetFromEnv(io.env) });

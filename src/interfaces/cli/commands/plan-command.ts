@@ -1,8 +1,10 @@
 import type { Command } from "commander";
 import { clientSetFromEnv } from "../../../clients/client-set";
-import { planErrorLines, renderPlan, type PlanFormat } from "../../../domain/reports/plan-report";
+import { renderPlan, type PlanFormat } from "../../../domain/reports/plan-report";
+import { unreadOfPlanError } from "../../../domain/reconcile/tde-plan";
 import { planExitCode, runPlan } from "../../../usecases/plan";
 import type { CommandIO } from "../command-io";
+import { unreadErrorLine } from "../failure-lines";
 import { choiceOption, intOption } from "../option-parsers";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
 
@@ -19,7 +21,7 @@ export function registerPlan(program: Command, io: CommandIO): void {
       io.out(renderPlan(plan, stack, name, flags.output));
       // A database that could not be read is an error the user must fix (exit 1, over 2): the plan
       // of the others is printed all the same, and each error names its stack-file line on stderr.
-      for (const line of planErrorLines(plan)) io.err(`stackwarden plan: ${line}`);
+      for (const e of plan.errors) io.err(unreadErrorLine("stackwarden plan", unreadOfPlanError(e)));
       io.exitCode = planExitCode(plan);
     });
 }

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { clientSetFromEnv } from "../../../clients/client-set";
 import { renderArtifactScanTable } from "../../../domain/reports/artifact-scan-report";
 import { runScan, scanExitCode } from "../../../usecases/scan";
+import { errorLine } from "../cli-error";
 import type { CommandIO } from "../command-io";
 import { choiceOption, intOption } from "../option-parsers";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
@@ -45,7 +46,8 @@ export function registerScan(program: Command, io: CommandIO): void {
         await clients.close();
       }
       io.out(format === "json" ? JSON.stringify(report, null, 2) : renderArtifactScanTable(report));
-      for (const e of report.artifacts.filter((a) => a.verdict === "error")) io.err(`stackwarden scan: ${e.path}: ${e.error}`);
+      for (const e of report.artifacts.filter((a) => a.verdict === "error"))
+        io.err(errorLine("stackwarden scan", "SW_ARTIFACT_NOT_SCANNED", `${e.path}: ${e.error}`));
       io.exitCode = scanExitCode(report);
     });
 }

@@ -4,11 +4,12 @@ import { DEFAULT_ESTATE } from "../../../clients/embedded-emulator";
 import { renderComplianceTable } from "../../../domain/reports/compliance-report";
 import { renderPlan } from "../../../domain/reports/plan-report";
 import { loadStackFile, stackFilePath } from "../../../domain/stack/stack-config";
-import { unreadLine } from "../../../domain/stack/unread-entry";
 import { VERSION } from "../../../platform/version";
 import { runStart } from "../../../usecases/start";
 import { applyHooksFor } from "../apply-hooks";
+import { errorLine } from "../cli-error";
 import type { CommandIO } from "../command-io";
+import { scanErrorLine, unreadErrorLine } from "../failure-lines";
 import { withProbeDirOption, type ProbeDirFlags } from "../probe-dir-option";
 import { showProbeStep } from "../probe-step";
 
@@ -34,7 +35,8 @@ export function registerStart(program: Command, io: CommandIO): void {
           step: (n, step) => io.out(`\n== ${n}. ${step} ==`),
           planned: (plan) => io.out(renderPlan(plan, stack, flags.stack, "table")),
           apply: applyHooksFor(io, stack, flags.stack),
-          notConverged: () => io.err("stackwarden start: the second plan still has changes; apply did not converge"),
+          notConverged: () =>
+            io.err(errorLine("stackwarden start", "SW_NOT_CONVERGED", "the second plan still has changes; apply did not converge")),
           warn: (line) => io.err(`stackwarden start: ${line}`),
           probed: (probes) => showProbeStep(io, flags.stack, probes),
           checked: (result) =>
@@ -57,8 +59,8 @@ export function registerStart(program: Command, io: CommandIO): void {
         io.out(
           `\nDone: ${outcome.plan.changes.length} change(s) applied to ${stack.databases.length} database(s); the stack has converged. Probes: ${probes.run.passed} of ${probes.run.results.length} passed. Compliance: ${s.mandatoryViolations} mandatory violation(s), ${s.advisoryViolations} advisory finding(s)${scanned}.`,
         );
-        for (const e of check.scanErrors) io.err(`stackwarden start: artifact ${e.path} could not be scanned: ${e.error}`);
-        for (const u of check.unread) io.err(`stackwarden start: ${unreadLine(u)}`);
+        for (const e of check.scanErrors) io.err(scanErrorLine("stackwarden start", e));
+        for (const u of check.unread) io.err(unreadErrorLine("stackwarden start", u));
       }
       io.exitCode = outcome.exitCode;
     });

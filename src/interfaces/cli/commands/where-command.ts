@@ -1,9 +1,10 @@
 import type { Command } from "commander";
 import { clientSetFromEnv } from "../../../clients/client-set";
 import { KIND_LABELS } from "../../../domain/compliance/rules/data-residency";
-import { unreadDocument, unreadLine } from "../../../domain/stack/unread-entry";
+import { unreadDocument } from "../../../domain/stack/unread-entry";
 import { runWhere } from "../../../usecases/where";
 import type { CommandIO } from "../command-io";
+import { unreadErrorLine } from "../failure-lines";
 import { choiceOption, intOption } from "../option-parsers";
 import { renderTextTable } from "../render/text-table";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
@@ -19,7 +20,7 @@ export function registerWhere(program: Command, io: CommandIO): void {
       const { stack, name } = loadStackFromFlags(flags, io);
       const { placements, unread } = await runWhere({ stack, clients: clientSetFromEnv(io.env), concurrency: flags.concurrency });
       // A database the cloud does not have: at its stack-file line, as every command says it; the others are placed (exit 1).
-      for (const u of unread) io.err(`stackwarden where: ${unreadLine(u)}`);
+      for (const u of unread) io.err(unreadErrorLine("stackwarden where", u));
       if (unread.length) io.exitCode = 1;
       const allowed = stack.residency?.allowedCountries;
       if (flags.output === "json") {

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { StackwardenError } from "../../../platform/errors/stackwarden-error";
 import { setMaxListeners } from "node:events";
 import { Webhook } from "standardwebhooks";
 import { Agent, request } from "undici";
@@ -126,7 +127,8 @@ export class WebhookNotifier {
     } catch (e) {
       void n.agent.destroy();
       if (e instanceof DirectoryInUse)
-        throw new Error(
+        throw new StackwardenError(
+          "SW_STATE_IN_USE",
           `the event outbox ${e.dir} belongs to another running watcher (pid ${e.pid}): watch several stacks with one watcher (--stack A --stack B, or --all), or start this one in another directory`,
           { cause: e },
         );

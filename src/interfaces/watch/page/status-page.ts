@@ -54,201 +54,181 @@ export function renderOverviewPage(list: StackStatusList): string {
   return layout(`stackwarden: ${n} stack${n === 1 ? "" : "s"}`, body, { revision: list.revision });
 }
 
-/** The page of one stack: every part of its status in full. */
+/** The page of one stack: every part of its status in full, one section each. */
 export function renderStackPage(s: StackStatus, revision: number): string {
   const body = html`<nav aria-label="Breadcrumb"><a href="/">All stacks</a></nav>
     <h1>Stack <span class="name">${s.name}</span></h1>
     <p class="sub">${s.file}${s.schedule ? html`, ${s.schedule}` : ""}, status generation ${s.generation}, updated ${time(s.updatedAt)}</p>
-    <section aria-labelledby="h-condition">
-      <h2 id="h-condition">Condition</h2>
-      <p>
-        ${conditionBadge(s.condition.type)} <span class="reason">${s.condition.reason}</span> since ${time(s.condition.lastTransitionTime)}
-      </p>
-      <p>${s.condition.message}</p>
-    </section>
-    <section aria-labelledby="h-deployment">
-      <h2 id="h-deployment">Deployment</h2>
-      ${deploymentDetails(s)}
-    </section>
-    <section aria-labelledby="h-drift">
-      <h2 id="h-drift">Drift</h2>
-      <p>
-        ${driftBadge(s)}
-        ${s.drift.checkedAt ? html`checked ${time(s.drift.checkedAt)}` : "not checked yet"}${
-          s.drift.since ? html`, drifted since ${time(s.drift.since)}` : ""
-        }
-      </p>
-      ${
-        s.drift.resources.length
-          ? html`<table>
-              <caption>
-                Drifted resources
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Resource</th>
-                  <th scope="col">Property</th>
-                  <th scope="col">Desired</th>
-                  <th scope="col">Live</th>
-                  <th scope="col">Stack file</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${s.drift.resources.map(
-                  (r) =>
-                    html`<tr>
-                      <th scope="row">${r.label}</th>
-                      <td>${r.property}</td>
-                      <td>${r.desired}</td>
-                      <td>${r.live ?? none()}</td>
-                      <td>${fileLine(r.source)}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-          : ""
-      }
-    </section>
-    <section aria-labelledby="h-ticks">
-      <h2 id="h-ticks">Ticks</h2>
-      <dl>
-        <dt>Last tick</dt>
-        <dd>${s.lastTick ? tickLine(s.lastTick) : none("no tick has finished yet")}</dd>
-        ${
-          s.lastTick?.error
-            ? html`<dt>Error</dt>
-                <dd>${s.lastTick.error}</dd>`
-            : ""
-        }
-        <dt>Commit</dt>
-        <dd>${s.lastTick ? commitLine(s.lastTick) : none()}</dd>
-        <dt>Next tick</dt>
-        <dd>${s.nextTickAt ? time(s.nextTickAt) : none()}</dd>
-      </dl>
-    </section>
-    <section aria-labelledby="h-findings">
-      <h2 id="h-findings">Findings</h2>
-      <p>${findingCounts(s)}${s.findings.checkedAt ? html`, checked ${time(s.findings.checkedAt)}` : ""}</p>
-      ${s.findings.rules.map(
-        (r) =>
-          html`<h3>
-              <span class="rule">${r.ruleId}</span> <span class="level-${r.level}">${r.level}</span>: ${r.failing}
-              failing${r.exempt ? html`, ${r.exempt} exempt` : ""}
-            </h3>
-            <table>
-              <caption class="visually-hidden">
-                Findings of ${r.ruleId}
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Resource</th>
-                  <th scope="col">Verdict</th>
-                  <th scope="col">Message</th>
-                  <th scope="col">Stack file</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${r.findings.map(
-                  (f) =>
-                    html`<tr>
-                      <th scope="row">${f.label}${f.facet ? html` <span class="sub">(${f.facet})</span>` : ""}</th>
-                      <td>${f.verdict}</td>
-                      <td>${f.message}</td>
-                      <td>${fileLine(f.source)}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
-            ${r.truncated ? html`<p class="sub">and ${r.truncated} more not listed</p>` : ""}`,
-      )}
-    </section>
-    <section aria-labelledby="h-lock">
-      <h2 id="h-lock">Lock</h2>
-      <p>${lockLine(s)}</p>
-      ${
-        s.lock.lastRecovered
-          ? html`<p>
-              Last recovered ${time(s.lock.lastRecovered.at)} from pid ${s.lock.lastRecovered.holder.pid} on
-              ${s.lock.lastRecovered.holder.host} (${s.lock.lastRecovered.holder.command}), which no longer ran
-            </p>`
-          : ""
-      }
-    </section>
-    <section aria-labelledby="h-probes">
-      <h2 id="h-probes">Probes</h2>
-      <p>${probeCounts(s)}${s.probes.ranAt ? html`, ran ${time(s.probes.ranAt)}` : ""}</p>
-      ${
-        s.probes.results.length
-          ? html`<table>
-              <caption class="visually-hidden">
-                Probe results
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Probe</th>
-                  <th scope="col">Issuer</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col">Latency</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Error</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${s.probes.results.map(
-                  (p) =>
-                    html`<tr>
-                      <th scope="row">${p.name}</th>
-                      <td>${p.issuer}/${p.doctype} (${p.format})</td>
-                      <td class="outcome-${p.outcome}">${p.outcome}</td>
-                      <td>${formatDuration(p.latencyMs)}</td>
-                      <td>${p.status ?? none()}</td>
-                      <td>${p.error ? html`${p.error.code}: ${p.error.message}` : none()}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-          : ""
-      }
-    </section>
-    <section aria-labelledby="h-audit">
-      <h2 id="h-audit">Audit trail</h2>
-      <p>
-        ${s.audit.head ? html`Head: seq ${s.audit.head.seq}, sha256 <code class="hash">${s.audit.head.hash}</code>` : none("no entry yet")}
-      </p>
-      ${
-        s.audit.last.length
-          ? html`<table>
-              <caption>
-                Last entries, newest first
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Seq</th>
-                  <th scope="col">At</th>
-                  <th scope="col">What</th>
-                  <th scope="col">Who</th>
-                  <th scope="col">Exit code</th>
-                  <th scope="col">Commit</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${s.audit.last.map(
-                  (e) =>
-                    html`<tr>
-                      <th scope="row">${e.seq}</th>
-                      <td>${time(e.at)}</td>
-                      <td>${e.command}: ${auditWhat(e)}</td>
-                      <td>${whoLine(e)}</td>
-                      <td>${e.exitCode}</td>
-                      <td>${e.commit ? html`<code>${e.commit.slice(0, 12)}</code>` : none()}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-          : ""
-      }
-    </section>`;
+    ${STACK_SECTIONS.map(([id, title, content]) => section(id, title, content(s)))}`;
   return layout(`stackwarden: ${s.name}`, body, { stack: s.name, revision });
+}
+
+/** The sections of a stack's page, in order: id, heading, content. */
+const STACK_SECTIONS: readonly [string, string, (s: StackStatus) => HtmlValue][] = [
+  ["condition", "Condition", conditionDetails],
+  ["deployment", "Deployment", deploymentDetails],
+  ["drift", "Drift", driftDetails],
+  ["ticks", "Ticks", tickDetails],
+  ["findings", "Findings", findingsDetails],
+  ["lock", "Lock", lockDetails],
+  ["probes", "Probes", probeDetails],
+  ["audit", "Audit trail", auditDetails],
+];
+
+function section(id: string, title: string, content: HtmlValue): Html {
+  return html`<section aria-labelledby="h-${id}">
+    <h2 id="h-${id}">${title}</h2>
+    ${content}
+  </section>`;
+}
+
+/**
+ * A table of the stack's page: its caption (for screen readers only when `hidden`), a header row,
+ * and one row per item, whose first cell is the row's header (`<th scope="row">`, written by `row`).
+ */
+function detailTable<T>(t: {
+  caption: HtmlValue;
+  hidden?: boolean;
+  columns: readonly string[];
+  items: readonly T[];
+  row: (item: T) => Html;
+}): Html {
+  return html`<table>
+      <caption${t.hidden ? html` class="visually-hidden"` : ""}>
+        ${t.caption}
+      </caption>
+      <thead>
+        <tr>
+          ${t.columns.map((c) => html`<th scope="col">${c}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${t.items.map(
+          (item) =>
+            html`<tr>
+              ${t.row(item)}
+            </tr>`,
+        )}
+      </tbody>
+    </table>`;
+}
+
+/** The table when there is something to list, else nothing. */
+function detailTableOf<T>(t: Parameters<typeof detailTable<T>>[0]): HtmlValue {
+  return t.items.length ? detailTable(t) : "";
+}
+
+function conditionDetails(s: StackStatus): Html {
+  return html`<p>${conditionBadge(s.condition.type)} ${reasonOf(s)} since ${time(s.condition.lastTransitionTime)}</p>
+    <p>${s.condition.message}</p>`;
+}
+
+function driftDetails(s: StackStatus): Html {
+  return html`<p>
+      ${driftBadge(s)}
+      ${s.drift.checkedAt ? html`checked ${time(s.drift.checkedAt)}` : "not checked yet"}${
+        s.drift.since ? html`, drifted since ${time(s.drift.since)}` : ""
+      }
+    </p>
+    ${detailTableOf({
+      caption: "Drifted resources",
+      columns: ["Resource", "Property", "Desired", "Live", "Stack file"],
+      items: s.drift.resources,
+      row: (r) =>
+        html`<th scope="row">${r.label}</th>
+          <td>${r.property}</td>
+          <td>${r.desired}</td>
+          <td>${r.live ?? none()}</td>
+          <td>${fileLine(r.source)}</td>`,
+    })}`;
+}
+
+function tickDetails(s: StackStatus): Html {
+  const t = s.lastTick;
+  return html`<dl>
+    <dt>Last tick</dt>
+    <dd>${t ? tickLine(t) : none("no tick has finished yet")}</dd>
+    ${
+      t?.error
+        ? html`<dt>Error</dt>
+            <dd>${t.error}</dd>`
+        : ""
+    }
+    <dt>Commit</dt>
+    <dd>${t ? commitLine(t) : none()}</dd>
+    <dt>Next tick</dt>
+    <dd>${s.nextTickAt ? time(s.nextTickAt) : none()}</dd>
+  </dl>`;
+}
+
+function findingsDetails(s: StackStatus): Html {
+  return html`<p>${findingCounts(s)}${s.findings.checkedAt ? html`, checked ${time(s.findings.checkedAt)}` : ""}</p>
+    ${s.findings.rules.map(
+      (r) =>
+        html`<h3>
+            <span class="rule">${r.ruleId}</span> <span class="level-${r.level}">${r.level}</span>: ${r.failing}
+            failing${r.exempt ? html`, ${r.exempt} exempt` : ""}
+          </h3>
+          ${detailTable({
+            caption: html`Findings of ${r.ruleId}`,
+            hidden: true,
+            columns: ["Resource", "Verdict", "Message", "Stack file"],
+            items: r.findings,
+            row: (f) =>
+              html`<th scope="row">${f.label}${f.facet ? html` <span class="sub">(${f.facet})</span>` : ""}</th>
+                <td>${f.verdict}</td>
+                <td>${f.message}</td>
+                <td>${fileLine(f.source)}</td>`,
+          })}
+          ${r.truncated ? html`<p class="sub">and ${r.truncated} more not listed</p>` : ""}`,
+    )}`;
+}
+
+function lockDetails(s: StackStatus): Html {
+  const last = s.lock.lastRecovered;
+  return html`<p>${lockLine(s)}</p>
+    ${
+      last
+        ? html`<p>
+            Last recovered ${time(last.at)} from pid ${last.holder.pid} on ${last.holder.host} (${last.holder.command}), which no longer ran
+          </p>`
+        : ""
+    }`;
+}
+
+function probeDetails(s: StackStatus): Html {
+  return html`<p>${probeCounts(s)}${s.probes.ranAt ? html`, ran ${time(s.probes.ranAt)}` : ""}</p>
+    ${detailTableOf({
+      caption: "Probe results",
+      hidden: true,
+      columns: ["Probe", "Issuer", "Outcome", "Latency", "Status", "Error"],
+      items: s.probes.results,
+      row: (p) =>
+        html`<th scope="row">${p.name}</th>
+          <td>${p.issuer}/${p.doctype} (${p.format})</td>
+          <td class="outcome-${p.outcome}">${p.outcome}</td>
+          <td>${formatDuration(p.latencyMs)}</td>
+          <td>${p.status ?? none()}</td>
+          <td>${p.error ? html`${p.error.code}: ${p.error.message}` : none()}</td>`,
+    })}`;
+}
+
+function auditDetails(s: StackStatus): Html {
+  return html`<p>
+      ${s.audit.head ? html`Head: seq ${s.audit.head.seq}, sha256 <code class="hash">${s.audit.head.hash}</code>` : none("no entry yet")}
+    </p>
+    ${detailTableOf({
+      caption: "Last entries, newest first",
+      columns: ["Seq", "At", "What", "Who", "Exit code", "Commit"],
+      items: s.audit.last,
+      row: (e) =>
+        html`<th scope="row">${e.seq}</th>
+          <td>${time(e.at)}</td>
+          <td>${e.command}: ${auditWhat(e)}</td>
+          <td>${whoLine(e)}</td>
+          <td>${e.exitCode}</td>
+          <td>${e.commit ? html`<code>${e.commit.slice(0, 12)}</code>` : none()}</td>`,
+    })}`;
 }
 
 /** A page that says one thing (not found, not authorized). */
@@ -296,9 +276,7 @@ function layout(title: string, body: Html, page: { stack?: string; revision?: nu
 function overviewRow(s: StackStatus): Html {
   return html`<tr data-stack="${s.name}" data-condition="${s.condition.type}" data-drift="${s.drift.state}">
     <th scope="row"><a href="${stackPagePath(s.name)}">${s.name}</a><span class="sub">${s.file}</span></th>
-    <td class="cell-condition">
-      ${conditionBadge(s.condition.type)} <span class="reason">${s.condition.reason}</span><span class="sub">${s.condition.message}</span>
-    </td>
+    <td class="cell-condition">${conditionBadge(s.condition.type)} ${reasonOf(s)}<span class="sub">${s.condition.message}</span></td>
     <td class="cell-deployment">${deploymentSummary(s)}</td>
     <td class="cell-drift">
       ${driftBadge(s)}${s.drift.since ? html`<span class="sub">since ${time(s.drift.since)}</span>` : ""}${someOf(s.drift.resources, driftItem)}
@@ -328,6 +306,12 @@ function summaryLine(stacks: readonly StackStatus[]): string {
   const count = (t: ConditionType) => stacks.filter((s) => s.condition.type === t).length;
   const drifted = stacks.filter((s) => s.drift.state === "drifted").length;
   return `${stacks.length} stack(s): ${count("Ready")} ready, ${count("Reconciling")} reconciling, ${count("Stalled")} stalled; ${drifted} drifted`;
+}
+
+/** The condition's reason, and the error code it comes from when there is one (`StackFileInvalid SW_CONFIG_INVALID`). */
+function reasonOf(s: StackStatus): Html {
+  const code = s.condition.code;
+  return html`<span class="reason">${s.condition.reason}</span>${code ? html` <code class="error-code">${code}</code>` : ""}`;
 }
 
 function conditionBadge(type: ConditionType): Html {

@@ -10,26 +10,18 @@
  * missing keys, so that clients read one shape.
  */
 
-/** The three conditions of kstatus (as the Pulumi Kubernetes Operator reports them): exactly one holds. */
-export type ConditionType = "Ready" | "Reconciling" | "Stalled";
-export const CONDITION_TYPES: readonly ConditionType[] = ["Ready", "Reconciling", "Stalled"];
+import type { ErrorCode } from "../../../platform/errors/error-codes";
+import type { ConditionReason, ConditionType } from "./condition-reasons";
 
-/**
- * Reasons known to the page and the documentation, by condition. Any CamelCase reason is accepted
- * (the schema checks the form, not the list): a transient failure is `Reconciling`, one that needs a
- * human is `Stalled`, as the operator separates them.
- */
-export const CONDITION_REASONS = {
-  Ready: ["Reconciled"],
-  Reconciling: ["AwaitingFirstTick", "Ticking", "Applying", "Remediating", "WaitingForLock", "RetryingAfterError"],
-  Stalled: ["TickFailing", "ApplyFailed", "RemediationFailed", "StackFileInvalid"],
-} as const satisfies Record<ConditionType, readonly string[]>;
+export { CONDITION_REASONS, CONDITION_TYPES, type ConditionReason, type ConditionType } from "./condition-reasons";
 
 /** The stack's condition: which of Ready, Reconciling or Stalled holds, and why. */
 export interface StatusCondition {
   type: ConditionType;
-  /** CamelCase, for machines (see CONDITION_REASONS). */
-  reason: string;
+  /** CamelCase, for machines: one of CONDITION_REASONS (condition-reasons.ts), each typed transient or stalled. */
+  reason: ConditionReason;
+  /** The stable error code (`SW_…`, error-codes.ts) of the failure the reason comes from; null when none did. */
+  code: ErrorCode | null;
   /** One sentence, for people. */
   message: string;
   /** When the type or the reason last changed (kept by the StatusBoard). */
@@ -107,6 +99,8 @@ export interface TickStatus {
   outcome: "succeeded" | "failed" | "interrupted";
   /** One line, when it failed. */
   error: string | null;
+  /** The stable code of that error (`SW_…`), when it failed; the condition's reason follows from it. */
+  errorCode: ErrorCode | null;
   startedAt: string;
   finishedAt: string;
   durationMs: number;
@@ -260,7 +254,13 @@ export function initialStackStatus(name: string, file: string, now: Date, schedu
     episodes: 0,
     updatedAt: at,
     schedule,
-    condition: { type: "Reconciling", reason: "AwaitingFirstTick", message: "waiting for the first tick", lastTransitionTime: at },
+    condition: {
+      type: "Reconciling",
+      reason: "AwaitingFirstTick",
+      code: null,
+      message: "waiting for the first tick",
+      lastTransitionTime: at,
+    },
     deployment: { state: "none", commit: null, lastApply: null },
     drift: { state: "unknown", checkedAt: null, since: null, episode: 0, resources: [] },
     lastTick: null,

@@ -58,7 +58,7 @@ export class StatusBoard {
     this.warn = opts.warn ?? (() => {});
     if (stored) {
       this.incarnation = stored.incarnation;
-      for (const s of stored.statuses) this.statuses.set(s.name, deepFreeze(s));
+      for (const s of stored.statuses) this.statuses.set(s.name, deepFreeze(withCodes(s)));
     } else {
       this.incarnation = randomUUID();
     }
@@ -162,6 +162,15 @@ export class StatusBoard {
       }
     }
   }
+}
+
+/** A status stored before conditions and ticks carried error codes: their codes read as null (unknown). */
+function withCodes(s: StackStatus): StackStatus {
+  return {
+    ...s,
+    condition: { ...s.condition, code: s.condition.code ?? null },
+    lastTick: s.lastTick && { ...s.lastTick, errorCode: s.lastTick.errorCode ?? null },
+  };
 }
 
 function deepFreeze<T>(value: T): T {

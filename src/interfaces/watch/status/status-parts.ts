@@ -16,7 +16,9 @@ import type {
   StackFileLine,
   StackStatus,
   StatusCondition,
+  TickStatus,
 } from "./stack-status";
+import { CONDITION_REASONS, reasonOfFailure, STALLED_AFTER_FAILURES } from "./condition-reasons";
 
 // Builders of the status's parts from what a tick has in hand (plan items, findings, the lock
 // holder, probe results, audit entries). They copy only the fields the status shows, so nothing
@@ -151,14 +153,12 @@ export function auditEntrySummaryOf(e: AuditEntry): AuditEntrySummary {
   };
 }
 
-/** Consecutive failed ticks after which a failing stack is Stalled rather than Reconciling. */
-export const STALLED_AFTER_FAILURES = 3;
-
 /**
  * The condition that follows from the rest of a status: an apply running is Reconciling; before
- * the first tick, Reconciling; a failing tick is retried (Reconciling) until it has failed
- * STALLED_AFTER_FAILURES times in a row (Stalled); a failed apply needs a human (Stalled); else Ready.
- * The watcher may set another condition (a lock it waits for) instead.
+ * the first tick, Reconciling; a failed tick takes its reason from its error's code
+ * (condition-reasons.ts): one that needs a person is Stalled at once, a transient one is retried
+ * (Reconciling) until it has failed STALLED_AFTER_FAILURES times in a row (Stalled, TickFailing);
+ * a failed apply needs a person (Stalled); else Ready.
  */
 export function conditionOf(
   s: Pick<StackStatus, "deployment" | "lastTick" | "drift" | "findings">,
@@ -167,26 +167,19 @@ export function conditionOf(
   if (d.state === "applying") {
     const remediation = d.lastApply?.trigger === "remediation";
     return remediation
-      ? { type: "Reconciling", reason: "Remediating", message: "repairing drift" }
-      : { type: "Reconciling", reason: "Applying", message: "applying a new commit" };
+      ? { type: "Reconciling", reason: "Remediating", code: null, message: "repairing drift" }
+      : { type: "Reconciling", reason: "Applying", code: null, message: "applying a new commit" };
   }
   const t = s.lastTick;
-  if (!t) return { type: "Reconciling", reason: "AwaitingFirstTick", message: "waiting for the first tick" };
-  if (t.outcome === "failed") {
-    return t.consecutiveFailures >= STALLED_AFTER_FAILURES
-      ? { type: "Stalled", reason: "TickFailing", message: `${t.consecutiveFailures} ticks in a row failed: ${t.error ?? "see the log"}` }
-      : {
-          type: "Reconciling",
-          reason: "RetryingAfterError",
-          message: `tick ${t.number} failed and is retried: ${t.error ?? "see the log"}`,
-        };
-  }
+  if (!t) return { type: "Reconciling", reason: "AwaitingFirstTick", code: null, message: "waiting for the first tick" };
+  if (t.outcome === "failed") return failedTickCondition(t);
   if (d.state === "failed") {
     const remediation = d.lastApply?.trigger === "remediation";
     const failed = d.lastApply?.failed ?? 0;
     return {
       type: "Stalled",
       reason: remediation ? "RemediationFailed" : "ApplyFailed",
+      code: null,
       message: `${remediation ? "the last repair" : "the last apply"} left ${failed} change(s) unconverged`,
     };
   }
@@ -195,8 +188,21 @@ export function conditionOf(
   return {
     type: "Ready",
     reason: "Reconciled",
+    code: null,
     message: `tick ${t.number} succeeded: ${drift}, ${s.findings.mandatory} mandatory and ${s.findings.advisory} advisory finding(s)`,
   };
+}
+
+/** A failed tick: stalled at once when a person must act, else retried until the retries run out. */
+function failedTickCondition(t: TickStatus): Omit<StatusCondition, "lastTransitionTime"> {
+  const reason = reasonOfFailure(t.errorCode);
+  const error = t.error ?? "see the log";
+  const code = t.errorCode;
+  if (CONDITION_REASONS[reason].kind === "stalled")
+    return { type: "Stalled", reason, code, message: `tick ${t.number} failed and needs a person (retrying will not help): ${error}` };
+  if (t.consecutiveFailures >= STALLED_AFTER_FAILURES)
+    return { type: "Stalled", reason: "TickFailing", code, message: `${t.consecutiveFailures} ticks in a row failed: ${error}` };
+  return { type: "Reconciling", reason, code, message: `tick ${t.number} failed and is retried: ${error}` };
 }
 
 function lineOf(source: { file: string; line: number; column: number } | undefined): StackFileLine | null {

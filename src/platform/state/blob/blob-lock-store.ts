@@ -38,7 +38,8 @@ export class BlobLockStore {
     settings: LeaseSettings = {},
   ) {
     const seconds = settings.leaseSeconds ?? 30;
-    if (!(seconds >= 15 && seconds <= 60)) throw new Error(`a lease lasts 15 to 60 s, got ${seconds}`);
+    if (!(seconds >= 15 && seconds <= 60))
+      throw new StackwardenError("SW_SETTING_INVALID", `STACKWARDEN_LEASE_SECONDS: a blob lease lasts 15 to 60 s, got ${seconds}`);
     this.leaseMs = seconds * 1000;
   }
 

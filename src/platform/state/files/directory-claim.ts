@@ -1,17 +1,18 @@
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { StackwardenError } from "../../errors/stackwarden-error";
 import { isProcessAlive } from "./process-alive";
 
 /** The file that names the process a directory belongs to. */
 export const OWNER_FILE = "owner.pid";
 
 /** A directory another live process holds. */
-export class DirectoryInUse extends Error {
+export class DirectoryInUse extends StackwardenError {
   constructor(
     readonly dir: string,
     readonly pid: number,
   ) {
-    super(`${dir} is in use by another process (pid ${pid}); if none runs there, remove ${join(dir, OWNER_FILE)}`);
+    super("SW_STATE_IN_USE", `${dir} is in use by another process (pid ${pid}); if none runs there, remove ${join(dir, OWNER_FILE)}`);
     this.name = "DirectoryInUse";
   }
 }

@@ -1,3 +1,4 @@
+import { StackwardenError } from "../../errors/stackwarden-error";
 import type { LockHolder, LockRequest } from "../lock-holder";
 
 /**
@@ -34,7 +35,7 @@ export class MemoryLockStore {
     const h = this.held.get(name);
     if (!h) return undefined;
     this.held.delete(name);
-    h.lost.abort(new Error(`the lock of stack ${name} was broken`));
+    h.lost.abort(new StackwardenError("SW_LOCK_LOST", `the lock of stack ${name} was broken`));
     return h.holder;
   }
 
@@ -54,7 +55,9 @@ export class MemoryLockStore {
             lost: entry.lost.signal,
             check: async () => {
               if (this.held.get(request.name) !== entry)
-                throw entry.lost.signal.reason ?? new Error(`the lock of stack ${request.name} is no longer ours`);
+                throw (
+                  entry.lost.signal.reason ?? new StackwardenError("SW_LOCK_LOST", `the lock of stack ${request.name} is no longer ours`)
+                );
             },
             release: async () => {
               if (this.held.get(request.name) === entry) this.held.delete(request.name);
