@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { LeaderLease, type LeaderView } from "../../domain/state/leader-lease";
 import type { LockStore } from "../../domain/state/state-ports";
+import type { LockHolder } from "../../platform/state/lock-holder";
 import type { StatusBoard } from "./status/status-board";
 import type { StatusStore } from "./status/status-store";
 
@@ -17,8 +18,8 @@ export interface WatchReplicaOptions {
   store: StatusStore;
   /** The leader's work: ticks, applies, events. */
   lead: LeaderWork;
-  /** Called with the new role whenever it changes. */
-  onRole?: (role: "leader" | "standby") => void;
+  /** Called with the new role (and, standing by, who leads) whenever it changes. */
+  onRole?: (role: "leader" | "standby", leader?: LockHolder) => void;
   log: (line: string) => void;
   /** How often a standby campaigns and reads the leader's statuses, in ms. Default 1000. */
   retryMs?: number;
@@ -48,7 +49,7 @@ export class WatchReplica {
           // The previous leader's last statuses first: episodes and event ids go on where it left them.
           o.board.adopt((await o.store.load()).statuses);
           this.stopWork = await o.lead();
-          o.onRole?.("leader");
+          o.onRole?.("leader", (await this.lease.view()).leader);
         },
         deposed: async (why) => {
           if (this.stopping) return;
@@ -67,8 +68,8 @@ export class WatchReplica {
   async start(): Promise<void> {
     await this.lease.start();
     if (!this.lease.leading) {
-      this.o.onRole?.("standby");
       const leader = (await this.lease.view()).leader;
+      this.o.onRole?.("standby", leader);
       this.o.log(
         `standing by: ${leader ? `pid ${leader.pid} on host ${leader.host} leads ${this.o.group}` : `nobody leads ${this.o.group} yet`}`,
       );
@@ -106,6 +107,7 @@ export class WatchReplica {
   private async followLeader(): Promise<void> {
     if (this.lease.leading) return;
     try {
+      this.o.onRole?.("standby", (await this.lease.view()).leader);
       this.o.board.adopt((await this.o.store.load()).statuses);
     } catch (e) {
       this.o.log(`standby: cannot read the leader's statuses: ${(e as Error).message}`);

@@ -159,7 +159,10 @@ async function runWatch(flags: WatchFlags, io: CommandIO): Promise<void> {
     board,
     store,
     lead: () => leadTerm(stacks, shared, terms, stop.request),
-    onRole: (role) => metrics.leader.set(role === "leader" ? 1 : 0),
+    onRole: (role, leader) => {
+      metrics.leader.set(role === "leader" ? 1 : 0);
+      board.replica = { role, ...(leader ? { leader: { pid: leader.pid, host: leader.host } } : {}) };
+    },
     log,
     retryMs: io.env.STACKWARDEN_CAMPAIGN_MS ? Number(io.env.STACKWARDEN_CAMPAIGN_MS) : undefined,
   }));

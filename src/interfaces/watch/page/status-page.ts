@@ -8,6 +8,7 @@ import type {
   StackStatusList,
   TickStatus,
 } from "../status/stack-status";
+import type { StatusBoard } from "../status/status-board";
 import { html, type Html, type HtmlValue } from "./html";
 
 // The status page, rendered on the server: the overview (one row per stack) and a page per stack.
@@ -20,9 +21,10 @@ import { html, type Html, type HtmlValue } from "./html";
 const ROW_ITEMS = 3;
 
 /** The overview: one row per stack with its condition, deployment, drift, ticks, findings, lock, probes and audit trail. */
-export function renderOverviewPage(list: StackStatusList): string {
+export function renderOverviewPage(list: StackStatusList, replica?: StatusBoard["replica"]): string {
   const n = list.stacks.length;
   const body = html`<h1>Stacks</h1>
+    ${replica?.role === "standby" ? html`<p class="replica" role="status">${standbyLine(replica)}</p>` : ""}
     <p class="summary">${summaryLine(list.stacks)}</p>
     ${
       n === 0
@@ -52,6 +54,12 @@ export function renderOverviewPage(list: StackStatusList): string {
           </div>`
     }`;
   return layout(`stackwarden: ${n} stack${n === 1 ? "" : "s"}`, body, { revision: list.revision });
+}
+
+/** What a standby replica's page says first: it follows the leader's statuses, and who leads. */
+function standbyLine(replica: NonNullable<StatusBoard["replica"]>): string {
+  const leader = replica.leader ? `pid ${replica.leader.pid} on host ${replica.leader.host}` : "no replica yet";
+  return `Standby replica: ${leader} leads; this page shows the statuses it stores, and this replica takes over if its lease lapses.`;
 }
 
 /** The page of one stack: every part of its status in full, one section each. */

@@ -74,7 +74,7 @@ export function serveStatus(r: StatusRoutes, req: IncomingMessage, res: ServerRe
   }
 
   if (path === "/") {
-    sendHtml(res, 200, renderOverviewPage(listOf(r.board)));
+    sendHtml(res, 200, renderOverviewPage(listOf(r.board), r.board.replica));
     return true;
   }
   if (path === "/api/v1/stacks") {

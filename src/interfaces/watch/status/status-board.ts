@@ -74,6 +74,9 @@ export class StatusBoard {
     return this.opts.store?.writes.flushed() ?? Promise.resolve();
   }
 
+  /** This watcher replica's role among those sharing the state (absent: a lone watcher), for the page. */
+  replica?: { role: "leader" | "standby"; leader?: { pid: number; host: string } };
+
   /** +1 with every change of any stack. */
   get revision(): number {
     return this.rev;
