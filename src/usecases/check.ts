@@ -1,6 +1,6 @@
 import type { ClientSet } from "../clients/client-set";
 import { enabledRules, evaluateCompliance, factKeysOf, type ComplianceResult } from "../domain/compliance/evaluate";
-import type { ComplianceFacts } from "../domain/compliance/facts";
+import type { ComplianceFacts } from "../domain/facts/model/compliance-facts";
 import type { Exemption } from "../domain/compliance/exemptions";
 import type { RuleDefinition } from "../domain/compliance/rule";
 import type { RuleSettings } from "../domain/compliance/rule-settings";

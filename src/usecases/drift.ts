@@ -7,7 +7,7 @@ import { sqlTdeCustomerManagedKey } from "../domain/compliance/rules/sql-tde-cus
 import { sqlTierAdvisorDrift } from "../domain/compliance/rules/sql-tier-advisor-drift";
 import { tdeKeyValidity } from "../domain/compliance/rules/tde-key-validity";
 import { tdeKeyVaultRecoverable } from "../domain/compliance/rules/tde-key-vault-recoverable";
-import { UNKNOWN } from "../domain/compliance/facts";
+import { UNKNOWN } from "../platform/unknown-value";
 import { gatherFacts } from "../domain/facts/gather";
 import { decideAction } from "../domain/reconcile/tde-plan";
 import type { TdeDrift } from "../domain/reports/drift-report";

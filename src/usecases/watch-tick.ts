@@ -1,6 +1,6 @@
 import type { ClientSet } from "../clients/client-set";
-import type { ComplianceFacts } from "../domain/compliance/facts";
-import { UNKNOWN } from "../domain/compliance/facts";
+import type { ComplianceFacts } from "../domain/facts/model/compliance-facts";
+import { UNKNOWN } from "../platform/unknown-value";
 import type { TdeDatabaseRef } from "../domain/reconcile/tde-api";
 import { decideAction, type TdePlanItem } from "../domain/reconcile/tde-plan";
 import type { StackConfig } from "../domain/stack/stack-config";

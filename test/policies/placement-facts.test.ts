@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../src/domain/compliance/facts";
+import { UNKNOWN } from "../../src/platform/unknown-value";
 import { factsFromResources } from "../../src/domain/facts/gather";
 import { residencyFromResources as fromResources } from "../../src/domain/facts/placements";
 import type { ResourceInput } from "../../src/domain/facts/fact-kind";

@@ -1,7 +1,7 @@
 import Ajv from "ajv";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../src/domain/compliance/facts";
+import { UNKNOWN } from "../../src/platform/unknown-value";
 import { known } from "../../policies/known";
 import { policies, TYPES } from "../../policies/policies";
 import { artifactFactsFromProps, type ArtifactFacts } from "../../src/domain/facts/artifact-scans";

@@ -1,5 +1,5 @@
 import { applyExemptions, type Exemption, type ExemptionStatus } from "./exemptions";
-import type { ComplianceFacts, FactOrigin } from "./facts";
+import type { ComplianceFacts, FactOrigin } from "../facts/model/compliance-facts";
 import { isAdvisoryViolation, isMandatoryViolation, type Finding } from "./finding";
 import { allRules } from "./registry";
 import { resolveSettings, type RuleDefinition } from "./rule";

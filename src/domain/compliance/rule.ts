@@ -1,6 +1,6 @@
 import type { Control } from "./control";
 import { ENFORCEMENT_LEVELS, type EnforcementLevel } from "./enforcement-level";
-import type { ComplianceFacts, FactOrigin } from "./facts";
+import type { ComplianceFacts, FactOrigin } from "../facts/model/compliance-facts";
 import type { Finding } from "./finding";
 
 export type { EnforcementLevel };

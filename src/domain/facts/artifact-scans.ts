@@ -11,7 +11,8 @@ import { displayPath } from "../artifacts/path-glob";
 import type { StackConfig } from "../stack/stack-config";
 import type { BinaryAnalysisClient } from "../../services/binary-analysis/client";
 import { SettingsError } from "../../platform/settings/endpoints";
-import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
+import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
+import type { FactOrigin } from "./model/compliance-facts";
 import { defineFactKind, type GatherContext, type ResourceContext } from "./fact-kind";
 import { RESOURCE_TYPES } from "./resource-types";
 import type { SourceLocation } from "../../platform/yaml/source-location";
@@ -58,7 +59,7 @@ export interface ArtifactFacts extends FactOrigin {
   cached?: { scannedAt: string };
 }
 
-declare module "../compliance/facts" {
+declare module "./model/compliance-facts" {
   interface FactMap {
     artifacts: ArtifactFacts;
   }

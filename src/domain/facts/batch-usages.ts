@@ -1,6 +1,7 @@
 import { mapBounded } from "../../platform/bounded-map";
 import type { Usage } from "../../services/batchai/types";
-import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
+import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
+import type { FactOrigin } from "./model/compliance-facts";
 import { defineFactKind } from "./fact-kind";
 import { RESOURCE_TYPES } from "./resource-types";
 
@@ -16,7 +17,7 @@ export interface UsageFacts extends FactOrigin {
   unit?: string;
 }
 
-declare module "../compliance/facts" {
+declare module "./model/compliance-facts" {
   interface FactMap {
     usages: UsageFacts;
   }

@@ -1,15 +1,15 @@
-import type { ClientSet } from "../../clients/client-set";
-import type { Maybe } from "../compliance/facts";
+import type { Maybe } from "../../platform/unknown-value";
 import type { StackConfig } from "../stack/stack-config";
 import type { UnreadEntry } from "../stack/unread-entry";
 import type { StateDirs } from "../../platform/settings/state-dirs";
+import type { FactClients } from "./fact-clients";
 
 /** What gathering a stack's facts from the live services has at hand. */
 export interface GatherContext {
   stack: StackConfig;
   /** The stack's name (the key of its kept state: probe results). */
   stackName: string;
-  clients: ClientSet;
+  clients: FactClients;
   /** The directory report paths are relative to (the command's working directory). */
   cwd: string;
   /** Where the stack's kept state lives (probe results). */
@@ -45,7 +45,7 @@ export interface ResourceContext {
   /** Reads a property that may be unknown during a preview (the pack's engine marks them). */
   known<T>(read: () => T): Maybe<T>;
   /** The analyzer's clients (the data-residency facts geocode). */
-  clients: ClientSet;
+  clients: FactClients;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { setMaxListeners } from "node:events";
-import type { ComplianceFacts } from "../compliance/facts";
+import type { ComplianceFacts } from "./model/compliance-facts";
 import type { FactKind, GatherContext, ResourceContext, ResourceInput } from "./fact-kind";
 import { allFactKinds, findFactKind } from "./registry";
 

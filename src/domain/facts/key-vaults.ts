@@ -2,7 +2,8 @@ import type { ReadReceipt } from "../../platform/arm/arm-read";
 import { mapBounded } from "../../platform/bounded-map";
 import type { Vault } from "../../services/keyvault/types";
 import { vaultRefOf } from "../../services/keyvault/vault-ids";
-import { UNKNOWN, type FactOrigin } from "../compliance/facts";
+import { UNKNOWN } from "../../platform/unknown-value";
+import type { FactOrigin } from "./model/compliance-facts";
 import { defineFactKind } from "./fact-kind";
 import { protectorKeysOfStack, readVaultOnce } from "./key-custody-reads";
 import type { ReadFailure } from "./read-failure";
@@ -30,7 +31,7 @@ export interface KeyVaultFacts extends FactOrigin {
   pending?: boolean;
 }
 
-declare module "../compliance/facts" {
+declare module "./model/compliance-facts" {
   interface FactMap {
     keyVaults: KeyVaultFacts;
   }

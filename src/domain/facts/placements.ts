@@ -6,7 +6,8 @@ import type { StackConfig } from "../stack/stack-config";
 import type { Placement } from "../residency/placement";
 import { batchSubjects, keyVaultSubjects, siteSubjects, type ResidencyKind, type ResidencySubject } from "../residency/residency-subjects";
 import { keyVaults } from "./key-vaults";
-import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
+import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
+import type { FactOrigin } from "./model/compliance-facts";
 import { defineFactKind, type GatherContext, type ResourceContext, type ResourceInput } from "./fact-kind";
 import { RESOURCE_TYPES } from "./resource-types";
 import { readDatabase, readTdeOnce } from "./tde-status";
@@ -44,7 +45,7 @@ export interface PlacementFacts extends FactOrigin {
   allowedCountries: string[];
 }
 
-declare module "../compliance/facts" {
+declare module "./model/compliance-facts" {
   interface FactMap {
     placements: PlacementFacts;
   }

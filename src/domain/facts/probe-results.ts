@@ -1,7 +1,8 @@
 import { relative } from "node:path";
 import type { ProbeSpec } from "../probes/probe-config";
 import { readProbeRun, type ProbeRunLookup, type StoredProbeRun } from "../probes/probe-results-store";
-import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
+import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
+import type { FactOrigin } from "./model/compliance-facts";
 import { defineFactKind, type GatherContext, type ResourceContext } from "./fact-kind";
 import { lastChangeOf } from "../audit/last-change";
 import { redactUrl } from "../../platform/http/redaction";
@@ -38,7 +39,7 @@ export interface ProbeFacts extends FactOrigin {
   stale?: string;
 }
 
-declare module "../compliance/facts" {
+declare module "./model/compliance-facts" {
   interface FactMap {
     probes: ProbeFacts;
   }

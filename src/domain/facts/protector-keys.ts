@@ -1,7 +1,8 @@
 import type { ReadReceipt } from "../../platform/arm/arm-read";
 import { mapBounded } from "../../platform/bounded-map";
 import type { Key } from "../../services/keyvault/types";
-import { UNKNOWN, type FactOrigin } from "../compliance/facts";
+import { UNKNOWN } from "../../platform/unknown-value";
+import type { FactOrigin } from "./model/compliance-facts";
 import { defineFactKind } from "./fact-kind";
 import { keyIdentity, protectorKeysOfStack, readKeyOnce } from "./key-custody-reads";
 import type { ReadFailure } from "./read-failure";
@@ -36,7 +37,7 @@ export interface ProtectorKeyFacts extends FactOrigin {
   pending?: boolean;
 }
 
-declare module "../compliance/facts" {
+declare module "./model/compliance-facts" {
   interface FactMap {
     protectorKeys: ProtectorKeyFacts;
   }

@@ -1,7 +1,8 @@
 import { mapBounded } from "../../platform/bounded-map";
 import { sqlServerId } from "../../platform/arm/resource-id";
 import type { EncryptionProtector } from "../../services/sql/key-custody-types";
-import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
+import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
+import type { FactOrigin } from "./model/compliance-facts";
 import { defineFactKind } from "./fact-kind";
 import type { ReadReceipt } from "../../platform/arm/arm-read";
 import { protectorKeyOf, readProtectorOnce, stackServers, type ProtectorKeyRef, type StackServer } from "./key-custody-reads";
@@ -35,7 +36,7 @@ export interface ProtectorFacts extends FactOrigin {
   readFailure?: ReadFailure;
 }
 
-declare module "../compliance/facts" {
+declare module "./model/compliance-facts" {
   interface FactMap {
     tdeProtectors: ProtectorFacts;
   }

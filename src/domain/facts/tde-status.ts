@@ -5,7 +5,8 @@ import { isAboutOneResource, unreadEntryOf, unreadProblem } from "../stack/unrea
 import { mapBounded } from "../../platform/bounded-map";
 import type { TransparentDataEncryption } from "../../services/sql/types";
 import type { StackConfig } from "../stack/stack-config";
-import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
+import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
+import type { FactOrigin } from "./model/compliance-facts";
 import { defineFactKind, type GatherContext, type ResourceContext } from "./fact-kind";
 import { RESOURCE_TYPES } from "./resource-types";
 
@@ -24,7 +25,7 @@ export interface DatabaseFacts extends FactOrigin {
   tdeStatusSource?: "live" | "desired";
 }
 
-declare module "../compliance/facts" {
+declare module "./model/compliance-facts" {
   interface FactMap {
     databases: DatabaseFacts;
   }

@@ -1,6 +1,7 @@
 import { mapBounded } from "../../platform/bounded-map";
 import type { ServiceTierAdvisor } from "../../services/sql/types";
-import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
+import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
+import type { FactOrigin } from "./model/compliance-facts";
 import { defineFactKind } from "./fact-kind";
 import { RESOURCE_TYPES } from "./resource-types";
 import { databaseRefOf, readDatabase, subjectOf } from "./tde-status";
@@ -28,7 +29,7 @@ export interface TierAdvisorFacts extends FactOrigin {
   advisor: Maybe<AdvisorFacts | undefined>;
 }
 
-declare module "../compliance/facts" {
+declare module "./model/compliance-facts" {
   interface FactMap {
     tierAdvisors: TierAdvisorFacts;
   }

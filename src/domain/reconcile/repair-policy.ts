@@ -1,6 +1,6 @@
 import type { StackConfig } from "../stack/stack-config";
 import { evaluateCompliance } from "../compliance/evaluate";
-import type { ComplianceFacts } from "../compliance/facts";
+import type { ComplianceFacts } from "../facts/model/compliance-facts";
 import type { DatabaseFacts } from "../facts/tde-status";
 import type { Finding } from "../compliance/finding";
 import type { TdePlanItem } from "./tde-plan";

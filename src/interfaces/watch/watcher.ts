@@ -3,7 +3,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { ActorSources } from "../../domain/audit/audit-actor";
 import type { AuditChange } from "../../domain/audit/audit-entry";
 import { evaluateCompliance, type ComplianceResult } from "../../domain/compliance/evaluate";
-import type { ComplianceFacts } from "../../domain/compliance/facts";
+import type { ComplianceFacts } from "../../domain/facts/model/compliance-facts";
 import type { StackConfig } from "../../domain/stack/stack-config";
 import { commitSubject, fetchFastForward } from "../../platform/programs/git-checkout";
 import { describeHolder, LockBusyError } from "../../domain/reconcile/stack-lock";

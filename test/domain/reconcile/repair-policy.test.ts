@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ComplianceFacts } from "../../../src/domain/compliance/facts";
+import type { ComplianceFacts } from "../../../src/domain/facts/model/compliance-facts";
 import { resolveRuleSettings } from "../../../src/domain/compliance/rule-settings";
 import type { Exemption } from "../../../src/domain/stack/stack-config";
 import { decideAction, type TdePlanItem } from "../../../src/domain/reconcile/tde-plan";

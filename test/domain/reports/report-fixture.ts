@@ -1,5 +1,5 @@
 import { evaluateCompliance } from "../../../src/domain/compliance/evaluate";
-import type { ComplianceFacts } from "../../../src/domain/compliance/facts";
+import type { ComplianceFacts } from "../../../src/domain/facts/model/compliance-facts";
 import type { AdvisorFacts } from "../../../src/domain/facts/tier-advice";
 import { parseStackConfig, type StackConfig } from "../../../src/domain/stack/stack-config";
 import { sqlDatabaseId } from "../../../src/platform/arm/resource-id";
