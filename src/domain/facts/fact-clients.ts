@@ -1,3 +1,4 @@
+import type { ArmResourceReader } from "../../platform/arm/arm-resource-reader";
 import type { BatchAiClient } from "../../services/batchai/client";
 import type { BinaryAnalysisClient } from "../../services/binary-analysis/client";
 import type { ApiSetuSettings } from "../../services/certificates/settings";
@@ -18,6 +19,11 @@ export interface FactClients {
   /** Key Vault's management plane (vaults and their keys; read-only). */
   readonly keyVault: KeyVaultClient;
   readonly geocoding: GeocodingClient;
+  /**
+   * Any Resource Manager resource read by path and api-version, with the typed clients' token,
+   * retries and pacing: for a kind whose read no service client has a method for yet.
+   */
+  readonly arm: ArmResourceReader;
   /** The certificate issuers' settings (endpoint, keys, naming), read without requiring the keys. */
   readonly apisetu: ApiSetuSettings;
   /** The binary analysis service, opened on first use. */
