@@ -9,7 +9,7 @@ import { loadStackFile } from "../../src/domain/stack/stack-config";
 import { silentLogger } from "../../src/platform/http";
 import { BatchAiClient } from "../../src/services/batchai/client";
 import { SqlClient } from "../../src/services/sql/client";
-import { TYPES } from "../../policies/policies";
+import { TYPES } from "../helpers/carrier-types";
 import { PolicyAnalyzer, UNKNOWN_VALUE, urnOf, type AnalyzerResourceInput, type Level, type Violation } from "../helpers/analyzer";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { emulatorEnv, runCliWith } from "../interfaces/cli/cli-harness";

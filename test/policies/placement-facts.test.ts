@@ -5,7 +5,7 @@ import { residencyFromResources as fromResources } from "../../src/domain/facts/
 import type { ResourceInput } from "../../src/domain/facts/fact-kind";
 import { newClientSet } from "../../src/clients/client-set";
 import { known } from "../../policies/known";
-import { TYPES } from "../../policies/policies";
+import { TYPES } from "../helpers/carrier-types";
 import { seedFromYaml, startTestEmulator } from "../helpers/emulator";
 
 const residencyFromResources = (resources: ResourceInput[]) => fromResources(resources, { known });

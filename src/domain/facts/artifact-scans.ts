@@ -13,8 +13,8 @@ import type { BinaryAnalysisClient } from "../../services/binary-analysis/client
 import { SettingsError } from "../../platform/settings/endpoints";
 import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
 import type { FactOrigin } from "./model/compliance-facts";
+import { carrierOf, resourcesOf } from "./carrier";
 import { defineFactKind, type GatherContext, type ResourceContext } from "./fact-kind";
-import { RESOURCE_TYPES } from "./resource-types";
 import type { SourceLocation } from "../../platform/yaml/source-location";
 
 /** One signature rule that matched an artifact. */
@@ -66,12 +66,20 @@ declare module "./model/compliance-facts" {
 }
 
 /**
+ * One artifact the stack ships, scanned by its own provider (`ArtifactScan`,
+ * providers/artifact-scan-provider.ts: the scan happens in check, so a preview judges the file as it is).
+ */
+export const artifactScanResource = carrierOf("artifacts:ArtifactScan");
+
+/**
  * What the binary analysis gate finds in each file of the stack's `stackwarden:artifacts`: scanned
  * through the service the client set names (`STACKWARDEN_BINARY_ANALYSIS_ENDPOINT`, or `embedded`).
  */
 export const artifactScans = defineFactKind<ArtifactFacts>({
   key: "artifacts",
   title: "binary analysis of each artifact the stack ships",
+  scope: "artifact",
+  carrier: artifactScanResource,
   // Settings first: nothing is scanned or read when the binary analysis service is not named.
   prepare: async (ctx) => {
     if (ctx.stack.artifacts) await binaryAnalysisOf(ctx);
@@ -83,8 +91,7 @@ export const artifactScans = defineFactKind<ArtifactFacts>({
     for (const p of scanned.report.unmatchedPaths) ctx.warn(`warning: stackwarden:artifacts.paths "${p}" matches no file`);
     return scanned.facts;
   },
-  fromResources: (resources, ctx) =>
-    resources.filter((r) => r.type === RESOURCE_TYPES.artifactScan).map((r) => artifactFactsFromProps(r.props, ctx, r.urn)),
+  fromResources: (resources, ctx) => resourcesOf(artifactScanResource, resources).map((r) => artifactFactsFromProps(r.props, ctx, r.urn)),
 });
 
 /** The binary analysis service's client; a missing or bad variable is one line naming it and the stack's key. */

@@ -2,7 +2,9 @@ import type { Maybe } from "../../platform/unknown-value";
 import type { StackConfig } from "../stack/stack-config";
 import type { UnreadEntry } from "../stack/unread-entry";
 import type { StateDirs } from "../../platform/settings/state-dirs";
+import type { Carrier } from "./carrier";
 import type { FactClients } from "./fact-clients";
+import type { SubjectScope } from "./subject-scope";
 
 /** What gathering a stack's facts from the live services has at hand. */
 export interface GatherContext {
@@ -49,16 +51,29 @@ export interface ResourceContext {
 }
 
 /**
- * One kind of fact the rules judge, declared in one module: how it is gathered live from the
- * services, how it reads in the state a plan leads to, and how the policy pack builds it from
- * resource properties. Rules name the kinds they need (`RuleDefinition.facts`); `check`, a watch
- * tick and the pack build only those. Register it with one line in `registry.ts`.
+ * One kind of fact the rules judge, declared in one module: what each fact is about, how it is
+ * gathered live from the services, how it reads in the state a plan leads to, the Pulumi resource
+ * that carries it to the policy pack and how the pack builds it from that resource's properties.
+ * Rules name the kinds they need (`RuleDefinition.facts`); `check`, a watch tick and the pack
+ * build only those. Register it with one line in `registry.ts`.
  */
 export interface FactKind<T = unknown> {
-  /** The key of these facts in `ComplianceFacts` (`databases`, `placements`): what rules name. */
+  /** The key of these facts in `ComplianceFacts`: what rules name. */
   key: string;
   /** What these facts are, in a few words (errors, docs). */
   title: string;
+  /**
+   * What each fact is about (subject-scope.ts): commands take what they need by it, e.g. a TDE
+   * repair is judged on the facts about the repaired database only.
+   */
+  scope: SubjectScope;
+  /**
+   * The Pulumi resource that brings these facts to the pack: a data source (`defineDataSource`:
+   * served by the one data-source provider, registered by the program from the stack) or a
+   * resource with a provider of its own (`carrierOf`). The program registers, and the provider
+   * plugin serves, every registered kind's data source.
+   */
+  carrier?: Carrier;
   /**
    * Checked before any kind reads anything: settings this kind will need (a service's endpoint),
    * so a missing one stops the run before a request. Optional.

@@ -7,7 +7,7 @@ import { defineFactKind, type GatherContext, type ResourceContext } from "./fact
 import { lastChangeOf } from "../audit/last-change";
 import { redactUrl } from "../../platform/http/redaction";
 import { endpointSettingName } from "../../platform/settings/emulator-settings";
-import { RESOURCE_TYPES } from "./resource-types";
+import { carrierOf, resourcesOf } from "./carrier";
 
 /**
  * A certificate probe of the stack (`stackwarden:probes`) and its last result. Only what a probe
@@ -46,6 +46,12 @@ declare module "./model/compliance-facts" {
 }
 
 /**
+ * A post-deploy probe of a certificate issuer, run by its own provider on every `pulumi up`
+ * (`CertificateProbe`, providers/certificate-probe-provider.ts); its outputs carry its outcome.
+ */
+export const certificateProbeResource = carrierOf("certificates:CertificateProbe");
+
+/**
  * The stack's certificate probes with their last results, as `stackwarden probe`, `apply --probe`
  * and `npm start` kept them in the probe directory (`--probe-dir`, `STACKWARDEN_PROBE_DIR`). No
  * file, or a damaged one, is no error: the probes then have no result, and the report's note says
@@ -54,6 +60,8 @@ declare module "./model/compliance-facts" {
 export const probeResults = defineFactKind<ProbeFacts>({
   key: "probes",
   title: "last results of the stack's certificate probes",
+  scope: "probe",
+  carrier: certificateProbeResource,
   gather: async (ctx) => {
     const probes = ctx.stack.probes ?? [];
     if (!probes.length) return [];
@@ -66,7 +74,7 @@ export const probeResults = defineFactKind<ProbeFacts>({
   },
   planned: async () => [],
   fromResources: (resources, ctx) =>
-    resources.filter((r) => r.type === RESOURCE_TYPES.probe).map((r) => certificateProbeFactsOf(r.props, ctx, r.urn)),
+    resourcesOf(certificateProbeResource, resources).map((r) => certificateProbeFactsOf(r.props, ctx, r.urn)),
 });
 
 /**

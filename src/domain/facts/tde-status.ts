@@ -7,8 +7,9 @@ import type { TransparentDataEncryption } from "../../services/sql/types";
 import type { StackConfig } from "../stack/stack-config";
 import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
 import type { FactOrigin } from "./model/compliance-facts";
+import { carrierOf, resourcesOf } from "./carrier";
+import { logicalName } from "./data-source";
 import { defineFactKind, type GatherContext, type ResourceContext } from "./fact-kind";
-import { RESOURCE_TYPES } from "./resource-types";
 
 /** A database's TDE status, as the rules see it. */
 export interface DatabaseFacts extends FactOrigin {
@@ -74,10 +75,23 @@ export async function readDatabase<T>(
   }
 }
 
+/**
+ * The resource the stack manages for each database: its TDE configuration
+ * (`TransparentDataEncryption`, providers/tde-provider.ts), whose outputs carry the status.
+ */
+export const tdeConfiguration = carrierOf("sql:TransparentDataEncryption");
+
+/** The logical name of a database's TDE resource in the Pulumi program (what reads after its change name). */
+export function tdeResourceName(d: Pick<DatabaseRef, "resourceGroup" | "server" | "database">): string {
+  return `tde-${logicalName(d.resourceGroup, d.server, d.database)}`;
+}
+
 /** Each managed database's TDE status: live from its TDE configuration, or the one a plan leads to. */
 export const tdeStatus = defineFactKind<DatabaseFacts>({
   key: "databases",
   title: "TDE status of each database",
+  scope: "database",
+  carrier: tdeConfiguration,
   gather: (ctx) =>
     mapBounded(ctx.stack.databases, ctx.concurrency, async (d) => {
       const ref = { subscriptionId: ctx.stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
@@ -86,7 +100,7 @@ export const tdeStatus = defineFactKind<DatabaseFacts>({
       return { ...subjectOf(ref), source: d.source, liveTdeStatus: tde.value.properties?.status, reads: [tde.receipt] };
     }),
   planned: async (ctx, live) => plannedDatabases(await live(), ctx.stack),
-  fromResources: (resources, ctx) => resources.filter((r) => r.type === RESOURCE_TYPES.tde).map((r) => tdeFactsOf(r.props, ctx, r.urn)),
+  fromResources: (resources, ctx) => resourcesOf(tdeConfiguration, resources).map((r) => tdeFactsOf(r.props, ctx, r.urn)),
 });
 
 /**
