@@ -1,5 +1,6 @@
 import type { ClientSet } from "../clients/client-set";
 import type { ComplianceFacts } from "../domain/facts/model/compliance-facts";
+import { databaseFactsIn, tdeStatus } from "../domain/facts/tde-status";
 import { UNKNOWN } from "../platform/unknown-value";
 import type { TdeDatabaseRef } from "../domain/reconcile/tde-api";
 import { decideAction, type TdePlanItem } from "../domain/reconcile/tde-plan";
@@ -32,7 +33,7 @@ export async function judgeTick(req: {
   signal?: AbortSignal;
   warn?: (line: string) => void;
 }): Promise<TickFindings> {
-  const check = await runCheck({ ...req, alsoGather: ["databases"] });
+  const check = await runCheck({ ...req, alsoGather: [tdeStatus.key] });
   const items = planItems(req.stack, check.facts);
   return { check, items, drift: items.filter((i) => i.action !== "none") };
 }
@@ -43,14 +44,15 @@ export async function judgeTick(req: {
  */
 export function planItems(stack: StackConfig, facts: ComplianceFacts): TdePlanItem[] {
   return stack.databases.flatMap((desired, i) => {
-    if (facts.databases[i]?.unread) return [];
+    const fact = databaseFactsIn(facts)[i];
+    if (fact?.unread) return [];
     const ref: TdeDatabaseRef = {
       subscriptionId: stack.subscriptionId,
       resourceGroup: desired.resourceGroup,
       server: desired.server,
       database: desired.database,
     };
-    const raw = facts.databases[i]?.liveTdeStatus;
+    const raw = fact?.liveTdeStatus;
     const live = raw === UNKNOWN ? undefined : raw;
     return [{ desired, ref, id: sqlDatabaseId(ref), live, action: decideAction(live, desired.transparentDataEncryption) }];
   });

@@ -1,8 +1,7 @@
 import type { ClientSet } from "../clients/client-set";
 import { judgePlacement } from "../domain/compliance/rules/data-residency";
-import { gatherFacts } from "../domain/facts/gather";
+import { gatherFacts, locatedIn, locatingKinds } from "../domain/facts/gather";
 import { placementFactsOf, placeStackTolerantly } from "../domain/facts/placements";
-import { keyVaultSubjects } from "../domain/residency/residency-subjects";
 import type { Placement } from "../domain/residency/placement";
 import type { StackConfig } from "../domain/stack/stack-config";
 import type { UnreadEntry } from "../domain/stack/unread-entry";
@@ -26,23 +25,26 @@ export async function runWhere(req: {
   const { stack, clients } = req;
   requireGeocodingService(clients.env, "`where` (it places resources and sites by geocoding)");
   const unread: UnreadEntry[] = [];
-  // The Key Vaults of the TDE protectors, as the key-custody facts read them. That kind reads no
-  // kept state, so the state directories are never looked at.
-  const { keyVaults } = await gatherFacts(["keyVaults"], {
-    stack,
-    stackName: "",
-    clients,
-    cwd: ".",
-    dirs: { locks: "", audit: "", probes: "" },
-    concurrency: req.concurrency ?? 8,
-    note: () => {},
-    warn: () => {},
-    unread: (entry) => unread.push(entry),
-  });
+  // The located resources of the kinds that locate theirs (the Key Vaults of the TDE protectors),
+  // as those kinds read them. They read no kept state, so the state directories are never looked at.
+  const located = await gatherFacts(
+    locatingKinds().map((k) => k.key),
+    {
+      stack,
+      stackName: "",
+      clients,
+      cwd: ".",
+      dirs: { locks: "", audit: "", probes: "" },
+      concurrency: req.concurrency ?? 8,
+      note: () => {},
+      warn: () => {},
+      unread: (entry) => unread.push(entry),
+    },
+  );
   const placed = await placeStackTolerantly({ sql: clients.sql, batch: clients.batch, geocoding: clients.geocoding }, stack, {
     concurrency: req.concurrency,
     unread: (entry) => unread.push(entry),
-    also: keyVaultSubjects(keyVaults, stack.residency?.source),
+    also: locatedIn(located, stack.residency?.source),
   });
   const allowed = stack.residency?.allowedCountries;
   const placements = placed.map(({ unread: _why, ...p }): JudgedPlacement => {

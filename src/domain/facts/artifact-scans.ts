@@ -92,6 +92,8 @@ export const artifactScans = defineFactKind<ArtifactFacts>({
     return scanned.facts;
   },
   fromResources: (resources, ctx) => resourcesOf(artifactScanResource, resources).map((r) => artifactFactsFromProps(r.props, ctx, r.urn)),
+  // An artifact the service could not scan is not known to be clean: the check is incomplete.
+  incompleteReads: (artifacts) => artifacts.flatMap((a) => (a.scanError ? [{ path: a.path, error: a.scanError }] : [])),
 });
 
 /** The binary analysis service's client; a missing or bad variable is one line naming it and the stack's key. */

@@ -1,4 +1,6 @@
 import type { Maybe } from "../../platform/unknown-value";
+import type { SourceLocation } from "../../platform/yaml/source-location";
+import type { ResidencySubject } from "../residency/residency-subjects";
 import type { StackConfig } from "../stack/stack-config";
 import type { UnreadEntry } from "../stack/unread-entry";
 import type { StateDirs } from "../../platform/settings/state-dirs";
@@ -28,6 +30,12 @@ export interface GatherContext {
   note(line: string): void;
   /** A warning for stderr (a glob that matches nothing). */
   warn(line: string): void;
+  /**
+   * The located resources the kinds that locate theirs gather (`FactKind.locates`: the Key Vaults
+   * of the TDE protectors), gathered once however many kinds ask: what the placements place
+   * beside the stack's databases, Batch AI objects and sites.
+   */
+  located(): Promise<ResidencySubject[]>;
   /**
    * A resource the stack names that the cloud answered an error for (isAboutOneResource): the kind
    * reports it here, marks its fact `unread` and goes on with the others. Each resource is reported once.
@@ -88,6 +96,16 @@ export interface FactKind<T = unknown> {
   planned?(ctx: GatherContext, live: () => Promise<T[]>): Promise<T[]>;
   /** The facts of a set of resources in the policy pack; resources of other types add nothing. */
   fromResources(resources: readonly ResourceInput[], ctx: ResourceContext): T[] | Promise<T[]>;
+  /**
+   * Optional: the subjects of these facts that could not be judged at all (an artifact the service
+   * could not scan), each also a not-applicable finding: a run with any is incomplete (exit 1).
+   */
+  incompleteReads?(facts: readonly T[]): { path: string; error: string }[];
+  /**
+   * Optional: the located resources among these facts (a vault and its region), which `where` and
+   * the placements place in a country; `source` is the stack-file line they are reported at.
+   */
+  locates?(facts: readonly T[], source?: SourceLocation): ResidencySubject[];
 }
 
 /** Declares a fact kind; the identity function, there for the type checking. */

@@ -19,6 +19,7 @@ import {
 } from "./key-custody-reads";
 import { readOrFailure, type ReadFailure } from "./read-failure";
 import { encryptionProtector } from "./tde-protectors";
+import { keyVaultSubjects } from "../residency/residency-subjects";
 
 /**
  * A Key Vault that holds a customer-managed TDE protector, as the key-custody rules see it: whether
@@ -88,6 +89,8 @@ export const keyVaults = defineFactKind<KeyVaultFacts>({
   title: "Key Vault of each customer-managed TDE protector",
   scope: "vault",
   carrier: keyVaultOfProtector,
+  // A vault keeps the keys that protect the data: where it is, is where that data's keys live.
+  locates: (vaults, source) => keyVaultSubjects(vaults, source),
   gather: async (ctx) => {
     const sub = ctx.stack.subscriptionId;
     const names = [...new Set((await protectorKeysOfStack(ctx)).map((k) => k.key.vaultName))];

@@ -7,7 +7,7 @@ import type { Placement } from "../residency/placement";
 import { batchSubjects, keyVaultSubjects, siteSubjects, type ResidencyKind, type ResidencySubject } from "../residency/residency-subjects";
 import { batchCluster, batchFileServer, batchWorkspace } from "./batch-objects";
 import { carrierOf } from "./carrier";
-import { keyVaultOfProtector, keyVaults } from "./key-vaults";
+import { keyVaultOfProtector } from "./key-vaults";
 import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
 import type { FactOrigin } from "./model/compliance-facts";
 import { defineFactKind, type GatherContext, type ResourceContext, type ResourceInput } from "./fact-kind";
@@ -80,8 +80,8 @@ export const placements = defineFactKind<PlacementFacts>({
   gather: async (ctx) => {
     const residency = ctx.stack.residency;
     if (!residency) return [];
-    // The vaults of the TDE protectors, read once with the key-custody facts (shared through ctx.once).
-    const vaults = keyVaultSubjects(await keyVaults.gather(ctx));
+    // The located resources other kinds gather (the vaults of the TDE protectors), read once with them (shared through ctx.once).
+    const vaults = await ctx.located();
     const placed = await placeStackTolerantly(
       { sql: { getTransparentDataEncryption: (ref) => readTdeOnce(ctx, ref) }, batch: ctx.clients.batch, geocoding: ctx.clients.geocoding },
       ctx.stack,

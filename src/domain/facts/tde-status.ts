@@ -6,7 +6,7 @@ import { mapBounded } from "../../platform/bounded-map";
 import type { TransparentDataEncryption } from "../../services/sql/types";
 import type { StackConfig } from "../stack/stack-config";
 import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
-import type { FactOrigin } from "./model/compliance-facts";
+import type { ComplianceFacts, FactOrigin } from "./model/compliance-facts";
 import { carrierOf, resourcesOf } from "./carrier";
 import { logicalName } from "./data-source";
 import { defineFactKind, type GatherContext, type ResourceContext } from "./fact-kind";
@@ -30,6 +30,20 @@ declare module "./model/compliance-facts" {
   interface FactMap {
     databases: DatabaseFacts;
   }
+}
+
+/** The TDE status facts of a gathering, in the stack's order (as `gather` returns them): what a plan compares with the stack. */
+export function databaseFactsIn(facts: ComplianceFacts): DatabaseFacts[] {
+  return facts.databases;
+}
+
+/**
+ * The facts with database `id`'s TDE status as a change to `status` leaves it (marked `desired`,
+ * as the pack sees a planned status): what a repair is judged on.
+ */
+export function withTdeStatus(facts: ComplianceFacts, id: string, status: string): ComplianceFacts {
+  const changed = (d: DatabaseFacts): DatabaseFacts => ({ ...d, liveTdeStatus: status, tdeStatusSource: "desired" });
+  return { ...facts, databases: facts.databases.map((d) => (d.id === id ? changed(d) : d)) };
 }
 
 /** A database of the stack, as the SQL client names it. */

@@ -32,6 +32,7 @@ export const sqlTdeCustomerManagedKey = defineRule<Record<string, never>>({
   facts: ["tdeProtectors"],
   settings: {},
   packScope: "stack",
+  drift: "keyCustody",
   controls: [
     {
       ...CIS_AZURE_1_5_0,

@@ -43,6 +43,7 @@ export const sqlTierAdvisorDrift = defineRule<TierAdvisorDriftSettings>({
     },
   },
   packScope: "stack",
+  drift: "tierAdvisor",
   evaluate: (facts, settings, now) => facts.tierAdvisors.map((a) => judge(a, settings, now)),
 });
 

@@ -55,6 +55,7 @@ export const tdeKeyValidity = defineRule<KeyValiditySettings>({
     },
   },
   packScope: "stack",
+  drift: "keyCustody",
   controls: [
     {
       ...CIS_AZURE_1_5_0,

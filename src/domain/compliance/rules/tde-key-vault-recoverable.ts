@@ -37,6 +37,7 @@ export const tdeKeyVaultRecoverable = defineRule<Record<string, never>>({
   facts: ["tdeProtectors", "keyVaults"],
   settings: {},
   packScope: "stack",
+  drift: "keyCustody",
   controls: [
     {
       ...CIS_AZURE_1_5_0,
