@@ -91,7 +91,7 @@ describe("a toy fact kind with a read of its own and a rule over it: one module 
     const r = await cli(["check", "--config", "Pulumi.toy.yaml", "--output", "sarif"], env, dir);
     const run = JSON.parse(r.out).runs[0];
     expect(run.tool.driver.rules.map((x: { id: string }) => x.id)).toContain("toy-sql-server-tls");
-    const result = run.results.find((x: { ruleId: string }) => x.ruleId === "toy-sql-server-tls" && x.level === "error");
+    const result = run.results.find((x: { ruleId: string; level: string }) => x.ruleId === "toy-sql-server-tls" && x.level === "error");
     expect(result.message.text).toContain("must require TLS 1.2");
     expect(result.locations[0].physicalLocation.region.startLine).toBe(5);
   });
