@@ -38,11 +38,13 @@ export function databaseFactsIn(facts: ComplianceFacts): DatabaseFacts[] {
 }
 
 /**
- * The facts with database `id`'s TDE status as a change to `status` leaves it (marked `desired`,
- * as the pack sees a planned status): what a repair is judged on.
+ * The facts with database `id`'s TDE status as a change to `status` leaves it: marked `desired`
+ * (as the pack sees a planned status: what a repair is judged on), or, with `live`, as read once
+ * the change converged (what a tick leaves behind after it applied).
  */
-export function withTdeStatus(facts: ComplianceFacts, id: string, status: string): ComplianceFacts {
-  const changed = (d: DatabaseFacts): DatabaseFacts => ({ ...d, liveTdeStatus: status, tdeStatusSource: "desired" });
+export function withTdeStatus(facts: ComplianceFacts, id: string, status: string, as: "desired" | "live" = "desired"): ComplianceFacts {
+  const changed = (d: DatabaseFacts): DatabaseFacts =>
+    as === "desired" ? { ...d, liveTdeStatus: status, tdeStatusSource: "desired" } : { ...d, liveTdeStatus: status };
   return { ...facts, databases: facts.databases.map((d) => (d.id === id ? changed(d) : d)) };
 }
 
