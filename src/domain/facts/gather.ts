@@ -39,8 +39,7 @@ export async function gatherFacts(keys: readonly string[], input: GatherInput, o
     },
     located: () =>
       ctx.once("located", async () => {
-        const locating = allFactKinds().filter((k) => k.locates);
-        const lists = await Promise.all(locating.map(async (k) => k.locates!(await k.gather(ctx))));
+        const lists = await Promise.all(locatingKinds().map(async (k) => k.locates!(await k.gather(ctx))));
         return lists.flat();
       }),
   };

@@ -1,27 +1,20 @@
 import { elasticPoolId, tdeConfigurationId } from "../../platform/arm/resource-id";
 import { defineDataSource, inputsFromArmId, logicalName, type DataSourceInputs } from "./data-source";
-import { tdeResourceName } from "./tde-status";
+import { DATABASE_INPUTS, databaseRefOf, tdeResourceName } from "./tde-status";
 
 /**
  * The SQL data sources no fact kind judges, read for the stack's inventory in Pulumi: the running
  * encryption scans of each database, and the activity of each elastic pool and of its databases.
  */
 
-const DATABASE_INPUTS = ["subscriptionId", "resourceGroup", "server", "database"];
 const POOL_INPUTS = ["subscriptionId", "resourceGroup", "server", "elasticPool"];
-const databaseOf = (i: DataSourceInputs) => ({
-  subscriptionId: i.subscriptionId,
-  resourceGroup: i.resourceGroup,
-  server: i.server,
-  database: i.database,
-});
 const poolOf = (i: DataSourceInputs) => ({
   subscriptionId: i.subscriptionId,
   resourceGroup: i.resourceGroup,
   server: i.server,
   elasticPool: i.elasticPool,
 });
-const scansId = (i: DataSourceInputs) => `${tdeConfigurationId(databaseOf(i))}/operationResults`;
+const scansId = (i: DataSourceInputs) => `${tdeConfigurationId(databaseRefOf(i))}/operationResults`;
 const poolActivityId = (i: DataSourceInputs) => `${elasticPoolId(poolOf(i))}/elasticPoolActivity`;
 const poolDatabaseActivityId = (i: DataSourceInputs) => `${elasticPoolId(poolOf(i))}/elasticPoolDatabaseActivity`;
 const POOL_SEGMENTS = { server: "servers", elasticPool: "elasticPools" };
@@ -32,7 +25,7 @@ export const tdeActivities = defineDataSource({
   title: "the encryption scans of a database",
   inputs: DATABASE_INPUTS,
   output: "activities",
-  read: async (c, i) => ({ id: scansId(i), value: await c.sql.listTransparentDataEncryptionActivities(databaseOf(i)) }),
+  read: async (c, i) => ({ id: scansId(i), value: await c.sql.listTransparentDataEncryptionActivities(databaseRefOf(i)) }),
   inputsFromId: inputsFromArmId(DATABASE_INPUTS, { server: "servers", database: "databases" }, scansId),
   instances: (stack) =>
     stack.databases.map((d) => ({

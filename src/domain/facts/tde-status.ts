@@ -145,6 +145,9 @@ export function tdeFactsOf(props: Record<string, unknown>, ctx: Pick<ResourceCon
   return { ...subject, liveTdeStatus: desired, tdeStatusSource: "desired", origin };
 }
 
+/** The inputs that name a database, in id order: the TDE resource's and the SQL data sources'. */
+export const DATABASE_INPUTS = ["subscriptionId", "resourceGroup", "server", "database"] as const;
+
 /** The database a resource's properties name (TDE resources and the SQL data sources share these inputs). */
 export function databaseRefOf(props: Record<string, unknown>): DatabaseRef {
   return {

@@ -6,7 +6,7 @@ import type { FactOrigin } from "./model/compliance-facts";
 import { resourcesOf } from "./carrier";
 import { defineDataSource, inputsFromArmId, logicalName, type DataSourceInputs } from "./data-source";
 import { defineFactKind } from "./fact-kind";
-import { databaseRefOf, readDatabase, subjectOf } from "./tde-status";
+import { DATABASE_INPUTS, databaseRefOf, readDatabase, subjectOf } from "./tde-status";
 
 /** What a service tier advisor said, in the spec's field names. */
 export interface AdvisorFacts {
@@ -37,14 +37,7 @@ declare module "./model/compliance-facts" {
   }
 }
 
-const DATABASE_INPUTS = ["subscriptionId", "resourceGroup", "server", "database"];
-const databaseOf = (i: DataSourceInputs) => ({
-  subscriptionId: i.subscriptionId,
-  resourceGroup: i.resourceGroup,
-  server: i.server,
-  database: i.database,
-});
-const advisorsId = (i: DataSourceInputs) => `${sqlDatabaseId(databaseOf(i))}/serviceTierAdvisors`;
+const advisorsId = (i: DataSourceInputs) => `${sqlDatabaseId(databaseRefOf(i))}/serviceTierAdvisors`;
 
 /**
  * A database's service tier advisors as the API returns them (`advisors`), beside the tier the
@@ -56,7 +49,7 @@ export const serviceTierAdvisors = defineDataSource({
   inputs: DATABASE_INPUTS,
   carried: ["serviceObjective"],
   output: "advisors",
-  read: async (c, i) => ({ id: advisorsId(i), value: await c.sql.listServiceTierAdvisors(databaseOf(i)) }),
+  read: async (c, i) => ({ id: advisorsId(i), value: await c.sql.listServiceTierAdvisors(databaseRefOf(i)) }),
   inputsFromId: inputsFromArmId(DATABASE_INPUTS, { server: "servers", database: "databases" }, advisorsId),
   instances: (stack) =>
     stack.databases.map((d) => ({
