@@ -104,6 +104,14 @@ module.exports = {
       to: { path: "^src/interfaces/cli/commands/" },
     },
     {
+      name: "domain-touches-no-files",
+      severity: "error",
+      comment:
+        "The domain reads and writes no file itself: its state goes through the ports of src/domain/state (files and Blob Storage are adapters in src/platform/state), the project's own files through src/platform/files.",
+      from: { path: "^src/domain/" },
+      to: { dependencyTypes: ["core"], path: "^(node:)?fs(/promises)?$" },
+    },
+    {
       name: "compliance-is-pure",
       severity: "error",
       comment:

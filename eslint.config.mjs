@@ -33,6 +33,19 @@ export default tseslint.config(
     },
   },
   {
+    // No function in src/ over 100 lines (issue 30): a longer one is several ideas that want names.
+    // Every line counts, blank lines and comments too, as the issue measured them (219, 200, …):
+    // the limit is about what a reader scrolls through, and 100 leaves room for why-comments.
+    files: ["src/**/*.ts"],
+    rules: { "max-lines-per-function": ["error", { max: 100, skipBlankLines: false, skipComments: false, IIFEs: true }] },
+  },
+  {
+    // TEMPORARY: `renderStackPage` (page/status-page.ts) is being shortened on another branch of
+    // issue 30; the lead removes this override when it merges.
+    files: ["src/interfaces/watch/page/status-page.ts"],
+    rules: { "max-lines-per-function": "off" },
+  },
+  {
     // Tests drive compiled modules, gRPC messages and Pulumi mocks whose types are loose by nature.
     files: ["test/**/*.ts"],
     rules: { "@typescript-eslint/no-require-imports": "off", "@typescript-eslint/no-explicit-any": "off" },

@@ -9,6 +9,10 @@ import { loadSeedFile } from "../src/emulator/seed";
 import { startEmulator, type RunningEmulator } from "../src/emulator/server";
 import { LOCAL_SERVICES } from "../src/emulator/services";
 import { StateStore } from "../src/emulator/state-store";
+import { verifyTrailText } from "../src/domain/audit/audit-chain";
+import { AZURITE_ACCOUNT, AZURITE_KEY } from "../src/platform/programs/azurite-server";
+import { openBlobState } from "../src/platform/state/blob/blob-state";
+import { startStorageFaultProxy, type StorageFaults } from "./storage-fault-proxy";
 import { between, campaignEstate, intBetween, prng, stateMismatches, writeCampaignFiles, type CampaignDatabase } from "./campaign-estate";
 
 /**
@@ -21,6 +25,8 @@ import { between, campaignEstate, intBetween, prng, stateMismatches, writeCampai
  */
 export const CHAOS_DATABASES = 40;
 const MAX_APPLIES = 3;
+/** With storage faults, applies are retried this long in all (a store down for 30 s fails every apply meanwhile). */
+const STORAGE_DEADLINE_MS = 120_000;
 
 export interface ChaosRunResult {
   seed: number;
@@ -32,6 +38,10 @@ export interface ChaosRunResult {
   ms: number;
   /** Why it did not converge, with the tail of what the CLI said. */
   failure?: string;
+  /** Storage faults injected (runs with shared state on Blob Storage). */
+  storageFaults?: number;
+  /** The store was down for a while during the run. */
+  storeDown?: boolean;
 }
 
 export interface ChaosOptions {
@@ -42,6 +52,8 @@ export interface ChaosOptions {
   parallel?: number;
   /** Called after each run. */
   onRun?: (r: ChaosRunResult, done: number) => void;
+  /** Shared state on this Azurite (its account URL), behind a proxy injecting storage faults; absent: local files. */
+  storage?: string;
 }
 
 /** The faults of one run, drawn from its generator. */
@@ -75,9 +87,10 @@ export function chaosFaults(rand: () => number): FaultConfig {
 }
 
 /** One run: estate, faults, apply (with a restart of the emulator in some runs), then the checks. */
-export async function chaosRun(seed: number): Promise<ChaosRunResult> {
+export async function chaosRun(seed: number, storage?: string): Promise<ChaosRunResult> {
   const started = Date.now();
   const rand = prng(seed);
+  const shared = storage ? await storageFor(seed, storage, storageRandom(seed)) : undefined;
   const dir = mkdtempSync(join(tmpdir(), `stackwarden-chaos-${seed}-`));
   const stateDir = join(dir, "state");
   const dbs: CampaignDatabase[] = campaignEstate(rand, CHAOS_DATABASES);
@@ -98,7 +111,7 @@ export async function chaosRun(seed: number): Promise<ChaosRunResult> {
     isTTY: false,
     cwd: dir,
     exitCode: 0,
-    env: { STACKWARDEN_ARM_ENDPOINT: emu.url, STACKWARDEN_IMDS_ENDPOINT: `${emu.url}/metadata` },
+    env: { STACKWARDEN_ARM_ENDPOINT: emu.url, STACKWARDEN_IMDS_ENDPOINT: `${emu.url}/metadata`, ...shared?.env },
   });
   const result = (converged: boolean, applies: number, failure?: string): ChaosRunResult => ({
     seed,
@@ -108,11 +121,15 @@ export async function chaosRun(seed: number): Promise<ChaosRunResult> {
     restarts,
     ms: Date.now() - started,
     ...(failure ? { failure: `${failure}\n${log.slice(-25).join("\n")}` } : {}),
+    ...(shared ? { storageFaults: shared.injected(), storeDown: !!shared.faults.down } : {}),
   });
   try {
     let applies = 0;
     let code = 1;
-    while (code !== 0 && applies < MAX_APPLIES) {
+    const more = () => (shared ? Date.now() - started < STORAGE_DEADLINE_MS : applies < MAX_APPLIES);
+    while (code !== 0 && more()) {
+      // A store that is down fails an apply at once: the next one waits a little.
+      if (shared && applies > 0) await sleep(2_000);
       applies += 1;
       const apply = main(
         ["apply", "--config", files.stack, "--yes", "--poll-interval", "50", "--scan-timeout", "60", "--concurrency", "8"],
@@ -138,6 +155,8 @@ export async function chaosRun(seed: number): Promise<ChaosRunResult> {
     if (code !== 0) return result(false, applies, `apply exited ${code} after ${applies} attempt(s)`);
     const plan = await main(["plan", "--config", files.stack], io());
     if (plan !== 0) return result(false, applies, `plan exited ${plan} after apply converged`);
+    const trail = shared ? await shared.trailProblem() : undefined;
+    if (trail) return result(false, applies, trail);
     await new Promise((r) => setImmediate(r)); // the journal's last turn
     const live = stateMismatches(emu.store.state, dbs);
     if (live.length) return result(false, applies, `the emulator's state differs from the stack: ${live.slice(0, 5).join("; ")}`);
@@ -152,6 +171,7 @@ export async function chaosRun(seed: number): Promise<ChaosRunResult> {
     return result(false, 0, `the run failed: ${(e as Error).stack ?? String(e)}`);
   } finally {
     await emu.close().catch(() => undefined);
+    await shared?.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -171,7 +191,7 @@ export async function runChaosCampaign(opts: ChaosOptions): Promise<ChaosReport>
   const worker = async () => {
     while (next < opts.runs) {
       const i = next++;
-      const r = await chaosRun(opts.seed + i);
+      const r = await chaosRun(opts.seed + i, opts.storage);
       results.push(r);
       opts.onRun?.(r, results.length);
     }
@@ -189,6 +209,12 @@ export function summarizeChaos(report: ChaosReport, seed: number): string {
   for (const r of report.results) if (r.converged) byApplies.set(r.applies, (byApplies.get(r.applies) ?? 0) + 1);
   const faults = report.results.reduce((s, r) => s + r.faultsInjected, 0);
   const restarts = report.results.reduce((s, r) => s + r.restarts, 0);
+  const storage = report.results.filter((r) => r.storageFaults !== undefined);
+  const storageLine = storage.length
+    ? [
+        `  shared state on Blob Storage: ${storage.reduce((s, r) => s + (r.storageFaults ?? 0), 0)} storage faults injected; the store down for 30 s in ${storage.filter((r) => r.storeDown).length} run(s); every converged run's audit chain verified`,
+      ]
+    : [];
   return [
     `chaos: ${report.converged}/${n} converged in ${(report.ms / 1000).toFixed(1)} s (seeds ${seed}..${seed + n - 1}, ${CHAOS_DATABASES} databases each)`,
     `  applies needed: ${
@@ -197,8 +223,63 @@ export function summarizeChaos(report: ChaosReport, seed: number): string {
         .map(([k, v]) => `${k}x ${v}`)
         .join(", ") || "none"
     }; faults injected: ${faults}; emulator restarts: ${restarts}`,
+    ...storageLine,
     report.failingSeeds.length
       ? `  failing seeds: ${report.failingSeeds.join(", ")} (replay one with --runs 1 --seed S)`
       : "  failing seeds: none",
   ].join("\n");
+}
+
+/** The generator of a run's storage faults (apart from its API faults, so those stay as they were). */
+export const storageRandom = (seed: number) => prng(seed ^ 0x5eed);
+
+/** The storage faults of a run, drawn from its generator: in one run of ten the store is down for 30 s. */
+export function storageFaults(rand: () => number): StorageFaults {
+  return {
+    errorRate: between(rand, 0.01, 0.06),
+    timeoutRate: between(rand, 0, 0.02),
+    renewalRefusedRate: between(rand, 0, 0.1),
+    holdMs: 2_500,
+    ...(rand() < 0.1 ? { down: { at: intBetween(rand, 200, 3_000), ms: 30_000 } } : {}),
+  };
+}
+
+/**
+ * A run's shared state: its own container on Azurite, reached through a proxy injecting storage
+ * faults (500/503, requests held past the client's timeout, lease renewals refused, and in one run
+ * of ten the store down for 30 s). After the run, the stack's audit chain, read straight from
+ * Azurite, must verify with its last entry the converging apply's: no fork, no lost entry.
+ */
+async function storageFor(seed: number, accountUrl: string, rand: () => number) {
+  const faults = storageFaults(rand);
+  const proxy = await startStorageFaultProxy(accountUrl, faults, rand);
+  const container = `chaos-${seed}`;
+  const env = {
+    STACKWARDEN_STATE_URL: `${proxy.accountUrl}/${container}`,
+    STACKWARDEN_STATE_ACCOUNT_KEY: AZURITE_KEY,
+    STACKWARDEN_STATE_TIMEOUT_MS: "1500",
+    STACKWARDEN_LEASE_SECONDS: "15",
+  };
+  return {
+    faults,
+    env,
+    injected: () => Object.values(proxy.injected).reduce((n, v) => n + v, 0),
+    close: () => proxy.close(),
+    /** What is wrong with the stack's trail, read straight from Azurite; undefined when it verifies and ends with a converged apply. */
+    async trailProblem(): Promise<string | undefined> {
+      const direct = await openBlobState({
+        serviceUrl: accountUrl,
+        account: AZURITE_ACCOUNT,
+        container,
+        prefix: "",
+        accountKey: AZURITE_KEY,
+      });
+      const text = await direct.audit.read("chaos");
+      if (!text) return "the shared audit trail is empty";
+      const verdict = verifyTrailText(text);
+      if (!verdict.intact) return `the shared audit trail does not verify: ${verdict.problems.map((p) => p.message).join("; ")}`;
+      const last = JSON.parse(text.trimEnd().split("\n").pop()!) as { exitCode: number };
+      return last.exitCode === 0 ? undefined : `the trail's last entry is not the converging apply's (exit ${last.exitCode})`;
+    },
+  };
 }

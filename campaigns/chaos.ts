@@ -1,28 +1,36 @@
+import { startAzurite } from "../src/platform/programs/azurite-server";
 import { campaignArgs } from "./campaign-args";
 import { runChaosCampaign, summarizeChaos } from "./chaos-campaign";
 
 /**
- * `npm run chaos -- --runs N --seed S [--parallel P]`: the fault campaign (see chaos-campaign.ts).
- * Prints progress, the failing seeds with what went wrong, and a summary; exits 1 when a run did
- * not converge.
+ * `npm run chaos -- --runs N --seed S [--parallel P] [--storage 1]`: the fault campaign (see
+ * chaos-campaign.ts). With `--storage 1`, each run keeps its locks and audit trail on Blob Storage
+ * (Azurite, started here) behind a proxy that injects storage faults. Prints progress, the failing
+ * seeds with what went wrong, and a summary; exits 1 when a run did not converge.
  */
 async function run(): Promise<void> {
   const args = campaignArgs(
     process.argv.slice(2),
-    { runs: 100, seed: 1, parallel: 4 },
-    "usage: npm run chaos -- [--runs N] [--seed S] [--parallel P]",
+    { runs: 100, seed: 1, parallel: 4, storage: 0 },
+    "usage: npm run chaos -- [--runs N] [--seed S] [--parallel P] [--storage 1]",
   );
-  const report = await runChaosCampaign({
-    seed: args.seed,
-    runs: args.runs,
-    parallel: args.parallel,
-    onRun: (r, done) => {
-      if (!r.converged) process.stdout.write(`seed ${r.seed}: did NOT converge: ${r.failure}\n`);
-      if (done % 50 === 0 || done === args.runs) process.stdout.write(`chaos: ${done}/${args.runs} runs done\n`);
-    },
-  });
-  process.stdout.write(`${summarizeChaos(report, args.seed)}\n`);
-  process.exitCode = report.failingSeeds.length ? 1 : 0;
+  const azurite = args.storage ? await startAzurite() : undefined;
+  try {
+    const report = await runChaosCampaign({
+      seed: args.seed,
+      runs: args.runs,
+      parallel: args.parallel,
+      storage: azurite?.accountUrl,
+      onRun: (r, done) => {
+        if (!r.converged) process.stdout.write(`seed ${r.seed}: did NOT converge: ${r.failure}\n`);
+        if (done % 50 === 0 || done === args.runs) process.stdout.write(`chaos: ${done}/${args.runs} runs done\n`);
+      },
+    });
+    process.stdout.write(`${summarizeChaos(report, args.seed)}\n`);
+    process.exitCode = report.failingSeeds.length ? 1 : 0;
+  } finally {
+    await azurite?.stop();
+  }
 }
 
 run().catch((e: unknown) => {

@@ -1,5 +1,5 @@
 import type { ReportViolation, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
-import type { Exemption } from "../src/domain/compliance/exemptions";
+import type { Exemption } from "../src/domain/compliance/declared-exemption";
 import { allRules } from "../src/domain/compliance/registry";
 import { resolveSettings, ruleSettingsSchema, type RuleDefinition } from "../src/domain/compliance/rule";
 import { stackKeysSchema } from "../src/domain/stack/stack-schema";

@@ -1,14 +1,14 @@
 import type { ClientSet } from "../clients/client-set";
 import { enabledRules, evaluateCompliance, factKeysOf, type ComplianceResult } from "../domain/compliance/evaluate";
 import type { ComplianceFacts } from "../domain/facts/model/compliance-facts";
-import type { Exemption } from "../domain/compliance/exemptions";
+import type { Exemption } from "../domain/compliance/declared-exemption";
 import type { RuleDefinition } from "../domain/compliance/rule";
 import type { RuleSettings } from "../domain/compliance/rule-settings";
 import type { ResourceContext, ResourceInput } from "../domain/facts/fact-kind";
 import { factsFromResources, gatherFacts, incompleteReadsIn } from "../domain/facts/gather";
 import type { StackConfig } from "../domain/stack/stack-config";
 import type { UnreadEntry } from "../domain/stack/unread-entry";
-import type { StateDirs } from "../platform/settings/state-dirs";
+import type { StateStores } from "../domain/state/state-ports";
 
 /** One compliance check of a stack. */
 export interface CheckRequest {
@@ -18,7 +18,7 @@ export interface CheckRequest {
   /** The directory report paths are relative to. */
   cwd: string;
   /** Where the stack's kept state is (the probe results `post-deploy-probes` judges). */
-  dirs: StateDirs;
+  state: Pick<StateStores, "probes" | "audit">;
   /** Judge the state the stack's plan leads to (the pull-request gate) instead of the live one. */
   planned?: boolean;
   /** Reads in flight at once, per fact kind. Default 16. */
@@ -63,7 +63,7 @@ export async function runCheck(req: CheckRequest): Promise<CheckOutcome> {
       stackName: req.stackName,
       clients: req.clients,
       cwd: req.cwd,
-      dirs: req.dirs,
+      state: req.state,
       concurrency: req.concurrency ?? 16,
       signal: req.signal,
       note: (line) => notes.push(line),

@@ -1,5 +1,5 @@
 import type { ClientSet } from "../clients/client-set";
-import { applyExemptions } from "../domain/compliance/exemptions";
+import { applyExemptions } from "../domain/compliance/exemption-application";
 import type { Finding } from "../domain/compliance/finding";
 import { allRules } from "../domain/compliance/registry";
 import { settingsOf } from "../domain/compliance/rule-settings";
@@ -13,7 +13,7 @@ import type { TdeDrift } from "../domain/reports/drift-report";
 import type { StackConfig } from "../domain/stack/stack-config";
 import type { UnreadEntry } from "../domain/stack/unread-entry";
 import { databaseLabel } from "../platform/arm/resource-id";
-import type { StateDirs } from "../platform/settings/state-dirs";
+import type { StateStores } from "../domain/state/state-ports";
 
 /** What `drift` found: databases whose live TDE differs from the stack, and the findings of the rules declared as drift (failures and exempt ones). */
 export interface DriftOutcome {
@@ -40,7 +40,7 @@ export async function runDrift(req: {
   stackName: string;
   clients: ClientSet;
   cwd: string;
-  dirs: StateDirs;
+  state: Pick<StateStores, "probes" | "audit">;
   concurrency?: number;
   now?: number;
 }): Promise<DriftOutcome> {
@@ -54,7 +54,7 @@ export async function runDrift(req: {
     stackName: req.stackName,
     clients: req.clients,
     cwd: req.cwd,
-    dirs: req.dirs,
+    state: req.state,
     concurrency: req.concurrency ?? 16,
     note: () => {},
     warn: () => {},

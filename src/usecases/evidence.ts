@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import type { ClientSet } from "../clients/client-set";
 import { resolveActor } from "../domain/audit/audit-actor";
 import type { AuditEntry } from "../domain/audit/audit-entry";
-import { AuditTrail, auditPathOf } from "../domain/audit/audit-trail";
+import { AuditTrail } from "../domain/audit/audit-trail";
 import { enabledRules, factKeysOf } from "../domain/compliance/evaluate";
 import {
   bundleFile,
@@ -23,7 +23,7 @@ import { renderComplianceReport, type ComplianceFormat } from "../domain/reports
 import type { ComplianceReportInput } from "../domain/reports/compliance-report";
 import type { StackConfig } from "../domain/stack/stack-config";
 import { headCommit } from "../platform/programs/git-checkout";
-import type { StateDirs } from "../platform/settings/state-dirs";
+import type { StateStores } from "../domain/state/state-ports";
 import { UsageError } from "../platform/usage-error";
 import { checkExitCode, runCheck, type CheckOutcome } from "./check";
 
@@ -44,7 +44,7 @@ export interface EvidenceRequest {
   clients: ClientSet;
   /** The directory report paths (and the stack file's) are relative to. */
   cwd: string;
-  dirs: StateDirs;
+  state: StateStores;
   /** The bundle's directory: created, and must be empty when it exists. */
   outDir: string;
   toolVersion: string;
@@ -76,16 +76,16 @@ export async function writeEvidenceBundle(req: EvidenceRequest): Promise<Evidenc
   const out = resolve(req.cwd, req.outDir);
   if (existsSync(out) && (!statSync(out).isDirectory() || readdirSync(out).length > 0))
     throw new UsageError(`${req.outDir} exists and is not an empty directory: give --out a new or empty directory for the bundle`);
-  const trail = AuditTrail.forStack(req.dirs.audit, req.stackName);
+  const trail = new AuditTrail(req.state.audit, req.stackName);
   // The trail must take an entry before anything is read: a damaged end fails here, not after the check.
-  trail.tail();
+  await trail.tail();
   const now = req.now ?? Date.now();
   const check = await runCheck({
     stack: req.stack,
     stackName: req.stackName,
     clients: req.clients,
     cwd: req.cwd,
-    dirs: req.dirs,
+    state: req.state,
     concurrency: req.concurrency,
     warn: req.warn,
     now,
@@ -135,15 +135,14 @@ export async function writeEvidenceBundle(req: EvidenceRequest): Promise<Evidenc
   const manifestSha256 = sha256Of(manifestText);
 
   const who = await resolveActor(req.clients.actor);
-  const lock = await acquireStackLock({
-    dir: req.dirs.locks,
+  const lock = await acquireStackLock(req.state.locks, {
     stack: req.stackName,
     command: "evidence",
     timeoutMs: ANCHOR_LOCK_TIMEOUT_MS,
   });
   let anchor: AuditEntry;
   try {
-    anchor = trail.append({
+    anchor = await trail.append({
       at: new Date().toISOString(),
       stack: req.stackName,
       command: "evidence",
@@ -157,7 +156,7 @@ export async function writeEvidenceBundle(req: EvidenceRequest): Promise<Evidenc
   } finally {
     await lock.release();
   }
-  return { check, exitCode, manifest, manifestSha256, anchor, trailPath: trail.path };
+  return { check, exitCode, manifest, manifestSha256, anchor, trailPath: trail.where };
 }
 
 /** The exemptions that applied when the bundle was written: whom they exempt from what, why, until when. */
@@ -193,7 +192,14 @@ export interface EvidenceVerdict {
  * trail (`trailFile`, else `<audit dir>/<stack>.jsonl`) and checks that trail's chain. A directory
  * without a manifest, or a trail that cannot be read, is a UsageError (exit 1), not a verdict.
  */
-export function verifyEvidenceBundle(req: { dir: string; cwd: string; dirs: StateDirs; trailFile?: string }): EvidenceVerdict {
+export async function verifyEvidenceBundle(req: {
+  dir: string;
+  cwd: string;
+  state: Pick<StateStores, "audit">;
+  trailFile?: string;
+  /** A head of the trail kept elsewhere (`audit verify` prints it): it must be in the trail. */
+  expectHead?: string;
+}): Promise<EvidenceVerdict> {
   const dir = resolve(req.cwd, req.dir);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`${req.dir} is not a directory: give the bundle's directory`);
   const manifestPath = join(dir, MANIFEST_FILE);
@@ -214,19 +220,19 @@ export function verifyEvidenceBundle(req: { dir: string; cwd: string; dirs: Stat
     const f = join(dir, ...p.split("/"));
     return existsSync(f) && statSync(f).isFile() ? readFileSync(f) : undefined;
   });
-  const trailPath = req.trailFile ? resolve(req.cwd, req.trailFile) : auditPathOf(req.dirs.audit, manifest.stack);
-  let trailText: string;
+  const trailPath = req.trailFile ? resolve(req.cwd, req.trailFile) : req.state.audit.where(manifest.stack);
+  let trailText: string | undefined;
   try {
-    trailText = readFileSync(trailPath, "utf8");
+    trailText = req.trailFile ? readFileSync(trailPath, "utf8") : await req.state.audit.read(manifest.stack);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      code === "ENOENT"
-        ? `no audit trail at ${trailPath} to find the bundle's anchor in: give --audit-dir (or --trail FILE) where the stack's trail is`
-        : `cannot read the audit trail ${trailPath}: ${(e as Error).message}`,
-    );
+    if (code !== "ENOENT") throw new UsageError(`cannot read the audit trail ${trailPath}: ${(e as Error).message}`);
   }
-  const anchor = findEvidenceAnchor(trailText, manifestSha256);
+  if (trailText === undefined)
+    throw new UsageError(
+      `no audit trail at ${trailPath} to find the bundle's anchor in: give --audit-dir (or --trail FILE) where the stack's trail is`,
+    );
+  const anchor = findEvidenceAnchor(trailText, manifestSha256, req.expectHead);
   const intact = problems.length === 0 && anchor.trailIntact && anchor.found !== undefined;
   return { intact, stack: manifest.stack, manifestSha256, problems, anchor, trailPath };
 }

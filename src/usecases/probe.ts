@@ -2,7 +2,7 @@ import type { ClientSet } from "../clients/client-set";
 import type { ProbeSpec } from "../domain/probes/probe-config";
 import { writeProbeRun } from "../domain/probes/probe-results-store";
 import { prepareProbes, type PreparedProbes, type ProbeRun } from "../domain/probes/probe-runner";
-import type { StateDirs } from "../platform/settings/state-dirs";
+import type { StateStores } from "../domain/state/state-ports";
 
 /** Exit code of `probe` (and `apply --probe`, `start`) when at least one probe failed. */
 export const EXIT_PROBE_FAILED = 4;
@@ -29,17 +29,17 @@ export interface ProbeOutcome {
    * them; returns the file, or undefined when there was nothing to keep. Separate from the run so
    * a caller shows the results first: a directory that cannot be written fails after them.
    */
-  keep(): string | undefined;
+  keep(): Promise<string | undefined>;
 }
 
 /** Sends every prepared probe and checks its document; issuer errors and failed checks are results, not exceptions. */
 export async function runStackProbes(
   prepared: PreparedProbes,
-  req: { stackName: string; dirs: StateDirs; command: string },
+  req: { stackName: string; state: Pick<StateStores, "probes">; command: string },
 ): Promise<ProbeOutcome> {
   const run = await prepared.run();
   return {
     run,
-    keep: () => (run.results.length ? writeProbeRun(req.dirs.probes, req.stackName, req.command, run) : undefined),
+    keep: async () => (run.results.length ? writeProbeRun(req.state.probes, req.stackName, req.command, run) : undefined),
   };
 }

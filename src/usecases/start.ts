@@ -5,8 +5,9 @@ import { enabledRules } from "../domain/compliance/evaluate";
 import { artifactScans } from "../domain/facts/artifact-scans";
 import { planTde, type TdePlan } from "../domain/reconcile/tde-plan";
 import type { StackConfig } from "../domain/stack/stack-config";
-import type { StateDirs } from "../platform/settings/state-dirs";
-import { applyChanges, type ApplyHooks } from "./apply";
+import type { StateStores } from "../domain/state/state-ports";
+import { openMemoryState } from "../platform/state/memory/memory-state";
+import { reconcileStack, type ApplyHooks } from "./reconcile";
 import { checkExitCode, runCheck, type CheckOutcome } from "./check";
 import { EXIT_PROBE_FAILED, prepareStackProbes, runStackProbes, type ProbeOutcome } from "./probe";
 
@@ -25,7 +26,7 @@ export interface StartHooks {
   apply?: ApplyHooks;
   /** The second plan still has changes: the apply did not converge. */
   notConverged?(): void;
-  probed?(outcome: ProbeOutcome): void;
+  probed?(outcome: ProbeOutcome): void | Promise<void>;
   checked?(outcome: CheckOutcome): void;
   /** A warning (an artifact glob that matches no file). */
   warn?(line: string): void;
@@ -50,7 +51,7 @@ export interface StartOutcome {
  * the job ends.
  */
 export async function runStart(
-  req: { stack: StackConfig; stackName: string; seedFile: string; env: NodeJS.ProcessEnv; cwd: string; dirs: StateDirs },
+  req: { stack: StackConfig; stackName: string; seedFile: string; env: NodeJS.ProcessEnv; cwd: string; state: StateStores },
   hooks: StartHooks = {},
 ): Promise<StartOutcome> {
   const { stack } = req;
@@ -69,7 +70,25 @@ export async function runStart(
 
       hooks.step?.(2, "apply");
       const tuning = { concurrency: 8, scanTimeoutMs: 120_000, pollIntervalMs: 250 };
-      const applied = await applyChanges(clients.sql, stack, { ...tuning, yes: true, plan }, hooks.apply);
+      // Changes to the embedded emulator are not the cloud's: locked and audited as every apply is, in
+      // memory, so no audit trail of the real estate records them.
+      const scratch = openMemoryState("npm start");
+      const applied = await reconcileStack(
+        {
+          ...tuning,
+          stack,
+          stackName: req.stackName,
+          clients,
+          cwd: req.cwd,
+          state: scratch,
+          command: "start",
+          lockTimeoutMs: 0,
+          engine: "native",
+          yes: true,
+          only: plan.changes,
+        },
+        hooks.apply,
+      );
       if (applied.exitCode !== 0) return { exitCode: applied.exitCode, plan };
 
       hooks.step?.(3, "plan again");
@@ -81,11 +100,11 @@ export async function runStart(
       }
 
       hooks.step?.(4, "probe");
-      const probes = await runStackProbes(prepared, { stackName: req.stackName, dirs: req.dirs, command: "start" });
-      hooks.probed?.(probes);
+      const probes = await runStackProbes(prepared, { stackName: req.stackName, state: req.state, command: "start" });
+      await hooks.probed?.(probes);
 
       hooks.step?.(5, "check");
-      const check = await runCheck({ stack, stackName: req.stackName, clients, cwd: req.cwd, dirs: req.dirs, warn: hooks.warn });
+      const check = await runCheck({ stack, stackName: req.stackName, clients, cwd: req.cwd, state: req.state, warn: hooks.warn });
       hooks.checked?.(check);
       const gated = !!stack.artifacts && enabledRules(stack.policies).some((r) => r.facts.includes(artifactScans.key));
       const scanned = new Set(check.findings.filter((f) => f.resourceId.startsWith(ARTIFACT_ID_PREFIX)).map((f) => f.resourceId));

@@ -1,4 +1,5 @@
 import type { ClientSet } from "../clients/client-set";
+import { NO_KEPT_STATE } from "../domain/state/no-kept-state";
 import { allRules } from "../domain/compliance/registry";
 import { resolveSettings } from "../domain/compliance/rule";
 import type { Verdict } from "../domain/compliance/finding";
@@ -29,7 +30,7 @@ export async function runWhere(req: {
   requireGeocodingService(clients.env, "`where` (it places resources and sites by geocoding)");
   const unread: UnreadEntry[] = [];
   // The located resources of the kinds that locate theirs (the Key Vaults of the TDE protectors),
-  // as those kinds read them. They read no kept state, so the state directories are never looked at.
+  // as those kinds read them. They read no kept state.
   const located = await gatherFacts(
     locatingKinds().map((k) => k.key),
     {
@@ -37,7 +38,7 @@ export async function runWhere(req: {
       stackName: "",
       clients,
       cwd: ".",
-      dirs: { locks: "", audit: "", probes: "" },
+      state: NO_KEPT_STATE,
       concurrency: req.concurrency ?? 8,
       note: () => {},
       warn: () => {},

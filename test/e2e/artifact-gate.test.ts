@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GATE_MARKER as MARKER } from "../fixtures/estates/artifact-gate";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { buildExecutableSample, markerRule, type ExecutableSample } from "../helpers/binary-samples";
-import { PulumiProject, e2eCli, explain } from "../helpers/pulumi-cli";
+import { PulumiProject, REPO_ROOT, e2eCli, explain } from "../helpers/pulumi-cli";
 
 // The artifact gate through the real Pulumi CLI: the program registers one ArtifactScan per file of
 // stackwarden:artifacts, the provider scans it (against the emulator's binary analysis service),
@@ -29,12 +29,17 @@ describe.skipIf(!cli)("Pulumi CLI end to end: the artifact gate", () => {
     sample = await buildExecutableSample();
     project = new PulumiProject({ cli: cli!, emulatorUrl: t.url });
     project.env.STACKWARDEN_BINARY_ANALYSIS_ENDPOINT = `${t.url}/binary-analysis/v1`;
-    for (const d of ["jobs", "tools", "rules"]) mkdirSync(join(project.dir, d));
+    for (const d of ["jobs", "tools", "rules", `stacks/${STACK}/signatures`]) mkdirSync(join(project.dir, d), { recursive: true });
+    // The repository's sample signature rules, in the stack's own folder as the dev stack keeps them.
+    copyFileSync(
+      join(REPO_ROOT, "stacks", "dev", "signatures", "test-markers.yar"),
+      join(project.dir, "stacks", STACK, "signatures", "test-markers.yar"),
+    );
     write("rules/sample.yar", markerRule("sample_exe_marker", sample.marker));
     write("jobs/deploy.sh", CLEAN);
     project.writeStackConfig(STACK, {
       "stackwarden:subscriptionId": SUB,
-      "stackwarden:artifacts": { paths: ["jobs/*.sh", "tools/*"], rules: ["policies/rules", "rules"] },
+      "stackwarden:artifacts": { paths: ["jobs/*.sh", "tools/*"], rules: [`stacks/${STACK}/signatures`, "rules"] },
     });
     const login = await project.pulumi(["login", project.backendUrl]);
     expect(login.code, explain(login)).toBe(0);
@@ -69,7 +74,7 @@ describe.skipIf(!cli)("Pulumi CLI end to end: the artifact gate", () => {
     expect(r.stdout).toMatch(/~\s+sha256\s*:\s*"[0-9a-f]{64}" => "[0-9a-f]{64}"/);
     expect(r.stdout).toMatch(new RegExp(`\\[mandatory\\]\\s+artifact-signature-clean\\s+\\(${TYPE}: artifact-jobs/deploy\\.sh\\)`));
     expect(r.stdout).toContain(
-      `Artifact jobs/deploy.sh must not match signature rule stackwarden_gate_test_marker (policies/rules/test-markers.yar): matched at offset 0x${DIRTY.indexOf(MARKER).toString(16)}`,
+      `Artifact jobs/deploy.sh must not match signature rule stackwarden_gate_test_marker (stacks/gate/signatures/test-markers.yar): matched at offset 0x${DIRTY.indexOf(MARKER).toString(16)}`,
     );
   });
 

@@ -53,6 +53,17 @@ describe("state in-process", () => {
     }
   });
 
+  it("the start snapshot is on disk once the emulator is up (regression: a kill right after its URL was announced found no state)", async () => {
+    const dir = tempDir();
+    const emu = await startEmulator({ stateDir: dir, onError: () => {} });
+    try {
+      // Checked before the event loop turns again: the snapshot must not wait for the end of the turn.
+      expect(StateStore.load(dir)?.emulator.tokenKey).toBe(emu.tokens.keyHex);
+    } finally {
+      await emu.close();
+    }
+  });
+
   it("a write is atomic: the state file is whole and no temporary file stays behind", async () => {
     const dir = tempDir();
     const emu = await startEmulator({ stateDir: dir, onError: () => {} });

@@ -39,6 +39,7 @@ describe("layering", () => {
       ["one-place-builds-clients", /src\/domain\/reconcile\/builds-client\.ts → src\/services\/geo\/client\.ts/],
       ["commands-never-import-commands", /src\/interfaces\/cli\/commands\/a-command\.ts → src\/interfaces\/cli\/commands\/b-command\.ts/],
       ["compliance-is-pure", /src\/domain\/compliance\/upward\.ts → fs/],
+      ["domain-touches-no-files", /src\/domain\/audit\/writes-its-file\.ts → fs/],
       ["no-folder-cycles-in-core", /src\/(interfaces\/cli|domain\/stack) →/],
       ["no-module-cycles", /src\/platform\/ping\.ts →/],
     ];

@@ -1,11 +1,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { openStateStores } from "../../src/platform/state/open-state";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCheck } from "../../src/usecases/check";
 import { allRules } from "../../src/domain/compliance/registry";
 import { newClientSet } from "../../src/clients/client-set";
-import { stateDirs } from "../../src/platform/settings/state-dirs";
 import { loadStackFile } from "../../src/domain/stack/stack-config";
 import { silentLogger } from "../../src/platform/http";
 import { BatchAiClient } from "../../src/services/batchai/client";
@@ -340,7 +340,13 @@ describe("parity: the analyzer and check judge the same live state alike", () =>
     const sql = new SqlClient(opts);
     const batch = new BatchAiClient(opts);
     const stack = loadStackFile(stackFile, env, dir);
-    const lib = await runCheck({ stack, stackName: "parity", clients: newClientSet(env), cwd: dir, dirs: stateDirs(dir, env) });
+    const lib = await runCheck({
+      stack,
+      stackName: "parity",
+      clients: newClientSet(env),
+      cwd: dir,
+      state: await openStateStores({ cwd: dir, env }),
+    });
     expect(
       lib.findings
         .filter((f) => f.verdict === "fail")

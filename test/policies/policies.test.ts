@@ -31,7 +31,7 @@ describe("policy adapters", () => {
       path: "tools/agent",
       sha256: "a".repeat(64),
       rulesDigest: "b".repeat(64),
-      rules: ["policies/rules"],
+      rules: ["stacks/dev/signatures"],
       verdict: "matched",
       matches: [{ rule: "m", ruleFile: "r.yar", tags: [], offset: 64, length: 4, inUnpackedContent: true }],
       packer: "UPX 3.94",

@@ -229,7 +229,7 @@ describe("stacks/ program with the dev stack's config", () => {
     const rs = await runProgram(config);
     const artifacts = dev["stackwarden:artifacts"] as { paths: string[]; rules: string[] };
     const scans = rs.filter((r) => r.type === ARTIFACT_SCAN);
-    expect(scans.map((r) => r.name)).toEqual(["artifact-jobs/resnet50/submit.sh", "artifact-jobs/resnet50/train.py"]);
+    expect(scans.map((r) => r.name)).toEqual(["artifact-stacks/dev/jobs/resnet50/submit.sh", "artifact-stacks/dev/jobs/resnet50/train.py"]);
     const digest = loadRuleSet(ROOT, artifacts.rules).digest;
     for (const r of scans) {
       const { __provider, ...inputs } = r.inputs;

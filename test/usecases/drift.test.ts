@@ -5,7 +5,7 @@ import { registerRule } from "../../src/domain/compliance/registry";
 import { defineRule, findingBase } from "../../src/domain/compliance/rule";
 import { tdeProtectors } from "../../src/domain/facts/tde-protectors";
 import { parseStackConfig } from "../../src/domain/stack/stack-config";
-import { stateDirs } from "../../src/platform/settings/state-dirs";
+import { NO_KEPT_STATE } from "../../src/domain/state/no-kept-state";
 import { runDrift } from "../../src/usecases/drift";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 
@@ -72,7 +72,7 @@ const drift = (policies = "") =>
     stackName: "toy",
     clients,
     cwd: tmpdir(),
-    dirs: stateDirs(tmpdir(), {}),
+    state: NO_KEPT_STATE,
   });
 
 describe("runDrift", () => {

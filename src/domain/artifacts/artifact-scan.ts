@@ -1,5 +1,5 @@
-import { existsSync } from "node:fs";
-import { stat } from "node:fs/promises";
+import { pathExists } from "../../platform/files/local-files";
+import { fileStampOf } from "../../platform/files/file-stamp";
 import { dirname, join, resolve } from "node:path";
 import { artifactVerdict } from "../compliance/artifact-verdict";
 import { mapBounded } from "../../platform/bounded-map";
@@ -12,10 +12,10 @@ import type { BinaryAnalysisClient } from "../../services/binary-analysis/client
 import { ERROR_CODE, type RuleSource, type YaraScanResult } from "../../services/binary-analysis/types";
 import { VERSION } from "../../platform/version";
 import { engineIdentity } from "./engine-identity";
-import { fileStamp, scanCacheFromEnv, type ScanCache } from "./scan-cache";
+import { scanCacheFromEnv, type ScanCache } from "./scan-cache";
 import { scanCacheKey, type ScanCacheInput } from "./scan-cache-entry";
-import { DeferredDigest } from "./file-digest";
-import { displayPath, expandGlobs } from "./path-glob";
+import { DeferredDigest } from "../../platform/files/file-digest";
+import { displayPath, expandGlobs } from "../../platform/files/path-glob";
 import { loadRuleSet, ruleSources, type RuleSet } from "./rule-set";
 
 import type { ArtifactMatch, ArtifactVerdict } from "./scan-outcome";
@@ -77,7 +77,7 @@ export function projectDirOf(stackFile: string): string {
 export function findProjectDir(start: string): string {
   const from = resolve(start);
   for (let dir = from; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, "Pulumi.yaml"))) return dir;
+    if (pathExists(join(dir, "Pulumi.yaml"))) return dir;
     if (dirname(dir) === dir) return from;
   }
 }
@@ -151,13 +151,9 @@ async function scanOne(file: string, run: ScanRun): Promise<ArtifactResult> {
   const where = { path: displayPath(run.opts.baseDir, file), absolutePath: file };
   const cache = run.cache;
   if (!cache) return { ...where, ...(await scanFresh(file, run, new DeferredDigest(file))).core };
-  let stamp: string;
-  try {
-    stamp = fileStamp(await stat(file, { bigint: true }));
-  } catch {
-    // Not there (any more): the scan says so as this artifact's error.
-    return { ...where, ...(await scanFresh(file, run, new DeferredDigest(file))).core };
-  }
+  const stamp = await fileStampOf(file);
+  // Not there (any more): the scan says so as this artifact's error.
+  if (stamp === undefined) return { ...where, ...(await scanFresh(file, run, new DeferredDigest(file))).core };
   // Several stacks or globs naming one file, scanned at once in this process: one scan.
   const id = [run.opts.client.endpoint, run.opts.ruleSet.digest, file, stamp].join("\0");
   return { ...where, ...(await cache.shared(id, () => scanThroughCache(file, stamp, run, cache))) };
@@ -190,7 +186,7 @@ async function scanThroughCache(file: string, stamp: string, run: ScanRun, cache
       engine: engine!,
       version: VERSION,
     });
-    if (engine && cache.has(scanCacheKey(input(hint)))) {
+    if (engine && (await cache.has(scanCacheKey(input(hint))))) {
       const known = await digest.result().catch(() => undefined);
       const entry = known && (await cache.lookup(input(known), run.warn));
       if (known && entry) return { ...known, ...entry.outcome, cached: { scannedAt: entry.scannedAt } };
@@ -198,8 +194,7 @@ async function scanThroughCache(file: string, stamp: string, run: ScanRun, cache
   }
   const fresh = await scanFresh(file, run, digest);
   if (fresh.core.error === undefined && fresh.yaraCommand !== undefined) {
-    const now = await stat(file, { bigint: true }).catch(() => undefined);
-    if (now && fileStamp(now) === stamp) {
+    if ((await fileStampOf(file)) === stamp) {
       const { sha256, size, cached: _, error: __, ...outcome } = fresh.core;
       const input = {
         sha256,

@@ -1,6 +1,5 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, rename, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { ensureEmptyFile } from "../../platform/files/local-files";
 import type { BinaryAnalysisClient } from "../../services/binary-analysis/client";
 
 /**
@@ -33,18 +32,7 @@ const PROBE_RULE = { name: "stackwarden-engine-probe", source: "rule stackwarden
  */
 export async function probeEngine(client: BinaryAnalysisClient, dir: string, signal?: AbortSignal): Promise<string | undefined> {
   const file = join(dir, "engine-probe.bin");
-  if (
-    !(await stat(file).then(
-      (s) => s.isFile() && s.size === 0,
-      () => false,
-    ))
-  ) {
-    await mkdir(dir, { recursive: true });
-    // Written under another name and renamed: a probe of another process never sees another file there.
-    const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-    await writeFile(tmp, "");
-    await rename(tmp, file);
-  }
+  await ensureEmptyFile(file);
   const result = await client.applyYaraRules(file, [PROBE_RULE], { signal });
   const said = result.yaraCommands[0];
   return said ? engineIdentity(client.endpoint, said) : undefined;

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { filesUnder, pathKind, readTextFile } from "../../platform/files/local-files";
+import { resolve } from "node:path";
 import type { RuleSource } from "../../services/binary-analysis/types";
-import { displayPath } from "./path-glob";
+import { displayPath } from "../../platform/files/path-glob";
 
 /** One rule file of a rule set. */
 export interface RuleFile {
@@ -40,20 +40,16 @@ export function loadRuleSet(base: string, refs: readonly string[], where = "rule
   const files: RuleFile[] = [];
   refs.forEach((ref, i) => {
     const abs = resolve(base, ref);
-    let stat;
-    try {
-      stat = statSync(abs);
-    } catch {
-      throw new RuleSetError(`${where}[${i}]: ${ref} does not exist (relative to ${base})`);
-    }
-    const paths = stat.isDirectory() ? ruleFilesUnder(abs) : [abs];
+    const kind = pathKind(abs);
+    if (kind === "missing") throw new RuleSetError(`${where}[${i}]: ${ref} does not exist (relative to ${base})`);
+    const paths = kind === "directory" ? filesUnder(abs, (name) => RULE_FILE.test(name)) : [abs];
     if (paths.length === 0) throw new RuleSetError(`${where}[${i}]: the folder ${ref} holds no .yar or .yara files`);
     for (const p of paths) {
       if (seen.has(p)) continue;
       seen.add(p);
       let source: string;
       try {
-        source = readFileSync(p, "utf8");
+        source = readTextFile(p);
       } catch (e) {
         throw new RuleSetError(
           `${where}[${i}]: cannot read ${displayPath(base, p)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
@@ -70,15 +66,4 @@ export function loadRuleSet(base: string, refs: readonly string[], where = "rule
 /** The rule set as the client sends it: one rule source per file, named by its shown path. */
 export function ruleSources(set: RuleSet): RuleSource[] {
   return set.files.map((f) => ({ name: f.path, source: f.source }));
-}
-
-function ruleFilesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    if (e.name.startsWith(".")) continue;
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...ruleFilesUnder(p));
-    else if (RULE_FILE.test(e.name)) out.push(p);
-  }
-  return out;
 }

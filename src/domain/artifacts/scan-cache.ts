@@ -1,7 +1,6 @@
-import { createHash, randomBytes } from "node:crypto";
-import { existsSync, type BigIntStats } from "node:fs";
-import { mkdir, readdir, readFile, rename, stat, unlink, utimes, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { FileDocumentStore } from "../../platform/state/files/file-document-store";
+import type { DocumentStore } from "../state/state-ports";
 import type { BinaryAnalysisClient } from "../../services/binary-analysis/client";
 import { probeEngine } from "./engine-identity";
 import { decodeEntry, encodeEntry, scanCacheKey, type ScanCacheEntry, type ScanCacheInput, type ScanOutcome } from "./scan-cache-entry";
@@ -11,13 +10,6 @@ import { scanCacheSettingsFromEnv, type ScanCacheSettings } from "./scan-cache-s
 export const ENGINE_PROBE_TTL_MS = 60_000;
 /** Entries and path hashes kept in memory too, most recently used first. */
 const MEMORY_ENTRIES = 512;
-/** Temporary files older than this are left-overs of a process that died while writing: the sweep removes them. */
-const STALE_TEMP_MS = 60 * 60_000;
-
-/** What a file looked like when it was hashed: a changed file has another stamp (size, times, inode). */
-export function fileStamp(s: BigIntStats): string {
-  return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
-}
 
 /**
  * A content-addressed cache of scan results: an entry per (artifact sha-256, rule-set digest,
@@ -33,19 +25,22 @@ export function fileStamp(s: BigIntStats): string {
  * always follows from the hash of the bytes read now.
  */
 export class ScanCache {
+  /** A local directory: the engine probe's empty file lives there. */
   readonly dir: string;
   readonly maxBytes: number;
-  private readonly pathsDir: string;
+  /** Where entries (`<key>.json`) and path hashes (`paths/<hash>.json`) are kept: by default the files of `dir`. */
+  private readonly docs: DocumentStore;
   private readonly recent = new Map<string, ScanCacheEntry>();
   private readonly hashes = new Map<string, { stamp: string; sha256: string; size: number }>();
   private readonly inflight = new Map<string, Promise<unknown>>();
   private readonly engines = new Map<string, { at: number; engine: Promise<string | undefined> }>();
   private writeFailure = false;
 
-  constructor(settings: Pick<ScanCacheSettings, "dir" | "maxBytes">) {
+  constructor(settings: Pick<ScanCacheSettings, "dir" | "maxBytes">, docs?: DocumentStore) {
     this.dir = settings.dir;
     this.maxBytes = settings.maxBytes;
-    this.pathsDir = join(this.dir, "paths");
+    // Entries are shared by every process of the user, so readable by them as before (0644).
+    this.docs = docs ?? new FileDocumentStore(settings.dir, 0o644);
   }
 
   /** Runs `work` once for concurrent callers of one `id`; later callers get the running call's promise. */
@@ -76,13 +71,15 @@ export class ScanCache {
   async hashHint(file: string, stamp: string): Promise<{ sha256: string; size: number } | undefined> {
     const mem = this.hashes.get(file);
     if (mem) return mem.stamp === stamp ? mem : undefined;
-    const path = this.hintPath(file);
+    const name = hintName(file);
     try {
-      const doc = JSON.parse(await readFile(path, "utf8")) as { file?: unknown; stamp?: unknown; sha256?: unknown; size?: unknown };
+      const stored = await this.docs.get(name);
+      if (!stored) return undefined;
+      const doc = JSON.parse(stored.text) as { file?: unknown; stamp?: unknown; sha256?: unknown; size?: unknown };
       if (doc.file !== file || doc.stamp !== stamp || typeof doc.sha256 !== "string" || typeof doc.size !== "number") return undefined;
       const hint = { stamp, sha256: doc.sha256, size: doc.size };
       remember(this.hashes, file, hint);
-      await touch(path);
+      await this.docs.touch(name);
       return hint;
     } catch {
       return undefined;
@@ -92,12 +89,12 @@ export class ScanCache {
   /** Records the sha-256 `file` had at `stamp` (the hint above). */
   async rememberHash(file: string, stamp: string, sha256: string, size: number, warn: (line: string) => void): Promise<void> {
     remember(this.hashes, file, { stamp, sha256, size });
-    await this.writeAtomically(this.hintPath(file), JSON.stringify({ file, stamp, sha256, size }), warn);
+    await this.write(hintName(file), JSON.stringify({ file, stamp, sha256, size }), warn);
   }
 
   /** Whether an entry for `key` is at hand (not yet checked: `lookup` does that). */
-  has(key: string): boolean {
-    return this.recent.has(key) || existsSync(this.entryPath(key));
+  async has(key: string): Promise<boolean> {
+    return this.recent.has(key) || (await this.docs.get(entryName(key)).catch(() => undefined)) !== undefined;
   }
 
   /**
@@ -111,21 +108,17 @@ export class ScanCache {
       remember(this.recent, key, mem);
       return mem;
     }
-    const path = this.entryPath(key);
-    let text: string;
-    try {
-      text = await readFile(path, "utf8");
-    } catch {
-      return undefined;
-    }
-    const decoded = decodeEntry(text, key);
+    const name = entryName(key);
+    const stored = await this.docs.get(name).catch(() => undefined);
+    if (!stored) return undefined;
+    const decoded = decodeEntry(stored.text, key);
     if (!decoded.ok) {
-      warn(`scan cache: ignoring the entry ${path}: ${decoded.problem}; scanning the artifact again`);
-      await unlink(path).catch(() => undefined);
+      warn(`scan cache: ignoring the entry ${this.docs.where(name)}: ${decoded.problem}; scanning the artifact again`);
+      await this.docs.delete(name).catch(() => undefined);
       return undefined;
     }
     remember(this.recent, key, decoded.entry);
-    await touch(path);
+    await this.docs.touch(name);
     return decoded.entry;
   }
 
@@ -136,7 +129,7 @@ export class ScanCache {
     const text = encodeEntry({ input, scannedAt, outcome });
     // One entry may not crowd out the rest (a rule matching thousands of strings).
     if (Buffer.byteLength(text) > this.maxBytes / 4) return;
-    await this.writeAtomically(this.entryPath(key), text, warn);
+    await this.write(entryName(key), text, warn);
   }
 
   /**
@@ -145,39 +138,14 @@ export class ScanCache {
    * which died while writing left behind. Safe beside other processes doing the same.
    */
   async sweep(): Promise<{ files: number; bytes: number; evicted: number }> {
-    const files: { path: string; size: number; mtimeMs: number }[] = [];
-    const now = Date.now();
-    for (const dir of [this.dir, this.pathsDir]) {
-      let names: string[];
-      try {
-        names = await readdir(dir);
-      } catch {
-        continue;
-      }
-      for (const name of names) {
-        const path = join(dir, name);
-        const isTemp = name.endsWith(".tmp");
-        if (!isTemp && !name.endsWith(".json")) continue;
-        try {
-          const s = await stat(path);
-          if (!s.isFile()) continue;
-          if (isTemp) {
-            if (now - s.mtimeMs > STALE_TEMP_MS) await unlink(path).catch(() => undefined);
-            continue;
-          }
-          files.push({ path, size: s.size, mtimeMs: s.mtimeMs });
-        } catch {
-          // Removed by another process meanwhile.
-        }
-      }
-    }
+    const files = [...(await this.docs.list("")), ...(await this.docs.list("paths/"))].filter((f) => f.name.endsWith(".json"));
     let bytes = files.reduce((n, f) => n + f.size, 0);
     let evicted = 0;
     if (bytes > this.maxBytes) {
-      files.sort((a, b) => a.mtimeMs - b.mtimeMs);
+      files.sort((a, b) => a.modifiedMs - b.modifiedMs);
       for (const f of files) {
         if (bytes <= this.maxBytes) break;
-        await unlink(f.path).catch(() => undefined);
+        await this.docs.delete(f.name).catch(() => undefined);
         bytes -= f.size;
         evicted += 1;
       }
@@ -185,23 +153,15 @@ export class ScanCache {
     return { files: files.length - evicted, bytes, evicted };
   }
 
-  /** The file of an entry. */
+  /** Where an entry is kept (a path, for messages and tests). */
   entryPath(key: string): string {
-    return join(this.dir, `${key}.json`);
+    return this.docs.where(entryName(key));
   }
 
-  private hintPath(file: string): string {
-    return join(this.pathsDir, `${createHash("sha256").update(file).digest("hex")}.json`);
-  }
-
-  private async writeAtomically(path: string, text: string, warn: (line: string) => void): Promise<void> {
-    const tmp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  private async write(name: string, text: string, warn: (line: string) => void): Promise<void> {
     try {
-      await mkdir(join(path, ".."), { recursive: true });
-      await writeFile(tmp, text);
-      await rename(tmp, path);
+      await this.docs.put(name, text);
     } catch (e) {
-      await unlink(tmp).catch(() => undefined);
       if (!this.writeFailure) {
         this.writeFailure = true;
         warn(
@@ -212,16 +172,20 @@ export class ScanCache {
   }
 }
 
+/** `<key>.json` */
+function entryName(key: string): string {
+  return `${key}.json`;
+}
+
+/** `paths/<sha-256 of the path>.json` */
+function hintName(file: string): string {
+  return `paths/${createHash("sha256").update(file).digest("hex")}.json`;
+}
+
 function remember<V>(map: Map<string, V>, key: string, value: V): void {
   map.delete(key);
   map.set(key, value);
   if (map.size > MEMORY_ENTRIES) map.delete(map.keys().next().value as string);
-}
-
-/** Marks a file as just used (its modification time orders the eviction). */
-async function touch(path: string): Promise<void> {
-  const now = new Date();
-  await utimes(path, now, now).catch(() => undefined);
 }
 
 const byDir = new Map<string, ScanCache>();

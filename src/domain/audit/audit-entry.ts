@@ -52,6 +52,8 @@ export interface AuditRecord {
   note?: string;
   /** An evidence bundle's anchor (`command: evidence`): the sha-256 of its manifest, which holds the hash of every file. */
   evidence?: { manifestSha256: string; files: number };
+  /** A broken lock (`command: lock break`): whose it was. */
+  brokeLock?: { pid: number; host: string; since: string; command: string };
 }
 
 /** One line of `.stackwarden/audit/<stack>.jsonl`. */

@@ -1,9 +1,7 @@
-import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
-import { join } from "node:path";
-import { stackFileKey } from "../../platform/settings/state-dirs";
 import type { AuditEntry, AuditRecord } from "./audit-entry";
 import { chainEntry } from "./audit-chain";
 import { StackwardenError } from "../../platform/errors/stackwarden-error";
+import type { AuditLog } from "../state/state-ports";
 
 /** The trail cannot be appended to safely (its end is damaged). */
 export class AuditTrailError extends StackwardenError {
@@ -13,90 +11,67 @@ export class AuditTrailError extends StackwardenError {
   }
 }
 
-/** `<dir>/<stack>.jsonl` */
-export function auditPathOf(dir: string, stack: string): string {
-  return join(dir, `${stackFileKey(stack)}.jsonl`);
-}
+/** How many times an append re-reads the end after losing a race to another writer before it gives up. */
+const MAX_APPEND_RACES = 50;
 
 /**
  * A stack's append-only audit trail: one JSON line per apply, each carrying the sha-256 of the
- * line before it. Appends happen under the stack's lock, so one writer appends at a time.
+ * line before it. Appends are conditional in the store (the entry goes after the line it was
+ * chained to, or not at all), so two writers never fork the chain and none is lost: the one that
+ * loses the race re-reads the end and chains after the winner.
  */
 export class AuditTrail {
-  constructor(readonly path: string) {}
+  constructor(
+    private readonly log: AuditLog,
+    readonly stack: string,
+  ) {}
 
-  static forStack(dir: string, stack: string): AuditTrail {
-    return new AuditTrail(auditPathOf(dir, stack));
+  /** Where the trail lives (a path or URL), for messages. */
+  get where(): string {
+    return this.log.where(this.stack);
+  }
+
+  /** The whole trail as text (what `audit verify` judges); undefined when the stack has none. */
+  text(): Promise<string | undefined> {
+    return this.log.read(this.stack);
   }
 
   /**
-   * Reads the last line (its seq and text). Throws AuditTrailError when the file ends in a partial
-   * line or a line that is not an entry, so that an apply can refuse to start before it changes anything.
+   * The last line (its seq and text). Throws AuditTrailError when the trail ends in a partial line
+   * or a line that is not an entry, so that an apply can refuse to start before it changes anything.
    */
-  tail(): { line: string; seq: number } | undefined {
-    let fd: number;
-    try {
-      fd = openSync(this.path, "r");
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw new AuditTrailError(`cannot read the audit trail ${this.path}: ${(e as Error).message}`);
+  async tail(): Promise<{ line: string; seq: number } | undefined> {
+    const end = await this.log.end(this.stack);
+    if (!end) return undefined;
+    if (!("line" in end)) {
+      throw new AuditTrailError(
+        `the audit trail ${end.where} ends in a partial line (a write was cut off): run \`stackwarden audit verify\`, then move it aside to start a new trail`,
+      );
     }
+    let seq: unknown;
     try {
-      const size = fstatSync(fd).size;
-      if (size === 0) return undefined;
-      const last = readLastLine(fd, size);
-      if (last === undefined) {
-        throw new AuditTrailError(
-          `the audit trail ${this.path} ends in a partial line (a write was cut off): run \`stackwarden audit verify\`, then move the file aside to start a new trail`,
-        );
-      }
-      let seq: unknown;
-      try {
-        seq = (JSON.parse(last) as Partial<AuditEntry>).seq;
-      } catch {
-        /* reported below */
-      }
-      if (typeof seq !== "number") {
-        throw new AuditTrailError(
-          `the last line of the audit trail ${this.path} is not an audit entry: run \`stackwarden audit verify\`, then move the file aside to start a new trail`,
-        );
-      }
-      return { line: last, seq };
-    } finally {
-      closeSync(fd);
+      seq = (JSON.parse(end.line) as Partial<AuditEntry>).seq;
+    } catch {
+      /* reported below */
     }
+    if (typeof seq !== "number") {
+      throw new AuditTrailError(
+        `the last line of the audit trail ${this.where} is not an audit entry: run \`stackwarden audit verify\`, then move it aside to start a new trail`,
+      );
+    }
+    return { line: end.line, seq };
   }
 
-  /** Appends one entry chained to the current last line, and flushes it to disk. */
-  append(record: AuditRecord): AuditEntry {
-    const { entry, line } = chainEntry(record, this.tail());
-    mkdirSync(join(this.path, ".."), { recursive: true });
-    const fd = openSync(this.path, "a", 0o644);
-    try {
-      // One write of the whole line, then fsync: an entry is either in the file or not.
-      writeSync(fd, `${line}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+  /** Appends one entry chained to the current last line; durable when it resolves. */
+  async append(record: AuditRecord): Promise<AuditEntry> {
+    for (let race = 0; race < MAX_APPEND_RACES; race++) {
+      const previous = await this.tail();
+      const { entry, line } = chainEntry(record, previous);
+      if ((await this.log.append(this.stack, entry.seq, line, previous?.line)) === "appended") return entry;
     }
-    return entry;
-  }
-}
-
-/** The last complete line of a file that ends with "\n"; undefined when the file does not end with one. */
-function readLastLine(fd: number, size: number): string | undefined {
-  const chunk = 64 * 1024;
-  let end = size;
-  let tail = Buffer.alloc(0);
-  for (;;) {
-    const start = Math.max(0, end - chunk);
-    const buf = Buffer.alloc(end - start);
-    readSync(fd, buf, 0, buf.length, start);
-    tail = Buffer.concat([buf, tail]);
-    if (end === size && tail[tail.length - 1] !== 0x0a) return undefined;
-    const nl = tail.lastIndexOf(0x0a, tail.length - 2);
-    if (nl >= 0) return tail.subarray(nl + 1, tail.length - 1).toString("utf8");
-    if (start === 0) return tail.subarray(0, tail.length - 1).toString("utf8");
-    end = start;
+    throw new StackwardenError(
+      "SW_STATE_UNAVAILABLE",
+      `could not append to the audit trail ${this.where}: other writers appended first ${MAX_APPEND_RACES} times in a row`,
+    );
   }
 }

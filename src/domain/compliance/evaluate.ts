@@ -1,4 +1,5 @@
-import { applyExemptions, type Exemption, type ExemptionStatus } from "./exemptions";
+import type { Exemption } from "./declared-exemption";
+import { applyExemptions, type ExemptionStatus } from "./exemption-application";
 import type { ComplianceFacts, FactOrigin } from "../facts/model/compliance-facts";
 import { isAdvisoryViolation, isMandatoryViolation, type Finding } from "./finding";
 import { allRules } from "./registry";

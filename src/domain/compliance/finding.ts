@@ -1,5 +1,5 @@
 import type { EnforcementLevel } from "./enforcement-level";
-import type { Exemption } from "./exemption";
+import type { Exemption } from "./declared-exemption";
 import type { SourceLocation } from "../../platform/yaml/source-location";
 
 /**

@@ -7,7 +7,7 @@ import {
   type ArtifactScanReport,
   type ArtifactVerdict,
 } from "../artifacts/artifact-scan";
-import { displayPath } from "../artifacts/path-glob";
+import { displayPath } from "../../platform/files/path-glob";
 import type { StackConfig } from "../stack/stack-config";
 import type { BinaryAnalysisClient } from "../../services/binary-analysis/client";
 import { SettingsError } from "../../platform/settings/endpoints";

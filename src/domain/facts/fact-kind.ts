@@ -3,7 +3,7 @@ import type { SourceLocation } from "../../platform/yaml/source-location";
 import type { ResidencySubject } from "../residency/residency-subjects";
 import type { StackConfig } from "../stack/stack-config";
 import type { UnreadEntry } from "../stack/unread-entry";
-import type { StateDirs } from "../../platform/settings/state-dirs";
+import type { StateStores } from "../state/state-ports";
 import type { Carrier } from "./carrier";
 import type { FactClients } from "./fact-clients";
 import type { SubjectScope } from "./subject-scope";
@@ -16,8 +16,8 @@ export interface GatherContext {
   clients: FactClients;
   /** The directory report paths are relative to (the command's working directory). */
   cwd: string;
-  /** Where the stack's kept state lives (probe results). */
-  dirs: StateDirs;
+  /** The stack's kept state (probe results, and the audit trail that dates them). */
+  state: Pick<StateStores, "probes" | "audit">;
   /** Reads in flight at once, per kind. */
   concurrency: number;
   signal?: AbortSignal;

@@ -65,9 +65,9 @@ export const probeResults = defineFactKind<ProbeFacts>({
   gather: async (ctx) => {
     const probes = ctx.stack.probes ?? [];
     if (!probes.length) return [];
-    const lookup = readProbeRun(ctx.dirs.probes, ctx.stackName);
+    const lookup = await readProbeRun(ctx.state.probes, ctx.stackName);
     const shown = relative(ctx.cwd, lookup.path);
-    const stale = lookup.found ? staleness(lookup.run, ctx) : undefined;
+    const stale = lookup.found ? await staleness(lookup.run, ctx) : undefined;
     ctx.note(probeResultsNote(lookup, shown.startsWith("..") ? lookup.path : shown, stale));
     const facts = probeFactsOf(probes, lookup.found ? lookup.run : undefined);
     return stale ? facts.map((f) => (f.outcome === undefined ? f : { ...f, stale })) : facts;
@@ -139,11 +139,11 @@ export function certificateProbeFactsOf(props: Record<string, unknown>, ctx: Pic
  * a remediation: what they proved may be gone) and, with `post-deploy-probes.maxAgeHours`, within
  * that many hours.
  */
-export function staleness(
+export async function staleness(
   run: StoredProbeRun,
-  ctx: Pick<GatherContext, "clients" | "dirs" | "stackName" | "stack">,
+  ctx: Pick<GatherContext, "clients" | "state" | "stackName" | "stack">,
   now = Date.now(),
-): string | undefined {
+): Promise<string | undefined> {
   const here = redactUrl(ctx.clients.apisetu.endpoint);
   if (run.endpoint !== here) {
     const setting = endpointSettingName(ctx.clients.env, "STACKWARDEN_APISETU_ENDPOINT");
@@ -151,7 +151,7 @@ export function staleness(
   }
   const taken = Date.parse(run.finishedAt);
   if (!Number.isFinite(taken)) return `their time (${run.finishedAt}) cannot be read`;
-  const change = lastChangeOf(ctx.dirs.audit, ctx.stackName);
+  const change = lastChangeOf(await ctx.state.audit.read(ctx.stackName).catch(() => undefined));
   if (change && taken < Date.parse(change.at)) {
     return `they were taken at ${run.finishedAt}, before the stack's last change (audit entry ${change.seq} at ${change.at})`;
   }

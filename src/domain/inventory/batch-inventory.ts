@@ -1,4 +1,3 @@
-import { setMaxListeners } from "node:events";
 import type { BatchAiClient } from "../../services/batchai/client";
 import { oddResourceId } from "../../platform/arm/arm-client";
 import {
@@ -14,7 +13,8 @@ import {
   type WorkspaceRef,
 } from "../../platform/arm/resource-id";
 import type { Cluster, Experiment, FileServer, Job, Operation, Usage, Workspace } from "../../services/batchai/types";
-import { inventoryError, type InventoryError, type InventoryWarning } from "./read-problems";
+import type { InventoryError, InventoryWarning } from "./read-problems";
+import { Priority, ReadScheduler } from "./read-scheduler";
 
 /** What `collectBatchInventory` reads. */
 export interface BatchInventoryScope {
@@ -56,14 +56,6 @@ export interface BatchInventory {
 }
 
 /**
- * Scheduling priorities: reads that unlock more reads go first; among leaves, the longer lists
- * (jobs) first. Within a priority, pages take turns: a list's next page queues behind the pages
- * already waiting, so all lists advance together and no slot idles while a few long lists finish.
- */
-const Priority = { Discovery: 0, Experiments: 1, Jobs: 2, Leaf: 3 } as const;
-type Priority = (typeof Priority)[keyof typeof Priority];
-
-/**
  * Reads the whole Batch AI estate of a subscription: the provider's operations, the usages of each
  * location, the workspaces (of the subscription, or of the listed resource groups), and for each
  * workspace its clusters, experiments and file servers, and for each experiment its jobs. Every
@@ -83,147 +75,194 @@ export async function collectBatchInventory(
   const concurrency = opts.concurrency ?? 8;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
   if (!scope?.subscriptionId) throw new TypeError("collectBatchInventory: scope.subscriptionId is required");
+  const reader = new BatchEstateReader(client, scope.subscriptionId, new ReadScheduler(concurrency, opts.signal, opts.onProgress));
+  reader.discoverWorkspaces(scope.resourceGroups);
+  reader.readOperations();
+  for (const location of uniqueCaseless(scope.locations ?? [])) reader.readUsages(location);
+  return reader.inventory();
+}
 
-  const sched = new ReadScheduler(concurrency, opts.signal, opts.onProgress);
-  const signal = sched.signal;
-  const operations: Operation[] = [];
-  const usages = new Map<string, Usage[]>();
-  const workspaces = new Map<string, Workspace>();
-  const clusters: Cluster[] = [];
-  const experiments: Experiment[] = [];
-  const fileServers: FileServer[] = [];
-  const jobs: Job[] = [];
-  const warnings: InventoryWarning[] = [];
-  const warned = new Set<string>();
-  const warn = (resource: string, id: string | undefined, message: string) => {
-    const key = `${resource}\u0000${id ?? ""}\u0000${message}`;
-    if (warned.has(key)) return;
-    warned.add(key);
-    warnings.push({ resource, ...(id ? { id } : {}), message });
-  };
-  /** Notes items whose id is missing or odd (they are kept either way). */
-  const keep = <T extends object>(into: T[], what: string, items: readonly T[]) => {
-    for (const it of items) {
-      const odd = oddResourceId(it);
-      if (odd) warn(what, undefined, `${describeItem(it)} ${odd}; it is kept as the API returned it`);
-      into.push(it);
+/**
+ * One inventory's reads and what they found so far. Each read is a list handed to the scheduler;
+ * a list of workspaces adds the lists of their children, a list of experiments those of their jobs.
+ */
+class BatchEstateReader {
+  private readonly operations: Operation[] = [];
+  private readonly usages = new Map<string, Usage[]>();
+  private readonly workspaces = new Map<string, Workspace>();
+  private readonly clusters: Cluster[] = [];
+  private readonly experiments: Experiment[] = [];
+  private readonly fileServers: FileServer[] = [];
+  private readonly jobs: Job[] = [];
+  private readonly warnings = new WarningList();
+
+  constructor(
+    private readonly client: BatchAiClient,
+    private readonly sub: string,
+    private readonly sched: ReadScheduler,
+  ) {}
+
+  /** Lists the workspaces of the subscription, or of each of `resourceGroups`. */
+  discoverWorkspaces(resourceGroups: string[] | undefined): void {
+    const { sub, sched, client } = this;
+    if (!resourceGroups) {
+      const what = `workspaces of subscription ${sub}`;
+      const id = `${providerScope(subscriptionScope({ subscriptionId: sub }), "BatchAI")}/workspaces`;
+      sched.addList(Priority.Discovery, what, id, client.workspacePages(sub, sched.signal), (found) => this.onWorkspaces(found, {}, what));
+      return;
     }
-  };
+    for (const rg of uniqueCaseless(resourceGroups)) {
+      const what = `workspaces of resource group ${rg}`;
+      const id = `${providerScope(resourceGroupId({ subscriptionId: sub, resourceGroup: rg }), "BatchAI")}/workspaces`;
+      sched.addList(Priority.Discovery, what, id, client.workspacePagesByResourceGroup(sub, rg, sched.signal), (found) =>
+        this.onWorkspaces(found, { resourceGroup: rg }, what),
+      );
+    }
+  }
 
-  const onWorkspaces = (found: Workspace[], listedIn: { resourceGroup?: string }, what: string) => {
+  /** Lists the provider's operations. */
+  readOperations(): void {
+    this.sched.addList(
+      Priority.Leaf,
+      "operations",
+      `${providerScope("", "BatchAI")}/operations`,
+      this.client.operationPages(this.sched.signal),
+      (page) => pushAll(this.operations, page),
+    );
+  }
+
+  /** Lists the usages of one location. */
+  readUsages(location: string): void {
+    const found: Usage[] = [];
+    this.usages.set(location.toLowerCase(), found);
+    const id = batchUsagesId({ subscriptionId: this.sub, location });
+    this.sched.addList(Priority.Leaf, `usages in ${location}`, id, this.client.usagePages(this.sub, location, this.sched.signal), (page) =>
+      pushAll(found, page),
+    );
+  }
+
+  /** Waits for every read, then gives what they found in a stable order. */
+  async inventory(): Promise<BatchInventory> {
+    await this.sched.finished();
+    const usagesByLocation: Record<string, Usage[]> = {};
+    for (const loc of [...this.usages.keys()].sort()) usagesByLocation[loc] = sortByKey(this.usages.get(loc)!, (u) => u.name?.value);
+    return {
+      operations: sortByKey(this.operations, (o) => o.name),
+      usages: Object.values(usagesByLocation).flat(),
+      usagesByLocation,
+      workspaces: sortByKey([...this.workspaces.values()], byId),
+      clusters: sortByKey(dedupe(this.clusters), byId),
+      experiments: sortByKey(dedupe(this.experiments), byId),
+      fileServers: sortByKey(dedupe(this.fileServers), byId),
+      jobs: sortByKey(dedupe(this.jobs), byId),
+      errors: this.sched.errors.sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0)),
+      warnings: this.warnings.entries,
+    };
+  }
+
+  /** A page of workspaces: each new one kept, and its children read when its place is known. */
+  private onWorkspaces(found: Workspace[], listedIn: { resourceGroup?: string }, what: string): void {
     for (const ws of found) {
       const id = typeof ws.id === "string" ? ws.id : undefined;
-      const name = typeof ws.name === "string" && ws.name ? ws.name : undefined;
-      let ref = id ? workspaceRefOf(id) : undefined;
-      const key = ref ? batchWorkspaceId(ref).toLowerCase() : (id?.toLowerCase() ?? `\u0000${workspaces.size}`);
-      if (workspaces.has(key)) continue;
-      workspaces.set(key, ws);
-      if (!ref) {
-        // The workspace is listed as it came; its children can be read only when its place is known:
-        // the resource group its odd id still names (Azure's own Workspaces_List example says
-        // `/providers/Microsoft.BatchAI/workspace/…`, singular), or the one it was listed in.
-        const resourceGroup = (id ? parseResourceId(id)?.resourceGroup : undefined) ?? listedIn.resourceGroup;
-        if (name && resourceGroup) {
-          ref = { subscriptionId: sub, resourceGroup, workspace: name };
-          warn(
-            what,
-            id,
-            `${describeItem(ws)} ${oddResourceId(ws) ?? "has an id that names no workspace"}; it is kept, and its children are read by its name in resource group ${resourceGroup}`,
-          );
-        } else {
-          warn(
-            what,
-            id,
-            `${describeItem(ws)} ${oddResourceId(ws) ?? "has an id that names no Batch AI workspace (/subscriptions/…/resourceGroups/…/providers/…/workspaces/…)"}; it is kept, but its clusters, experiments, file servers and jobs could not be read`,
-          );
-          continue;
-        }
-      }
-      addWorkspaceChildren(ref);
+      const ref = id ? workspaceRefOf(id) : undefined;
+      const key = ref ? batchWorkspaceId(ref).toLowerCase() : (id?.toLowerCase() ?? `\u0000${this.workspaces.size}`);
+      if (this.workspaces.has(key)) continue;
+      this.workspaces.set(key, ws);
+      const place = ref ?? this.oddWorkspacePlace(ws, id, listedIn, what);
+      if (place) this.readWorkspaceChildren(place);
     }
-  };
+  }
 
-  const addWorkspaceChildren = (ref: WorkspaceRef) => {
+  /**
+   * Where a workspace with an odd id sits, warned about either way. Its children can be read only
+   * when its place is known: the resource group its odd id still names (Azure's own Workspaces_List
+   * example says `/providers/Microsoft.BatchAI/workspace/…`, singular), or the one it was listed in.
+   */
+  private oddWorkspacePlace(
+    ws: Workspace,
+    id: string | undefined,
+    listedIn: { resourceGroup?: string },
+    what: string,
+  ): WorkspaceRef | undefined {
+    const name = typeof ws.name === "string" && ws.name ? ws.name : undefined;
+    const resourceGroup = (id ? parseResourceId(id)?.resourceGroup : undefined) ?? listedIn.resourceGroup;
+    if (name && resourceGroup) {
+      this.warnings.add(
+        what,
+        id,
+        `${describeItem(ws)} ${oddResourceId(ws) ?? "has an id that names no workspace"}; it is kept, and its children are read by its name in resource group ${resourceGroup}`,
+      );
+      return { subscriptionId: this.sub, resourceGroup, workspace: name };
+    }
+    this.warnings.add(
+      what,
+      id,
+      `${describeItem(ws)} ${oddResourceId(ws) ?? "has an id that names no Batch AI workspace (/subscriptions/…/resourceGroups/…/providers/…/workspaces/…)"}; it is kept, but its clusters, experiments, file servers and jobs could not be read`,
+    );
+    return undefined;
+  }
+
+  /** Lists a workspace's experiments (and through them their jobs), clusters and file servers. */
+  private readWorkspaceChildren(ref: WorkspaceRef): void {
+    const { sched, client } = this;
     const label = `${ref.resourceGroup}/${ref.workspace}`;
     const wsId = batchWorkspaceId(ref);
     const experimentsWhat = `experiments of ${label}`;
-    sched.addList(Priority.Experiments, experimentsWhat, `${wsId}/experiments`, client.experimentPages(ref, signal), (found) => {
-      keep(experiments, experimentsWhat, found);
-      for (const e of found) {
-        const name = experimentName(e);
-        if (!name) {
-          warn(experimentsWhat, undefined, `${describeItem(e)} has neither a usable id nor a name; its jobs could not be read`);
-          continue;
-        }
-        const jobsWhat = `jobs of ${label}/${name}`;
-        sched.addList(Priority.Jobs, jobsWhat, `${childId(wsId, "experiments", name)}/jobs`, client.jobPages(ref, name, signal), (page) =>
-          keep(jobs, jobsWhat, page),
-        );
-      }
-    });
+    sched.addList(Priority.Experiments, experimentsWhat, `${wsId}/experiments`, client.experimentPages(ref, sched.signal), (found) =>
+      this.onExperiments(found, ref, experimentsWhat),
+    );
     const clustersWhat = `clusters of ${label}`;
-    sched.addList(Priority.Leaf, clustersWhat, `${wsId}/clusters`, client.clusterPages(ref, signal), (page) =>
-      keep(clusters, clustersWhat, page),
+    sched.addList(Priority.Leaf, clustersWhat, `${wsId}/clusters`, client.clusterPages(ref, sched.signal), (page) =>
+      this.keep(this.clusters, clustersWhat, page),
     );
     const fileServersWhat = `file servers of ${label}`;
-    sched.addList(Priority.Leaf, fileServersWhat, `${wsId}/fileServers`, client.fileServerPages(ref, signal), (page) =>
-      keep(fileServers, fileServersWhat, page),
+    sched.addList(Priority.Leaf, fileServersWhat, `${wsId}/fileServers`, client.fileServerPages(ref, sched.signal), (page) =>
+      this.keep(this.fileServers, fileServersWhat, page),
     );
-  };
+  }
 
-  const sub = scope.subscriptionId;
-  if (scope.resourceGroups) {
-    for (const rg of uniqueCaseless(scope.resourceGroups)) {
-      const what = `workspaces of resource group ${rg}`;
-      sched.addList(
-        Priority.Discovery,
-        what,
-        `${providerScope(resourceGroupId({ subscriptionId: sub, resourceGroup: rg }), "BatchAI")}/workspaces`,
-        client.workspacePagesByResourceGroup(sub, rg, signal),
-        (found) => onWorkspaces(found, { resourceGroup: rg }, what),
+  /** A page of experiments: kept, and the jobs of each one read (by its name). */
+  private onExperiments(found: Experiment[], ref: WorkspaceRef, experimentsWhat: string): void {
+    this.keep(this.experiments, experimentsWhat, found);
+    const wsId = batchWorkspaceId(ref);
+    for (const e of found) {
+      const name = experimentName(e);
+      if (!name) {
+        this.warnings.add(experimentsWhat, undefined, `${describeItem(e)} has neither a usable id nor a name; its jobs could not be read`);
+        continue;
+      }
+      const jobsWhat = `jobs of ${ref.resourceGroup}/${ref.workspace}/${name}`;
+      this.sched.addList(
+        Priority.Jobs,
+        jobsWhat,
+        `${childId(wsId, "experiments", name)}/jobs`,
+        this.client.jobPages(ref, name, this.sched.signal),
+        (page) => this.keep(this.jobs, jobsWhat, page),
       );
     }
-  } else {
-    const what = `workspaces of subscription ${sub}`;
-    sched.addList(
-      Priority.Discovery,
-      what,
-      `${providerScope(subscriptionScope({ subscriptionId: sub }), "BatchAI")}/workspaces`,
-      client.workspacePages(sub, signal),
-      (found) => onWorkspaces(found, {}, what),
-    );
-  }
-  sched.addList(Priority.Leaf, "operations", `${providerScope("", "BatchAI")}/operations`, client.operationPages(signal), (page) =>
-    pushAll(operations, page),
-  );
-  for (const location of uniqueCaseless(scope.locations ?? [])) {
-    const found: Usage[] = [];
-    usages.set(location.toLowerCase(), found);
-    sched.addList(
-      Priority.Leaf,
-      `usages in ${location}`,
-      batchUsagesId({ subscriptionId: sub, location }),
-      client.usagePages(sub, location, signal),
-      (page) => pushAll(found, page),
-    );
   }
 
-  await sched.finished();
+  /** Keeps items, noting those whose id is missing or odd (they are kept either way). */
+  private keep<T extends object>(into: T[], what: string, items: readonly T[]): void {
+    for (const it of items) {
+      const odd = oddResourceId(it);
+      if (odd) this.warnings.add(what, undefined, `${describeItem(it)} ${odd}; it is kept as the API returned it`);
+      into.push(it);
+    }
+  }
+}
 
-  const usagesByLocation: Record<string, Usage[]> = {};
-  for (const loc of [...usages.keys()].sort()) usagesByLocation[loc] = sortByKey(usages.get(loc)!, (u) => u.name?.value);
-  return {
-    operations: sortByKey(operations, (o) => o.name),
-    usages: Object.values(usagesByLocation).flat(),
-    usagesByLocation,
-    workspaces: sortByKey([...workspaces.values()], byId),
-    clusters: sortByKey(dedupe(clusters), byId),
-    experiments: sortByKey(dedupe(experiments), byId),
-    fileServers: sortByKey(dedupe(fileServers), byId),
-    jobs: sortByKey(dedupe(jobs), byId),
-    errors: sched.errors.sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0)),
-    warnings,
-  };
+/** The inventory's warnings, each said once. */
+class WarningList {
+  readonly entries: InventoryWarning[] = [];
+  private readonly said = new Set<string>();
+
+  add(resource: string, id: string | undefined, message: string): void {
+    const key = `${resource}\u0000${id ?? ""}\u0000${message}`;
+    if (this.said.has(key)) return;
+    this.said.add(key);
+    this.entries.push({ resource, ...(id ? { id } : {}), message });
+  }
 }
 
 /** `a Workspace named 'w1'`, `an item`: how an odd item is named in a warning. */
@@ -279,126 +318,3 @@ function sortByKey<T>(items: readonly T[], keyOf: (t: T) => unknown): T[] {
 }
 /** By id; an item without one sorts by its name. */
 const byId = (r: { id?: unknown; name?: unknown }) => (typeof r.id === "string" ? r.id : typeof r.name === "string" ? r.name : "");
-
-/** One step of a paged list: fetching its next page. */
-interface PageStep {
-  what: string;
-  /** The ARM id of the collection the list reads, for its error. */
-  id: string;
-  page: number;
-  pages: AsyncIterator<unknown[], void>;
-  onPage: (items: unknown[]) => void;
-}
-
-/**
- * Reads paged lists with at most `limit` page requests in flight, highest priority first; a page
- * may add lists. A list whose page fails ends there and its failure joins `errors`; the others go
- * on. Only the caller's signal (or a bug in a page's handler) aborts the reads in flight (through
- * `signal`) and makes `finished()` reject.
- */
-class ReadScheduler {
-  private readonly queues: { step: PageStep; priority: Priority }[][] = [[], [], [], []];
-  private readonly controller = new AbortController();
-  private running = 0;
-  private done = 0;
-  /** Pages known to exist: each list's first page at once, a further page once its request answered. */
-  private total = 0;
-  private failure: { error: unknown } | undefined;
-  /** Lists that failed, one entry each. */
-  readonly errors: InventoryError[] = [];
-  private settle?: { resolve: () => void; reject: (e: unknown) => void };
-
-  constructor(
-    private readonly limit: number,
-    outer: AbortSignal | undefined,
-    private readonly onProgress?: (done: number, total: number, what: string) => void,
-  ) {
-    // Every read in flight listens on this signal (the request, and a retry's wait): that is expected, not a leak.
-    setMaxListeners(Math.max(10, limit * 4), this.controller.signal);
-    if (outer?.aborted) this.fail(outer.reason ?? new Error("the inventory was cancelled"));
-    else outer?.addEventListener("abort", () => this.fail(outer.reason ?? new Error("the inventory was cancelled")), { once: true });
-  }
-
-  /** Cancelled when the caller's signal is. */
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  /**
-   * Reads a paged list, one page per step. The next step is queued (behind the steps already
-   * waiting at this priority) only when a page has arrived, as `nextLink` demands.
-   */
-  addList<T>(priority: Priority, what: string, id: string, pages: AsyncIterator<T[], void>, onPage: (items: T[]) => void): void {
-    this.total += 1;
-    this.enqueue(priority, { what, id, page: 1, pages, onPage: onPage as (items: unknown[]) => void });
-  }
-
-  private enqueue(priority: Priority, step: PageStep): void {
-    if (this.failure) return;
-    this.queues[priority].push({ step, priority });
-    this.pump();
-  }
-
-  finished(): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.settle = { resolve, reject };
-      this.check();
-    });
-  }
-
-  private pump(): void {
-    while (!this.failure && this.running < this.limit) {
-      const queued = this.next();
-      if (!queued) break;
-      const { step, priority } = queued;
-      this.running += 1;
-      const label = step.page === 1 ? step.what : `${step.what} (page ${step.page})`;
-      step.pages
-        .next()
-        .then(
-          (result) => {
-            // The step after a list's last page makes no request; it only ends the list.
-            if (this.failure || result.done) return;
-            if (step.page > 1) this.total += 1;
-            step.onPage(result.value);
-            this.done += 1;
-            this.onProgress?.(this.done, this.total, label);
-            this.enqueue(priority, { ...step, page: step.page + 1 });
-          },
-          (e: unknown) => {
-            if (this.failure) return;
-            // The list ends here; what its earlier pages gave is kept. inventoryError rethrows what is not an API failure.
-            this.errors.push(inventoryError(step.what, step.id, e));
-            if (step.page > 1) this.total += 1;
-            this.done += 1;
-            this.onProgress?.(this.done, this.total, `${label}: failed`);
-          },
-        )
-        .catch((e: unknown) => this.fail(e))
-        .finally(() => {
-          this.running -= 1;
-          this.pump();
-          this.check();
-        });
-    }
-  }
-
-  private next(): { step: PageStep; priority: Priority } | undefined {
-    for (const q of this.queues) if (q.length) return q.shift();
-    return undefined;
-  }
-
-  private fail(error: unknown): void {
-    if (this.failure) return;
-    this.failure = { error };
-    for (const q of this.queues) q.length = 0;
-    this.controller.abort(error);
-    this.check();
-  }
-
-  private check(): void {
-    if (!this.settle || this.running > 0) return;
-    if (this.failure) this.settle.reject(this.failure.error);
-    else if (this.queues.every((q) => q.length === 0)) this.settle.resolve();
-  }
-}

@@ -1,6 +1,6 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { stackFileKey } from "../../platform/settings/state-dirs";
+import { StackwardenError } from "../../platform/errors/stackwarden-error";
+import type { DocumentStore } from "../state/state-ports";
 import type { ProbeResult, ProbeRun } from "./probe-runner";
 
 /**
@@ -21,9 +21,9 @@ export interface StoredProbeRun {
   results: ProbeResult[];
 }
 
-/** `<dir>/<stack>.json` */
-export function probeResultsPath(dir: string, stack: string): string {
-  return join(dir, `${stackFileKey(stack)}.json`);
+/** The document of a stack's last probe run: `<stack>.json` (in the probe directory, or the store's `probes/`). */
+export function probeResultsName(stack: string): string {
+  return `${stackFileKey(stack)}.json`;
 }
 
 /** The fields of a result that are kept; anything else a result might carry is dropped. */
@@ -44,11 +44,17 @@ function kept(r: ProbeResult): ProbeResult {
 }
 
 /**
- * Replaces the stack's last probe run with this one. The file is written beside its final name and
- * renamed over it, so a reader (or a crash) never sees half a file. Returns the path.
+ * Replaces the stack's last probe run with this one, atomically (a reader, or a crash, never sees
+ * half of it). Returns where it was kept.
  */
-export function writeProbeRun(dir: string, stack: string, command: string, run: ProbeRun, finishedAt = new Date()): string {
-  const path = probeResultsPath(dir, stack);
+export async function writeProbeRun(
+  store: DocumentStore,
+  stack: string,
+  command: string,
+  run: ProbeRun,
+  finishedAt = new Date(),
+): Promise<string> {
+  const name = probeResultsName(stack);
   const doc: StoredProbeRun = {
     version: 1,
     stack,
@@ -58,19 +64,17 @@ export function writeProbeRun(dir: string, stack: string, command: string, run: 
     finishedAt: finishedAt.toISOString(),
     results: run.results.map(kept),
   };
-  const tmp = `${path}.${process.pid}.tmp`;
   try {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(tmp, `${JSON.stringify(doc, null, 2)}\n`);
-    renameSync(tmp, path);
+    await store.put(name, `${JSON.stringify(doc, null, 2)}\n`);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new Error(
-      `cannot keep the probe results in ${path}: ${code ?? (e as Error).message}; set --probe-dir or STACKWARDEN_PROBE_DIR to a writable directory`,
+    throw new StackwardenError(
+      "SW_STATE_UNAVAILABLE",
+      `cannot keep the probe results in ${store.where(name)}: ${code ?? (e as Error).message}; set --probe-dir or STACKWARDEN_PROBE_DIR to a writable directory`,
       { cause: e },
     );
   }
-  return path;
+  return store.where(name);
 }
 
 /** What reading a stack's last probe run found. */
@@ -83,14 +87,16 @@ export type ProbeRunLookup =
  * a compliance run over an advisory side file. Results are read tolerantly; only entries without
  * a name or an outcome are dropped.
  */
-export function readProbeRun(dir: string, stack: string): ProbeRunLookup {
-  const path = probeResultsPath(dir, stack);
+export async function readProbeRun(store: DocumentStore, stack: string): Promise<ProbeRunLookup> {
+  const name = probeResultsName(stack);
+  const path = store.where(name);
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    const doc = await store.get(name);
+    if (!doc) return { found: false, path, reason: "missing" };
+    text = doc.text;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return { found: false, path, reason: "missing" };
     return { found: false, path, reason: "unreadable", detail: `cannot read it (${code ?? (e as Error).message})` };
   }
   let doc: Partial<StoredProbeRun>;

@@ -2,11 +2,11 @@ import { resolveActor, type ActorSources } from "../audit/audit-actor";
 import type { AuditActor, AuditChange, AuditEntry } from "../audit/audit-entry";
 import { AuditTrail } from "../audit/audit-trail";
 import { acquireStackLock, type LockHolder, type StackLock } from "./stack-lock";
-import type { StateDirs } from "../../platform/settings/state-dirs";
+import type { StateStores } from "../state/state-ports";
 import { scrubTokens } from "../../platform/http/redaction";
 
 export interface LockedApplyOptions {
-  dirs: StateDirs;
+  state: Pick<StateStores, "locks" | "audit">;
   stack: string;
   /** What is applying, for the lock holder and the audit entry: `apply`, `watch`, `remediate`, `apply --engine pulumi`. */
   command: string;
@@ -40,8 +40,7 @@ export async function runLockedApply<T extends AppliedResult>(
   opts: LockedApplyOptions,
   body: (lock: StackLock) => Promise<T>,
 ): Promise<{ result: T; entry: AuditEntry; lock: StackLock }> {
-  const lock = await acquireStackLock({
-    dir: opts.dirs.locks,
+  const lock = await acquireStackLock(opts.state.locks, {
     stack: opts.stack,
     command: opts.command,
     timeoutMs: opts.lockTimeoutMs,
@@ -50,8 +49,8 @@ export async function runLockedApply<T extends AppliedResult>(
   });
   try {
     opts.onLockAcquired?.(lock);
-    const trail = AuditTrail.forStack(opts.dirs.audit, opts.stack);
-    trail.tail();
+    const trail = new AuditTrail(opts.state.audit, opts.stack);
+    await trail.tail();
     // Who is applying is learnt before anything changes: after a shutdown has stopped the apply
     // between requests, writing the entry must not need any more requests.
     const who = typeof opts.actor === "function" ? await opts.actor() : await resolveActor(opts.actor);
@@ -70,10 +69,10 @@ export async function runLockedApply<T extends AppliedResult>(
     try {
       result = await body(lock);
     } catch (e) {
-      record({ what: [], exitCode: 1, note: `failed: ${scrubTokens((e as Error).message ?? String(e))}` });
+      await record({ what: [], exitCode: 1, note: `failed: ${scrubTokens((e as Error).message ?? String(e))}` });
       throw e;
     }
-    const entry = record(result);
+    const entry = await record(result);
     return { result, entry, lock };
   } finally {
     await lock.release();

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readTextFile } from "../../platform/files/local-files";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../../platform/version";
 
@@ -19,7 +19,7 @@ let cached: AzureRegion[] | undefined;
 
 /** The 40 regions of specs/azure-regions/regions.json, read once; a malformed entry is an error naming it. */
 export function azureRegions(): AzureRegion[] {
-  if (!cached) cached = parseRegions(readFileSync(AZURE_REGIONS_FILE, "utf8"), AZURE_REGIONS_FILE);
+  if (!cached) cached = parseRegions(readTextFile(AZURE_REGIONS_FILE), AZURE_REGIONS_FILE);
   return cached;
 }
 

@@ -1,10 +1,10 @@
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { directoryNames, pathExists, readTextFile } from "../../platform/files/local-files";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import Ajv, { type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import { registryVersion } from "../compliance/registry";
 import { resolveRuleSettings, type ConfiguredRuleSettings, type RuleSettings } from "../compliance/rule-settings";
-import type { Exemption } from "../compliance/exemptions";
+import type { Exemption } from "../compliance/declared-exemption";
 import type { SourceLocation } from "../../platform/yaml/source-location";
 import { databaseLabel, elasticPoolLabel } from "../../platform/arm/resource-id";
 import {
@@ -155,7 +155,7 @@ export function stackFilePath(stack: string, cwd: string = process.cwd()): strin
   const rel = join("stacks", `Pulumi.${stack}.yaml`);
   for (const base of [cwd, PROJECT_ROOT]) {
     const p = join(base, rel);
-    if (existsSync(p)) return p;
+    if (pathExists(p)) return p;
   }
   return join(cwd, rel);
 }
@@ -165,7 +165,7 @@ export function loadStackFile(path: string, env: NodeJS.ProcessEnv = process.env
   const shown = isAbsolute(path) ? (relative(cwd, path).startsWith("..") ? path : relative(cwd, path)) : path;
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readTextFile(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw new YamlInputError(
@@ -454,14 +454,9 @@ function parseEnvValue(s: string): unknown {
 
 /** ` (stacks here: dev, prod)` when the missing file's directory holds other stack files. */
 function availableStacksHint(dir: string): string {
-  let names: string[];
-  try {
-    names = readdirSync(dir)
-      .map((f) => /^Pulumi\.([^.]+)\.yaml$/.exec(f)?.[1])
-      .filter((n): n is string => !!n)
-      .sort();
-  } catch {
-    return "";
-  }
+  const names = (directoryNames(dir) ?? [])
+    .map((f) => /^Pulumi\.([^.]+)\.yaml$/.exec(f)?.[1])
+    .filter((n): n is string => !!n)
+    .sort();
   return names.length ? ` (stacks here: ${names.join(", ")})` : "";
 }

@@ -48,7 +48,7 @@ export function lockHooksFor(io: CommandIO, command: string, stackName: string, 
 /** The audit note (when something changed) and the engine's closing line, which stays the last word. */
 export function reportApplied(io: CommandIO, command: string, result: ApplyStackResult): void {
   if (result.audited)
-    io.err(`stackwarden ${command}: audit entry ${result.audited.seq} written to ${relativeTo(io.cwd, result.audited.dir)}`);
+    io.err(`stackwarden ${command}: audit entry ${result.audited.seq} written to ${relativeTo(io.cwd, result.audited.where)}`);
   if (result.summary?.stream === "out") io.out(result.summary.line);
   else if (result.summary) io.err(result.summary.line);
 }

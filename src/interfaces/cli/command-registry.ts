@@ -110,6 +110,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/audit-command")).registerAudit,
   },
   {
+    name: "lock",
+    description: "the per-stack lock that every apply takes (status, break)",
+    usage: "",
+    load: async () => (await import("./commands/lock-command")).registerLock,
+  },
+  {
     name: "events",
     description: "the CloudEvents that watch --notify sends to webhooks",
     usage: "",

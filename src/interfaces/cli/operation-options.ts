@@ -1,11 +1,13 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { parseDuration } from "../../platform/duration";
+import { withStateUrlOption } from "./state-stores";
 
 /** Flags of commands that apply: the stack lock and the audit trail. */
 export interface OperationFlags {
   lockTimeout: number;
   lockDir?: string;
   auditDir?: string;
+  stateUrl?: string;
 }
 
 /** A commander parser for a duration (`500ms`, `30s`, `5m`, `1h`), in ms. */
@@ -17,9 +19,9 @@ export function durationOption(value: string): number {
   }
 }
 
-/** Adds `--lock-timeout D`, `--lock-dir DIR` and `--audit-dir DIR`. */
+/** Adds `--lock-timeout D`, `--lock-dir DIR`, `--audit-dir DIR` and `--state-url URL`. */
 export function withOperationOptions(cmd: Command): Command {
-  return cmd
+  return withStateUrlOption(cmd)
     .option(
       "--lock-timeout <duration>",
       "wait this long for the stack's lock when another apply holds it (e.g. 30s, 5m); default: fail at once",

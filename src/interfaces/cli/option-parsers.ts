@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from "commander";
+import { SHA256_HEX } from "../../domain/audit/audit-chain";
 
 /** A commander parser for an integer within bounds. */
 export function intOption(min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -32,4 +33,12 @@ export function positiveNumber(value: string): number {
   const n = Number(value);
   if (value.trim() === "" || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`expected a number above 0, got "${value}"`);
   return n;
+}
+
+/** `--expect-head`: the full 64-hex sha-256 of an audit entry, as `audit verify` prints the head (any case). */
+export function sha256Option(value: string): string {
+  const hash = value.trim().toLowerCase();
+  if (!SHA256_HEX.test(hash))
+    throw new InvalidArgumentError(`expected the 64-hex sha256 that audit verify prints as the head, got "${value}"`);
+  return hash;
 }

@@ -9,9 +9,9 @@ import type { CommandIO } from "./command-io";
  * Shows a stack's probe run as a step of a larger command (`apply --probe`, `npm start`): the probe
  * table, then keeps the results as the stack's last run (where `check` reads them) and says where.
  */
-export function showProbeStep(io: CommandIO, stackName: string, outcome: ProbeOutcome): void {
+export async function showProbeStep(io: CommandIO, stackName: string, outcome: ProbeOutcome): Promise<void> {
   io.out(renderProbeTable(stackName, outcome.run));
-  const path = outcome.keep();
+  const path = await outcome.keep();
   if (path) {
     const shown = relative(io.cwd, path);
     const judges = allRules().filter((r) => r.facts.includes(probeResults.key));

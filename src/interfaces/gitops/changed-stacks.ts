@@ -20,8 +20,10 @@ export interface ProjectChanges {
 
 /**
  * Files every stack depends on, relative to the project: a change to one of them changes every
- * stack's plan or verdict (the Pulumi program, the policy pack, the providers, stackwarden's own
- * code and dependencies). Stack files and their emulator estates are per stack, so not here.
+ * stack's plan or verdict (the Pulumi program, the policy pack in policies/, the providers,
+ * stackwarden's own code and dependencies). Stack files and their emulator estates are per stack,
+ * so not here; so are the job scripts and signature rules a stack ships (kept in its own folder,
+ * `stacks/<stack>/`): they count for the stacks whose `stackwarden:artifacts` names them.
  */
 export const SHARED_INPUTS: readonly { test: (path: string) => boolean; what: string }[] = [
   { test: (p) => p === "Pulumi.yaml", what: "Pulumi.yaml" },

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { globMatches } from "../../domain/artifacts/path-glob";
+import { globMatches } from "../../platform/files/path-glob";
 
 /**
  * Files that are inputs of one stack besides its stack file: the artifacts it ships and the rule

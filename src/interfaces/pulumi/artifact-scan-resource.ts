@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { findProjectDir, scanArtifacts } from "../../domain/artifacts/artifact-scan";
-import { sha256File } from "../../domain/artifacts/file-digest";
+import { sha256File } from "../../platform/files/file-digest";
 import { loadRuleSet, RuleSetError } from "../../domain/artifacts/rule-set";
 import { artifactResourceId } from "../../domain/compliance/artifact-verdict";
 import type { ArtifactMatchFacts, ArtifactVerdict } from "../../domain/facts/artifact-scans";

@@ -3,7 +3,8 @@ import Ajv, { type ValidateFunction } from "ajv";
 import { DOCTYPES, CERTIFICATE_FORMATS, ISSUERS } from "../../services/certificates/catalogue";
 import { buildProbes, PROBES_SCHEMA, type ProbeSpec, type RawProbe } from "../../domain/probes/probe-config";
 import type { ParameterSource } from "../../domain/probes/parameter-source";
-import { prepareProbes, type ProbeResult } from "../../domain/probes/probe-runner";
+import type { ProbeResult } from "../../domain/probes/probe-runner";
+import { prepareStackProbes } from "../../usecases/probe";
 import { clientSetFromEnv } from "../../clients/client-set";
 import { describeAjvError, formatKeyPath, pointerToPath } from "../../platform/yaml/located-yaml";
 
@@ -173,7 +174,7 @@ function checkInputs(news: Record<string, unknown>, isUnknown: (v: unknown) => b
   }
   if (!env) return [];
   try {
-    prepareProbes([spec], { env, clients: clientSetFromEnv(env) });
+    prepareStackProbes([spec], clientSetFromEnv(env), env);
   } catch (e) {
     return [{ property: "parameters", reason: (e as Error).message }];
   }
@@ -186,7 +187,7 @@ export async function runCertificateProbe(
   env: NodeJS.ProcessEnv,
 ): Promise<{ id: string; outs: CertificateProbeOutputs }> {
   const spec = probeSpecOf(inputs);
-  const run = await prepareProbes([spec], { env, clients: clientSetFromEnv(env), concurrency: 1 }).run();
+  const run = await prepareStackProbes([spec], clientSetFromEnv(env), env, 1).run();
   return { id: spec.name, outs: probeOutputs(run.results[0], probeInputsDigest(inputs)) };
 }
 

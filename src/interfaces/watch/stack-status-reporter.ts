@@ -1,8 +1,8 @@
 import type { Finding } from "../../domain/compliance/finding";
 import { readProbeRun } from "../../domain/probes/probe-results-store";
-import { readLockHolder, type LockHolder } from "../../domain/reconcile/stack-lock";
+import type { LockHolder } from "../../domain/reconcile/stack-lock";
 import type { TdePlanItem } from "../../domain/reconcile/tde-plan";
-import type { StateDirs } from "../../platform/settings/state-dirs";
+import type { StateStores } from "../../domain/state/state-ports";
 import { readAuditTail } from "./status/audit-tail";
 import type { ApplyRecord, DeploymentStatus, StackStatus, TickStatus } from "./status/stack-status";
 import type { StatusBoard } from "./status/status-board";
@@ -38,7 +38,7 @@ export class StackStatusReporter {
   constructor(
     private readonly board: StatusBoard,
     private readonly stack: string,
-    private readonly dirs: StateDirs,
+    private readonly state: Pick<StateStores, "locks" | "audit" | "probes">,
   ) {
     const kept = board.get(stack)?.deployment;
     if (kept && kept.state !== "applying") this.deployment = kept;
@@ -70,8 +70,8 @@ export class StackStatusReporter {
     this.lastRecovered = { holder, at: new Date() };
   }
 
-  /** A tick ended. */
-  ticked(t: TickReport): void {
+  /** A tick ended: its outcome, with the lock, probe results and audit entries as the state has them now. */
+  async ticked(t: TickReport): Promise<void> {
     this.consecutiveFailures = t.outcome === "failed" ? this.consecutiveFailures + 1 : 0;
     const lastTick: TickStatus = {
       number: t.number,
@@ -85,20 +85,25 @@ export class StackStatusReporter {
       consecutiveFailures: this.consecutiveFailures,
     };
     const at = new Date(t.finishedAt);
+    const [holder, probes, audit] = await Promise.all([
+      this.state.locks.holder(this.stack).catch(() => undefined),
+      this.probes(),
+      readAuditTail(this.state.audit, this.stack),
+    ]);
     const read = t.drift !== undefined && t.findings !== undefined;
     this.push({
       lastTick,
       nextTickAt: t.nextTickAt === undefined ? null : new Date(t.nextTickAt).toISOString(),
       deployment: this.deployment,
       ...(read ? { drift: driftOf(t.drift!, at), findings: findingsOf(t.findings!, at) } : {}),
-      lock: lockOf(readLockHolder(this.dirs.locks, this.stack), this.lastRecovered),
-      ...this.probes(),
-      audit: auditOf(readAuditTail(this.dirs.audit, this.stack)),
+      lock: lockOf(holder, this.lastRecovered),
+      ...probes,
+      audit: auditOf(audit),
     });
   }
 
-  private probes(): Partial<StackStatus> {
-    const lookup = readProbeRun(this.dirs.probes, this.stack);
+  private async probes(): Promise<Partial<StackStatus>> {
+    const lookup = await readProbeRun(this.state.probes, this.stack);
     return lookup.found ? { probes: probesOf(lookup.run.results, lookup.run.finishedAt) } : {};
   }
 

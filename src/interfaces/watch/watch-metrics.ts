@@ -28,6 +28,11 @@ export class WatchMetrics {
     labelNames: ["stack"] as const,
     registers: [this.registry],
   });
+  readonly leader = new Gauge({
+    name: "stackwarden_watch_leader",
+    help: "1 on the replica that leads (ticks, applies, sends events), 0 on a standby",
+    registers: [this.registry],
+  });
   readonly drift = new Gauge({
     name: "stackwarden_drifted_resources",
     help: "Databases whose live TDE status differs from the stack, after the last tick's repairs",

@@ -18,6 +18,8 @@ export interface WatchServerOptions {
   metrics: () => Promise<{ contentType: string; body: string }>;
   /** The statuses the page (`/`, `/stacks/{name}`) and the API (`/api/v1/…`) show. Default: an empty board. */
   status?: StatusBoard;
+  /** This replica's role and the leader, for `/api/v1/replica`. Default: a lone replica that leads. */
+  replica?: () => Promise<unknown>;
   /**
    * Required on any address that is not loopback (the start fails without it); when set, every
    * request but /healthz and /readyz must carry it (Bearer, Basic password, or the cookie of `/?token=`).
@@ -61,6 +63,12 @@ export async function startWatchServer(opts: WatchServerOptions): Promise<{ url:
       opts.metrics().then(
         (m) => res.writeHead(200, { "content-type": m.contentType }).end(m.body),
         (e: unknown) => res.writeHead(500, { "content-type": "text/plain" }).end(`metrics failed: ${(e as Error).message}\n`),
+      );
+    } else if (path === "/api/v1/replica") {
+      if (!admit(access, req, res, false)) return;
+      (opts.replica ?? (async () => ({ role: "leader" })))().then(
+        (v) => res.writeHead(200, { "content-type": "application/json" }).end(`${JSON.stringify(v)}\n`),
+        (e: unknown) => res.writeHead(500, { "content-type": "text/plain" }).end(`replica failed: ${(e as Error).message}\n`),
       );
     } else if (!serveStatus({ board, access, stream }, req, res, path, new URLSearchParams(q < 0 ? "" : target.slice(q + 1)))) {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found: try /, /api/v1/stacks, /healthz, /readyz or /metrics\n");

@@ -1,23 +1,16 @@
 import { setMaxListeners } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
-import type { ActorSources } from "../../domain/audit/audit-actor";
-import type { AuditChange } from "../../domain/audit/audit-entry";
-import { evaluateCompliance, type ComplianceResult } from "../../domain/compliance/evaluate";
-import type { ComplianceFacts } from "../../domain/facts/model/compliance-facts";
+import type { ComplianceResult } from "../../domain/compliance/evaluate";
 import type { StackConfig } from "../../domain/stack/stack-config";
+import type { StateStores } from "../../domain/state/state-ports";
 import { commitSubject, fetchFastForward } from "../../platform/programs/git-checkout";
-import { describeHolder, LockBusyError } from "../../domain/reconcile/stack-lock";
-import { auditChangesOf } from "../../domain/reconcile/apply-changes";
-import { runLockedApply } from "../../domain/reconcile/locked-apply";
-import { decideRepairs } from "../../domain/reconcile/repair-policy";
+import { describeHolder } from "../../domain/reconcile/stack-lock";
 import { databaseLabel } from "../../platform/arm/resource-id";
-import { applyTde, type ApplyEvent, type ApplyOutcome } from "../../domain/reconcile/tde-apply";
+import type { ApplyEvent } from "../../domain/reconcile/tde-apply";
 import type { TdePlanItem } from "../../domain/reconcile/tde-plan";
-import { stopBetweenRequests } from "../../domain/reconcile/stoppable-tde-api";
 import type { ClientSet } from "../../clients/client-set";
-import { judgeTick } from "../../usecases/watch-tick";
+import { runWatchTick, type TickApply, type TickFindings, type TickHooks, type TickMemory } from "../../usecases/watch-tick";
 import { unreadLine } from "../../domain/stack/unread-entry";
-import type { StateDirs } from "../../platform/settings/state-dirs";
 import { formatDuration } from "../../platform/duration";
 import type { Finding } from "../../domain/compliance/finding";
 import type { StackStatusReporter } from "./stack-status-reporter";
@@ -41,9 +34,8 @@ export interface WatchOptions {
   clients: ClientSet;
   /** The directory the stack's paths are relative to. */
   cwd: string;
-  /** Who applies, for the audit trail. */
-  actor: ActorSources;
-  dirs: StateDirs;
+  /** Where locks, audit trails and probe results live. */
+  state: StateStores;
   /** Follow a git branch: fetch and fast-forward each tick; a new commit is planned (and applied with autoApply). */
   git?: WatchGit;
   /** The commit of the stack file's checkout, for audit entries when not following git. */
@@ -60,6 +52,8 @@ export interface WatchOptions {
   scanTimeoutMs: number;
   pollIntervalMs: number;
   metrics: WatchMetrics;
+  /** The fence before an apply (the replica's lease): a replica that no longer leads applies nothing. */
+  fence?: () => Promise<void>;
   /** Keeps the stack's status for the status page, the API and the events. */
   status?: StackStatusReporter;
   log: (line: string) => void;
@@ -86,8 +80,8 @@ export class Watcher {
   private reads?: AbortController;
   private applyStop?: AbortController;
   private graceTimer?: NodeJS.Timeout;
-  private reconciledCommit?: string;
-  private lastRefused = "";
+  private applyRunning = false;
+  private memory: TickMemory = { lastRefused: "" };
 
   constructor(private readonly o: WatchOptions) {}
 
@@ -127,7 +121,7 @@ export class Watcher {
     this.o.log(`stopping: ${reason}`);
     this.sleep.abort();
     this.reads?.abort(new Error(reason));
-    if (this.applyStop) {
+    if (this.applyStop && this.applyRunning) {
       const stop = this.applyStop;
       this.o.log(`an apply is running: it may finish within the grace period of ${formatDuration(this.o.graceMs)}`);
       this.graceTimer = setTimeout(
@@ -171,6 +165,8 @@ export class Watcher {
     let commit: string | null = null;
     let subject: string | null = null;
     let ended: { drift: TdePlanItem[]; findings: Finding[] } | undefined;
+    const stop = (this.applyStop = new AbortController());
+    setMaxListeners(0, stop.signal);
     try {
       if (this.o.git) {
         const g = this.o.git;
@@ -180,66 +176,40 @@ export class Watcher {
         subject = await commitSubject(g.dir, commit);
       }
       const stack = this.o.loadStack();
-      const {
-        check: result,
-        items,
-        drift,
-      } = await judgeTick({
-        stack,
-        stackName: this.o.stackName,
-        clients: this.o.clients,
-        cwd: this.o.cwd,
-        dirs: this.o.dirs,
-        concurrency: this.o.concurrency,
-        signal: reads.signal,
-        warn: (line) => this.o.log(`${tag}: ${line}`),
-      });
-      const facts = result.facts;
-      this.o.log(`${tag}: ${drift.length} drifted, ${summarize(result)}`);
-      for (const d of drift)
-        this.o.log(`${tag}:   ~ ${databaseLabel(d.ref)} TDE live ${d.live ?? "unknown"}, desired ${d.desired.transparentDataEncryption}`);
-      // A database the cloud does not have: at its stack-file line, as every command says it; the
-      // others are reconciled, and the tick fails at its end (below) until the stack is fixed.
-      for (const u of result.unread) this.o.log(`${tag}: ${unreadLine(u)}`);
-
-      let outcomes: ApplyOutcome[] = [];
-      let failedApply = 0;
-      const newCommit = commit !== null && commit !== this.reconciledCommit;
-      if (newCommit && this.o.autoApply) {
-        this.o.log(`${tag}: new commit: applying ${drift.length} change(s)`);
-        outcomes = drift.length ? await this.apply(tag, "watch", "commit", drift, [], commit) : [];
-        failedApply = outcomes.filter((o) => !o.ok).length;
-        if (failedApply === 0 && !this.stopping) this.reconciledCommit = commit!;
-      } else {
-        if (newCommit) {
-          this.o.log(`${tag}: new commit: plan has ${drift.length} change(s) (apply them with --auto-apply or stackwarden apply)`);
-          this.reconciledCommit = commit!;
-        }
-        if (this.o.autoRemediate && drift.length) {
-          outcomes = await this.remediate(tag, drift, facts, stack, commit);
-          failedApply = outcomes.filter((o) => !o.ok).length;
-        }
-      }
-
-      // What the tick leaves behind: statuses that converged are now as desired.
-      const converged = new Set(outcomes.filter((o) => o.ok).map((o) => o.item.id));
-      const after: ComplianceFacts = converged.size
-        ? {
-            ...facts,
-            databases: facts.databases.map((d) =>
-              converged.has(d.id) ? { ...d, liveTdeStatus: items.find((i) => i.id === d.id)!.desired.transparentDataEncryption } : d,
-            ),
-          }
-        : facts;
-      const finalResult = converged.size ? evaluateCompliance(after, stack.policies, stack.exemptions, Date.now()) : result;
-      this.o.metrics.drift.set({ stack: this.o.stackName }, drift.length - converged.size);
-      this.o.metrics.setFindings(this.o.stackName, finalResult.findings);
-      ended = { drift: drift.filter((d) => !converged.has(d.id)), findings: finalResult.findings };
+      const report = await runWatchTick(
+        {
+          stack,
+          stackName: this.o.stackName,
+          clients: this.o.clients,
+          cwd: this.o.cwd,
+          state: this.o.state,
+          commit,
+          commitOf: this.o.commitOf,
+          autoApply: this.o.autoApply,
+          autoRemediate: this.o.autoRemediate,
+          lockTimeoutMs: this.o.lockTimeoutMs,
+          concurrency: this.o.concurrency,
+          scanTimeoutMs: this.o.scanTimeoutMs,
+          pollIntervalMs: this.o.pollIntervalMs,
+          memory: this.memory,
+          signal: reads.signal,
+          stop: stop.signal,
+          fence: this.o.fence,
+          warn: (line) => this.o.log(`${tag}: ${line}`),
+        },
+        this.tickHooks(tag, (found) => this.logFound(tag, found)),
+      );
+      this.memory = report.memory;
+      if (report.apply) this.showApply(tag, report.apply);
+      const converged = report.drift.length - report.remaining.length;
+      this.o.metrics.drift.set({ stack: this.o.stackName }, report.remaining.length);
+      this.o.metrics.setFindings(this.o.stackName, report.findings);
+      ended = { drift: report.remaining, findings: report.findings };
+      const failedApply = (report.apply?.result?.outcomes.length ?? 0) - converged;
       if (failedApply > 0 && !this.stopping) throw new Error(`${failedApply} change(s) did not converge; they are tried again next tick`);
-      if (result.unread.length > 0)
-        throw new Error(
-          `${result.unread.length} database(s) of the stack could not be read (${result.unread.map((u) => u.label).join(", ")})`,
-        );
+      const unread = report.check.unread;
+      if (unread.length > 0)
+        throw new Error(`${unread.length} database(s) of the stack could not be read (${unread.map((u) => u.label).join(", ")})`);
     } catch (e) {
       if (this.stopping && reads.signal.aborted) {
         this.o.log(`${tag}: stopped by shutdown`);
@@ -247,11 +217,15 @@ export class Watcher {
         error = oneLine(e);
         this.o.log(`${tag}: FAILED: ${error}`);
       }
+    } finally {
+      this.applyStop = undefined;
+      this.applyRunning = false;
+      clearTimeout(this.graceTimer);
     }
     const finishedAt = Date.now();
     const durationMs = finishedAt - startedAt;
     const interrupted = this.stopping && !error && reads.signal.aborted;
-    this.o.status?.ticked({
+    await this.o.status?.ticked({
       number: n,
       commit,
       commitSubject: subject,
@@ -269,138 +243,82 @@ export class Watcher {
     if (!error) this.o.metrics.lastSuccess.set({ stack: this.o.stackName }, finishedAt / 1000);
   }
 
-  /** Repairs the drift that moves toward compliance; reports (and audits, once) what it refuses. */
-  private async remediate(
-    tag: string,
-    drift: TdePlanItem[],
-    facts: ComplianceFacts,
-    stack: StackConfig,
-    commit: string | null,
-  ): Promise<ApplyOutcome[]> {
-    const decisions = decideRepairs(drift, facts, stack, Date.now());
-    const repairs = decisions.filter((d) => d.repair).map((d) => d.item);
-    const refused = decisions.filter((d) => !d.repair);
-    for (const r of refused) this.o.log(`${tag}: not repairing ${databaseLabel(r.item.ref)}: ${r.reason}`);
-    const refusedKey = refused.map((r) => `${r.item.id}=${r.item.desired.transparentDataEncryption}`).join(",");
-    const newlyRefused = refusedKey !== this.lastRefused;
-    if (repairs.length === 0 && !(newlyRefused && refused.length)) {
-      this.lastRefused = refusedKey;
-      return [];
-    }
-    const refusedChanges: AuditChange[] = newlyRefused
-      ? refused.map((r) => ({
-          resource: r.item.id,
-          before: r.item.live ?? null,
-          after: r.item.live ?? null,
-          outcome: "refused",
-          reason: r.reason,
-        }))
-      : [];
-    for (const _ of refusedChanges) this.o.metrics.remediations.inc({ stack: this.o.stackName, outcome: "refused" });
-    if (repairs.length) this.o.log(`${tag}: remediating ${repairs.length} database(s)`);
-    const outcomes = await this.apply(tag, "remediate", "remediation", repairs, refusedChanges, commit);
-    // Remembered once recorded: a refusal whose apply could not run (a held lock) is recorded next tick.
-    this.lastRefused = refusedKey;
-    for (const o of outcomes)
-      this.o.metrics.remediations.inc({
-        stack: this.o.stackName,
-        outcome: o.ok ? "converged" : this.applyStopped ? "interrupted" : "failed",
-      });
-    return outcomes;
+  /** What the watcher says, counts and shows while a tick runs. */
+  private tickHooks(tag: string, found: (f: TickFindings) => void): TickHooks {
+    return {
+      judged: found,
+      say: (line) => this.o.log(`${tag}: ${line}`),
+      applying: (trigger, commit) => {
+        this.applyRunning = true;
+        this.o.status?.applying(trigger, commit);
+      },
+      refused: () => this.o.metrics.remediations.inc({ stack: this.o.stackName, outcome: "refused" }),
+      lockWait: (holder) => {
+        this.o.metrics.lockBusy.inc({ stack: this.o.stackName });
+        this.o.log(
+          `${tag}: stack ${this.o.stackName} is locked by ${describeHolder(holder)}; waiting up to ${formatDuration(this.o.lockTimeoutMs)}`,
+        );
+      },
+      lockAcquired: (waitedMs) => this.o.metrics.lockWait.observe({ stack: this.o.stackName }, waitedMs / 1000),
+      lockRecovered: (holder) => {
+        this.o.log(`${tag}: recovered the lock left by ${describeHolder(holder)}: that process no longer runs`);
+        this.o.status?.recovered(holder);
+      },
+      event: (e) => this.o.log(`${tag}: ${describeEvent(e)}`),
+    };
   }
 
-  private applyStopped = false;
+  /** The tick's reading: drift, findings and what could not be read. */
+  private logFound(tag: string, { check, drift }: TickFindings): void {
+    this.o.log(`${tag}: ${drift.length} drifted, ${summarize(check)}`);
+    for (const d of drift)
+      this.o.log(`${tag}:   ~ ${databaseLabel(d.ref)} TDE live ${d.live ?? "unknown"}, desired ${d.desired.transparentDataEncryption}`);
+    // A database the cloud does not have: at its stack-file line, as every command says it; the
+    // others are reconciled, and the tick fails at its end until the stack is fixed.
+    for (const u of check.unread) this.o.log(`${tag}: ${unreadLine(u)}`);
+  }
 
-  /** One apply under the stack lock, audited. */
-  private async apply(
-    tag: string,
-    command: string,
-    trigger: "commit" | "remediation",
-    items: TdePlanItem[],
-    extra: AuditChange[],
-    commit: string | null,
-  ): Promise<ApplyOutcome[]> {
-    if (this.stopping) return [];
-    const stop = (this.applyStop = new AbortController());
-    setMaxListeners(0, stop.signal);
-    this.applyStopped = false;
-    const startedAt = new Date().toISOString();
-    const applyCommit = commit ?? (await this.o.commitOf());
-    this.o.status?.applying(trigger, applyCommit);
-    try {
-      const { result, entry } = await runLockedApply(
-        {
-          dirs: this.o.dirs,
-          stack: this.o.stackName,
-          command,
-          lockTimeoutMs: this.o.lockTimeoutMs,
-          commit: applyCommit,
-          actor: this.o.actor,
-          signal: this.reads?.signal,
-          onLockWait: (holder) => {
-            this.o.metrics.lockBusy.inc({ stack: this.o.stackName });
-            this.o.log(
-              `${tag}: stack ${this.o.stackName} is locked by ${describeHolder(holder)}; waiting up to ${formatDuration(this.o.lockTimeoutMs)}`,
-            );
-          },
-        },
-        async (lock) => {
-          this.o.metrics.lockWait.observe({ stack: this.o.stackName }, lock.waitedMs / 1000);
-          if (lock.recovered) {
-            this.o.log(`${tag}: recovered the lock left by ${describeHolder(lock.recovered)}: that process no longer runs`);
-            this.o.status?.recovered(lock.recovered);
-          }
-          lock.lost.addEventListener("abort", () => stop.abort(lock.lost.reason), { once: true });
-          const api = stopBetweenRequests(this.o.clients.sql, stop.signal);
-          const outcomes = await applyTde(api, items, {
-            concurrency: this.o.concurrency,
-            scanTimeoutMs: this.o.scanTimeoutMs,
-            pollIntervalMs: this.o.pollIntervalMs,
-            signal: stop.signal,
-            onEvent: (e) => this.o.log(`${tag}: ${describeEvent(e)}`),
-          });
-          this.applyStopped = stop.signal.aborted;
-          const what = [...(await auditChangesOf(api, outcomes, stop.signal)), ...extra];
-          return { what, exitCode: outcomes.every((o) => o.ok) ? 0 : 1, outcomes };
-        },
-      );
-      this.o.metrics.applies.inc({ stack: this.o.stackName, trigger, exit_code: String(result.exitCode) });
-      const ok = result.outcomes.filter((o) => o.ok).length;
-      this.o.status?.applied({
-        trigger,
-        startedAt,
-        finishedAt: new Date().toISOString(),
-        commit: applyCommit,
-        exitCode: result.exitCode,
-        converged: ok,
-        failed: result.outcomes.length - ok,
-        auditSeq: entry.seq,
-      });
-      this.o.log(
-        `${tag}: ${trigger === "commit" ? "apply" : "remediation"}: ${ok} of ${result.outcomes.length} converged${this.applyStopped ? " (stopped by shutdown)" : ""}; audit entry ${entry.seq} in ${this.o.dirs.audit}`,
-      );
-      return result.outcomes;
-    } catch (e) {
+  /** Shows how a tick's apply went (status, metrics, log); an apply that failed fails the tick. */
+  private showApply(tag: string, a: TickApply): void {
+    this.applyRunning = false;
+    const { trigger } = a;
+    if (!a.result) {
       // A held lock changed nothing (the tick fails and is tried again); anything else failed the apply.
-      if (e instanceof LockBusyError) this.o.status?.notApplied();
+      if (a.lockBusy) this.o.status?.notApplied();
       else
         this.o.status?.applied({
           trigger,
-          startedAt,
-          finishedAt: new Date().toISOString(),
-          commit: applyCommit,
+          startedAt: a.startedAt,
+          finishedAt: a.finishedAt,
+          commit: a.commit,
           exitCode: 1,
           converged: 0,
-          failed: items.length,
+          failed: a.items,
           auditSeq: null,
         });
       // A wait that ran out was counted when it began; a refusal without a wait is counted here.
-      if (e instanceof LockBusyError && e.waitedMs === 0) this.o.metrics.lockBusy.inc({ stack: this.o.stackName });
-      throw e;
-    } finally {
-      this.applyStop = undefined;
-      clearTimeout(this.graceTimer);
+      if (a.lockBusy && a.lockBusy.waitedMs === 0) this.o.metrics.lockBusy.inc({ stack: this.o.stackName });
+      throw a.error;
     }
+    const r = a.result;
+    this.o.metrics.applies.inc({ stack: this.o.stackName, trigger, exit_code: String(r.exitCode) });
+    const ok = r.outcomes.filter((o) => o.ok).length;
+    if (trigger === "remediation")
+      for (const o of r.outcomes)
+        this.o.metrics.remediations.inc({ stack: this.o.stackName, outcome: o.ok ? "converged" : r.stopped ? "interrupted" : "failed" });
+    this.o.status?.applied({
+      trigger,
+      startedAt: a.startedAt,
+      finishedAt: a.finishedAt,
+      commit: a.commit,
+      exitCode: r.exitCode,
+      converged: ok,
+      failed: r.outcomes.length - ok,
+      auditSeq: r.entry.seq,
+    });
+    this.o.log(
+      `${tag}: ${trigger === "commit" ? "apply" : "remediation"}: ${ok} of ${r.outcomes.length} converged${r.stopped ? " (stopped by shutdown)" : ""}; audit entry ${r.entry.seq} in ${this.o.state.audit.where(this.o.stackName)}`,
+    );
   }
 }
 

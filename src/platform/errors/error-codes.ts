@@ -38,6 +38,17 @@ export const ERROR_CODES = {
     action:
       "STACKWARDEN_STATE_URL / --state-url is not a state URL: use file:DIR, https://ACCOUNT.blob.core.windows.net/CONTAINER[/PREFIX] or http://HOST:PORT/ACCOUNT/CONTAINER",
   },
+  SW_TOOL_MISSING: {
+    exit: 1,
+    retry: "person",
+    action: "a program stackwarden runs is not installed (the Pulumi CLI, Azurite): the message says how to install it",
+  },
+  SW_NOT_LEADER: {
+    exit: 1,
+    retry: "transient",
+    action:
+      "this watcher replica stands by: the leader (see /api/v1/replica) does the writing; it takes over when the leader's lease lapses",
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** What the catalogue says of one code. */

@@ -23,20 +23,19 @@ let client: BinaryAnalysisClient;
 let sample: ExecutableSample;
 let project: string;
 
-const stackText = `config:\n  stackwarden:subscriptionId: 00000000-0000-0000-0000-000000000000\n  stackwarden:artifacts:\n    paths: [jobs/**/*.sh, tools/bin/*, missing/*.bin]\n    rules: [policies/rules, rules/sample.yar]\n`;
+const stackText = `config:\n  stackwarden:subscriptionId: 00000000-0000-0000-0000-000000000000\n  stackwarden:artifacts:\n    paths: [jobs/**/*.sh, tools/bin/*, missing/*.bin]\n    rules: [stacks/gate/signatures, rules/sample.yar]\n`;
 
 beforeAll(async () => {
   emu = await startTestEmulator();
   client = new BinaryAnalysisClient({ endpoint: `${emu.url}/binary-analysis/v1` });
   sample = await buildExecutableSample();
   project = tempDir("stackwarden-gate-");
-  for (const d of ["stacks", "jobs/nightly", "tools/bin", "policies", "rules"]) mkdirSync(join(project, d), { recursive: true });
+  for (const d of ["stacks/gate/signatures", "jobs/nightly", "tools/bin", "rules"]) mkdirSync(join(project, d), { recursive: true });
   writeFileSync(join(project, "Pulumi.yaml"), "name: gate-test\nruntime: nodejs\n");
   writeFileSync(join(project, "stacks", "Pulumi.gate.yaml"), stackText);
-  // The repository's sample rules, and one for the sample executable's marker.
-  mkdirSync(join(project, "policies", "rules"));
+  // The repository's sample rules in the stack's own folder (as the dev stack keeps them), and one for the sample executable's marker.
   for (const f of ["test-markers.yar", "shipping-hygiene.yar"])
-    copyFileSync(join(PROJECT_ROOT, "policies", "rules", f), join(project, "policies", "rules", f));
+    copyFileSync(join(PROJECT_ROOT, "stacks", "dev", "signatures", f), join(project, "stacks", "gate", "signatures", f));
   writeFileSync(join(project, "rules", "sample.yar"), markerRule("sample_exe_marker", sample.marker));
   writeFileSync(join(project, "jobs", "nightly", "deploy.sh"), `#!/bin/sh\necho deploying\n# ${GATE_MARKER}\n`);
   writeFileSync(join(project, "jobs", "clean.sh"), "#!/bin/sh\necho fine\n");
@@ -63,8 +62,12 @@ describe("the artifact gate", () => {
   it("judges each artifact of a stack: matches with rule and offset, a packed file through unpacking, packers it cannot undo", async () => {
     const report = await scanStack();
     expect(report.unmatchedPaths).toEqual(["missing/*.bin"]);
-    expect(report.ruleFiles).toEqual(["policies/rules/shipping-hygiene.yar", "policies/rules/test-markers.yar", "rules/sample.yar"]);
-    expect(report.rulesDigest).toBe(loadRuleSet(project, ["policies/rules", "rules/sample.yar"]).digest);
+    expect(report.ruleFiles).toEqual([
+      "stacks/gate/signatures/shipping-hygiene.yar",
+      "stacks/gate/signatures/test-markers.yar",
+      "rules/sample.yar",
+    ]);
+    expect(report.rulesDigest).toBe(loadRuleSet(project, ["stacks/gate/signatures", "rules/sample.yar"]).digest);
     const byPath = Object.fromEntries(report.artifacts.map((a) => [a.path, a]));
     expect(Object.keys(byPath)).toEqual([
       "jobs/clean.sh",
@@ -79,7 +82,7 @@ describe("the artifact gate", () => {
     expect(deploy.matches).toEqual([
       {
         rule: "stackwarden_gate_test_marker",
-        ruleFile: "policies/rules/test-markers.yar",
+        ruleFile: "stacks/gate/signatures/test-markers.yar",
         tags: ["test_marker"],
         meta: expect.objectContaining({ author: "stackwarden", severity: "high" }),
         strings: [
@@ -114,7 +117,7 @@ describe("the artifact gate", () => {
     ).findings;
     const failures = (rule: { id: string }) => judged.filter((f) => f.ruleId === rule.id && f.verdict === "fail");
     expect(failures(artifactSignatureClean).map((f) => f.message)).toEqual([
-      `Artifact jobs/nightly/deploy.sh must not match signature rule stackwarden_gate_test_marker (policies/rules/test-markers.yar): matched at offset 0x${deploy.matches[0].offset!.toString(16)}`,
+      `Artifact jobs/nightly/deploy.sh must not match signature rule stackwarden_gate_test_marker (stacks/gate/signatures/test-markers.yar): matched at offset 0x${deploy.matches[0].offset!.toString(16)}`,
       expect.stringMatching(
         new RegExp(
           `^Artifact tools/bin/agent must not match signature rule sample_exe_marker \\(rules/sample\\.yar\\): matched at offset 0x${agent.matches[0].offset!.toString(16)} of its unpacked content \\(packed with UPX 3\\.\\d+\\), not of the file itself$`,

@@ -43,7 +43,7 @@ describe("rule sets", () => {
   });
 
   it("ships sample rules that compile", () => {
-    const set = loadRuleSet(PROJECT_ROOT, ["policies/rules"]);
+    const set = loadRuleSet(PROJECT_ROOT, ["stacks/dev/signatures"]);
     expect(set.files.length).toBeGreaterThan(0);
     for (const f of set.files) expect(() => compile(f.source), f.path).not.toThrow();
   });

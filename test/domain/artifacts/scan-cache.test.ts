@@ -7,7 +7,7 @@ import { probeEngine } from "../../../src/domain/artifacts/engine-identity";
 import { loadRuleSet, type RuleSet } from "../../../src/domain/artifacts/rule-set";
 import { ScanCache, scanCacheFromEnv } from "../../../src/domain/artifacts/scan-cache";
 import { decodeEntry, encodeEntry, scanCacheKey, type ScanCacheInput } from "../../../src/domain/artifacts/scan-cache-entry";
-import { sha256FileSync } from "../../../src/domain/artifacts/file-digest";
+import { sha256FileSync } from "../../../src/platform/files/file-digest";
 import { BinaryAnalysisClient } from "../../../src/services/binary-analysis/client";
 import { PROJECT_ROOT, VERSION } from "../../../src/platform/version";
 import { startTestEmulator, type TestEmulator } from "../../helpers/emulator";
@@ -34,7 +34,7 @@ beforeAll(async () => {
   sample = await buildExecutableSample();
   project = tempDir("stackwarden-scan-cache-");
   mkdirSync(join(project, "rules"));
-  copyFileSync(join(PROJECT_ROOT, "policies", "rules", "test-markers.yar"), join(project, "rules", "test-markers.yar"));
+  copyFileSync(join(PROJECT_ROOT, "stacks", "dev", "signatures", "test-markers.yar"), join(project, "rules", "test-markers.yar"));
   writeFileSync(join(project, "rules", "sample.yar"), markerRule("sample_exe_marker", sample.marker));
   writeFileSync(join(project, "dirty.sh"), `#!/bin/sh\necho deploying # ${MARKER}\n`);
   writeFileSync(join(project, "clean.sh"), "#!/bin/sh\necho fine\n");

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { sha256Hex, verifyTrailText } from "../../../src/domain/audit/audit-chain";
 import { GENESIS_HASH, type AuditRecord } from "../../../src/domain/audit/audit-entry";
 import { AuditTrail, AuditTrailError } from "../../../src/domain/audit/audit-trail";
+import { FileAuditLog } from "../../../src/platform/state/files/file-audit-log";
 import { runCli } from "../../interfaces/cli/cli-harness";
 
 const record = (i: number): AuditRecord => ({
@@ -17,17 +18,22 @@ const record = (i: number): AuditRecord => ({
   exitCode: 0,
 });
 
-function trailOf(n: number): { trail: AuditTrail; lines: string[] } {
-  const trail = AuditTrail.forStack(mkdtempSync(join(tmpdir(), "stackwarden-audit-")), "dev");
-  for (let i = 1; i <= n; i++) trail.append(record(i));
-  return { trail, lines: readFileSync(trail.path, "utf8").trimEnd().split("\n") };
+/** A trail in a new directory, as `apply` keeps it (`<dir>/<stack>.jsonl`). */
+function fileTrail(stack: string): AuditTrail {
+  return new AuditTrail(new FileAuditLog(mkdtempSync(join(tmpdir(), "stackwarden-audit-"))), stack);
+}
+
+async function trailOf(n: number): Promise<{ trail: AuditTrail; lines: string[] }> {
+  const trail = fileTrail("dev");
+  for (let i = 1; i <= n; i++) await trail.append(record(i));
+  return { trail, lines: readFileSync(trail.where, "utf8").trimEnd().split("\n") };
 }
 
 const verdict = (lines: string[]) => verifyTrailText(lines.join("\n") + "\n");
 
 describe("the audit trail's hash chain", () => {
-  it("each entry carries seq, the sha-256 of the line before it and its own hash", () => {
-    const { lines } = trailOf(3);
+  it("each entry carries seq, the sha-256 of the line before it and its own hash", async () => {
+    const { lines } = await trailOf(3);
     const entries = lines.map((l) => JSON.parse(l) as { seq: number; prev: string; hash: string });
     expect(entries.map((e) => e.seq)).toEqual([1, 2, 3]);
     expect(entries[0].prev).toBe(GENESIS_HASH);
@@ -37,14 +43,14 @@ describe("the audit trail's hash chain", () => {
     expect(v).toEqual({ intact: true, entries: 3, head: { seq: 3, hash: entries[2].hash }, problems: [] });
   });
 
-  it("an edited line is named (its own hash no longer matches)", () => {
-    const { lines } = trailOf(3);
+  it("an edited line is named (its own hash no longer matches)", async () => {
+    const { lines } = await trailOf(3);
     lines[1] = lines[1].replace('"outcome":"converged"', '"outcome":"failed"');
     expect(verdict(lines).problems).toEqual([expect.objectContaining({ line: 2, kind: "edited" })]);
   });
 
-  it("an edited line whose own hash was recomputed is named through the next line's prev", () => {
-    const { lines } = trailOf(3);
+  it("an edited line whose own hash was recomputed is named through the next line's prev", async () => {
+    const { lines } = await trailOf(3);
     const e = JSON.parse(lines[1]) as Record<string, unknown>;
     e.exitCode = 1;
     delete e.hash;
@@ -54,14 +60,14 @@ describe("the audit trail's hash chain", () => {
     ]);
   });
 
-  it("the last line edited is caught too", () => {
-    const { lines } = trailOf(2);
+  it("the last line edited is caught too", async () => {
+    const { lines } = await trailOf(2);
     lines[1] = lines[1].replace('"exitCode":0', '"exitCode":3');
     expect(verdict(lines).problems).toEqual([expect.objectContaining({ line: 2, kind: "edited" })]);
   });
 
-  it("a removed entry is named, at the start, in the middle", () => {
-    const { lines } = trailOf(4);
+  it("a removed entry is named, at the start, in the middle", async () => {
+    const { lines } = await trailOf(4);
     expect(verdict([lines[0], lines[2], lines[3]]).problems).toEqual([
       expect.objectContaining({ line: 2, kind: "removed", message: expect.stringContaining("entry seq 2 was removed before line 2") }),
     ]);
@@ -69,8 +75,8 @@ describe("the audit trail's hash chain", () => {
     expect(verdict([lines[0], lines[3]]).problems[0].message).toContain("entries seq 2..3 were removed");
   });
 
-  it("reordered entries are named", () => {
-    const { lines } = trailOf(3);
+  it("reordered entries are named", async () => {
+    const { lines } = await trailOf(3);
     const v = verdict([lines[0], lines[2], lines[1]]);
     expect(v.intact).toBe(false);
     expect(v.problems.map((p) => [p.line, p.kind])).toEqual([
@@ -79,31 +85,31 @@ describe("the audit trail's hash chain", () => {
     ]);
   });
 
-  it("a line that is not an entry, and a partial last line, are named", () => {
-    const { lines } = trailOf(2);
+  it("a line that is not an entry, and a partial last line, are named", async () => {
+    const { lines } = await trailOf(2);
     expect(verdict([lines[0], "hello", lines[1]]).problems[0]).toEqual(expect.objectContaining({ line: 2, kind: "unparseable" }));
     const cut = `${lines[0]}\n${lines[1].slice(0, 40)}`;
     expect(verifyTrailText(cut).problems).toEqual([expect.objectContaining({ line: 2, kind: "incomplete" })]);
     expect(verifyTrailText("")).toEqual({ intact: true, entries: 0, problems: [] });
   });
 
-  it("appending refuses to start on a damaged end, so nothing is applied that cannot be recorded", () => {
-    const { trail, lines } = trailOf(2);
-    writeFileSync(trail.path, `${lines[0]}\n${lines[1].slice(0, 30)}`);
-    expect(() => trail.tail()).toThrow(AuditTrailError);
-    expect(() => trail.tail()).toThrow(/ends in a partial line/);
-    writeFileSync(trail.path, `${lines[0]}\nnot json\n`);
-    expect(() => trail.tail()).toThrow(/is not an audit entry/);
+  it("appending refuses to start on a damaged end, so nothing is applied that cannot be recorded", async () => {
+    const { trail, lines } = await trailOf(2);
+    writeFileSync(trail.where, `${lines[0]}\n${lines[1].slice(0, 30)}`);
+    await expect(trail.tail()).rejects.toThrow(AuditTrailError);
+    await expect(trail.tail()).rejects.toThrow(/ends in a partial line/);
+    writeFileSync(trail.where, `${lines[0]}\nnot json\n`);
+    await expect(trail.tail()).rejects.toThrow(/is not an audit entry/);
   });
 
-  it("a long trail's last line is found past the first read chunk", () => {
-    const trail = AuditTrail.forStack(mkdtempSync(join(tmpdir(), "stackwarden-audit-")), "big");
+  it("a long trail's last line is found past the first read chunk", async () => {
+    const trail = fileTrail("big");
     const big = record(1);
     big.what = Array.from({ length: 2000 }, (_, i) => ({ ...big.what[0], resource: `/subscriptions/s/databases/db-${i}` }));
-    trail.append(big);
-    trail.append(big);
-    expect(trail.tail()?.seq).toBe(2);
-    expect(verifyTrailText(readFileSync(trail.path, "utf8")).intact).toBe(true);
+    await trail.append(big);
+    await trail.append(big);
+    expect((await trail.tail())?.seq).toBe(2);
+    expect(verifyTrailText(readFileSync(trail.where, "utf8")).intact).toBe(true);
   });
 });
 
@@ -111,8 +117,8 @@ describe("a checkpoint: audit verify --expect-head", () => {
   const verify = (path: string, ...args: string[]) => runCli(["audit", "verify", "--file", path, ...args], "http://127.0.0.1:9", tmpdir());
   const headOf = (line: string) => (JSON.parse(line) as { hash: string }).hash;
 
-  it("finds the head, an earlier entry, or nothing (pure)", () => {
-    const { lines } = trailOf(3);
+  it("finds the head, an earlier entry, or nothing (pure)", async () => {
+    const { lines } = await trailOf(3);
     expect(verdict(lines).checkpoint).toBeUndefined();
     expect(verifyTrailText(lines.join("\n") + "\n", headOf(lines[2]))).toMatchObject({
       intact: true,
@@ -126,34 +132,34 @@ describe("a checkpoint: audit verify --expect-head", () => {
   });
 
   it("the last entry removed: passes without the option, exits 5 with the old head, in one line naming the file", async () => {
-    const { trail, lines } = trailOf(3);
-    const before = await verify(trail.path);
+    const { trail, lines } = await trailOf(3);
+    const before = await verify(trail.where);
     expect(before.code).toBe(0);
     const printed = /head seq 3 sha256 ([0-9a-f]{64})$/.exec(before.out)![1];
     expect(printed).toBe(headOf(lines[2]));
-    expect((await verify(trail.path, "--expect-head", printed)).out).toBe(
-      `${trail.path}: intact, 3 entries; head seq 3 sha256 ${printed}; the expected head is still the head`,
+    expect((await verify(trail.where, "--expect-head", printed)).out).toBe(
+      `${trail.where}: intact, 3 entries; head seq 3 sha256 ${printed}; the expected head is still the head`,
     );
 
-    writeFileSync(trail.path, lines.slice(0, 2).join("\n") + "\n");
-    const cut = await verify(trail.path);
+    writeFileSync(trail.where, lines.slice(0, 2).join("\n") + "\n");
+    const cut = await verify(trail.where);
     expect(cut.code, "a chain alone cannot tell").toBe(0);
-    const pinned = await verify(trail.path, "--expect-head", printed.toUpperCase());
+    const pinned = await verify(trail.where, "--expect-head", printed.toUpperCase());
     expect(pinned.code).toBe(5);
     expect(pinned.out.split("\n")).toHaveLength(1);
     expect(pinned.out).toBe(
-      `${trail.path}: TAMPERED: the expected head ${printed} is not in the trail (2 entries; its head is seq 2 sha256 ${headOf(lines[1])}): ` +
+      `${trail.where}: TAMPERED: the expected head ${printed} is not in the trail (2 entries; its head is seq 2 sha256 ${headOf(lines[1])}): ` +
         "entries were removed from the end, or the chain was rewritten from some line on",
     );
-    const json = JSON.parse((await verify(trail.path, "--expect-head", printed, "--output", "json")).out) as Record<string, unknown>;
+    const json = JSON.parse((await verify(trail.where, "--expect-head", printed, "--output", "json")).out) as Record<string, unknown>;
     expect(json).toMatchObject({ intact: false, problems: [], checkpoint: { hash: printed } });
   });
 
   it("entries appended after the checkpoint: passes, saying how many", async () => {
-    const { trail, lines } = trailOf(2);
-    trail.append(record(3));
-    trail.append(record(4));
-    const r = await verify(trail.path, "--expect-head", headOf(lines[1]));
+    const { trail, lines } = await trailOf(2);
+    await trail.append(record(3));
+    await trail.append(record(4));
+    const r = await verify(trail.where, "--expect-head", headOf(lines[1]));
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(
       /: intact, 4 entries; head seq 4 sha256 [0-9a-f]{64}; 2 entries appended since the expected head \(seq 2, line 2\)$/,
@@ -161,9 +167,9 @@ describe("a checkpoint: audit verify --expect-head", () => {
   });
 
   it("a tampered chain with the checkpoint gone lists both", async () => {
-    const { trail, lines } = trailOf(3);
-    writeFileSync(trail.path, [lines[0], lines[1].replace('"exitCode":0', '"exitCode":1')].join("\n") + "\n");
-    const r = await verify(trail.path, "--expect-head", headOf(lines[2]));
+    const { trail, lines } = await trailOf(3);
+    writeFileSync(trail.where, [lines[0], lines[1].replace('"exitCode":0', '"exitCode":1')].join("\n") + "\n");
+    const r = await verify(trail.where, "--expect-head", headOf(lines[2]));
     expect(r.code).toBe(5);
     expect(r.out.split("\n")).toEqual([
       expect.stringContaining("TAMPERED (1 problem(s))"),

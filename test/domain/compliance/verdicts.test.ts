@@ -2,7 +2,7 @@ import Ajv from "ajv";
 import { describe, expect, it } from "vitest";
 import { evaluateCompliance } from "../../../src/domain/compliance/evaluate";
 import { emptyFacts } from "../../../src/domain/facts/gather";
-import { isExemptionActive } from "../../../src/domain/compliance/exemptions";
+import { isExemptionActive } from "../../../src/domain/compliance/exemption-application";
 import { batchUsagesId } from "../../../src/platform/arm/resource-id";
 import { UNKNOWN } from "../../../src/platform/unknown-value";
 import type { ComplianceFacts } from "../../../src/domain/facts/model/compliance-facts";

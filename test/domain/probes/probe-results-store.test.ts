@@ -2,7 +2,12 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { probeResultsPath, readProbeRun, writeProbeRun } from "../../../src/domain/probes/probe-results-store";
+import {
+  probeResultsName,
+  readProbeRun as readFromStore,
+  writeProbeRun as writeToStore,
+} from "../../../src/domain/probes/probe-results-store";
+import { FileDocumentStore } from "../../../src/platform/state/files/file-document-store";
 import type { ProbeRun } from "../../../src/domain/probes/probe-runner";
 import { redactValues } from "../../../src/domain/probes/redact-values";
 import { stateDirs } from "../../../src/platform/settings/state-dirs";
@@ -10,6 +15,12 @@ import { stateDirs } from "../../../src/platform/settings/state-dirs";
 /** The last probe run of a stack, kept on disk for `check`: what is written, how it is read back. */
 const dir = mkdtempSync(join(tmpdir(), "stackwarden-probe-store-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The store as the probe directory is kept (`<dir>/<stack>.json`), world-readable as before. */
+const files = (d: string) => new FileDocumentStore(d, 0o644);
+const writeProbeRun = (d: string, stack: string, command: string, run: ProbeRun, at?: Date) =>
+  writeToStore(files(d), stack, command, run, at);
+const readProbeRun = (d: string, stack: string) => readFromStore(files(d), stack);
 
 const RUN: ProbeRun = {
   endpoint: "http://127.0.0.1:4000/apisetu",
@@ -43,11 +54,11 @@ const RUN: ProbeRun = {
 };
 
 describe("the probe results store", () => {
-  it("writes <dir>/<stack>.json atomically and reads back exactly what a probe keeps", () => {
-    const path = writeProbeRun(join(dir, "a", "b"), "dev", "apply --probe", RUN, new Date("2025-06-15T11:00:02Z"));
+  it("writes <dir>/<stack>.json atomically and reads back exactly what a probe keeps", async () => {
+    const path = await writeProbeRun(join(dir, "a", "b"), "dev", "apply --probe", RUN, new Date("2025-06-15T11:00:02Z"));
     expect(path).toBe(join(dir, "a", "b", "dev.json"));
     expect(readdirSync(join(dir, "a", "b"))).toEqual(["dev.json"]); // no temporary file left
-    const lookup = readProbeRun(join(dir, "a", "b"), "dev");
+    const lookup = await readProbeRun(join(dir, "a", "b"), "dev");
     expect(lookup).toEqual({
       found: true,
       path,
@@ -63,9 +74,9 @@ describe("the probe results store", () => {
     });
   });
 
-  it("drops anything a result carries beyond what is kept", () => {
+  it("drops anything a result carries beyond what is kept", async () => {
     const leaky = { ...RUN, results: [{ ...RUN.results[0], parameters: { FullName: "Arun Ekka" }, document: "JVBERi0..." }] };
-    const path = writeProbeRun(dir, "leaky", "probe", leaky as ProbeRun);
+    const path = await writeProbeRun(dir, "leaky", "probe", leaky as ProbeRun);
     const text = readFileSync(path, "utf8");
     expect(text).not.toContain("Arun Ekka");
     expect(text).not.toContain("JVBERi0");
@@ -83,41 +94,41 @@ describe("the probe results store", () => {
     ]);
   });
 
-  it("a missing file is no error; a damaged one neither (reason and detail say what was found)", () => {
-    expect(readProbeRun(dir, "never")).toEqual({ found: false, path: join(dir, "never.json"), reason: "missing" });
+  it("a missing file is no error; a damaged one neither (reason and detail say what was found)", async () => {
+    expect(await readProbeRun(dir, "never")).toEqual({ found: false, path: join(dir, "never.json"), reason: "missing" });
     writeFileSync(join(dir, "cut.json"), '{"version":1,"results":[{"na');
-    expect(readProbeRun(dir, "cut")).toMatchObject({ found: false, reason: "unreadable", detail: "it is not JSON" });
+    expect(await readProbeRun(dir, "cut")).toMatchObject({ found: false, reason: "unreadable", detail: "it is not JSON" });
     writeFileSync(join(dir, "odd.json"), '{"version":1}');
-    expect(readProbeRun(dir, "odd")).toMatchObject({ found: false, reason: "unreadable", detail: "it holds no results list" });
+    expect(await readProbeRun(dir, "odd")).toMatchObject({ found: false, reason: "unreadable", detail: "it holds no results list" });
     // Entries without a name or a known outcome are dropped; the rest are read.
     writeFileSync(
       join(dir, "mixed.json"),
       JSON.stringify({ results: [{ outcome: "passed" }, { name: "x", outcome: "maybe" }, RUN.results[1]] }),
     );
-    const mixed = readProbeRun(dir, "mixed");
+    const mixed = await readProbeRun(dir, "mixed");
     expect(mixed.found && mixed.run.results).toEqual([RUN.results[1]]);
     expect(mixed.found && mixed.run.command).toBe("unknown");
   });
 
-  it("a directory that cannot be written is one clear error naming the file and the fix", () => {
+  it("a directory that cannot be written is one clear error naming the file and the fix", async () => {
     // A file where the directory should be: refused whoever runs the test (root ignores permissions).
     const blocked = join(dir, "blocked");
     writeFileSync(blocked, "not a directory");
-    expect(() => writeProbeRun(join(blocked, "probes"), "dev", "probe", RUN)).toThrow(
+    await expect(writeProbeRun(join(blocked, "probes"), "dev", "probe", RUN)).rejects.toThrow(
       `cannot keep the probe results in ${join(blocked, "probes", "dev.json")}: ENOTDIR; set --probe-dir or STACKWARDEN_PROBE_DIR to a writable directory`,
     );
   });
 
-  it("the directory: --probe-dir over STACKWARDEN_PROBE_DIR over .stackwarden/probes; odd stack names are hashed", () => {
+  it("the directory: --probe-dir over STACKWARDEN_PROBE_DIR over .stackwarden/probes; odd stack names are hashed", async () => {
     expect(stateDirs("/w", {}).probes).toBe("/w/.stackwarden/probes");
     expect(stateDirs("/w", { STACKWARDEN_PROBE_DIR: "shared/probes" }).probes).toBe("/w/shared/probes");
     expect(stateDirs("/w", { STACKWARDEN_PROBE_DIR: "shared" }, { probeDir: "/abs" }).probes).toBe("/abs");
-    expect(probeResultsPath("/d", "../etc/passwd")).toMatch(/^\/d\/stack-[0-9a-f]{16}\.json$/);
+    expect(files("/d").where(probeResultsName("../etc/passwd"))).toMatch(/^\/d\/stack-[0-9a-f]{16}\.json$/);
   });
 });
 
 describe("redactValues", () => {
-  it("removes every parameter value from an issuer's text, whatever its case; short values stay", () => {
+  it("removes every parameter value from an issuer's text, whatever its case; short values stay", async () => {
     expect(redactValues("No record for ARUN EKKA (admission 99123) in 2017", ["Arun Ekka", "99123", "17"])).toBe(
       "No record for [redacted] (admission [redacted]) in 2017",
     );

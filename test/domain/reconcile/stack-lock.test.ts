@@ -5,13 +5,18 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
-  acquireStackLock,
+  acquireStackLock as acquireIn,
   LockBusyError,
-  lockPathOf,
-  pidAlive,
-  readLockHolder,
   type LockHolder,
+  type StackLockOptions,
 } from "../../../src/domain/reconcile/stack-lock";
+import { FileLockStore, lockPathOf } from "../../../src/platform/state/files/file-lock-store";
+import { isProcessAlive as pidAlive } from "../../../src/platform/state/files/process-alive";
+
+/** The lock of a stack in a lock directory, as `apply` takes it with the default (file) state. */
+const acquireStackLock = ({ dir, staleMs, ...opts }: StackLockOptions & { dir: string; staleMs?: number }) =>
+  acquireIn(new FileLockStore(dir, { staleMs }), opts);
+const readLockHolder = (dir: string, stack: string) => new FileLockStore(dir).holder(stack);
 
 const fresh = () => mkdtempSync(join(tmpdir(), "stackwarden-lock-"));
 
@@ -33,7 +38,7 @@ describe("per-stack locks", () => {
     const dir = fresh();
     const lock = await acquireStackLock({ dir, stack: "dev", command: "apply" });
     expect(lock.waitedMs).toBe(0);
-    const holder = readLockHolder(dir, "dev");
+    const holder = await readLockHolder(dir, "dev");
     expect(holder).toEqual({ pid: process.pid, host: hostname(), since: lock.holder.since, command: "apply", stack: "dev" });
     expect(JSON.parse(readFileSync(join(dir, "dev.lock", "holder.json"), "utf8"))).toEqual(holder);
     await lock.release();
@@ -89,7 +94,7 @@ describe("per-stack locks", () => {
     plantLock(dir, "dev", dead);
     const lock = await acquireStackLock({ dir, stack: "dev", command: "apply" });
     expect(lock.recovered).toEqual(dead);
-    expect(readLockHolder(dir, "dev")?.pid).toBe(process.pid);
+    expect((await readLockHolder(dir, "dev"))?.pid).toBe(process.pid);
     await lock.release();
   });
 
@@ -102,7 +107,7 @@ describe("per-stack locks", () => {
     writeFileSync(join(dir, `dev.lock-intent.${pid}@${hostname()}.json`), JSON.stringify(dead));
     const lock = await acquireStackLock({ dir, stack: "dev", command: "apply" });
     expect(lock.recovered).toEqual(dead);
-    expect(readLockHolder(dir, "dev")?.pid).toBe(process.pid);
+    expect((await readLockHolder(dir, "dev"))?.pid).toBe(process.pid);
     await lock.release();
     expect(readdirSync(dir)).toEqual([]);
   });
@@ -141,7 +146,7 @@ describe("per-stack locks", () => {
     const old = new Date(Date.now() - 60_000);
     utimesSync(path, old, old);
     const lock = await acquireStackLock({ dir, stack: "dev", command: "apply", staleMs: 5_000 });
-    expect(readLockHolder(dir, "dev")?.host).toBe(hostname());
+    expect((await readLockHolder(dir, "dev"))?.host).toBe(hostname());
     await lock.release();
   });
 

@@ -9,12 +9,12 @@ describe("stackwarden:artifacts", () => {
   it("reads paths and rules with where each was written", () => {
     const s = parseStackConfig(
       "stacks/Pulumi.gate.yaml",
-      `${head}  stackwarden:artifacts:\n    paths: [jobs/**/*.py, tools/bin/*]\n    rules:\n      - policies/rules\n      - extra/local.yar\n`,
+      `${head}  stackwarden:artifacts:\n    paths: [stacks/gate/jobs/**/*.py, tools/bin/*]\n    rules:\n      - stacks/gate/signatures\n      - extra/local.yar\n`,
       {},
     );
     expect(s.artifacts).toMatchObject({
-      paths: ["jobs/**/*.py", "tools/bin/*"],
-      rules: ["policies/rules", "extra/local.yar"],
+      paths: ["stacks/gate/jobs/**/*.py", "tools/bin/*"],
+      rules: ["stacks/gate/signatures", "extra/local.yar"],
       source: { file: "stacks/Pulumi.gate.yaml", line: 4 },
     });
     expect(s.artifacts!.pathSources!.map((l) => l?.line)).toEqual([4, 4]);

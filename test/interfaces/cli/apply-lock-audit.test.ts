@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { FileLockStore } from "../../../src/platform/state/files/file-lock-store";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { AuditEntry } from "../../../src/domain/audit/audit-entry";
@@ -51,7 +52,7 @@ it("apply records who, what, the commit and the exit code; the token is not in t
 
 it("a held lock: apply fails at once in one line, nothing is sent, nothing is recorded", async () => {
   const dir = stackDir({ "Pulumi.held.yaml": stack("b") });
-  const lock = await acquireStackLock({ dir: join(dir, ".stackwarden", "locks"), stack: "held", command: "watch" });
+  const lock = await acquireStackLock(new FileLockStore(join(dir, ".stackwarden", "locks")), { stack: "held", command: "watch" });
   try {
     const before = puts();
     const r = await runCli(["apply", "--config", "Pulumi.held.yaml", "--yes"], t.url, dir);

@@ -300,10 +300,10 @@ describe("check --stack dev (the example stack's job scripts)", () => {
     expect(fails.map((f) => f.label).sort()).toEqual(["rg-data/sql-prod-1/orders", "rg-data/sql-prod-2/audit"]);
     const artifactFindings = doc.findings.filter((f) => f.ruleId.startsWith("artifact-"));
     expect(artifactFindings.map((f) => `${f.ruleId} ${f.label} ${f.verdict}`).sort()).toEqual([
-      "artifact-packed jobs/resnet50/submit.sh pass",
-      "artifact-packed jobs/resnet50/train.py pass",
-      "artifact-signature-clean jobs/resnet50/submit.sh pass",
-      "artifact-signature-clean jobs/resnet50/train.py pass",
+      "artifact-packed stacks/dev/jobs/resnet50/submit.sh pass",
+      "artifact-packed stacks/dev/jobs/resnet50/train.py pass",
+      "artifact-signature-clean stacks/dev/jobs/resnet50/submit.sh pass",
+      "artifact-signature-clean stacks/dev/jobs/resnet50/train.py pass",
     ]);
   });
 });

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { openStateStores } from "../../../src/platform/state/open-state";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,7 +10,6 @@ import { loadStackFile, stackFilePath } from "../../../src/domain/stack/stack-co
 import { newClientSet } from "../../../src/clients/client-set";
 import type { CommandIO } from "../../../src/interfaces/cli/command-io";
 import { main } from "../../../src/interfaces/cli/main";
-import { stateDirs } from "../../../src/platform/settings/state-dirs";
 import { PROJECT_ROOT } from "../../../src/platform/version";
 import { DEFAULT_ESTATE } from "../../../src/emulator/default-estate";
 import { loadSeedFile } from "../../../src/emulator/seed";
@@ -145,7 +145,7 @@ describe("a failed read stops the other reads of the same gathering", () => {
       stackName: "dev",
       clients: newClientSet({}),
       cwd: PROJECT_ROOT,
-      dirs: stateDirs(PROJECT_ROOT, {}, {}),
+      state: await openStateStores({ cwd: PROJECT_ROOT, env: {} }),
       concurrency: 1,
       note: () => {},
       warn: () => {},

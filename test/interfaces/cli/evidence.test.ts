@@ -1,4 +1,6 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chainEntry } from "../../../src/domain/audit/audit-chain";
+import type { AuditRecord } from "../../../src/domain/audit/audit-entry";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -240,6 +242,28 @@ describe("evidence --stack dev --out DIR, then evidence verify DIR", () => {
       writeFileSync(trail, original);
     }
     expect((await cli("evidence", "verify", bundle)).code).toBe(0);
+  });
+
+  it("verify --expect-head: a forged anchor on a rewritten trail passes the chain alone, but not a head published elsewhere", async () => {
+    const original = readFileSync(trail, "utf8");
+    const lines = original.trimEnd().split("\n");
+    const published = (JSON.parse(lines[lines.length - 1]) as { hash: string }).hash;
+    expect((await cli("evidence", "verify", bundle, "--expect-head", published)).code).toBe(0);
+    // Someone who can write both the bundle and the trail: the real anchor replaced by a forged one,
+    // chained and hashed as stackwarden would (so the chain alone holds).
+    const forged = JSON.parse(lines[lines.length - 1]) as Record<string, unknown>;
+    const previous = lines.length > 1 ? { line: lines[lines.length - 2], seq: (forged.seq as number) - 1 } : undefined;
+    const { seq: _s, prev: _p, hash: _h, ...record } = forged;
+    const rewritten = chainEntry({ ...(record as unknown as AuditRecord), note: "forged" }, previous).line;
+    writeFileSync(trail, [...lines.slice(0, -1), rewritten].map((l) => `${l}\n`).join(""));
+    try {
+      expect((await cli("evidence", "verify", bundle)).code, "the chain alone cannot tell").toBe(0);
+      const r = await cli("evidence", "verify", bundle, "--expect-head", published);
+      expect(r.code).toBe(5);
+      expect(r.out).toContain(`the expected head ${published} is not in the audit trail`);
+    } finally {
+      writeFileSync(trail, original);
+    }
   });
 
   it("refuses a bundle directory that is not empty, and a directory that is not a bundle, in one line (exit 1)", async () => {

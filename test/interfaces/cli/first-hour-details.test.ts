@@ -58,7 +58,7 @@ describe("--help states the exit codes", () => {
 describe("README and --help agree", () => {
   it("scan FILE… needs --rules, as the README's command line shows it", async () => {
     expect(README).toMatch(/npx stackwarden scan {6}FILE… --rules PATH…/);
-    const r = await run(["scan", "jobs/resnet50/train.py"], { STACKWARDEN_EMULATOR: t.url });
+    const r = await run(["scan", "stacks/dev/jobs/resnet50/train.py"], { STACKWARDEN_EMULATOR: t.url });
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/give --rules PATH/);
   });

@@ -17,7 +17,7 @@ beforeAll(async () => {
   dir = tempDir("stackwarden-scan-cli-");
   mkdirSync(join(dir, "rules"));
   writeFileSync(join(dir, "rules", "sample.yar"), markerRule("sample_exe_marker", sample.marker));
-  copyFileSync(join(PROJECT_ROOT, "policies", "rules", "test-markers.yar"), join(dir, "rules", "test-markers.yar"));
+  copyFileSync(join(PROJECT_ROOT, "stacks", "dev", "signatures", "test-markers.yar"), join(dir, "rules", "test-markers.yar"));
   writeFileSync(join(dir, "dirty.sh"), `echo hi # ${GATE_MARKER}\n`);
   writeFileSync(join(dir, "clean.sh"), "echo hi\n");
   copyFileSync(sample.packed, join(dir, "agent"));

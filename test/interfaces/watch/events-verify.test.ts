@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { FileDocumentStore } from "../../../src/platform/state/files/file-document-store";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,7 +21,7 @@ let delivery: { headers: Record<string, string>; body: string };
 
 beforeAll(async () => {
   receiver = await startReceiver(SECRET);
-  const n = WebhookNotifier.open({ dir: join(dir, "events"), urls: [receiver.url], secret: SECRET });
+  const n = await WebhookNotifier.open({ events: new FileDocumentStore(join(dir, "events")), urls: [receiver.url], secret: SECRET });
   n.enqueue(
     makeEvent(
       EVENT_TYPES.driftDetected,

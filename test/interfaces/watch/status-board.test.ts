@@ -1,4 +1,6 @@
 import { mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { FileAuditLog } from "../../../src/platform/state/files/file-audit-log";
+import { FileDocumentStore } from "../../../src/platform/state/files/file-document-store";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,6 +12,9 @@ import { readAuditTail } from "../../../src/interfaces/watch/status/audit-tail";
 import { auditEntries, feed, PERSONAL_OID, PERSONAL_TID, stackOf, tickUpdate } from "./status-fixtures";
 import { expectValid, isValid } from "./status-schema";
 import { deadPid } from "../../helpers/pids";
+
+/** The watcher's status store in a directory, as `watch` keeps it with the default (file) state. */
+const storeIn = (dir: string, warn?: (line: string) => void) => new StatusStore(new FileDocumentStore(dir), warn);
 
 /** A clock the test moves. */
 function clock(start = Date.UTC(2026, 0, 1, 12)) {
@@ -159,17 +164,18 @@ describe("StatusBoard", () => {
     expect(warnings).toEqual(["status board: a subscriber failed on the change of s: boom"]);
   });
 
-  it("with a store, a new board resumes each stack's status, generation, episodes and incarnation", () => {
+  it("with a store, a new board resumes each stack's status, generation, episodes and incarnation", async () => {
     const dir = mkdtempSync(join(tmpdir(), "stackwarden-status-store-"));
-    const a = new StatusBoard({ store: new StatusStore(dir) });
+    const a = await StatusBoard.open({ store: storeIn(dir) });
     feed(a, "prod", { tick: 1, disabled: ["orders"] });
     feed(a, "dev", { tick: 1 });
     a.remove("dev");
+    await a.flushed();
     // A kill between a temporary file's write and its rename leaves the temporary file: ignored and removed.
     writeFileSync(join(dir, "stacks", `prod.json.${deadPid()}.abcdef.tmp`), "{half");
     writeFileSync(join(dir, "stacks", "broken.json"), "{not json");
     const warnings: string[] = [];
-    const b = new StatusBoard({ store: new StatusStore(dir, (l) => warnings.push(l)) });
+    const b = await StatusBoard.open({ store: storeIn(dir, (l) => warnings.push(l)) });
     expect(b.incarnation).toBe(a.incarnation);
     expect(b.list().map((s) => s.name)).toEqual(["prod"]);
     expect(b.get("prod")).toEqual(a.get("prod"));
@@ -182,13 +188,15 @@ describe("StatusBoard", () => {
     expect(new StatusBoard().incarnation).not.toBe(a.incarnation);
   });
 
-  it("leaves alone the temporary file of another live watcher sharing the directory (it is being written)", () => {
+  it("leaves alone the temporary file of another live watcher sharing the directory (it is being written)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "stackwarden-status-store-"));
-    feed(new StatusBoard({ store: new StatusStore(dir) }), "us", { tick: 1 });
+    const first = await StatusBoard.open({ store: storeIn(dir) });
+    feed(first, "us", { tick: 1 });
+    await first.flushed();
     // The parent of this test process stands for a second watcher, alive and between write and rename.
     const inFlight = `nl.json.${process.ppid}.k3j4h5g6.tmp`;
     writeFileSync(join(dir, "stacks", inFlight), "{being written");
-    const b = new StatusBoard({ store: new StatusStore(dir) });
+    const b = await StatusBoard.open({ store: storeIn(dir) });
     expect(b.list().map((s) => s.name)).toEqual(["us"]);
     expect(readdirSync(join(dir, "stacks")).sort()).toEqual([inFlight, "us.json"]);
   });
@@ -241,14 +249,15 @@ describe("conditionOf", () => {
 });
 
 describe("readAuditTail", () => {
-  it("reads the last entries of a stack's trail, oldest first; none when there is no trail", () => {
+  it("reads the last entries of a stack's trail, oldest first; none when there is no trail", async () => {
     const dir = mkdtempSync(join(tmpdir(), "stackwarden-audit-tail-"));
-    expect(readAuditTail(dir, "prod")).toEqual([]);
+    const trails = new FileAuditLog(dir);
+    expect(await readAuditTail(trails, "prod")).toEqual([]);
     const all = auditEntries("prod", 600, dir);
     expect(statSync(join(dir, "prod.jsonl")).size).toBeGreaterThan(256 * 1024); // more than the end that is read
-    expect(readAuditTail(dir, "prod").map((e) => e.seq)).toEqual([596, 597, 598, 599, 600]);
-    expect(readAuditTail(dir, "prod", 2)).toEqual(all.slice(-2));
+    expect((await readAuditTail(trails, "prod")).map((e) => e.seq)).toEqual([596, 597, 598, 599, 600]);
+    expect(await readAuditTail(trails, "prod", 2)).toEqual(all.slice(-2));
     writeFileSync(join(dir, "prod.jsonl"), `${JSON.stringify(all[0])}\n{"seq":2,"cut`);
-    expect(readAuditTail(dir, "prod").map((e) => e.seq)).toEqual([1]);
+    expect((await readAuditTail(trails, "prod")).map((e) => e.seq)).toEqual([1]);
   });
 });

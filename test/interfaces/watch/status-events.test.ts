@@ -1,4 +1,5 @@
 import { cpSync, mkdtempSync } from "node:fs";
+import { FileDocumentStore } from "../../../src/platform/state/files/file-document-store";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CloudEvent } from "cloudevents";
@@ -15,8 +16,8 @@ import { LOCK_HOLDER, stackOf, tickUpdate } from "./status-fixtures";
 const stack = stackOf("prod", ["orders", "billing"]);
 
 /** A board on `dir` (or in memory) whose every derived event is collected. */
-function watched(dir?: string) {
-  const board = new StatusBoard(dir ? { store: new StatusStore(dir) } : {});
+async function watched(dir?: string) {
+  const board = dir ? await StatusBoard.open({ store: new StatusStore(new FileDocumentStore(dir)) }) : new StatusBoard();
   const events: StackwardenEvent[] = [];
   notifyStatusChanges(board, { enqueue: (e) => events.push(e) }, { source: "/test/watch" });
   board.register("prod", { file: stack.file });
@@ -33,8 +34,8 @@ const kinds = (es: StackwardenEvent[]) =>
   es.map((e) => `${e.type.replace("com.stackwarden.", "")}${"episode" in e.data ? ` #${(e.data as { episode: number }).episode}` : ""}`);
 
 describe("eventsBetween", () => {
-  it("announces a drift episode once when it opens and once when it is resolved", () => {
-    const { t } = watched();
+  it("announces a drift episode once when it opens and once when it is resolved", async () => {
+    const { t } = await watched();
     expect(t([])).toEqual([]);
     expect(kinds(t(["billing"]))).toEqual(["drift.detected #1", "finding.raised #2"]);
     expect(kinds(t(["billing", "orders"]))).toEqual(["finding.raised #3"]); // the same drift episode, one more finding
@@ -46,8 +47,8 @@ describe("eventsBetween", () => {
     expect(kinds(t(["orders"]))).toEqual(["drift.detected #4", "finding.raised #5"]);
   });
 
-  it("makes valid CloudEvents 1.0 whose subject is the stack and whose data carries the drifted lines", () => {
-    const { t } = watched();
+  it("makes valid CloudEvents 1.0 whose subject is the stack and whose data carries the drifted lines", async () => {
+    const { t } = await watched();
     const [detected] = t(["billing"]);
     expect(new CloudEvent(detected as never).validate()).toBe(true);
     expect(detected).toMatchObject({
@@ -67,8 +68,8 @@ describe("eventsBetween", () => {
     expect(detected.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 
-  it("announces applies and repairs by outcome, each once", () => {
-    const { t } = watched();
+  it("announces applies and repairs by outcome, each once", async () => {
+    const { t } = await watched();
     const apply = (trigger: "commit" | "remediation", exitCode: number, seq: number): ApplyRecord => ({
       trigger,
       startedAt: new Date(Date.UTC(2026, 0, 1, 10, seq)).toISOString(),
@@ -97,8 +98,8 @@ describe("eventsBetween", () => {
     expect(seen).toEqual(["apply.succeeded", "apply.failed", "remediation.applied", "remediation.failed"]);
   });
 
-  it("announces a probe failure once per episode, and a recovered lock once", () => {
-    const { board, t } = watched();
+  it("announces a probe failure once per episode, and a recovered lock once", async () => {
+    const { board, t } = await watched();
     expect(kinds(t([], { probesFailing: true }))).toEqual(["probe.failed #1"]);
     expect(kinds(t([], { probesFailing: true }))).toEqual([]);
     expect(kinds(t([], { probesFailing: false }))).toEqual([]);
@@ -121,25 +122,26 @@ describe("eventsBetween", () => {
     ]);
   });
 
-  it("derives nothing when a stack is put on the board or taken off", () => {
+  it("derives nothing when a stack is put on the board or taken off", async () => {
     const board = new StatusBoard();
     const s = board.register("x", { file: "f" });
     expect(eventsBetween(undefined, s, { incarnation: board.incarnation })).toEqual([]);
     expect(eventsBetween(s, undefined, { incarnation: board.incarnation })).toEqual([]);
   });
 
-  it("gives the same ids when a watcher killed before it saved the status derives the change again", () => {
+  it("gives the same ids when a watcher killed before it saved the status derives the change again", async () => {
     const dir = mkdtempSync(join(tmpdir(), "stackwarden-events-ids-"));
-    const first = watched(dir);
+    const first = await watched(dir);
     first.t(["billing"]);
     first.t([]);
+    await first.board.flushed();
     // The store as it was before the next update: what a kill between enqueueing and saving leaves.
     const before = mkdtempSync(join(tmpdir(), "stackwarden-events-ids-copy-"));
     cpSync(dir, before, { recursive: true });
     const sent = first.t(["orders"], { probesFailing: true });
     expect(kinds(sent)).toEqual(["drift.detected #3", "finding.raised #4", "probe.failed #5"]);
 
-    const again = watched(before);
+    const again = await watched(before);
     // Ticks after the restart that change nothing announce nothing …
     again.board.update("prod", { condition: { type: "Reconciling", reason: "Ticking", message: "tick running" } });
     expect(again.events).toEqual([]);
@@ -147,7 +149,7 @@ describe("eventsBetween", () => {
     const resent = again.t(["orders"], { probesFailing: true });
     expect(resent.map((e) => e.id)).toEqual(sent.map((e) => e.id));
     // Another store (another incarnation) never reuses them.
-    const other = watched(mkdtempSync(join(tmpdir(), "stackwarden-events-ids-other-")));
+    const other = await watched(mkdtempSync(join(tmpdir(), "stackwarden-events-ids-other-")));
     other.t(["billing"]);
     other.t([]);
     expect(other.t(["orders"], { probesFailing: true }).map((e) => e.id)).not.toEqual(sent.map((e) => e.id));

@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { FileAuditLog } from "../../../src/platform/state/files/file-audit-log";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AuditEntry } from "../../../src/domain/audit/audit-entry";
-import { AuditTrail } from "../../../src/domain/audit/audit-trail";
+import { chainEntry } from "../../../src/domain/audit/audit-chain";
 import type { Finding } from "../../../src/domain/compliance/finding";
 import type { ProbeResult } from "../../../src/domain/probes/probe-runner";
 import type { LockHolder } from "../../../src/domain/reconcile/stack-lock";
@@ -58,30 +59,36 @@ export function findingsFor(stack: StackConfig, plan: TdePlanItem[], extra: Find
   ];
 }
 
-/** A real audit trail with `n` entries (each naming a user oid and tenant id), read back. */
+/** A real audit trail with `n` entries (each naming a user oid and tenant id) in `<dir>/<stack>.jsonl`, chained as `apply` chains them. */
 export function auditEntries(stack: string, n: number, dir = mkdtempSync(join(tmpdir(), "stackwarden-status-audit-"))): AuditEntry[] {
-  const trail = AuditTrail.forStack(dir, stack);
-  for (let i = 0; i < n; i++)
-    trail.append({
-      at: new Date(Date.UTC(2026, 0, 1, 10, i)).toISOString(),
-      stack,
-      command: i % 2 ? "remediate" : "watch",
-      who: { tid: PERSONAL_TID, oid: PERSONAL_OID, appid: "04b07795-8ddb-461a-bbee-02f9e1bf7b46", claims: "decoded", host: "build-7" },
-      what: [
-        {
-          resource: sqlDatabaseId({ subscriptionId: SUB, resourceGroup: "rg-data", server: "sql-1", database: "orders" }),
-          before: "Disabled",
-          after: "Enabled",
-          outcome: "converged",
-        },
-      ],
-      commit: "0123456789abcdef0123456789abcdef01234567",
-      exitCode: 0,
-    });
-  return readFileSync(trail.path, "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as AuditEntry);
+  const entries: AuditEntry[] = [];
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const previous = lines.length ? { line: lines[lines.length - 1], seq: entries[entries.length - 1].seq } : undefined;
+    const { entry, line } = chainEntry(
+      {
+        at: new Date(Date.UTC(2026, 0, 1, 10, i)).toISOString(),
+        stack,
+        command: i % 2 ? "remediate" : "watch",
+        who: { tid: PERSONAL_TID, oid: PERSONAL_OID, appid: "04b07795-8ddb-461a-bbee-02f9e1bf7b46", claims: "decoded", host: "build-7" },
+        what: [
+          {
+            resource: sqlDatabaseId({ subscriptionId: SUB, resourceGroup: "rg-data", server: "sql-1", database: "orders" }),
+            before: "Disabled",
+            after: "Enabled",
+            outcome: "converged",
+          },
+        ],
+        commit: "0123456789abcdef0123456789abcdef01234567",
+        exitCode: 0,
+      },
+      previous,
+    );
+    entries.push(entry);
+    lines.push(line);
+  }
+  writeFileSync(new FileAuditLog(dir).where(stack), lines.map((l) => `${l}\n`).join(""));
+  return entries;
 }
 
 export const LOCK_HOLDER: LockHolder = { pid: 4242, host: "build-7", since: "2026-01-01T10:00:00.000Z", command: "watch", stack: "x" };

@@ -16,6 +16,8 @@ import {
   type WebhookNotifierOptions,
 } from "../../../src/interfaces/watch/events/webhook-notifier";
 import { startReceiver, type WebhookReceiver } from "./webhook-receiver";
+import { claimDirectory } from "../../../src/platform/state/files/directory-claim";
+import { FileDocumentStore } from "../../../src/platform/state/files/file-document-store";
 import { deadPid } from "../../helpers/pids";
 
 // The webhook notifier against real receivers (HTTP servers that verify every Standard Webhooks
@@ -32,9 +34,16 @@ afterEach(async () => {
   for (const r of receivers.splice(0)) await r.stop();
 });
 
-function notifier(o: Partial<WebhookNotifierOptions> & { urls: string[] }, log: string[] = []): WebhookNotifier {
-  const n = WebhookNotifier.open({
-    dir: o.dir ?? mkdtempSync(join(tmpdir(), "stackwarden-notify-")),
+/** A notifier whose outbox is a directory, as `watch` keeps it with the default (file) state. */
+function openIn(dir: string, o: Omit<WebhookNotifierOptions, "events" | "claim">): Promise<WebhookNotifier> {
+  return WebhookNotifier.open({ events: new FileDocumentStore(dir), claim: () => claimDirectory(dir), ...o });
+}
+
+async function notifier(
+  { dir, ...o }: Partial<WebhookNotifierOptions> & { urls: string[]; dir?: string },
+  log: string[] = [],
+): Promise<WebhookNotifier> {
+  const n = await openIn(dir ?? mkdtempSync(join(tmpdir(), "stackwarden-notify-")), {
     secret: SECRET,
     backoff: FAST,
     log: (l) => log.push(l),
@@ -74,7 +83,7 @@ async function until(what: string, cond: () => boolean, ms = 15_000): Promise<vo
 describe("WebhookNotifier", () => {
   it("delivers each event to every webhook, signed, as structured CloudEvents JSON", async () => {
     const [a, b] = [await receiver(), await receiver()];
-    const nt = notifier({ urls: [a.url, b.url] });
+    const nt = await notifier({ urls: [a.url, b.url] });
     const events = [event(), event("dev"), event()];
     for (const e of events) nt.enqueue(e);
     expect(await nt.drain(10_000)).toBe(true);
@@ -91,7 +100,7 @@ describe("WebhookNotifier", () => {
     const r = await receiver();
     r.behaviour = { status: 500, delayMs: 1000 };
     const log: string[] = [];
-    const nt = notifier({ urls: [r.url] }, log);
+    const nt = await notifier({ urls: [r.url] }, log);
     const started = process.hrtime.bigint();
     const events = Array.from({ length: 20 }, () => event());
     for (const e of events) nt.enqueue(e);
@@ -113,7 +122,7 @@ describe("WebhookNotifier", () => {
   it("counts an answer that does not come in time as a failure; the receiver deduplicates the late copy", async () => {
     const r = await receiver();
     r.behaviour = { status: 200, delayMs: 700 };
-    const nt = notifier({ urls: [r.url], timeoutMs: 200 });
+    const nt = await notifier({ urls: [r.url], timeoutMs: 200 });
     const e = event();
     nt.enqueue(e);
     await until("a timed-out attempt", () => nt.stats().retried >= 1);
@@ -128,7 +137,7 @@ describe("WebhookNotifier", () => {
     const port = r.port;
     await r.stop();
     const dir = mkdtempSync(join(tmpdir(), "stackwarden-notify-"));
-    const first = notifier({ dir, urls: [r.url] });
+    const first = await notifier({ dir, urls: [r.url] });
     const events = [event(), event(), event()];
     for (const e of events) first.enqueue(e);
     await until("a refused attempt", () => first.stats().retried >= 1);
@@ -140,7 +149,7 @@ describe("WebhookNotifier", () => {
     expect(JSON.parse(onDisk[0])).toMatchObject({ id: events[0].id, target: webhookKey(r.url), lastError: "ECONNREFUSED" });
 
     const back = await receiver(port);
-    const second = notifier({ dir, urls: [back.url] });
+    const second = await notifier({ dir, urls: [back.url] });
     expect(second.stats().pending).toBe(3);
     expect(await second.drain(10_000)).toBe(true);
     expect(back.events.map((e) => e.id)).toEqual(events.map((e) => e.id));
@@ -151,7 +160,7 @@ describe("WebhookNotifier", () => {
     const r = await receiver();
     r.behaviour = { status: 503, delayMs: 0 };
     const dir = mkdtempSync(join(tmpdir(), "stackwarden-notify-"));
-    const nt = notifier({ dir, urls: [r.url], maxAttempts: 3 });
+    const nt = await notifier({ dir, urls: [r.url], maxAttempts: 3 });
     const e = event();
     nt.enqueue(e);
     await until("the dead letter", () => nt.stats().deadLettered === 1);
@@ -176,10 +185,11 @@ describe("WebhookNotifier", () => {
     const r = await receiver();
     await r.stop();
     const dir = mkdtempSync(join(tmpdir(), "stackwarden-notify-"));
-    const nt = notifier({ dir, urls: [r.url], maxQueued: 3, backoff: { initialMs: 60_000, maxMs: 60_000 } });
+    const nt = await notifier({ dir, urls: [r.url], maxQueued: 3, backoff: { initialMs: 60_000, maxMs: 60_000 } });
     const events = Array.from({ length: 5 }, () => event());
     for (const e of events) nt.enqueue(e);
     expect(nt.stats()).toMatchObject({ pending: 3, deadLettered: 2 });
+    await nt.flushed();
     const dead = readFileSync(join(dir, "dead-letter.jsonl"), "utf8")
       .trim()
       .split("\n")
@@ -195,15 +205,16 @@ describe("WebhookNotifier", () => {
     const r = await receiver();
     await r.stop();
     const dir = mkdtempSync(join(tmpdir(), "stackwarden-notify-"));
-    const first = notifier({ dir, urls: [r.url], backoff: { initialMs: 60_000, maxMs: 60_000 } });
+    const first = await notifier({ dir, urls: [r.url], backoff: { initialMs: 60_000, maxMs: 60_000 } });
     first.enqueue(event());
     await first.close();
     writeFileSync(join(dir, "outbox", "000000000099-x.json"), "{cut sho");
     writeFileSync(join(dir, "outbox", `000000000098-x.json.${deadPid()}.abcd.tmp`), "{");
     const other = await receiver();
     const log: string[] = [];
-    const second = notifier({ dir, urls: [other.url] }, log);
+    const second = await notifier({ dir, urls: [other.url] }, log);
     expect(second.stats()).toMatchObject({ pending: 0, deadLettered: 1 });
+    await second.flushed();
     expect(readFileSync(join(dir, "dead-letter.jsonl"), "utf8")).toContain("its webhook is no longer configured");
     expect(readdirSync(join(dir, "outbox"))).toEqual(["000000000099-x.json.unreadable"]);
     expect(log.some((l) => l.includes("setting aside"))).toBe(true);
@@ -214,32 +225,30 @@ describe("WebhookNotifier", () => {
     const dir = mkdtempSync(join(tmpdir(), "stackwarden-notify-"));
     // The parent of this test process stands for another watcher, alive, that holds the outbox.
     writeFileSync(join(dir, "owner.pid"), `${process.ppid}\n`);
-    expect(() => notifier({ dir, urls: [r.url] })).toThrow(
+    await expect(notifier({ dir, urls: [r.url] })).rejects.toThrow(
       `the event outbox ${dir} belongs to another running watcher (pid ${process.ppid}): watch several stacks with one watcher (--stack A --stack B, or --all), or start this one in another directory`,
     );
     expect(readFileSync(join(dir, "owner.pid"), "utf8")).toBe(`${process.ppid}\n`);
     // A holder killed with -9 left its claim: taken over.
     writeFileSync(join(dir, "owner.pid"), `${deadPid()}\n`);
-    const n = notifier({ dir, urls: [r.url] });
+    const n = await notifier({ dir, urls: [r.url] });
     expect(readFileSync(join(dir, "owner.pid"), "utf8")).toBe(`${process.pid}\n`);
     await n.close();
     expect(existsSync(join(dir, "owner.pid"))).toBe(false);
   });
 
-  it("refuses a bad secret or URL in one line that does not show the value", () => {
+  it("refuses a bad secret or URL in one line that does not show the value", async () => {
     const dir = mkdtempSync(join(tmpdir(), "stackwarden-notify-"));
-    expect(() => WebhookNotifier.open({ dir, urls: ["http://127.0.0.1:1/x"], secret: "hunter2-not-a-whsec" })).toThrow(
+    await expect(openIn(dir, { urls: ["http://127.0.0.1:1/x"], secret: "hunter2-not-a-whsec" })).rejects.toThrow(
       /STACKWARDEN_NOTIFY_SECRET is not a Standard Webhooks secret/,
     );
     try {
-      WebhookNotifier.open({ dir, urls: ["http://127.0.0.1:1/x"], secret: "hunter2-not-a-whsec" });
+      await openIn(dir, { urls: ["http://127.0.0.1:1/x"], secret: "hunter2-not-a-whsec" });
     } catch (e) {
       expect((e as Error).message).not.toContain("hunter2");
     }
-    expect(() => WebhookNotifier.open({ dir, urls: ["ftp://h/x?token=abc"], secret: SECRET })).toThrow(/must be http or https, got ftp:/);
-    expect(() => WebhookNotifier.open({ dir, urls: ["not a url token=abc"], secret: SECRET })).toThrow(
-      /is not a URL \(an unparsable value\)/,
-    );
+    await expect(openIn(dir, { urls: ["ftp://h/x?token=abc"], secret: SECRET })).rejects.toThrow(/must be http or https, got ftp:/);
+    await expect(openIn(dir, { urls: ["not a url token=abc"], secret: SECRET })).rejects.toThrow(/is not a URL \(an unparsable value\)/);
     expect(existsSync(join(dir, "outbox"))).toBe(false);
   });
 });

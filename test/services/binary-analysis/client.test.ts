@@ -101,7 +101,7 @@ describe("apply-yara-rules through the client", () => {
     const file = writeSample(dir, "plain.txt", ["nothing to see"]);
     const rules: RuleSource[] = Array.from({ length: 12 }, (_, i) => ({ name: `r${i}.yar`, source: markerRule(`ok${i}`, `OK-${i}`) }));
     rules[11] = {
-      name: "policies/rules/broken.yar",
+      name: "stacks/dev/signatures/broken.yar",
       source: 'rule fine { condition: true }\n\nrule broken {\n  strings: $a = "x"\n  condition: $b\n}\n',
     };
     const e = await client.applyYaraRules(file, rules).catch((x: unknown) => x);
@@ -109,7 +109,9 @@ describe("apply-yara-rules through the client", () => {
     const err = e as ApiError;
     expect(err.status).toBe(400);
     expect(err.code).toBe("RuleCompileError");
-    expect(err.message).toContain("rule source policies/rules/broken.yar (rules[11]) does not compile (in rule broken, line 5, column 14)");
+    expect(err.message).toContain(
+      "rule source stacks/dev/signatures/broken.yar (rules[11]) does not compile (in rule broken, line 5, column 14)",
+    );
     expect(err.message).toContain("unknown pattern `$b`");
   });
 

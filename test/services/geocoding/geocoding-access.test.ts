@@ -2,7 +2,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { inspect } from "node:util";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INDEX_STATE_HEADER } from "../../../src/emulator/services/geocoding/geocoding-local";
+import { INDEX_STATE_HEADER } from "../../../src/emulator/services/geocoding/geocoding-runtime";
 import { ApiError, type Logger } from "../../../src/platform/http";
 import { GeocodingClient } from "../../../src/services/geocoding/client";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";

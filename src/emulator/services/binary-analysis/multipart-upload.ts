@@ -55,109 +55,152 @@ export function receiveUpload(
     return Promise.reject(tooLarge(limits, declared));
   }
   return new Promise<Upload>((resolve, reject) => {
-    const upload: Upload = { fields: new Map() };
     let bb: busboy.Busboy;
     try {
-      bb = busboy({
-        headers,
-        defParamCharset: "utf8",
-        limits: {
-          fileSize: limits.maxFileBytes,
-          fieldSize: limits.maxFieldBytes,
-          fields: limits.maxFields,
-          files: 20,
-          parts: limits.maxFields + 20,
-        },
-      });
+      bb = busboy(busboyConfig(headers, limits));
     } catch (e) {
       reject(new ServiceError(400, ERROR_CODE.badRequest, `the body must be multipart/form-data: ${(e as Error).message}`));
       return;
     }
-    let settled = false;
-    const pending: Promise<void>[] = [];
-    const streams: { destroy(): void }[] = [];
-    const track = (p: Promise<void>) => {
-      // Rejections after a failure are expected (the streams are torn down); the first one is reported.
-      p.catch(() => undefined);
-      pending.push(p);
-    };
-    const fail = (err: unknown) => {
-      if (settled) return;
-      settled = true;
-      signal.removeEventListener("abort", onAbort);
-      body.unpipe(bb);
-      bb.on("error", () => undefined);
-      for (const s of streams) s.destroy();
-      discardRest(body);
-      reject(err);
-    };
-    const onAbort = () => fail(signal.reason ?? new Error("the client went away"));
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
+    new UploadReceiver({ bb, body, dir, limits, signal, resolve, reject }).start();
+  });
+}
 
-    const addField = (name: string, value: string) => {
-      const list = upload.fields.get(name);
-      if (list) list.push(value);
-      else upload.fields.set(name, [value]);
-    };
+function busboyConfig(headers: IncomingHttpHeaders, limits: UploadLimits): busboy.BusboyConfig {
+  return {
+    headers,
+    defParamCharset: "utf8",
+    limits: {
+      fileSize: limits.maxFileBytes,
+      fieldSize: limits.maxFieldBytes,
+      fields: limits.maxFields,
+      files: 20,
+      parts: limits.maxFields + 20,
+    },
+  };
+}
 
+/** What one upload's receiver works with: the parser, the body it reads, where the file goes, and how it settles. */
+interface ReceiverParts {
+  bb: busboy.Busboy;
+  body: Readable;
+  dir: string;
+  limits: UploadLimits;
+  signal: AbortSignal;
+  resolve: (upload: Upload) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * One upload on its way in: busboy's events become the file on disk and the text fields. It settles
+ * once: with the upload when busboy closes and every part has been written, or with the first
+ * failure, which tears down the streams and drops the rest of the body.
+ */
+class UploadReceiver {
+  private readonly upload: Upload = { fields: new Map() };
+  private settled = false;
+  private readonly pending: Promise<void>[] = [];
+  private readonly streams: { destroy(): void }[] = [];
+  private readonly onAbort = () => this.fail(this.p.signal.reason ?? new Error("the client went away"));
+
+  constructor(private readonly p: ReceiverParts) {}
+
+  start(): void {
+    const { bb, body, limits, signal } = this.p;
+    if (signal.aborted) return this.onAbort();
+    signal.addEventListener("abort", this.onAbort, { once: true });
     bb.on("file", (name, stream, info) => {
-      if (name === "file" && !upload.file) {
-        const path = join(dir, "upload.bin");
-        const out = createWriteStream(path, { highWaterMark: FILE_WRITE_BUFFER });
-        streams.push(stream, out);
-        stream.once("limit", () => fail(tooLarge(limits)));
-        track(
-          pipeline(stream, out).then(() => {
-            upload.file = { path, filename: info.filename ?? "upload.bin", size: out.bytesWritten };
-          }),
-        );
-        return;
-      }
-      // A text field sent as a file part (some clients send rules this way): kept as text, bounded.
-      const chunks: Buffer[] = [];
-      let size = 0;
-      stream.on("data", (c: Buffer) => {
-        size += c.length;
-        if (size > limits.maxFieldBytes) {
-          fail(new ServiceError(413, ERROR_CODE.payloadTooLarge, `the part "${name}" exceeds ${limits.maxFieldBytes} bytes`));
-          stream.resume();
-        } else chunks.push(c);
-      });
-      streams.push(stream);
-      track(
-        new Promise<void>((res, rej) => {
-          stream.once("end", () => {
-            addField(name, Buffer.concat(chunks).toString("utf8"));
-            res();
-          });
-          stream.once("error", rej);
-        }),
-      );
+      if (name === "file" && !this.upload.file) this.receiveFile(stream, info.filename);
+      else this.receiveTextPart(name, stream);
     });
     bb.on("field", (name, value, info) => {
       if (info.valueTruncated)
-        fail(new ServiceError(413, ERROR_CODE.payloadTooLarge, `the field "${name}" exceeds ${limits.maxFieldBytes} bytes`));
-      else addField(name, value);
+        this.fail(new ServiceError(413, ERROR_CODE.payloadTooLarge, `the field "${name}" exceeds ${limits.maxFieldBytes} bytes`));
+      else this.addField(name, value);
     });
-    bb.once("fieldsLimit", () => fail(new ServiceError(413, ERROR_CODE.payloadTooLarge, `more than ${limits.maxFields} fields`)));
-    bb.once("filesLimit", () => fail(new ServiceError(400, ERROR_CODE.badRequest, "too many file parts")));
-    bb.once("partsLimit", () => fail(new ServiceError(413, ERROR_CODE.payloadTooLarge, "too many parts")));
-    bb.once("error", (e: Error) => fail(new ServiceError(400, ERROR_CODE.badRequest, `the multipart body cannot be read: ${e.message}`)));
-    body.once("error", (e: Error) => fail(e));
-    bb.once("close", () => {
-      Promise.all(pending).then(
-        () => {
-          if (settled) return;
-          settled = true;
-          signal.removeEventListener("abort", onAbort);
-          resolve(upload);
-        },
-        (e: unknown) => fail(e),
-      );
-    });
+    bb.once("fieldsLimit", () => this.fail(new ServiceError(413, ERROR_CODE.payloadTooLarge, `more than ${limits.maxFields} fields`)));
+    bb.once("filesLimit", () => this.fail(new ServiceError(400, ERROR_CODE.badRequest, "too many file parts")));
+    bb.once("partsLimit", () => this.fail(new ServiceError(413, ERROR_CODE.payloadTooLarge, "too many parts")));
+    bb.once("error", (e: Error) =>
+      this.fail(new ServiceError(400, ERROR_CODE.badRequest, `the multipart body cannot be read: ${e.message}`)),
+    );
+    body.once("error", (e: Error) => this.fail(e));
+    bb.once("close", () => this.finish());
     body.pipe(bb);
-  });
+  }
+
+  /** The `file` part: written to the workspace as it arrives, never held in memory. */
+  private receiveFile(stream: Readable, filename: string | undefined): void {
+    const path = join(this.p.dir, "upload.bin");
+    const out = createWriteStream(path, { highWaterMark: FILE_WRITE_BUFFER });
+    this.streams.push(stream, out);
+    stream.once("limit", () => this.fail(tooLarge(this.p.limits)));
+    this.track(
+      pipeline(stream, out).then(() => {
+        this.upload.file = { path, filename: filename ?? "upload.bin", size: out.bytesWritten };
+      }),
+    );
+  }
+
+  /** A text field sent as a file part (some clients send rules this way): kept as text, bounded. */
+  private receiveTextPart(name: string, stream: Readable): void {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > this.p.limits.maxFieldBytes) {
+        this.fail(new ServiceError(413, ERROR_CODE.payloadTooLarge, `the part "${name}" exceeds ${this.p.limits.maxFieldBytes} bytes`));
+        stream.resume();
+      } else chunks.push(c);
+    });
+    this.streams.push(stream);
+    this.track(
+      new Promise<void>((res, rej) => {
+        stream.once("end", () => {
+          this.addField(name, Buffer.concat(chunks).toString("utf8"));
+          res();
+        });
+        stream.once("error", rej);
+      }),
+    );
+  }
+
+  private addField(name: string, value: string): void {
+    const list = this.upload.fields.get(name);
+    if (list) list.push(value);
+    else this.upload.fields.set(name, [value]);
+  }
+
+  private track(p: Promise<void>): void {
+    // Rejections after a failure are expected (the streams are torn down); the first one is reported.
+    p.catch(() => undefined);
+    this.pending.push(p);
+  }
+
+  /** Busboy closed: the upload is complete once every part has reached its place. */
+  private finish(): void {
+    Promise.all(this.pending).then(
+      () => {
+        if (this.settled) return;
+        this.settled = true;
+        this.p.signal.removeEventListener("abort", this.onAbort);
+        this.p.resolve(this.upload);
+      },
+      (e: unknown) => this.fail(e),
+    );
+  }
+
+  private fail(err: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    const { bb, body, signal } = this.p;
+    signal.removeEventListener("abort", this.onAbort);
+    body.unpipe(bb);
+    bb.on("error", () => undefined);
+    for (const s of this.streams) s.destroy();
+    discardRest(body);
+    this.p.reject(err);
+  }
 }
 
 /** Bytes of a refused upload read and dropped before the connection is cut. */

@@ -1,6 +1,6 @@
 import { Option, type Command } from "commander";
+import { stateStoresFor } from "../state-stores";
 import { clientSetFromEnv } from "../../../clients/client-set";
-import { stateDirs } from "../../../platform/settings/state-dirs";
 import { applyStack } from "../../../usecases/apply";
 import { prepareStackProbes } from "../../../usecases/probe";
 import { applyHooksFor, lockHooksFor, reportApplied } from "../apply-hooks";
@@ -55,7 +55,7 @@ export function registerApply(program: Command, io: CommandIO): void {
           stackName: name,
           clients,
           cwd: io.cwd,
-          dirs: stateDirs(io.cwd, io.env, flags),
+          state: await stateStoresFor(io, flags),
           command,
           lockTimeoutMs,
           yes: flags.yes,
@@ -72,7 +72,7 @@ export function registerApply(program: Command, io: CommandIO): void {
       reportApplied(io, command, result);
       if (result.probes) {
         io.out("");
-        showProbeStep(io, name, result.probes);
+        await showProbeStep(io, name, result.probes);
       }
       io.exitCode = result.exitCode;
     });

@@ -1,22 +1,12 @@
-import { readFileSync } from "node:fs";
-import { InvalidArgumentError, type Command } from "commander";
-import { SHA256_HEX, verifyTrailText, type TrailVerdict } from "../../../domain/audit/audit-chain";
-import { auditPathOf } from "../../../domain/audit/audit-trail";
-import { stateDirs } from "../../../platform/settings/state-dirs";
-import { UsageError } from "../cli-error";
+import type { Command } from "commander";
+import type { TrailVerdict } from "../../../domain/audit/audit-chain";
+import { verifyAuditTrail } from "../../../usecases/audit";
+import { stateStoresFor } from "../state-stores";
 import type { CommandIO } from "../command-io";
-import { choiceOption } from "../option-parsers";
+import { choiceOption, sha256Option } from "../option-parsers";
 
 /** Exit code of `audit verify` when the trail was tampered with. */
 export const EXIT_TAMPERED = 5;
-
-/** `--expect-head`: the full 64-hex sha-256 of an entry, as verify prints the head (any case). */
-function sha256Option(value: string): string {
-  const hash = value.trim().toLowerCase();
-  if (!SHA256_HEX.test(hash))
-    throw new InvalidArgumentError(`expected the 64-hex sha256 that audit verify prints as the head, got "${value}"`);
-  return hash;
-}
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -44,40 +34,42 @@ export function registerAudit(program: Command, io: CommandIO): void {
     .option("--file <path>", "check this trail file instead")
     .option("--audit-dir <dir>", "directory of the audit trails (env STACKWARDEN_AUDIT_DIR; default .stackwarden/audit)")
     .option(
+      "--state-url <url>",
+      "where the trails live when they are shared: https://ACCOUNT.blob.core.windows.net/CONTAINER[/PREFIX] or http://HOST:PORT/ACCOUNT/CONTAINER (env STACKWARDEN_STATE_URL)",
+    )
+    .option(
       "--expect-head <sha256>",
       "a head printed by an earlier verify (64 hex), kept elsewhere: fail (exit 5) unless an entry of the trail carries it, to catch entries cut from the end",
       sha256Option,
     )
     .option("--output <format>", "table or json", choiceOption(["table", "json"] as const), "table")
-    .action((flags: { stack?: string; file?: string; auditDir?: string; expectHead?: string; output: "table" | "json" }) => {
-      if (!flags.stack === !flags.file) throw new UsageError("which trail? give --stack NAME or --file PATH");
-      const path = flags.file ?? auditPathOf(stateDirs(io.cwd, io.env, flags).audit, flags.stack!);
-      let text: string;
-      try {
-        text = readFileSync(path, "utf8");
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        throw new UsageError(
-          code === "ENOENT"
-            ? `no audit trail at ${path}: nothing was applied to this stack from here yet, or --audit-dir points elsewhere`
-            : `cannot read ${path}: ${(e as Error).message}`,
-        );
-      }
-      const v = verifyTrailText(text, flags.expectHead);
-      const checkpoint = checkpointLine(v);
-      if (flags.output === "json") {
-        io.out(JSON.stringify({ file: path, ...v }, null, 2));
-      } else if (v.intact) {
-        const head = v.head ? `; head seq ${v.head.seq} sha256 ${v.head.hash}` : "";
-        io.out(`${path}: intact, ${plural(v.entries, "entry", "entries")}${head}${checkpoint ? `; ${checkpoint}` : ""}`);
-      } else if (v.problems.length === 0) {
-        // The chain holds but the checkpoint is not in it: cut short at its end, or rewritten.
-        io.out(`${path}: TAMPERED: ${checkpoint}`);
-      } else {
-        io.out(`${path}: TAMPERED (${v.problems.length} problem(s))`);
-        for (const p of v.problems) io.out(`  line ${p.line}: ${p.kind}: ${p.message}`);
-        if (checkpoint) io.out(`  expected head: ${checkpoint}`);
-      }
-      io.exitCode = v.intact ? 0 : EXIT_TAMPERED;
-    });
+    .action(
+      async (flags: {
+        stack?: string;
+        file?: string;
+        auditDir?: string;
+        stateUrl?: string;
+        expectHead?: string;
+        output: "table" | "json";
+      }) => {
+        const v = await verifyAuditTrail({ state: await stateStoresFor(io, flags), cwd: io.cwd, ...flags });
+        const path = v.where;
+        const checkpoint = checkpointLine(v);
+        if (flags.output === "json") {
+          const { where: _where, ...verdict } = v;
+          io.out(JSON.stringify({ file: path, ...verdict }, null, 2));
+        } else if (v.intact) {
+          const head = v.head ? `; head seq ${v.head.seq} sha256 ${v.head.hash}` : "";
+          io.out(`${path}: intact, ${plural(v.entries, "entry", "entries")}${head}${checkpoint ? `; ${checkpoint}` : ""}`);
+        } else if (v.problems.length === 0) {
+          // The chain holds but the checkpoint is not in it: cut short at its end, or rewritten.
+          io.out(`${path}: TAMPERED: ${checkpoint}`);
+        } else {
+          io.out(`${path}: TAMPERED (${v.problems.length} problem(s))`);
+          for (const p of v.problems) io.out(`  line ${p.line}: ${p.kind}: ${p.message}`);
+          if (checkpoint) io.out(`  expected head: ${checkpoint}`);
+        }
+        io.exitCode = v.intact ? 0 : EXIT_TAMPERED;
+      },
+    );
 }

@@ -1,10 +1,10 @@
 import { writeFileSync } from "node:fs";
+import { stateStoresFor } from "../state-stores";
 import { resolve } from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
 import { clientSetFromEnv } from "../../../clients/client-set";
 import { COMPLIANCE_FORMATS, renderComplianceReport, type ComplianceFormat } from "../../../domain/reports/compliance-formats";
 import { unreadLine } from "../../../domain/stack/unread-entry";
-import { stateDirs } from "../../../platform/settings/state-dirs";
 import { VERSION } from "../../../platform/version";
 import { checkExitCode, runCheck } from "../../../usecases/check";
 import type { CommandIO } from "../command-io";
@@ -49,7 +49,7 @@ export function registerCheck(program: Command, io: CommandIO): void {
           stackName: name,
           clients,
           cwd: io.cwd,
-          dirs: stateDirs(io.cwd, io.env, flags),
+          state: await stateStoresFor(io, flags),
           planned: flags.planned,
           concurrency: flags.concurrency,
           warn: (l) => io.err(`stackwarden check: ${l}`),

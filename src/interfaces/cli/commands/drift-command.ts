@@ -1,8 +1,8 @@
 import type { Command } from "commander";
+import { stateStoresFor } from "../state-stores";
 import { clientSetFromEnv } from "../../../clients/client-set";
 import { renderDrift, type DriftFormat } from "../../../domain/reports/drift-report";
 import { unreadLine } from "../../../domain/stack/unread-entry";
-import { stateDirs } from "../../../platform/settings/state-dirs";
 import { runDrift } from "../../../usecases/drift";
 import { EXIT_CHANGES } from "../../../usecases/plan";
 import type { CommandIO } from "../command-io";
@@ -23,7 +23,7 @@ export function registerDrift(program: Command, io: CommandIO): void {
         stackName: name,
         clients: clientSetFromEnv(io.env),
         cwd: io.cwd,
-        dirs: stateDirs(io.cwd, io.env, {}),
+        state: await stateStoresFor(io),
         concurrency: flags.concurrency,
       });
       io.out(

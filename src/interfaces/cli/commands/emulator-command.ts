@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
 import type { Command } from "commander";
 import { startEmulator } from "../../../emulator/server";
 import { loadSeedFile } from "../../../emulator/seed";
@@ -9,6 +10,8 @@ import { intOption, positiveNumber, rateOption } from "../option-parsers";
 import type { CommandIO } from "../command-io";
 import { onStopRequest } from "../stop-request";
 import { EMULATOR_VAR } from "../../../platform/settings/emulator-settings";
+import { AZURITE_KEY, startAzurite, type AzuriteServer } from "../../../platform/programs/azurite-server";
+import { STATE_KEY_VAR, STATE_URL_VAR } from "../../../platform/state/state-url";
 
 interface EmulatorFlags {
   host: string;
@@ -25,6 +28,8 @@ interface EmulatorFlags {
   retryAfterMs?: number;
   throttle?: boolean;
   throttleRefillScale?: number;
+  storage?: boolean;
+  storagePort?: number;
 }
 
 export function registerEmulator(program: Command, io: CommandIO): void {
@@ -54,6 +59,11 @@ export function registerEmulator(program: Command, io: CommandIO): void {
       "with --throttle: multiply every refill rate by x (rehearse at scale in less time)",
       positiveNumber,
     )
+    .option(
+      "--storage",
+      "also start Azurite (Azure Storage's emulator) for shared state: locks, audit trails, watcher replicas (in memory; under DIR/azurite with --state)",
+    )
+    .option("--storage-port <n>", "with --storage: Azurite's Blob port (0 picks a free one)", intOption(0, 65535), 0)
     .action(async (flags: EmulatorFlags) => {
       const seedPath = flags.seed ?? (existsSync(DEFAULT_ESTATE) ? DEFAULT_ESTATE : undefined);
       const seed = seedPath ? loadSeedFile(seedPath, LOCAL_SERVICES) : {};
@@ -84,10 +94,18 @@ export function registerEmulator(program: Command, io: CommandIO): void {
         },
       });
       io.out(emu.url);
+      const storage = flags.storage ? await startStorage(flags, emu) : undefined;
       io.err(
         `stackwarden emulator: serving ${seedPath ? `the estate in ${seedPath}` : "an empty estate"}${flags.state ? `, state in ${flags.state}` : ""}; ARM at ${emu.url}/, IMDS at ${emu.url}/metadata, geocoding at ${emu.url}/geocoding, binary analysis at ${emu.url}/binary-analysis/v1, the issuers at ${emu.url}/apisetu. Stop with Ctrl-C. Point the CLI at it with:`,
       );
       io.err(`export ${EMULATOR_VAR}=${emu.url}`);
+      if (storage) {
+        io.err(
+          `stackwarden emulator: Azurite serves Blob Storage at ${storage.accountUrl}; share state (locks, audit, watcher replicas) with:`,
+        );
+        io.err(`export ${STATE_URL_VAR}=${storage.stateUrl("stackwarden")}`);
+        io.err(`export ${STATE_KEY_VAR}=${AZURITE_KEY}`);
+      }
       // Until told to stop: SIGINT, SIGTERM, or the process that started it gone (npx's shell).
       const reason = await new Promise<string>((resolve) => {
         const dispose = onStopRequest((why) => {
@@ -96,7 +114,19 @@ export function registerEmulator(program: Command, io: CommandIO): void {
         }, io.env);
       });
       // Closing flushes the state journal (--state): nothing acknowledged is lost.
-      await emu.close();
+      await Promise.all([emu.close(), storage?.stop()]);
       io.err(`stackwarden emulator: stopped (${reason})`);
     });
+}
+
+/** Azurite beside the emulator (`--storage`); a failure to start it stops the emulator too. */
+async function startStorage(flags: EmulatorFlags, emu: { close(): Promise<void> }): Promise<AzuriteServer> {
+  const location = flags.state ? join(flags.state, "azurite") : undefined;
+  if (location) mkdirSync(location, { recursive: true });
+  try {
+    return await startAzurite({ host: flags.host, port: flags.storagePort, location });
+  } catch (e) {
+    await emu.close();
+    throw e;
+  }
 }

@@ -1,10 +1,10 @@
 import type { Command } from "commander";
+import { stateStoresFor } from "../state-stores";
 import { clientSetFromEnv } from "../../../clients/client-set";
-import { stateDirs } from "../../../platform/settings/state-dirs";
 import { VERSION } from "../../../platform/version";
 import { verifyEvidenceBundle, writeEvidenceBundle } from "../../../usecases/evidence";
 import type { CommandIO } from "../command-io";
-import { choiceOption, intOption } from "../option-parsers";
+import { choiceOption, intOption, sha256Option } from "../option-parsers";
 import { withProbeDirOption, type ProbeDirFlags } from "../probe-dir-option";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
 
@@ -36,7 +36,7 @@ export function registerEvidence(program: Command, io: CommandIO): void {
           stackName: name,
           clients,
           cwd: io.cwd,
-          dirs: stateDirs(io.cwd, io.env, flags),
+          state: await stateStoresFor(io, flags),
           outDir: flags.out,
           toolVersion: VERSION,
           concurrency: flags.concurrency,
@@ -62,22 +62,41 @@ export function registerEvidence(program: Command, io: CommandIO): void {
     )
     .argument("<dir>", "the bundle's directory")
     .option("--audit-dir <dir>", "directory of the per-stack audit trails (env STACKWARDEN_AUDIT_DIR; default .stackwarden/audit)")
+    .option("--state-url <url>", "where the stack's audit trail lives when it is shared (env STACKWARDEN_STATE_URL)")
     .option("--trail <file>", "the audit trail file to find the anchor in, instead of <audit-dir>/<stack>.jsonl")
+    .option(
+      "--expect-head <sha256>",
+      "a head of the trail published elsewhere (audit verify prints it): fail (exit 5) unless the trail still carries it, so a rewritten trail with a forged anchor is caught",
+      sha256Option,
+    )
     .option("--output <format>", "table or json", choiceOption(["table", "json"] as const), "table")
-    .action((dir: string, flags: { auditDir?: string; trail?: string; output: "table" | "json" }) => {
-      const v = verifyEvidenceBundle({ dir, cwd: io.cwd, dirs: stateDirs(io.cwd, io.env, flags), trailFile: flags.trail });
-      if (flags.output === "json") io.out(JSON.stringify({ dir, ...v }, null, 2));
-      else if (v.intact) {
-        const at = v.anchor!.found!;
-        io.out(`${dir}: intact; manifest sha256 ${v.manifestSha256} anchored in ${v.trailPath} (line ${at.line}, seq ${at.seq}, ${at.at})`);
-      } else {
-        const count = v.problems.length + (v.anchor?.problems.length ?? 0);
-        io.out(`${dir}: TAMPERED (${count} problem(s))`);
-        for (const p of v.problems) io.out(`  ${p.kind}: ${p.message}`);
-        for (const p of v.anchor?.problems ?? []) io.out(`  anchor: ${p}`);
-      }
-      io.exitCode = v.intact ? 0 : EXIT_TAMPERED;
-    });
+    .action(
+      async (
+        dir: string,
+        flags: { auditDir?: string; stateUrl?: string; trail?: string; expectHead?: string; output: "table" | "json" },
+      ) => {
+        const v = await verifyEvidenceBundle({
+          dir,
+          cwd: io.cwd,
+          state: await stateStoresFor(io, flags),
+          trailFile: flags.trail,
+          expectHead: flags.expectHead,
+        });
+        if (flags.output === "json") io.out(JSON.stringify({ dir, ...v }, null, 2));
+        else if (v.intact) {
+          const at = v.anchor!.found!;
+          io.out(
+            `${dir}: intact; manifest sha256 ${v.manifestSha256} anchored in ${v.trailPath} (line ${at.line}, seq ${at.seq}, ${at.at})`,
+          );
+        } else {
+          const count = v.problems.length + (v.anchor?.problems.length ?? 0);
+          io.out(`${dir}: TAMPERED (${count} problem(s))`);
+          for (const p of v.problems) io.out(`  ${p.kind}: ${p.message}`);
+          for (const p of v.anchor?.problems ?? []) io.out(`  anchor: ${p}`);
+        }
+        io.exitCode = v.intact ? 0 : EXIT_TAMPERED;
+      },
+    );
 }
 
 interface EvidenceFlags extends StackFlags, ProbeDirFlags {

@@ -42,9 +42,14 @@ function labelOption(what: string) {
   };
 }
 
+/** Registers `pko`: a Pulumi Kubernetes Operator Stack resource per stack, validated against the operator's CRD. */
 export function registerPko(program: Command, io: CommandIO): void {
-  program
-    .command("pko")
+  pkoOptions(program.command("pko")).action((flags: PkoFlags) => runPko(flags, io));
+}
+
+/** The command's description, options and help text, in the order `pko --help` shows them. */
+function pkoOptions(command: Command): Command {
+  return command
     .description(
       "write a Pulumi Kubernetes Operator Stack resource (pulumi.com/v1) per stack, validated against the operator's CRD (exit 0, 1 error)",
     )
@@ -90,64 +95,78 @@ export function registerPko(program: Command, io: CommandIO): void {
         "  stackwarden pko --stack dev",
         "  stackwarden pko --all --out deploy/pko --backend azblob://pulumi-state --branch main",
       ].join("\n"),
-    )
-    .action((flags: PkoFlags) => {
-      if (flags.all && flags.stack.length) throw new UsageError("give either --stack NAME (repeatable) or --all, not both");
-      const names = flags.all ? listStacksOrFail(io.cwd) : [...new Set(flags.stack)];
-      if (!names.length)
-        throw new UsageError(
-          flags.all ? "no stacks in stacks/: nothing to write" : "which stacks? give --stack NAME (repeatable) or --all",
-        );
-      // Every stack file must be valid: a resource for a broken stack would only fail in the cluster.
-      for (const n of names) loadStackFile(stackFilePath(n, io.cwd), io.env, io.cwd);
+    );
+}
 
-      const byName = new Map<string, string>();
-      for (const n of names) {
-        const name = stackResourceName(flags.namePrefix, n);
-        const problems = resourceNameProblems(name);
-        if (problems.length) throw new UsageError(`stack ${n}: the Stack resource name ${problems[0]}; choose a shorter --name-prefix`);
-        const clash = byName.get(name);
-        if (clash) throw new UsageError(`stacks ${clash} and ${n} both become the resource name ${name}: rename one stack`);
-        byName.set(name, n);
-      }
-      let source;
-      try {
-        source = gitSource(io.cwd, { repo: flags.repo, branch: flags.branch, repoDir: flags.repoDir });
-      } catch (e) {
-        throw new UsageError((e as Error).message);
-      }
-      const settings: PkoSettings = {
-        namespace: flags.namespace,
-        namePrefix: flags.namePrefix,
-        serviceAccount: flags.serviceAccount,
-        org: flags.org,
-        backend: flags.backend,
-        secretName: flags.secret,
-        resyncSeconds: flags.resync,
-        driftRepair: flags.driftRepair,
-        clientId: flags.clientId,
-        image: flags.image ?? `pulumi/pulumi:${pulumiSdkVersion()}-nonroot`,
-      };
-      const crd = stackCrdValidator({ env: io.env });
-      const docs = names.map((n) => {
-        const cr = stackCustomResource(n, source, settings);
-        const problems = stackCrProblems(cr, crd);
-        if (problems.length)
-          throw new UsageError(`the Stack resource for ${n} does not validate against the operator's CRD: ${problems.join("; ")}`);
-        return { stack: n, text: `${header(n, flags)}${stringify(cr, { lineWidth: 0 })}` };
-      });
-      if (!flags.out) {
-        io.out(docs.map((d) => d.text.trimEnd()).join("\n---\n"));
-        return;
-      }
-      const dir = resolve(io.cwd, flags.out);
-      mkdirSync(dir, { recursive: true });
-      for (const d of docs) {
-        const file = join(dir, `${d.stack}.yaml`);
-        writeFileSync(file, d.text);
-        io.err(`stackwarden pko: wrote ${relative(io.cwd, file) || file} (valid against the operator's Stack CRD)`);
-      }
-    });
+/** The action: every resource is built and validated before one is printed or written. */
+function runPko(flags: PkoFlags, io: CommandIO): void {
+  const names = stackNames(flags, io.cwd);
+  // Every stack file must be valid: a resource for a broken stack would only fail in the cluster.
+  for (const n of names) loadStackFile(stackFilePath(n, io.cwd), io.env, io.cwd);
+  checkResourceNames(names, flags.namePrefix);
+  let source;
+  try {
+    source = gitSource(io.cwd, { repo: flags.repo, branch: flags.branch, repoDir: flags.repoDir });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const settings = pkoSettings(flags);
+  const crd = stackCrdValidator({ env: io.env });
+  const docs = names.map((n) => {
+    const cr = stackCustomResource(n, source, settings);
+    const problems = stackCrProblems(cr, crd);
+    if (problems.length)
+      throw new UsageError(`the Stack resource for ${n} does not validate against the operator's CRD: ${problems.join("; ")}`);
+    return { stack: n, text: `${header(n, flags)}${stringify(cr, { lineWidth: 0 })}` };
+  });
+  if (!flags.out) {
+    io.out(docs.map((d) => d.text.trimEnd()).join("\n---\n"));
+    return;
+  }
+  const dir = resolve(io.cwd, flags.out);
+  mkdirSync(dir, { recursive: true });
+  for (const d of docs) {
+    const file = join(dir, `${d.stack}.yaml`);
+    writeFileSync(file, d.text);
+    io.err(`stackwarden pko: wrote ${relative(io.cwd, file) || file} (valid against the operator's Stack CRD)`);
+  }
+}
+
+/** The stacks asked for: `--all` or each `--stack` once. */
+function stackNames(flags: PkoFlags, cwd: string): string[] {
+  if (flags.all && flags.stack.length) throw new UsageError("give either --stack NAME (repeatable) or --all, not both");
+  const names = flags.all ? listStacksOrFail(cwd) : [...new Set(flags.stack)];
+  if (!names.length)
+    throw new UsageError(flags.all ? "no stacks in stacks/: nothing to write" : "which stacks? give --stack NAME (repeatable) or --all");
+  return names;
+}
+
+/** Each stack's resource name must be valid and its own: two stacks must not become one resource. */
+function checkResourceNames(names: readonly string[], namePrefix: string): void {
+  const byName = new Map<string, string>();
+  for (const n of names) {
+    const name = stackResourceName(namePrefix, n);
+    const problems = resourceNameProblems(name);
+    if (problems.length) throw new UsageError(`stack ${n}: the Stack resource name ${problems[0]}; choose a shorter --name-prefix`);
+    const clash = byName.get(name);
+    if (clash) throw new UsageError(`stacks ${clash} and ${n} both become the resource name ${name}: rename one stack`);
+    byName.set(name, n);
+  }
+}
+
+function pkoSettings(flags: PkoFlags): PkoSettings {
+  return {
+    namespace: flags.namespace,
+    namePrefix: flags.namePrefix,
+    serviceAccount: flags.serviceAccount,
+    org: flags.org,
+    backend: flags.backend,
+    secretName: flags.secret,
+    resyncSeconds: flags.resync,
+    driftRepair: flags.driftRepair,
+    clientId: flags.clientId,
+    image: flags.image ?? `pulumi/pulumi:${pulumiSdkVersion()}-nonroot`,
+  };
 }
 
 function listStacksOrFail(cwd: string): string[] {

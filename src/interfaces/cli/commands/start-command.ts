@@ -1,10 +1,10 @@
 import type { Command } from "commander";
+import { stateStoresFor } from "../state-stores";
 import { DEFAULT_ESTATE } from "../../../clients/embedded-emulator";
 import { renderComplianceTable } from "../../../domain/reports/compliance-report";
 import { renderPlan } from "../../../domain/reports/plan-report";
 import { loadStackFile, stackFilePath } from "../../../domain/stack/stack-config";
 import { unreadLine } from "../../../domain/stack/unread-entry";
-import { stateDirs } from "../../../platform/settings/state-dirs";
 import { VERSION } from "../../../platform/version";
 import { runStart } from "../../../usecases/start";
 import { applyHooksFor } from "../apply-hooks";
@@ -28,7 +28,7 @@ export function registerStart(program: Command, io: CommandIO): void {
     .action(async (flags: { stack: string; seed: string } & ProbeDirFlags) => {
       const stack = loadStackFile(stackFilePath(flags.stack, io.cwd), io.env, io.cwd);
       const outcome = await runStart(
-        { stack, stackName: flags.stack, seedFile: flags.seed, env: io.env, cwd: io.cwd, dirs: stateDirs(io.cwd, io.env, flags) },
+        { stack, stackName: flags.stack, seedFile: flags.seed, env: io.env, cwd: io.cwd, state: await stateStoresFor(io, flags) },
         {
           emulatorStarted: (url) => io.out(`Embedded emulator at ${url} serving ${flags.seed.replace(`${io.cwd}/`, "")}`),
           step: (n, step) => io.out(`\n== ${n}. ${step} ==`),

@@ -5,14 +5,15 @@ import { clientSetFromEnv } from "../../../clients/client-set";
 import { loadStackFile, stackFilePath, type StackConfig } from "../../../domain/stack/stack-config";
 import { formatDuration } from "../../../platform/duration";
 import { currentBranch, headCommit } from "../../../platform/programs/git-checkout";
-import { stateDirs } from "../../../platform/settings/state-dirs";
 import { listStacks } from "../../gitops/stack-listing";
 import { notifyStatusChanges } from "../../watch/events/notify-status-changes";
 import { parseNotifySecret } from "../../watch/events/notify-secret";
-import { DEFAULT_EVENTS_DIR, WebhookNotifier } from "../../watch/events/webhook-notifier";
+import { WebhookNotifier } from "../../watch/events/webhook-notifier";
+import { OrderedWrites } from "../../watch/ordered-writes";
+import { WatchReplica } from "../../watch/watch-replica";
 import { StackStatusReporter } from "../../watch/stack-status-reporter";
 import { StatusBoard } from "../../watch/status/status-board";
-import { DEFAULT_STATUS_DIR, StatusStore } from "../../watch/status/status-store";
+import { StatusStore } from "../../watch/status/status-store";
 import { WatchMetrics } from "../../watch/watch-metrics";
 import { cronSchedule, describeSchedule, type Schedule } from "../../watch/watch-schedule";
 import { parseListen, startWatchServer, type Readiness } from "../../watch/watch-server";
@@ -22,6 +23,7 @@ import type { CommandIO } from "../command-io";
 import { onStopRequest } from "../stop-request";
 import { durationOption, withOperationOptions, type OperationFlags } from "../operation-options";
 import { intOption } from "../option-parsers";
+import { stateStoresFor } from "../state-stores";
 
 interface WatchFlags extends OperationFlags {
   stack: string[];
@@ -53,8 +55,14 @@ interface WatchedStack {
 
 const DEFAULT_INTERVAL_MS = 5 * 60_000;
 
+/** Registers `watch`: the long-running reconciler of one or many stacks. */
 export function registerWatch(program: Command, io: CommandIO): void {
-  withOperationOptions(program.command("watch"))
+  watchOptions(withOperationOptions(program.command("watch"))).action((flags: WatchFlags) => runWatch(flags, io));
+}
+
+/** The command's description and its own options, in the order `watch --help` shows them. */
+function watchOptions(command: Command): Command {
+  return command
     .description(
       "the long-running reconciler of one or many stacks: drift and check on a schedule, follow git, serve /healthz /readyz /metrics, a status page and API, send signed events (runs until SIGTERM, then exits 0)",
     )
@@ -94,138 +102,253 @@ export function registerWatch(program: Command, io: CommandIO): void {
     .option("--max-ticks <n>", "stop after N ticks (benchmarks and smoke tests)", intOption(1))
     .option("--concurrency <n>", "databases read or changed at once", intOption(1, 256), 16)
     .option("--scan-timeout <seconds>", "longest wait for one scan", intOption(1), 3600)
-    .option("--poll-interval <ms>", "time between scan progress polls", intOption(50, 600_000), 1000)
-    .action(async (flags: WatchFlags) => {
-      if (flags.interval !== undefined && flags.schedule) throw new UsageError("give either --interval or --schedule, not both");
-      if (flags.autoApply && !flags.git) throw new UsageError("--auto-apply applies new commits: it needs --git DIR");
-      const chosen = [flags.stack.length > 0, !!flags.config, !!flags.all].filter(Boolean).length;
-      if (chosen > 1) throw new UsageError("give --stack NAME (repeatable), --config FILE or --all, not several");
-      if (chosen === 0)
-        throw new UsageError("which stacks? give --stack NAME (stacks/Pulumi.NAME.yaml; repeatable), --config FILE or --all");
-      let schedule: Schedule;
-      try {
-        schedule = flags.schedule ? cronSchedule(flags.schedule) : { kind: "interval", ms: flags.interval ?? DEFAULT_INTERVAL_MS };
-      } catch (e) {
-        throw new UsageError(`--schedule: ${(e as Error).message}`);
-      }
-      const secret = flags.notify.length ? notifySecret(io.env) : undefined;
+    .option("--poll-interval <ms>", "time between scan progress polls", intOption(50, 600_000), 1000);
+}
 
-      let git: WatchGit | undefined;
-      if (flags.git) {
-        const dir = resolve(io.cwd, flags.git);
-        if (!existsSync(dir)) throw new UsageError(`--git ${flags.git}: no such directory`);
-        let branch = flags.gitBranch;
-        try {
-          branch ??= await currentBranch(dir);
-        } catch (e) {
-          throw new UsageError(`--git ${flags.git}: not a git checkout (${(e as Error).message})`);
-        }
-        if (!branch)
-          throw new UsageError(`--git ${flags.git}: the checkout is on a detached HEAD; name the branch to follow with --git-branch`);
-        git = { dir, remote: flags.gitRemote, branch };
-      }
-      // With --git the stack files are the checkout's.
-      const projectDir = git?.dir ?? io.cwd;
-      const stacks: WatchedStack[] = flags.config
-        ? [watched(resolve(projectDir, flags.config), /Pulumi\.([^/\\]+)\.yaml$/.exec(flags.config)?.[1] ?? flags.config, io)]
-        : (flags.all ? listStacks(projectDir).map((s) => s.stack) : [...new Set(flags.stack)]).map((name) =>
-            watched(stackFilePath(name, projectDir), name, io),
-          );
-      if (stacks.length === 0) throw new UsageError(`--all: no stack files in ${join(projectDir, "stacks")}`);
-      const many = stacks.length > 1;
-      const log = (line: string) => io.out(`${new Date().toISOString()} ${line}`);
-      // A bad stack file at start is an error at once when it is the only one; among many, it only
-      // fails that stack's ticks (Stalled on the status page), never the others.
-      for (const st of stacks) {
-        try {
-          st.load();
-        } catch (e) {
-          if (!many) throw e;
-          log(`[${st.name}] cannot read its stack file yet: ${(e as Error).message}`);
-        }
-      }
+/** What every stack's watcher shares: where it reports (metrics, the status board, events) and what it reads and writes with. */
+interface WatchShared {
+  flags: WatchFlags;
+  io: CommandIO;
+  schedule: Schedule;
+  git: WatchGit | undefined;
+  clients: ReturnType<typeof clientSetFromEnv>;
+  state: Awaited<ReturnType<typeof stateStoresFor>>;
+  metrics: WatchMetrics;
+  board: StatusBoard;
+  /** The writes of statuses and events, in order, each fenced by the replica's lease. */
+  writes: OrderedWrites;
+  /** The signing secret of --notify (absent: no webhooks). */
+  secret: string | undefined;
+  /** Several stacks: each watcher's lines are prefixed with its stack's name. */
+  many: boolean;
+  log: (line: string) => void;
+}
 
-      const clients = clientSetFromEnv(io.env);
-      const dirs = stateDirs(io.cwd, io.env, flags);
-      const metrics = new WatchMetrics();
-      const board = new StatusBoard({ store: new StatusStore(resolve(io.cwd, DEFAULT_STATUS_DIR), log), warn: log });
-      const notifier = secret
-        ? WebhookNotifier.open({ dir: resolve(io.cwd, DEFAULT_EVENTS_DIR), urls: flags.notify, secret, log })
-        : undefined;
-      const unsubscribe = notifier ? notifyStatusChanges(board, notifier) : () => {};
-      const watchers = stacks.map((st) => {
-        metrics.addStack(st.name);
-        board.register(st.name, { file: st.file, schedule: describeSchedule(schedule) });
-        return new Watcher({
-          stackName: st.name,
-          loadStack: st.load,
-          schedule,
-          clients,
-          cwd: io.cwd,
-          actor: clients.actor,
-          dirs,
-          git,
-          commitOf: () => headCommit(dirname(resolve(io.cwd, st.file))),
-          autoApply: !!flags.autoApply,
-          autoRemediate: !!flags.autoRemediate,
-          lockTimeoutMs: flags.lockTimeout,
-          graceMs: flags.grace,
-          maxTicks: flags.maxTicks,
-          concurrency: flags.concurrency,
-          scanTimeoutMs: flags.scanTimeout * 1000,
-          pollIntervalMs: flags.pollInterval,
-          metrics,
-          status: new StackStatusReporter(board, st.name, dirs),
-          log: many ? (line) => log(`[${st.name}] ${line}`) : log,
-        });
-      });
-      let server: Awaited<ReturnType<typeof startWatchServer>> | undefined;
-      try {
-        server = flags.listen
-          ? await startWatchServer({
-              ...flags.listen,
-              readiness: () => readinessOf(watchers),
-              metrics: async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() }),
-              status: board,
-              statusToken: flags.statusToken ?? (io.env.STACKWARDEN_STATUS_TOKEN?.trim() || undefined),
-            })
-          : undefined;
-      } catch (e) {
-        unsubscribe();
-        await notifier?.close();
-        metrics.close();
-        throw new UsageError(`--listen: ${(e as Error).message}`);
-      }
-      if (server) io.out(`stackwarden watch: listening on ${server.url} (/healthz, /readyz, /metrics, /, /api/v1/stacks)`);
-      const what = `${describeSchedule(schedule)}${git ? `, following ${git.remote}/${git.branch} in ${git.dir}` : ""}${flags.autoApply ? ", auto-apply" : ""}${flags.autoRemediate ? ", auto-remediate" : ""}`;
-      log(
-        many
-          ? `watching ${stacks.length} stacks (${stacks.map((s) => s.name).join(", ")}) ${what}`
-          : `watching stack ${stacks[0].name} (${stacks[0].file}) ${what}`,
+/**
+ * The action: checks the flags and stacks, then runs one replica of the watcher. Replicas sharing a
+ * state store (STACKWARDEN_STATE_URL) elect a leader per group of stacks: the leader ticks, applies
+ * and sends events; the others stand by, serving the page, the API and /metrics from the shared
+ * statuses, and take over when the leader's lease lapses. Runs until a stop is asked.
+ */
+async function runWatch(flags: WatchFlags, io: CommandIO): Promise<void> {
+  checkFlagCombinations(flags);
+  const schedule = scheduleOf(flags);
+  const secret = flags.notify.length ? notifySecret(io.env) : undefined;
+  const git = flags.git ? await gitToFollow(flags.git, flags, io.cwd) : undefined;
+  // With --git the stack files are the checkout's.
+  const stacks = watchedStacks(flags, git?.dir ?? io.cwd, io);
+  const many = stacks.length > 1;
+  const log = (line: string) => io.out(`${new Date().toISOString()} ${line}`);
+  checkStackFiles(stacks, many, log);
+
+  const clients = clientSetFromEnv(io.env);
+  const state = await stateStoresFor(io, flags);
+  const metrics = new WatchMetrics();
+  // Statuses and events are written only while this replica leads (the fence: its lease).
+  const leading: { replica?: WatchReplica } = {};
+  const writes = new OrderedWrites(log, () => leading.replica!.check());
+  const store = new StatusStore(state.status, log, writes);
+  const board = await StatusBoard.open({ store, warn: log });
+  for (const st of stacks) metrics.addStack(st.name);
+  const shared: WatchShared = { flags, io, schedule, git, clients, state, metrics, board, writes, secret, many, log };
+  const stop = stopSignal();
+  const terms = { ticks: 0, watchers: [] as Watcher[] };
+  const replica = (leading.replica = new WatchReplica({
+    locks: state.locks,
+    group: flags.all ? "watch-all" : `watch-${stacks.map((s) => s.name).join(".")}`,
+    board,
+    store,
+    lead: () => leadTerm(stacks, shared, terms, stop.request),
+    onRole: (role) => metrics.leader.set(role === "leader" ? 1 : 0),
+    log,
+    retryMs: io.env.STACKWARDEN_CAMPAIGN_MS ? Number(io.env.STACKWARDEN_CAMPAIGN_MS) : undefined,
+  }));
+  const server = await listenIfAsked(shared, replica, terms);
+  if (server) io.out(`stackwarden watch: listening on ${server.url} (/healthz, /readyz, /metrics, /, /api/v1/stacks, /api/v1/replica)`);
+  log(watchingLine(stacks, shared));
+  // SIGTERM, SIGINT, or the process that started it gone (npx's shell, which passes on no signal).
+  const dispose = onStopRequest(stop.request, io.env);
+  try {
+    await replica.start();
+    await replica.stop(await stop.requested);
+  } finally {
+    dispose();
+    await writes.flushed();
+    metrics.close();
+    await server?.close();
+    await clients.close();
+  }
+  log(`stopped after ${terms.ticks} tick(s)`);
+  io.exitCode = 0;
+}
+
+/** A stop asked once (a signal, the parent gone, --max-ticks done), with its reason. */
+function stopSignal(): { request: (reason: string) => void; requested: Promise<string> } {
+  let request: (reason: string) => void = () => {};
+  const requested = new Promise<string>((resolve) => (request = resolve));
+  return { request, requested };
+}
+
+/**
+ * One term of leadership: the board's stacks registered, the notifier opened on the shared outbox
+ * (what a previous leader left pending goes out, with the same webhook-id), a watcher per stack.
+ * Returns what ends the term: the watchers stop (a running apply within its grace period), the
+ * events of the last ticks get a few seconds to go out, the rest stays in the outbox.
+ */
+async function leadTerm(
+  stacks: readonly WatchedStack[],
+  shared: WatchShared,
+  terms: { ticks: number; watchers: Watcher[] },
+  requestStop: (reason: string) => void,
+): Promise<(reason: string) => Promise<void>> {
+  const { board, schedule, state, writes, secret, flags, log } = shared;
+  for (const st of stacks) board.register(st.name, { file: st.file, schedule: describeSchedule(schedule) });
+  const notifier = secret
+    ? await WebhookNotifier.open({
+        events: state.events,
+        writes,
+        claim: "claimOutbox" in state ? state.claimOutbox : undefined,
+        fence: () => writes.fenced(),
+        urls: flags.notify,
+        secret,
+        log,
+      })
+    : undefined;
+  const unsubscribe = notifier ? notifyStatusChanges(board, notifier) : () => {};
+  const watchers = stacks.map((st) => watcherFor(st, shared));
+  terms.watchers = watchers;
+  // Each stack ticks on its own: ticks of different stacks overlap, those of one never do.
+  const running = Promise.all(watchers.map((w) => w.run())).then(() => {
+    if (flags.maxTicks !== undefined) requestStop(`${flags.maxTicks} tick(s) done (--max-ticks)`);
+  });
+  return async (reason) => {
+    for (const w of watchers) w.stop(reason);
+    await running;
+    unsubscribe();
+    terms.ticks += watchers.reduce((n, w) => n + w.ticks, 0);
+    if (notifier) {
+      await notifier.drain(5_000);
+      await notifier.close();
+    }
+  };
+}
+
+function checkFlagCombinations(flags: WatchFlags): void {
+  if (flags.interval !== undefined && flags.schedule) throw new UsageError("give either --interval or --schedule, not both");
+  if (flags.autoApply && !flags.git) throw new UsageError("--auto-apply applies new commits: it needs --git DIR");
+  const chosen = [flags.stack.length > 0, !!flags.config, !!flags.all].filter(Boolean).length;
+  if (chosen > 1) throw new UsageError("give --stack NAME (repeatable), --config FILE or --all, not several");
+  if (chosen === 0) throw new UsageError("which stacks? give --stack NAME (stacks/Pulumi.NAME.yaml; repeatable), --config FILE or --all");
+}
+
+function scheduleOf(flags: WatchFlags): Schedule {
+  try {
+    return flags.schedule ? cronSchedule(flags.schedule) : { kind: "interval", ms: flags.interval ?? DEFAULT_INTERVAL_MS };
+  } catch (e) {
+    throw new UsageError(`--schedule: ${(e as Error).message}`);
+  }
+}
+
+/** The checkout `--git` names, and the remote and branch to follow (the branch checked out unless --git-branch). */
+async function gitToFollow(gitFlag: string, flags: WatchFlags, cwd: string): Promise<WatchGit> {
+  const dir = resolve(cwd, gitFlag);
+  if (!existsSync(dir)) throw new UsageError(`--git ${gitFlag}: no such directory`);
+  let branch = flags.gitBranch;
+  try {
+    branch ??= await currentBranch(dir);
+  } catch (e) {
+    throw new UsageError(`--git ${gitFlag}: not a git checkout (${(e as Error).message})`);
+  }
+  if (!branch) throw new UsageError(`--git ${gitFlag}: the checkout is on a detached HEAD; name the branch to follow with --git-branch`);
+  return { dir, remote: flags.gitRemote, branch };
+}
+
+/** The stacks to watch: the one `--config` file, every listed stack (`--all`), or each `--stack`. */
+function watchedStacks(flags: WatchFlags, projectDir: string, io: CommandIO): WatchedStack[] {
+  const stacks: WatchedStack[] = flags.config
+    ? [watched(resolve(projectDir, flags.config), /Pulumi\.([^/\\]+)\.yaml$/.exec(flags.config)?.[1] ?? flags.config, io)]
+    : (flags.all ? listStacks(projectDir).map((s) => s.stack) : [...new Set(flags.stack)]).map((name) =>
+        watched(stackFilePath(name, projectDir), name, io),
       );
-      // SIGTERM, SIGINT, or the process that started it gone (npx's shell, which passes on no signal).
-      const dispose = onStopRequest((reason) => {
-        for (const w of watchers) w.stop(reason);
-      }, io.env);
-      try {
-        // Each stack ticks on its own: ticks of different stacks overlap, those of one never do.
-        await Promise.all(watchers.map((w) => w.run()));
-      } finally {
-        dispose();
-        unsubscribe();
-        // Events of the last ticks get a few seconds to go out; what does not stays in the outbox for the next start.
-        if (notifier) {
-          await notifier.drain(5_000);
-          await notifier.close();
-        }
-        metrics.close();
-        await server?.close();
-        await clients.close();
-      }
-      const ticks = watchers.reduce((n, w) => n + w.ticks, 0);
-      log(`stopped after ${ticks} tick(s)`);
-      io.exitCode = 0;
+  if (stacks.length === 0) throw new UsageError(`--all: no stack files in ${join(projectDir, "stacks")}`);
+  return stacks;
+}
+
+/**
+ * A bad stack file at start is an error at once when it is the only one; among many, it only
+ * fails that stack's ticks (Stalled on the status page), never the others.
+ */
+function checkStackFiles(stacks: readonly WatchedStack[], many: boolean, log: (line: string) => void): void {
+  for (const st of stacks) {
+    try {
+      st.load();
+    } catch (e) {
+      if (!many) throw e;
+      log(`[${st.name}] cannot read its stack file yet: ${(e as Error).message}`);
+    }
+  }
+}
+
+/** One stack's watcher, reporting to the metrics and the status board. */
+function watcherFor(st: WatchedStack, shared: WatchShared): Watcher {
+  const { flags, io, schedule, git, clients, state, metrics, board, many, log } = shared;
+  return new Watcher({
+    stackName: st.name,
+    loadStack: st.load,
+    schedule,
+    clients,
+    cwd: io.cwd,
+    state,
+    git,
+    commitOf: () => headCommit(dirname(resolve(io.cwd, st.file))),
+    autoApply: !!flags.autoApply,
+    autoRemediate: !!flags.autoRemediate,
+    lockTimeoutMs: flags.lockTimeout,
+    graceMs: flags.grace,
+    maxTicks: flags.maxTicks,
+    concurrency: flags.concurrency,
+    scanTimeoutMs: flags.scanTimeout * 1000,
+    pollIntervalMs: flags.pollInterval,
+    metrics,
+    status: new StackStatusReporter(board, st.name, state),
+    fence: () => shared.writes.fenced(),
+    log: many ? (line) => log(`[${st.name}] ${line}`) : log,
+  });
+}
+
+type WatchServer = Awaited<ReturnType<typeof startWatchServer>>;
+
+/** With --listen, the server of /healthz, /readyz, /metrics, the page and the API; a failure to listen closes what was opened. */
+async function listenIfAsked(
+  shared: WatchShared,
+  replica: WatchReplica,
+  terms: { watchers: readonly Watcher[] },
+): Promise<WatchServer | undefined> {
+  const { flags, io, metrics, board } = shared;
+  if (!flags.listen) return undefined;
+  try {
+    return await startWatchServer({
+      ...flags.listen,
+      // A standby is ready: it serves the page and the API, and stands by to take over.
+      readiness: () => (replica.leading ? readinessOf(terms.watchers) : { ready: true, reason: "standing by (another replica leads)" }),
+      metrics: async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() }),
+      status: board,
+      replica: () => replica.view(),
+      statusToken: flags.statusToken ?? (io.env.STACKWARDEN_STATUS_TOKEN?.trim() || undefined),
     });
+  } catch (e) {
+    metrics.close();
+    throw new UsageError(`--listen: ${(e as Error).message}`);
+  }
+}
+
+/** The first line: which stacks, on what schedule, following what, with which repairs. */
+function watchingLine(stacks: readonly WatchedStack[], shared: WatchShared): string {
+  const { flags, schedule, git } = shared;
+  const what = `${describeSchedule(schedule)}${git ? `, following ${git.remote}/${git.branch} in ${git.dir}` : ""}${flags.autoApply ? ", auto-apply" : ""}${flags.autoRemediate ? ", auto-remediate" : ""}`;
+  return stacks.length > 1
+    ? `watching ${stacks.length} stacks (${stacks.map((s) => s.name).join(", ")}) ${what}`
+    : `watching stack ${stacks[0].name} (${stacks[0].file}) ${what}`;
 }
 
 /**

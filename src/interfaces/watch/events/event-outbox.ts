@@ -1,6 +1,5 @@
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync } from "node:fs";
-import { join } from "node:path";
-import { isAtomicWriteLeftover, writeFileAtomic } from "../files/atomic-write";
+import type { DocumentStore } from "../../../domain/state/state-ports";
+import { OrderedWrites } from "../ordered-writes";
 
 /**
  * One event on its way to one webhook: what the outbox keeps on disk until the receiver has it.
@@ -40,65 +39,60 @@ export interface DeadLetter {
 }
 
 /**
- * The on-disk outbox of the webhook notifier: `<dir>/outbox/<seq>-<target>.json`, one file per
- * delivery, each written atomically (temporary file, fsync, rename), so a `kill -9` at any moment
- * leaves every enqueued delivery readable for the next process; `<dir>/dead-letter.jsonl` gets
- * the deliveries that exhausted their retries (or were pushed out of a full queue).
+ * The webhook notifier's outbox in the state store: `outbox/<seq>-<target>.json`, one document per
+ * delivery, each written atomically, so a `kill -9` at any moment leaves every enqueued delivery
+ * readable for the next process; `dead-letter.jsonl` gets the deliveries that exhausted their
+ * retries (or were pushed out of a full queue). Writes go through `writes`, in the order asked.
  */
 export class EventOutbox {
   readonly outboxDir: string;
   readonly deadLetterPath: string;
 
   constructor(
-    readonly dir: string,
+    private readonly docs: DocumentStore,
     private readonly warn: (line: string) => void = () => {},
+    readonly writes = new OrderedWrites(warn),
   ) {
-    this.outboxDir = join(dir, "outbox");
-    this.deadLetterPath = join(dir, "dead-letter.jsonl");
-    mkdirSync(this.outboxDir, { recursive: true });
+    this.outboxDir = docs.where("outbox");
+    this.deadLetterPath = docs.where(DEAD_LETTER);
   }
 
-  /** Every pending delivery, by seq. Leftovers of a cut-short write are removed; an unreadable file is set aside (`.unreadable`) with a warning. */
-  load(): PendingDelivery[] {
+  /** Every pending delivery, by seq. An unreadable document is set aside (`.unreadable`) with a warning. */
+  async load(): Promise<PendingDelivery[]> {
     const out: PendingDelivery[] = [];
-    for (const name of readdirSync(this.outboxDir)) {
-      const path = join(this.outboxDir, name);
-      if (isAtomicWriteLeftover(name)) {
-        unlinkSync(path);
-        continue;
-      }
+    for (const { name } of await this.docs.list("outbox/")) {
       if (!name.endsWith(".json")) continue;
+      const doc = await this.docs.get(name);
+      if (!doc) continue;
       try {
-        const d = JSON.parse(readFileSync(path, "utf8")) as PendingDelivery;
+        const d = JSON.parse(doc.text) as PendingDelivery;
         if (d.version !== 1 || typeof d.seq !== "number" || typeof d.body !== "string" || typeof d.target !== "string")
           throw new Error("not a pending delivery");
         out.push(d);
       } catch (e) {
-        this.warn(`event outbox: setting aside ${path}: ${(e as Error).message}`);
-        renameSync(path, `${path}.unreadable`);
+        this.warn(`event outbox: setting aside ${this.docs.where(name)}: ${(e as Error).message}`);
+        await this.docs.put(`${name}.unreadable`, doc.text);
+        await this.docs.delete(name);
       }
     }
     return out.sort((a, b) => a.seq - b.seq);
   }
 
-  /** Writes (or rewrites, after an attempt) a delivery's file. */
+  /** Writes (or rewrites, after an attempt) a delivery's document. */
   save(d: PendingDelivery): void {
-    writeFileAtomic(this.pathOf(d), `${JSON.stringify(d)}\n`);
+    const text = `${JSON.stringify(d)}\n`;
+    this.writes.run("event outbox", () => this.docs.put(nameOf(d), text));
   }
 
   /** Removes a delivered delivery. */
   remove(d: PendingDelivery): void {
-    try {
-      unlinkSync(this.pathOf(d));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-    }
+    this.writes.run("event outbox", () => this.docs.delete(nameOf(d)));
   }
 
   /**
-   * Appends the delivery to the dead-letter file (one line, one write, fsynced by the OS at its
-   * pace), then removes it from the outbox: a kill between the two leaves it in both, and the next
-   * process dead-letters it again (a duplicate line rather than a lost event).
+   * Appends the delivery to the dead-letter log (one line), then removes it from the outbox: a
+   * kill between the two leaves it in both, and the next process dead-letters it again (a
+   * duplicate line rather than a lost event).
    */
   deadLetter(d: PendingDelivery, reason: string, at = new Date()): void {
     const line: DeadLetter = {
@@ -112,11 +106,18 @@ export class EventOutbox {
       enqueuedAt: d.enqueuedAt,
       body: d.body,
     };
-    appendFileSync(this.deadLetterPath, `${JSON.stringify(line)}\n`, { mode: 0o600 });
+    this.writes.run("event outbox", () => this.docs.appendLine(DEAD_LETTER, JSON.stringify(line)));
     this.remove(d);
   }
 
-  private pathOf(d: PendingDelivery): string {
-    return join(this.outboxDir, `${String(d.seq).padStart(12, "0")}-${d.target}.json`);
+  /** Resolves once every write asked for so far has ended. */
+  flushed(): Promise<void> {
+    return this.writes.flushed();
   }
+}
+
+const DEAD_LETTER = "dead-letter.jsonl";
+
+function nameOf(d: PendingDelivery): string {
+  return `outbox/${String(d.seq).padStart(12, "0")}-${d.target}.json`;
 }

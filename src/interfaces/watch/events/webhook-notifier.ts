@@ -7,17 +7,28 @@ import { parseRetryAfter, retryDelayMs, type BackoffOptions } from "./delivery-b
 import { EventOutbox, type PendingDelivery } from "./event-outbox";
 import type { StackwardenEvent } from "./event-types";
 import { parseNotifySecret } from "./notify-secret";
-import { claimDirectory, DirectoryInUse } from "../files/directory-claim";
-
-/** Where the watcher keeps its outbox and dead-letter file, under the working directory (the README documents it). */
-export const DEFAULT_EVENTS_DIR = ".stackwarden/events";
+import { DirectoryInUse } from "../../../platform/state/files/directory-claim";
+import type { DocumentStore } from "../../../domain/state/state-ports";
+import type { OrderedWrites } from "../ordered-writes";
 
 /** The content type of a structured-mode CloudEvent over HTTP. */
 export const CLOUDEVENTS_JSON = "application/cloudevents+json; charset=utf-8";
 
 export interface WebhookNotifierOptions {
-  /** Where the outbox (`outbox/`) and the dead-letter file (`dead-letter.jsonl`) live. */
-  dir: string;
+  /** Where the outbox (`outbox/`) and the dead-letter log (`dead-letter.jsonl`) live. */
+  events: DocumentStore;
+  /** The ordered writes shared with the status board (an event is stored before the status that caused it). */
+  writes?: OrderedWrites;
+  /**
+   * Claims the outbox for this process (local files: `owner.pid` in its directory), returning what
+   * gives it up; throws DirectoryInUse when another live watcher has it. Absent: no claim.
+   */
+  claim?: () => () => void;
+  /**
+   * The fence before each delivery (a watcher replica's lease): a delivery it refuses is not sent and
+   * stays in the outbox, for the replica that leads next. Absent: every delivery is sent.
+   */
+  fence?: () => Promise<void>;
   /** The webhooks (http or https URLs); each gets every event. */
   urls: readonly string[];
   /** The signing secret in Standard Webhooks' `whsec_…` form (from STACKWARDEN_NOTIFY_SECRET). */
@@ -97,21 +108,21 @@ export class WebhookNotifier {
       if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error(`a webhook URL must be http or https, got ${u.protocol}`);
       this.targets.set(webhookKey(url), { url, label: `${u.origin}/…`, queue: [] });
     }
-    this.outbox = new EventOutbox(o.dir, this.log);
+    this.outbox = new EventOutbox(o.events, this.log, o.writes);
     const timeout = o.timeoutMs ?? 10_000;
     this.agent = new Agent({ connect: { timeout }, headersTimeout: timeout, bodyTimeout: timeout, keepAliveTimeout: 4_000 });
     setMaxListeners(0, this.stopped.signal);
   }
 
   /**
-   * Opens the outbox in `dir` and starts delivering: what an earlier process left there is resumed
-   * (deliveries to a webhook no longer configured go to the dead-letter file). Throws on a bad
+   * Opens the outbox and starts delivering: what an earlier process left there is resumed
+   * (deliveries to a webhook no longer configured go to the dead-letter log). Throws on a bad
    * secret or URL, saying which.
    */
-  static open(opts: WebhookNotifierOptions): WebhookNotifier {
+  static async open(opts: WebhookNotifierOptions): Promise<WebhookNotifier> {
     const n = new WebhookNotifier(opts);
     try {
-      n.release = claimDirectory(opts.dir);
+      if (opts.claim) n.release = opts.claim();
     } catch (e) {
       void n.agent.destroy();
       if (e instanceof DirectoryInUse)
@@ -121,11 +132,21 @@ export class WebhookNotifier {
         );
       throw e;
     }
-    n.resume();
+    try {
+      await n.resume();
+    } catch (e) {
+      n.release();
+      void n.agent.destroy();
+      throw e;
+    }
     return n;
   }
 
-  /** Queues the event for every webhook (written to disk before this returns). An event already waiting for a webhook is not queued twice. */
+  /**
+   * Queues the event for every webhook (its write to the outbox is queued before this returns, ahead
+   * of any later write; `flushed()` says when it is stored). An event already waiting for a webhook
+   * is not queued twice.
+   */
   enqueue(event: Pick<StackwardenEvent, "id" | "type">): void {
     if (this.closed) throw new Error("the webhook notifier is closed");
     const body = JSON.stringify(event);
@@ -183,13 +204,19 @@ export class WebhookNotifier {
     for (const t of this.targets.values()) t.wake?.();
     await Promise.allSettled(this.workers);
     await this.agent.destroy();
+    await this.outbox.flushed();
     this.release();
   }
 
   private readonly log = (line: string) => this.o.log?.(line);
 
-  private resume(): void {
-    for (const d of this.outbox.load()) {
+  /** Resolves once every outbox write asked for so far is stored. */
+  flushed(): Promise<void> {
+    return this.outbox.flushed();
+  }
+
+  private async resume(): Promise<void> {
+    for (const d of await this.outbox.load()) {
       this.seq = Math.max(this.seq, d.seq);
       const t = this.targets.get(d.target);
       if (t) t.queue.push(d);
@@ -244,6 +271,15 @@ export class WebhookNotifier {
   }
 
   private async attempt(t: Target, d: PendingDelivery): Promise<void> {
+    try {
+      await this.o.fence?.();
+    } catch (e) {
+      // No longer the leader: nothing more is sent; the outbox keeps it for the next one.
+      this.log(`notify: not sending ${d.type} ${d.id}: ${(e as Error).message}`);
+      this.stopped.abort(e);
+      void this.close();
+      return;
+    }
     const at = new Date();
     let failure: string;
     let retryAfterMs: number | undefined;

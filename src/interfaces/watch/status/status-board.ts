@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { initialStackStatus, type StackStatus, type StatusCondition } from "./stack-status";
 import { continueStatus } from "./status-continuity";
-import type { StatusStore } from "./status-store";
+import type { StatusStore, StoredBoard } from "./status-store";
 
 /**
  * What an update may set. The board keeps the rest (see continueStatus): `generation`, `episodes`,
@@ -50,16 +50,28 @@ export class StatusBoard {
   /** Part of every event id: the store's, or a new one per process without a store. */
   readonly incarnation: string;
 
-  constructor(private readonly opts: StatusBoardOptions = {}) {
+  constructor(
+    private readonly opts: StatusBoardOptions = {},
+    stored?: StoredBoard,
+  ) {
     this.now = opts.now ?? (() => new Date());
     this.warn = opts.warn ?? (() => {});
-    if (opts.store) {
-      const stored = opts.store.load();
+    if (stored) {
       this.incarnation = stored.incarnation;
       for (const s of stored.statuses) this.statuses.set(s.name, deepFreeze(s));
     } else {
       this.incarnation = randomUUID();
     }
+  }
+
+  /** A board that starts from what its store kept (its incarnation and statuses), saving every change back to it. */
+  static async open(opts: StatusBoardOptions & { store: StatusStore }): Promise<StatusBoard> {
+    return new StatusBoard(opts, await opts.store.load());
+  }
+
+  /** Resolves once every status change so far is in the store. */
+  flushed(): Promise<void> {
+    return this.opts.store?.writes.flushed() ?? Promise.resolve();
   }
 
   /** +1 with every change of any stack. */
@@ -101,6 +113,21 @@ export class StatusBoard {
         : prev.condition,
     } as StackStatus;
     return this.commit(name, prev, deepFreeze(continueStatus(prev, structuredClone(draft), this.now())));
+  }
+
+  /**
+   * Takes the statuses another replica stored (a standby following its leader): each one newer than
+   * what the board shows replaces it, and the page's listeners hear of it; nothing is saved (the
+   * leader writes) and no event is derived here (a standby has no notifier subscribed).
+   */
+  adopt(statuses: readonly StackStatus[]): void {
+    for (const s of statuses) {
+      const prev = this.statuses.get(s.name);
+      if (prev && prev.generation >= s.generation && prev.updatedAt === s.updatedAt) continue;
+      const next = deepFreeze(structuredClone(s));
+      this.statuses.set(s.name, next);
+      this.notify({ name: s.name, previous: prev, current: next, revision: ++this.rev });
+    }
   }
 
   /** Takes a stack off the board (and out of the store). */

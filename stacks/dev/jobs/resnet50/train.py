@@ -1,7 +1,7 @@
 """Example Batch AI job script of the dev stack (experiment resnet50 on cluster gpu-nc6).
 
-stackwarden's artifact gate scans it with the rules in policies/rules before anything ships
-(stackwarden:artifacts in stacks/Pulumi.dev.yaml). It is clean: no rule matches it.
+stackwarden's artifact gate scans it with the signature rules in stacks/dev/signatures before
+anything ships (stackwarden:artifacts in stacks/Pulumi.dev.yaml). It is clean: no rule matches it.
 """
 
 import argparse

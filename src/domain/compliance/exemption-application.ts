@@ -1,9 +1,8 @@
 import { sameResourceId } from "../../platform/arm/resource-id";
 import type { Finding } from "./finding";
-import type { Exemption } from "./exemption";
+import type { Exemption } from "./declared-exemption";
 
-export type { Exemption };
-
+/** What became of one declared exemption in a run: whether it applies, and to how many findings. */
 export interface ExemptionStatus {
   exemption: Exemption;
   /** Active until the end of its `expires` day (UTC); forever without one. */

@@ -8,16 +8,8 @@ import { isProcessAlive } from "./process-alive";
  * loss does not leave an empty file under the new name either), then renamed over `path`.
  * Creates the directory when missing. Synchronous: a few small writes, cheaper than a promise chain.
  */
-export function writeFileAtomic(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
-  const fd = openSync(tmp, "w", 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+export function writeFileAtomic(path: string, text: string, mode = 0o600): void {
+  const tmp = writeTempFile(path, text, mode);
   try {
     renameSync(tmp, path);
   } catch (e) {
@@ -28,6 +20,23 @@ export function writeFileAtomic(path: string, text: string): void {
     }
     throw e;
   }
+}
+
+/**
+ * Writes `text` to a new temporary file beside `path` (`<path>.<pid>.<random>.tmp`, fsynced) and
+ * returns its name: what writeFileAtomic renames, or a create-only write hard-links, into place.
+ */
+export function writeTempFile(path: string, text: string, mode = 0o600): string {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
+  const fd = openSync(tmp, "w", mode);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return tmp;
 }
 
 /**
