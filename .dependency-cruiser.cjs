@@ -9,8 +9,11 @@
 //   platform     src/platform
 //   apart        src/emulator, reached only through src/clients and the emulator command
 //
-// Arrows point down only. Type-only imports do not count as cycles: a rule names the type of the
-// facts it judges, which its fact kind declares (the kind's code never imports the rule).
+// Arrows point down only. Type-only imports do not count as module cycles: a rule names the type of
+// the facts it judges, which its fact kind declares (the kind's code never imports the rule). At
+// folder level dependency-cruiser counts every import, type-only ones too: so what rules and fact
+// kinds both name (the facts' shared types, FactMap) is a folder of its own, src/domain/facts/model,
+// below both.
 const VALUE = { dependencyTypesNot: ["type-only"] };
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -44,6 +47,14 @@ module.exports = {
       comment: "The client set builds clients; it knows nothing of what they are used for.",
       from: { path: "^src/clients/" },
       to: { path: "^src/(domain|usecases|interfaces)/" },
+    },
+    {
+      name: "domain-never-imports-clients",
+      severity: "error",
+      comment:
+        "The domain declares what its reads need (src/domain/facts/fact-clients.ts, naming the services' client types) and the client set satisfies it: no import of src/clients/, not even a type-only one.",
+      from: { path: "^src/domain/" },
+      to: { path: "^src/clients/" },
     },
     {
       name: "domain-below-use-cases",
@@ -104,11 +115,11 @@ module.exports = {
       name: "compliance-is-pure",
       severity: "error",
       comment:
-        "Rules are pure functions of plain data: no client, transport, file system or other I/O. They may name their facts' types (type-only imports) and read ARM ids and UNKNOWN.",
+        "Rules are pure functions of plain data: no client, transport, file system or other I/O. They may name their facts' types (type-only imports) and read ARM ids and UNKNOWN (src/platform/unknown-value.ts).",
       from: { path: "^src/domain/compliance/" },
       to: {
         pathNot:
-          "^src/domain/compliance/|^src/platform/arm/(resource-id|provider-namespace)[.]ts$|^src/domain/facts/fact-base[.]ts$|^src/platform/yaml/source-location[.]ts$",
+          "^src/domain/compliance/|^src/platform/arm/(resource-id|provider-namespace)[.]ts$|^src/platform/unknown-value[.]ts$|^src/platform/yaml/source-location[.]ts$",
         ...VALUE,
       },
     },

@@ -1,5 +1,5 @@
 import { UnknownValueError } from "@pulumi/policy";
-import { UNKNOWN, type Maybe } from "../src/domain/compliance/facts";
+import { UNKNOWN, type Maybe } from "../src/platform/unknown-value";
 
 /** Reads a resource property that may be unknown during a preview (CrossGuard throws UnknownValueError on reading one). */
 export function known<T>(read: () => T): Maybe<T> {

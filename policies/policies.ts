@@ -8,8 +8,6 @@ import type { ResourceInput } from "../src/domain/facts/fact-kind";
 import { checkResources } from "../src/usecases/check";
 import { known } from "./known";
 
-export { RESOURCE_TYPES as TYPES } from "../src/domain/facts/resource-types";
-
 /**
  * Each policy's config: the rule's thresholds with their defaults (the enforcement level is
  * CrossGuard's own) and the exemptions of the stack file's schema.

@@ -1,8 +1,10 @@
-import type { DataSourceKind } from "../src/interfaces/pulumi/data-sources";
-import type { KeyCustodySourceKind } from "../src/interfaces/pulumi/key-custody-sources";
+import type { CarrierToken } from "../src/domain/facts/carrier";
 
-/** A provider by name: the TDE resource's, a certificate probe's, an artifact scan's, the residency carrier's, or a data source's kind. */
-export type ProviderName = "tde" | "certificateProbe" | "artifactScan" | "residency" | DataSourceKind | KeyCustodySourceKind;
+/**
+ * A provider by name: the TDE resource's, a certificate probe's, an artifact scan's, the residency
+ * carrier's, or a data source's token (`sql:ServiceTierAdvisors`). Users' state records it.
+ */
+export type ProviderName = "tde" | "certificateProbe" | "artifactScan" | "residency" | CarrierToken;
 
 /** Where the providers are, relative to the project: compiled by `npm run build`. */
 export const PROVIDER_ENTRY = "dist/providers/provider-entry.js";

@@ -5,29 +5,11 @@ import { findProjectDir, resolveArtifacts } from "../src/domain/artifacts/artifa
 import { sha256FileSync } from "../src/platform/files/file-digest";
 import { displayPath } from "../src/platform/files/path-glob";
 import { stackConfigFromValues, type StackConfig } from "../src/domain/stack/stack-config";
-import { protectorKeyOf, stackServers } from "../src/domain/facts/key-custody-reads";
-import type { EncryptionProtector as EncryptionProtectorObject } from "../src/services/sql/key-custody-types";
+import { allDataSources } from "../src/domain/facts/data-source-registry";
+import { tdeResourceName } from "../src/domain/facts/tde-status";
 import { databaseLabel } from "../src/platform/arm/resource-id";
 import { locate, parseLocatedYaml } from "../src/platform/yaml/located-yaml";
-import {
-  ArtifactScan,
-  BatchAiCluster,
-  BatchAiExperiment,
-  BatchAiFileServer,
-  BatchAiJobs,
-  BatchAiUsages,
-  BatchAiWorkspace,
-  CertificateProbe,
-  ElasticPoolActivities,
-  ElasticPoolDatabaseActivities,
-  EncryptionProtector,
-  KeyVault,
-  KeyVaultKey,
-  Residency,
-  ServiceTierAdvisors,
-  TransparentDataEncryption,
-  TransparentDataEncryptionActivities,
-} from "../providers";
+import { ArtifactScan, CertificateProbe, DataSourceResource, Residency, TransparentDataEncryption } from "../providers";
 
 /** Reads the `stackwarden:` keys of the stack's config and validates them with the CLI's schema. */
 export function readStackConfig(): StackConfig {
@@ -93,21 +75,15 @@ function databaseEntries(stack: StackConfig): (string | undefined)[] {
 /** The folder of stack files (Pulumi.yaml's stackConfigDir). */
 const STACKS_FOLDER = "stacks";
 
-/** A stable logical name from parts (Pulumi names must be unique within the stack). */
-function logical(...parts: string[]): string {
-  return parts.join("-").toLowerCase();
-}
-
 export interface Registered {
   /** By `rg/server/database`. */
   tde: Map<string, TransparentDataEncryption>;
-  advisors: ServiceTierAdvisors[];
+  /** Every data source registered at once (not those that follow another's outputs), by logical name. */
+  dataSources: Map<string, DataSourceResource>;
   /** By path relative to the project directory. */
   artifacts: Map<string, ArtifactScan>;
   /** By probe name. */
   probes: Map<string, CertificateProbe>;
-  /** By `rg/server`. */
-  protectors: Map<string, EncryptionProtector>;
 }
 
 /**
@@ -140,49 +116,25 @@ export function registerArtifacts(stack: StackConfig, projectDir = findProjectDi
 /** Registers the artifact scans, the TDE resources, every data source the stack names, and the post-deploy probes. */
 export function registerStack(stack: StackConfig): Registered {
   const artifacts = registerArtifacts(stack);
-  const sub = stack.subscriptionId;
   const tde = new Map<string, TransparentDataEncryption>();
-  const advisors: ServiceTierAdvisors[] = [];
+  const byName = new Map<string, pulumi.Resource>();
   const entries = databaseEntries(stack);
   // A loop, not forEach: each resource records the frame that registered it as `registerStack (…)`,
   // and an anonymous callback's frame has no name for Pulumi's source-position pattern to read.
   for (const [i, d] of stack.databases.entries()) {
-    const ref = { subscriptionId: sub, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
-    const name = logical(d.resourceGroup, d.server, d.database);
     const stackEntry = entries[i];
-    const resource = new TransparentDataEncryption(`tde-${name}`, {
-      ...ref,
+    const resource = new TransparentDataEncryption(tdeResourceName(d), {
+      subscriptionId: stack.subscriptionId,
+      resourceGroup: d.resourceGroup,
+      server: d.server,
+      database: d.database,
       transparentDataEncryption: d.transparentDataEncryption,
       ...(stackEntry ? { stackEntry } : {}),
     });
     tde.set(databaseLabel(d), resource);
-    advisors.push(
-      new ServiceTierAdvisors(`advisors-${name}`, { ...ref, ...(d.serviceObjective ? { serviceObjective: d.serviceObjective } : {}) }),
-    );
-    // Read after the TDE change so the scan it started is what shows.
-    new TransparentDataEncryptionActivities(`tde-activity-${name}`, ref, { dependsOn: [resource] });
+    byName.set(tdeResourceName(d), resource);
   }
-  const protectors = registerKeyCustody(stack);
-  for (const p of stack.elasticPools) {
-    const ref = { subscriptionId: sub, resourceGroup: p.resourceGroup, server: p.server, elasticPool: p.elasticPool };
-    const name = logical(p.resourceGroup, p.server, p.elasticPool);
-    new ElasticPoolActivities(`pool-activity-${name}`, ref);
-    new ElasticPoolDatabaseActivities(`pool-db-activity-${name}`, ref);
-  }
-  for (const location of stack.batch.locations) {
-    new BatchAiUsages(`batchai-usages-${location}`, { subscriptionId: sub, location });
-  }
-  for (const w of stack.batch.workspaces) {
-    const ref = { subscriptionId: sub, resourceGroup: w.resourceGroup, workspace: w.workspace };
-    const name = logical(w.resourceGroup, w.workspace);
-    new BatchAiWorkspace(`batchai-workspace-${name}`, ref);
-    for (const c of w.clusters ?? []) new BatchAiCluster(`batchai-cluster-${name}-${c}`, { ...ref, cluster: c });
-    for (const f of w.fileServers ?? []) new BatchAiFileServer(`batchai-fileserver-${name}-${f}`, { ...ref, fileServer: f });
-    for (const e of w.experiments ?? []) {
-      new BatchAiExperiment(`batchai-experiment-${name}-${e}`, { ...ref, experiment: e });
-      new BatchAiJobs(`batchai-jobs-${name}-${e}`, { ...ref, experiment: e });
-    }
-  }
+  const dataSources = registerDataSources(stack, byName);
   // Post-deploy probes run after every TDE resource (dependsOn) and follow their statuses: an up
   // that updates one runs them again (they prove the services on those databases still issue
   // documents); an up with nothing to change leaves them as they are, so the stack previews clean.
@@ -198,44 +150,37 @@ export function registerStack(stack: StackConfig): Registered {
     const { allowedCountries, sites } = stack.residency;
     new Residency("residency", { allowedCountries, sites: sites.map((s) => ({ name: s.name, address: s.address })) });
   }
-  return { tde, advisors, artifacts, probes, protectors };
+  return { tde, artifacts, probes, dataSources };
 }
 
 /**
- * Key custody, read-only: one EncryptionProtector per server of the stack's databases; once they are
- * read, one KeyVault per distinct vault and one KeyVaultKey per distinct key version their customer-
- * managed protectors name (a protector names its key only by URI, so these are registered when the
- * protectors' outputs are known: during a preview of a new stack they appear at `up`).
+ * Every registered data source (src/domain/facts/data-source-registry.ts) as the stack names it:
+ * first those its config names, in registry order (each after the resource it is read after, of
+ * `registered`); then, once their outputs are read, those that follow another source's outputs
+ * (a TDE protector names its vault and key only by URI: during a preview of a new stack they
+ * appear at `up`).
  */
-export function registerKeyCustody(stack: StackConfig): Map<string, EncryptionProtector> {
-  const sub = stack.subscriptionId;
-  const protectors = new Map<string, EncryptionProtector>();
-  for (const s of stackServers(stack)) {
-    const ref = { subscriptionId: sub, resourceGroup: s.resourceGroup, server: s.server };
-    protectors.set(s.label, new EncryptionProtector(`tde-protector-${logical(s.resourceGroup, s.server)}`, ref));
-  }
-  if (protectors.size === 0) return protectors;
-  pulumi.all([...protectors.values()].map((p) => p.protector)).apply((read) => {
-    const vaults = new Set<string>();
-    const keys = new Set<string>();
-    for (const p of read) {
-      const key = protectorKeyOf(p as EncryptionProtectorObject | undefined);
-      if (!key || key.managedHsm) continue;
-      if (!vaults.has(key.vaultName)) {
-        vaults.add(key.vaultName);
-        new KeyVault(`keyvault-${key.vaultName}`, { subscriptionId: sub, vault: key.vaultName });
-      }
-      if (!keys.has(key.identity)) {
-        keys.add(key.identity);
-        const name = logical("keyvault-key", key.vaultName, key.keyName, ...(key.version ? [key.version] : []));
-        new KeyVaultKey(name, {
-          subscriptionId: sub,
-          vault: key.vaultName,
-          key: key.keyName,
-          ...(key.version ? { version: key.version } : {}),
-        });
-      }
+export function registerDataSources(stack: StackConfig, registered: ReadonlyMap<string, pulumi.Resource>): Map<string, DataSourceResource> {
+  const sources = allDataSources();
+  const made = new Map<string, DataSourceResource>();
+  const ofSource = new Map<string, DataSourceResource[]>();
+  for (const source of sources) {
+    const list: DataSourceResource[] = [];
+    for (const i of source.instances?.(stack) ?? []) {
+      const after = i.after ? registered.get(i.after) : undefined;
+      const resource = new DataSourceResource(source, i.name, i.inputs, after ? { dependsOn: [after] } : undefined);
+      made.set(i.name, resource);
+      list.push(resource);
     }
-  });
-  return protectors;
+    ofSource.set(source.token, list);
+  }
+  for (const source of sources) {
+    const follows = source.follows;
+    const read = follows ? (ofSource.get(follows.source.token) ?? []) : [];
+    if (!follows || read.length === 0) continue;
+    pulumi.all(read.map((r) => r.outputNamed(follows.source.output))).apply((values) => {
+      for (const i of follows.instances(values, stack)) new DataSourceResource(source, i.name, i.inputs);
+    });
+  }
+  return made;
 }

@@ -1,3 +1,4 @@
+import { ArmResourceReader } from "../platform/arm/arm-resource-reader";
 import { loggerFromEnv } from "../platform/http/logger";
 import type { TokenCredential } from "../platform/http/token-credential";
 import { endpointsFromEnv, geocodingSettingsFromEnv, serviceSetting } from "../platform/settings/endpoints";
@@ -29,6 +30,11 @@ export interface ClientSet {
   readonly batch: BatchAiClient;
   /** Key Vault's management plane (vaults and their keys; read-only), through Resource Manager like `sql`. */
   readonly keyVault: KeyVaultClient;
+  /**
+   * Any Resource Manager resource read by path and api-version, with the typed clients' token,
+   * retries and pacing (a fact kind's read no service client has a method for yet).
+   */
+  readonly arm: ArmResourceReader;
   /** IMDS (`STACKWARDEN_IMDS_ENDPOINT`): instance, identity and attested metadata. */
   readonly imds: ImdsClient;
   /** The geocoding service (`STACKWARDEN_GEOCODING_ENDPOINT`, `STACKWARDEN_GEOCODING_API_KEY`). */
@@ -104,6 +110,10 @@ class EnvClientSet implements ClientSet {
 
   get keyVault(): KeyVaultClient {
     return this.once("keyVault", () => new KeyVaultClient(this.armOptions));
+  }
+
+  get arm(): ArmResourceReader {
+    return this.once("arm", () => new ArmResourceReader(this.armOptions));
   }
 
   get imds(): ImdsClient {

@@ -1,11 +1,11 @@
 import type { ClientSet } from "../clients/client-set";
 import { enabledRules, evaluateCompliance, factKeysOf, type ComplianceResult } from "../domain/compliance/evaluate";
-import type { ComplianceFacts } from "../domain/compliance/facts";
+import type { ComplianceFacts } from "../domain/facts/model/compliance-facts";
 import type { Exemption } from "../domain/compliance/declared-exemption";
 import type { RuleDefinition } from "../domain/compliance/rule";
 import type { RuleSettings } from "../domain/compliance/rule-settings";
 import type { ResourceContext, ResourceInput } from "../domain/facts/fact-kind";
-import { factsFromResources, gatherFacts } from "../domain/facts/gather";
+import { factsFromResources, gatherFacts, incompleteReadsIn } from "../domain/facts/gather";
 import type { StackConfig } from "../domain/stack/stack-config";
 import type { UnreadEntry } from "../domain/stack/unread-entry";
 import type { StateStores } from "../domain/state/state-ports";
@@ -35,7 +35,7 @@ export interface CheckRequest {
 /** A check's findings, the facts they judged, the artifacts that could not be scanned, and the report's notes. */
 export interface CheckOutcome extends ComplianceResult {
   facts: ComplianceFacts;
-  /** Artifacts that could not be scanned (each also a not-applicable finding): the check is incomplete. */
+  /** Subjects that could not be judged at all, an artifact that could not be scanned (each also a not-applicable finding): the check is incomplete. */
   scanErrors: { path: string; error: string }[];
   /** Where facts came from or why some are missing (the probe results judged), for the report. */
   notes: string[];
@@ -73,7 +73,7 @@ export async function runCheck(req: CheckRequest): Promise<CheckOutcome> {
     { planned: req.planned },
   );
   const result = evaluateCompliance(facts, req.stack.policies, req.stack.exemptions, req.now ?? Date.now());
-  const scanErrors = facts.artifacts.filter((a) => a.scanError).map((a) => ({ path: a.path, error: a.scanError! }));
+  const scanErrors = incompleteReadsIn(facts);
   return { ...result, facts, scanErrors, notes, unread };
 }
 

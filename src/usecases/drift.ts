@@ -1,14 +1,13 @@
 import type { ClientSet } from "../clients/client-set";
 import { applyExemptions } from "../domain/compliance/exemption-application";
 import type { Finding } from "../domain/compliance/finding";
+import { allRules } from "../domain/compliance/registry";
 import { settingsOf } from "../domain/compliance/rule-settings";
-import type { RuleDefinition } from "../domain/compliance/rule";
-import { sqlTdeCustomerManagedKey } from "../domain/compliance/rules/sql-tde-customer-managed-key";
-import { sqlTierAdvisorDrift } from "../domain/compliance/rules/sql-tier-advisor-drift";
-import { tdeKeyValidity } from "../domain/compliance/rules/tde-key-validity";
-import { tdeKeyVaultRecoverable } from "../domain/compliance/rules/tde-key-vault-recoverable";
-import { UNKNOWN } from "../domain/compliance/facts";
+import type { DriftSection, RuleDefinition } from "../domain/compliance/rule";
+import { UNKNOWN } from "../platform/unknown-value";
+import type { ComplianceFacts } from "../domain/facts/model/compliance-facts";
 import { gatherFacts } from "../domain/facts/gather";
+import { databaseFactsIn, tdeStatus } from "../domain/facts/tde-status";
 import { decideAction } from "../domain/reconcile/tde-plan";
 import type { TdeDrift } from "../domain/reports/drift-report";
 import type { StackConfig } from "../domain/stack/stack-config";
@@ -16,27 +15,25 @@ import type { UnreadEntry } from "../domain/stack/unread-entry";
 import { databaseLabel } from "../platform/arm/resource-id";
 import type { StateStores } from "../domain/state/state-ports";
 
-/** What `drift` found: databases whose live TDE differs from the stack, and tier-advisor and key-custody findings (failures and exempt ones). */
+/** What `drift` found: databases whose live TDE differs from the stack, and the findings of the rules declared as drift (failures and exempt ones). */
 export interface DriftOutcome {
   tde: TdeDrift[];
+  /** The findings of the rules whose drift section is `tierAdvisor`. */
   advisor: Finding[];
-  /** The key-custody rules' failures and exempt findings (a protector, vault or key that drifted from what the rules require). */
+  /** The findings of the rules whose drift section is `keyCustody` (a protector, vault or key that drifted from what the rules require). */
   keyCustody: Finding[];
-  /** Whether the drift should fail a pipeline: a TDE difference, or a mandatory advisor or key-custody failure. */
+  /** Whether the drift should fail a pipeline: a TDE difference, or a mandatory failure of a drift rule. */
   blocking: boolean;
   /** Databases the stack names that the cloud answered an error for: left out of the comparison, reported at their lines (exit 1). */
   unread: UnreadEntry[];
 }
 
-/** The rules about a TDE protector and its key that drift judges beside the advisor's: what can change in the cloud under a stack. */
-const KEY_CUSTODY_RULES = [sqlTdeCustomerManagedKey, tdeKeyVaultRecoverable, tdeKeyValidity] as RuleDefinition<unknown>[];
-
 /**
- * Compares each database's live TDE with the stack, and judges the tier advisors and the key
- * custody of the stack's servers (TDE protector, its vault and key) with their rules (each rule's
- * level and the stack's exemptions). Reads TDE, advisors, protectors, vaults and keys: nothing is
- * placed or scanned.
- * A database the cloud answers an error for is left out and listed in `unread`; the others are compared.
+ * Compares each database's live TDE with the stack, and judges the live state that can drift under
+ * it with the enabled rules declared as drift (`RuleDefinition.drift`: the tier advisors, the key
+ * custody of the stack's servers), each at its level with the stack's exemptions. Reads TDE and the
+ * fact kinds those rules judge. A database the cloud answers an error for is left out and listed in
+ * `unread`; the others are compared.
  */
 export async function runDrift(req: {
   stack: StackConfig;
@@ -49,10 +46,8 @@ export async function runDrift(req: {
 }): Promise<DriftOutcome> {
   const { stack } = req;
   const now = req.now ?? Date.now();
-  const enabled = (rule: RuleDefinition<unknown>) => settingsOf(rule, stack.policies).enforcementLevel !== "disabled";
-  const judgeAdvisors = enabled(sqlTierAdvisorDrift as RuleDefinition<unknown>);
-  const keyRules = KEY_CUSTODY_RULES.filter(enabled);
-  const keys = new Set(["databases", ...(judgeAdvisors ? sqlTierAdvisorDrift.facts : []), ...keyRules.flatMap((r) => r.facts)]);
+  const rules = allRules().filter((r) => r.drift && settingsOf(r, stack.policies).enforcementLevel !== "disabled");
+  const keys = new Set([tdeStatus.key, ...rules.flatMap((r) => r.facts)]);
   const unread: UnreadEntry[] = [];
   const facts = await gatherFacts([...keys], {
     stack,
@@ -66,23 +61,40 @@ export async function runDrift(req: {
     unread: (entry) => unread.push(entry),
   });
   const tde: TdeDrift[] = [];
-  facts.databases.forEach((f, i) => {
+  databaseFactsIn(facts).forEach((f, i) => {
     if (f.unread) return;
     const desired = stack.databases[i].transparentDataEncryption;
     const live = f.liveTdeStatus === UNKNOWN ? undefined : f.liveTdeStatus;
     if (decideAction(live, desired) !== "none")
       tde.push({ id: f.id, label: databaseLabel(f), live: live ?? null, desired, line: f.source?.line });
   });
-  const judge = (rules: RuleDefinition<unknown>[], over = facts) =>
-    applyExemptions(
-      rules.flatMap((r) => r.evaluate(over, settingsOf(r, stack.policies), now)),
-      stack.exemptions,
+  // A subject that could not be read has nothing to judge.
+  const judged = withoutUnread(facts);
+  const section = (name: DriftSection) =>
+    judge(
+      rules.filter((r) => r.drift === name),
+      judged,
+      stack,
       now,
-    ).findings.filter((f) => f.verdict === "fail" || f.verdict === "exempt");
-  // A database that could not be read has no advice to judge.
-  const advisorFacts = { ...facts, tierAdvisors: facts.tierAdvisors.filter((f) => !f.unread) };
-  const advisor = judgeAdvisors ? judge([sqlTierAdvisorDrift as RuleDefinition<unknown>], advisorFacts) : [];
-  const keyCustody = judge(keyRules);
+    );
+  const advisor = section("tierAdvisor");
+  const keyCustody = section("keyCustody");
   const blocking = tde.length > 0 || [...advisor, ...keyCustody].some((f) => f.verdict === "fail" && f.level === "mandatory");
   return { tde, advisor, keyCustody, blocking, unread };
+}
+
+/** The failures and exempt findings of some rules over the facts, each at the stack's level, with its exemptions. */
+function judge(rules: RuleDefinition<unknown>[], facts: ComplianceFacts, stack: StackConfig, now: number): Finding[] {
+  return applyExemptions(
+    rules.flatMap((r) => r.evaluate(facts, settingsOf(r, stack.policies), now)),
+    stack.exemptions,
+    now,
+  ).findings.filter((f) => f.verdict === "fail" || f.verdict === "exempt");
+}
+
+/** The facts without those whose subject could not be read (`unread`). */
+function withoutUnread(facts: ComplianceFacts): ComplianceFacts {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(facts)) out[k] = Array.isArray(v) ? v.filter((f: { unread?: string }) => !f?.unread) : v;
+  return out as ComplianceFacts;
 }

@@ -2,6 +2,7 @@ import { newClientSet } from "../clients/client-set";
 import { startEmbeddedEmulator } from "../clients/embedded-emulator";
 import { ARTIFACT_ID_PREFIX } from "../domain/compliance/artifact-verdict";
 import { enabledRules } from "../domain/compliance/evaluate";
+import { artifactScans } from "../domain/facts/artifact-scans";
 import { planTde, type TdePlan } from "../domain/reconcile/tde-plan";
 import type { StackConfig } from "../domain/stack/stack-config";
 import type { StateStores } from "../domain/state/state-ports";
@@ -105,7 +106,7 @@ export async function runStart(
       hooks.step?.(5, "check");
       const check = await runCheck({ stack, stackName: req.stackName, clients, cwd: req.cwd, state: req.state, warn: hooks.warn });
       hooks.checked?.(check);
-      const gated = !!stack.artifacts && enabledRules(stack.policies).some((r) => r.facts.includes("artifacts"));
+      const gated = !!stack.artifacts && enabledRules(stack.policies).some((r) => r.facts.includes(artifactScans.key));
       const scanned = new Set(check.findings.filter((f) => f.resourceId.startsWith(ARTIFACT_ID_PREFIX)).map((f) => f.resourceId));
       const artifactsScanned = gated ? scanned.size : undefined;
       const checked = checkExitCode(check);

@@ -1,8 +1,9 @@
 import type { ClientSet } from "../clients/client-set";
 import type { AuditChange } from "../domain/audit/audit-entry";
 import { evaluateCompliance } from "../domain/compliance/evaluate";
-import type { ComplianceFacts } from "../domain/compliance/facts";
-import { UNKNOWN } from "../domain/compliance/facts";
+import type { ComplianceFacts } from "../domain/facts/model/compliance-facts";
+import { databaseFactsIn, tdeStatus, withTdeStatus } from "../domain/facts/tde-status";
+import { UNKNOWN } from "../platform/unknown-value";
 import type { Finding } from "../domain/compliance/finding";
 import { decideRepairs, type RepairDecision } from "../domain/reconcile/repair-policy";
 import { LockBusyError } from "../domain/reconcile/stack-lock";
@@ -112,7 +113,7 @@ export async function judgeTick(req: {
   signal?: AbortSignal;
   warn?: (line: string) => void;
 }): Promise<TickFindings> {
-  const check = await runCheck({ ...req, alsoGather: ["databases"] });
+  const check = await runCheck({ ...req, alsoGather: [tdeStatus.key] });
   const items = planItems(req.stack, check.facts);
   return { check, items, drift: items.filter((i) => i.action !== "none") };
 }
@@ -235,12 +236,9 @@ async function applyTick(
 
 /** The findings of the state a tick leaves: the databases that converged now read as desired. */
 function findingsAfter(stack: StackConfig, facts: ComplianceFacts, items: TdePlanItem[], converged: Set<string>): Finding[] {
-  const after: ComplianceFacts = {
-    ...facts,
-    databases: facts.databases.map((d) =>
-      converged.has(d.id) ? { ...d, liveTdeStatus: items.find((i) => i.id === d.id)!.desired.transparentDataEncryption } : d,
-    ),
-  };
+  const after = items
+    .filter((i) => converged.has(i.id))
+    .reduce((f, i) => withTdeStatus(f, i.id, i.desired.transparentDataEncryption, "live"), facts);
   return evaluateCompliance(after, stack.policies, stack.exemptions, Date.now()).findings;
 }
 
@@ -250,14 +248,15 @@ function findingsAfter(stack: StackConfig, facts: ComplianceFacts, items: TdePla
  */
 export function planItems(stack: StackConfig, facts: ComplianceFacts): TdePlanItem[] {
   return stack.databases.flatMap((desired, i) => {
-    if (facts.databases[i]?.unread) return [];
+    const fact = databaseFactsIn(facts)[i];
+    if (fact?.unread) return [];
     const ref: TdeDatabaseRef = {
       subscriptionId: stack.subscriptionId,
       resourceGroup: desired.resourceGroup,
       server: desired.server,
       database: desired.database,
     };
-    const raw = facts.databases[i]?.liveTdeStatus;
+    const raw = fact?.liveTdeStatus;
     const live = raw === UNKNOWN ? undefined : raw;
     return [{ desired, ref, id: sqlDatabaseId(ref), live, action: decideAction(live, desired.transparentDataEncryption) }];
   });

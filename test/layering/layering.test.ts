@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 
 /**
  * The layering rules (.dependency-cruiser.cjs) hold on the tree, and they are not vacuous: a fixture
- * tree with an upward import, I/O in a rule and a folder cycle is refused, each by its rule.
+ * tree with an upward import, I/O in a rule, the domain naming the client set and a folder cycle is
+ * refused, each by its rule.
  */
 const ROOT = join(__dirname, "../..");
 const CONFIG = join(ROOT, ".dependency-cruiser.cjs");
@@ -30,6 +31,7 @@ describe("layering", () => {
       ["platform-is-the-bottom", /src\/platform\/http\/upward\.ts → src\/services\/geo\/client\.ts/],
       ["services-sit-on-the-platform", /src\/services\/geo\/reaches-up\.ts → src\/domain\/stack\/loader\.ts/],
       ["clients-below-the-domain", /src\/clients\/knows-domain\.ts → src\/domain\/stack\/loader\.ts/],
+      ["domain-never-imports-clients", /src\/domain\/facts\/names-client-set\.ts → src\/clients\/client-set\.ts/],
       ["domain-below-use-cases", /src\/domain\/reconcile\/calls-use-case\.ts → src\/usecases\/check\.ts/],
       ["use-cases-below-interfaces", /src\/usecases\/check\.ts → src\/interfaces\/cli\/render\.ts/],
       ["emulator-apart", /src\/emulator\/reaches-domain\.ts → src\/domain\/stack\/loader\.ts/],

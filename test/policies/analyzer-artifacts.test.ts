@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadRuleSet } from "../../src/domain/artifacts/rule-set";
 import { scanArtifactInputs } from "../../src/interfaces/pulumi/artifact-scan-resource";
-import { TYPES } from "../../policies/policies";
+import { TYPES } from "../helpers/carrier-types";
 import { PolicyAnalyzer, UNKNOWN_VALUE, type Level } from "../helpers/analyzer";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { GATE_MARKER as MARKER, gateProject } from "../fixtures/estates/artifact-gate";

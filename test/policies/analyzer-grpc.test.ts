@@ -4,12 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCheck } from "../../src/usecases/check";
+import { allRules } from "../../src/domain/compliance/registry";
 import { newClientSet } from "../../src/clients/client-set";
 import { loadStackFile } from "../../src/domain/stack/stack-config";
 import { silentLogger } from "../../src/platform/http";
 import { BatchAiClient } from "../../src/services/batchai/client";
 import { SqlClient } from "../../src/services/sql/client";
-import { TYPES } from "../../policies/policies";
+import { TYPES } from "../helpers/carrier-types";
 import { PolicyAnalyzer, UNKNOWN_VALUE, urnOf, type AnalyzerResourceInput, type Level, type Violation } from "../helpers/analyzer";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { emulatorEnv, runCliWith } from "../interfaces/cli/cli-harness";
@@ -164,19 +165,13 @@ describe("GetAnalyzerInfo", () => {
     expect(info.name).toBe("stackwarden");
     expect(info.version).toBe("0.1.0");
     expect(info.supportsConfig).toBe(true);
-    expect(info.policies.map((p) => [p.name, p.type, p.enforcementLevel])).toEqual([
-      ["sql-tde-enabled", "resource", "mandatory"],
-      ["sql-tier-advisor-drift", "stack", "advisory"],
-      ["batch-quota-headroom", "stack", "advisory"],
-      ["artifact-signature-clean", "resource", "mandatory"],
-      ["artifact-packed", "resource", "advisory"],
-      ["post-deploy-probes", "stack", "advisory"],
-      ["data-residency", "stack", "mandatory"],
-      ["sql-tde-customer-managed-key", "stack", "advisory"],
-      ["tde-key-vault-recoverable", "stack", "mandatory"],
-      ["tde-key-validity", "stack", "mandatory"],
-    ]);
-    const [tdeP, drift, quota] = info.policies;
+    // One policy per registered rule, in registry order: its id, pack scope and default level.
+    expect(info.policies.map((p) => [p.name, p.type, p.enforcementLevel])).toEqual(
+      allRules().map((r) => [r.id, r.packScope, r.defaultLevel]),
+    );
+    const policy = (name: string) => info.policies.find((p) => p.name === name)!;
+    expect(policy("sql-tde-enabled")).toMatchObject({ type: "resource", enforcementLevel: "mandatory" });
+    const [tdeP, drift, quota] = ["sql-tde-enabled", "sql-tier-advisor-drift", "batch-quota-headroom"].map(policy);
     expect(Object.keys(tdeP.configSchema ?? {})).toEqual(["exemptions"]);
     expect(drift.configSchema).toMatchObject({
       minConfidence: { type: "number", minimum: 0, maximum: 1, default: 0.8 },

@@ -2,14 +2,13 @@ import { copyFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newClientSet, type ClientSet } from "../../src/clients/client-set";
-import { protectorKeyOf } from "../../src/domain/facts/key-custody-reads";
-import { readKeyCustodySource, type KeyCustodySourceKind } from "../../src/interfaces/pulumi/key-custody-sources";
-import type { EncryptionProtector } from "../../src/services/sql/key-custody-types";
-import { TYPES } from "../../policies/policies";
+import { loadStackFile } from "../../src/domain/stack/stack-config";
+import { TYPES } from "../helpers/carrier-types";
+import { dataSourceResources } from "../helpers/data-source-resources";
 import { PolicyAnalyzer, UNKNOWN_VALUE, urnOf, type AnalyzerResourceInput, type Violation } from "../helpers/analyzer";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { runCli, stackDir } from "../interfaces/cli/cli-harness";
-import { estate, SUB } from "../services/keyvault/key-custody-kit";
+import { estate } from "../services/keyvault/key-custody-kit";
 
 /**
  * The key-custody policies as the Pulumi engine runs them: the compiled pack in a child process,
@@ -19,20 +18,6 @@ import { estate, SUB } from "../services/keyvault/key-custody-kit";
  * as `check` on the same estate, each reported on its server's protector.
  */
 const STACK = join(__dirname, "../fixtures/estates/Pulumi.key-custody.yaml");
-const SERVERS = [
-  "sql-kc-service-managed",
-  "sql-kc-healthy",
-  "sql-kc-no-purge",
-  "sql-kc-no-soft-delete",
-  "sql-kc-expired",
-  "sql-kc-expiring",
-  "sql-kc-disabled",
-  "sql-kc-not-yet-active",
-  "sql-kc-ec",
-  "sql-kc-rsa4096",
-  "sql-kc-vault-unreadable",
-  "sql-kc-key-unreadable",
-];
 const KEY_RULES = ["sql-tde-customer-managed-key", "tde-key-vault-recoverable", "tde-key-validity"];
 
 let emu: TestEmulator;
@@ -58,38 +43,8 @@ afterAll(async () => {
 const protectorName = (server: string) => `tde-protector-rg-kc-data-${server}`;
 
 /** The stack's key-custody data sources as the program registers them, each with the outputs its provider returned. */
-async function programResources(): Promise<AnalyzerResourceInput[]> {
-  const out: AnalyzerResourceInput[] = [];
-  const source = async (kind: KeyCustodySourceKind, name: string, inputs: Record<string, string>) => {
-    const props = (await readKeyCustodySource(clients, kind, inputs)).outs;
-    out.push({ type: `pulumi-nodejs:dynamic/${kind}`, name, props });
-    return props;
-  };
-  const vaults = new Set<string>();
-  const keys = new Set<string>();
-  for (const server of SERVERS) {
-    const props = await source("sql:EncryptionProtector", protectorName(server), {
-      subscriptionId: SUB,
-      resourceGroup: "rg-kc-data",
-      server,
-    });
-    const key = protectorKeyOf(props.protector as EncryptionProtector | undefined);
-    if (!key) continue;
-    if (!vaults.has(key.vaultName)) {
-      vaults.add(key.vaultName);
-      await source("keyvault:Vault", `keyvault-${key.vaultName}`, { subscriptionId: SUB, vault: key.vaultName });
-    }
-    if (!keys.has(key.identity)) {
-      keys.add(key.identity);
-      await source("keyvault:Key", `keyvault-key-${key.identity.replace(/\//g, "-")}`, {
-        subscriptionId: SUB,
-        vault: key.vaultName,
-        key: key.keyName,
-        ...(key.version ? { version: key.version } : {}),
-      });
-    }
-  }
-  return out;
+function programResources(): Promise<AnalyzerResourceInput[]> {
+  return dataSourceResources(loadStackFile(STACK, {}), clients, ["sql:EncryptionProtector", "keyvault:Vault", "keyvault:Key"]);
 }
 
 describe("AnalyzeStack: the key-custody policies", () => {

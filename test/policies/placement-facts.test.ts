@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../src/domain/compliance/facts";
+import { UNKNOWN } from "../../src/platform/unknown-value";
 import { factsFromResources } from "../../src/domain/facts/gather";
 import { residencyFromResources as fromResources } from "../../src/domain/facts/placements";
 import type { ResourceInput } from "../../src/domain/facts/fact-kind";
 import { newClientSet } from "../../src/clients/client-set";
 import { known } from "../../policies/known";
-import { TYPES } from "../../policies/policies";
+import { TYPES } from "../helpers/carrier-types";
 import { seedFromYaml, startTestEmulator } from "../helpers/emulator";
 
 const residencyFromResources = (resources: ResourceInput[]) => fromResources(resources, { known });

@@ -1,9 +1,10 @@
 import Ajv from "ajv";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../src/domain/compliance/facts";
+import { UNKNOWN } from "../../src/platform/unknown-value";
 import { known } from "../../policies/known";
-import { policies, TYPES } from "../../policies/policies";
+import { policies } from "../../policies/policies";
+import { TYPES } from "../helpers/carrier-types";
 import { artifactFactsFromProps, type ArtifactFacts } from "../../src/domain/facts/artifact-scans";
 import { batchUsages, type UsageFacts } from "../../src/domain/facts/batch-usages";
 import { tdeFactsOf } from "../../src/domain/facts/tde-status";

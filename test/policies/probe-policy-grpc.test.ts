@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadStackFile } from "../../src/domain/stack/stack-config";
 import { runCertificateProbe } from "../../src/interfaces/pulumi/certificate-probe";
-import { TYPES } from "../../policies/policies";
+import { TYPES } from "../helpers/carrier-types";
 import { PolicyAnalyzer, UNKNOWN_VALUE, urnOf, type AnalyzerResourceInput, type Level } from "../helpers/analyzer";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { runCliWith } from "../interfaces/cli/cli-harness";

@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { judgePlacement } from "../../src/domain/compliance/rules/data-residency";
 import { loadStackFile } from "../../src/domain/stack/stack-config";
 import { silentLogger } from "../../src/platform/http";
-import { readDataSource, type DataSourceKind } from "../../src/interfaces/pulumi/data-sources";
+import { findDataSource } from "../../src/domain/facts/data-source-registry";
+import type { FactClients } from "../../src/domain/facts/fact-clients";
+import { readDataSource } from "../../src/interfaces/pulumi/data-source-resource";
 import { residencyOutputs } from "../../src/interfaces/pulumi/residency-resource";
 import { applyTdeInputs } from "../../src/interfaces/pulumi/tde-resource";
 import type { ClientSet } from "../../src/clients/client-set";
@@ -12,7 +14,7 @@ import { factsFromResources } from "../../src/domain/facts/gather";
 import { known } from "../../policies/known";
 import { BatchAiClient } from "../../src/services/batchai/client";
 import { SqlClient } from "../../src/services/sql/client";
-import { TYPES } from "../../policies/policies";
+import { TYPES } from "../helpers/carrier-types";
 import { PolicyAnalyzer, UNKNOWN_VALUE, urnOf, type AnalyzerResourceInput, type Level } from "../helpers/analyzer";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { runCli, stackDir } from "../interfaces/cli/cli-harness";
@@ -101,8 +103,12 @@ async function programResources(allowedCountries: string[]): Promise<AnalyzerRes
     // What the TDE provider's create returns (the databases are encrypted already: no PUT).
     out.push({ type: TYPES.tde, name: `tde-rg-data-${d.server}-${d.database}`, props: { ...(await applyTdeInputs(clients.sql, inputs)) } });
   }
-  const source = async (kind: DataSourceKind, name: string, inputs: Record<string, string>) =>
-    out.push({ type: `pulumi-nodejs:dynamic/${kind}`, name, props: (await readDataSource(clients, kind, inputs)).outs });
+  const source = async (token: string, name: string, inputs: Record<string, string>) =>
+    out.push({
+      type: `pulumi-nodejs:dynamic/${token}`,
+      name,
+      props: (await readDataSource(clients as FactClients, findDataSource(token)!, inputs)).outs,
+    });
   for (const w of WORKSPACES) {
     const ref = { subscriptionId: SUB, resourceGroup: "rg-ml", workspace: w.workspace };
     await source("batchai:Workspace", `batchai-workspace-rg-ml-${w.workspace}`, ref);

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KeyVaultState } from "../../src/emulator/services/keyvault/keyvault-state";
-import type { KeyCustodySourceKind } from "../../src/interfaces/pulumi/key-custody-sources";
+import type { CarrierToken } from "../../src/domain/facts/carrier";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { DynamicResourceDriver, PROJECT_ROOT, ProviderPlugin, UNKNOWN } from "../helpers/provider-plugin";
 import { estate, SUB } from "../services/keyvault/key-custody-kit";
@@ -12,12 +12,12 @@ import { estate, SUB } from "../services/keyvault/key-custody-kit";
  * TDE protector, its vault and its key are read, never written; a vault or key that cannot be read
  * is a `readError` output, not a failed resource.
  */
-type Providers = { providerText(name: KeyCustodySourceKind): string };
+type Providers = { providerText(name: CarrierToken): string };
 const compiled = () => require(join(PROJECT_ROOT, "dist/providers/index.js")) as Providers;
 
 let t: TestEmulator;
 let plugin: ProviderPlugin;
-const driver = (kind: KeyCustodySourceKind, name: string) =>
+const driver = (kind: CarrierToken, name: string) =>
   new DynamicResourceDriver(plugin, compiled().providerText(kind), `pulumi-nodejs:dynamic/${kind}`, name);
 const requests = () =>
   Object.entries(t.emu.stats.byRoute)

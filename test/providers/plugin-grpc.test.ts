@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DataSourceKind } from "../../src/interfaces/pulumi/data-sources";
+import type { CarrierToken } from "../../src/domain/facts/carrier";
 import { SqlClient } from "../../src/services/sql/client";
 import { FAST_RETRY, type TestEmulator } from "../helpers/emulator";
 import { DynamicResourceDriver, PROJECT_ROOT, ProviderPlugin, UNKNOWN } from "../helpers/provider-plugin";
@@ -13,7 +13,7 @@ import { KIND_CASES, batchJob, dbId, dbRef, sqlDatabase, startEstate } from "./p
  * loads dist/providers/provider-entry.js in the plugin.
  */
 
-type Providers = { providerText(name: "tde" | DataSourceKind): string };
+type Providers = { providerText(name: "tde" | CarrierToken): string };
 const compiled = () => require(join(PROJECT_ROOT, "dist/providers/index.js")) as Providers;
 const TDE_TYPE = "pulumi-nodejs:dynamic/sql:TransparentDataEncryption";
 
@@ -159,7 +159,7 @@ describe("TransparentDataEncryption through the dynamic-provider plugin", () => 
 });
 
 describe("data sources through the dynamic-provider plugin", () => {
-  const driver = async (kind: DataSourceKind, name: string) =>
+  const driver = async (kind: CarrierToken, name: string) =>
     new DynamicResourceDriver(plugin, compiled().providerText(kind), `pulumi-nodejs:dynamic/${kind}`, name);
 
   it("ServiceTierAdvisors: Check, Create, Read, Diff (an advisor changes in the emulator), Update, Read by id, Delete", async () => {

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
 import type { RunningEmulator } from "../../src/emulator/server";
-import type { DataSourceKind } from "../../src/interfaces/pulumi/data-sources";
+import type { CarrierToken } from "../../src/domain/facts/carrier";
 import type { SqlState } from "../../src/emulator/services/sql/sql-local";
 import type { BatchAiState } from "../../src/emulator/services/batchai/seed";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
@@ -34,7 +34,7 @@ export interface KindCase {
 }
 
 /** Every data-source kind: its inputs in the estate, its id, and the seeded objects it must return. */
-export const KIND_CASES: Record<DataSourceKind, KindCase> = {
+export const KIND_CASES = {
   "sql:ServiceTierAdvisors": {
     inputs: { ...dbRef("orders"), serviceObjective: "S3" },
     id: `${dbId("orders")}/serviceTierAdvisors`,
@@ -133,9 +133,12 @@ export const KIND_CASES: Record<DataSourceKind, KindCase> = {
         ["clusters", 1, 20],
       ]),
   },
-};
+} satisfies Record<CarrierToken, KindCase>;
 
-export const ALL_KINDS = Object.keys(KIND_CASES) as DataSourceKind[];
+/** A data source of the estate's cases, by token. */
+export type KindToken = keyof typeof KIND_CASES;
+
+export const ALL_KINDS = Object.keys(KIND_CASES) as KindToken[];
 
 /** The emulator's SQL database state (mutate it, then call `emu.store.changed()`). */
 export function sqlDatabase(emu: RunningEmulator, database: string) {

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DataSourceKind } from "../../src/interfaces/pulumi/data-sources";
+import type { CarrierToken } from "../../src/domain/facts/carrier";
+import { allDataSources } from "../../src/domain/facts/data-source-registry";
 import { SqlClient } from "../../src/services/sql/client";
 import * as sourceProviders from "../../providers";
 import { FAST_RETRY, type TestEmulator } from "../helpers/emulator";
@@ -20,7 +21,7 @@ import { ALL_KINDS, KIND_CASES, dbId, dbRef, sqlDatabase, startEstate, useProvid
  */
 
 const requireFromString = require("require-from-string") as (code: string) => { handler(): pulumi.dynamic.ResourceProvider };
-type Providers = { providerText(name: "tde" | DataSourceKind): string };
+type Providers = { providerText(name: "tde" | CarrierToken): string };
 const ORIGINS: [string, () => Providers][] = [
   ["source (vitest)", () => sourceProviders],
   ["compiled (dist/)", () => require(join(PROJECT_ROOT, "dist/providers/index.js")) as Providers],
@@ -113,6 +114,13 @@ for (const [origin, load] of ORIGINS) {
       // `archive` is being encrypted: its TDE activity data source has something to show.
       await sql.putTransparentDataEncryption(dbRef("archive"), "Enabled");
       const providers = load();
+      // Every registered data source but key custody's (test/providers/key-custody-provider.test.ts) has its case.
+      expect([...ALL_KINDS].sort()).toEqual(
+        allDataSources()
+          .filter((s) => s.unreadable !== "reported")
+          .map((s) => s.token)
+          .sort(),
+      );
       for (const kind of ALL_KINDS) {
         const c = KIND_CASES[kind];
         const { text, p } = reload(providers.providerText(kind));
@@ -128,7 +136,7 @@ for (const [origin, load] of ORIGINS) {
 
         const byId = await p.read(c.id, {});
         expect(byId.id, kind).toBe(c.id);
-        const { serviceObjective: _intended, ...required } = c.inputs;
+        const { serviceObjective: _intended, ...required } = c.inputs as Record<string, string>;
         expect(byId.inputs, kind).toEqual(required);
         c.expectData(byId.props[c.output]);
 
@@ -214,7 +222,7 @@ describe("where the re-loaded provider finds the project", () => {
 
   it("a name no provider has (a stack from another version) is refused clearly", async () => {
     await withHome(PROJECT_ROOT, () => {
-      expect(() => reload(sourceProviders.providerText("sql:NoSuchThing" as DataSourceKind))).toThrow(
+      expect(() => reload(sourceProviders.providerText("sql:NoSuchThing"))).toThrow(
         'stackwarden has no dynamic provider named "sql:NoSuchThing"',
       );
     });

@@ -394,9 +394,10 @@ describe("stacks/ program with the dev stack's config", () => {
 
   it("a static .get registers a read of an existing resource by id (no inputs but the provider)", async () => {
     const providers = await import("../../providers");
+    const { serviceTierAdvisors } = await import("../../src/domain/facts/tier-advice");
     const id =
       "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-data/providers/Microsoft.Sql/servers/sql-prod-1/databases/orders/serviceTierAdvisors";
-    providers.ServiceTierAdvisors.get("adopted", id);
+    providers.DataSourceResource.get(serviceTierAdvisors, "adopted", id);
     providers.TransparentDataEncryption.get("adopted-tde", `${id.replace(/\/serviceTierAdvisors$/, "")}/transparentDataEncryption/current`);
     await settings.waitForRPCs();
     expect(byName(registered, "adopted")).toMatchObject({ type: "pulumi-nodejs:dynamic/sql:ServiceTierAdvisors", id });

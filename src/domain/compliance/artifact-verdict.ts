@@ -1,4 +1,5 @@
-import { UNKNOWN, type FactMap } from "./facts";
+import { UNKNOWN } from "../../platform/unknown-value";
+import type { FactMap } from "../facts/model/compliance-facts";
 
 type ArtifactFacts = FactMap["artifacts"];
 type ArtifactVerdict = Exclude<FactMap["artifacts"]["verdict"], typeof UNKNOWN>;

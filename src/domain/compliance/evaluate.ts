@@ -1,6 +1,6 @@
 import type { Exemption } from "./declared-exemption";
 import { applyExemptions, type ExemptionStatus } from "./exemption-application";
-import type { ComplianceFacts, FactOrigin } from "./facts";
+import type { ComplianceFacts, FactOrigin } from "../facts/model/compliance-facts";
 import { isAdvisoryViolation, isMandatoryViolation, type Finding } from "./finding";
 import { allRules } from "./registry";
 import { resolveSettings, type RuleDefinition } from "./rule";

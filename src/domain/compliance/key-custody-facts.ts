@@ -1,4 +1,4 @@
-import type { FactMap } from "./facts";
+import type { FactMap } from "../facts/model/compliance-facts";
 
 type ProtectorFacts = FactMap["tdeProtectors"];
 type KeyVaultFacts = FactMap["keyVaults"];

@@ -1,6 +1,6 @@
 import type { Control } from "./control";
 import { ENFORCEMENT_LEVELS, type EnforcementLevel } from "./enforcement-level";
-import type { ComplianceFacts, FactOrigin } from "./facts";
+import type { ComplianceFacts, FactOrigin } from "../facts/model/compliance-facts";
 import type { Finding } from "./finding";
 
 export type { EnforcementLevel };
@@ -15,6 +15,13 @@ export interface SettingSchema {
 
 /** A rule's settings once resolved: its level plus every threshold, defaults filled in. */
 export type ResolvedSettings<S = Record<string, unknown>> = S & { enforcementLevel: EnforcementLevel };
+
+/**
+ * The sections of `drift`'s reports a rule's findings go to: `tierAdvisor` (a database's advisor
+ * disagrees with its tier), `keyCustody` (a TDE protector, its vault or its key drifted from what
+ * the rules require).
+ */
+export type DriftSection = "tierAdvisor" | "keyCustody";
 
 /**
  * One compliance rule, declared in one module: everything else (the stack schema's
@@ -43,6 +50,12 @@ export interface RuleDefinition<S = Record<string, unknown>> {
    * mandatory violation stops that resource before it changes); `stack` judges all resources at the end.
    */
   packScope: "resource" | "stack";
+  /**
+   * Optional: the rule judges live state that can drift under a stack (outside what the stack
+   * applies), so `drift` runs it and reports its failures and exempt findings in this section, at
+   * the rule's level (a mandatory failure makes drift exit 2). Absent: `drift` does not run it.
+   */
+  drift?: DriftSection;
   /**
    * Optional: the controls of published frameworks (CIS benchmarks, Azure Policy definitions) the
    * rule gives evidence for, each cited in the rule's module. Reports file findings under them.

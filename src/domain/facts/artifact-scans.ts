@@ -11,9 +11,10 @@ import { displayPath } from "../../platform/files/path-glob";
 import type { StackConfig } from "../stack/stack-config";
 import type { BinaryAnalysisClient } from "../../services/binary-analysis/client";
 import { SettingsError } from "../../platform/settings/endpoints";
-import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
+import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
+import type { FactOrigin } from "./model/compliance-facts";
+import { carrierOf, resourcesOf } from "./carrier";
 import { defineFactKind, type GatherContext, type ResourceContext } from "./fact-kind";
-import { RESOURCE_TYPES } from "./resource-types";
 import type { SourceLocation } from "../../platform/yaml/source-location";
 
 /** One signature rule that matched an artifact. */
@@ -58,11 +59,17 @@ export interface ArtifactFacts extends FactOrigin {
   cached?: { scannedAt: string };
 }
 
-declare module "../compliance/facts" {
+declare module "./model/compliance-facts" {
   interface FactMap {
     artifacts: ArtifactFacts;
   }
 }
+
+/**
+ * One artifact the stack ships, scanned by its own provider (`ArtifactScan`,
+ * providers/artifact-scan-provider.ts: the scan happens in check, so a preview judges the file as it is).
+ */
+export const artifactScanResource = carrierOf("artifacts:ArtifactScan");
 
 /**
  * What the binary analysis gate finds in each file of the stack's `stackwarden:artifacts`: scanned
@@ -71,6 +78,8 @@ declare module "../compliance/facts" {
 export const artifactScans = defineFactKind<ArtifactFacts>({
   key: "artifacts",
   title: "binary analysis of each artifact the stack ships",
+  scope: "artifact",
+  carrier: artifactScanResource,
   // Settings first: nothing is scanned or read when the binary analysis service is not named.
   prepare: async (ctx) => {
     if (ctx.stack.artifacts) await binaryAnalysisOf(ctx);
@@ -82,8 +91,9 @@ export const artifactScans = defineFactKind<ArtifactFacts>({
     for (const p of scanned.report.unmatchedPaths) ctx.warn(`warning: stackwarden:artifacts.paths "${p}" matches no file`);
     return scanned.facts;
   },
-  fromResources: (resources, ctx) =>
-    resources.filter((r) => r.type === RESOURCE_TYPES.artifactScan).map((r) => artifactFactsFromProps(r.props, ctx, r.urn)),
+  fromResources: (resources, ctx) => resourcesOf(artifactScanResource, resources).map((r) => artifactFactsFromProps(r.props, ctx, r.urn)),
+  // An artifact the service could not scan is not known to be clean: the check is incomplete.
+  incompleteReads: (artifacts) => artifacts.flatMap((a) => (a.scanError ? [{ path: a.path, error: a.scanError }] : [])),
 });
 
 /** The binary analysis service's client; a missing or bad variable is one line naming it and the stack's key. */

@@ -1,10 +1,12 @@
 import { setMaxListeners } from "node:events";
-import type { ComplianceFacts } from "../compliance/facts";
+import type { ComplianceFacts } from "./model/compliance-facts";
 import type { FactKind, GatherContext, ResourceContext, ResourceInput } from "./fact-kind";
 import { allFactKinds, findFactKind } from "./registry";
+import type { SourceLocation } from "../../platform/yaml/source-location";
+import type { ResidencySubject } from "../residency/residency-subjects";
 
 /** What gathering needs besides what it makes itself (the shared reads); `unread` defaults to ignoring them. */
-export type GatherInput = Omit<GatherContext, "once" | "unread"> & { unread?: GatherContext["unread"] };
+export type GatherInput = Omit<GatherContext, "once" | "unread" | "located"> & { unread?: GatherContext["unread"] };
 
 /**
  * Gathers the facts of the kinds named (each registered kind's list is there; those not named are
@@ -35,6 +37,11 @@ export async function gatherFacts(keys: readonly string[], input: GatherInput, o
       if (!r) reads.set(key, (r = read()));
       return r as Promise<T>;
     },
+    located: () =>
+      ctx.once("located", async () => {
+        const lists = await Promise.all(locatingKinds().map(async (k) => k.locates!(await k.gather(ctx))));
+        return lists.flat();
+      }),
   };
   for (const kind of kinds) await kind.prepare?.(ctx);
   const lists = await Promise.all(
@@ -61,6 +68,21 @@ export async function factsFromResources(
   const facts = emptyFacts("");
   kinds.forEach((kind, i) => ((facts as unknown as Record<string, unknown[]>)[kind.key] = lists[i]));
   return facts;
+}
+
+/** The kinds that locate their facts' resources (`FactKind.locates`): what `where` gathers beside its own reads. */
+export function locatingKinds(): FactKind[] {
+  return allFactKinds().filter((k) => k.locates);
+}
+
+/** The located resources among gathered facts, of every kind that locates them, reported at `source`. */
+export function locatedIn(facts: ComplianceFacts, source?: SourceLocation): ResidencySubject[] {
+  return locatingKinds().flatMap((k) => k.locates!((facts as unknown as Record<string, unknown[]>)[k.key] ?? [], source));
+}
+
+/** The subjects of gathered facts that could not be judged at all (`FactKind.incompleteReads`), of every kind. */
+export function incompleteReadsIn(facts: ComplianceFacts): { path: string; error: string }[] {
+  return allFactKinds().flatMap((k) => k.incompleteReads?.((facts as unknown as Record<string, unknown[]>)[k.key] ?? []) ?? []);
 }
 
 /** Facts with an empty list for every registered kind, to build on. */

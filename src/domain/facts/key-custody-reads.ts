@@ -3,11 +3,12 @@ import { sqlServerId, type ServerRef } from "../../platform/arm/resource-id";
 import type { SourceLocation } from "../../platform/yaml/source-location";
 import { parseKeyVaultKeyUri } from "../../services/keyvault/key-uri";
 import type { Key, Vault, VaultRef } from "../../services/keyvault/types";
-import { vaultRefOf } from "../../services/keyvault/vault-ids";
+import { subscriptionVaultsPath, vaultRefOf } from "../../services/keyvault/vault-ids";
 import type { EncryptionProtector } from "../../services/sql/key-custody-types";
 import type { StackConfig } from "../stack/stack-config";
+import type { FactClients } from "./fact-clients";
 import type { GatherContext } from "./fact-kind";
-import { readFailureOf, type ReadFailure } from "./read-failure";
+import { readOrFailure, type ReadFailure } from "./read-failure";
 
 /**
  * The reads key custody shares between its three fact kinds (protectors, their vaults, their keys)
@@ -89,13 +90,26 @@ export function protectorKeyOf(p: EncryptionProtector | undefined): ProtectorKey
 
 /** Turns a refused or missing read into its outcome; any other failure is thrown. */
 async function outcome<T>(read: () => Promise<ArmRead<T>>): Promise<ReadOutcome<T>> {
-  try {
-    return { read: await read() };
-  } catch (e) {
-    const failure = readFailureOf(e);
-    if (!failure) throw e;
-    return { failure };
-  }
+  const r = await readOrFailure(read);
+  return r.readError ? { failure: r.readError } : { read: r.value };
+}
+
+/**
+ * The distinct customer-managed keys in a vault (not a Managed HSM, which Key Vault's management
+ * plane does not serve) that protectors name, in the order first named, each with the indexes of
+ * the protectors that name it: the walk from protectors to their vaults and keys that gathering
+ * and the Pulumi program share.
+ */
+export function customerKeysOf(protectors: readonly (EncryptionProtector | undefined)[]): { key: ProtectorKeyRef; named: number[] }[] {
+  const keys = new Map<string, { key: ProtectorKeyRef; named: number[] }>();
+  protectors.forEach((p, i) => {
+    const key = protectorKeyOf(p);
+    if (!key || key.managedHsm) return;
+    const known = keys.get(key.identity);
+    if (known) known.named.push(i);
+    else keys.set(key.identity, { key, named: [i] });
+  });
+  return [...keys.values()];
 }
 
 /** A server's TDE protector, read once per gathering (EncryptionProtectors_Get of `current`). */
@@ -108,15 +122,7 @@ export function readProtectorOnce(ctx: GatherContext, server: ServerRef): Promis
 export async function protectorKeysOfStack(ctx: GatherContext): Promise<{ key: ProtectorKeyRef; servers: StackServer[] }[]> {
   const servers = stackServers(ctx.stack);
   const protectors = await Promise.all(servers.map((s) => readProtectorOnce(ctx, s)));
-  const keys = new Map<string, { key: ProtectorKeyRef; servers: StackServer[] }>();
-  protectors.forEach((p, i) => {
-    const key = protectorKeyOf(p.read?.value);
-    if (!key || key.managedHsm) return;
-    const known = keys.get(key.identity);
-    if (known) known.servers.push(servers[i]);
-    else keys.set(key.identity, { key, servers: [servers[i]] });
-  });
-  return [...keys.values()];
+  return customerKeysOf(protectors.map((p) => p.read?.value)).map(({ key, named }) => ({ key, servers: named.map((i) => servers[i]) }));
 }
 
 /** The vaults of the subscription the identity may read, listed once per gathering (to find a vault's resource group by its name). */
@@ -152,6 +158,22 @@ export function readKeyOnce(ctx: GatherContext, subscriptionId: string, key: Pro
   });
 }
 
+/** How long a provider plugin shares one listing of a subscription's vaults between vault and key data sources, in ms. */
+const SHARE_LISTING_MS = 30_000;
+
+/**
+ * Where a vault named in a key URI is, for a data source: found by name in the subscription's
+ * listing, which the client set shares for a short while (one listing for every vault and key
+ * the plugin reads at once); undefined when it is not listed.
+ */
+export async function locateVaultShared(clients: FactClients, subscriptionId: string, vault: string): Promise<VaultRef | undefined> {
+  const vaults = await clients.remember<Vault[]>(`keyvault-listing:${subscriptionId.toLowerCase()}`, SHARE_LISTING_MS, () =>
+    clients.keyVault.listVaultsBySubscription(subscriptionId),
+  );
+  const found = vaults.find((v) => (v.name ?? "").toLowerCase() === vault.toLowerCase());
+  return found?.id ? vaultRefOf(found.id) : undefined;
+}
+
 /** The failure of a vault Resource Manager does not list (it leaves out what the identity may not read). */
 export function vaultNotListed(subscriptionId: string, vaultName: string): ReadFailure {
   return {
@@ -159,6 +181,17 @@ export function vaultNotListed(subscriptionId: string, vaultName: string): ReadF
     message: `Resource Manager lists no vault named '${vaultName}' in subscription '${subscriptionId}' that this identity may read: no role grants it Microsoft.KeyVault/vaults/read on the vault (Resource Manager leaves such vaults out of lists), or the vault is in another subscription, or it was deleted`,
     readAt: new Date().toISOString(),
   };
+}
+
+/** The id of a vault known only by name (not listed): the subscription's collection of vaults plus its name. */
+export function unlistedVaultId(subscriptionId: string, vault: string): string {
+  return `${subscriptionVaultsPath(subscriptionId)}/${vault}`;
+}
+
+/** The subscription and name of an unlisted vault's id (`unlistedVaultId`), or undefined. */
+export function unlistedVaultRef(id: string): { subscriptionId: string; vault: string } | undefined {
+  const m = /^\/subscriptions\/([^/]+)\/providers\/Microsoft\.KeyVault\/vaults\/([^/]+)$/i.exec(id);
+  return m ? { subscriptionId: m[1], vault: m[2] } : undefined;
 }
 
 /** The vault name a `vaultUri` (`https://<name>.vault.azure.net/`) starts with, lower-cased. */

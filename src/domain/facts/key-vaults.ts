@@ -1,12 +1,25 @@
 import type { ReadReceipt } from "../../platform/arm/arm-read";
 import { mapBounded } from "../../platform/bounded-map";
+import type { EncryptionProtector } from "../../services/sql/key-custody-types";
 import type { Vault } from "../../services/keyvault/types";
-import { vaultRefOf } from "../../services/keyvault/vault-ids";
-import { UNKNOWN, type FactOrigin } from "../compliance/facts";
+import { keyVaultId, vaultRefOf } from "../../services/keyvault/vault-ids";
+import { UNKNOWN } from "../../platform/unknown-value";
+import type { FactOrigin } from "./model/compliance-facts";
+import { resourcesOf } from "./carrier";
+import { defineDataSource } from "./data-source";
 import { defineFactKind } from "./fact-kind";
-import { protectorKeysOfStack, readVaultOnce } from "./key-custody-reads";
-import type { ReadFailure } from "./read-failure";
-import { RESOURCE_TYPES } from "./resource-types";
+import {
+  customerKeysOf,
+  locateVaultShared,
+  protectorKeysOfStack,
+  readVaultOnce,
+  unlistedVaultId,
+  unlistedVaultRef,
+  vaultNotListed,
+} from "./key-custody-reads";
+import { readOrFailure, type ReadFailure } from "./read-failure";
+import { encryptionProtector } from "./tde-protectors";
+import { keyVaultSubjects } from "../residency/residency-subjects";
 
 /**
  * A Key Vault that holds a customer-managed TDE protector, as the key-custody rules see it: whether
@@ -30,11 +43,41 @@ export interface KeyVaultFacts extends FactOrigin {
   pending?: boolean;
 }
 
-declare module "../compliance/facts" {
+declare module "./model/compliance-facts" {
   interface FactMap {
     keyVaults: KeyVaultFacts;
   }
 }
+
+/**
+ * The Key Vault a customer-managed TDE protector names (Vaults_Get, after the subscription's listing
+ * placed it) as the API returns it (`vaultResource`, and its `resourceGroup`), or why it could not
+ * be read (`readError`): one per distinct vault of the protectors, registered once they are read.
+ */
+export const keyVaultOfProtector = defineDataSource({
+  token: "keyvault:Vault",
+  title: "the Key Vault of a customer-managed TDE protector",
+  inputs: ["subscriptionId", "vault"],
+  output: "vaultResource",
+  extraOutputs: ["resourceGroup"],
+  unreadable: "reported",
+  read: async (c, i) => {
+    const ref = await locateVaultShared(c, i.subscriptionId, i.vault);
+    if (!ref) return { id: unlistedVaultId(i.subscriptionId, i.vault), readError: vaultNotListed(i.subscriptionId, i.vault) };
+    return { id: keyVaultId(ref), extra: { resourceGroup: ref.resourceGroup }, ...(await readOrFailure(() => c.keyVault.getVault(ref))) };
+  },
+  inputsFromId: (id) => {
+    const ref = vaultRefOf(id) ?? unlistedVaultRef(id);
+    return ref ? { subscriptionId: ref.subscriptionId, vault: ref.vault } : undefined;
+  },
+  follows: {
+    source: encryptionProtector,
+    instances: (protectors, stack) => {
+      const vaults = new Set(customerKeysOf(protectors as (EncryptionProtector | undefined)[]).map(({ key }) => key.vaultName));
+      return [...vaults].map((vault) => ({ name: `keyvault-${vault}`, inputs: { subscriptionId: stack.subscriptionId, vault } }));
+    },
+  },
+});
 
 /**
  * The vault of each customer-managed TDE protector of the stack's servers, once per distinct vault:
@@ -44,6 +87,10 @@ declare module "../compliance/facts" {
 export const keyVaults = defineFactKind<KeyVaultFacts>({
   key: "keyVaults",
   title: "Key Vault of each customer-managed TDE protector",
+  scope: "vault",
+  carrier: keyVaultOfProtector,
+  // A vault keeps the keys that protect the data: where it is, is where that data's keys live.
+  locates: (vaults, source) => keyVaultSubjects(vaults, source),
   gather: async (ctx) => {
     const sub = ctx.stack.subscriptionId;
     const names = [...new Set((await protectorKeysOfStack(ctx)).map((k) => k.key.vaultName))];
@@ -53,18 +100,16 @@ export const keyVaults = defineFactKind<KeyVaultFacts>({
     });
   },
   fromResources: (resources, ctx) =>
-    resources
-      .filter((r) => r.type === RESOURCE_TYPES.keyVault)
-      .map((r) => {
-        const p = r.props;
-        const name = String(p.vault).toLowerCase();
-        const sub = String(p.subscriptionId);
-        const vault = ctx.known(() => p.vaultResource as Vault | undefined);
-        const failure = ctx.known(() => p.readError as ReadFailure | undefined);
-        if (vault === UNKNOWN || failure === UNKNOWN || (!vault && !failure))
-          return { name, subscriptionId: sub, enableSoftDelete: false, enablePurgeProtection: false, pending: true, origin: r.urn };
-        return { ...keyVaultFactsOf(name, sub, { vault, failure }), origin: r.urn };
-      }),
+    resourcesOf(keyVaultOfProtector, resources).map((r) => {
+      const p = r.props;
+      const name = String(p.vault).toLowerCase();
+      const sub = String(p.subscriptionId);
+      const vault = ctx.known(() => p.vaultResource as Vault | undefined);
+      const failure = ctx.known(() => p.readError as ReadFailure | undefined);
+      if (vault === UNKNOWN || failure === UNKNOWN || (!vault && !failure))
+        return { name, subscriptionId: sub, enableSoftDelete: false, enablePurgeProtection: false, pending: true, origin: r.urn };
+      return { ...keyVaultFactsOf(name, sub, { vault, failure }), origin: r.urn };
+    }),
 });
 
 /** A vault's facts from what its read gave: the vault (with the read's receipt), or a failure. */

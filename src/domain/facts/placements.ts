@@ -5,11 +5,13 @@ import { placeStack, placeWithGeocoding, type ResidencySources } from "../reside
 import type { StackConfig } from "../stack/stack-config";
 import type { Placement } from "../residency/placement";
 import { batchSubjects, keyVaultSubjects, siteSubjects, type ResidencyKind, type ResidencySubject } from "../residency/residency-subjects";
-import { keyVaults } from "./key-vaults";
-import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
+import { batchCluster, batchFileServer, batchWorkspace } from "./batch-objects";
+import { carrierOf } from "./carrier";
+import { keyVaultOfProtector } from "./key-vaults";
+import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
+import type { FactOrigin } from "./model/compliance-facts";
 import { defineFactKind, type GatherContext, type ResourceContext, type ResourceInput } from "./fact-kind";
-import { RESOURCE_TYPES } from "./resource-types";
-import { readDatabase, readTdeOnce } from "./tde-status";
+import { readDatabase, readTdeOnce, tdeConfiguration } from "./tde-status";
 
 /** What the data-residency rule places in a country. */
 export type PlacementKind = ResidencyKind;
@@ -44,11 +46,17 @@ export interface PlacementFacts extends FactOrigin {
   allowedCountries: string[];
 }
 
-declare module "../compliance/facts" {
+declare module "./model/compliance-facts" {
   interface FactMap {
     placements: PlacementFacts;
   }
 }
+
+/**
+ * The stack's residency section (allowed countries, sites) as a resource (`Residency`,
+ * providers/residency-provider.ts, which calls no API): the pack sees resources, never the config.
+ */
+export const residencySection = carrierOf("residency:Residency");
 
 /** How long the pack shares the placing of one set of subjects (CrossGuard runs each stack policy on its own copy). */
 const SHARE_PLACING_MS = 60_000;
@@ -63,6 +71,8 @@ const SHARE_PLACING_MS = 60_000;
 export const placements = defineFactKind<PlacementFacts>({
   key: "placements",
   title: "the country of each located resource and site",
+  scope: "place",
+  carrier: residencySection,
   prepare: async (ctx) => {
     const r = ctx.stack.residency;
     if (r) requireGeocodingService(ctx.clients.env, `stackwarden:residency${r.source ? ` (${r.source.file}:${r.source.line})` : ""}`);
@@ -70,8 +80,8 @@ export const placements = defineFactKind<PlacementFacts>({
   gather: async (ctx) => {
     const residency = ctx.stack.residency;
     if (!residency) return [];
-    // The vaults of the TDE protectors, read once with the key-custody facts (shared through ctx.once).
-    const vaults = keyVaultSubjects(await keyVaults.gather(ctx));
+    // The located resources other kinds gather (the vaults of the TDE protectors), read once with them (shared through ctx.once).
+    const vaults = await ctx.located();
     const placed = await placeStackTolerantly(
       { sql: { getTransparentDataEncryption: (ref) => readTdeOnce(ctx, ref) }, batch: ctx.clients.batch, geocoding: ctx.clients.geocoding },
       ctx.stack,
@@ -175,7 +185,7 @@ export function residencyFromResources(
   resources: readonly ResourceInput[],
   { known }: Pick<ResourceContext, "known">,
 ): ResidencyFromResources | undefined {
-  const carrier = resources.find((r) => r.type === RESOURCE_TYPES.residency);
+  const carrier = resources.find((r) => r.type === residencySection.type);
   if (!carrier) return undefined;
   const allowed = known(() => carrier.props.allowedCountries as unknown);
   const sites = known(() => carrier.props.sites as unknown);
@@ -194,7 +204,7 @@ export function residencyFromResources(
   const children: { kind: PlacementKind; resource: ResourceInput; output: string; segment: string; input: string }[] = [];
   for (const r of resources) {
     const p = r.props;
-    if (r.type === RESOURCE_TYPES.tde) {
+    if (r.type === tdeConfiguration.type) {
       const ref = {
         subscriptionId: String(p.subscriptionId),
         resourceGroup: String(p.resourceGroup),
@@ -215,7 +225,7 @@ export function residencyFromResources(
         });
         note(id, r.urn);
       }
-    } else if (r.type === RESOURCE_TYPES.workspace) {
+    } else if (r.type === batchWorkspace.type) {
       const ws = known(() => p.workspaceResource as Workspace | undefined);
       const id = batchWorkspaceId(workspaceRef(p));
       if (ws === UNKNOWN) {
@@ -225,7 +235,7 @@ export function residencyFromResources(
         inventory.workspaces.push(ws);
         note(ws.id, r.urn);
       }
-    } else if (r.type === RESOURCE_TYPES.keyVault) {
+    } else if (r.type === keyVaultOfProtector.type) {
       const vault = known(() => p.vaultResource as { id?: string; name?: string; location?: string } | undefined);
       const name = String(p.vault);
       if (vault === UNKNOWN) wait("key-vault", `keyvault:${name}`, name, r.urn);
@@ -236,9 +246,9 @@ export function residencyFromResources(
         );
         note(vault.id, r.urn);
       }
-    } else if (r.type === RESOURCE_TYPES.cluster) {
+    } else if (r.type === batchCluster.type) {
       children.push({ kind: "batch-cluster", resource: r, output: "clusterResource", segment: "clusters", input: "cluster" });
-    } else if (r.type === RESOURCE_TYPES.fileServer) {
+    } else if (r.type === batchFileServer.type) {
       children.push({ kind: "batch-file-server", resource: r, output: "fileServerResource", segment: "fileServers", input: "fileServer" });
     }
   }

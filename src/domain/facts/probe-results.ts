@@ -1,12 +1,13 @@
 import { relative } from "node:path";
 import type { ProbeSpec } from "../probes/probe-config";
 import { readProbeRun, type ProbeRunLookup, type StoredProbeRun } from "../probes/probe-results-store";
-import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
+import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
+import type { FactOrigin } from "./model/compliance-facts";
 import { defineFactKind, type GatherContext, type ResourceContext } from "./fact-kind";
 import { lastChangeOf } from "../audit/last-change";
 import { redactUrl } from "../../platform/http/redaction";
 import { endpointSettingName } from "../../platform/settings/emulator-settings";
-import { RESOURCE_TYPES } from "./resource-types";
+import { carrierOf, resourcesOf } from "./carrier";
 
 /**
  * A certificate probe of the stack (`stackwarden:probes`) and its last result. Only what a probe
@@ -38,11 +39,17 @@ export interface ProbeFacts extends FactOrigin {
   stale?: string;
 }
 
-declare module "../compliance/facts" {
+declare module "./model/compliance-facts" {
   interface FactMap {
     probes: ProbeFacts;
   }
 }
+
+/**
+ * A post-deploy probe of a certificate issuer, run by its own provider on every `pulumi up`
+ * (`CertificateProbe`, providers/certificate-probe-provider.ts); its outputs carry its outcome.
+ */
+export const certificateProbeResource = carrierOf("certificates:CertificateProbe");
 
 /**
  * The stack's certificate probes with their last results, as `stackwarden probe`, `apply --probe`
@@ -53,6 +60,8 @@ declare module "../compliance/facts" {
 export const probeResults = defineFactKind<ProbeFacts>({
   key: "probes",
   title: "last results of the stack's certificate probes",
+  scope: "probe",
+  carrier: certificateProbeResource,
   gather: async (ctx) => {
     const probes = ctx.stack.probes ?? [];
     if (!probes.length) return [];
@@ -65,7 +74,7 @@ export const probeResults = defineFactKind<ProbeFacts>({
   },
   planned: async () => [],
   fromResources: (resources, ctx) =>
-    resources.filter((r) => r.type === RESOURCE_TYPES.probe).map((r) => certificateProbeFactsOf(r.props, ctx, r.urn)),
+    resourcesOf(certificateProbeResource, resources).map((r) => certificateProbeFactsOf(r.props, ctx, r.urn)),
 });
 
 /**

@@ -1,11 +1,25 @@
 import type { ReadReceipt } from "../../platform/arm/arm-read";
 import { mapBounded } from "../../platform/bounded-map";
+import { parseResourceId } from "../../platform/arm/resource-id";
 import type { Key } from "../../services/keyvault/types";
-import { UNKNOWN, type FactOrigin } from "../compliance/facts";
+import { vaultKeyId, vaultKeyRefOf } from "../../services/keyvault/vault-ids";
+import type { EncryptionProtector } from "../../services/sql/key-custody-types";
+import { UNKNOWN } from "../../platform/unknown-value";
+import type { FactOrigin } from "./model/compliance-facts";
+import { resourcesOf } from "./carrier";
+import { defineDataSource, logicalName } from "./data-source";
 import { defineFactKind } from "./fact-kind";
-import { keyIdentity, protectorKeysOfStack, readKeyOnce } from "./key-custody-reads";
-import type { ReadFailure } from "./read-failure";
-import { RESOURCE_TYPES } from "./resource-types";
+import {
+  customerKeysOf,
+  keyIdentity,
+  locateVaultShared,
+  protectorKeysOfStack,
+  readKeyOnce,
+  unlistedVaultId,
+  vaultNotListed,
+} from "./key-custody-reads";
+import { readOrFailure, type ReadFailure } from "./read-failure";
+import { encryptionProtector } from "./tde-protectors";
 
 /**
  * The Key Vault key of a customer-managed TDE protector, as the key-custody rules see it (the
@@ -36,11 +50,62 @@ export interface ProtectorKeyFacts extends FactOrigin {
   pending?: boolean;
 }
 
-declare module "../compliance/facts" {
+declare module "./model/compliance-facts" {
   interface FactMap {
     protectorKeys: ProtectorKeyFacts;
   }
 }
+
+/**
+ * The Key Vault key a customer-managed TDE protector names (Keys_GetVersion; Keys_Get for a
+ * versionless URI), read in the vault the subscription's listing places it in, as the API returns
+ * it (`keyResource`: attributes, type and size, never key material, and the vault's
+ * `resourceGroup`), or why it could not be read (`readError`): one per distinct key version of the
+ * protectors, registered once they are read.
+ */
+export const protectorKey = defineDataSource({
+  token: "keyvault:Key",
+  title: "the Key Vault key of a customer-managed TDE protector",
+  inputs: ["subscriptionId", "vault", "key"],
+  optional: ["version"],
+  output: "keyResource",
+  extraOutputs: ["resourceGroup"],
+  unreadable: "reported",
+  read: async (c, i) => {
+    const ref = await locateVaultShared(c, i.subscriptionId, i.vault);
+    const version = i.version || undefined;
+    if (!ref)
+      return {
+        id: `${unlistedVaultId(i.subscriptionId, i.vault)}/keys/${i.key}${version ? `/versions/${version}` : ""}`,
+        readError: vaultNotListed(i.subscriptionId, i.vault),
+      };
+    const key = { ...ref, key: i.key };
+    const read = await readOrFailure(() => (version ? c.keyVault.getKeyVersion(key, version) : c.keyVault.getKey(key)));
+    return { id: vaultKeyId(key, undefined, version), extra: { resourceGroup: ref.resourceGroup }, ...read };
+  },
+  inputsFromId: (id) => {
+    const ref = vaultKeyRefOf(id);
+    const version = parseResourceId(id)?.segments.find((s) => s.type.toLowerCase() === "versions")?.name;
+    if (ref) return { subscriptionId: ref.subscriptionId, vault: ref.vault, key: ref.key, ...(version ? { version } : {}) };
+    const m = /^\/subscriptions\/([^/]+)\/providers\/Microsoft\.KeyVault\/vaults\/([^/]+)\/keys\/([^/]+)(?:\/versions\/([^/]+))?$/i.exec(
+      id,
+    );
+    return m ? { subscriptionId: m[1], vault: m[2], key: m[3], ...(m[4] ? { version: m[4] } : {}) } : undefined;
+  },
+  follows: {
+    source: encryptionProtector,
+    instances: (protectors, stack) =>
+      customerKeysOf(protectors as (EncryptionProtector | undefined)[]).map(({ key }) => ({
+        name: logicalName("keyvault-key", key.vaultName, key.keyName, ...(key.version ? [key.version] : [])),
+        inputs: {
+          subscriptionId: stack.subscriptionId,
+          vault: key.vaultName,
+          key: key.keyName,
+          ...(key.version ? { version: key.version } : {}),
+        },
+      })),
+  },
+});
 
 /**
  * The key of each customer-managed TDE protector of the stack's servers, once per distinct key
@@ -50,6 +115,8 @@ declare module "../compliance/facts" {
 export const protectorKeys = defineFactKind<ProtectorKeyFacts>({
   key: "protectorKeys",
   title: "Key Vault key of each customer-managed TDE protector",
+  scope: "key",
+  carrier: protectorKey,
   gather: async (ctx) => {
     const sub = ctx.stack.subscriptionId;
     const keys = (await protectorKeysOfStack(ctx)).map((k) => k.key);
@@ -60,17 +127,15 @@ export const protectorKeys = defineFactKind<ProtectorKeyFacts>({
     });
   },
   fromResources: (resources, ctx) =>
-    resources
-      .filter((r) => r.type === RESOURCE_TYPES.vaultKey)
-      .map((r) => {
-        const p = r.props;
-        const version = typeof p.version === "string" && p.version ? p.version : undefined;
-        const ref = { vaultName: String(p.vault), keyName: String(p.key), version };
-        const key = ctx.known(() => p.keyResource as Key | undefined);
-        const failure = ctx.known(() => p.readError as ReadFailure | undefined);
-        if (key === UNKNOWN || failure === UNKNOWN || (!key && !failure)) return { ...identityOf(ref), pending: true, origin: r.urn };
-        return { ...protectorKeyFactsOf(ref, { key, failure }), origin: r.urn };
-      }),
+    resourcesOf(protectorKey, resources).map((r) => {
+      const p = r.props;
+      const version = typeof p.version === "string" && p.version ? p.version : undefined;
+      const ref = { vaultName: String(p.vault), keyName: String(p.key), version };
+      const key = ctx.known(() => p.keyResource as Key | undefined);
+      const failure = ctx.known(() => p.readError as ReadFailure | undefined);
+      if (key === UNKNOWN || failure === UNKNOWN || (!key && !failure)) return { ...identityOf(ref), pending: true, origin: r.urn };
+      return { ...protectorKeyFactsOf(ref, { key, failure }), origin: r.urn };
+    }),
 });
 
 /** A key's facts from what its read gave: the key (with the read's receipt), or a failure. */

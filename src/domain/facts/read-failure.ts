@@ -20,6 +20,20 @@ export interface ReadFailure {
   readAt: string;
 }
 
+/** A read that answered, or why Resource Manager refused it or found nothing (403, 404). */
+export type ReadOrFailure<T> = { value: T; readError?: undefined } | { value?: undefined; readError: ReadFailure };
+
+/** Reads; a refused or missing read (403, 404) resolves with its failure, any other error is thrown. */
+export async function readOrFailure<T>(read: () => Promise<T>): Promise<ReadOrFailure<T>> {
+  try {
+    return { value: await read() };
+  } catch (e) {
+    const readError = readFailureOf(e);
+    if (!readError) throw e;
+    return { readError };
+  }
+}
+
 /** Statuses that say "this resource cannot be read": reported as facts. Any other failure fails the run. */
 const REPORTED = new Set([403, 404]);
 

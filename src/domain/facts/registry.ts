@@ -1,4 +1,5 @@
 import type { FactKind } from "./fact-kind";
+import { SUBJECT_SCOPES } from "./subject-scope";
 import { artifactScans } from "./artifact-scans";
 import { batchUsages } from "./batch-usages";
 import { keyVaults } from "./key-vaults";
@@ -42,5 +43,10 @@ export function findFactKind(key: string): FactKind | undefined {
 export function registerFactKind<T>(kind: FactKind<T>): void {
   if (!/^[a-z][A-Za-z0-9]*$/.test(kind.key)) throw new Error(`fact kind key "${kind.key}" must be camelCase (it is a key of the facts)`);
   if (findFactKind(kind.key)) throw new Error(`a fact kind with the key "${kind.key}" is already registered`);
+  if (!SUBJECT_SCOPES.includes(kind.scope))
+    throw new Error(`fact kind "${kind.key}" must declare its scope, one of ${SUBJECT_SCOPES.join(", ")} (it is "${String(kind.scope)}")`);
+  const token = kind.carrier?.token;
+  if (token && FACT_KINDS.some((k) => k.carrier?.token === token))
+    throw new Error(`fact kind "${kind.key}": another kind's carrier already has the token ${token}`);
   FACT_KINDS.push(kind as FactKind);
 }

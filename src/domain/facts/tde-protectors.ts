@@ -1,12 +1,14 @@
 import { mapBounded } from "../../platform/bounded-map";
-import { sqlServerId } from "../../platform/arm/resource-id";
+import { childId, parseResourceId, sqlServerId } from "../../platform/arm/resource-id";
 import type { EncryptionProtector } from "../../services/sql/key-custody-types";
-import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
+import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
+import type { FactOrigin } from "./model/compliance-facts";
+import { resourcesOf } from "./carrier";
+import { defineDataSource, logicalName, type DataSourceInputs } from "./data-source";
 import { defineFactKind } from "./fact-kind";
 import type { ReadReceipt } from "../../platform/arm/arm-read";
 import { protectorKeyOf, readProtectorOnce, stackServers, type ProtectorKeyRef, type StackServer } from "./key-custody-reads";
-import type { ReadFailure } from "./read-failure";
-import { RESOURCE_TYPES } from "./resource-types";
+import { readOrFailure, type ReadFailure } from "./read-failure";
 
 /**
  * A SQL server's TDE protector, as the key-custody rules see it: who holds the key that protects
@@ -35,35 +37,65 @@ export interface ProtectorFacts extends FactOrigin {
   readFailure?: ReadFailure;
 }
 
-declare module "../compliance/facts" {
+declare module "./model/compliance-facts" {
   interface FactMap {
     tdeProtectors: ProtectorFacts;
   }
 }
 
+const serverOf = (i: DataSourceInputs) => ({ subscriptionId: i.subscriptionId, resourceGroup: i.resourceGroup, server: i.server });
+
+/**
+ * A SQL server's TDE protector (EncryptionProtectors_Get of `current`) as the API returns it
+ * (`protector`), or why it could not be read (`readError`): one per server of the stack's databases.
+ */
+export const encryptionProtector = defineDataSource({
+  token: "sql:EncryptionProtector",
+  title: "the TDE protector of a SQL server",
+  inputs: ["subscriptionId", "resourceGroup", "server"],
+  output: "protector",
+  unreadable: "reported",
+  read: async (c, i) => ({
+    id: childId(sqlServerId(serverOf(i)), "encryptionProtector", "current"),
+    ...(await readOrFailure(() => c.sql.getEncryptionProtector(serverOf(i)))),
+  }),
+  inputsFromId: (id) => {
+    const p = parseResourceId(id);
+    const server = p?.segments.find((s) => s.type.toLowerCase() === "servers")?.name;
+    const protector = p?.segments.find((s) => s.type.toLowerCase() === "encryptionprotector");
+    if (!p?.resourceGroup || !server || !protector) return undefined;
+    return { subscriptionId: p.subscriptionId, resourceGroup: p.resourceGroup, server };
+  },
+  instances: (stack) =>
+    stackServers(stack).map((s) => ({
+      name: `tde-protector-${logicalName(s.resourceGroup, s.server)}`,
+      inputs: { subscriptionId: stack.subscriptionId, resourceGroup: s.resourceGroup, server: s.server },
+    })),
+});
+
 /** The TDE protector of each server of the stack's databases: one read per server (EncryptionProtectors_Get). */
 export const tdeProtectors = defineFactKind<ProtectorFacts>({
   key: "tdeProtectors",
   title: "TDE protector of each SQL server",
+  scope: "server",
+  carrier: encryptionProtector,
   gather: (ctx) =>
     mapBounded(stackServers(ctx.stack), ctx.concurrency, async (s) => {
       const r = await readProtectorOnce(ctx, s);
       return protectorFactsOf(s, r.failure ? { failure: r.failure } : { protector: r.read.value, receipt: r.read.receipt });
     }),
   fromResources: (resources, ctx) =>
-    resources
-      .filter((r) => r.type === RESOURCE_TYPES.protector)
-      .map((r) => {
-        const p = r.props;
-        const ref = { subscriptionId: String(p.subscriptionId), resourceGroup: String(p.resourceGroup), server: String(p.server) };
-        const server: StackServer = { ...ref, id: sqlServerId(ref), label: `${ref.resourceGroup}/${ref.server}`, databases: [] };
-        const protector = ctx.known(() => p.protector as EncryptionProtector | undefined);
-        const failure = ctx.known(() => p.readError as ReadFailure | undefined);
-        // Neither read nor failed: the data source has not been read yet (a preview of a new stack).
-        if (protector === UNKNOWN || failure === UNKNOWN || (!protector && !failure))
-          return { ...subjectOf(server), serverKeyType: UNKNOWN, origin: r.urn };
-        return { ...protectorFactsOf(server, { protector, failure }), origin: r.urn };
-      }),
+    resourcesOf(encryptionProtector, resources).map((r) => {
+      const p = r.props;
+      const ref = { subscriptionId: String(p.subscriptionId), resourceGroup: String(p.resourceGroup), server: String(p.server) };
+      const server: StackServer = { ...ref, id: sqlServerId(ref), label: `${ref.resourceGroup}/${ref.server}`, databases: [] };
+      const protector = ctx.known(() => p.protector as EncryptionProtector | undefined);
+      const failure = ctx.known(() => p.readError as ReadFailure | undefined);
+      // Neither read nor failed: the data source has not been read yet (a preview of a new stack).
+      if (protector === UNKNOWN || failure === UNKNOWN || (!protector && !failure))
+        return { ...subjectOf(server), serverKeyType: UNKNOWN, origin: r.urn };
+      return { ...protectorFactsOf(server, { protector, failure }), origin: r.urn };
+    }),
 });
 
 /** A server's protector facts from what its read gave: the protector (with the read's receipt), a failure, or nothing. */

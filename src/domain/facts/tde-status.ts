@@ -5,9 +5,11 @@ import { isAboutOneResource, unreadEntryOf, unreadProblem } from "../stack/unrea
 import { mapBounded } from "../../platform/bounded-map";
 import type { TransparentDataEncryption } from "../../services/sql/types";
 import type { StackConfig } from "../stack/stack-config";
-import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
+import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
+import type { ComplianceFacts, FactOrigin } from "./model/compliance-facts";
+import { carrierOf, resourcesOf } from "./carrier";
+import { logicalName } from "./data-source";
 import { defineFactKind, type GatherContext, type ResourceContext } from "./fact-kind";
-import { RESOURCE_TYPES } from "./resource-types";
 
 /** A database's TDE status, as the rules see it. */
 export interface DatabaseFacts extends FactOrigin {
@@ -24,10 +26,26 @@ export interface DatabaseFacts extends FactOrigin {
   tdeStatusSource?: "live" | "desired";
 }
 
-declare module "../compliance/facts" {
+declare module "./model/compliance-facts" {
   interface FactMap {
     databases: DatabaseFacts;
   }
+}
+
+/** The TDE status facts of a gathering, in the stack's order (as `gather` returns them): what a plan compares with the stack. */
+export function databaseFactsIn(facts: ComplianceFacts): DatabaseFacts[] {
+  return facts.databases;
+}
+
+/**
+ * The facts with database `id`'s TDE status as a change to `status` leaves it: marked `desired`
+ * (as the pack sees a planned status: what a repair is judged on), or, with `live`, as read once
+ * the change converged (what a tick leaves behind after it applied).
+ */
+export function withTdeStatus(facts: ComplianceFacts, id: string, status: string, as: "desired" | "live" = "desired"): ComplianceFacts {
+  const changed = (d: DatabaseFacts): DatabaseFacts =>
+    as === "desired" ? { ...d, liveTdeStatus: status, tdeStatusSource: "desired" } : { ...d, liveTdeStatus: status };
+  return { ...facts, databases: facts.databases.map((d) => (d.id === id ? changed(d) : d)) };
 }
 
 /** A database of the stack, as the SQL client names it. */
@@ -73,10 +91,23 @@ export async function readDatabase<T>(
   }
 }
 
+/**
+ * The resource the stack manages for each database: its TDE configuration
+ * (`TransparentDataEncryption`, providers/tde-provider.ts), whose outputs carry the status.
+ */
+export const tdeConfiguration = carrierOf("sql:TransparentDataEncryption");
+
+/** The logical name of a database's TDE resource in the Pulumi program (what reads after its change name). */
+export function tdeResourceName(d: Pick<DatabaseRef, "resourceGroup" | "server" | "database">): string {
+  return `tde-${logicalName(d.resourceGroup, d.server, d.database)}`;
+}
+
 /** Each managed database's TDE status: live from its TDE configuration, or the one a plan leads to. */
 export const tdeStatus = defineFactKind<DatabaseFacts>({
   key: "databases",
   title: "TDE status of each database",
+  scope: "database",
+  carrier: tdeConfiguration,
   gather: (ctx) =>
     mapBounded(ctx.stack.databases, ctx.concurrency, async (d) => {
       const ref = { subscriptionId: ctx.stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
@@ -85,7 +116,7 @@ export const tdeStatus = defineFactKind<DatabaseFacts>({
       return { ...subjectOf(ref), source: d.source, liveTdeStatus: tde.value.properties?.status, reads: [tde.receipt] };
     }),
   planned: async (ctx, live) => plannedDatabases(await live(), ctx.stack),
-  fromResources: (resources, ctx) => resources.filter((r) => r.type === RESOURCE_TYPES.tde).map((r) => tdeFactsOf(r.props, ctx, r.urn)),
+  fromResources: (resources, ctx) => resourcesOf(tdeConfiguration, resources).map((r) => tdeFactsOf(r.props, ctx, r.urn)),
 });
 
 /**
@@ -113,6 +144,9 @@ export function tdeFactsOf(props: Record<string, unknown>, ctx: Pick<ResourceCon
   const desired = ctx.known(() => props.transparentDataEncryption as string | undefined);
   return { ...subject, liveTdeStatus: desired, tdeStatusSource: "desired", origin };
 }
+
+/** The inputs that name a database, in id order: the TDE resource's and the SQL data sources'. */
+export const DATABASE_INPUTS = ["subscriptionId", "resourceGroup", "server", "database"] as const;
 
 /** The database a resource's properties name (TDE resources and the SQL data sources share these inputs). */
 export function databaseRefOf(props: Record<string, unknown>): DatabaseRef {

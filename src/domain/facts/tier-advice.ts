@@ -1,9 +1,12 @@
 import { mapBounded } from "../../platform/bounded-map";
+import { sqlDatabaseId } from "../../platform/arm/resource-id";
 import type { ServiceTierAdvisor } from "../../services/sql/types";
-import { UNKNOWN, type FactOrigin, type Maybe } from "../compliance/facts";
+import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
+import type { FactOrigin } from "./model/compliance-facts";
+import { resourcesOf } from "./carrier";
+import { defineDataSource, inputsFromArmId, logicalName, type DataSourceInputs } from "./data-source";
 import { defineFactKind } from "./fact-kind";
-import { RESOURCE_TYPES } from "./resource-types";
-import { databaseRefOf, readDatabase, subjectOf } from "./tde-status";
+import { DATABASE_INPUTS, databaseRefOf, readDatabase, subjectOf } from "./tde-status";
 
 /** What a service tier advisor said, in the spec's field names. */
 export interface AdvisorFacts {
@@ -28,16 +31,45 @@ export interface TierAdvisorFacts extends FactOrigin {
   advisor: Maybe<AdvisorFacts | undefined>;
 }
 
-declare module "../compliance/facts" {
+declare module "./model/compliance-facts" {
   interface FactMap {
     tierAdvisors: TierAdvisorFacts;
   }
 }
 
+const advisorsId = (i: DataSourceInputs) => `${sqlDatabaseId(databaseRefOf(i))}/serviceTierAdvisors`;
+
+/**
+ * A database's service tier advisors as the API returns them (`advisors`), beside the tier the
+ * stack intends (`serviceObjective`, carried for the tier-advice facts): one per database.
+ */
+export const serviceTierAdvisors = defineDataSource({
+  token: "sql:ServiceTierAdvisors",
+  title: "the service tier advisors of a database",
+  inputs: DATABASE_INPUTS,
+  carried: ["serviceObjective"],
+  output: "advisors",
+  read: async (c, i) => ({ id: advisorsId(i), value: await c.sql.listServiceTierAdvisors(databaseRefOf(i)) }),
+  inputsFromId: inputsFromArmId(DATABASE_INPUTS, { server: "servers", database: "databases" }, advisorsId),
+  instances: (stack) =>
+    stack.databases.map((d) => ({
+      name: `advisors-${logicalName(d.resourceGroup, d.server, d.database)}`,
+      inputs: {
+        subscriptionId: stack.subscriptionId,
+        resourceGroup: d.resourceGroup,
+        server: d.server,
+        database: d.database,
+        ...(d.serviceObjective ? { serviceObjective: d.serviceObjective } : {}),
+      },
+    })),
+});
+
 /** Each managed database's service tier advice (its advisors, read live), beside the tier the stack intends. */
 export const tierAdvice = defineFactKind<TierAdvisorFacts>({
   key: "tierAdvisors",
   title: "service tier advice of each database",
+  scope: "database",
+  carrier: serviceTierAdvisors,
   gather: (ctx) =>
     mapBounded(ctx.stack.databases, ctx.concurrency, async (d) => {
       const ref = { subscriptionId: ctx.stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
@@ -47,23 +79,21 @@ export const tierAdvice = defineFactKind<TierAdvisorFacts>({
       return { ...subject, advisor: pickAdvisor(advisors) };
     }),
   fromResources: (resources, ctx) =>
-    resources
-      .filter((r) => r.type === RESOURCE_TYPES.advisors)
-      .map((r) => {
-        const advisor = ctx.known(() => {
-          const list = r.props.advisors as ServiceTierAdvisor[] | undefined;
-          return list ? pickAdvisor(list) : undefined;
-        });
-        const intended = ctx.known(() => r.props.serviceObjective as string | undefined);
-        // An intended tier not known yet (a preview) cannot be compared: judging the current one instead
-        // would flag a database the stack is about to move to the recommended tier.
-        return {
-          ...subjectOf(databaseRefOf(r.props)),
-          intendedServiceObjective: intended === UNKNOWN ? undefined : intended,
-          advisor: intended === UNKNOWN ? UNKNOWN : advisor,
-          origin: r.urn,
-        };
-      }),
+    resourcesOf(serviceTierAdvisors, resources).map((r) => {
+      const advisor = ctx.known(() => {
+        const list = r.props.advisors as ServiceTierAdvisor[] | undefined;
+        return list ? pickAdvisor(list) : undefined;
+      });
+      const intended = ctx.known(() => r.props.serviceObjective as string | undefined);
+      // An intended tier not known yet (a preview) cannot be compared: judging the current one instead
+      // would flag a database the stack is about to move to the recommended tier.
+      return {
+        ...subjectOf(databaseRefOf(r.props)),
+        intendedServiceObjective: intended === UNKNOWN ? undefined : intended,
+        advisor: intended === UNKNOWN ? UNKNOWN : advisor,
+        origin: r.urn,
+      };
+    }),
 });
 
 /** The advisor named `Current` (the one Azure maintains), else the first, in the rules' terms. */

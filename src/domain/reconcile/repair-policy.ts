@@ -1,7 +1,8 @@
 import type { StackConfig } from "../stack/stack-config";
 import { evaluateCompliance } from "../compliance/evaluate";
-import type { ComplianceFacts } from "../compliance/facts";
-import type { DatabaseFacts } from "../facts/tde-status";
+import type { ComplianceFacts } from "../facts/model/compliance-facts";
+import { factsAbout } from "../facts/facts-about";
+import { databaseFactsIn, withTdeStatus } from "../facts/tde-status";
 import type { Finding } from "../compliance/finding";
 import type { TdePlanItem } from "./tde-plan";
 
@@ -21,7 +22,9 @@ export interface RepairDecision {
  * - a repair that a mandatory rule would flag is refused (decrypting because the stack says Disabled);
  * - a repair that adds an advisory failure the drifted state does not have is refused too: it moves away from compliance;
  * - every other repair (Disabled -> Enabled where the stack wants Enabled) is made.
- * Pure: `now` is passed in.
+ * Only the facts about the repaired database are judged (the kinds whose scope is a database): what
+ * a TDE repair does not change (a server's key custody, a failed probe, a quota, a dirty artifact,
+ * where things are) is not the repair's to answer for. Pure: `now` is passed in.
  */
 export function decideRepairs(
   drift: readonly TdePlanItem[],
@@ -30,11 +33,11 @@ export function decideRepairs(
   now: number,
 ): RepairDecision[] {
   return drift.map((item) => {
-    const live = facts.databases.find((d) => d.id === item.id);
-    if (!live) return { item, repair: false, reason: "the database was not read this tick" };
-    const repaired: DatabaseFacts = { ...live, liveTdeStatus: item.desired.transparentDataEncryption, tdeStatusSource: "desired" };
-    const before = failures(facts, live, stack, now);
-    const after = failures(facts, repaired, stack, now);
+    const drifted = factsAbout(facts, "database", item.id);
+    if (databaseFactsIn(drifted).length === 0) return { item, repair: false, reason: "the database was not read this tick" };
+    const repaired = withTdeStatus(drifted, databaseFactsIn(drifted)[0].id, item.desired.transparentDataEncryption);
+    const before = failures(drifted, stack, now);
+    const after = failures(repaired, stack, now);
     const mandatory = after.find((f) => f.level === "mandatory");
     if (mandatory)
       return {
@@ -49,20 +52,7 @@ export function decideRepairs(
   });
 }
 
-/** The failing findings of one database, judged alone with the stack's settings and exemptions. */
-function failures(facts: ComplianceFacts, db: DatabaseFacts, stack: Pick<StackConfig, "policies" | "exemptions">, now: number): Finding[] {
-  // Only this database's facts: a failed probe (a quota, a dirty artifact) must not be taken for what the repair causes.
-  const one: ComplianceFacts = {
-    ...facts,
-    databases: [db],
-    tierAdvisors: facts.tierAdvisors.filter((a) => a.id === db.id),
-    usages: [],
-    artifacts: [],
-    probes: [],
-    // Key custody is the server's, and a TDE repair does not change it: its findings are not the repair's.
-    tdeProtectors: [],
-    keyVaults: [],
-    protectorKeys: [],
-  };
-  return evaluateCompliance(one, stack.policies, stack.exemptions, now).findings.filter((f) => f.verdict === "fail");
+/** The failing findings over the facts, with the stack's settings and exemptions. */
+function failures(facts: ComplianceFacts, stack: Pick<StackConfig, "policies" | "exemptions">, now: number): Finding[] {
+  return evaluateCompliance(facts, stack.policies, stack.exemptions, now).findings.filter((f) => f.verdict === "fail");
 }

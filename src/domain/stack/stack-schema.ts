@@ -115,7 +115,8 @@ export const STATIC_KEY_SCHEMAS = {
     type: "object",
     additionalProperties: false,
     required: ["allowedCountries"],
-    description: "optional: where data may live (the data-residency gate); when set, its rule is mandatory",
+    description:
+      "optional: where data may live (the residency gate); when set, the stack's located resources and sites are judged, mandatory by default",
     properties: {
       allowedCountries: {
         type: "array",

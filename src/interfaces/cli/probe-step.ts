@@ -1,4 +1,6 @@
 import { relative } from "node:path";
+import { allRules } from "../../domain/compliance/registry";
+import { probeResults } from "../../domain/facts/probe-results";
 import { renderProbeTable } from "../../domain/probes/probe-report";
 import type { ProbeOutcome } from "../../usecases/probe";
 import type { CommandIO } from "./command-io";
@@ -12,6 +14,7 @@ export async function showProbeStep(io: CommandIO, stackName: string, outcome: P
   const path = await outcome.keep();
   if (path) {
     const shown = relative(io.cwd, path);
-    io.out(`Probe results kept in ${shown.startsWith("..") ? path : shown} (check judges them: post-deploy-probes).`);
+    const judges = allRules().filter((r) => r.facts.includes(probeResults.key));
+    io.out(`Probe results kept in ${shown.startsWith("..") ? path : shown} (check judges them: ${judges.map((r) => r.id).join(", ")}).`);
   }
 }

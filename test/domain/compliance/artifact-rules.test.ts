@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { artifactVerdict, isPackedNotUnpacked } from "../../../src/domain/compliance/artifact-verdict";
 import { evaluateCompliance } from "../../../src/domain/compliance/evaluate";
-import { UNKNOWN } from "../../../src/domain/compliance/facts";
+import { UNKNOWN } from "../../../src/platform/unknown-value";
 import type { ArtifactFacts } from "../../../src/domain/facts/artifact-scans";
 import { emptyFacts } from "../../../src/domain/facts/gather";
 import { resolveRuleSettings } from "../../../src/domain/compliance/rule-settings";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { evaluateCompliance } from "../../../src/domain/compliance/evaluate";
-import { UNKNOWN } from "../../../src/domain/compliance/facts";
+import { UNKNOWN } from "../../../src/platform/unknown-value";
 import type { PlacementFacts } from "../../../src/domain/facts/placements";
 import { emptyFacts } from "../../../src/domain/facts/gather";
 import { findRule, ruleIds } from "../../../src/domain/compliance/registry";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { evaluateCompliance } from "../../../src/domain/compliance/evaluate";
-import { UNKNOWN, type ComplianceFacts } from "../../../src/domain/compliance/facts";
+import { UNKNOWN } from "../../../src/platform/unknown-value";
+import type { ComplianceFacts } from "../../../src/domain/facts/model/compliance-facts";
 import type { Finding } from "../../../src/domain/compliance/finding";
 import { resolveRuleSettings } from "../../../src/domain/compliance/rule-settings";
 import { stackServers, vaultNotListed } from "../../../src/domain/facts/key-custody-reads";

@@ -1,9 +1,11 @@
 import Ajv from "ajv";
 import { describe, expect, it } from "vitest";
 import { evaluateCompliance } from "../../../src/domain/compliance/evaluate";
+import { emptyFacts } from "../../../src/domain/facts/gather";
 import { isExemptionActive } from "../../../src/domain/compliance/exemption-application";
 import { batchUsagesId } from "../../../src/platform/arm/resource-id";
-import { UNKNOWN, type ComplianceFacts } from "../../../src/domain/compliance/facts";
+import { UNKNOWN } from "../../../src/platform/unknown-value";
+import type { ComplianceFacts } from "../../../src/domain/facts/model/compliance-facts";
 import type { AdvisorFacts, TierAdvisorFacts } from "../../../src/domain/facts/tier-advice";
 import type { DatabaseFacts } from "../../../src/domain/facts/tde-status";
 import type { UsageFacts } from "../../../src/domain/facts/batch-usages";
@@ -45,16 +47,9 @@ function db(over: Partial<DatabaseSubject> = {}): ComplianceFacts {
     ...over,
   };
   return {
-    subscriptionId: SUB,
+    ...emptyFacts(SUB),
     databases: [d],
     tierAdvisors: [d],
-    usages: [],
-    artifacts: [],
-    probes: [],
-    placements: [],
-    tdeProtectors: [],
-    keyVaults: [],
-    protectorKeys: [],
   };
 }
 
@@ -81,18 +76,7 @@ function usage(over: Partial<UsageFacts> = {}): ComplianceFacts {
     unit: "Count",
     ...over,
   };
-  return {
-    subscriptionId: SUB,
-    databases: [],
-    tierAdvisors: [],
-    usages: [u],
-    artifacts: [],
-    probes: [],
-    placements: [],
-    tdeProtectors: [],
-    keyVaults: [],
-    protectorKeys: [],
-  };
+  return { ...emptyFacts(SUB), usages: [u] };
 }
 
 type Overrides = Record<RuleId, Record<string, unknown>>;
@@ -557,8 +541,7 @@ describe("summary counts and levels", () => {
       },
     ];
     const facts: ComplianceFacts = {
-      subscriptionId: SUB,
-      artifacts: [],
+      ...emptyFacts(SUB),
       databases: subjects,
       tierAdvisors: subjects,
       usages: [
@@ -566,11 +549,6 @@ describe("summary counts and levels", () => {
         { subscriptionId: SUB, location: "eastus", name: "clusters", currentValue: 2, limit: 20 },
         { subscriptionId: SUB, location: "eastus", name: "none", currentValue: 0, limit: 0 },
       ],
-      probes: [],
-      placements: [],
-      tdeProtectors: [],
-      keyVaults: [],
-      protectorKeys: [],
     };
     const r = evaluateCompliance(
       facts,

@@ -1,75 +1,98 @@
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PolicyAnalyzer, urnOf } from "../../helpers/analyzer";
-import { runCliProcess, startCli } from "../../helpers/cli-process";
-import { seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
+import { runCliProcess, startCli, startEmulatorProcess, type EmulatorProcess } from "../../helpers/cli-process";
+import { DynamicResourceDriver, PROJECT_ROOT, ProviderPlugin } from "../../helpers/provider-plugin";
 import { stackDir } from "../../interfaces/cli/cli-harness";
 
 /**
- * One module makes a fact kind: a toy kind (each database's region, read live through the client
- * set or from the pack's TDE resources) and a toy rule over it, registered by a fixture loaded with
- * `node --require` into the compiled CLI and policy pack, reach check's table and SARIF, a watch
- * tick's findings and the analyzer over gRPC, with no other file changed.
+ * A fact kind with a read of its own and a rule over it, each one module, registered at load time
+ * by fixtures loaded with `node --require`, changing no other file: the emulator serves the new
+ * read (a route of its own, SQL's Servers_Get at 2021-11-01), the kind reads each server's minimal
+ * TLS version through the client set's generic Resource Manager read, and the rule ("SQL servers
+ * must require TLS 1.2") reaches check's table and SARIF, a watch tick's findings, and the pack over
+ * gRPC, fed by the kind's own carrier (`sql:Server`) as the one data-source provider creates it.
  */
-const ROOT = join(__dirname, "../../..");
-const TOY = join(ROOT, "test/fixtures/rules/toy-fact-kind.cjs");
+const FIXTURES = join(__dirname, "../../fixtures/facts/toy-server-tls");
+const ROUTE = join(FIXTURES, "route.cjs");
+const KIND = join(FIXTURES, "kind.cjs");
+const RULE = join(FIXTURES, "rule.cjs");
+const WITH_KIND_AND_RULE = ["--require", KIND, "--require", RULE];
 const SUB = "00000000-0000-0000-0000-000000000000";
 const SEED = `
 sql:
   subscriptionId: ${SUB}
   servers:
-    - name: sql-us
+    - name: sql-tls12
       resourceGroup: rg-toy
-      location: East US
       databases:
         - { name: orders, transparentDataEncryption: Enabled }
-    - name: sql-eu
+    - name: sql-tls10
       resourceGroup: rg-toy
-      location: West Europe
       databases:
         - { name: archive, transparentDataEncryption: Enabled }
+toyServers:
+  servers:
+    - { resourceGroup: rg-toy, name: sql-tls12, minimalTlsVersion: "1.2" }
+    - { resourceGroup: rg-toy, name: sql-tls10, minimalTlsVersion: "1.0" }
 `;
 const STACK = `config:
   stackwarden:subscriptionId: ${SUB}
   stackwarden:databases:
-    - { resourceGroup: rg-toy, server: sql-us, database: orders, transparentDataEncryption: Enabled }
-    - { resourceGroup: rg-toy, server: sql-eu, database: archive, transparentDataEncryption: Enabled }
+    - { resourceGroup: rg-toy, server: sql-tls12, database: orders, transparentDataEncryption: Enabled }
+    - { resourceGroup: rg-toy, server: sql-tls10, database: archive, transparentDataEncryption: Enabled }
   stackwarden:policies:
-    toy-database-region: { enforcementLevel: mandatory }
+    toy-sql-server-tls: { enforcementLevel: mandatory }
     sql-tde-customer-managed-key: { enforcementLevel: disabled }   # the servers are service-managed: not this test's finding
 `;
+const SERVER_TYPE = "pulumi-nodejs:dynamic/sql:Server";
 
-/** The compiled CLI with the toy fact kind and rule loaded first. */
+/** The compiled CLI with the toy kind and rule loaded first. */
 async function cli(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
-  const r = await runCliProcess(args, { cwd, env, nodeArgs: ["--require", TOY] });
+  const r = await runCliProcess(args, { cwd, env, nodeArgs: WITH_KIND_AND_RULE });
   return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
-describe("a toy fact kind and a rule over it: one module, registered", () => {
-  let t: TestEmulator;
+describe("a toy fact kind with a read of its own and a rule over it: one module each, registered", () => {
+  let emulator: EmulatorProcess;
   let dir: string;
   let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
-    t = await startTestEmulator({ seed: seedFromYaml(SEED) });
     dir = stackDir({ "Pulumi.toy.yaml": STACK });
-    env = { PATH: process.env.PATH, STACKWARDEN_ARM_ENDPOINT: t.url, STACKWARDEN_IMDS_ENDPOINT: `${t.url}/metadata` };
+    writeFileSync(join(dir, "seed.yaml"), SEED);
+    emulator = await startEmulatorProcess(["--port", "0", "--seed", join(dir, "seed.yaml")], {
+      env: { PATH: process.env.PATH },
+      nodeArgs: ["--require", ROUTE],
+    });
+    env = { PATH: process.env.PATH, STACKWARDEN_ARM_ENDPOINT: emulator.url, STACKWARDEN_IMDS_ENDPOINT: `${emulator.url}/metadata` };
   });
-  afterAll(() => t?.close());
+  afterAll(async () => {
+    emulator?.child.kill("SIGTERM");
+    await emulator?.exited;
+  });
 
-  it("check gathers the kind live and shows the rule's finding in its table, with the exit code of its level", async () => {
+  it("check gathers the kind live through its new read and shows the rule's finding in its table, with the exit code of its level", async () => {
     const r = await cli(["check", "--config", "Pulumi.toy.yaml"], env, dir);
     expect(r.err).toBe("");
     expect(r.out).toMatch(/1 mandatory violation\(s\), 0 advisory, 0 exempt, 3 passed/);
-    expect(r.out).toMatch(/FAIL\s+toy-database-region\s+rg-toy\/sql-eu\/archive\s+Database .* must be in East US; it is in West Europe/);
+    expect(r.out).toMatch(
+      /FAIL\s+toy-sql-server-tls\s+rg-toy\/sql-tls10\s+SQL server rg-toy\/sql-tls10 must require TLS 1\.2; it accepts TLS 1\.0/,
+    );
     expect(r.code).toBe(3);
+    // The read went to the toy route, once per server.
+    const stats = (await (await fetch(`${emulator.url}/_emulator/stats`)).json()) as { byRoute: Record<string, number> };
+    expect(
+      stats.byRoute["GET /subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}"],
+    ).toBe(2);
   });
 
-  it("SARIF lists the rule and its result at the database's line", async () => {
+  it("SARIF lists the rule and its result at the line of the server's first database", async () => {
     const r = await cli(["check", "--config", "Pulumi.toy.yaml", "--output", "sarif"], env, dir);
     const run = JSON.parse(r.out).runs[0];
-    expect(run.tool.driver.rules.map((x: { id: string }) => x.id)).toContain("toy-database-region");
-    const result = run.results.find((x: { ruleId: string }) => x.ruleId === "toy-database-region");
-    expect(result).toMatchObject({ level: "error" });
+    expect(run.tool.driver.rules.map((x: { id: string }) => x.id)).toContain("toy-sql-server-tls");
+    const result = run.results.find((x: { ruleId: string; level: string }) => x.ruleId === "toy-sql-server-tls" && x.level === "error");
+    expect(result.message.text).toContain("must require TLS 1.2");
     expect(result.locations[0].physicalLocation.region.startLine).toBe(5);
   });
 
@@ -77,45 +100,53 @@ describe("a toy fact kind and a rule over it: one module, registered", () => {
     const w = startCli(["watch", "--config", "Pulumi.toy.yaml", "--interval", "1h", "--listen", "127.0.0.1:0"], {
       cwd: dir,
       env,
-      nodeArgs: ["--require", TOY],
+      nodeArgs: WITH_KIND_AND_RULE,
     });
     try {
       expect(await w.line(/tick 1: /)).toMatch(/tick 1: 0 drifted, 1 mandatory and 0 advisory finding\(s\)/);
       const url = /listening on (http:\/\/\S+)/.exec(await w.line(/listening on http/))![1];
       const metrics = await (await fetch(`${url}/metrics`)).text();
-      expect(metrics).toMatch(/stackwarden_findings\{stack="toy",rule="toy-database-region",level="mandatory"\} 1/);
+      expect(metrics).toMatch(/stackwarden_findings\{stack="toy",rule="toy-sql-server-tls",level="mandatory"\} 1/);
     } finally {
       w.child.kill("SIGTERM");
       await w.exited;
     }
   });
 
-  it("the policy pack builds the kind from TDE resources and judges it over gRPC", async () => {
-    const pack = await PolicyAnalyzer.start({ nodeArgs: ["--require", TOY] });
+  it("the kind's carrier, created by the one data-source provider, feeds the pack, which judges it over gRPC", async () => {
+    // The provider plugin finds the toy's data source by its token, as it finds the built-in ones.
+    const plugin = await ProviderPlugin.start({
+      env: {
+        STACKWARDEN_ARM_ENDPOINT: emulator.url,
+        STACKWARDEN_IMDS_ENDPOINT: `${emulator.url}/metadata`,
+        NODE_OPTIONS: `--require ${KIND}`,
+      },
+    });
+    const pack = await PolicyAnalyzer.start({ nodeArgs: WITH_KIND_AND_RULE });
     try {
+      await plugin.configure();
+      const providerText = (require(join(PROJECT_ROOT, "dist/providers/index.js")) as { providerText(n: string): string }).providerText;
+      const created = await Promise.all(
+        ["sql-tls12", "sql-tls10"].map(async (server) => {
+          const name = `sql-server-rg-toy-${server}`;
+          const ds = new DynamicResourceDriver(plugin, providerText("sql:Server"), SERVER_TYPE, name);
+          const inputs = { subscriptionId: SUB, resourceGroup: "rg-toy", server };
+          expect((await ds.check(inputs)).failures).toEqual([]);
+          return { type: SERVER_TYPE, name, props: (await ds.create(inputs)).properties };
+        }),
+      );
+      expect(created[1].props.serverResource).toMatchObject({ type: "Microsoft.Sql/servers", properties: { minimalTlsVersion: "1.0" } });
+
       const info = await pack.info();
-      expect(info.policies.find((x) => x.name === "toy-database-region")).toMatchObject({ type: "stack" });
-      const props = { subscriptionId: SUB, resourceGroup: "rg-toy", transparentDataEncryption: "Enabled", status: "Enabled" };
-      const urn = urnOf("pulumi-nodejs:dynamic/sql:TransparentDataEncryption", "tde-archive");
-      const violations = await pack.analyzeStack([
-        {
-          type: "pulumi-nodejs:dynamic/sql:TransparentDataEncryption",
-          urn,
-          name: "tde-archive",
-          props: { ...props, server: "sql-eu", database: "archive", location: "West Europe" },
-        },
-        {
-          type: "pulumi-nodejs:dynamic/sql:TransparentDataEncryption",
-          name: "tde-orders",
-          props: { ...props, server: "sql-us", database: "orders", location: "East US" },
-        },
-      ]);
-      const toy = violations.filter((v) => v.policyName === "toy-database-region");
+      expect(info.policies.find((x) => x.name === "toy-sql-server-tls")).toMatchObject({ type: "stack", enforcementLevel: "advisory" });
+      const toy = (await pack.analyzeStack(created)).filter((v) => v.policyName === "toy-sql-server-tls");
       expect(toy).toHaveLength(1);
-      expect(toy[0]).toMatchObject({ urn });
-      expect(toy[0].message).toContain("must be in East US; it is in West Europe");
+      expect(toy[0]).toMatchObject({ urn: urnOf(SERVER_TYPE, "sql-server-rg-toy-sql-tls10") });
+      expect(toy[0].detail).toBe("SQL server rg-toy/sql-tls10 must require TLS 1.2; it accepts TLS 1.0");
+      expect(plugin.stderr.split("\n").filter((l) => l.trim())).toEqual([]);
     } finally {
       await pack.stop();
+      await plugin.close();
     }
   });
 });

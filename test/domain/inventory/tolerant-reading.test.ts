@@ -4,7 +4,9 @@ import type { LocalService } from "../../../src/emulator/kit/local-service";
 import { imdsLocal } from "../../../src/emulator/services/imds/imds-local";
 import { sqlLocal } from "../../../src/emulator/services/sql/sql-local";
 import { collectBatchInventory } from "../../../src/domain/inventory/batch-inventory";
-import { readDataSource } from "../../../src/interfaces/pulumi/data-sources";
+import { batchExperiment, batchJobs } from "../../../src/domain/facts/batch-objects";
+import type { FactClients } from "../../../src/domain/facts/fact-clients";
+import { readDataSource } from "../../../src/interfaces/pulumi/data-source-resource";
 import { BatchAiClient } from "../../../src/services/batchai/client";
 import { SqlClient } from "../../../src/services/sql/client";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
@@ -115,14 +117,14 @@ describe("the Batch AI inventory reads tolerantly", () => {
 
   it("a data source over a list with an odd item still reads: the item is kept", async () => {
     const sql = new SqlClient({ endpoint: t.url, credential: t.credential, retry: FAST_RETRY, logger: memoryLogger() });
-    const jobs = await readDataSource({ sql, batch: batch() }, "batchai:Jobs", {
+    const jobs = await readDataSource({ sql, batch: batch() } as unknown as FactClients, batchJobs, {
       subscriptionId: SUB,
       resourceGroup: "rg-a",
       workspace: "ws-ok",
       experiment: "exp-ok",
     });
     expect((jobs.outs.jobs as { name: string }[]).map((j) => j.name)).toEqual(["j1", "j-noid"]);
-    const wsRead = await readDataSource({ sql, batch: batch() }, "batchai:Experiment", {
+    const wsRead = await readDataSource({ sql, batch: batch() } as unknown as FactClients, batchExperiment, {
       subscriptionId: SUB,
       resourceGroup: "rg-a",
       workspace: "ws-ok",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ComplianceFacts } from "../../../src/domain/compliance/facts";
+import type { ComplianceFacts } from "../../../src/domain/facts/model/compliance-facts";
 import { resolveRuleSettings } from "../../../src/domain/compliance/rule-settings";
 import type { Exemption } from "../../../src/domain/stack/stack-config";
 import { decideAction, type TdePlanItem } from "../../../src/domain/reconcile/tde-plan";
@@ -8,6 +8,13 @@ import { decideRepairs } from "../../../src/domain/reconcile/repair-policy";
 import { keyVaultFactsOf } from "../../../src/domain/facts/key-vaults";
 import { protectorFactsOf } from "../../../src/domain/facts/tde-protectors";
 import { stackServers } from "../../../src/domain/facts/key-custody-reads";
+import { emptyFacts } from "../../../src/domain/facts/gather";
+import { defineFactKind } from "../../../src/domain/facts/fact-kind";
+import { registerFactKind } from "../../../src/domain/facts/registry";
+import { placementFactsOf } from "../../../src/domain/facts/placements";
+import { registerRule } from "../../../src/domain/compliance/registry";
+import { defineRule, findingBase } from "../../../src/domain/compliance/rule";
+import type { FactOrigin } from "../../../src/domain/facts/model/compliance-facts";
 
 const SUB = "00000000-0000-0000-0000-000000000000";
 const NOW = Date.parse("2026-06-01T00:00:00Z");
@@ -28,16 +35,9 @@ function drifted(
       action: decideAction(live, desired),
     },
     facts: {
-      subscriptionId: SUB,
-      usages: [],
-      artifacts: [],
-      placements: [],
-      tdeProtectors: [],
-      keyVaults: [],
-      protectorKeys: [],
+      ...emptyFacts(SUB),
       databases: [{ id, resourceGroup: "rg", server: "s1", database, liveTdeStatus: live }],
       tierAdvisors: [{ id, resourceGroup: "rg", server: "s1", database, advisor: undefined }],
-      probes: [],
     },
   };
 }
@@ -85,6 +85,58 @@ describe("which drift --auto-remediate repairs", () => {
       ],
     };
     expect(decideRepairs([item], withKeys, stack(), NOW)).toEqual([{ item, repair: true }]);
+  });
+
+  it("a site outside the allowed countries (data-residency, mandatory) is not the repair's either: encrypting is still repaired", () => {
+    const { item, facts } = drifted("orders", "Disabled", "Enabled");
+    const site = placementFactsOf(
+      { kind: "site", id: "site:backup", label: "backup", address: "Main St 1", status: "placed", country: "US", reason: "geocoded" },
+      ["DE"],
+    );
+    const withSite: ComplianceFacts = { ...facts, placements: [site] };
+    expect(decideRepairs([item], withSite, stack(), NOW)).toEqual([{ item, repair: true }]);
+  });
+
+  it("kinds are told apart by their declared scope, not by name: a new server-scoped kind's mandatory failure does not block, a database-scoped one's does", () => {
+    interface Toy extends FactOrigin {
+      id: string;
+      bad: boolean;
+    }
+    const toy = (scope: "server" | "database", key: string) => {
+      registerFactKind(defineFactKind<Toy>({ key, title: key, scope, gather: async () => [], fromResources: () => [] }));
+      const rule = defineRule({
+        id: `toy-${scope}-rule`,
+        title: "toy",
+        description: "toy",
+        help: "toy",
+        defaultLevel: "mandatory",
+        facts: [key],
+        settings: {},
+        packScope: "stack",
+        evaluate: (f, settings) =>
+          ((f as unknown as Record<string, Toy[]>)[key] ?? []).map((t) => ({
+            ...findingBase({ id: `toy-${scope}-rule` }, t, t.id, t.id, settings.enforcementLevel),
+            verdict: t.bad ? ("fail" as const) : ("pass" as const),
+            message: `${t.id} must not be bad`,
+          })),
+      });
+      registerRule(rule);
+    };
+    toy("server", "toyServerThings");
+    toy("database", "toyDatabaseThings");
+    const { item, facts } = drifted("orders", "Disabled", "Enabled");
+    const serverId = item.id.replace(/\/databases\/.*$/, "");
+    const serverBad = { ...facts, toyServerThings: [{ id: serverId, bad: true }], toyDatabaseThings: [] } as unknown as ComplianceFacts;
+    expect(decideRepairs([item], serverBad, stack(), NOW)).toEqual([{ item, repair: true }]);
+    const databaseBad = { ...facts, toyServerThings: [], toyDatabaseThings: [{ id: item.id, bad: true }] } as unknown as ComplianceFacts;
+    expect(decideRepairs([item], databaseBad, stack(), NOW)[0]).toMatchObject({ repair: false, ruleId: "toy-database-rule" });
+    // Another database's failure is not this one's.
+    const otherBad = {
+      ...facts,
+      toyServerThings: [],
+      toyDatabaseThings: [{ id: `${serverId}/databases/other`, bad: true }],
+    } as unknown as ComplianceFacts;
+    expect(decideRepairs([item], otherBad, stack(), NOW)).toEqual([{ item, repair: true }]);
   });
 
   it("with the rule disabled, or the database exempted, no rule objects: the stack's state is restored", () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { evaluateCompliance } from "../../../src/domain/compliance/evaluate";
 import { allRules } from "../../../src/domain/compliance/registry";
 import { resolveRuleSettings } from "../../../src/domain/compliance/rule-settings";
-import type { ComplianceFacts } from "../../../src/domain/compliance/facts";
+import type { ComplianceFacts } from "../../../src/domain/facts/model/compliance-facts";
 import { keyVaultFactsOf } from "../../../src/domain/facts/key-vaults";
 import { protectorKeyFactsOf } from "../../../src/domain/facts/protector-keys";
 import { protectorFactsOf } from "../../../src/domain/facts/tde-protectors";

@@ -104,8 +104,7 @@ describe("JUnit report", () => {
   it("escapes resource names in attributes and element text", () => {
     const r = evaluateCompliance(
       {
-        subscriptionId: SUB,
-        artifacts: [],
+        ...emptyFacts(SUB),
         databases: [
           {
             id: "/subscriptions/x/databases/a<b&c",
@@ -115,13 +114,6 @@ describe("JUnit report", () => {
             liveTdeStatus: "Disabled",
           },
         ],
-        tierAdvisors: [],
-        usages: [],
-        probes: [],
-        placements: [],
-        tdeProtectors: [],
-        keyVaults: [],
-        protectorKeys: [],
       },
       resolveRuleSettings({ "sql-tier-advisor-drift": { enforcementLevel: "disabled" } }),
       [],

@@ -1,5 +1,6 @@
 import { evaluateCompliance } from "../../../src/domain/compliance/evaluate";
-import type { ComplianceFacts } from "../../../src/domain/compliance/facts";
+import { emptyFacts } from "../../../src/domain/facts/gather";
+import type { ComplianceFacts } from "../../../src/domain/facts/model/compliance-facts";
 import type { AdvisorFacts } from "../../../src/domain/facts/tier-advice";
 import { parseStackConfig, type StackConfig } from "../../../src/domain/stack/stack-config";
 import { sqlDatabaseId } from "../../../src/platform/arm/resource-id";
@@ -80,7 +81,7 @@ export function reportInput(padding = 0, stackName = "report"): ComplianceReport
     source: d.source,
   }));
   const facts: ComplianceFacts = {
-    subscriptionId: SUB,
+    ...emptyFacts(SUB),
     databases: subjects,
     tierAdvisors: subjects,
     usages: [
@@ -95,12 +96,6 @@ export function reportInput(padding = 0, stackName = "report"): ComplianceReport
       },
       { subscriptionId: SUB, location: "eastus", name: "clusters", displayName: "Clusters", currentValue: 2, limit: 20, unit: "Count" },
     ],
-    artifacts: [],
-    probes: [],
-    placements: [],
-    tdeProtectors: [],
-    keyVaults: [],
-    protectorKeys: [],
   };
   const result = evaluateCompliance(facts, stack.policies, stack.exemptions, NOW);
   return { stack, stackName, file: stack.file, result, generatedAt: new Date(NOW), toolVersion: "0.1.0" };

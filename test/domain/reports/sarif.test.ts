@@ -3,7 +3,7 @@ import { join } from "node:path";
 import Ajv from "ajv-draft-04";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
-import { ruleIds } from "../../../src/domain/compliance/registry";
+import { allRules, ruleIds } from "../../../src/domain/compliance/registry";
 import { renderSarif } from "../../../src/domain/reports/sarif-report";
 import { databaseLine, reportInput, STACK_FILE, stackText, SUB } from "./report-fixture";
 
@@ -54,32 +54,24 @@ describe("SARIF 2.1.0 report", () => {
     expect(validate({ version: "2.1.0" })).toBe(false);
   });
 
-  it("declares the contract's rule ids, in order, with their default levels", () => {
+  it("declares every registered rule, in registry order, with its default level; the contract's rule ids among them", () => {
     const rules = log.runs[0].tool.driver.rules;
-    expect(rules.map((r) => r.id)).toEqual([
-      "sql-tde-enabled",
-      "sql-tier-advisor-drift",
-      "batch-quota-headroom",
-      "artifact-signature-clean",
-      "artifact-packed",
-      "post-deploy-probes",
-      "data-residency",
-      "sql-tde-customer-managed-key",
-      "tde-key-vault-recoverable",
-      "tde-key-validity",
-    ]);
-    expect(rules.map((r) => r.defaultConfiguration.level)).toEqual([
-      "error",
-      "warning",
-      "warning",
-      "error",
-      "warning",
-      "warning",
-      "error",
-      "warning",
-      "error",
-      "error",
-    ]);
+    const level = { mandatory: "error", advisory: "warning", disabled: "none" } as const;
+    expect(rules.map((r) => [r.id, r.defaultConfiguration.level])).toEqual(allRules().map((r) => [r.id, level[r.defaultLevel]]));
+    // The contract's ids (stable: they are SARIF ruleIds) and default levels.
+    const contract: Record<string, string> = {
+      "sql-tde-enabled": "error",
+      "sql-tier-advisor-drift": "warning",
+      "batch-quota-headroom": "warning",
+      "artifact-signature-clean": "error",
+      "artifact-packed": "warning",
+      "post-deploy-probes": "warning",
+      "data-residency": "error",
+      "sql-tde-customer-managed-key": "warning",
+      "tde-key-vault-recoverable": "error",
+      "tde-key-validity": "error",
+    };
+    for (const [id, l] of Object.entries(contract)) expect(rules.find((r) => r.id === id)?.defaultConfiguration.level, id).toBe(l);
     expect(log.runs[0].tool.driver.name).toBe("stackwarden");
     for (const r of log.runs[0].results) {
       expect(ruleIds()).toContain(r.ruleId);

@@ -106,6 +106,7 @@ describe("a failed read stops the other reads of the same gathering", () => {
       defineFactKind({
         key: "toyFailsAtOnce",
         title: "fails at once",
+        scope: "database",
         gather: async () => {
           throw new Error("the first read failed");
         },
@@ -116,6 +117,7 @@ describe("a failed read stops the other reads of the same gathering", () => {
       defineFactKind({
         key: "toyWaitsLong",
         title: "waits until cancelled",
+        scope: "database",
         gather: (ctx) =>
           new Promise((_resolve, reject) => {
             const timer = setTimeout(() => reject(new Error("never cancelled")), 60_000);

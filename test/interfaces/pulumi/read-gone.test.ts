@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readTde } from "../../../src/interfaces/pulumi/tde-resource";
-import { refreshDataSource } from "../../../src/interfaces/pulumi/data-sources";
+import { refreshDataSource } from "../../../src/interfaces/pulumi/data-source-resource";
+import { batchWorkspace } from "../../../src/domain/facts/batch-objects";
 import { SqlClient } from "../../../src/services/sql/client";
 import { BatchAiClient } from "../../../src/services/batchai/client";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
@@ -44,17 +45,17 @@ batchai:
   });
 
   it("returns an empty id for a data source whose workspace is gone", async () => {
-    const clients = { sql, batch } as Parameters<typeof refreshDataSource>[0];
+    const clients = { sql, batch } as unknown as Parameters<typeof refreshDataSource>[0];
     const gone = await refreshDataSource(
       clients,
-      "batchai:Workspace",
+      batchWorkspace,
       `/subscriptions/${SUB}/resourceGroups/rg-ml/providers/Microsoft.BatchAI/workspaces/nope`,
       undefined,
     );
     expect(gone).toEqual({ id: "" });
     const kept = await refreshDataSource(
       clients,
-      "batchai:Workspace",
+      batchWorkspace,
       `/subscriptions/${SUB}/resourceGroups/rg-ml/providers/Microsoft.BatchAI/workspaces/ws1`,
       undefined,
     );

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { DataSourceKind } from "../../../src/interfaces/pulumi/data-sources";
+import type { CarrierToken } from "../../../src/domain/facts/carrier";
 import type { TestEmulator } from "../../helpers/emulator";
 import { DynamicResourceDriver, PROJECT_ROOT, ProviderPlugin } from "../../helpers/provider-plugin";
 import { dbRef, startEstate } from "../../providers/provider-test-kit";
@@ -9,7 +9,7 @@ import { dbRef, startEstate } from "../../providers/provider-test-kit";
 // and its SQL data sources fail with the line every command gives for it, at the stack file's entry
 // the program passes (`stackEntry`), through the real dynamic-provider plugin.
 
-type Providers = { providerText(name: "tde" | DataSourceKind): string };
+type Providers = { providerText(name: "tde" | CarrierToken): string };
 const compiled = () => require(join(PROJECT_ROOT, "dist/providers/index.js")) as Providers;
 
 let t: TestEmulator;

@@ -1,5 +1,6 @@
 import { artifactResourceId } from "../artifact-verdict";
-import { UNKNOWN, type FactMap } from "../facts";
+import { UNKNOWN } from "../../../platform/unknown-value";
+import type { FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 

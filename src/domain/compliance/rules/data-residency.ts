@@ -1,19 +1,10 @@
-import { UNKNOWN, type FactMap } from "../facts";
+import { UNKNOWN } from "../../../platform/unknown-value";
+import type { FactMap } from "../../facts/model/compliance-facts";
 import type { Finding, Verdict } from "../finding";
+import { KIND_LABELS } from "../placement-labels";
 import { defineRule, findingBase } from "../rule";
 
 type PlacementFacts = FactMap["placements"];
-type PlacementKind = FactMap["placements"]["kind"];
-
-/** Words for each kind of placed thing, in messages and tables. */
-export const KIND_LABELS: Record<PlacementKind, string> = {
-  "sql-database": "SQL database",
-  "batch-workspace": "Batch AI workspace",
-  "batch-cluster": "Batch AI cluster",
-  "batch-file-server": "Batch AI file server",
-  "key-vault": "Key Vault",
-  site: "site",
-};
 
 /** A placement's verdict and its one-sentence message (the finding's, and `where`'s). */
 export interface PlacementVerdict {

@@ -1,4 +1,5 @@
-import { UNKNOWN, type FactMap } from "../facts";
+import { UNKNOWN } from "../../../platform/unknown-value";
+import type { FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 

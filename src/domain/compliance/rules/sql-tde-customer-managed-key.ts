@@ -1,5 +1,6 @@
 import { azurePolicy, CIS_AZURE_1_5_0 } from "../control";
-import { UNKNOWN, type FactMap } from "../facts";
+import { UNKNOWN } from "../../../platform/unknown-value";
+import type { FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
 import { isCustomerManaged, readFailureText, serverLabel } from "../key-custody-facts";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
@@ -31,6 +32,7 @@ export const sqlTdeCustomerManagedKey = defineRule<Record<string, never>>({
   facts: ["tdeProtectors"],
   settings: {},
   packScope: "stack",
+  drift: "keyCustody",
   controls: [
     {
       ...CIS_AZURE_1_5_0,

@@ -1,6 +1,7 @@
 import { databaseLabel, isMasterDatabase } from "../../../platform/arm/resource-id";
 import { azurePolicy, CIS_AZURE_1_5_0 } from "../control";
-import { UNKNOWN, type FactMap } from "../facts";
+import { UNKNOWN } from "../../../platform/unknown-value";
+import type { FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 

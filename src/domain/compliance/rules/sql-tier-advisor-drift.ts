@@ -1,5 +1,6 @@
 import { databaseLabel } from "../../../platform/arm/resource-id";
-import { UNKNOWN, type FactMap } from "../facts";
+import { UNKNOWN } from "../../../platform/unknown-value";
+import type { FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
@@ -42,6 +43,7 @@ export const sqlTierAdvisorDrift = defineRule<TierAdvisorDriftSettings>({
     },
   },
   packScope: "stack",
+  drift: "tierAdvisor",
   evaluate: (facts, settings, now) => facts.tierAdvisors.map((a) => judge(a, settings, now)),
 });
 

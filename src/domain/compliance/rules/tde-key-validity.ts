@@ -1,5 +1,6 @@
 import { azurePolicy, CIS_AZURE_1_5_0 } from "../control";
-import { UNKNOWN, type ComplianceFacts, type FactMap } from "../facts";
+import { UNKNOWN } from "../../../platform/unknown-value";
+import type { ComplianceFacts, FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
 import { dayOf, isCustomerManaged, keyOf, readFailureText, serverLabel, vaultOf } from "../key-custody-facts";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
@@ -54,6 +55,7 @@ export const tdeKeyValidity = defineRule<KeyValiditySettings>({
     },
   },
   packScope: "stack",
+  drift: "keyCustody",
   controls: [
     {
       ...CIS_AZURE_1_5_0,

@@ -1,5 +1,6 @@
 import { azurePolicy, CIS_AZURE_1_5_0 } from "../control";
-import { UNKNOWN, type ComplianceFacts, type FactMap } from "../facts";
+import { UNKNOWN } from "../../../platform/unknown-value";
+import type { ComplianceFacts, FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
 import { isCustomerManaged, readFailureText, serverLabel, vaultLabel, vaultOf } from "../key-custody-facts";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
@@ -36,6 +37,7 @@ export const tdeKeyVaultRecoverable = defineRule<Record<string, never>>({
   facts: ["tdeProtectors", "keyVaults"],
   settings: {},
   packScope: "stack",
+  drift: "keyCustody",
   controls: [
     {
       ...CIS_AZURE_1_5_0,

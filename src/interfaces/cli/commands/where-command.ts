@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { clientSetFromEnv } from "../../../clients/client-set";
-import { KIND_LABELS } from "../../../domain/compliance/rules/data-residency";
+import { KIND_LABELS } from "../../../domain/compliance/placement-labels";
 import { unreadDocument } from "../../../domain/stack/unread-entry";
 import { runWhere } from "../../../usecases/where";
 import type { CommandIO } from "../command-io";

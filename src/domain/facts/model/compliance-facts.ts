@@ -1,9 +1,5 @@
-import type { ReadReceipt } from "../../platform/arm/arm-read";
-import type { SourceLocation } from "../../platform/yaml/source-location";
-
-/** A value not known yet (a Pulumi preview of a resource still to be created or changed). */
-export const UNKNOWN = Symbol.for("stackwarden.unknown");
-export type Maybe<T> = T | typeof UNKNOWN;
+import type { ReadReceipt } from "../../../platform/arm/arm-read";
+import type { SourceLocation } from "../../../platform/yaml/source-location";
 
 /**
  * What every fact carries besides its data: where the stack file names it (report locations) and,
@@ -24,7 +20,7 @@ export interface FactOrigin {
 
 /**
  * The fact kinds' element types, by their key in `ComplianceFacts`. Each fact kind's module adds its
- * own entry (`declare module "../compliance/facts" { interface FactMap { key: ItsFacts } }`), so a kind is
+ * own entry (`declare module "./model/compliance-facts" { interface FactMap { key: ItsFacts } }`), so a kind is
  * declared in one place and rules see its facts typed.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type

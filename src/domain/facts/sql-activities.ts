@@ -1,0 +1,66 @@
+import { elasticPoolId, tdeConfigurationId } from "../../platform/arm/resource-id";
+import { defineDataSource, inputsFromArmId, logicalName, type DataSourceInputs } from "./data-source";
+import { DATABASE_INPUTS, databaseRefOf, tdeResourceName } from "./tde-status";
+
+/**
+ * The SQL data sources no fact kind judges, read for the stack's inventory in Pulumi: the running
+ * encryption scans of each database, and the activity of each elastic pool and of its databases.
+ */
+
+const POOL_INPUTS = ["subscriptionId", "resourceGroup", "server", "elasticPool"];
+const poolOf = (i: DataSourceInputs) => ({
+  subscriptionId: i.subscriptionId,
+  resourceGroup: i.resourceGroup,
+  server: i.server,
+  elasticPool: i.elasticPool,
+});
+const scansId = (i: DataSourceInputs) => `${tdeConfigurationId(databaseRefOf(i))}/operationResults`;
+const poolActivityId = (i: DataSourceInputs) => `${elasticPoolId(poolOf(i))}/elasticPoolActivity`;
+const poolDatabaseActivityId = (i: DataSourceInputs) => `${elasticPoolId(poolOf(i))}/elasticPoolDatabaseActivity`;
+const POOL_SEGMENTS = { server: "servers", elasticPool: "elasticPools" };
+
+/** The running encryption or decryption scans of a database (operationResults): read after its TDE change, so the scan it started shows. */
+export const tdeActivities = defineDataSource({
+  token: "sql:TransparentDataEncryptionActivities",
+  title: "the encryption scans of a database",
+  inputs: DATABASE_INPUTS,
+  output: "activities",
+  read: async (c, i) => ({ id: scansId(i), value: await c.sql.listTransparentDataEncryptionActivities(databaseRefOf(i)) }),
+  inputsFromId: inputsFromArmId(DATABASE_INPUTS, { server: "servers", database: "databases" }, scansId),
+  instances: (stack) =>
+    stack.databases.map((d) => ({
+      name: `tde-activity-${logicalName(d.resourceGroup, d.server, d.database)}`,
+      inputs: { subscriptionId: stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database },
+      after: tdeResourceName(d),
+    })),
+});
+
+/** The activity of an elastic pool the stack names. */
+export const elasticPoolActivities = defineDataSource({
+  token: "sql:ElasticPoolActivities",
+  title: "the activity of an elastic pool",
+  inputs: POOL_INPUTS,
+  output: "activities",
+  read: async (c, i) => ({ id: poolActivityId(i), value: await c.sql.listElasticPoolActivities(poolOf(i)) }),
+  inputsFromId: inputsFromArmId(POOL_INPUTS, POOL_SEGMENTS, poolActivityId),
+  instances: (stack) =>
+    stack.elasticPools.map((p) => ({
+      name: `pool-activity-${logicalName(p.resourceGroup, p.server, p.elasticPool)}`,
+      inputs: { subscriptionId: stack.subscriptionId, resourceGroup: p.resourceGroup, server: p.server, elasticPool: p.elasticPool },
+    })),
+});
+
+/** The database activity of an elastic pool the stack names. */
+export const elasticPoolDatabaseActivities = defineDataSource({
+  token: "sql:ElasticPoolDatabaseActivities",
+  title: "the database activity of an elastic pool",
+  inputs: POOL_INPUTS,
+  output: "activities",
+  read: async (c, i) => ({ id: poolDatabaseActivityId(i), value: await c.sql.listElasticPoolDatabaseActivities(poolOf(i)) }),
+  inputsFromId: inputsFromArmId(POOL_INPUTS, POOL_SEGMENTS, poolDatabaseActivityId),
+  instances: (stack) =>
+    stack.elasticPools.map((p) => ({
+      name: `pool-db-activity-${logicalName(p.resourceGroup, p.server, p.elasticPool)}`,
+      inputs: { subscriptionId: stack.subscriptionId, resourceGroup: p.resourceGroup, server: p.server, elasticPool: p.elasticPool },
+    })),
+});
