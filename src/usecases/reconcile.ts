@@ -138,7 +138,7 @@ export async function reconcileStack(req: ReconcileRequest, hooks: ApplyHooks & 
       signal: req.signal,
       onLockWait: hooks.lockWait,
     },
-    async (lock) => {
+    async (lock, started) => {
       hooks.lockAcquired?.(lock.waitedMs);
       if (lock.recovered) hooks.lockRecovered?.(lock.recovered);
       // Lost while held (lapsed, broken, taken over): writing stops before the next request, and the entry is still written.
@@ -158,9 +158,10 @@ export async function reconcileStack(req: ReconcileRequest, hooks: ApplyHooks & 
         return r;
       }
       const api = fenceWrites(stopBetweenRequests(req.clients.sql, halt), lock);
+      const beforeApply = (changes: readonly TdePlanItem[]) => started(changes.map(startedChange));
       const applied = req.only
-        ? await applyOnly(api, req, req.only, halt, hooks)
-        : await applyChanges(api, req.stack, { ...req, signal: halt }, hooks);
+        ? await applyOnly(api, req, req.only, halt, hooks, beforeApply)
+        : await applyChanges(api, req.stack, { ...req, signal: halt, beforeApply }, hooks);
       outcomes = applied.outcomes;
       const what = [...(await auditChangesOf(api, outcomes, halt)), ...(req.alsoRecord ?? [])];
       return { what, exitCode: applied.exitCode };
@@ -178,7 +179,14 @@ export async function reconcileStack(req: ReconcileRequest, hooks: ApplyHooks & 
 export async function applyChanges(
   api: TdeApi,
   stack: StackConfig,
-  opts: ApplyTuning & { yes?: boolean; plan?: TdePlan; signal?: AbortSignal; stackName?: string },
+  opts: ApplyTuning & {
+    yes?: boolean;
+    plan?: TdePlan;
+    signal?: AbortSignal;
+    stackName?: string;
+    /** Called with the changes once they are decided (confirmed), before the first is sent. */
+    beforeApply?: (changes: readonly TdePlanItem[]) => Promise<void>;
+  },
   hooks: ApplyHooks = {},
 ): Promise<{ plan: TdePlan; outcomes: ApplyOutcome[]; exitCode: number }> {
   // No one can confirm: nothing is read, nothing written (pulumi up and terraform apply refuse alike).
@@ -193,6 +201,7 @@ export async function applyChanges(
   if (!opts.yes && !(await hooks.confirm!(`Apply ${plan.changes.length} change(s) to stack ${opts.stackName ?? "?"}?`))) {
     throw new StackwardenError("SW_NOT_CONFIRMED", "apply cancelled; nothing was changed");
   }
+  await opts.beforeApply?.(plan.changes);
   const outcomes = await applyTde(api, plan.changes, {
     concurrency: opts.concurrency,
     scanTimeoutMs: opts.scanTimeoutMs,
@@ -211,9 +220,11 @@ async function applyOnly(
   only: readonly TdePlanItem[],
   halt: AbortSignal,
   hooks: ApplyHooks,
+  beforeApply: (changes: readonly TdePlanItem[]) => Promise<void>,
 ): Promise<{ outcomes: ApplyOutcome[]; exitCode: number }> {
   if (only.length === 0) return { outcomes: [], exitCode: 0 };
   const plan = await planTde(api, { subscriptionId: req.stack.subscriptionId, databases: only.map((i) => i.desired) }, { signal: halt });
+  await beforeApply(plan.changes);
   const outcomes = await applyTde(api, plan.changes, {
     concurrency: req.concurrency,
     scanTimeoutMs: req.scanTimeoutMs,
@@ -223,6 +234,11 @@ async function applyOnly(
   });
   hooks.applied?.(outcomes);
   return { outcomes, exitCode: outcomes.every((o) => o.ok) && plan.errors.length === 0 ? 0 : 1 };
+}
+
+/** A change about to be made, as its `started` entry records it. */
+function startedChange(item: TdePlanItem): AuditChange {
+  return { resource: item.id, before: item.live ?? null, after: item.desired.transparentDataEncryption, outcome: "started" };
 }
 
 async function applyWithPulumi(

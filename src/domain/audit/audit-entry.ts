@@ -28,7 +28,11 @@ export interface AuditChange {
   before: string | null;
   /** What it is after, as read back (`null` when unknown). */
   after: string | null;
-  /** `converged`, `failed`, `interrupted` (shutdown between requests), `refused` (remediation would break a rule) or, for Pulumi, its op. */
+  /**
+   * `converged`, `failed`, `interrupted` (shutdown between requests), `refused` (remediation would
+   * break a rule), `started` (in an entry written before the first request: the change about to be
+   * made) or, for Pulumi, its op.
+   */
   outcome: string;
   /** From the request until the scan had finished, in ms. */
   scanDurationMs?: number;
@@ -47,7 +51,14 @@ export interface AuditRecord {
   what: AuditChange[];
   /** The git commit of the stack file the apply acted on, when it is in a git checkout. */
   commit: string | null;
-  exitCode: number;
+  /** How the apply ended; null in a `started` entry, written before its first change (see `phase`). */
+  exitCode: number | null;
+  /**
+   * `started`: written under the lock before the first change is sent, listing the changes about to
+   * be made; the apply's own entry follows. A `started` entry with no entry of the same apply after
+   * it records an apply that was killed mid-way: its changes may have been made, and are on record.
+   */
+  phase?: "started";
   /** Anything else worth keeping (the Pulumi summary, the count of changes planned). */
   note?: string;
   /** An evidence bundle's anchor (`command: evidence`): the sha-256 of its manifest, which holds the hash of every file. */

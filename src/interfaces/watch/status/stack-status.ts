@@ -198,7 +198,8 @@ export interface AuditEntrySummary {
   /** What changed: a count by outcome, and the resources (labels, up to a bound). */
   what: { changes: number; outcomes: Record<string, number>; resources: string[] };
   commit: string | null;
-  exitCode: number;
+  /** null in a `started` entry (written before the apply's first change; its own entry follows). */
+  exitCode: number | null;
 }
 
 export interface AuditStatus {
