@@ -2,7 +2,7 @@
 # npm run pulumi:install
 #
 # Builds the Pulumi CLI and a Node.js language host from the Go module proxy
-# (tools/pulumi-cli, see its README.md), at the version of @pulumi/pulumi in
+# (scripts/pulumi-cli, see its README.md), at the version of @pulumi/pulumi in
 # node_modules, into a cache directory outside the repository:
 #   ${STACKWARDEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/stackwarden}/pulumi-vX.Y.Z/bin
 # and writes the plugin shims pulumi-resource-pulumi-nodejs and
@@ -22,7 +22,7 @@ SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)/$(basename "${BASH_SOURCE
 . "$(dirname "$SELF")/lib/progress.sh"
 PROGRESS_NAME=pulumi-install
 ROOT=$(dirname "$(dirname "$SELF")")
-MODDIR="$ROOT/tools/pulumi-cli"
+MODDIR="$ROOT/scripts/pulumi-cli"
 SDK_PKG="$ROOT/node_modules/@pulumi/pulumi/package.json"
 
 [ -f "$SDK_PKG" ] || die "$SDK_PKG is missing; run npm install first"
@@ -102,7 +102,7 @@ if ! command -v go >/dev/null 2>&1; then
 fi
 PINNED=$(sed -n 's#^[[:space:]]*github.com/pulumi/pulumi/pkg/v3 => github.com/pulumi/pulumi/pkg/v3 \(v[^[:space:]]*\).*#\1#p' "$MODDIR/go.mod")
 [ "$PINNED" = "v$VERSION" ] ||
-	die "node_modules has @pulumi/pulumi $VERSION but tools/pulumi-cli/go.mod pins pkg/v3 ${PINNED:-?}; update go.mod (see tools/pulumi-cli/README.md)"
+	die "node_modules has @pulumi/pulumi $VERSION but scripts/pulumi-cli/go.mod pins pkg/v3 ${PINNED:-?}; update go.mod (see scripts/pulumi-cli/README.md)"
 
 mkdir -p "$CACHE_ROOT"
 LOCKED=
