@@ -1,5 +1,5 @@
 // ESLint: typescript-eslint's recommended rules over the TypeScript sources and tests, and the
-// recommended rules over the JavaScript beside them (bin/, stacks/index.js, .github/scripts/, the
+// recommended rules over the JavaScript beside them (bin/, stacks/index.js, scripts/github/, the
 // test fixtures loaded with --require, the status page's browser script, the config files), each
 // with the module system and globals it runs with.
 import js from "@eslint/js";
@@ -20,7 +20,7 @@ const COMMONJS_GLOBALS = { __dirname: "readonly", __filename: "readonly" };
 
 export default tseslint.config(
   // test/fixtures/layering holds deliberate violations for the dependency-cruiser tests.
-  { ignores: ["dist/**", "node_modules/**", "specs/**", "tools/**", "test/fixtures/layering/**"] },
+  { ignores: ["dist/**", "node_modules/**", "specs/**", "test/fixtures/layering/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -2,7 +2,7 @@
 # npm run pulumi:install
 #
 # Builds the Pulumi CLI and a Node.js language host from the Go module proxy
-# (tools/pulumi-cli, see its README.md), at the version of @pulumi/pulumi in
+# (scripts/pulumi-cli, see its README.md), at the version of @pulumi/pulumi in
 # node_modules, into a cache directory outside the repository:
 #   ${STACKWARDEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/stackwarden}/pulumi-vX.Y.Z/bin
 # and writes the plugin shims pulumi-resource-pulumi-nodejs and
@@ -20,9 +20,11 @@ die() { printf 'pulumi-install: error: %s\n' "$*" >&2; exit 1; }
 SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)/$(basename "${BASH_SOURCE[0]}")"
 # shellcheck source=lib/progress.sh
 . "$(dirname "$SELF")/lib/progress.sh"
+# shellcheck source=lib/cache-slot.sh
+. "$(dirname "$SELF")/lib/cache-slot.sh"
 PROGRESS_NAME=pulumi-install
 ROOT=$(dirname "$(dirname "$SELF")")
-MODDIR="$ROOT/tools/pulumi-cli"
+MODDIR="$ROOT/scripts/pulumi-cli"
 SDK_PKG="$ROOT/node_modules/@pulumi/pulumi/package.json"
 
 [ -f "$SDK_PKG" ] || die "$SDK_PKG is missing; run npm install first"
@@ -30,8 +32,8 @@ command -v node >/dev/null 2>&1 || die "node is not on PATH"
 VERSION=$(node -p 'require(process.argv[1]).version' "$SDK_PKG")
 [[ "$VERSION" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "unexpected @pulumi/pulumi version '$VERSION' in $SDK_PKG"
 
-CACHE_ROOT="${STACKWARDEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/stackwarden}"
-DEST="$CACHE_ROOT/pulumi-v$VERSION"
+SLOT="pulumi-v$VERSION"
+DEST="$CACHE_ROOT/$SLOT"
 BIN="$DEST/bin"
 
 # Everything the binaries are built from; a change triggers a rebuild.
@@ -102,31 +104,17 @@ if ! command -v go >/dev/null 2>&1; then
 fi
 PINNED=$(sed -n 's#^[[:space:]]*github.com/pulumi/pulumi/pkg/v3 => github.com/pulumi/pulumi/pkg/v3 \(v[^[:space:]]*\).*#\1#p' "$MODDIR/go.mod")
 [ "$PINNED" = "v$VERSION" ] ||
-	die "node_modules has @pulumi/pulumi $VERSION but tools/pulumi-cli/go.mod pins pkg/v3 ${PINNED:-?}; update go.mod (see tools/pulumi-cli/README.md)"
+	die "node_modules has @pulumi/pulumi $VERSION but scripts/pulumi-cli/go.mod pins pkg/v3 ${PINNED:-?}; update go.mod (see scripts/pulumi-cli/README.md)"
 
-mkdir -p "$CACHE_ROOT"
-LOCKED=
 # One build at a time per version; a second caller waits, then reuses it.
-exec 9>"$CACHE_ROOT/.pulumi-v$VERSION.lock"
-if command -v flock >/dev/null 2>&1; then
-	flock 9 || die "could not lock $CACHE_ROOT/.pulumi-v$VERSION.lock"
-	LOCKED=1
-	if is_current; then
-		write_shims "$BIN"
-		log "reusing $BIN (built by another run)"
-		echo "$BIN"
-		exit 0
-	fi
+if ! slot_lock "$SLOT"; then
+	write_shims "$BIN"
+	log "reusing $BIN (built by another run)"
+	echo "$BIN"
+	exit 0
 fi
-
-# Leftovers of killed builds of this version (we hold its lock, or they are old).
-age=(-mmin +60)
-[ -n "$LOCKED" ] && age=()
-find "$CACHE_ROOT" -maxdepth 1 -name ".pulumi-v$VERSION.*.*" "${age[@]}" -exec rm -rf {} + 2>/dev/null || true
-TMP=$(mktemp -d "$CACHE_ROOT/.pulumi-v$VERSION.tmp.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-trap 'exit 130' INT TERM HUP
-chmod 755 "$TMP"
+slot_tmp "$SLOT"
+TMP="$SLOT_TMP"
 mkdir -p "$TMP/bin"
 cd "$MODDIR"
 
@@ -150,12 +138,6 @@ got=$(PULUMI_SKIP_UPDATE_CHECK=true "$TMP/bin/pulumi" version)
 write_shims "$TMP/bin"
 stamp >"$TMP/.stamp"
 
-# Move into place; a killed build leaves only a .tmp directory (removed by the
-# trap, or by the next run below).
-OLD="$CACHE_ROOT/.pulumi-v$VERSION.old.$$"
-[ -e "$DEST" ] && mv "$DEST" "$OLD"
-mv "$TMP" "$DEST"
-trap - EXIT
-rm -rf "$OLD"
+slot_commit "$SLOT"
 log "installed pulumi v$VERSION in $BIN ($(du -sh "$DEST" | cut -f1)); total $((SECONDS - t0))s"
 echo "$BIN"

@@ -9,7 +9,8 @@ import { describe, expect, it } from "vitest";
  */
 const ROOT = join(__dirname, "../..");
 const CONFIG = join(ROOT, ".dependency-cruiser.cjs");
-const DEPCRUISE = join(ROOT, "node_modules/dependency-cruiser/bin/dependency-cruise.mjs");
+// The `depcruise` bin link npm makes, not a file inside the package (18.x renamed its bin script).
+const DEPCRUISE = join(ROOT, "node_modules/.bin/depcruise");
 
 function cruise(cwd: string, paths: string[]) {
   const r = spawnSync(process.execPath, [DEPCRUISE, ...paths, "--config", CONFIG], { cwd, encoding: "utf8" });

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -16,7 +17,8 @@ import type { StandIn, StandInResult } from "./workflow-runner";
 export const STAND_INS: Record<string, string> = {
   "actions/checkout":
     "a fresh clone of the test's origin repository in the job's workspace: with fetch-depth 0 every branch (origin/*), else only the event's ref at that depth; then GITHUB_SHA detached",
-  "actions/setup-node": "checks that the running Node.js has the major version the workflow asks for (no download)",
+  "actions/setup-node":
+    "puts the Node.js line the workflow asks for first on PATH: the running Node.js when its major version matches, else the project's pinned build of that line (scripts/node-install.sh: its cache, or one fetch from the npm registry)",
   "npm ci (run step)":
     "links the already installed and built project (node_modules, dist) into the workspace: a real npm ci needs the registry and minutes",
   "azure/login":
@@ -112,10 +114,20 @@ export function hostedActionStandIns(o: StandInOptions): {
   };
 
   const setupNode: StandIn = async ({ inputs, log }) => {
-    const want = String(inputs["node-version"] ?? "");
-    const have = process.versions.node.split(".")[0];
-    log(`node ${process.versions.node} (workflow asks for ${want || "any"})`);
-    return { ok: !want || want.split(".")[0] === have };
+    const want = String(inputs["node-version"] ?? "").split(".")[0];
+    if (!want || want === process.versions.node.split(".")[0]) {
+      log(`node ${process.versions.node} (workflow asks for ${want || "any"})`);
+      return { ok: true };
+    }
+    // Tests running on another line (CI's Node 22 pass) get the line asked for, as setup-node installs it.
+    const r = spawnSync("bash", [join(o.projectDir, "scripts", "node-install.sh"), want], { encoding: "utf8" });
+    const bin = r.stdout.trim().split("\n").pop();
+    if (r.status !== 0 || !bin) {
+      log(`setup-node stand-in: no Node ${want} (npm run node:install -- ${want}): ${r.stderr.trim()}`);
+      return { ok: false };
+    }
+    log(`node ${want} from ${bin} (workflow asks for ${want}; the tests run on ${process.versions.node})`);
+    return { ok: true, path: [bin] };
   };
 
   const npmCi: StandIn = async ({ workspace, log }) => {

@@ -6,8 +6,8 @@ import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../src/platform/version";
 import { GitHubApiStandIn } from "./github-api-stand-in";
 
-/** The scripts the workflows run (.github/scripts), on the cases the workflow test does not reach. */
-const scripts = join(PROJECT_ROOT, ".github", "scripts");
+/** The scripts the workflows run (scripts/github), on the cases the workflow test does not reach. */
+const scripts = join(PROJECT_ROOT, "scripts", "github");
 
 const results = require(join(scripts, "stack-results.js")) as {
   summary(kind: string, dir: string, env: Record<string, string>): string;

@@ -55,7 +55,7 @@ export class WorkflowRepo {
     git(this.dir, "init", "-q", "--bare", "-b", "main", this.origin);
     git(this.dir, "clone", "-q", this.origin, this.author);
     git(this.author, "checkout", "-q", "-b", "main");
-    for (const p of [".github", "bin", "package.json", "Pulumi.yaml"])
+    for (const p of [".github", "scripts/github", "bin", "package.json", "Pulumi.yaml"])
       cpSync(join(PROJECT_ROOT, p), join(this.author, p), { recursive: true });
     for (const p of opts.links ?? []) {
       mkdirSync(join(this.author, p, ".."), { recursive: true });

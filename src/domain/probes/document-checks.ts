@@ -34,7 +34,8 @@ export async function checkPdf(bytes: Uint8Array, doctype: Doctype): Promise<Doc
     try {
       pages = (await extractText(pdf, { mergePages: false })).text;
     } finally {
-      await pdf.destroy();
+      // pdf.js 6 (unpdf 1.8) dropped PDFDocumentProxy.destroy(); the loading task's is what it called.
+      await pdf.loadingTask.destroy();
     }
   } catch (e) {
     return { ok: false, reason: `the PDF does not parse: ${(e as Error).message.split("\n")[0]}` };

@@ -39,7 +39,7 @@ export async function pdfPages(bytes: Uint8Array): Promise<string[]> {
   try {
     return (await extractText(pdf, { mergePages: false })).text;
   } finally {
-    await pdf.destroy();
+    await pdf.loadingTask.destroy(); // pdf.js 6 (unpdf 1.8) has no PDFDocumentProxy.destroy()
   }
 }
 

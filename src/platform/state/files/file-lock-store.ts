@@ -19,10 +19,14 @@ export interface FileLockSettings {
 
 /**
  * proper-lockfile removes a lock with `rmdir`; ours holds `holder.json`, so removal is recursive.
- * Everything else is the plain fs (graceful-fs is not needed for one directory).
+ * Everything else is the plain fs (graceful-fs is not needed for one directory), only the calls it
+ * makes: spreading all of `fs` reads its deprecated `F_OK`… getters, a warning on stderr on Node 24.
  */
 const lockFs = {
-  ...fs,
+  mkdir: fs.mkdir,
+  realpath: fs.realpath,
+  stat: fs.stat,
+  utimes: fs.utimes,
   rmdir: (p: fs.PathLike, cb: (err: NodeJS.ErrnoException | null) => void) => fs.rm(p, { recursive: true, force: false }, cb),
   rmdirSync: (p: fs.PathLike) => fs.rmSync(p, { recursive: true, force: false }),
 };

@@ -2,9 +2,9 @@
 /**
  * One stack's results in a pipeline job, read from the reports folder and the steps' exit codes.
  *
- *   node .github/scripts/stack-results.js summary <pull-request|merge|drift> <reports-dir>
+ *   node scripts/github/stack-results.js summary <pull-request|merge|drift> <reports-dir>
  *     prints the stack's markdown summary (job summary, pull-request comment, drift issue)
- *   node .github/scripts/stack-results.js verdict <pull-request|merge|drift> <reports-dir>
+ *   node scripts/github/stack-results.js verdict <pull-request|merge|drift> <reports-dir>
  *     prints one ::error:: line per failure and exits 1 when the stack fails the pipeline
  *
  * Environment: STACK, ENGINE, and the exit codes the steps recorded: PLAN_EXIT, CHECK_EXIT,

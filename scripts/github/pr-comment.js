@@ -3,7 +3,7 @@
  * The one stackwarden comment of a pull request, created the first time a run has stacks to report
  * and updated in place on every later run (found by its marker and its bot author). Run by actions/github-script:
  *
- *   const upsert = require("./.github/scripts/pr-comment.js");
+ *   const upsert = require("./scripts/github/pr-comment.js");
  *   await upsert({ github, context, core });
  *
  * Environment: MATRIX (the `stacks --output json` of the run), SUMMARIES (the folder where each

@@ -4,7 +4,7 @@
  * violation), its body updated on later runs, closed with a comment when a run finds the stack
  * clean. Run by actions/github-script:
  *
- *   const track = require("./.github/scripts/drift-issue.js");
+ *   const track = require("./scripts/github/drift-issue.js");
  *   await track({ github, context, core });
  *
  * Environment: STACK, DRIFT_EXIT, CHECK_EXIT, REPORTS (holding summary.md from stack-results.js).
