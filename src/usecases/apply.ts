@@ -1,3 +1,4 @@
+import type { AuditChange } from "../domain/audit/audit-entry";
 import type { PreparedProbes } from "../domain/probes/probe-runner";
 import type { StateStores } from "../domain/state/state-ports";
 import type { EngineSummary } from "../platform/programs/pulumi-engine";
@@ -18,6 +19,8 @@ export interface ApplyStackResult {
   exitCode: number;
   /** The audit entry written, when something changed (its sequence number and where the trail is). */
   audited?: { seq: number; where: string };
+  /** Each change made, as the audit entry records it (resource, before, after, outcome). */
+  changes: AuditChange[];
   /** The engine's closing line (pulumi engine), to print last. */
   summary?: EngineSummary;
   /** The probes' run, when asked for and the apply converged. */
@@ -33,6 +36,7 @@ export async function applyStack(req: ApplyRequest, hooks: ApplyHooks & LockHook
   const { entry, exitCode, summary } = await reconcileStack(req, hooks);
   const applied: ApplyStackResult = {
     exitCode,
+    changes: entry.what,
     ...(entry.what.length > 0 ? { audited: { seq: entry.seq, where: req.state.audit.where(req.stackName) } } : {}),
     ...(summary ? { summary } : {}),
   };

@@ -109,17 +109,94 @@ describe("reconcileStack", () => {
     expect(r).toMatchObject({ exitCode: 0, outcomes: [], entry: { seq: 1, what: [], command: "remediate" } });
   });
 
-  it("a lock lost before the PUT (broken, lapsed) sends nothing: the fence refuses, and the entry says so", async () => {
+  it("a lock lost before the PUT (broken, lapsed) sends nothing: the fence refuses (SW_LOCK_LOST), and the entry says so", async () => {
     await setTde("b", "Disabled");
     const drift = (await planTde(clients.sql, stack)).changes;
     const state = openMemoryState("fenced");
     const before = puts();
     // Broken as soon as it is taken: what a paused holder finds when it wakes after another took over.
-    const r = await reconcileStack(request(state, { only: drift }), { lockAcquired: () => void state.locks.break("dev") });
+    const r = reconcileStack(request(state, { only: drift }), { lockAcquired: () => void state.locks.break("dev") });
+    await expect(r).rejects.toMatchObject({ swCode: "SW_LOCK_LOST" });
     expect(puts() - before).toBe(0);
-    expect(r.exitCode).toBe(1);
-    expect(r.outcomes).toEqual([expect.objectContaining({ ok: false, error: expect.stringMatching(/lock of stack dev/) })]);
-    expect(r.entry.what).toEqual([expect.objectContaining({ outcome: "failed", before: "Disabled", after: "Disabled" })]);
+    const entries = (await state.audit.read("dev"))!
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(entries).toEqual([
+      expect.objectContaining({ exitCode: 1, what: [], note: expect.stringMatching(/^failed: .*lock of stack dev/) }),
+    ]);
+    await setTde("b", "Enabled");
+  });
+
+  it("an apply killed after it began changing things is on record: the next holder writes its started entry", async () => {
+    await setTde("a", "Disabled");
+    const drift = (await planTde(clients.sql, stack)).changes;
+    // A normal apply keeps a pending record while it runs, ties its entry to it, and removes it.
+    const state = openMemoryState("normal");
+    await reconcileStack(request(state, { only: drift }));
+    const chain = (await state.audit.read("dev"))!;
+    const pendingId = (JSON.parse(chain.trim().split("\n").pop()!) as { applyId: string }).applyId;
+    expect(pendingId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await state.audit.readPending("dev")).toBeUndefined();
+    // What a kill -9 after the PUTs and before the entry leaves: the pending record, and no entry.
+    const killedState = openMemoryState("killed-2");
+    await killedState.audit.writePending(
+      "dev",
+      JSON.stringify({
+        applyId: pendingId,
+        pid: 4242,
+        record: {
+          at: "2026-11-27T10:00:00.000Z",
+          stack: "dev",
+          command: "remediate",
+          who: { claims: "decoded", host: "h" },
+          what: [{ resource: drift[0].id, before: "Disabled", after: "Enabled", outcome: "started" }],
+          commit: null,
+          exitCode: null,
+          phase: "started",
+        },
+      }),
+    );
+    await reconcileStack(request(killedState, { only: [] }));
+    const entries = (await killedState.audit.read("dev"))!
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(entries[0]).toMatchObject({
+      phase: "started",
+      exitCode: null,
+      applyId: pendingId,
+      what: [{ resource: drift[0].id, outcome: "started" }],
+      note: expect.stringMatching(
+        /^the apply of pid 4242 \(remediate, started 2026-11-27T10:00:00\.000Z\) ended before its entry was written/,
+      ),
+    });
+    expect(await killedState.audit.readPending("dev")).toBeUndefined();
+    expect(verifyTrailText((await killedState.audit.read("dev"))!).intact).toBe(true);
+  });
+
+  it("a pending record that cannot be read is not dropped silently: the trail says its changes are unknown", async () => {
+    const state = openMemoryState("torn");
+    await state.audit.writePending("dev", '{"applyId":"cut sh');
+    await reconcileStack(request(state, { only: [] }));
+    const first = JSON.parse((await state.audit.read("dev"))!.split("\n")[0]) as Record<string, unknown>;
+    expect(first).toMatchObject({ command: "recover", phase: "started", exitCode: null, what: [] });
+    expect(first.note).toMatch(/pending record that could not be read \(18 bytes\)/);
+    expect(await state.audit.readPending("dev")).toBeUndefined();
+  });
+
+  it("an apply whose lock was taken over does not remove the next holder's pending record", async () => {
+    await setTde("a", "Disabled");
+    const drift = (await planTde(clients.sql, stack)).changes;
+    const state = openMemoryState("taken-over");
+    const theirs = JSON.stringify({ applyId: "theirs", pid: 1, record: { what: [] } });
+    // The next holder has begun (its record is in place) when this one, its lock broken, records its failure.
+    const r = reconcileStack(request(state, { only: drift }), {
+      lockAcquired: () => void state.locks.break("dev").then(() => state.audit.writePending("dev", theirs)),
+    });
+    await expect(r).rejects.toMatchObject({ swCode: "SW_LOCK_LOST" });
+    expect(await state.audit.readPending("dev")).toBe(theirs);
+    await setTde("a", "Enabled");
   });
 
   it("every run leaves one entry, chained: the trail verifies", async () => {

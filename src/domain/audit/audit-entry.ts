@@ -30,8 +30,8 @@ export interface AuditChange {
   after: string | null;
   /**
    * `converged`, `failed`, `interrupted` (shutdown between requests), `refused` (remediation would
-   * break a rule), `started` (in an entry written before the first request: the change about to be
-   * made) or, for Pulumi, its op.
+   * break a rule), `started` (in the entry of an apply killed mid-way: the change it was about to
+   * make) or, for Pulumi, its op.
    */
   outcome: string;
   /** From the request until the scan had finished, in ms. */
@@ -51,14 +51,16 @@ export interface AuditRecord {
   what: AuditChange[];
   /** The git commit of the stack file the apply acted on, when it is in a git checkout. */
   commit: string | null;
-  /** How the apply ended; null in a `started` entry, written before its first change (see `phase`). */
+  /** How the apply ended; null in a `started` entry (see `phase`). */
   exitCode: number | null;
   /**
-   * `started`: written under the lock before the first change is sent, listing the changes about to
-   * be made; the apply's own entry follows. A `started` entry with no entry of the same apply after
-   * it records an apply that was killed mid-way: its changes may have been made, and are on record.
+   * `started`: the entry of an apply killed after it began changing things and before its own
+   * entry, written by the next holder of the stack's lock from the record the apply kept (its
+   * changes as `started`: they may have been made). Absent on every other entry.
    */
   phase?: "started";
+  /** Ties an apply that changed something to the record it kept while it ran (see `phase`). */
+  applyId?: string;
   /** Anything else worth keeping (the Pulumi summary, the count of changes planned). */
   note?: string;
   /** An evidence bundle's anchor (`command: evidence`): the sha-256 of its manifest, which holds the hash of every file. */

@@ -23,6 +23,8 @@ export const NO_KEPT_STATE: Pick<StateStores, "probes" | "audit"> = {
     read: nothing,
     end: nothing,
     recent: async () => [],
+    readPending: nothing,
+    writePending: refuse,
     append: refuse,
     where: (name) => `(no kept state) ${name}`,
   } satisfies AuditLog,

@@ -65,6 +65,10 @@ export interface AuditLog {
   append(name: string, seq: number, line: string, previous: string | undefined): Promise<"appended" | "conflict">;
   /** Where the log lives, for messages. */
   where(name: string): string;
+  /** The record of an apply under way, kept beside the log while it runs (undefined: none). */
+  readPending(name: string): Promise<string | undefined>;
+  /** Keeps (text) or removes (undefined) the record of an apply under way; atomic. */
+  writePending(name: string, text: string | undefined): Promise<void>;
 }
 
 /** One stored document with its version tag (for conditional writes). */

@@ -61,6 +61,11 @@ describe("a stack's lock and audit trail on Blob Storage, from three directories
       expect(second.stderr).toMatch(
         new RegExp(`SW_LOCK_HELD: stack shared is locked by pid ${first.pid} on host \\S+ since \\S+ \\(apply, `),
       );
+      const asJson = await runCliProcess(["apply", "--config", "Pulumi.shared.yaml", "--yes", "--output", "json"], { cwd: b, env });
+      expect(asJson.code).toBe(1);
+      expect(JSON.parse(asJson.stdout)).toEqual({
+        error: { code: "SW_LOCK_HELD", message: expect.stringMatching(new RegExp(`^stack shared is locked by pid ${first.pid} `)) },
+      });
 
       expect(await first.exited).toBe(0);
       const free = await runCliProcess(["lock", "status", "--stack", "shared"], { cwd: c, env });

@@ -126,6 +126,19 @@ export function stateContract(name: string, open: () => Promise<StateStores> | S
           .sort();
         expect(commands).toEqual([1, 2, 3, 4, 5, 6].map((i) => `/subscriptions/s/databases/db${i}`));
       });
+
+      it("keeps one pending record per log beside it: written, replaced, read back and removed, apart from the log", async () => {
+        const { audit } = await open();
+        expect(await audit.readPending("dev")).toBeUndefined();
+        await audit.writePending("dev", '{"applyId":"a"}');
+        await audit.writePending("dev", '{"applyId":"b"}');
+        expect(await audit.readPending("dev")).toBe('{"applyId":"b"}');
+        expect(await audit.readPending("prod")).toBeUndefined();
+        expect(await audit.read("dev")).toBeUndefined();
+        await audit.writePending("dev", undefined);
+        expect(await audit.readPending("dev")).toBeUndefined();
+        await audit.writePending("dev", undefined);
+      });
     });
 
     describe("documents", () => {

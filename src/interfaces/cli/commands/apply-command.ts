@@ -5,7 +5,7 @@ import { applyStack } from "../../../usecases/apply";
 import { prepareStackProbes } from "../../../usecases/probe";
 import { applyHooksFor, lockHooksFor, reportApplied } from "../apply-hooks";
 import type { CommandIO } from "../command-io";
-import { intOption } from "../option-parsers";
+import { choiceOption, intOption } from "../option-parsers";
 import { withOperationOptions, type OperationFlags } from "../operation-options";
 import { withProbeDirOption, type ProbeDirFlags } from "../probe-dir-option";
 import { showProbeStep } from "../probe-step";
@@ -19,6 +19,7 @@ export interface ApplyFlags extends StackFlags, Partial<OperationFlags>, ProbeDi
   scanTimeout: number;
   pollInterval: number;
   engine: "native" | "pulumi";
+  output: "text" | "json";
 }
 
 export function registerApply(program: Command, io: CommandIO): void {
@@ -42,7 +43,15 @@ export function registerApply(program: Command, io: CommandIO): void {
         .choices(["native", "pulumi"])
         .default("native"),
     )
+    .option(
+      "--output <format>",
+      'text: progress as it goes; json: progress on stderr, then one JSON document on stdout (exit code, each change, the audit entry; an error as {"error":{code,message}})',
+      choiceOption(["text", "json"] as const),
+      "text",
+    )
     .action(async (flags: ApplyFlags) => {
+      // With --output json, stdout carries the one document: the progress goes to stderr.
+      const shown: CommandIO = flags.output === "json" ? progressToStderr(io) : io;
       const { stack, name } = loadStackFromFlags(flags, io);
       const clients = clientSetFromEnv(io.env);
       // Checked before anything changes: a probe that could not run must not leave a half-proven deployment.
@@ -67,13 +76,33 @@ export function registerApply(program: Command, io: CommandIO): void {
           pollIntervalMs: flags.pollInterval,
           probes,
         },
-        { ...applyHooksFor(io, stack, name), ...lockHooksFor(io, command, name, lockTimeoutMs) },
+        { ...applyHooksFor(shown, stack, name), ...lockHooksFor(shown, command, name, lockTimeoutMs) },
       );
-      reportApplied(io, command, result);
+      reportApplied(shown, command, result);
       if (result.probes) {
-        io.out("");
-        await showProbeStep(io, name, result.probes);
+        shown.out("");
+        await showProbeStep(shown, name, result.probes);
       }
+      if (flags.output === "json")
+        io.out(
+          JSON.stringify(
+            {
+              stack: name,
+              engine: flags.engine,
+              exitCode: result.exitCode,
+              changes: result.changes,
+              audited: result.audited ?? null,
+              probes: result.probes ? { passed: result.probes.run.passed, failed: result.probes.run.failed } : null,
+            },
+            null,
+            2,
+          ),
+        );
       io.exitCode = result.exitCode;
     });
+}
+
+/** The command's IO with what it writes to stdout sent to stderr (its lines stay in order with the rest). */
+function progressToStderr(io: CommandIO): CommandIO {
+  return { ...io, out: (line) => io.err(line), write: undefined, isTTY: false };
 }

@@ -36,6 +36,25 @@ export class BlobAuditLog {
     return mapBounded(names, 16, (n) => this.line(n));
   }
 
+  async readPending(name: string): Promise<string | undefined> {
+    try {
+      return (await readBlob(this.c.client.getBlobClient(`${this.folder(name)}pending.json`))).text;
+    } catch (e) {
+      if (statusOf(e) === 404) return undefined;
+      throw this.c.failure(`read ${this.where(name)}pending.json`, e);
+    }
+  }
+
+  async writePending(name: string, text: string | undefined): Promise<void> {
+    const blob = this.c.client.getBlockBlobClient(`${this.folder(name)}pending.json`);
+    try {
+      if (text === undefined) await blob.deleteIfExists();
+      else await blob.upload(text, Buffer.byteLength(text));
+    } catch (e) {
+      throw this.c.failure(`write ${this.where(name)}pending.json`, e);
+    }
+  }
+
   async append(name: string, seq: number, line: string, previous: string | undefined): Promise<"appended" | "conflict"> {
     // The entry before must be the one the writer chained onto (entries are never rewritten); a
     // writer that chained onto a stale end then races for a name that is already taken, and loses.

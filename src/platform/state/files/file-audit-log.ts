@@ -1,7 +1,8 @@
-import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import lockfile from "proper-lockfile";
 import { stackFileKey } from "../../settings/state-dirs";
+import { writeFileAtomic } from "./atomic-write";
 
 /** How much of a trail's end `recent` reads, in bytes (an entry is about 1 KiB). */
 const RECENT_BYTES = 256 * 1024;
@@ -51,6 +52,29 @@ export class FileAuditLog {
     } finally {
       closeSync(fd);
     }
+  }
+
+  async readPending(name: string): Promise<string | undefined> {
+    try {
+      return readFileSync(this.pendingPath(name), "utf8");
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw e;
+    }
+  }
+
+  async writePending(name: string, text: string | undefined): Promise<void> {
+    if (text !== undefined) return writeFileAtomic(this.pendingPath(name), text, 0o644);
+    try {
+      unlinkSync(this.pendingPath(name));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    }
+  }
+
+  /** `<dir>/<stack>.pending.json`: an apply under way. */
+  private pendingPath(name: string): string {
+    return join(this.dir, `${stackFileKey(name)}.pending.json`);
   }
 
   async recent(name: string, count: number): Promise<string[]> {

@@ -98,6 +98,17 @@ export class MemoryAuditLog {
     return lines?.length ? { line: lines[lines.length - 1] } : undefined;
   }
 
+  private readonly pending = new Map<string, string>();
+
+  async readPending(name: string): Promise<string | undefined> {
+    return this.pending.get(name);
+  }
+
+  async writePending(name: string, text: string | undefined): Promise<void> {
+    if (text === undefined) this.pending.delete(name);
+    else this.pending.set(name, text);
+  }
+
   async recent(name: string, count: number): Promise<string[]> {
     return (this.logs.get(name) ?? []).slice(-count);
   }
