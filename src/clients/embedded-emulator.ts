@@ -1,7 +1,7 @@
 import { startEmulator } from "../emulator/server";
 import { loadSeedFile } from "../emulator/seed";
 import { LOCAL_SERVICES } from "../emulator/services";
-import { emulatorEnvironment } from "../platform/settings/emulator-settings";
+import { emulatorOnlyEnvironment } from "../platform/settings/emulator-settings";
 
 export { DEFAULT_ESTATE } from "../emulator/default-estate";
 
@@ -25,11 +25,7 @@ export async function startEmbeddedEmulator(seedFile: string): Promise<EmbeddedE
   const emu = await startEmulator({ seed });
   return {
     url: emu.url,
-    env: (base) => ({
-      ...emulatorEnvironment(base, emu.url),
-      AZURE_ACCESS_TOKEN: "",
-      AZURE_TOKEN_CREDENTIALS: "ManagedIdentityCredential",
-    }),
+    env: (base) => emulatorOnlyEnvironment(base, emu.url),
     close: () => emu.close(),
   };
 }

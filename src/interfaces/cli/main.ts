@@ -2,6 +2,7 @@ import { Command, CommanderError, Help } from "commander";
 import { EMULATOR_FLAG, EMULATOR_FLAG_MARK, EMULATOR_VAR } from "../../platform/settings/emulator-settings";
 import { VERSION } from "../../platform/version";
 import { ERROR_CODES } from "../../platform/errors/error-codes";
+import { StackwardenError, swCodeOf } from "../../platform/errors/stackwarden-error";
 import { errorDocument, errorLine, reportError } from "./cli-error";
 import { type CommandIO, processIO } from "./command-io";
 import { COMMANDS, commandTerm, type CommandEntry, type RegisterCommand } from "./command-registry";
@@ -155,6 +156,18 @@ export async function main(argv: string[], io: CommandIO = processIO()): Promise
       if (wantsJson(reached.command) && reached.usage !== undefined) io.out(errorDocument("SW_USAGE", reached.usage));
       return ERROR_CODES.SW_USAGE.exit;
     }
-    return reportError(io, e, { json: wantsJson(reached.command) });
+    return reportError(io, await withEmulatorHint(e, io.env), { json: wantsJson(reached.command) });
   }
+}
+
+/**
+ * A credential failure of a command that nothing pointed anywhere, with the hint that an emulator
+ * answers on the README's port when one does (src/clients/emulator-hint.ts); any other error as it
+ * is. Loaded only then: main.ts stays light for `--version`.
+ */
+async function withEmulatorHint(e: unknown, env: NodeJS.ProcessEnv): Promise<unknown> {
+  if (swCodeOf(e) !== "SW_CREDENTIAL_UNAVAILABLE") return e;
+  const { emulatorHint } = await import("../../clients/emulator-hint");
+  const hint = await emulatorHint(env).catch(() => undefined);
+  return hint ? new StackwardenError("SW_CREDENTIAL_UNAVAILABLE", `${(e as Error).message}; ${hint}`, { cause: e }) : e;
 }

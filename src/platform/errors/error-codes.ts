@@ -35,6 +35,12 @@ export const ERROR_CODES = {
     action:
       "an environment variable or a flag's value cannot be used (an endpoint that is not a URL, a token over plain http): fix the variable named",
   },
+  SW_EMULATOR_URL: {
+    exit: 1,
+    retry: "person",
+    action:
+      "STACKWARDEN_EMULATOR (or --emulator) does not lead to a running emulator (a path after the port, https for its plain http, nothing listening, another service): set it to the URL `stackwarden emulator` prints first, e.g. http://127.0.0.1:4000",
+  },
   SW_CREDENTIAL_UNAVAILABLE: {
     exit: 1,
     retry: "person",

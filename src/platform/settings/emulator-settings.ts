@@ -58,6 +58,14 @@ export function emulatorUrl(env: NodeJS.ProcessEnv): ServiceSetting | undefined 
 }
 
 /**
+ * Whether STACKWARDEN_EMULATOR (or `--emulator`) points at least one service at the emulator: it
+ * is set, and not every service's own endpoint variable overrides it.
+ */
+export function emulatorServesAny(env: NodeJS.ProcessEnv): boolean {
+  return emulatorUrl(env) !== undefined && Object.keys(ENDPOINT_PATHS).some((name) => !env[name]?.trim());
+}
+
+/**
  * A service variable's value (`STACKWARDEN_ARM_ENDPOINT`, `STACKWARDEN_GEOCODING_API_KEY` …): its
  * own when set and not blank, else what STACKWARDEN_EMULATOR implies for it, else undefined.
  */
@@ -88,4 +96,14 @@ export function emulatorEnvironment(base: NodeJS.ProcessEnv, url: string): NodeJ
   for (const name of Object.keys(ENDPOINT_PATHS)) delete env[name];
   delete env[EMULATOR_FLAG_MARK];
   return env;
+}
+
+/**
+ * `base` pointed at the emulator at `url` and at nothing else: emulatorEnvironment's, with tokens
+ * from the emulator's IMDS only. Any `AZURE_ACCESS_TOKEN` is dropped (the emulator would refuse
+ * it) and the credential chain is narrowed to managed identity, so no other credential of `base`
+ * (a service principal in AZURE_*, `az login`) is asked for a token meant for the emulator.
+ */
+export function emulatorOnlyEnvironment(base: NodeJS.ProcessEnv, url: string): NodeJS.ProcessEnv {
+  return { ...emulatorEnvironment(base, url), AZURE_ACCESS_TOKEN: "", AZURE_TOKEN_CREDENTIALS: "ManagedIdentityCredential" };
 }

@@ -49,20 +49,22 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 describe("the emulator is not running", () => {
+  // STACKWARDEN_EMULATOR (or --emulator) is checked before any credential is tried: SW_EMULATOR_URL
+  // naming the setting and its value. Per-service variables are not: the endpoint's own refusal names them.
   const cases: [string, string[], Record<string, string>, string][] = [
-    ["STACKWARDEN_EMULATOR", ["plan", "--stack", "dev"], {}, "STACKWARDEN_EMULATOR"],
-    ["--emulator", ["plan", "--stack", "dev", "--emulator", "DEAD"], {}, "--emulator"],
+    ["STACKWARDEN_EMULATOR", ["plan", "--stack", "dev"], {}, "STACKWARDEN_EMULATOR=DEAD"],
+    ["--emulator", ["plan", "--stack", "dev", "--emulator", "DEAD"], {}, "--emulator DEAD"],
     [
       "the per-service variables",
       ["drift", "--stack", "dev"],
       { STACKWARDEN_ARM_ENDPOINT: "DEAD", STACKWARDEN_IMDS_ENDPOINT: "DEAD/metadata" },
-      "STACKWARDEN_IMDS_ENDPOINT",
+      "DEAD/metadata (set by STACKWARDEN_IMDS_ENDPOINT)",
     ],
-    ["STACKWARDEN_EMULATOR, whoami", ["whoami"], {}, "STACKWARDEN_EMULATOR"],
-    ["STACKWARDEN_EMULATOR, check of a stack with every kind of fact", ["check", "--stack", "dev"], {}, "STACKWARDEN_EMULATOR"],
+    ["STACKWARDEN_EMULATOR, whoami", ["whoami"], {}, "STACKWARDEN_EMULATOR=DEAD"],
+    ["STACKWARDEN_EMULATOR, check of a stack with every kind of fact", ["check", "--stack", "dev"], {}, "STACKWARDEN_EMULATOR=DEAD"],
   ];
-  for (const [name, argv, vars, setting] of cases) {
-    it(`${name}: one line naming the endpoint and ${setting}, not credentials`, async () => {
+  for (const [name, argv, vars, names] of cases) {
+    it(`${name}: one line naming ${names.replace("DEAD", "the URL")}, not credentials`, async () => {
       const env: Record<string, string> = Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, v.replace("DEAD", dead)]));
       if (!("STACKWARDEN_ARM_ENDPOINT" in env) && !argv.includes("--emulator")) env.STACKWARDEN_EMULATOR = dead;
       const r = await run(
@@ -72,9 +74,10 @@ describe("the emulator is not running", () => {
       expect(r.code).toBe(1);
       const lines = r.err.split("\n");
       expect(lines, r.err).toHaveLength(1);
-      expect(lines[0]).toContain(`${dead}/metadata (set by ${setting})`);
+      expect(lines[0]).toContain(names.replace("DEAD", dead));
       expect(lines[0]).toMatch(/ECONNREFUSED/);
-      expect(lines[0]).toContain("is the emulator running there?");
+      expect(lines[0]).toMatch(/is the emulator running( there)?\?/);
+      expect(lines[0]).toMatch(names.includes("(set by") ? /SW_ENDPOINT_UNREACHABLE/ : /^stackwarden: SW_EMULATOR_URL: /);
       expectNotBlamingCredentials(lines[0]);
     });
   }

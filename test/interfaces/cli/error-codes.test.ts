@@ -62,17 +62,34 @@ describe("a stack file that is not there: SW_STACK_NOT_FOUND", () => {
 });
 
 describe("an endpoint nothing answers at: SW_ENDPOINT_UNREACHABLE", () => {
-  it("plan against a dead emulator: one line naming the endpoint and what set it; JSON with --output json", async () => {
+  it("plan against dead endpoints: one line naming the endpoint and what set it; JSON with --output json", async () => {
+    const dead = await deadUrl();
+    const env = { STACKWARDEN_ARM_ENDPOINT: dead, STACKWARDEN_IMDS_ENDPOINT: `${dead}/metadata` };
+    const text = await inProject(["plan", "--stack", "dev"], env);
+    expect(text.code).toBe(1);
+    expect(text.out).toBe("");
+    const e = errorOf(text);
+    expect(e.code).toBe("SW_ENDPOINT_UNREACHABLE");
+    expect(e.message).toContain(`${dead}/metadata (set by STACKWARDEN_IMDS_ENDPOINT)`);
+    const json = await inProject(["plan", "--stack", "dev", "--output", "json"], env);
+    expect(json.code).toBe(1);
+    expect(errorOf(json).code).toBe("SW_ENDPOINT_UNREACHABLE");
+    expectJsonError(json);
+  });
+});
+
+describe("STACKWARDEN_EMULATOR naming no running emulator: SW_EMULATOR_URL", () => {
+  it("plan against a dead emulator: one line naming the variable, its value and what to do; JSON with --output json", async () => {
     const dead = await deadUrl();
     const text = await inProject(["plan", "--stack", "dev"], { STACKWARDEN_EMULATOR: dead });
     expect(text.code).toBe(1);
     expect(text.out).toBe("");
     const e = errorOf(text);
-    expect(e.code).toBe("SW_ENDPOINT_UNREACHABLE");
-    expect(e.message).toContain(`${dead}/metadata (set by STACKWARDEN_EMULATOR)`);
+    expect(e.code).toBe("SW_EMULATOR_URL");
+    expect(e.message).toMatch(new RegExp(`^STACKWARDEN_EMULATOR=${dead}: nothing listens at .* is the emulator running\\?`));
     const json = await inProject(["plan", "--stack", "dev", "--output", "json"], { STACKWARDEN_EMULATOR: dead });
     expect(json.code).toBe(1);
-    expect(errorOf(json).code).toBe("SW_ENDPOINT_UNREACHABLE");
+    expect(errorOf(json).code).toBe("SW_EMULATOR_URL");
     expectJsonError(json);
   });
 });

@@ -1,6 +1,5 @@
 import { Option, type Command } from "commander";
 import { stateStoresFor } from "../state-stores";
-import { clientSetFromEnv } from "../../../clients/client-set";
 import { applyStack } from "../../../usecases/apply";
 import { prepareStackProbes } from "../../../usecases/probe";
 import { applyHooksFor, lockHooksFor, reportApplied } from "../apply-hooks";
@@ -10,6 +9,7 @@ import { withOperationOptions, type OperationFlags } from "../operation-options"
 import { withProbeDirOption, type ProbeDirFlags } from "../probe-dir-option";
 import { showProbeStep } from "../probe-step";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
+import { serviceClients } from "../service-clients";
 
 export interface ApplyFlags extends StackFlags, Partial<OperationFlags>, ProbeDirFlags {
   yes?: boolean;
@@ -53,7 +53,7 @@ export function registerApply(program: Command, io: CommandIO): void {
       // With --output json, stdout carries the one document: the progress goes to stderr.
       const shown: CommandIO = flags.output === "json" ? progressToStderr(io) : io;
       const { stack, name } = loadStackFromFlags(flags, io);
-      const clients = clientSetFromEnv(io.env);
+      const clients = await serviceClients(io);
       // Checked before anything changes: a probe that could not run must not leave a half-proven deployment.
       const probes = flags.probe ? prepareStackProbes(stack.probes, clients, io.env) : undefined;
       const command = flags.engine === "pulumi" ? "apply --engine pulumi" : "apply";

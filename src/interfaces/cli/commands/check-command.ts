@@ -2,7 +2,6 @@ import { writeFileSync } from "node:fs";
 import { stateStoresFor } from "../state-stores";
 import { resolve } from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
-import { clientSetFromEnv } from "../../../clients/client-set";
 import { COMPLIANCE_FORMATS, renderComplianceReport, type ComplianceFormat } from "../../../domain/reports/compliance-formats";
 import { scanErrorLine, unreadErrorLine } from "../failure-lines";
 import { VERSION } from "../../../platform/version";
@@ -11,6 +10,7 @@ import type { CommandIO } from "../command-io";
 import { choiceOption, intOption } from "../option-parsers";
 import { withProbeDirOption, type ProbeDirFlags } from "../probe-dir-option";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
+import { serviceClients } from "../service-clients";
 
 const FORMATS = COMPLIANCE_FORMATS;
 type Format = ComplianceFormat;
@@ -41,7 +41,7 @@ export function registerCheck(program: Command, io: CommandIO): void {
     .action(async (flags: CheckFlags) => {
       const format = flags.format ?? flags.output;
       const { stack, name } = loadStackFromFlags(flags, io);
-      const clients = clientSetFromEnv(io.env);
+      const clients = await serviceClients(io);
       let result;
       try {
         result = await runCheck({

@@ -1,6 +1,5 @@
 import type { Command } from "commander";
 import { stateStoresFor } from "../state-stores";
-import { clientSetFromEnv } from "../../../clients/client-set";
 import { renderDrift, type DriftFormat } from "../../../domain/reports/drift-report";
 import { runDrift } from "../../../usecases/drift";
 import { EXIT_CHANGES } from "../../../usecases/plan";
@@ -8,6 +7,7 @@ import type { CommandIO } from "../command-io";
 import { unreadErrorLine } from "../failure-lines";
 import { choiceOption, intOption } from "../option-parsers";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
+import { serviceClients } from "../service-clients";
 
 export function registerDrift(program: Command, io: CommandIO): void {
   withStackOptions(program.command("drift"))
@@ -21,7 +21,7 @@ export function registerDrift(program: Command, io: CommandIO): void {
       const drift = await runDrift({
         stack,
         stackName: name,
-        clients: clientSetFromEnv(io.env),
+        clients: await serviceClients(io),
         cwd: io.cwd,
         state: await stateStoresFor(io),
         concurrency: flags.concurrency,

@@ -1,6 +1,5 @@
 import type { Command } from "commander";
 import { stateStoresFor } from "../state-stores";
-import { clientSetFromEnv } from "../../../clients/client-set";
 import { VERSION } from "../../../platform/version";
 import { verifyEvidenceBundle, writeEvidenceBundle } from "../../../usecases/evidence";
 import { reportError, UsageError } from "../cli-error";
@@ -9,6 +8,7 @@ import { scanErrorLine } from "../failure-lines";
 import { choiceOption, intOption, sha256Option } from "../option-parsers";
 import { withProbeDirOption, type ProbeDirFlags } from "../probe-dir-option";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
+import { serviceClients } from "../service-clients";
 
 /** Exit code of `evidence verify` when a bundle was changed or is not anchored in its stack's audit trail. */
 export const EXIT_TAMPERED = 5;
@@ -31,7 +31,7 @@ export function registerEvidence(program: Command, io: CommandIO): void {
         return;
       }
       const { stack, name } = loadStackFromFlags(flags, io);
-      const clients = clientSetFromEnv(io.env);
+      const clients = await serviceClients(io);
       let written;
       try {
         written = await writeEvidenceBundle({

@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { clientSetFromEnv } from "../../../clients/client-set";
 import { geocodeAddress } from "../../../usecases/geocode";
 import type { Address } from "../../../services/geocoding/types";
 import { ERROR_CODES } from "../../../platform/errors/error-codes";
@@ -8,6 +7,7 @@ import type { CommandIO } from "../command-io";
 import { choiceOption, intOption } from "../option-parsers";
 import { renderKeyValues } from "../render/key-values";
 import { renderTextTable } from "../render/text-table";
+import { serviceClients } from "../service-clients";
 
 interface GeocodeFlags {
   country?: string;
@@ -29,7 +29,7 @@ export function registerGeocode(program: Command, io: CommandIO): void {
       if (!address.trim()) throw new UsageError("the address is empty");
       if (flags.country !== undefined && !/^[A-Za-z]{2}$/.test(flags.country))
         throw new UsageError(`--country: expected an ISO 3166-1 alpha-2 code such as NL, got "${flags.country}"`);
-      const res = await geocodeAddress(clientSetFromEnv(io.env), address, { country: flags.country, max: flags.max });
+      const res = await geocodeAddress(await serviceClients(io), address, { country: flags.country, max: flags.max });
       const results = res.result ?? [];
       if (flags.output === "json") {
         io.out(

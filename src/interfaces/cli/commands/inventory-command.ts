@@ -1,11 +1,11 @@
 import type { Command } from "commander";
 import { stringify } from "yaml";
-import { clientSetFromEnv } from "../../../clients/client-set";
 import { runInventory } from "../../../usecases/inventory";
 import type { CommandIO } from "../command-io";
 import { inventoryErrorLine } from "../failure-lines";
 import { choiceOption, intOption } from "../option-parsers";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
+import { serviceClients } from "../service-clients";
 
 export function registerInventory(program: Command, io: CommandIO): void {
   withStackOptions(program.command("inventory"))
@@ -28,7 +28,7 @@ export function registerInventory(program: Command, io: CommandIO): void {
           : undefined;
       const { batch, sql, keyVault, errors, warnings } = await runInventory({
         stack,
-        clients: clientSetFromEnv(io.env),
+        clients: await serviceClients(io),
         concurrency: flags.concurrency,
         onProgress: progress,
       });

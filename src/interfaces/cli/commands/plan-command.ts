@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { clientSetFromEnv } from "../../../clients/client-set";
 import { renderPlan, type PlanFormat } from "../../../domain/reports/plan-report";
 import { unreadOfPlanError } from "../../../domain/reconcile/tde-plan";
 import { planExitCode, runPlan } from "../../../usecases/plan";
@@ -7,6 +6,7 @@ import type { CommandIO } from "../command-io";
 import { unreadErrorLine } from "../failure-lines";
 import { choiceOption, intOption } from "../option-parsers";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
+import { serviceClients } from "../service-clients";
 
 export function registerPlan(program: Command, io: CommandIO): void {
   withStackOptions(program.command("plan"))
@@ -17,7 +17,7 @@ export function registerPlan(program: Command, io: CommandIO): void {
     .option("--concurrency <n>", "databases read at once", intOption(1, 256), 16)
     .action(async (flags: StackFlags & { output: PlanFormat; concurrency: number }) => {
       const { stack, name } = loadStackFromFlags(flags, io);
-      const plan = await runPlan({ stack, clients: clientSetFromEnv(io.env), concurrency: flags.concurrency });
+      const plan = await runPlan({ stack, clients: await serviceClients(io), concurrency: flags.concurrency });
       io.out(renderPlan(plan, stack, name, flags.output));
       // A database that could not be read is an error the user must fix (exit 1, over 2): the plan
       // of the others is printed all the same, and each error names its stack-file line on stderr.

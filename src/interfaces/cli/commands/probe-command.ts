@@ -1,12 +1,12 @@
 import type { Command } from "commander";
 import { stateStoresFor } from "../state-stores";
-import { clientSetFromEnv } from "../../../clients/client-set";
 import { probeDocument, renderProbeTable } from "../../../domain/probes/probe-report";
 import { EXIT_PROBE_FAILED, prepareStackProbes, runStackProbes } from "../../../usecases/probe";
 import type { CommandIO } from "../command-io";
 import { choiceOption, intOption } from "../option-parsers";
 import { withProbeDirOption, type ProbeDirFlags } from "../probe-dir-option";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
+import { serviceClients } from "../service-clients";
 
 const FORMATS = ["table", "json"] as const;
 type Format = (typeof FORMATS)[number];
@@ -28,7 +28,7 @@ The results (the same, no parameter) replace the stack's last run in the probe d
     )
     .action(async (flags: StackFlags & ProbeDirFlags & { output: Format; concurrency: number }) => {
       const { stack, name } = loadStackFromFlags(flags, io);
-      const prepared = prepareStackProbes(stack.probes, clientSetFromEnv(io.env), io.env, flags.concurrency);
+      const prepared = prepareStackProbes(stack.probes, await serviceClients(io), io.env, flags.concurrency);
       const { run, keep } = await runStackProbes(prepared, { stackName: name, state: await stateStoresFor(io, flags), command: "probe" });
       io.out(flags.output === "json" ? JSON.stringify(probeDocument(name, stack.file, run), null, 2) : renderProbeTable(name, run));
       // Kept after they are shown: a directory that cannot be written fails the command (exit 1), not the report.

@@ -1,9 +1,9 @@
 import type { Command } from "commander";
 import { renderPartialRule } from "../../../services/binary-analysis/partial-rule-text";
-import { clientSetFromEnv } from "../../../clients/client-set";
 import { generatePartialRules } from "../../../usecases/rules";
 import type { CommandIO } from "../command-io";
 import { choiceOption, intOption } from "../option-parsers";
+import { serviceClients } from "../service-clients";
 
 const FORMATS = ["yara", "json"] as const;
 type Format = (typeof FORMATS)[number];
@@ -24,7 +24,7 @@ export function registerRules(program: Command, io: CommandIO): void {
     .option("--output <format>", FORMATS.join(", "), choiceOption(FORMATS), "yara")
     .option("--format <format>", "alias of --output", choiceOption(FORMATS))
     .action(async (file: string, flags: { unpack: boolean; minLength?: number; ignore?: string[]; output: Format; format?: Format }) => {
-      const clients = clientSetFromEnv(io.env);
+      const clients = await serviceClients(io);
       let rule;
       try {
         rule = await generatePartialRules(clients, file, {

@@ -1,11 +1,11 @@
 import type { Command } from "commander";
-import { clientSetFromEnv } from "../../../clients/client-set";
 import { renderArtifactScanTable } from "../../../domain/reports/artifact-scan-report";
 import { runScan, scanExitCode } from "../../../usecases/scan";
 import { errorLine } from "../cli-error";
 import type { CommandIO } from "../command-io";
 import { choiceOption, intOption } from "../option-parsers";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
+import { serviceClients } from "../service-clients";
 
 const FORMATS = ["table", "json"] as const;
 type Format = (typeof FORMATS)[number];
@@ -30,7 +30,7 @@ export function registerScan(program: Command, io: CommandIO): void {
     .action(async (files: string[], flags: ScanFlags) => {
       const format = flags.format ?? flags.output;
       const stack = flags.stack || flags.config ? loadStackFromFlags(flags, io).stack : undefined;
-      const clients = clientSetFromEnv(io.env);
+      const clients = await serviceClients(io);
       let report;
       try {
         report = await runScan({

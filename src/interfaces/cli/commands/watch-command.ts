@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { InvalidArgumentError, Option, type Command } from "commander";
-import { clientSetFromEnv } from "../../../clients/client-set";
+import type { ClientSet } from "../../../clients/client-set";
 import { loadStackFile, stackFilePath, type StackConfig } from "../../../domain/stack/stack-config";
 import { formatDuration } from "../../../platform/duration";
 import { currentBranch, headCommit } from "../../../platform/programs/git-checkout";
@@ -24,6 +24,7 @@ import { onStopRequest } from "../stop-request";
 import { durationOption, withOperationOptions, type OperationFlags } from "../operation-options";
 import { intOption } from "../option-parsers";
 import { stateStoresFor } from "../state-stores";
+import { serviceClients } from "../service-clients";
 
 interface WatchFlags extends OperationFlags {
   stack: string[];
@@ -111,7 +112,7 @@ interface WatchShared {
   io: CommandIO;
   schedule: Schedule;
   git: WatchGit | undefined;
-  clients: ReturnType<typeof clientSetFromEnv>;
+  clients: ClientSet;
   state: Awaited<ReturnType<typeof stateStoresFor>>;
   metrics: WatchMetrics;
   board: StatusBoard;
@@ -141,7 +142,7 @@ async function runWatch(flags: WatchFlags, io: CommandIO): Promise<void> {
   const log = (line: string) => io.out(`${new Date().toISOString()} ${line}`);
   checkStackFiles(stacks, many, log);
 
-  const clients = clientSetFromEnv(io.env);
+  const clients = await serviceClients(io);
   const state = await stateStoresFor(io, flags);
   const metrics = new WatchMetrics();
   // Statuses and events are written only while this replica leads (the fence: its lease).

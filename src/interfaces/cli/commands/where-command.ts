@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { clientSetFromEnv } from "../../../clients/client-set";
 import { KIND_LABELS } from "../../../domain/compliance/placement-labels";
 import { unreadDocument } from "../../../domain/stack/unread-entry";
 import { runWhere } from "../../../usecases/where";
@@ -8,6 +7,7 @@ import { unreadErrorLine } from "../failure-lines";
 import { choiceOption, intOption } from "../option-parsers";
 import { renderTextTable } from "../render/text-table";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
+import { serviceClients } from "../service-clients";
 
 export function registerWhere(program: Command, io: CommandIO): void {
   withStackOptions(program.command("where"))
@@ -18,7 +18,7 @@ export function registerWhere(program: Command, io: CommandIO): void {
     .option("--concurrency <n>", "reads in flight", intOption(1, 64), 8)
     .action(async (flags: StackFlags & { output: "table" | "json"; concurrency: number }) => {
       const { stack, name } = loadStackFromFlags(flags, io);
-      const { placements, unread } = await runWhere({ stack, clients: clientSetFromEnv(io.env), concurrency: flags.concurrency });
+      const { placements, unread } = await runWhere({ stack, clients: await serviceClients(io), concurrency: flags.concurrency });
       // A database the cloud does not have: at its stack-file line, as every command says it; the others are placed (exit 1).
       for (const u of unread) io.err(unreadErrorLine("stackwarden where", u));
       if (unread.length) io.exitCode = 1;

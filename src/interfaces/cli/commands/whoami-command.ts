@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { clientSetFromEnv } from "../../../clients/client-set";
 import { ARM_RESOURCE, runWhoami, type ImdsView } from "../../../usecases/whoami";
 import { readAttestedDocument } from "../../../services/imds/attested-document";
 import type { ImdsAttestedContent } from "../../../services/imds/types";
@@ -8,6 +7,7 @@ import { choiceOption } from "../option-parsers";
 import type { CommandIO } from "../command-io";
 import { describeError } from "../cli-error";
 import { renderKeyValues } from "../render/key-values";
+import { serviceClients } from "../service-clients";
 
 export function registerWhoami(program: Command, io: CommandIO): void {
   program
@@ -22,7 +22,7 @@ export function registerWhoami(program: Command, io: CommandIO): void {
       "table",
     )
     .action(async (flags: { output: "table" | "json" }) => {
-      const { answer, armToken, claims, endpoint, imds, imdsNotRead, imdsError } = await runWhoami(clientSetFromEnv(io.env));
+      const { answer, armToken, claims, endpoint, imds, imdsNotRead, imdsError } = await runWhoami(await serviceClients(io));
       const imdsProblem = imdsNotRead ? `not read (${imdsNotRead})` : imdsError ? `not readable: ${describeError(imdsError)}` : undefined;
       const clientId = io.env.AZURE_CLIENT_ID?.trim() || undefined;
       const credentialView = {
