@@ -2,7 +2,7 @@ import { ArmResourceReader } from "../platform/arm/arm-resource-reader";
 import { loggerFromEnv } from "../platform/http/logger";
 import type { TokenCredential } from "../platform/http/token-credential";
 import { endpointsFromEnv, geocodingSettingsFromEnv, serviceSetting } from "../platform/settings/endpoints";
-import { endpointSettingName } from "../platform/settings/emulator-settings";
+import { emulatorOnlyEnvironment, endpointSettingName } from "../platform/settings/emulator-settings";
 import { namingStyleFromEnv } from "../platform/settings/naming-style";
 import { BatchAiClient } from "../services/batchai/client";
 import { CertificatesClient } from "../services/certificates/client";
@@ -222,4 +222,13 @@ export function clientSetFromEnv(env: NodeJS.ProcessEnv = process.env): ClientSe
 /** A client set of its own (not shared with other callers of the same environment): a test's, or a run that must not share state. */
 export function newClientSet(env: NodeJS.ProcessEnv): ClientSet {
   return new EnvClientSet(env);
+}
+
+/**
+ * A client set of the emulator at `url` and nothing else (emulatorOnlyEnvironment): Resource Manager
+ * and IMDS at the emulator, tokens from its IMDS only, whatever else `base` sets. For writes meant
+ * for the emulator alone (`emulator change`), which must never reach a real service.
+ */
+export function emulatorClientSet(base: NodeJS.ProcessEnv, url: string): ClientSet {
+  return new EnvClientSet(emulatorOnlyEnvironment(base, url));
 }

@@ -24,8 +24,11 @@ export class EmulatorUrlError extends StackwardenError {
  * every service's own variable overrides it.
  */
 export async function requireEmulator(env: NodeJS.ProcessEnv): Promise<void> {
-  if (!emulatorServesAny(env)) return;
-  const setting = emulatorUrl(env)!;
+  if (emulatorServesAny(env)) await requireEmulatorAt(emulatorUrl(env)!);
+}
+
+/** requireEmulator's check of one setting (STACKWARDEN_EMULATOR's or `--emulator`'s value), whatever else the environment sets. */
+export async function requireEmulatorAt(setting: ServiceSetting): Promise<void> {
   const probe = await probeEmulatorOnce(setting.value);
   if (probe.kind === "emulator" || probe.kind === "no-answer") return;
   throw new EmulatorUrlError(`${shown(setting, setting.value)}: ${await explain(setting, probe)}`);

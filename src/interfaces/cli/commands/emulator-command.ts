@@ -1,18 +1,22 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Command } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 import { startEmulator } from "../../../emulator/server";
 import { loadSeedFile } from "../../../emulator/seed";
 import { LOCAL_SERVICES } from "../../../emulator/services";
 import type { FaultRule } from "../../../emulator/fault-injector";
 import { DEFAULT_ESTATE } from "../../../emulator/default-estate";
-import { intOption, positiveNumber, rateOption } from "../option-parsers";
+import { choiceOption, intOption, positiveNumber, rateOption } from "../option-parsers";
 import { UsageError } from "../cli-error";
 import type { CommandIO } from "../command-io";
 import { onStopRequest } from "../stop-request";
-import { EMULATOR_VAR } from "../../../platform/settings/emulator-settings";
+import { EMULATOR_FLAG, EMULATOR_VAR } from "../../../platform/settings/emulator-settings";
 import { AZURITE_KEY, startAzurite, type AzuriteServer } from "../../../platform/programs/azurite-server";
 import { STATE_KEY_VAR, STATE_URL_VAR } from "../../../platform/state/state-url";
+import { databaseLabel, databaseRefOf } from "../../../platform/arm/resource-id";
+import { TDE_STATUSES, type TransparentDataEncryptionStatus } from "../../../services/sql/types";
+import { changeTdeOutOfBand, type DatabaseAddress, type OutOfBandChange } from "../../../usecases/out-of-band-change";
+import { emulatorOnlyClients } from "../service-clients";
 
 interface EmulatorFlags {
   host: string;
@@ -34,7 +38,7 @@ interface EmulatorFlags {
 }
 
 export function registerEmulator(program: Command, io: CommandIO): void {
-  program
+  const emulator = program
     .command("emulator")
     .description(
       "serve every seeded API locally (ARM under /, IMDS under /metadata); the first stdout line is the base URL (runs until SIGINT or SIGTERM, then exits 0; 1 when it cannot start)",
@@ -120,6 +124,7 @@ export function registerEmulator(program: Command, io: CommandIO): void {
       await Promise.all([emu.close(), storage?.stop()]);
       io.err(`stackwarden emulator: stopped (${reason})`);
     });
+  registerChange(emulator, io);
 }
 
 /**
@@ -146,4 +151,58 @@ async function startStorage(flags: EmulatorFlags, emu: { close(): Promise<void> 
     await emu.close();
     throw e;
   }
+}
+
+interface ChangeFlags {
+  database: DatabaseAddress;
+  tde: TransparentDataEncryptionStatus;
+  subscription?: string;
+}
+
+/**
+ * `emulator change`: a change made out of band, as a person in the portal makes it, on a running
+ * emulator only (STACKWARDEN_EMULATOR or --emulator): a real PUT through its Resource Manager with a
+ * token from its IMDS, so that plan, drift and watch meet drift they did not make.
+ */
+function registerChange(emulator: Command, io: CommandIO): void {
+  emulator
+    .command("change")
+    .description(
+      "change a database's TDE status on a running emulator as someone in the portal would: a PUT through its Resource Manager with a token from its IMDS (STACKWARDEN_EMULATOR or --emulator); plan and drift then show the drift (exit 0, 1 error)",
+    )
+    .requiredOption(
+      "--database <rg/server/database>",
+      "the database: RESOURCE_GROUP/SERVER/DATABASE (e.g. rg-data/sql-prod-1/orders) or its resource id",
+      databaseOption,
+    )
+    .requiredOption("--tde <status>", "the TDE status to set: Enabled or Disabled", choiceOption(TDE_STATUSES))
+    .option("--subscription <id>", "the database's subscription (default: the one the emulator's IMDS names for its machine)")
+    .option(`${EMULATOR_FLAG} <url>`, `the running emulator's URL (sets ${EMULATOR_VAR})`)
+    .action(async (flags: ChangeFlags) => {
+      const { clients, url } = await emulatorOnlyClients(io, "emulator change");
+      const database = flags.subscription ? { ...flags.database, subscriptionId: flags.subscription } : flags.database;
+      io.out(changeLine(await changeTdeOutOfBand({ clients, database, status: flags.tde }), url));
+    });
+}
+
+/** `--database`: RESOURCE_GROUP/SERVER/DATABASE, or a database's resource id (which names its subscription too). */
+function databaseOption(value: string): DatabaseAddress {
+  const v = value.trim();
+  const ref = v.startsWith("/") ? databaseRefOf(v) : undefined;
+  if (ref) return ref;
+  const parts = v.split("/");
+  if (!v.startsWith("/") && parts.length === 3 && parts.every((p) => p.trim())) {
+    return { resourceGroup: parts[0], server: parts[1], database: parts[2] };
+  }
+  throw new InvalidArgumentError(
+    `expected RESOURCE_GROUP/SERVER/DATABASE (e.g. rg-data/sql-prod-1/orders) or a database's resource id, got "${value}"`,
+  );
+}
+
+/** The one line `emulator change` prints: what it changed, how, and where. */
+function changeLine(c: OutOfBandChange, url: string): string {
+  const db = databaseLabel(c.database);
+  if (!c.changed) return `unchanged ${db}: its TDE is already ${c.after} (nothing written to the emulator at ${url})`;
+  const scan = c.after === "Enabled" ? "an encryption" : "a decryption";
+  return `changed ${db}: TDE ${c.before ?? "(none)"} -> ${c.after}, by a PUT of transparentDataEncryption/current through the Resource Manager of the emulator at ${url}; ${scan} scan runs`;
 }
