@@ -77,3 +77,14 @@ it("a trail whose last line was cut off: apply refuses before changing anything"
   expect(r.err).toMatch(/the audit trail .*cut\.jsonl ends in a partial line .*run `stackwarden audit verify`/);
   expect(puts() - before).toBe(0);
 });
+
+it("apply --output json: stdout is one document (exit code, each change, the audit entry), the progress is on stderr", async () => {
+  const dir = stackDir({ "Pulumi.json.yaml": stack("b") });
+  const r = await runCli(["apply", "--config", "Pulumi.json.yaml", "--yes", "--poll-interval", "50", "--output", "json"], t.url, dir);
+  expect(r.code, r.err).toBe(0);
+  const doc = JSON.parse(r.out) as { stack: string; exitCode: number; changes: unknown[]; audited: { seq: number } | null };
+  expect(doc).toMatchObject({ stack: "json", engine: "native", exitCode: 0, probes: null });
+  expect(doc.audited).toMatchObject({ seq: 1 });
+  expect(doc.changes).toEqual([expect.objectContaining({ before: "Disabled", after: "Enabled", outcome: "converged" })]);
+  expect(r.err).toContain("stackwarden apply: audit entry 1 written to .stackwarden/audit");
+});
