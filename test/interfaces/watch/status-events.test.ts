@@ -81,7 +81,7 @@ describe("eventsBetween", () => {
       auditSeq: seq,
     });
     const withApply = (a: ApplyRecord): StatusUpdate => ({
-      deployment: { state: a.exitCode ? "failed" : "succeeded", commit: "abc", lastApply: a },
+      deployment: { state: a.exitCode ? "failed" : "succeeded", commit: "abc", last: null, lastApply: a },
     });
     const seen: string[] = [];
     for (const [trigger, code, seq] of [
@@ -96,6 +96,15 @@ describe("eventsBetween", () => {
       expect(t([], {}, withApply(a))).toEqual([]);
     }
     expect(seen).toEqual(["apply.succeeded", "apply.failed", "remediation.applied", "remediation.failed"]);
+  });
+
+  it("announces only this watcher's own applies: one by someone else shows in the deployment, not as an event", async () => {
+    const { board, t } = await watched();
+    const cli = { command: "apply", who: { claims: "decoded" as const, host: "ci-runner-12", appid: "app-of-the-pipeline" } };
+    expect(t([], { auditThen: [cli] })).toEqual([]);
+    expect(board.get("prod")!.deployment).toMatchObject({ state: "succeeded", last: { command: "apply", seq: 2 }, lastApply: null });
+    expect(t([], { auditThen: [{ ...cli, exitCode: 1 }] })).toEqual([]);
+    expect(board.get("prod")!.deployment).toMatchObject({ state: "failed", last: { command: "apply", exitCode: 1 } });
   });
 
   it("announces a probe failure once per episode, and a recovered lock once", async () => {
