@@ -245,6 +245,13 @@ describe("conditionOf", () => {
   const cases = [
     ["no tick yet", { lastTick: null }, "Reconciling", "AwaitingFirstTick", null],
     ["a tick succeeded", {}, "Ready", "Reconciled", null],
+    [
+      "a failed apply by someone else (the trail's last apply, not the watcher's own)",
+      { deployment: { state: "failed", commit: null, last: { command: "apply", exitCode: 1, outcome: "failed" }, lastApply: null } },
+      "Ready",
+      "Reconciled",
+      null,
+    ],
     ["an apply running", { deployment: { state: "applying", commit: null, lastApply: null } }, "Reconciling", "Applying", null],
     [
       "a repair running",

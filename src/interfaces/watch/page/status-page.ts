@@ -241,7 +241,7 @@ function auditDetails(s: StackStatus): Html {
           <td>${time(e.at)}</td>
           <td>${e.command}: ${auditWhat(e)}</td>
           <td>${whoLine(e)}</td>
-          <td>${e.exitCode}</td>
+          <td>${e.exitCode ?? none("none: killed mid-way")}</td>
           <td>${e.commit ? shortCommit(e.commit) : none()}</td>`,
     })}`;
 }

@@ -15,9 +15,9 @@ export function none(text = "none"): Html {
   return html`<span class="none">${text}</span>`;
 }
 
-/** A commit's first 12 characters, as code. */
+/** A commit's first 12 characters, as code (kept on one line). */
 export function shortCommit(commit: string): Html {
-  return html`<code>${commit.slice(0, 12)}</code>`;
+  return html`<code class="commit">${commit.slice(0, 12)}</code>`;
 }
 
 /** Where the stack file says something (`stacks/Pulumi.prod.yaml:5`), breakable at its separators. */
