@@ -39,7 +39,7 @@ export interface TickReport {
  */
 export class StackStatusReporter {
   private consecutiveFailures = 0;
-  private deployment: DeploymentStatus = { state: "none", commit: null, last: null, lastApply: null };
+  private deployment: DeploymentStatus = { state: "none", applying: null, commit: null, last: null, lastApply: null };
   private lastRecovered: { holder: LockHolder; at: Date } | null = null;
 
   constructor(
@@ -51,10 +51,12 @@ export class StackStatusReporter {
     if (kept && kept.state !== "applying") this.deployment = kept;
   }
 
-  /** An apply (of a commit, or a repair) began; what is deployed stays as it was until it ends. */
+  /**
+   * An apply (of a commit, or a repair) began; what is deployed stays as it was until it ends, and
+   * the last apply's record is left alone (its events are derived from it).
+   */
   applying(trigger: ApplyRecord["trigger"]): void {
-    const lastApply = this.deployment.lastApply && { ...this.deployment.lastApply, trigger };
-    this.push({ deployment: { ...this.deployment, state: "applying", lastApply } }, true);
+    this.push({ deployment: { ...this.deployment, state: "applying", applying: trigger } }, true);
   }
 
   /** An apply that began changed nothing (the lock was held): the deployment is as it was. */

@@ -21,7 +21,7 @@ import { expectValid } from "./status-schema";
 // pipeline's CLI apply, a failed Pulumi-engine apply and a killed one; breakLock; an evidence anchor)
 // read by the real status reporter, in the one read of the trail's end it makes per tick.
 
-const NONE: DeploymentStatus = { state: "none", commit: null, last: null, lastApply: null };
+const NONE: DeploymentStatus = { state: "none", applying: null, commit: null, last: null, lastApply: null };
 const C1 = "1111111111111111111111111111111111111111";
 const C2 = "2222222222222222222222222222222222222222";
 const EVIDENCE = { command: "evidence", what: [], evidence: { manifestSha256: "ab".repeat(32), files: 4 } };

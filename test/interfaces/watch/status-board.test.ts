@@ -252,10 +252,16 @@ describe("conditionOf", () => {
       "Reconciled",
       null,
     ],
-    ["an apply running", { deployment: { state: "applying", commit: null, lastApply: null } }, "Reconciling", "Applying", null],
+    [
+      "an apply running",
+      { deployment: { state: "applying", applying: "commit", commit: null, lastApply: null } },
+      "Reconciling",
+      "Applying",
+      null,
+    ],
     [
       "a repair running",
-      { deployment: { state: "applying", commit: null, lastApply: lastApply("remediation") } },
+      { deployment: { state: "applying", applying: "remediation", commit: null, lastApply: lastApply("commit") } },
       "Reconciling",
       "Remediating",
       null,

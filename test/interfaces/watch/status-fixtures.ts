@@ -170,7 +170,7 @@ export function tickUpdate(t: TickShape): StatusUpdate {
     consecutiveFailures: t.failed ? (t.consecutiveFailures ?? 1) : 0,
   };
   const trail = auditEntries(t.stack.file, t.auditCount ?? 2, undefined, t.auditThen);
-  const deployment = deploymentOf(trail, { state: "none", commit: null, last: null, lastApply: null });
+  const deployment = deploymentOf(trail, { state: "none", applying: null, commit: null, last: null, lastApply: null });
   return {
     drift,
     findings,

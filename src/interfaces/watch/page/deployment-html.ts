@@ -28,7 +28,9 @@ function outcomeLine(d: DeploymentStatus): Html {
     case "none":
       return none("no apply on record");
     case "applying":
-      return html`<span class="outcome-applying">Applying now</span>`;
+      return html`<span class="outcome-applying"
+        >${d.applying === "remediation" ? "Repairing drift now" : "Applying a new commit now"}</span
+      >`;
     case "succeeded":
       return html`<span class="outcome-succeeded">Succeeded</span>`;
     case "failed":

@@ -30,7 +30,8 @@ export function trailApplyOf(e: AuditEntry): TrailApply {
  * deployment read before): the trail only grows at its end, so an apply seen once stays the last
  * until a later one appears, even after more entries than are read (evidence anchors, lock breaks)
  * follow it.
- * `lastApply` (this watcher's own) is kept as it is; `state` follows the last apply.
+ * `lastApply` (this watcher's own) is kept as it is; `state` follows the last apply (this describes
+ * what is deployed, not an apply of this watcher under way: `applying` is null).
  */
 export function deploymentOf(entries: readonly AuditEntry[], known: DeploymentStatus): DeploymentStatus {
   const applies = entries.filter(isApplyEntry);
@@ -39,6 +40,7 @@ export function deploymentOf(entries: readonly AuditEntry[], known: DeploymentSt
   const succeeded = applies.filter((e) => e.exitCode === 0).at(-1);
   return {
     state: last ? last.outcome : "none",
+    applying: null,
     commit: succeeded ? succeeded.commit : known.commit,
     last,
     lastApply: known.lastApply,

@@ -67,7 +67,7 @@ export function withAnswers(s: StackStatus): StackStatus {
     sync: syncOf(s),
     compliance: complianceOf(s),
     ...rest,
-    deployment: { ...s.deployment, last: s.deployment.last ?? null },
+    deployment: { ...s.deployment, applying: s.deployment.applying ?? null, last: s.deployment.last ?? null },
   };
 }
 

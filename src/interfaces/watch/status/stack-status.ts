@@ -99,6 +99,8 @@ export interface TrailApply extends AuditEntrySummary {
 export interface DeploymentStatus {
   /** `applying` while this watcher applies; else the outcome of `last`, or `none` when the trail holds no apply. */
   state: "none" | "applying" | "succeeded" | "failed" | "interrupted";
+  /** What this watcher is applying now (a new commit, or a repair of drift); null when it is not applying. */
+  applying: ApplyRecord["trigger"] | null;
   /** The commit the last apply that succeeded acted on (its audit entry's), else null. */
   commit: string | null;
   /**
@@ -327,7 +329,7 @@ export function initialStackStatus(name: string, file: string, now: Date, schedu
       message: "waiting for the first tick",
       lastTransitionTime: at,
     },
-    deployment: { state: "none", commit: null, last: null, lastApply: null },
+    deployment: { state: "none", applying: null, commit: null, last: null, lastApply: null },
     drift: { state: "unknown", checkedAt: null, since: null, episode: 0, resources: [] },
     lastTick: null,
     nextTickAt: null,

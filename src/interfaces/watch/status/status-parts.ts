@@ -173,8 +173,7 @@ export function conditionOf(
 ): Omit<StatusCondition, "lastTransitionTime"> {
   const d = s.deployment;
   if (d.state === "applying") {
-    const remediation = d.lastApply?.trigger === "remediation";
-    return remediation
+    return d.applying === "remediation"
       ? { type: "Reconciling", reason: "Remediating", code: null, message: "repairing drift" }
       : { type: "Reconciling", reason: "Applying", code: null, message: "applying a new commit" };
   }
