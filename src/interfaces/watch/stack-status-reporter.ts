@@ -69,7 +69,7 @@ export class StackStatusReporter {
    * writing one): the deployment shows it now, as the next read of the trail will.
    */
   applied(record: ApplyRecord, entry?: AuditEntry): void {
-    this.deployment = { ...deploymentOf(entry ? [entry] : [], this.deployment), lastApply: record };
+    this.deployment = { ...(entry ? deploymentOf([entry], this.deployment) : this.deployment), lastApply: record };
     this.push({ deployment: this.deployment }, true);
   }
 

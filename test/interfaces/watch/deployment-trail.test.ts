@@ -60,6 +60,12 @@ describe("deploymentOf", () => {
     expect(deploymentOf(trail, NONE)).toMatchObject({ state: "succeeded", commit: C1, last: { seq: 2, command: "remediate" } });
   });
 
+  it("entries from the trail's end that hold no apply, with none seen before: unknown (one may lie further back)", () => {
+    const trail = auditEntries("s", 1, undefined, [EVIDENCE, EVIDENCE, LOCK_BREAK]);
+    expect(deploymentOf(trail.slice(1), NONE)).toMatchObject({ state: "unknown", last: null });
+    expect(deploymentOf(trail, NONE)).toMatchObject({ state: "succeeded", last: { seq: 1 } });
+  });
+
   it("an apply killed mid-way (its started entry: exit code null) is interrupted", () => {
     const trail = auditEntries("s", 1, undefined, [{ command: "apply", exitCode: null, phase: "started" }]);
     expect(deploymentOf(trail, NONE)).toMatchObject({ state: "interrupted", last: { outcome: "interrupted", exitCode: null } });

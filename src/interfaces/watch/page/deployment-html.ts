@@ -27,6 +27,8 @@ function outcomeLine(d: DeploymentStatus): Html {
   switch (d.state) {
     case "none":
       return none("no apply on record");
+    case "unknown":
+      return none("no apply in the audit trail's last entries");
     case "applying":
       return html`<span class="outcome-applying"
         >${d.applying === "remediation" ? "Repairing drift now" : "Applying a new commit now"}</span

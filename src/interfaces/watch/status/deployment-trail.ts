@@ -29,7 +29,8 @@ export function trailApplyOf(e: AuditEntry): TrailApply {
  * and the commit of the last one that succeeded. What they do not show is kept from `known` (the
  * deployment read before): the trail only grows at its end, so an apply seen once stays the last
  * until a later one appears, even after more entries than are read (evidence anchors, lock breaks)
- * follow it.
+ * follow it. When neither shows an apply, `state` is `none` only if the entries are the whole trail
+ * (the first is entry 1): else an apply may lie further back, and it is `unknown`.
  * `lastApply` (this watcher's own) is kept as it is; `state` follows the last apply (this describes
  * what is deployed, not an apply of this watcher under way: `applying` is null).
  */
@@ -38,8 +39,9 @@ export function deploymentOf(entries: readonly AuditEntry[], known: DeploymentSt
   const newest = applies.at(-1);
   const last = newest ? trailApplyOf(newest) : known.last;
   const succeeded = applies.filter((e) => e.exitCode === 0).at(-1);
+  const wholeTrail = entries.length === 0 || entries[0].seq === 1;
   return {
-    state: last ? last.outcome : "none",
+    state: last ? last.outcome : wholeTrail ? "none" : "unknown",
     applying: null,
     commit: succeeded ? succeeded.commit : known.commit,
     last,

@@ -97,8 +97,11 @@ export interface TrailApply extends AuditEntrySummary {
  * by anyone shows, not only this watcher's own.
  */
 export interface DeploymentStatus {
-  /** `applying` while this watcher applies; else the outcome of `last`, or `none` when the trail holds no apply. */
-  state: "none" | "applying" | "succeeded" | "failed" | "interrupted";
+  /**
+   * `applying` while this watcher applies; else the outcome of `last`; `none` when the trail holds no
+   * apply; `unknown` when the entries read (the trail's end) hold none and none was seen before.
+   */
+  state: "none" | "unknown" | "applying" | "succeeded" | "failed" | "interrupted";
   /** What this watcher is applying now (a new commit, or a repair of drift); null when it is not applying. */
   applying: ApplyRecord["trigger"] | null;
   /** The commit the last apply that succeeded acted on (its audit entry's), else null. */
