@@ -32,8 +32,9 @@ export interface AxeViolation {
 
 let axeSource: string | undefined;
 
-// The function given to page.evaluate runs in the page; tests compile without the DOM library.
-declare const document: unknown;
+// The functions given to page.evaluate run in the page; tests compile without the DOM library.
+declare const document: any;
+declare const window: any;
 
 /**
  * Runs axe-core (its own axe.min.js, evaluated through the DevTools protocol, which a page's CSP
@@ -54,4 +55,44 @@ export async function axeViolations(page: Page, minImpact: "serious" | "moderate
   });
   const levels = minImpact === "serious" ? ["serious", "critical"] : ["moderate", "serious", "critical"];
   return violations.filter((v) => v.impact !== null && levels.includes(v.impact));
+}
+
+/**
+ * What in the elements matching `selector` (and their descendants) is painted green: text,
+ * background or border whose hue is green (75°–165°) and not grey. Returns "text: colour" lines.
+ */
+export async function greenIn(page: Page, selector: string): Promise<string[]> {
+  return page.$$eval(selector, (roots) => {
+    const green = (css: string) => {
+      const m = /rgba?\(([\d.]+), ([\d.]+), ([\d.]+)(?:, ([\d.]+))?\)/.exec(css);
+      if (!m || m[4] === "0") return false;
+      const [r, g, b] = [Number(m[1]), Number(m[2]), Number(m[3])];
+      const max = Math.max(r, g, b);
+      const min = Math.min(r, g, b);
+      if (max - min < 10 || max !== g) return false;
+      const hue = 60 * ((b - r) / (max - min)) + 120;
+      return hue >= 75 && hue <= 165;
+    };
+    const found: string[] = [];
+    for (const root of roots)
+      for (const el of [root, ...root.querySelectorAll("*")]) {
+        const st = window.getComputedStyle(el);
+        for (const c of [st.color, st.backgroundColor, st.borderTopColor])
+          if (green(c)) found.push(`${(el.textContent ?? "").trim().slice(0, 40)}: ${c}`);
+      }
+    return found;
+  });
+}
+
+/** Whether anything scrolls sideways: the page itself, or any element that scrolls (the table's region). */
+export async function sidewaysScroll(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const over: string[] = [];
+    const doc = document.documentElement;
+    if (doc.scrollWidth > window.innerWidth) over.push(`the page: ${doc.scrollWidth} > ${window.innerWidth}`);
+    for (const el of document.querySelectorAll("*"))
+      if (el.scrollWidth > el.clientWidth && ["auto", "scroll"].includes(window.getComputedStyle(el).overflowX))
+        over.push(`${el.tagName.toLowerCase()}.${el.className}: ${el.scrollWidth} > ${el.clientWidth}`);
+    return over;
+  });
 }

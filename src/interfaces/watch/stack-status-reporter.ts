@@ -1,3 +1,4 @@
+import type { AuditEntry } from "../../domain/audit/audit-entry";
 import type { Finding } from "../../domain/compliance/finding";
 import { readProbeRun } from "../../domain/probes/probe-results-store";
 import type { LockHolder } from "../../domain/reconcile/stack-lock";
@@ -5,9 +6,10 @@ import type { TdePlanItem } from "../../domain/reconcile/tde-plan";
 import type { ErrorCode } from "../../platform/errors/error-codes";
 import type { StateStores } from "../../domain/state/state-ports";
 import { readAuditTail } from "./status/audit-tail";
+import { deploymentOf } from "./status/deployment-trail";
 import type { ApplyRecord, DeploymentStatus, StackStatus, TickStatus } from "./status/stack-status";
 import type { StatusBoard } from "./status/status-board";
-import { auditOf, conditionOf, driftOf, findingsOf, lockOf, probesOf } from "./status/status-parts";
+import { AUDIT_TAIL_READ, auditOf, conditionOf, driftOf, findingsOf, lockOf, probesOf } from "./status/status-parts";
 
 /** What one tick leaves for the status: its outcome, and (when it read live state) the drift and findings it ends with. */
 export interface TickReport {
@@ -30,12 +32,14 @@ export interface TickReport {
 /**
  * Keeps one stack's status on the board as its watcher ticks: the tick, drift and findings apart
  * from the deployment, the lock, the last probe run and audit entries (read from the stack's
- * state directories), and the condition that follows from them. A failed tick updates only the
- * tick and the condition: clearing drift or findings would announce them resolved.
+ * state directories), and the condition that follows from them. The deployment is read from the
+ * same read of the audit trail's end as the audit part, so applies by anyone show; this watcher's
+ * own applies show at once. A failed tick updates only the tick and the condition: clearing drift
+ * or findings would announce them resolved.
  */
 export class StackStatusReporter {
   private consecutiveFailures = 0;
-  private deployment: DeploymentStatus = { state: "none", commit: null, lastApply: null };
+  private deployment: DeploymentStatus = { state: "none", applying: null, commit: null, last: null, lastApply: null };
   private lastRecovered: { holder: LockHolder; at: Date } | null = null;
 
   constructor(
@@ -47,10 +51,12 @@ export class StackStatusReporter {
     if (kept && kept.state !== "applying") this.deployment = kept;
   }
 
-  /** An apply (of a commit, or a repair) began. */
-  applying(trigger: ApplyRecord["trigger"], commit: string | null): void {
-    const lastApply = this.deployment.lastApply && { ...this.deployment.lastApply, trigger };
-    this.push({ deployment: { state: "applying", commit: commit ?? this.deployment.commit, lastApply } }, true);
+  /**
+   * An apply (of a commit, or a repair) began; what is deployed stays as it was until it ends, and
+   * the last apply's record is left alone (its events are derived from it).
+   */
+  applying(trigger: ApplyRecord["trigger"]): void {
+    this.push({ deployment: { ...this.deployment, state: "applying", applying: trigger } }, true);
   }
 
   /** An apply that began changed nothing (the lock was held): the deployment is as it was. */
@@ -58,13 +64,12 @@ export class StackStatusReporter {
     this.push({ deployment: this.deployment }, true);
   }
 
-  /** An apply ended (converged or not), with its audit entry. */
-  applied(record: ApplyRecord): void {
-    this.deployment = {
-      state: record.failed > 0 ? "failed" : "succeeded",
-      commit: record.trigger === "commit" && record.failed === 0 ? record.commit : this.deployment.commit,
-      lastApply: record,
-    };
+  /**
+   * An apply ended (converged or not), with the audit entry it wrote (none when it failed before
+   * writing one): the deployment shows it now, as the next read of the trail will.
+   */
+  applied(record: ApplyRecord, entry?: AuditEntry): void {
+    this.deployment = { ...(entry ? deploymentOf([entry], this.deployment) : this.deployment), lastApply: record };
     this.push({ deployment: this.deployment }, true);
   }
 
@@ -89,11 +94,12 @@ export class StackStatusReporter {
       consecutiveFailures: this.consecutiveFailures,
     };
     const at = new Date(t.finishedAt);
-    const [holder, probes, audit] = await Promise.all([
+    const [holder, probes, trail] = await Promise.all([
       this.state.locks.holder(this.stack).catch(() => undefined),
       this.probes(),
-      readAuditTail(this.state.audit, this.stack),
+      readAuditTail(this.state.audit, this.stack, AUDIT_TAIL_READ),
     ]);
+    this.deployment = deploymentOf(trail, this.deployment);
     const read = t.drift !== undefined && t.findings !== undefined;
     this.push({
       lastTick,
@@ -102,7 +108,7 @@ export class StackStatusReporter {
       ...(read ? { drift: driftOf(t.drift!, at), findings: findingsOf(t.findings!, at) } : {}),
       lock: lockOf(holder, this.lastRecovered),
       ...probes,
-      audit: auditOf(audit),
+      audit: auditOf(trail),
     });
   }
 

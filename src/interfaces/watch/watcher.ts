@@ -253,9 +253,9 @@ export class Watcher {
     return {
       judged: found,
       say: (line) => this.o.log(`${tag}: ${line}`),
-      applying: (trigger, commit) => {
+      applying: (trigger) => {
         this.applyRunning = true;
-        this.o.status?.applying(trigger, commit);
+        this.o.status?.applying(trigger);
       },
       refused: () => this.o.metrics.remediations.inc({ stack: this.o.stackName, outcome: "refused" }),
       lockWait: (holder) => {
@@ -311,16 +311,19 @@ export class Watcher {
     if (trigger === "remediation")
       for (const o of r.outcomes)
         this.o.metrics.remediations.inc({ stack: this.o.stackName, outcome: o.ok ? "converged" : r.stopped ? "interrupted" : "failed" });
-    this.o.status?.applied({
-      trigger,
-      startedAt: a.startedAt,
-      finishedAt: a.finishedAt,
-      commit: a.commit,
-      exitCode: r.exitCode,
-      converged: ok,
-      failed: r.outcomes.length - ok,
-      auditSeq: r.entry.seq,
-    });
+    this.o.status?.applied(
+      {
+        trigger,
+        startedAt: a.startedAt,
+        finishedAt: a.finishedAt,
+        commit: a.commit,
+        exitCode: r.exitCode,
+        converged: ok,
+        failed: r.outcomes.length - ok,
+        auditSeq: r.entry.seq,
+      },
+      r.entry,
+    );
     this.o.log(
       `${tag}: ${trigger === "commit" ? "apply" : "remediation"}: ${ok} of ${r.outcomes.length} converged${r.stopped ? " (stopped by shutdown)" : ""}; audit entry ${r.entry.seq} in ${this.o.state.audit.where(this.o.stackName)}`,
     );

@@ -11,9 +11,11 @@ import type { StackStatus } from "../../../src/interfaces/watch/status/stack-sta
 import { StatusBoard } from "../../../src/interfaces/watch/status/status-board";
 import { WatchMetrics } from "../../../src/interfaces/watch/watch-metrics";
 import { Watcher } from "../../../src/interfaces/watch/watcher";
-import { seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
+import { SqlClient } from "../../../src/services/sql/client";
+import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { deadUrl } from "../../helpers/dead-url";
 import { expectValid } from "./status-schema";
+import { eventually } from "./watch-metrics";
 
 // The reasons a watched stack's condition takes from what really failed in its ticks: the real
 // watcher, its status reporter and board, against the emulator (or nothing at all). A failure that
@@ -44,6 +46,8 @@ async function watch(opts: {
   ticks: number;
   autoRemediate?: boolean;
   before?: (dir: string) => Promise<void> | void;
+  /** Collects every status the board takes, not only each tick's last. */
+  every?: StackStatus[];
 }): Promise<StackStatus[]> {
   const dir = mkdtempSync(join(tmpdir(), "stackwarden-reasons-"));
   const file = join(dir, "Pulumi.s.yaml");
@@ -56,6 +60,7 @@ async function watch(opts: {
   board.register("s", { file: "Pulumi.s.yaml" });
   const seen: StackStatus[] = [];
   board.subscribe((c) => {
+    if (c.current) opts.every?.push(c.current);
     if (c.current?.lastTick && c.current.lastTick.number > (seen.at(-1)?.lastTick?.number ?? 0)) seen.push(c.current);
   });
   const metrics = new WatchMetrics();
@@ -117,6 +122,8 @@ describe("a transient failure is retried, and stalls only when it lasts", () => 
       ["Stalled", "TickFailing", "SW_ENDPOINT_UNREACHABLE"],
     ]);
     expect(seen[2].condition.message).toMatch(/^3 ticks in a row failed: /);
+    // Nothing was ever read: both answers are unknown (a stack is never shown in sync for want of a read).
+    expect(seen.map((s) => [s.sync.state, s.compliance.state])).toEqual(Array(3).fill(["unknown", "unknown"]));
   }, 90_000);
 
   it("a repair while another process holds the stack's lock: Reconciling, WaitingForLock, SW_LOCK_HELD", async () => {
@@ -134,5 +141,37 @@ describe("a transient failure is retried, and stalls only when it lasts", () => 
     await release?.();
     expect(seen.map(conditionOf)).toEqual([["Reconciling", "WaitingForLock", "SW_LOCK_HELD"]]);
     expect(seen[0].lock.state).toBe("held");
+  });
+});
+
+describe("a repair by the watcher itself", () => {
+  it("shows as the deployment as soon as it ends, read from its audit entry, then the answers turn to in sync and compliant", async () => {
+    const sql = new SqlClient({ endpoint: t.url, credential: t.credential, retry: FAST_RETRY });
+    const orders = { subscriptionId: SUB, resourceGroup: "rg", server: "s1", database: "orders" };
+    try {
+      const every: StackStatus[] = [];
+      await watch({ stackText: STACK("orders"), endpoint: t.url, ticks: 1, autoRemediate: true, every });
+      const seen = every;
+      expect(seen.map(conditionOf)).toEqual([
+        ["Reconciling", "Remediating", null],
+        ["Reconciling", "AwaitingFirstTick", null],
+        ["Ready", "Reconciled", null],
+      ]);
+      expect(seen[0].deployment).toMatchObject({ state: "applying", applying: "remediation", last: null, lastApply: null });
+      // The repair's end: the deployment is its audit entry, before the tick's read of the trail.
+      const repaired = seen[1];
+      expect(repaired.deployment).toMatchObject({
+        state: "succeeded",
+        last: { seq: 1, command: "remediate", outcome: "succeeded", what: { outcomes: { converged: 1 } } },
+        lastApply: { trigger: "remediation", exitCode: 0, converged: 1, auditSeq: 1 },
+      });
+      expect(seen[2].deployment).toEqual(repaired.deployment);
+      expect([seen[2].sync.state, seen[2].compliance.state]).toEqual(["in-sync", "compliant"]);
+    } finally {
+      await sql.putTransparentDataEncryption(orders, "Disabled");
+      await eventually("the decryption scan to end", async () =>
+        (await sql.listTransparentDataEncryptionActivities(orders)).length === 0 ? true : undefined,
+      );
+    }
   });
 });

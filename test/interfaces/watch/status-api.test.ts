@@ -94,6 +94,15 @@ describe("the status API and page on loopback", () => {
     expect(list.stacks.map((s) => s.name)).toEqual([EVIL_STACK, "prod"]);
     expect(list.revision).toBe(board.revision);
     expect(list.stacks[1]).toEqual(board.get("prod"));
+    // Each stack answers sync and compliance first, then its condition; its deployment is the trail's last apply.
+    const prod = list.stacks[1];
+    const keys = Object.keys(prod);
+    expect(keys.slice(keys.indexOf("sync"), keys.indexOf("condition") + 1)).toEqual(["sync", "compliance", "condition"]);
+    expect(prod.sync).toMatchObject({ state: "drifted", drifted: 1 });
+    expect(prod.compliance).toMatchObject({ state: "non-compliant", mandatory: 1 });
+    expect(list.stacks[0].sync.state).toBe("in-sync");
+    expect(list.stacks[0].compliance).toMatchObject({ state: "compliant", message: "no mandatory rule fails; 1 advisory finding(s)" });
+    expect(prod.deployment).toMatchObject({ state: "succeeded", last: { seq: 4, command: "remediate", outcome: "succeeded" } });
     expect(r.headers["content-security-policy"]).toBe(STATUS_CSP);
     expect(r.headers["x-content-type-options"]).toBe("nosniff");
     expect(r.headers["cache-control"]).toBe("no-store");
@@ -137,8 +146,13 @@ describe("the status API and page on loopback", () => {
     expect(r.headers["content-type"]).toBe("text/html; charset=utf-8");
     expect(r.headers["content-security-policy"]).toBe(STATUS_CSP);
     const page = r.body;
-    expect(page.match(/<tr data-stack=/g)).toHaveLength(2);
-    expect(page).toContain(`<tr data-stack="prod" data-condition="Ready" data-drift="drifted">`);
+    expect(page.match(/<tr\s+data-stack=/g)).toHaveLength(2);
+    // The row says its two answers first, then the watcher's condition; so do its cells, and the title.
+    const prodRow = /<tr\s+data-stack="prod"([^>]*)>/.exec(page)![1].replace(/\s+/g, " ").trim();
+    expect(prodRow).toBe('data-sync="drifted" data-compliance="non-compliant" data-condition="Ready" data-drift="drifted"');
+    const cells = [...page.matchAll(/<td class="(cell-[a-z]+)"/g)].slice(0, 5).map((m) => m[1]);
+    expect(cells).toEqual(["cell-sync", "cell-compliance", "cell-condition", "cell-deployment", "cell-ticks"]);
+    expect(page).toContain("<title>stackwarden: 1 drifted, 1 non-compliant of 2 stacks</title>");
     expect(page).toContain("evil&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
     expect(page).toContain("Fix &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
     expect(page).not.toContain(EVIL);
@@ -146,7 +160,8 @@ describe("the status API and page on loopback", () => {
     expect(page.match(/<script\b[^>]*>/g)).toEqual(['<script src="/assets/status-page.js" defer>']);
     expect(page).not.toMatch(/\sstyle=|<style|\son[a-z]+=/i);
     expect(page).not.toMatch(/(src|href)="(https?:)?\/\//);
-    expect(page).toContain("stacks/Pulumi.prod.yaml:5"); // the drifted database's stack-file line
+    // Paths break at their separators (<wbr />, which adds no text).
+    expect(page).toContain("stacks/<wbr />Pulumi.<wbr />prod.<wbr />yaml:5"); // the drifted database's stack-file line
     expect(page).toContain("held by pid 4242 on build-7 (watch)");
   });
 

@@ -245,10 +245,23 @@ describe("conditionOf", () => {
   const cases = [
     ["no tick yet", { lastTick: null }, "Reconciling", "AwaitingFirstTick", null],
     ["a tick succeeded", {}, "Ready", "Reconciled", null],
-    ["an apply running", { deployment: { state: "applying", commit: null, lastApply: null } }, "Reconciling", "Applying", null],
+    [
+      "a failed apply by someone else (the trail's last apply, not the watcher's own)",
+      { deployment: { state: "failed", commit: null, last: { command: "apply", exitCode: 1, outcome: "failed" }, lastApply: null } },
+      "Ready",
+      "Reconciled",
+      null,
+    ],
+    [
+      "an apply running",
+      { deployment: { state: "applying", applying: "commit", commit: null, lastApply: null } },
+      "Reconciling",
+      "Applying",
+      null,
+    ],
     [
       "a repair running",
-      { deployment: { state: "applying", commit: null, lastApply: lastApply("remediation") } },
+      { deployment: { state: "applying", applying: "remediation", commit: null, lastApply: lastApply("commit") } },
       "Reconciling",
       "Remediating",
       null,

@@ -11,6 +11,8 @@ import type { ApplyRecord } from "../../../src/interfaces/watch/status/stack-sta
 import { StatusBoard, type StatusUpdate } from "../../../src/interfaces/watch/status/status-board";
 import { lockOf } from "../../../src/interfaces/watch/status/status-parts";
 import { StatusStore } from "../../../src/interfaces/watch/status/status-store";
+import { StackStatusReporter } from "../../../src/interfaces/watch/stack-status-reporter";
+import { openMemoryState } from "../../../src/platform/state/memory/memory-state";
 import { LOCK_HOLDER, stackOf, tickUpdate } from "./status-fixtures";
 
 const stack = stackOf("prod", ["orders", "billing"]);
@@ -81,7 +83,7 @@ describe("eventsBetween", () => {
       auditSeq: seq,
     });
     const withApply = (a: ApplyRecord): StatusUpdate => ({
-      deployment: { state: a.exitCode ? "failed" : "succeeded", commit: "abc", lastApply: a },
+      deployment: { state: a.exitCode ? "failed" : "succeeded", applying: null, commit: "abc", last: null, lastApply: a },
     });
     const seen: string[] = [];
     for (const [trigger, code, seq] of [
@@ -96,6 +98,41 @@ describe("eventsBetween", () => {
       expect(t([], {}, withApply(a))).toEqual([]);
     }
     expect(seen).toEqual(["apply.succeeded", "apply.failed", "remediation.applied", "remediation.failed"]);
+  });
+
+  it("announces nothing while an apply runs: the last apply's record is left as it was until the new one ends", () => {
+    const board = new StatusBoard();
+    const events: StackwardenEvent[] = [];
+    notifyStatusChanges(board, { enqueue: (e) => events.push(e) });
+    board.register("prod", { file: stack.file });
+    const reporter = new StackStatusReporter(board, "prod", openMemoryState("events"));
+    const record = (trigger: "commit" | "remediation", seq: number): ApplyRecord => ({
+      trigger,
+      startedAt: new Date(Date.UTC(2026, 0, 1, 10, seq)).toISOString(),
+      finishedAt: new Date(Date.UTC(2026, 0, 1, 10, seq, 30)).toISOString(),
+      commit: null,
+      exitCode: 0,
+      converged: 1,
+      failed: 0,
+      auditSeq: seq,
+    });
+    reporter.applying("commit");
+    reporter.applied(record("commit", 1));
+    reporter.applying("remediation");
+    expect(board.get("prod")!.deployment).toMatchObject({ state: "applying", applying: "remediation", lastApply: record("commit", 1) });
+    expect(board.get("prod")!.condition).toMatchObject({ type: "Reconciling", reason: "Remediating" });
+    reporter.applied(record("remediation", 2));
+    expect(events.map((e) => e.type)).toEqual([EVENT_TYPES.applySucceeded, EVENT_TYPES.remediationApplied]);
+    expect(board.get("prod")!.deployment).toMatchObject({ state: "none", applying: null, lastApply: record("remediation", 2) });
+  });
+
+  it("announces only this watcher's own applies: one by someone else shows in the deployment, not as an event", async () => {
+    const { board, t } = await watched();
+    const cli = { command: "apply", who: { claims: "decoded" as const, host: "ci-runner-12", appid: "app-of-the-pipeline" } };
+    expect(t([], { auditThen: [cli] })).toEqual([]);
+    expect(board.get("prod")!.deployment).toMatchObject({ state: "succeeded", last: { command: "apply", seq: 2 }, lastApply: null });
+    expect(t([], { auditThen: [{ ...cli, exitCode: 1 }] })).toEqual([]);
+    expect(board.get("prod")!.deployment).toMatchObject({ state: "failed", last: { command: "apply", exitCode: 1 } });
   });
 
   it("announces a probe failure once per episode, and a recovered lock once", async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { FileAuditLog } from "../../../src/platform/state/files/file-audit-log";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AuditEntry } from "../../../src/domain/audit/audit-entry";
+import type { AuditEntry, AuditRecord } from "../../../src/domain/audit/audit-entry";
 import type { ErrorCode } from "../../../src/platform/errors/error-codes";
 import { chainEntry } from "../../../src/domain/audit/audit-chain";
 import type { Finding } from "../../../src/domain/compliance/finding";
@@ -12,6 +12,7 @@ import { decideAction, type TdePlanItem } from "../../../src/domain/reconcile/td
 import { parseStackConfig, type StackConfig } from "../../../src/domain/stack/stack-config";
 import { sqlDatabaseId } from "../../../src/platform/arm/resource-id";
 import type { StatusBoard, StatusUpdate } from "../../../src/interfaces/watch/status/status-board";
+import { deploymentOf } from "../../../src/interfaces/watch/status/deployment-trail";
 import { auditOf, conditionOf, driftOf, findingsOf, lockOf, probesOf } from "../../../src/interfaces/watch/status/status-parts";
 
 // Status objects built the way the watcher builds them: a stack file parsed by the real parser (so
@@ -60,11 +61,20 @@ export function findingsFor(stack: StackConfig, plan: TdePlanItem[], extra: Find
   ];
 }
 
-/** A real audit trail with `n` entries (each naming a user oid and tenant id) in `<dir>/<stack>.jsonl`, chained as `apply` chains them. */
-export function auditEntries(stack: string, n: number, dir = mkdtempSync(join(tmpdir(), "stackwarden-status-audit-"))): AuditEntry[] {
+/**
+ * A real audit trail with `n` entries (each naming a user oid and tenant id) in `<dir>/<stack>.jsonl`,
+ * chained as `apply` chains them: the watcher's applies and repairs by turns, then one entry per
+ * `then` (each field given replaces the turn's: a CLI apply from a pipeline's host, an evidence anchor …).
+ */
+export function auditEntries(
+  stack: string,
+  n: number,
+  dir = mkdtempSync(join(tmpdir(), "stackwarden-status-audit-")),
+  then: Partial<AuditRecord>[] = [],
+): AuditEntry[] {
   const entries: AuditEntry[] = [];
   const lines: string[] = [];
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < n + then.length; i++) {
     const previous = lines.length ? { line: lines[lines.length - 1], seq: entries[entries.length - 1].seq } : undefined;
     const { entry, line } = chainEntry(
       {
@@ -82,6 +92,7 @@ export function auditEntries(stack: string, n: number, dir = mkdtempSync(join(tm
         ],
         commit: "0123456789abcdef0123456789abcdef01234567",
         exitCode: 0,
+        ...(i >= n ? then[i - n] : {}),
       },
       previous,
     );
@@ -131,6 +142,8 @@ export interface TickShape {
   probesFailing?: boolean;
   lockHeld?: boolean;
   auditCount?: number;
+  /** Entries appended after the `auditCount` ones (see auditEntries). */
+  auditThen?: Partial<AuditRecord>[];
   failed?: string;
   /** The failure's stable code (default: none known). */
   errorCode?: ErrorCode;
@@ -156,7 +169,8 @@ export function tickUpdate(t: TickShape): StatusUpdate {
     durationMs: 1234,
     consecutiveFailures: t.failed ? (t.consecutiveFailures ?? 1) : 0,
   };
-  const deployment = { state: "succeeded" as const, commit: lastTick.commit, lastApply: null };
+  const trail = auditEntries(t.stack.file, t.auditCount ?? 2, undefined, t.auditThen);
+  const deployment = deploymentOf(trail, { state: "none", applying: null, commit: null, last: null, lastApply: null });
   return {
     drift,
     findings,
@@ -165,7 +179,7 @@ export function tickUpdate(t: TickShape): StatusUpdate {
     nextTickAt: new Date(at.getTime() + 300_000).toISOString(),
     lock: lockOf(t.lockHeld ? LOCK_HOLDER : undefined),
     probes: probesOf(probeResults(t.probesFailing ?? false), at),
-    audit: auditOf(auditEntries(t.stack.file, t.auditCount ?? 2)),
+    audit: auditOf(trail),
     condition: conditionOf({ deployment, lastTick, drift, findings }),
   };
 }

@@ -6,15 +6,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stackPagePath } from "../../../src/interfaces/watch/page/status-page";
 import { StatusBoard } from "../../../src/interfaces/watch/status/status-board";
 import { startWatchServer } from "../../../src/interfaces/watch/watch-server";
-import { axeViolations, chromiumPath, launchChromium } from "../../helpers/browser";
+import { axeViolations, chromiumPath, greenIn, launchChromium, sidewaysScroll } from "../../helpers/browser";
 import { feed } from "./status-fixtures";
 
 // The status page in headless Chromium (Debian's package, through puppeteer-core): served from a
-// StatusBoard fed real status objects for two stacks, it shows a row per stack with its condition,
-// renders a hostile stack name and commit subject as text, keeps itself current without a reload as
-// the board changes (a stack drifts, then is repaired), enforces its CSP, and has no serious or
-// critical accessibility violation. Screenshots go to STACKWARDEN_SCREENSHOTS (the README's are made
-// with STACKWARDEN_SCREENSHOTS=docs), else to a temporary directory.
+// StatusBoard fed real status objects for two stacks, it shows a row per stack that leads with its
+// two answers (Sync, Compliance) before the watcher's condition, paints nothing green on a row that
+// is drifted or non-compliant, shows the last apply from the audit trail, fits a laptop, a phone and
+// 200% zoom without sideways scrolling, renders a hostile stack name and commit subject as text,
+// keeps itself current without a reload as the board changes (a stack drifts, then is repaired),
+// enforces its CSP, and has no serious or critical accessibility violation. Screenshots (at 1280 px)
+// go to STACKWARDEN_SCREENSHOTS (the README's are made with STACKWARDEN_SCREENSHOTS=docs), else to a
+// temporary directory.
 
 // The functions given to page.evaluate run in the page; the tests compile without the DOM library
 // (it would change Node's timer types everywhere), so its two globals are declared here, untyped.
@@ -26,6 +29,18 @@ const EVIL = `<script>window.pwned=1</script><img src=x onerror="window.pwned=2"
 const EVIL_STACK = `legacy${EVIL}`;
 const DATABASES = ["orders", "billing", "ledger"];
 const TIMEOUT = 120_000;
+/** A pipeline's CLI apply, the last entry on prod's trail: its deployment shows who applied it. */
+const PIPELINE_APPLY = { command: "apply", who: { claims: "decoded" as const, host: "ci-runner-12", appid: "5f3c2a1e-pipeline" } };
+/**
+ * The widths the page must fit without sideways scrolling: a laptop (1280 CSS px), a phone (390),
+ * and a 1280 px window at 200% zoom. Zoom is emulated as the browser does it: the viewport is half
+ * as many CSS pixels (640), each drawn as two device pixels (deviceScaleFactor 2).
+ */
+const WIDTHS = [
+  { name: "laptop", width: 1280, deviceScaleFactor: 1 },
+  { name: "phone", width: 390, deviceScaleFactor: 3 },
+  { name: "200% zoom", width: 640, deviceScaleFactor: 2 },
+] as const;
 
 const shots = process.env.STACKWARDEN_SCREENSHOTS
   ? resolve(process.env.STACKWARDEN_SCREENSHOTS)
@@ -37,7 +52,13 @@ let board: StatusBoard;
 
 beforeAll(async () => {
   board = new StatusBoard();
-  feed(board, "prod", { tick: 12, databases: DATABASES, auditCount: 6, commitSubject: "Enable TDE on the billing database" });
+  feed(board, "prod", {
+    tick: 12,
+    databases: DATABASES,
+    auditCount: 6,
+    auditThen: [PIPELINE_APPLY],
+    commitSubject: "Enable TDE on the billing database",
+  });
   feed(board, EVIL_STACK, {
     tick: 3,
     databases: ["archive"],
@@ -48,6 +69,23 @@ beforeAll(async () => {
     errorCode: "SW_SERVICE_ERROR",
     consecutiveFailures: 3,
     commitSubject: `Merge ${EVIL}`,
+    // An apply killed mid-way: the next holder of the lock wrote its started entry (exit code null).
+    auditThen: [
+      {
+        command: "apply --engine pulumi",
+        exitCode: null,
+        phase: "started",
+        what: [
+          {
+            resource:
+              "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-data/providers/Microsoft.Sql/servers/sql-1/databases/archive",
+            before: "Disabled",
+            after: null,
+            outcome: "started",
+          },
+        ],
+      },
+    ],
     extraFindings: [
       {
         ruleId: "sql-tier-advisor-drift",
@@ -75,9 +113,10 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** A page that records CSP violations and console errors from its first script on. */
+/** A page (at the laptop's width) that records CSP violations and console errors from its first script on. */
 async function open(path: string): Promise<{ page: Page; problems: string[] }> {
   const page = await browser.newPage();
+  await page.setViewport({ width: WIDTHS[0].width, height: 900, deviceScaleFactor: WIDTHS[0].deviceScaleFactor });
   const problems: string[] = [];
   page.on("console", (m) => {
     if (m.type() === "error") problems.push(`console: ${m.text()}`);
@@ -99,9 +138,10 @@ async function rows(page: Page) {
   return page.$$eval("table.stacks tbody tr", (trs) =>
     trs.map((tr) => ({
       stack: tr.querySelector("th a")?.textContent,
+      sync: tr.getAttribute("data-sync"),
+      compliance: tr.getAttribute("data-compliance"),
       condition: tr.getAttribute("data-condition"),
-      badge: tr.querySelector(".badge")?.textContent,
-      drift: tr.getAttribute("data-drift"),
+      badges: [...tr.querySelectorAll(".badge")].map((b) => b.textContent),
     })),
   );
 }
@@ -112,12 +152,18 @@ function expectPng(path: string): void {
 
 describe("the status page in Chromium", () => {
   it(
-    "shows one row per stack with its condition, and hostile strings as text",
+    "shows one row per stack with its answers and condition, and hostile strings as text",
     async () => {
       const { page, problems } = await open("/");
       expect(await rows(page)).toEqual([
-        { stack: EVIL_STACK, condition: "Stalled", badge: "Stalled", drift: "drifted" },
-        { stack: "prod", condition: "Ready", badge: "Ready", drift: "in-sync" },
+        {
+          stack: EVIL_STACK,
+          sync: "drifted",
+          compliance: "non-compliant",
+          condition: "Stalled",
+          badges: ["Drifted (1)", "1 mandatory violation", "Stalled"],
+        },
+        { stack: "prod", sync: "in-sync", compliance: "compliant", condition: "Ready", badges: ["In sync", "Compliant", "Ready"] },
       ]);
       const evilRow = await page.$eval(`tbody tr:first-child`, (tr) => (tr.textContent ?? "").replace(/\s+/g, " "));
       expect(evilRow).toContain(`Merge ${EVIL}`);
@@ -136,6 +182,87 @@ describe("the status page in Chromium", () => {
   );
 
   it(
+    "leads with the two answers, Sync then Compliance, before the condition; paints no green on the drifted, non-compliant row",
+    async () => {
+      const { page, problems } = await open("/");
+      expect(await page.$$eval("table.stacks thead th", (ths) => ths.map((th) => th.textContent))).toEqual([
+        "Stack",
+        "Sync",
+        "Compliance",
+        "Condition",
+        "Deployment",
+        "Last tick",
+      ]);
+      // In each row the answers' cells and badges come first, in that order, then the condition's.
+      for (const name of [EVIL_STACK, "prod"]) {
+        const order = await page.$$eval(
+          `table.stacks tbody tr`,
+          (trs, n) => {
+            const tr = trs.find((r) => r.getAttribute("data-stack") === n)!;
+            return [...tr.querySelectorAll("td")].map((td) => `${td.className}:${td.querySelector(".badge")?.className ?? ""}`);
+          },
+          name,
+        );
+        expect(order.slice(0, 3)).toEqual([
+          expect.stringMatching(/^cell-sync:badge answer sync-/),
+          expect.stringMatching(/^cell-compliance:badge answer compliance-/),
+          expect.stringMatching(/^cell-condition:badge condition /),
+        ]);
+      }
+      const evilRow = `tr[data-compliance="non-compliant"]`;
+      expect(await greenIn(page, evilRow)).toEqual([]);
+      // Green is there for the stack that is in sync and compliant (its answers), never for Ready.
+      expect((await greenIn(page, `tr[data-stack="prod"] .answer`)).length).toBeGreaterThan(0);
+      expect(await greenIn(page, `tr[data-stack="prod"] .condition`)).toEqual([]);
+      // The fleet says the answers first, in the summary and in the title.
+      expect(await page.title()).toBe("stackwarden: 1 drifted, 1 non-compliant of 2 stacks");
+      const summary = await page.$eval(".summary", (p) => (p.textContent ?? "").replace(/\s+/g, " ").trim());
+      expect(summary).toBe(
+        "2 stacks: 1 drifted, 1 non-compliant (1 mandatory violation); 1 in sync and compliant. Watcher: 1 ready, 0 reconciling, 1 stalled.",
+      );
+      expect(await greenIn(page, ".summary")).toEqual([]);
+      // The deployment is the trail's last apply, whoever made it: actor, commit, outcome, time.
+      const deployment = (row: string) =>
+        page.$eval(`${row} td.cell-deployment`, (td) => (td as any).innerText.replace(/\s+/g, " ").trim() as string);
+      expect(await deployment(`tr[data-stack="prod"]`)).toMatch(
+        /^Succeeded CLI apply by ci-runner-12 commit 0123456789ab, 2026-01-01 10:06:00 UTC$/,
+      );
+      expect(await deployment(evilRow)).toMatch(
+        /^Interrupted \(killed mid-way\) Pulumi engine apply by build-7 commit 0123456789ab, 2026-01-01 10:02:00 UTC$/,
+      );
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "fits a laptop (1280 px), a phone (390 px) and 200% zoom without scrolling sideways, the overview and each stack's page",
+    async () => {
+      for (const path of ["/", stackPagePath("prod"), stackPagePath(EVIL_STACK)]) {
+        const { page, problems } = await open(path);
+        for (const w of WIDTHS) {
+          await page.setViewport({ width: w.width, height: 900, deviceScaleFactor: w.deviceScaleFactor });
+          expect([path, w.name, await sidewaysScroll(page)]).toEqual([path, w.name, []]);
+          expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+        }
+        // On a phone the answers still lead each card, before the condition (the screenshot: the README's).
+        if (path === "/") {
+          await page.setViewport({ width: WIDTHS[1].width, height: 900, deviceScaleFactor: 1 });
+          await page.screenshot({ path: join(shots, "status-page-phone.png"), fullPage: true });
+          const labels = await page.$eval(`table.stacks tbody tr`, (tr) =>
+            [...tr.querySelectorAll("td")].map((td) => window.getComputedStyle(td, "::before").content),
+          );
+          expect(labels.slice(0, 3)).toEqual(['"Sync"', '"Compliance"', '"Condition"']);
+        }
+        expect(problems).toEqual([]);
+        await page.close();
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
     "turns a stack to drifted, then back, without a reload",
     async () => {
       const { page, problems } = await open("/");
@@ -143,7 +270,7 @@ describe("the status page in Chromium", () => {
       const prodDrift = () =>
         page.$eval(`tr[data-stack="prod"]`, (tr) => ({
           drift: tr.getAttribute("data-drift"),
-          text: (tr.querySelector("td.cell-drift")?.textContent ?? "").replace(/\s+/g, " "),
+          text: (tr.querySelector("td.cell-sync")?.textContent ?? "").replace(/\s+/g, " "),
         }));
 
       feed(board, "prod", { tick: 13, databases: DATABASES, disabled: ["billing"], auditCount: 6 });
@@ -152,9 +279,11 @@ describe("the status page in Chromium", () => {
       });
       const drifted = await prodDrift();
       expect(drifted.text).toContain("Drifted (1)");
+      expect(await page.title()).toBe("stackwarden: 2 drifted, 2 non-compliant of 2 stacks");
       expect(drifted.text).toContain("rg-data/sql-1/billing: transparentDataEncryption Disabled, desired Enabled");
       expect(drifted.text).toContain("stacks/Pulumi.prod.yaml:5");
-      expect(await page.$eval(`tr[data-stack="prod"] td.cell-findings`, (td) => td.textContent)).toContain("1 mandatory");
+      expect(await page.$eval(`tr[data-stack="prod"] td.cell-compliance`, (td) => td.textContent)).toContain("1 mandatory violation");
+      expect(await greenIn(page, `tr[data-stack="prod"]`)).toEqual([]);
       await page.screenshot({ path: join(shots, "status-page-drifted.png"), fullPage: true });
       expectPng(join(shots, "status-page-drifted.png"));
 
@@ -163,6 +292,7 @@ describe("the status page in Chromium", () => {
         timeout: 20_000,
       });
       expect((await prodDrift()).text).toContain("In sync");
+      expect(await page.title()).toBe("stackwarden: 1 drifted, 1 non-compliant of 2 stacks");
       expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
       expect(await page.evaluate(() => document.getElementById("live")?.textContent)).toMatch(/^Updated /);
       expect(problems).toEqual([]);
@@ -177,7 +307,13 @@ describe("the status page in Chromium", () => {
       const { page, problems } = await open(stackPagePath(EVIL_STACK));
       expect(await page.$eval("h1", (h) => h.textContent)).toBe(`Stack ${EVIL_STACK}`);
       const headings = await page.$$eval("main h2", (hs) => hs.map((h) => h.textContent));
-      expect(headings).toEqual(["Condition", "Deployment", "Drift", "Ticks", "Findings", "Lock", "Probes", "Audit trail"]);
+      expect(headings).toEqual(["Sync", "Compliance", "Condition", "Deployment", "Ticks", "Lock", "Probes", "Audit trail"]);
+      expect(await page.$eval(".answers", (p) => [...p.querySelectorAll(".badge")].map((b) => b.textContent))).toEqual([
+        "Drifted (1)",
+        "1 mandatory violation",
+        "Stalled",
+      ]);
+      expect(await greenIn(page, "main")).toEqual([]);
       const text = await page.$eval("main", (m) => (m.textContent ?? "").replace(/\s+/g, " "));
       expect(text).toContain(`the advisor recommends S3 ${EVIL}`);
       expect(text).toContain("held by pid 4242 on build-7 (watch)");
@@ -219,7 +355,10 @@ describe("the status page in Chromium", () => {
     async () => {
       for (const path of ["/", stackPagePath("prod"), stackPagePath(EVIL_STACK)]) {
         const { page } = await open(path);
-        expect([path, await axeViolations(page)]).toEqual([path, []]);
+        for (const w of [WIDTHS[0], WIDTHS[1]]) {
+          await page.setViewport({ width: w.width, height: 900, deviceScaleFactor: w.deviceScaleFactor });
+          expect([path, w.name, await axeViolations(page)]).toEqual([path, w.name, []]);
+        }
         await page.close();
       }
     },

@@ -1,21 +1,23 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SqlClient } from "../../../src/services/sql/client";
-import { axeViolations, launchChromium } from "../../helpers/browser";
+import { axeViolations, greenIn, launchChromium, sidewaysScroll } from "../../helpers/browser";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
-import { startCli, type CliProcess } from "../../helpers/cli-process";
+import { runCliProcess, startCli, type CliProcess } from "../../helpers/cli-process";
 import { eventually } from "./watch-metrics";
 import { expectValid } from "./status-schema";
 import { startReceiver, type WebhookReceiver } from "./webhook-receiver";
 
 // Issue 24's done-when, end to end: the emulator, one watcher process over two stacks with its status
 // page, API and signed events, a receiver verifying every signature, and Chromium. An out-of-band TDE
-// change turns a stack to drifted on the page without a reload, and its repair turns it back; each
-// drift episode of each stack reaches the receiver exactly once as detected and once as resolved,
-// across a receiver that is down for a while and a kill -9 of the watcher.
+// change turns a stack to drifted and non-compliant on the page without a reload (its row leads with
+// those two answers and has no green in it), and its repair by a CLI `apply` turns it back and shows
+// as its deployment, read from the audit trail; each drift episode of each stack reaches the receiver
+// exactly once as detected and once as resolved, across a receiver that is down for a while and a
+// kill -9 of the watcher.
 
 declare const document: any;
 
@@ -92,8 +94,16 @@ async function setTde(ref: typeof ALPHA, status: "Enabled" | "Disabled"): Promis
   );
 }
 
-async function stackStatus(url: string, name: string): Promise<{ drift: { state: string }; condition: { type: string } }> {
-  const body = (await (await fetch(`${url}/api/v1/stacks/${name}`)).json()) as { drift: { state: string }; condition: { type: string } };
+interface ApiStack {
+  drift: { state: string };
+  sync: { state: string };
+  compliance: { state: string; mandatory: number };
+  condition: { type: string };
+  deployment: { state: string; last: { command: string; who: { host: string }; outcome: string } | null };
+}
+
+async function stackStatus(url: string, name: string): Promise<ApiStack> {
+  const body = (await (await fetch(`${url}/api/v1/stacks/${name}`)).json()) as ApiStack;
   expectValid("StackStatus", body);
   return body;
 }
@@ -111,7 +121,7 @@ async function rowDrift(page: Page, stack: string, state: string): Promise<void>
 
 describe("one watcher, two stacks: status page, API and events", () => {
   it(
-    "drift shows on the page without a reload and in the API, and each episode is one detected and one resolved event, across a receiver outage and a kill -9",
+    "drift shows on the page without a reload and in the API (drifted and non-compliant first, no green), a CLI apply shows as the deployment, and each episode is one detected and one resolved event, across a receiver outage and a kill -9",
     async () => {
       let w = watcher();
       let url = await listening(w);
@@ -140,10 +150,39 @@ describe("one watcher, two stacks: status page, API and events", () => {
       expect(await page.evaluate(() => document.querySelector(`tr[data-stack="alpha"]`)?.textContent ?? "")).toContain(
         "stacks/Pulumi.alpha.yaml:4",
       );
-      expect((await stackStatus(url, "alpha")).drift.state).toBe("drifted");
+      expect(await stackStatus(url, "alpha")).toMatchObject({
+        drift: { state: "drifted" },
+        sync: { state: "drifted" },
+        compliance: { state: "non-compliant", mandatory: 1 },
+        condition: { type: "Ready" },
+      });
+      // The drifted, non-compliant row leads with those answers and has no green in it; the page fits a phone.
+      const answers = (s: string) =>
+        page.$eval(`tr[data-stack="${s}"]`, (tr) => [...tr.querySelectorAll(".badge")].map((b) => b.textContent));
+      expect(await answers("alpha")).toEqual(["Drifted (1)", "1 mandatory violation", "Ready"]);
+      expect(await answers("beta")).toEqual(["In sync", "Compliant", "Ready"]);
+      expect(await greenIn(page, `tr[data-stack="alpha"]`)).toEqual([]);
+      expect(await page.title()).toBe("stackwarden: 1 drifted, 1 non-compliant of 2 stacks");
       expect(await axeViolations(page)).toEqual([]);
-      await setTde(ALPHA, "Enabled");
+      await page.setViewport({ width: 390, height: 900 });
+      expect(await sidewaysScroll(page)).toEqual([]);
+      await page.setViewport({ width: 1280, height: 900 });
+      expect(await sidewaysScroll(page)).toEqual([]);
+      // A person repairs it with the CLI; the watcher shows that apply as the deployment, from the trail.
+      const cliEnv = { PATH: process.env.PATH, STACKWARDEN_ARM_ENDPOINT: t.url, STACKWARDEN_IMDS_ENDPOINT: `${t.url}/metadata` };
+      const applied = await runCliProcess(["apply", "--stack", "alpha", "--yes", "--poll-interval", "50"], { cwd: dir, env: cliEnv });
+      expect(applied.code, applied.output).toBe(0);
       await rowDrift(page, "alpha", "in-sync");
+      await page.waitForFunction(
+        () => (document.querySelector(`tr[data-stack="alpha"] td.cell-deployment`)?.textContent ?? "").includes("CLI apply"),
+        { timeout: 30_000 },
+      );
+      expect(await page.$eval(`tr[data-stack="alpha"] td.cell-deployment`, (td) => td.textContent)).toContain(`CLI apply by ${hostname()}`);
+      expect((await stackStatus(url, "alpha")).deployment).toMatchObject({
+        state: "succeeded",
+        last: { command: "apply", who: { host: hostname() }, outcome: "succeeded" },
+      });
+      expect((await stackStatus(url, "beta")).deployment).toMatchObject({ state: "none", last: null });
       expect(navigations).toBe(loads);
       await page.close();
       await eventually("alpha's episode delivered", async () =>

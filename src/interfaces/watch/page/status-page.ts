@@ -1,15 +1,11 @@
 import { formatDuration } from "../../../platform/duration";
-import type {
-  AuditEntrySummary,
-  ConditionType,
-  DriftedResource,
-  StackFileLine,
-  StackStatus,
-  StackStatusList,
-  TickStatus,
-} from "../status/stack-status";
+import { fleetOf } from "../status/stack-answers";
+import type { AuditEntrySummary, ConditionType, DriftedResource, StackStatus, StackStatusList, TickStatus } from "../status/stack-status";
 import type { StatusBoard } from "../status/status-board";
-import { html, type Html, type HtmlValue } from "./html";
+import { complianceBadge, conditionBadge, fleetSummary, fleetTitle, syncBadge, syncText, complianceText } from "./answer-badges";
+import { deploymentDetails, deploymentSummary } from "./deployment-html";
+import { breakable, html, type Html, type HtmlValue } from "./html";
+import { fileLine, none, shortCommit, time } from "./values-html";
 
 // The status page, rendered on the server: the overview (one row per stack) and a page per stack.
 // Every value goes through `html`, which escapes it. No inline script or style (the CSP forbids
@@ -20,12 +16,19 @@ import { html, type Html, type HtmlValue } from "./html";
 /** Drifted resources, findings and probes a row of the overview names before "and N more". */
 const ROW_ITEMS = 3;
 
-/** The overview: one row per stack with its condition, deployment, drift, ticks, findings, lock, probes and audit trail. */
+/**
+ * The overview: the fleet's answers first (drifted and non-compliant counts, in the title too), then
+ * one row per stack that leads with its two answers (Sync, Compliance) before the watcher's
+ * condition, then its deployment and last tick. It fits a laptop and a phone (below 760 px the rows
+ * become cards); what does not fit (the lock, probe and audit details, every finding) is on the
+ * stack's own page, one click down.
+ */
 export function renderOverviewPage(list: StackStatusList, replica?: StatusBoard["replica"]): string {
   const n = list.stacks.length;
+  const fleet = fleetOf(list.stacks);
   const body = html`<h1>Stacks</h1>
     ${replica?.role === "standby" ? html`<p class="replica" role="status">${standbyLine(replica)}</p>` : ""}
-    <p class="summary">${summaryLine(list.stacks)}</p>
+    <p class="summary">${fleetSummary(fleet, conditionCounts(list.stacks))}</p>
     ${
       n === 0
         ? html`<p>No stack is watched yet.</p>`
@@ -37,14 +40,11 @@ export function renderOverviewPage(list: StackStatusList, replica?: StatusBoard[
               <thead>
                 <tr>
                   <th scope="col" class="col-stack">Stack</th>
+                  <th scope="col" class="col-sync">Sync</th>
+                  <th scope="col" class="col-compliance">Compliance</th>
                   <th scope="col" class="col-condition">Condition</th>
                   <th scope="col" class="col-deployment">Deployment</th>
-                  <th scope="col" class="col-drift">Drift</th>
-                  <th scope="col" class="col-ticks">Ticks</th>
-                  <th scope="col" class="col-findings">Findings</th>
-                  <th scope="col" class="col-lock">Lock</th>
-                  <th scope="col" class="col-probes">Probes</th>
-                  <th scope="col" class="col-audit">Audit trail</th>
+                  <th scope="col" class="col-ticks">Last tick</th>
                 </tr>
               </thead>
               <tbody>
@@ -53,7 +53,7 @@ export function renderOverviewPage(list: StackStatusList, replica?: StatusBoard[
             </table>
           </div>`
     }`;
-  return layout(`stackwarden: ${n} stack${n === 1 ? "" : "s"}`, body, { revision: list.revision });
+  return layout(fleetTitle(fleet), body, { revision: list.revision });
 }
 
 /** What a standby replica's page says first: it follows the leader's statuses, and who leads. */
@@ -62,22 +62,28 @@ function standbyLine(replica: NonNullable<StatusBoard["replica"]>): string {
   return `Standby replica: ${leader} leads; this page shows the statuses it stores, and this replica takes over if its lease lapses.`;
 }
 
-/** The page of one stack: every part of its status in full, one section each. */
+/** The page of one stack: its two answers and condition first, then every part of its status in full, one section each. */
 export function renderStackPage(s: StackStatus, revision: number): string {
   const body = html`<nav aria-label="Breadcrumb"><a href="/">All stacks</a></nav>
-    <h1>Stack <span class="name">${s.name}</span></h1>
-    <p class="sub">${s.file}${s.schedule ? html`, ${s.schedule}` : ""}, status generation ${s.generation}, updated ${time(s.updatedAt)}</p>
+    <h1>Stack <span class="name">${breakable(s.name)}</span></h1>
+    <p class="sub">
+      ${breakable(s.file)}${s.schedule ? html`, ${s.schedule}` : ""}, status generation ${s.generation}, updated ${time(s.updatedAt)}
+    </p>
+    <p class="answers">
+      <span class="answer-label">Sync</span> ${syncBadge(s)} <span class="answer-label">Compliance</span> ${complianceBadge(s)}
+      <span class="answer-label">Condition</span> ${conditionBadge(s.condition.type)} ${reasonOf(s)}
+    </p>
     ${STACK_SECTIONS.map(([id, title, content]) => section(id, title, content(s)))}`;
-  return layout(`stackwarden: ${s.name}`, body, { stack: s.name, revision });
+  return layout(`stackwarden: ${s.name}: ${syncText(s)}, ${complianceText(s)}`, body, { stack: s.name, revision });
 }
 
-/** The sections of a stack's page, in order: id, heading, content. */
+/** The sections of a stack's page, in order (the answers first, the watcher's own state after): id, heading, content. */
 const STACK_SECTIONS: readonly [string, string, (s: StackStatus) => HtmlValue][] = [
+  ["sync", "Sync", syncDetails],
+  ["compliance", "Compliance", complianceDetails],
   ["condition", "Condition", conditionDetails],
   ["deployment", "Deployment", deploymentDetails],
-  ["drift", "Drift", driftDetails],
   ["ticks", "Ticks", tickDetails],
-  ["findings", "Findings", findingsDetails],
   ["lock", "Lock", lockDetails],
   ["probes", "Probes", probeDetails],
   ["audit", "Audit trail", auditDetails],
@@ -131,19 +137,19 @@ function conditionDetails(s: StackStatus): Html {
     <p>${s.condition.message}</p>`;
 }
 
-function driftDetails(s: StackStatus): Html {
-  return html`<p>
-      ${driftBadge(s)}
-      ${s.drift.checkedAt ? html`checked ${time(s.drift.checkedAt)}` : "not checked yet"}${
+function syncDetails(s: StackStatus): Html {
+  return html`<p>${syncBadge(s)} ${s.sync.message}</p>
+    <p>
+      ${s.drift.checkedAt ? html`Live state read ${time(s.drift.checkedAt)}` : "Live state not read yet"}${
         s.drift.since ? html`, drifted since ${time(s.drift.since)}` : ""
       }
     </p>
     ${detailTableOf({
-      caption: "Drifted resources",
+      caption: s.sync.state === "unknown" ? "Drifted resources when last read" : "Drifted resources",
       columns: ["Resource", "Property", "Desired", "Live", "Stack file"],
       items: s.drift.resources,
       row: (r) =>
-        html`<th scope="row">${r.label}</th>
+        html`<th scope="row">${breakable(r.label)}</th>
           <td>${r.property}</td>
           <td>${r.desired}</td>
           <td>${r.live ?? none()}</td>
@@ -169,8 +175,9 @@ function tickDetails(s: StackStatus): Html {
   </dl>`;
 }
 
-function findingsDetails(s: StackStatus): Html {
-  return html`<p>${findingCounts(s)}${s.findings.checkedAt ? html`, checked ${time(s.findings.checkedAt)}` : ""}</p>
+function complianceDetails(s: StackStatus): Html {
+  return html`<p>${complianceBadge(s)} ${s.compliance.message}</p>
+    <p>${findingCounts(s)}${s.findings.checkedAt ? html`, checked ${time(s.findings.checkedAt)}` : ""}</p>
     ${s.findings.rules.map(
       (r) =>
         html`<h3>
@@ -183,7 +190,7 @@ function findingsDetails(s: StackStatus): Html {
             columns: ["Resource", "Verdict", "Message", "Stack file"],
             items: r.findings,
             row: (f) =>
-              html`<th scope="row">${f.label}${f.facet ? html` <span class="sub">(${f.facet})</span>` : ""}</th>
+              html`<th scope="row">${breakable(f.label)}${f.facet ? html` <span class="sub">(${f.facet})</span>` : ""}</th>
                 <td>${f.verdict}</td>
                 <td>${f.message}</td>
                 <td>${fileLine(f.source)}</td>`,
@@ -234,8 +241,8 @@ function auditDetails(s: StackStatus): Html {
           <td>${time(e.at)}</td>
           <td>${e.command}: ${auditWhat(e)}</td>
           <td>${whoLine(e)}</td>
-          <td>${e.exitCode}</td>
-          <td>${e.commit ? html`<code>${e.commit.slice(0, 12)}</code>` : none()}</td>`,
+          <td>${e.exitCode ?? none("none: killed mid-way")}</td>
+          <td>${e.commit ? shortCommit(e.commit) : none()}</td>`,
     })}`;
 }
 
@@ -281,39 +288,72 @@ function layout(title: string, body: Html, page: { stack?: string; revision?: nu
 `.markup;
 }
 
+/**
+ * One stack's row: Sync and Compliance lead, the condition follows, then deployment and last tick.
+ * Each cell carries its column's name (`data-label`) for the narrow layout, where rows are cards
+ * and the header row is hidden.
+ */
 function overviewRow(s: StackStatus): Html {
-  return html`<tr data-stack="${s.name}" data-condition="${s.condition.type}" data-drift="${s.drift.state}">
-    <th scope="row"><a href="${stackPagePath(s.name)}">${s.name}</a><span class="sub">${s.file}</span></th>
-    <td class="cell-condition">${conditionBadge(s.condition.type)} ${reasonOf(s)}<span class="sub">${s.condition.message}</span></td>
-    <td class="cell-deployment">${deploymentSummary(s)}</td>
-    <td class="cell-drift">
-      ${driftBadge(s)}${s.drift.since ? html`<span class="sub">since ${time(s.drift.since)}</span>` : ""}${someOf(s.drift.resources, driftItem)}
+  return html`<tr
+    data-stack="${s.name}"
+    data-sync="${s.sync.state}"
+    data-compliance="${s.compliance.state}"
+    data-condition="${s.condition.type}"
+    data-drift="${s.drift.state}"
+  >
+    <th scope="row"><a href="${stackPagePath(s.name)}">${breakable(s.name)}</a><span class="sub">${breakable(s.file)}</span></th>
+    <td class="cell-sync" data-label="Sync">${syncBadge(s)}${syncNotes(s)}</td>
+    <td class="cell-compliance" data-label="Compliance">${complianceBadge(s)}${complianceNotes(s)}</td>
+    <td class="cell-condition" data-label="Condition">
+      ${conditionBadge(s.condition.type)} ${reasonOf(s)}<span class="sub">${s.condition.message}</span>${watcherNotes(s)}
     </td>
-    <td class="cell-ticks">
-      ${s.lastTick ? html`last ${tickLine(s.lastTick)}<span class="sub">${commitLine(s.lastTick)}</span>` : none("no tick yet")}
+    <td class="cell-deployment" data-label="Deployment">${deploymentSummary(s)}</td>
+    <td class="cell-ticks" data-label="Last tick">
+      ${s.lastTick ? html`${tickLine(s.lastTick)}<span class="sub">${commitLine(s.lastTick)}</span>` : none("no tick yet")}
       <span class="sub">next ${s.nextTickAt ? time(s.nextTickAt) : none()}</span>
     </td>
-    <td class="cell-findings">
-      ${findingCounts(s)}${someOf(
-        s.findings.rules.filter((r) => r.failing > 0),
-        (r) => html`<span class="rule">${r.ruleId}</span> (${r.level}): ${r.failing}`,
-      )}
-    </td>
-    <td class="cell-lock">${lockLine(s)}</td>
-    <td class="cell-probes">
-      ${probeCounts(s)}${someOf(
-        s.probes.results.filter((p) => p.outcome === "failed"),
-        (p) => html`${p.name}: ${p.error ? p.error.code : "failed"}`,
-      )}
-    </td>
-    <td class="cell-audit">${auditSummary(s)}</td>
   </tr>`;
 }
 
-function summaryLine(stacks: readonly StackStatus[]): string {
-  const count = (t: ConditionType) => stacks.filter((s) => s.condition.type === t).length;
-  const drifted = stacks.filter((s) => s.drift.state === "drifted").length;
-  return `${stacks.length} stack(s): ${count("Ready")} ready, ${count("Reconciling")} reconciling, ${count("Stalled")} stalled; ${drifted} drifted`;
+/** Under the sync badge: since when it drifted and what (a few), or what was last known when unknown. */
+function syncNotes(s: StackStatus): HtmlValue {
+  if (s.sync.state === "unknown")
+    return s.sync.checkedAt
+      ? html`<span class="sub"
+          >last read ${time(s.sync.checkedAt)}: ${s.drift.state === "drifted" ? `${s.sync.drifted} drifted` : "in sync"}</span
+        >`
+      : html`<span class="sub">not read yet</span>`;
+  if (s.sync.state !== "drifted") return "";
+  return html`${s.drift.since ? html`<span class="sub">since ${time(s.drift.since)}</span>` : ""}${someOf(s.drift.resources, driftItem)}`;
+}
+
+/** Under the compliance badge: the failing rules (mandatory first, a few), or what was last known when unknown. */
+function complianceNotes(s: StackStatus): HtmlValue {
+  const f = s.findings;
+  if (s.compliance.state === "unknown")
+    return f.checkedAt ? html`<span class="sub">last checked ${time(f.checkedAt)}: ${f.mandatory} mandatory</span>` : "";
+  return html`<span class="sub">${f.advisory} advisory${f.exempt ? html`, ${f.exempt} exempt` : ""}</span>${someOf(
+      f.rules.filter((r) => r.failing > 0),
+      (r) => html`<span class="rule">${r.ruleId}</span> (${r.level}): ${r.failing}`,
+    )}`;
+}
+
+/** Under the condition: what else of the watcher's own state needs a look (a held lock, failed probes); the rest is on the stack's page. */
+function watcherNotes(s: StackStatus): HtmlValue {
+  const failed = s.probes.results.filter((p) => p.outcome === "failed");
+  return html`${s.lock.holder ? html`<span class="sub">lock ${lockLine(s)}</span>` : ""}${
+    failed.length
+      ? html`<span class="sub">probes: ${probeCounts(s)}</span
+          >${someOf(failed, (p) => html`${p.name}: ${p.error ? p.error.code : "failed"}`)}`
+      : ""
+  }`;
+}
+
+/** How many stacks are in each of the watcher's conditions. */
+function conditionCounts(stacks: readonly StackStatus[]): Record<ConditionType, number> {
+  const counts: Record<ConditionType, number> = { Ready: 0, Reconciling: 0, Stalled: 0 };
+  for (const s of stacks) counts[s.condition.type]++;
+  return counts;
 }
 
 /** The condition's reason, and the error code it comes from when there is one (`StackFileInvalid SW_CONFIG_INVALID`). */
@@ -322,53 +362,9 @@ function reasonOf(s: StackStatus): Html {
   return html`<span class="reason">${s.condition.reason}</span>${code ? html` <code class="error-code">${code}</code>` : ""}`;
 }
 
-function conditionBadge(type: ConditionType): Html {
-  return html`<span class="badge condition-${type.toLowerCase()}">${type}</span>`;
-}
-
-function driftBadge(s: StackStatus): Html {
-  const d = s.drift;
-  const text = d.state === "drifted" ? `Drifted (${d.resources.length})` : d.state === "in-sync" ? "In sync" : "Unknown";
-  return html`<span class="badge drift-${d.state}">${text}</span>`;
-}
-
 function driftItem(r: DriftedResource): Html {
-  return html`${r.label}: ${r.property} ${r.live ?? "unknown"}, desired
+  return html`${breakable(r.label)}: ${r.property} ${r.live ?? "unknown"}, desired
   ${r.desired}${r.source ? html` <span class="sub-inline">(${fileLine(r.source)})</span>` : ""}`;
-}
-
-function deploymentSummary(s: StackStatus): Html {
-  const d = s.deployment;
-  return html`<span class="state-${d.state}">${d.state}</span
-    >${d.commit ? html`<span class="sub">commit <code>${d.commit.slice(0, 12)}</code></span>` : ""}${
-      d.lastApply
-        ? html`<span class="sub"
-            >last ${d.lastApply.trigger === "remediation" ? "repair" : "apply"} ${time(d.lastApply.finishedAt)}: ${d.lastApply.converged}
-            converged, ${d.lastApply.failed} failed</span
-          >`
-        : ""
-    }`;
-}
-
-function deploymentDetails(s: StackStatus): Html {
-  const d = s.deployment;
-  const a = d.lastApply;
-  return html`<dl>
-    <dt>State</dt>
-    <dd>${d.state}</dd>
-    <dt>Commit reconciled</dt>
-    <dd>${d.commit ? html`<code>${d.commit}</code>` : none()}</dd>
-    <dt>Last apply</dt>
-    <dd>
-      ${
-        a
-          ? html`${a.trigger === "remediation" ? "repair of drift" : "apply of a commit"}, ${time(a.startedAt)} to ${time(a.finishedAt)}:
-            ${a.converged} converged, ${a.failed} failed, exit code
-            ${a.exitCode}${a.auditSeq !== null ? html`, audit entry ${a.auditSeq}` : ""}`
-          : none()
-      }
-    </dd>
-  </dl>`;
 }
 
 function tickLine(t: TickStatus): Html {
@@ -378,7 +374,7 @@ function tickLine(t: TickStatus): Html {
 
 function commitLine(t: TickStatus): Html {
   if (!t.commit) return none("no commit");
-  return html`<code>${t.commit.slice(0, 12)}</code>${t.commitSubject ? html` <span class="subject">${t.commitSubject}</span>` : ""}`;
+  return html`${shortCommit(t.commit)}${t.commitSubject ? html` <span class="subject">${t.commitSubject}</span>` : ""}`;
 }
 
 function findingCounts(s: StackStatus): Html {
@@ -399,15 +395,6 @@ function probeCounts(s: StackStatus): Html {
   return html`${s.probes.passed} passed, <span class="${s.probes.failed ? "outcome-failed" : ""}">${s.probes.failed} failed</span>`;
 }
 
-function auditSummary(s: StackStatus): Html {
-  const head = s.audit.head;
-  if (!head) return none("no entry yet");
-  const e = s.audit.last[0];
-  return html`head seq ${head.seq} <code class="hash" title="${head.hash}">${head.hash.slice(0, 12)}</code>${
-      e ? html`<span class="sub">${e.command} by ${e.who.host}: ${auditWhat(e)}, exit ${e.exitCode}</span>` : ""
-    }`;
-}
-
 function auditWhat(e: AuditEntrySummary): string {
   const outcomes = Object.entries(e.what.outcomes).map(([o, n]) => `${n} ${o}`);
   return `${e.what.changes} change(s)${outcomes.length ? ` (${outcomes.join(", ")})` : ""}${e.what.resources.length ? `: ${e.what.resources.join(", ")}` : ""}`;
@@ -424,17 +411,4 @@ function someOf<T>(items: readonly T[], item: (t: T) => Html): HtmlValue {
   return html`<ul class="items">
     ${shown.map((t) => html`<li>${item(t)}</li>`)}${more ? html`<li>and ${more} more</li>` : ""}
   </ul>`;
-}
-
-function fileLine(source: StackFileLine | null): Html {
-  return source ? html`<span class="file-line">${source.file}:${source.line}</span>` : none();
-}
-
-function time(iso: string): Html {
-  const shown = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(iso) ? `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC` : iso;
-  return html`<time datetime="${iso}">${shown}</time>`;
-}
-
-function none(text = "none"): Html {
-  return html`<span class="none">${text}</span>`;
 }

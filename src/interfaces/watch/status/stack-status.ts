@@ -79,12 +79,40 @@ export interface ApplyRecord {
   auditSeq: number | null;
 }
 
-/** What is deployed, apart from what drifted since. */
+/**
+ * An apply as the stack's audit trail records it, whoever made it: `apply` (the CLI, by hand or in a
+ * pipeline: `who` tells them apart), `apply --engine pulumi`, the watcher's `watch` (a new commit)
+ * and `remediate` (a repair), or `recover` (an apply whose pending record could not be read).
+ */
+export interface TrailApply extends AuditEntrySummary {
+  /**
+   * `succeeded`: exit code 0; `failed`: any other; `interrupted`: the process was killed mid-way
+   * (a `started` entry, exit code null, written for it by the next holder of the lock).
+   */
+  outcome: "succeeded" | "failed" | "interrupted";
+}
+
+/**
+ * What is deployed, apart from what drifted since: read from the stack's audit trail, so an apply
+ * by anyone shows, not only this watcher's own.
+ */
 export interface DeploymentStatus {
-  /** `none` before any apply; `applying` while one runs; else the last apply's result. */
-  state: "none" | "applying" | "succeeded" | "failed";
-  /** The commit last reconciled (when following git), else null. */
+  /**
+   * `applying` while this watcher applies; else the outcome of `last`; `none` when the trail holds no
+   * apply; `unknown` when the entries read (the trail's end) hold none and none was seen before.
+   */
+  state: "none" | "unknown" | "applying" | "succeeded" | "failed" | "interrupted";
+  /** What this watcher is applying now (a new commit, or a repair of drift); null when it is not applying. */
+  applying: ApplyRecord["trigger"] | null;
+  /** The commit the last apply that succeeded acted on (its audit entry's), else null. */
   commit: string | null;
+  /**
+   * The last apply on the trail, by anyone. Found among the entries the status reads from the
+   * trail's end (AUDIT_TAIL_READ); once found it is kept until a later one appears, however many
+   * other entries (evidence anchors, lock breaks) follow it.
+   */
+  last: TrailApply | null;
+  /** The last apply this watcher made (its `apply.*` and `remediation.*` events are derived from it). */
   lastApply: ApplyRecord | null;
 }
 
@@ -209,6 +237,37 @@ export interface AuditStatus {
   last: AuditEntrySummary[];
 }
 
+/**
+ * The first of the two answers a person asks: is live state as the stack file says? Derived by the
+ * StatusBoard from `drift` and `lastTick` (stack-answers.ts); never set by hand.
+ */
+export interface SyncStatus {
+  /** `unknown`: live state was never read, or the last tick failed before reading it (see `message`). */
+  state: "in-sync" | "drifted" | "unknown";
+  /** Resources that differ from the stack file, as of `checkedAt` (the last read that succeeded). */
+  drifted: number;
+  /** When live state was last read; null when never. */
+  checkedAt: string | null;
+  /** One sentence, for people: what differs, or why it is unknown. */
+  message: string;
+}
+
+/**
+ * The second answer: does the stack pass every mandatory rule? Derived by the StatusBoard from
+ * `findings` and `lastTick` (stack-answers.ts); never set by hand. Advisory findings and exempt
+ * ones do not make a stack non-compliant.
+ */
+export interface ComplianceStatus {
+  /** `unknown`: never checked, or the last tick failed before its check (see `message`). */
+  state: "compliant" | "non-compliant" | "unknown";
+  /** Mandatory violations (failing, not exempt), as of `checkedAt`. */
+  mandatory: number;
+  /** When the rules were last checked; null when never. */
+  checkedAt: string | null;
+  /** One sentence, for people. */
+  message: string;
+}
+
 /** Everything the watcher shows of one stack. */
 export interface StackStatus {
   name: string;
@@ -221,6 +280,10 @@ export interface StackStatus {
   updatedAt: string;
   /** How ticks are scheduled, for people (`every 5m`). */
   schedule: string | null;
+  /** Is it in sync? (derived; the first answer, before the watcher's condition) */
+  sync: SyncStatus;
+  /** Is it compliant? (derived; the second answer) */
+  compliance: ComplianceStatus;
   condition: StatusCondition;
   deployment: DeploymentStatus;
   drift: DriftStatus;
@@ -245,6 +308,11 @@ export interface StatusApiError {
   error: { code: string; message: string };
 }
 
+/** What the sync answer says before live state was ever read. */
+export const NOT_READ = "live state has not been read yet";
+/** What the compliance answer says before the first check. */
+export const NOT_CHECKED = "the rules have not been checked yet";
+
 /** A stack's status before its first tick. */
 export function initialStackStatus(name: string, file: string, now: Date, schedule: string | null = null): StackStatus {
   const at = now.toISOString();
@@ -255,6 +323,8 @@ export function initialStackStatus(name: string, file: string, now: Date, schedu
     episodes: 0,
     updatedAt: at,
     schedule,
+    sync: { state: "unknown", drifted: 0, checkedAt: null, message: NOT_READ },
+    compliance: { state: "unknown", mandatory: 0, checkedAt: null, message: NOT_CHECKED },
     condition: {
       type: "Reconciling",
       reason: "AwaitingFirstTick",
@@ -262,7 +332,7 @@ export function initialStackStatus(name: string, file: string, now: Date, schedu
       message: "waiting for the first tick",
       lastTransitionTime: at,
     },
-    deployment: { state: "none", commit: null, lastApply: null },
+    deployment: { state: "none", applying: null, commit: null, last: null, lastApply: null },
     drift: { state: "unknown", checkedAt: null, since: null, episode: 0, resources: [] },
     lastTick: null,
     nextTickAt: null,

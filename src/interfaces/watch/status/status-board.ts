@@ -1,14 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { initialStackStatus, type StackStatus, type StatusCondition } from "./stack-status";
+import { withAnswers } from "./stack-answers";
 import { continueStatus } from "./status-continuity";
 import type { StatusStore, StoredBoard } from "./status-store";
 
 /**
  * What an update may set. The board keeps the rest (see continueStatus): `generation`, `episodes`,
- * `updatedAt`, the condition's `lastTransitionTime`, the drift's `since` and `episode`, and the
+ * `updatedAt`, the answers (`sync`, `compliance`), the condition's `lastTransitionTime`, the drift's `since` and `episode`, and the
  * `episode` of findings and probes; values given there are replaced.
  */
-export type StatusUpdate = Partial<Omit<StackStatus, "name" | "generation" | "episodes" | "updatedAt" | "condition">> & {
+export type StatusUpdate = Partial<
+  Omit<StackStatus, "name" | "generation" | "episodes" | "updatedAt" | "sync" | "compliance" | "condition">
+> & {
   condition?: Omit<StatusCondition, "lastTransitionTime"> & { lastTransitionTime?: string };
 };
 
@@ -58,7 +61,7 @@ export class StatusBoard {
     this.warn = opts.warn ?? (() => {});
     if (stored) {
       this.incarnation = stored.incarnation;
-      for (const s of stored.statuses) this.statuses.set(s.name, deepFreeze(withCodes(s)));
+      for (const s of stored.statuses) this.statuses.set(s.name, deepFreeze(upgraded(s)));
     } else {
       this.incarnation = randomUUID();
     }
@@ -127,7 +130,7 @@ export class StatusBoard {
     for (const s of statuses) {
       const prev = this.statuses.get(s.name);
       if (prev && prev.generation >= s.generation && prev.updatedAt === s.updatedAt) continue;
-      const next = deepFreeze(structuredClone(s));
+      const next = deepFreeze(upgraded(structuredClone(s)));
       this.statuses.set(s.name, next);
       this.notify({ name: s.name, previous: prev, current: next, revision: ++this.rev });
     }
@@ -167,13 +170,17 @@ export class StatusBoard {
   }
 }
 
-/** A status stored before conditions and ticks carried error codes: their codes read as null (unknown). */
-function withCodes(s: StackStatus): StackStatus {
-  return {
+/**
+ * A status stored by an earlier version, brought to the current shape: codes of a time before
+ * conditions and ticks carried them read as null (unknown); the answers (sync, compliance) are
+ * derived, and a deployment from before the trail was read has no `last` apply yet.
+ */
+function upgraded(s: StackStatus): StackStatus {
+  return withAnswers({
     ...s,
     condition: { ...s.condition, code: s.condition.code ?? null },
     lastTick: s.lastTick && { ...s.lastTick, errorCode: s.lastTick.errorCode ?? null },
-  };
+  });
 }
 
 function deepFreeze<T>(value: T): T {

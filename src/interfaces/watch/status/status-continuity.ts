@@ -1,9 +1,11 @@
+import { complianceOf, syncOf } from "./stack-answers";
 import type { FindingSummary, ProbeStatus, RuleFindings, StackStatus } from "./stack-status";
 
 /**
  * What carries over from a stack's previous status to its next one, whatever the caller wrote in
  * those fields:
  * - `generation` +1, `updatedAt` now;
+ * - `sync` and `compliance`, derived from the drift, findings and last tick (stack-answers.ts);
  * - the condition's `lastTransitionTime`, kept while its type and reason stay the same;
  * - episodes: a drift, a mandatory finding or a probe failure that was already open keeps its
  *   number (and the drift its `since`); one that opens now takes the next number of `episodes`.
@@ -59,6 +61,8 @@ export function continueStatus(prev: StackStatus, draft: StackStatus, now: Date)
     generation: prev.generation + 1,
     episodes,
     updatedAt: at,
+    sync: syncOf({ drift, lastTick: draft.lastTick }),
+    compliance: complianceOf({ findings, lastTick: draft.lastTick }),
     condition,
     drift,
     findings,

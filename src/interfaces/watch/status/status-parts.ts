@@ -28,6 +28,12 @@ import { CONDITION_REASONS, reasonOfFailure, STALLED_AFTER_FAILURES } from "./co
 export const FINDINGS_LISTED_PER_RULE = 50;
 /** Audit entries the status keeps. */
 export const AUDIT_ENTRIES_KEPT = 5;
+/**
+ * Entries read from the trail's end once per tick: the audit part keeps the last AUDIT_ENTRIES_KEPT,
+ * the deployment looks for the last apply among all of them (so a few evidence anchors or lock
+ * breaks after it do not hide it from a watcher that starts afresh).
+ */
+export const AUDIT_TAIL_READ = 10;
 /** Resources named per audit entry. */
 export const AUDIT_RESOURCES_NAMED = 10;
 
@@ -158,24 +164,25 @@ export function auditEntrySummaryOf(e: AuditEntry): AuditEntrySummary {
  * the first tick, Reconciling; a failed tick takes its reason from its error's code
  * (condition-reasons.ts): one that needs a person is Stalled at once, a transient one is retried
  * (Reconciling) until it has failed STALLED_AFTER_FAILURES times in a row (Stalled, TickFailing);
- * a failed apply needs a person (Stalled); else Ready.
+ * a failed apply of this watcher's own (`lastApply`; one by someone else is not the watcher's
+ * condition, and shows in the deployment) needs a person (Stalled); else Ready. Ready says the
+ * watcher did its work, not that the stack is fine: that is what `sync` and `compliance` answer.
  */
 export function conditionOf(
   s: Pick<StackStatus, "deployment" | "lastTick" | "drift" | "findings">,
 ): Omit<StatusCondition, "lastTransitionTime"> {
   const d = s.deployment;
   if (d.state === "applying") {
-    const remediation = d.lastApply?.trigger === "remediation";
-    return remediation
+    return d.applying === "remediation"
       ? { type: "Reconciling", reason: "Remediating", code: null, message: "repairing drift" }
       : { type: "Reconciling", reason: "Applying", code: null, message: "applying a new commit" };
   }
   const t = s.lastTick;
   if (!t) return { type: "Reconciling", reason: "AwaitingFirstTick", code: null, message: "waiting for the first tick" };
   if (t.outcome === "failed") return failedTickCondition(t);
-  if (d.state === "failed") {
-    const remediation = d.lastApply?.trigger === "remediation";
-    const failed = d.lastApply?.failed ?? 0;
+  if (d.lastApply && d.lastApply.failed > 0) {
+    const remediation = d.lastApply.trigger === "remediation";
+    const failed = d.lastApply.failed;
     return {
       type: "Stalled",
       reason: remediation ? "RemediationFailed" : "ApplyFailed",
