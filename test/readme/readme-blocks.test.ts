@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadSeedFile } from "../../src/emulator/seed";
 import { LOCAL_SERVICES } from "../../src/emulator/services";
 import { PROJECT_ROOT } from "../../src/platform/version";
@@ -65,14 +65,19 @@ describe("every shell block of the README says how it is tested", () => {
 });
 
 describe("the runnable blocks, as written, in one fresh clone", () => {
-  const clone = freshClone();
+  let clone = "";
   const env = newcomerEnv();
   let emulator: TestEmulator | undefined;
   let installed = false;
   const took: string[] = [];
 
+  beforeAll(() => {
+    clone = freshClone();
+  });
+
   afterAll(async () => {
     await emulator?.close();
+    if (!clone) return;
     // npx's own install of the clone (~/.npm/_npx/<hash of its path>: a link to the clone) goes with it.
     const npxCache = join((await execFileP("npm", ["config", "get", "cache"], { cwd: clone, env })).stdout.trim(), "_npx");
     const paths = new Set([clone, realpathSync(clone)]);
