@@ -1,5 +1,6 @@
 import { spawn, execFileSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../../src/platform/version";
@@ -171,6 +172,9 @@ export class TypingShell {
       const m = new RegExp(`${marker}(\\d+)`).exec(since);
       const ready = !background || (/https?:\/\/\S+/.test(since) && waits.every((w) => w.test(since)));
       if (m && ready) return { line, code: Number(m[1]), output: since.slice(0, m.index) + since.slice(m.index + m[0].length) };
+      // A background job that failed (its port taken, a bad flag) prints its error line and never a URL: no use waiting.
+      if (background && /^stackwarden[\w ]*: SW_[A-Z_]+: /m.test(since))
+        throw new Error(`"${line}" failed in the background:\n${since.slice(-4000)}`);
       if (this.bash.exitCode !== null) throw new Error(`bash ended while running: ${line}\n${since}`);
       if (Date.now() > deadline) throw new Error(`"${line}" did not finish within ${timeoutMs} ms; it printed:\n${since.slice(-4000)}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -185,5 +189,35 @@ export class TypingShell {
       await Promise.race([ended, new Promise((r) => setTimeout(r, 15_000))]);
     }
     if (this.bash.exitCode === null) this.bash.kill("SIGKILL");
+  }
+}
+
+/** The local ports a block's commands listen on (`--port N`, `--storage-port N`, `--listen HOST:N`). */
+export function portsOf(commands: string[]): number[] {
+  const ports = commands.flatMap((l) => [...l.matchAll(/--(?:storage-)?port (\d+)|--listen \S*:(\d+)/g)].map((m) => Number(m[1] ?? m[2])));
+  return [...new Set(ports)].filter((p) => p > 0);
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen({ port, host: "127.0.0.1", exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * Waits until every port is free, up to `timeoutMs`: the README's blocks use fixed ports (4000, 9090, …),
+ * and another checkout's README test on the same machine may hold one for a minute; then it says who.
+ */
+export async function waitForFreePorts(ports: number[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const taken: number[] = [];
+    for (const port of ports) if (!(await portIsFree(port))) taken.push(port);
+    if (taken.length === 0) return;
+    if (Date.now() > deadline)
+      throw new Error(`ports ${taken.join(", ")} stayed in use for ${timeoutMs / 1000} s (ss -ltnp names the process)`);
+    await new Promise((r) => setTimeout(r, 1_000));
   }
 }

@@ -11,10 +11,12 @@ import {
   exportsOf,
   freshClone,
   isBackground,
+  portsOf,
   promisedExit,
   readme,
   shellBlocks,
   TypingShell,
+  waitForFreePorts,
   type ShellBlock,
 } from "../helpers/readme-blocks";
 
@@ -101,6 +103,7 @@ describe("the runnable blocks, as written, in one fresh clone", () => {
       emulator ??= await startTestEmulator({ seed: loadSeedFile(join(clone, "stacks", "dev.estate.yaml"), LOCAL_SERVICES) });
       blockEnv.STACKWARDEN_EMULATOR = emulator.url;
     }
+    await waitForFreePorts(portsOf(block.commands), 240_000);
     const shell = new TypingShell(clone, blockEnv);
     const served = new Set<string>();
     const printed = new Map<string, string>();
