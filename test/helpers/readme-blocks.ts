@@ -1,5 +1,6 @@
 import { spawn, execFileSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../../src/platform/version";
@@ -16,6 +17,77 @@ export function shBlockAfter(text: string, heading: string): string[] {
   const m = /```sh\n([\s\S]*?)```/.exec(text.slice(at));
   if (!m) throw new Error(`README: no sh block after "${heading}"`);
   return m[1].split("\n").filter((l) => l.trim() && !l.trim().startsWith("#"));
+}
+
+/** How a fenced shell block of the README says it is tested: the HTML comment on the line above its fence. */
+export type BlockMarker =
+  /** `<!-- runnable -->`: run as written, in a fresh clone after the quick start's `npm ci`. */
+  | { kind: "runnable" }
+  /** `<!-- runnable with an emulator -->`: the same, with STACKWARDEN_EMULATOR naming an emulator of the dev estate. */
+  | { kind: "runnable with an emulator" }
+  /** `<!-- not run: REASON -->`: what it needs that a test machine has not (real Azure, the Pulumi CLI, …). */
+  | { kind: "not run"; reason: string }
+  /** No marker, or one this list does not know: a block the README test refuses. */
+  | { kind: "unmarked"; above: string };
+
+export interface ShellBlock {
+  /** The line of its opening fence, counted from 1. */
+  line: number;
+  /** The heading it sits under (`### Point the CLI at the emulator`). */
+  heading: string;
+  marker: BlockMarker;
+  /** Its commands as typed: comment-only and blank lines left out, `\`-continued lines joined into one. */
+  commands: string[];
+}
+
+/** The shell languages a fence may name; a fence with no language (a synopsis, sample output) is no shell block. */
+const SHELL_FENCE = /^\s*```(sh|bash|shell|console|zsh)\b/;
+/** A fence, at any indent (a block inside a list item is indented). */
+const FENCE = /^\s*```/;
+
+function markerOf(above: string): BlockMarker {
+  const t = above.trim();
+  if (t === "<!-- runnable -->") return { kind: "runnable" };
+  if (t === "<!-- runnable with an emulator -->") return { kind: "runnable with an emulator" };
+  const m = /^<!-- not run: (.*\S)\s*-->$/.exec(t);
+  if (m) return { kind: "not run", reason: m[1] };
+  return { kind: "unmarked", above: t };
+}
+
+/** Joins `\`-continued lines and leaves out blank and comment-only ones: what a person types, line by line. */
+export function commandLines(body: string[]): string[] {
+  const out: string[] = [];
+  let pending = "";
+  for (const raw of body) {
+    const line = pending ? `${pending} ${raw.trim()}` : raw;
+    if (/\\\s*$/.test(line)) {
+      pending = line.replace(/\s*\\\s*$/, "");
+      continue;
+    }
+    pending = "";
+    if (line.trim() && !line.trim().startsWith("#")) out.push(line);
+  }
+  if (pending) out.push(pending);
+  return out;
+}
+
+/** Every fenced shell block of the README, in order, with its marker and its commands. */
+export function shellBlocks(text: string): ShellBlock[] {
+  const lines = text.split("\n");
+  const blocks: ShellBlock[] = [];
+  let heading = "";
+  for (let i = 0; i < lines.length; i++) {
+    if (/^#{1,6} /.test(lines[i])) heading = lines[i];
+    if (!FENCE.test(lines[i])) continue;
+    const end = lines.findIndex((l, j) => j > i && FENCE.test(l));
+    if (end < 0) throw new Error(`README: the fence on line ${i + 1} is never closed`);
+    if (SHELL_FENCE.test(lines[i])) {
+      const body = lines.slice(i + 1, end).map((l) => l.trim());
+      blocks.push({ line: i + 1, heading, marker: markerOf(lines[i - 1] ?? ""), commands: commandLines(body) });
+    }
+    i = end;
+  }
+  return blocks;
 }
 
 /** The exit status a line's comment promises (`# exit 2: …`), or 0 when it names none. */
@@ -41,10 +113,33 @@ export interface TypedLine {
   output: string;
 }
 
+/** Whether a typed line starts in the background (`… &`, with or without a comment after it). */
+export function isBackground(line: string): boolean {
+  return /&\s*(#.*)?$/.test(line);
+}
+
+/** The variables a line exports (`export A=1 B=2`), with the values as written. */
+export function exportsOf(line: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const m = /^export\s+(.*?)\s*(#.*)?$/.exec(line.trim());
+  if (!m) return out;
+  for (const [, name, value] of m[1].matchAll(/([A-Z_][A-Z0-9_]*)=(\S*)/g)) out.set(name, value);
+  return out;
+}
+
+export interface TypeOptions {
+  /**
+   * For a background line: variables whose `export NAME=…` line it must have printed before the next
+   * line is typed (the block exports them next, with the values it printed).
+   */
+  printsExports?: string[];
+}
+
 /**
  * One bash, fed the lines one at a time as a person types them: each foreground line runs to its
  * end and its exit status is read back; a line ending in `&` starts in the background, and the
- * next line is typed once it printed its first line (the emulator's URL), as a person waits for it.
+ * next line is typed once it printed a URL (the emulator's first line, a watcher's "listening on
+ * http://…") and every `export` line the block goes on to use, as a person waits for them.
  */
 export class TypingShell {
   private readonly bash: ChildProcessWithoutNullStreams;
@@ -63,19 +158,23 @@ export class TypingShell {
   }
 
   /** Types one line and waits for it (see the class), up to `timeoutMs`. */
-  async type(line: string, timeoutMs: number): Promise<TypedLine> {
+  async type(line: string, timeoutMs: number, opts: TypeOptions = {}): Promise<TypedLine> {
     const n = ++this.n;
     const from = this.out.length;
     const marker = `__typed_${n}_rc_`;
-    const background = /&\s*(#.*)?$/.test(line);
+    const background = isBackground(line);
+    const waits = (opts.printsExports ?? []).map((name) => new RegExp(`^export ${name}=\\S+$`, "m"));
     this.bash.stdin.write(`${line}\n`);
     this.bash.stdin.write(`printf '\\n${marker}%s\\n' "$?"\n`);
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const since = this.out.slice(from);
       const m = new RegExp(`${marker}(\\d+)`).exec(since);
-      const ready = !background || /^https?:\/\/\S+$/m.test(since);
+      const ready = !background || (/https?:\/\/\S+/.test(since) && waits.every((w) => w.test(since)));
       if (m && ready) return { line, code: Number(m[1]), output: since.slice(0, m.index) + since.slice(m.index + m[0].length) };
+      // A background job that failed (its port taken, a bad flag) prints its error line and never a URL: no use waiting.
+      if (background && /^stackwarden[\w ]*: SW_[A-Z_]+: /m.test(since))
+        throw new Error(`"${line}" failed in the background:\n${since.slice(-4000)}`);
       if (this.bash.exitCode !== null) throw new Error(`bash ended while running: ${line}\n${since}`);
       if (Date.now() > deadline) throw new Error(`"${line}" did not finish within ${timeoutMs} ms; it printed:\n${since.slice(-4000)}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -90,5 +189,35 @@ export class TypingShell {
       await Promise.race([ended, new Promise((r) => setTimeout(r, 15_000))]);
     }
     if (this.bash.exitCode === null) this.bash.kill("SIGKILL");
+  }
+}
+
+/** The local ports a block's commands listen on (`--port N`, `--storage-port N`, `--listen HOST:N`). */
+export function portsOf(commands: string[]): number[] {
+  const ports = commands.flatMap((l) => [...l.matchAll(/--(?:storage-)?port (\d+)|--listen \S*:(\d+)/g)].map((m) => Number(m[1] ?? m[2])));
+  return [...new Set(ports)].filter((p) => p > 0);
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen({ port, host: "127.0.0.1", exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * Waits until every port is free, up to `timeoutMs`: the README's blocks use fixed ports (4000, 9090, …),
+ * and another checkout's README test on the same machine may hold one for a minute; then it says who.
+ */
+export async function waitForFreePorts(ports: number[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const taken: number[] = [];
+    for (const port of ports) if (!(await portIsFree(port))) taken.push(port);
+    if (taken.length === 0) return;
+    if (Date.now() > deadline)
+      throw new Error(`ports ${taken.join(", ")} stayed in use for ${timeoutMs / 1000} s (ss -ltnp names the process)`);
+    await new Promise((r) => setTimeout(r, 1_000));
   }
 }

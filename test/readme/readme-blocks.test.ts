@@ -1,58 +1,181 @@
-import { readFileSync, rmSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { afterAll, expect, it } from "vitest";
-import { freshClone, promisedExit, readme, shBlockAfter, TypingShell } from "../helpers/readme-blocks";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadSeedFile } from "../../src/emulator/seed";
+import { LOCAL_SERVICES } from "../../src/emulator/services";
+import { PROJECT_ROOT } from "../../src/platform/version";
+import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
+import {
+  exportsOf,
+  freshClone,
+  isBackground,
+  portsOf,
+  promisedExit,
+  readme,
+  shellBlocks,
+  TypingShell,
+  waitForFreePorts,
+  type ShellBlock,
+} from "../helpers/readme-blocks";
 
-// The README's first two blocks, run as a newcomer runs them, in a fresh clone: the quick start
-// (`npm ci && npm start`; its `npm ci && npm test` line is the suite this test is part of, so it is
-// checked to be exactly what .ci/run runs rather than run again) and "Point the CLI at the
-// emulator" (start it in the background, one variable, the commands, `kill %1`). The blocks are read
-// from the README now, never copied: each line must exit as its comment says (0 when it says nothing).
+// Every fenced shell block of the README says how it is tested, on the line above its fence:
+// `<!-- runnable -->`, `<!-- runnable with an emulator -->` or `<!-- not run: REASON -->`. The runnable
+// ones run here as a newcomer types them, in ONE fresh clone of the committed HEAD: the quick start
+// first (its `npm ci` is the only one), then each block in README order in a shell of its own, every
+// line exiting as its comment says (`# exit N`, 0 when it says nothing). Blocks "with an emulator"
+// get STACKWARDEN_EMULATOR naming one in-process emulator of the clone's dev estate, shared in README
+// order. The quick start's `npm ci && npm test` is the suite this test is part of: it is checked to be
+// exactly what .ci/run runs rather than run again. The blocks are read from the README now, never copied.
+
+const execFileP = promisify(execFile);
+const blocks = shellBlocks(readme());
+const runnable = blocks.filter((b) => b.marker.kind === "runnable" || b.marker.kind === "runnable with an emulator");
+const where = (b: ShellBlock) => `README line ${b.line} (${b.heading})`;
 
 /** A shell's environment as a newcomer has it: none of the variables that would change what the commands do. */
 function newcomerEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!/^(STACKWARDEN_|AZURE_|PULUMI_|npm_|VITEST|NODE_OPTIONS)/i.test(k)) env[k] = v;
+  // The suite's one exception (vitest.config.mts): scans neither read nor fill the user's ~/.cache/stackwarden/scans.
+  env.STACKWARDEN_SCAN_CACHE = "off";
   return env;
 }
 
-const clone = freshClone();
-const shell = new TypingShell(clone, newcomerEnv());
-// Removing the clone (npm ci's ~28 000 files) took 29 s on a busy shared disk, past the 30 s hook budget with the shell's close.
-afterAll(async () => {
-  await shell.close();
-  rmSync(dirname(clone), { recursive: true, force: true });
-}, 120_000);
+describe("every shell block of the README says how it is tested", () => {
+  it("is marked runnable, or not run with a reason; a test file a reason names exists", () => {
+    expect(blocks.length).toBeGreaterThan(5);
+    const unmarked = blocks.filter((b) => b.marker.kind === "unmarked");
+    expect(
+      unmarked.map((b) => `${where(b)}: the line above its fence is "${b.marker.kind === "unmarked" ? b.marker.above : ""}"`),
+      "put <!-- runnable -->, <!-- runnable with an emulator --> or <!-- not run: what it needs --> on the line above each ```sh fence",
+    ).toEqual([]);
+    for (const b of blocks) {
+      if (b.marker.kind !== "not run") continue;
+      for (const file of b.marker.reason.match(/\btest\/[\w/.-]+\.ts\b/g) ?? [])
+        expect(existsSync(join(PROJECT_ROOT, file)), `${where(b)}: ${file}`).toBe(true);
+    }
+  });
 
-it("the quick start and the emulator's block run as written, each line exiting as the README says", async () => {
-  const text = readme();
-  const blocks = [
-    { heading: "## Quick start", lines: shBlockAfter(text, "## Quick start") },
-    { heading: "### Point the CLI at the emulator", lines: shBlockAfter(text, "### Point the CLI at the emulator") },
-  ];
-  expect(blocks[0].lines.some((l) => l.startsWith("npm ci && npm start"))).toBe(true);
-  const testLine = blocks[0].lines.find((l) => l.startsWith("npm ci && npm test"));
-  expect(testLine, "the quick start's test line").toBeDefined();
-  const ciRun = readFileSync(join(__dirname, "..", "..", ".ci", "run"), "utf8").split("\n");
-  expect(ciRun).toContain(testLine!.replace(/\s+#.*$/, ""));
-  expect(blocks[1].lines.some((l) => l.startsWith("export STACKWARDEN_EMULATOR="))).toBe(true);
-  for (const { heading, lines } of blocks) {
-    for (const line of lines) {
-      if (line === testLine) continue;
-      const r = await shell.type(line, 600_000);
-      expect(r.code, `${heading}: ${line}\n${r.output.slice(-3000)}`).toBe(promisedExit(line));
+  it("runs the quick start first, the emulator's block and scan among the rest", () => {
+    expect(runnable[0].heading).toBe("## Quick start");
+    expect(runnable.some((b) => b.heading === "### Point the CLI at the emulator")).toBe(true);
+    expect(runnable.some((b) => b.commands.some((l) => l.startsWith("npx stackwarden scan ")))).toBe(true);
+    expect(runnable.some((b) => b.commands.some((l) => l.startsWith("npx stackwarden rules generate ")))).toBe(true);
+  });
+});
+
+describe("the runnable blocks, as written, in one fresh clone", () => {
+  let clone = "";
+  const env = newcomerEnv();
+  let emulator: TestEmulator | undefined;
+  let installed = false;
+  const took: string[] = [];
+
+  beforeAll(() => {
+    clone = freshClone();
+  });
+
+  afterAll(async () => {
+    await emulator?.close();
+    if (!clone) return;
+    // npx's own install of the clone (~/.npm/_npx/<hash of its path>: a link to the clone) goes with it.
+    const npxCache = join((await execFileP("npm", ["config", "get", "cache"], { cwd: clone, env })).stdout.trim(), "_npx");
+    const paths = new Set([clone, realpathSync(clone)]);
+    for (const entry of existsSync(npxCache) ? readdirSync(npxCache) : []) {
+      const pkg = join(npxCache, entry, "package.json");
+      const packages = existsSync(pkg)
+        ? ((JSON.parse(readFileSync(pkg, "utf8")) as { _npx?: { packages?: string[] } })._npx?.packages ?? [])
+        : [];
+      if (packages.some((p) => paths.has(p))) rmSync(join(npxCache, entry), { recursive: true, force: true });
+    }
+    // Removing the clone (npm ci's ~28 000 files) took 29 s on a busy shared disk, past the 30 s hook budget.
+    rmSync(dirname(clone), { recursive: true, force: true });
+    console.log(`README blocks: ${took.join("; ")}`);
+  }, 120_000);
+
+  /** Types a block's lines in a shell of its own; background jobs it starts must be stopped by its last line. */
+  async function runBlock(block: ShellBlock, skip: (line: string) => boolean = () => false): Promise<void> {
+    const started = Date.now();
+    const blockEnv = { ...env };
+    if (block.marker.kind === "runnable with an emulator") {
+      emulator ??= await startTestEmulator({ seed: loadSeedFile(join(clone, "stacks", "dev.estate.yaml"), LOCAL_SERVICES) });
+      blockEnv.STACKWARDEN_EMULATOR = emulator.url;
+    }
+    await waitForFreePorts(portsOf(block.commands), 240_000);
+    const shell = new TypingShell(clone, blockEnv);
+    const served = new Set<string>();
+    const printed = new Map<string, string>();
+    try {
+      for (const [i, line] of block.commands.entries()) {
+        if (skip(line)) continue;
+        const exportedLater = block.commands.slice(i + 1).flatMap((l) => [...exportsOf(l).keys()]);
+        const r = await shell.type(line, 600_000, isBackground(line) ? { printsExports: exportedLater } : {});
+        expect(r.code, `${where(block)}: ${line}\n${r.output.slice(-3000)}`).toBe(promisedExit(line));
+        if (isBackground(line)) {
+          for (const [, origin] of r.output.matchAll(/(https?:\/\/(?:127\.0\.0\.1|localhost|\[::1\]):\d+)/g)) served.add(origin);
+          for (const [, name, value] of r.output.matchAll(/^export ([A-Z_][A-Z0-9_]*)=(\S+)$/gm)) printed.set(name, value);
+        }
+        // "the values it printed": an export of a value a background job printed must be that value.
+        for (const [name, value] of exportsOf(line))
+          if (printed.has(name)) expect(value, `${where(block)}: ${name}`).toBe(printed.get(name));
+      }
+      if (served.size > 0) {
+        const last = block.commands[block.commands.length - 1];
+        expect(last, `${where(block)} starts background jobs: its last line must stop them`).toMatch(/^kill /);
+        await expectStopped([...served], where(block));
+      }
+    } finally {
+      await shell.close();
+      took.push(`line ${block.line} ${((Date.now() - started) / 1000).toFixed(1)} s`);
     }
   }
-  // `kill %1` stopped the emulator: nothing answers on its port any more.
-  const url = /^export STACKWARDEN_EMULATOR=(\S+)/m.exec(blocks[1].lines.join("\n"))![1];
-  const deadline = Date.now() + 10_000;
-  let answered = true;
-  while (answered && Date.now() < deadline) {
-    answered = await fetch(`${url}/metadata/versions`).then(
-      () => true,
-      () => false,
-    );
-    if (answered) await new Promise((r) => setTimeout(r, 200));
+
+  it("the quick start: npm ci && npm start exit 0, and its test line is what .ci/run runs", async () => {
+    const quick = runnable[0];
+    expect(quick.commands.some((l) => l.startsWith("npm ci && npm start"))).toBe(true);
+    const testLine = quick.commands.find((l) => l.startsWith("npm ci && npm test"));
+    expect(testLine, "the quick start's test line").toBeDefined();
+    const ciRun = readFileSync(join(PROJECT_ROOT, ".ci", "run"), "utf8").split("\n");
+    expect(ciRun).toContain(testLine!.replace(/\s+#.*$/, ""));
+    await runBlock(quick, (line) => line === testLine);
+    installed = true;
+  }, 1_200_000);
+
+  it("npx stackwarden answers at once after npm ci: under 3 s the first time, rebuilding nothing", async () => {
+    expect(installed, "the quick start's npm ci").toBe(true);
+    const built = join(clone, "dist", "src", "emulator", "seed-validator.generated.js");
+    const builtAt = statSync(built).mtimeMs;
+    const t0 = performance.now();
+    const r = await execFileP("npx", ["--no-install", "stackwarden", "--version"], { cwd: clone, env });
+    const seconds = (performance.now() - t0) / 1000;
+    took.push(`first npx --version ${seconds.toFixed(2)} s`);
+    expect(r.stdout.trim()).toBe((JSON.parse(readFileSync(join(clone, "package.json"), "utf8")) as { version: string }).version);
+    expect(statSync(built).mtimeMs, "npx rebuilt the project").toBe(builtAt);
+    expect(seconds, "the first npx stackwarden --version in a fresh clone, in seconds").toBeLessThan(3);
+  }, 60_000);
+
+  for (const block of runnable.slice(1)) {
+    it(`${block.heading.replace(/^#+ /, "")} (README line ${block.line}) runs as written`, async () => {
+      expect(installed, "the quick start's npm ci").toBe(true);
+      await runBlock(block);
+    }, 600_000);
   }
-  expect(answered, `the emulator at ${url} still answers after kill %1`).toBe(false);
-}, 1_200_000);
+});
+
+/** Each address stops answering within 15 s (the block's `kill` reached every job that served it). */
+async function expectStopped(origins: string[], at: string): Promise<void> {
+  for (const origin of origins) {
+    const deadline = Date.now() + 15_000;
+    let answered = true;
+    while (answered && Date.now() < deadline) {
+      answered = await fetch(origin, { signal: AbortSignal.timeout(2_000) }).then(
+        () => true,
+        () => false,
+      );
+      if (answered) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(answered, `${at}: ${origin} still answers after the block's kill`).toBe(false);
+  }
+}
