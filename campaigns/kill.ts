@@ -45,7 +45,9 @@ async function runReplicas(args: { rounds: number; seed: number; parallel: numbe
       azurite: azurite.accountUrl,
       onRound: (r, done) => {
         if (!r.converged)
-          process.stdout.write(`seed ${r.seed} (leader killed ${r.at} ms after the change): did NOT converge: ${r.failure}\n`);
+          process.stdout.write(
+            `seed ${r.seed} (leader killed ${r.at} ms after the change): did NOT converge: ${r.failure}${r.log ? ` (log: ${r.log})` : ""}\n`,
+          );
         if (done % 5 === 0 || done === args.rounds) process.stdout.write(`kill (replicas): ${done}/${args.rounds} rounds done\n`);
       },
     });
@@ -57,7 +59,9 @@ async function runReplicas(args: { rounds: number; seed: number; parallel: numbe
     process.stdout.write(
       [
         `kill (replicas): ${report.converged}/${report.results.length} converged in ${(report.ms / 1000).toFixed(1)} s (seeds ${args.seed}..${args.seed + args.rounds - 1}, ${REPLICA_DATABASES} databases, two replicas and a racing apply each)`,
-        `  drifted databases: ${report.results.reduce((n, r) => n + r.drifted, 0)}, each PUT back exactly once; every chain verified; every event enqueued delivered, none dead-lettered`,
+        report.failingSeeds.length
+          ? `  drifted databases: ${report.results.reduce((n, r) => n + r.drifted, 0)}; the rounds that converged PUT each back exactly once, verified their chain and delivered every event`
+          : `  drifted databases: ${report.results.reduce((n, r) => n + r.drifted, 0)}, each PUT back exactly once; every chain verified; every event enqueued delivered, none dead-lettered`,
         `  from the leader's kill -9 to every database repaired: p50 ${(pct(0.5) / 1000).toFixed(1)} s, p99 ${(pct(0.99) / 1000).toFixed(1)} s`,
         report.failingSeeds.length ? `  failing seeds: ${report.failingSeeds.join(", ")}` : "  failing seeds: none",
       ].join("\n") + "\n",

@@ -21,7 +21,7 @@ import { startWebhookSink } from "./webhook-sink";
  * and a racing CLI `apply --lock-timeout` sharing one state URL on Azurite. Some databases are
  * changed out of band, and the leader is killed with SIGKILL at a random moment after. Checked:
  * every database ends as the stack wants; each drifted database was PUT back exactly once (the
- * emulator counts the PUTs); the stack's one audit chain verifies (no fork, no lost entry, and it
+ * emulator counts the PUTs it accepted); the stack's one audit chain verifies (no fork, no lost entry, and it
  * records every repair, a killed leader's in the started entry it wrote before its first PUT); every
  * event any leader enqueued reached the webhook, signed (no event lost).
  */
@@ -38,6 +38,17 @@ export interface ReplicaKillResult {
   healedMs: number;
   ms: number;
   failure?: string;
+  /** A failed round's log: each process's output and the chain, to see who sent what. */
+  log?: string;
+}
+
+/** Writes a failed round's evidence beside the other temporary files, and says where. */
+function keepRoundLog(seed: number, failure: string | undefined, children: Child[], chain: string): string {
+  const file = join(tmpdir(), `stackwarden-replica-kill-${seed}.log`);
+  const names = ["replica 1", "replica 2", "racing apply"];
+  const parts = children.map((c, i) => `=== ${names[i] ?? `process ${i + 1}`} (pid ${c.proc.pid})\n${c.output.join("")}`);
+  writeFileSync(file, [`seed ${seed}: ${failure ?? ""}`, ...parts, `=== the chain\n${chain}`].join("\n"));
+  return file;
 }
 
 const STACK = (n: number) =>
@@ -90,7 +101,9 @@ export async function replicaKillRound(seed: number, azurite: string): Promise<R
   let emu: RunningEmulator | undefined;
   const sink = await startWebhookSink(SECRET);
   const container = `kill-${seed}`;
+  let chain = "";
   const result = (converged: boolean, healedMs: number, failure?: string): ReplicaKillResult => ({
+    ...(converged ? {} : { log: keepRoundLog(seed, failure, children, chain) }),
     seed,
     converged,
     drifted: drifted.length,
@@ -128,10 +141,12 @@ export async function replicaKillRound(seed: number, azurite: string): Promise<R
     const leading = (c: Child) => c.output.join("").includes("leading watch-kill");
     if (!(await until(async () => replicas.some(leading), 30_000))) return result(false, 0, "no replica leads");
     await sleep(2_000); // a few ticks in sync
+    // PUTs the emulator accepted: one refused (a repair sent while the out-of-band change's scan
+    // still ran is answered 409, and sent again once the scan ends) changed nothing.
     const putsNow = () =>
       Object.entries(emu!.stats.byRoute)
         .filter(([k]) => k.startsWith("PUT "))
-        .reduce((n, [, v]) => n + v, 0);
+        .reduce((n, [k, v]) => n + v - (emu!.stats.refusedByRoute[k] ?? 0), 0);
     const puts0 = putsNow();
     for (const i of drifted)
       await sql.putTransparentDataEncryption(
@@ -164,10 +179,11 @@ export async function replicaKillRound(seed: number, azurite: string): Promise<R
     if (!healed) return result(false, healedMs, "not every database was repaired within 90 s");
     await racing.exited;
     await sleep(3_000); // the survivor's next ticks: nothing more may be sent
-    const repairs = putsNow() - puts0 - drifted.length;
-    if (repairs !== drifted.length) return result(false, healedMs, `${repairs} repair PUT(s) for ${drifted.length} drifted database(s)`);
     const state = await openBlobState({ serviceUrl: azurite, account: AZURITE_ACCOUNT, container, prefix: "", accountKey: AZURITE_KEY });
     const text = (await state.audit.read("kill")) ?? "";
+    chain = text;
+    const repairs = putsNow() - puts0 - drifted.length;
+    if (repairs !== drifted.length) return result(false, healedMs, `${repairs} repair PUT(s) for ${drifted.length} drifted database(s)`);
     const verdict = verifyTrailText(text);
     if (!verdict.intact) return result(false, healedMs, `the chain does not verify: ${verdict.problems.map((p) => p.message).join("; ")}`);
     // Every repair is on record: in its apply's entry (converged), or, for an apply killed mid-way,

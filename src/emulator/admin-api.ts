@@ -37,6 +37,7 @@ export function adminApi(d: AdminParts): AdminApi {
       case "POST /_emulator/stats/reset":
         d.stats.total = 0;
         for (const k of Object.keys(d.stats.byRoute)) delete d.stats.byRoute[k];
+        for (const k of Object.keys(d.stats.refusedByRoute)) delete d.stats.refusedByRoute[k];
         d.faults.resetInjectedCount();
         d.throttle.throttled = 0;
         return { status: 204 };

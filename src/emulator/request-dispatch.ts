@@ -8,7 +8,7 @@ import { hasBody, INVALID, NO_BODY, parseJson, readBody } from "./http-body";
 import type { EmulatorApp, EmulatorRequest } from "./kit/emulator-app";
 import type { LocalService } from "./kit/local-service";
 import { send } from "./reply-writer";
-import { countRequest, type RequestStats } from "./request-stats";
+import { countAnswer, countRequest, type RequestStats } from "./request-stats";
 
 /** What answering a request takes: the router, the services (for their error forms), faults, stats, the admin API and the clock. */
 export interface DispatchParts {
@@ -37,7 +37,7 @@ export async function dispatch(parts: DispatchParts, req: IncomingMessage, res: 
   if (path.startsWith("/_emulator/")) return send(res, parts.admin(method, path, parseJson(await readBody(req))), base);
 
   const found = parts.app.find(method, path);
-  countRequest(parts.stats, method, found?.pattern);
+  const routeKey = countRequest(parts.stats, method, found?.pattern);
   const decision = parts.faults.decide(method, path);
   const latency = parts.faults.settings.latencyMs + (decision.kind === "delay" ? decision.ms : 0);
   if (latency > 0) await sleep(latency);
@@ -45,7 +45,11 @@ export async function dispatch(parts: DispatchParts, req: IncomingMessage, res: 
     req.socket.destroy();
     return;
   }
-  if (decision.kind === "status") return send(res, injectedStatusReply(parts.services, path, decision), base);
+  if (decision.kind === "status") {
+    const injected = injectedStatusReply(parts.services, path, decision);
+    countAnswer(parts.stats, routeKey, injected.status);
+    return send(res, injected, base);
+  }
 
   // A streaming route reads the body itself; every other route gets it whole (a GET without a body is not read).
   const rawBody = found?.streamBody || !hasBody(req) ? NO_BODY : await readBody(req);
@@ -71,7 +75,9 @@ export async function dispatch(parts: DispatchParts, req: IncomingMessage, res: 
     remoteAddress: req.socket.remoteAddress,
   };
   const reply = found.handler(request);
-  send(res, reply instanceof Promise ? await reply : reply, base, decision.kind === "truncate");
+  const answer = reply instanceof Promise ? await reply : reply;
+  countAnswer(parts.stats, routeKey, answer.status);
+  send(res, answer, base, decision.kind === "truncate");
 }
 
 /** Headers of every answer, as a flat list for writeHead: no per-header setHeader calls. */

@@ -59,7 +59,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const settings = emulatorSettings(opts, seed);
   const throttle = new ArmThrottle(() => settings.throttling);
   const faults = new FaultInjector(completeFaults({ ...seed.faults, ...stripUndefined(opts.faults ?? {}) }, NO_FAULTS));
-  const stats: RequestStats = { total: 0, byRoute: {} };
+  const stats: RequestStats = { total: 0, byRoute: {}, refusedByRoute: {} };
   const now = () => Date.now() + state.emulator.clockOffsetMs;
   const app = new EmulatorApp();
   const report = opts.onError ?? ((line: string) => process.stderr.write(`${line}\n`));

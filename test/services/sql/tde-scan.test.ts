@@ -136,6 +136,10 @@ describe("TDE scans on the emulator clock", () => {
     h.emu.advanceClock(10_000);
     await h.client.putTransparentDataEncryption(ref("plain"), "Disabled");
     expect((await activities("plain"))[0].properties?.status).toBe("Decrypting");
+    // The stats tell the refused write from the two accepted ones.
+    const key = Object.keys(h.emu.stats.byRoute).find((k) => k.startsWith("PUT ") && /transparentDataEncryption/i.test(k))!;
+    expect(h.emu.stats.byRoute[key]).toBe(3);
+    expect(h.emu.stats.refusedByRoute).toEqual({ [key]: 1 });
   });
 
   it("master refuses TDE changes with a 400 and stays Disabled", async () => {
