@@ -176,6 +176,13 @@ async function served<T>(emu: ChildEmulator, run: () => Promise<T>) {
   };
 }
 
+/** Where a CLI process's wall time went: start-up to its first request, the requests, the tail after its last answer. */
+function phases(u: ChildUsage, wall: number): string {
+  if (u.firstRequestMs === undefined || u.lastAnswerMs === undefined) return "";
+  const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+  return `  phases: start-up to the first request ${s(u.firstRequestMs)}, requests ${s(u.lastAnswerMs - u.firstRequestMs)}, after the last answer ${s(wall - u.lastAnswerMs)} (process spawn and exit included)`;
+}
+
 const perRead = (ms: number, reads: number) => `${((ms * 1000) / reads).toFixed(0)} µs/read`;
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 /** A full read bucket again (the documented size at the scaled rate), plus a margin. */
@@ -218,6 +225,7 @@ async function main(): Promise<void> {
       `check: exit ${r.code}, wall ${(r.ms / 1000).toFixed(2)} s; findings by rule: ${[...byRule].map(([k, v]) => `${k} ${v}`).join(", ")}\n`,
     );
     process.stdout.write(`reads served (GET /subscriptions/…): ${reads}, answered 429: ${throttled}\n${byRoute.join("\n")}\n`);
+    process.stdout.write(`${phases(r.usage, r.ms)}\n`);
     const missing = [
       "sql-tde-enabled",
       "sql-tier-advisor-drift",
@@ -230,7 +238,7 @@ async function main(): Promise<void> {
     if (missing.length) throw new Error(`check judged nothing for ${missing.join(", ")}: the bench would not measure what it says`);
     const checkCpu = r.usage.cpuMicros / 1000;
     process.stdout.write(
-      `check CPU (the CLI process): ${(checkCpu / 1000).toFixed(2)} s, ${perRead(checkCpu, reads)}, ${((checkCpu * 1000) / DATABASES).toFixed(0)} µs/database; peak RSS ${mb(r.usage.maxRssBytes)}; emulator CPU ${(c.emulatorCpu / 1000).toFixed(2)} s, ${perRead(c.emulatorCpu, reads)}\n`,
+      `check CPU (the CLI process): ${(checkCpu / 1000).toFixed(2)} s, ${perRead(checkCpu, reads)}, ${((checkCpu * 1000) / DATABASES).toFixed(0)} µs/database (${((100 * r.usage.systemMicros) / r.usage.cpuMicros).toFixed(0)}% of it system time); peak RSS ${mb(r.usage.maxRssBytes)}; emulator CPU ${(c.emulatorCpu / 1000).toFixed(2)} s, ${perRead(c.emulatorCpu, reads)}\n`,
     );
 
     // plan beside it: the same stack, the same emulator, a full bucket again.
@@ -240,7 +248,7 @@ async function main(): Promise<void> {
     const planCpu = p.result.usage.cpuMicros / 1000;
     const planFloor = throttleFloor(p.reads);
     process.stdout.write(
-      `plan (same stack, as a process): wall ${(p.result.ms / 1000).toFixed(2)} s, ${(p.result.ms / planFloor).toFixed(2)}x its throttle floor (${p.reads} reads, ${p.throttled} 429s); CPU ${(planCpu / 1000).toFixed(2)} s, ${perRead(planCpu, p.reads)}; peak RSS ${mb(p.result.usage.maxRssBytes)}; emulator ${perRead(p.emulatorCpu, p.reads)}\n`,
+      `plan (same stack, as a process): wall ${(p.result.ms / 1000).toFixed(2)} s, ${(p.result.ms / planFloor).toFixed(2)}x its throttle floor (${p.reads} reads, ${p.throttled} 429s); CPU ${(planCpu / 1000).toFixed(2)} s, ${perRead(planCpu, p.reads)} (${((100 * p.result.usage.systemMicros) / p.result.usage.cpuMicros).toFixed(0)}% system); peak RSS ${mb(p.result.usage.maxRssBytes)}; emulator ${perRead(p.emulatorCpu, p.reads)}\n${phases(p.result.usage, p.result.ms)}\n`,
     );
 
     // The rig alone: a bare client replaying check's reads against the same emulator, unthrottled.

@@ -12,25 +12,41 @@ import { writeFileSync } from "node:fs";
 export interface ChildUsage {
   /** User + system CPU time of the whole process, in microseconds. */
   cpuMicros: number;
+  /** Of which in the kernel (system time: socket writes, wake-ups), in microseconds. */
+  systemMicros: number;
   /** Peak resident set size, in bytes. */
   maxRssBytes: number;
+  /** When the process sent its first request and had the headers of its last answer, ms since it started (its start-up and its tail beside the reads). */
+  firstRequestMs?: number;
+  lastAnswerMs?: number;
 }
 
 const usageFile = process.env.BENCH_USAGE_FILE;
 const readsFile = process.env.BENCH_READS_FILE;
 const reads: string[] = [];
+let firstRequestMs: number | undefined;
+let lastAnswerMs: number | undefined;
 
-if (readsFile) {
-  subscribe("undici:request:create", (message) => {
-    const { request } = message as { request: { method: string; origin: string; path: string } };
-    if (request.method === "GET") reads.push(`${request.origin}${request.path}`);
-  });
-}
+subscribe("undici:request:create", (message) => {
+  firstRequestMs ??= performance.now();
+  if (!readsFile) return;
+  const { request } = message as { request: { method: string; origin: string; path: string } };
+  if (request.method === "GET") reads.push(`${request.origin}${request.path}`);
+});
+subscribe("undici:request:headers", () => {
+  lastAnswerMs = performance.now();
+});
 
 process.on("exit", () => {
   if (usageFile) {
     const cpu = process.cpuUsage();
-    const usage: ChildUsage = { cpuMicros: cpu.user + cpu.system, maxRssBytes: process.resourceUsage().maxRSS * 1024 };
+    const usage: ChildUsage = {
+      cpuMicros: cpu.user + cpu.system,
+      systemMicros: cpu.system,
+      maxRssBytes: process.resourceUsage().maxRSS * 1024,
+      firstRequestMs,
+      lastAnswerMs,
+    };
     writeFileSync(usageFile, JSON.stringify(usage));
   }
   if (readsFile) writeFileSync(readsFile, reads.join("\n"));
