@@ -119,14 +119,12 @@ export async function placeStackTolerantly(
   opts: { concurrency?: number; signal?: AbortSignal; unread: GatherContext["unread"]; also?: readonly ResidencySubject[] },
 ): Promise<(Placement & { unread?: string })[]> {
   const unread = new Map<string, string>();
+  // Each read asks for its stack entry (for the line an unread database is reported at): one
+  // lookup in a map, not a scan of every entry per read (quadratic: 13 s of CPU at 10 000 databases).
+  const entries = entriesByDatabase(stack.databases);
   const sql: ResidencySources["sql"] = {
     getTransparentDataEncryption: async (ref, signal) => {
-      const entry = stack.databases.find(
-        (d) =>
-          d.resourceGroup.toLowerCase() === ref.resourceGroup.toLowerCase() &&
-          d.server.toLowerCase() === ref.server.toLowerCase() &&
-          d.database.toLowerCase() === ref.database.toLowerCase(),
-      );
+      const entry = entries.get(databaseKey(ref));
       const tde = await readDatabase(opts, ref, entry?.source, () => sources.sql.getTransparentDataEncryption(ref, signal));
       if (!("unread" in tde)) return tde;
       unread.set(sqlDatabaseId(ref).toLowerCase(), tde.unread);
@@ -138,6 +136,24 @@ export async function placeStackTolerantly(
     const why = unread.get(p.id.toLowerCase());
     return why ? { ...p, status: "not-applicable" as const, reason: `it could not be read: ${why}`, unread: why } : p;
   });
+}
+
+/**
+ * A database's key in `entriesByDatabase`: its resource group, server and name, compared caselessly
+ * as ARM does, each apart (JSON, so that no name with a separator in it can match another triple).
+ */
+function databaseKey(d: { resourceGroup: string; server: string; database: string }): string {
+  return JSON.stringify([d.resourceGroup.toLowerCase(), d.server.toLowerCase(), d.database.toLowerCase()]);
+}
+
+/** The stack's database entries by `databaseKey`; of two entries naming one database, the first (as a search in order finds). */
+function entriesByDatabase<T extends { resourceGroup: string; server: string; database: string }>(databases: readonly T[]): Map<string, T> {
+  const out = new Map<string, T>();
+  for (const d of databases) {
+    const key = databaseKey(d);
+    if (!out.has(key)) out.set(key, d);
+  }
+  return out;
 }
 
 /** A placement in the data-residency rule's terms: its country (none when it could not be placed) beside the allowed ones. */
