@@ -1,3 +1,4 @@
+import { runRounds } from "./run-rounds";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -150,18 +151,5 @@ export async function runKillCampaign(opts: {
   parallel?: number;
   onRound?: (r: KillRoundResult, done: number) => void;
 }): Promise<KillReport> {
-  const started = Date.now();
-  const results: KillRoundResult[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < opts.rounds) {
-      const r = await killRound(opts.seed + next++);
-      results.push(r);
-      opts.onRound?.(r, results.length);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.parallel ?? 2, opts.rounds)) }, worker));
-  results.sort((a, b) => a.seed - b.seed);
-  const failingSeeds = results.filter((r) => !r.converged).map((r) => r.seed);
-  return { results, converged: results.length - failingSeeds.length, failingSeeds, ms: Date.now() - started };
+  return runRounds(opts, (seed) => killRound(seed));
 }

@@ -1,3 +1,4 @@
+import { runRounds } from "./run-rounds";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -225,18 +226,5 @@ export async function runReplicaKillCampaign(opts: {
   azurite: string;
   onRound?: (r: ReplicaKillResult, done: number) => void;
 }): Promise<{ results: ReplicaKillResult[]; converged: number; failingSeeds: number[]; ms: number }> {
-  const started = Date.now();
-  const results: ReplicaKillResult[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < opts.rounds) {
-      const r = await replicaKillRound(opts.seed + next++, opts.azurite);
-      results.push(r);
-      opts.onRound?.(r, results.length);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.parallel ?? 2, opts.rounds)) }, worker));
-  results.sort((a, b) => a.seed - b.seed);
-  const failingSeeds = results.filter((r) => !r.converged).map((r) => r.seed);
-  return { results, converged: results.length - failingSeeds.length, failingSeeds, ms: Date.now() - started };
+  return runRounds(opts, (seed) => replicaKillRound(seed, opts.azurite));
 }
