@@ -70,6 +70,9 @@ export function registerEmulator(program: Command, io: CommandIO): void {
     )
     .option("--storage-port <n>", "with --storage: Azurite's Blob port (0 picks a free one)", intOption(0, 65535), 0)
     .action(async (flags: EmulatorFlags) => {
+      // Listen for SIGINT/SIGTERM before anything is printed: a signal sent the moment the URL
+      // appears must stop the emulator cleanly (exit 0, state written), not kill it by signal.
+      const stopped = stopLatch(io.env);
       const seedPath = flags.seed ?? (existsSync(DEFAULT_ESTATE) ? DEFAULT_ESTATE : undefined);
       const seed = seedPath ? loadSeedFile(seedPath, LOCAL_SERVICES) : {};
       const rules: FaultRule[] = [];
@@ -114,17 +117,27 @@ export function registerEmulator(program: Command, io: CommandIO): void {
         io.err(`export ${STATE_KEY_VAR}=${AZURITE_KEY}`);
       }
       // Until told to stop: SIGINT, SIGTERM, or the process that started it gone (npx's shell).
-      const reason = await new Promise<string>((resolve) => {
-        const dispose = onStopRequest((why) => {
-          dispose();
-          resolve(why);
-        }, io.env);
-      });
+      const reason = await stopped.reason;
       // Closing flushes the state journal (--state): nothing acknowledged is lost.
       await Promise.all([emu.close(), storage?.stop()]);
       io.err(`stackwarden emulator: stopped (${reason})`);
     });
   registerChange(emulator, io);
+}
+
+/**
+ * The first stop request (SIGINT, SIGTERM, the parent gone), remembered from the moment it is
+ * created: handlers stay registered until then, so a request during start-up waits for the
+ * emulator to be up and is then honoured like any other.
+ */
+function stopLatch(env: NodeJS.ProcessEnv): { reason: Promise<string> } {
+  const reason = new Promise<string>((resolve) => {
+    const dispose = onStopRequest((why) => {
+      dispose();
+      resolve(why);
+    }, env);
+  });
+  return { reason };
 }
 
 /**
