@@ -16,10 +16,21 @@ export interface Control {
   uri?: string;
 }
 
-/** The CIS Microsoft Azure Foundations Benchmark v1.5.0 (Center for Internet Security, 2022). */
-export const CIS_AZURE_1_5_0 = {
+/**
+ * The CIS Microsoft Azure Foundations Benchmark v2.0.0 (Center for Internet Security, 2023): the
+ * version whose numbering the rules cite, because it can be confirmed from published sources. Azure
+ * Policy's built-in initiative "CIS Microsoft Azure Foundations Benchmark v2.0.0" (github.com/Azure/azure-policy,
+ * built-in-policies/policySetDefinitions/Regulatory Compliance/CISv2_0_0.json, commit
+ * b284494995526de30c1469c9718f8c029bfbc177) files the same built-ins under the same numbers: 0a370ff3
+ * under 4.1.3, 17k78e20 under 4.1.5, 152b15f7 (key expiration) under 8.1 and 8.2, 0b60c0b2 and
+ * 1e66c121 (recoverable vaults) under 8.5; the titles are the benchmark's (as Prowler's mapping of
+ * it, github.com/prowler-cloud/prowler prowler/compliance/azure/cis_2.0_azure.json at commit
+ * b9298b4023f14cf5e119468c7e19914b5cd5a97b, blob 59bd1533529aee8b75f80168b6c2bf2490a62dc3, quotes
+ * them). Version 1.5.0 was cited before; its 8.x numbering could not be confirmed.
+ */
+export const CIS_AZURE_2_0_0 = {
   framework: "CIS Microsoft Azure Foundations Benchmark",
-  version: "1.5.0",
+  version: "2.0.0",
   uri: "https://www.cisecurity.org/benchmark/azure",
 } as const;
 
@@ -34,7 +45,7 @@ export function azurePolicy(id: string, title: string, version: string, file: st
   };
 }
 
-/** `CIS Microsoft Azure Foundations Benchmark 1.5.0 4.1.3`: how a control is named in one line. */
+/** `CIS Microsoft Azure Foundations Benchmark 2.0.0 4.1.3`: how a control is named in one line. */
 export function controlName(c: Pick<Control, "framework" | "version" | "id">): string {
   return `${c.framework} ${c.version} ${c.id}`;
 }

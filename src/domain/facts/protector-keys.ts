@@ -1,7 +1,7 @@
 import type { ReadReceipt } from "../../platform/arm/arm-read";
 import { mapBounded } from "../../platform/bounded-map";
 import { parseResourceId } from "../../platform/arm/resource-id";
-import type { Key } from "../../services/keyvault/types";
+import type { Key, RotationPolicy } from "../../services/keyvault/types";
 import { vaultKeyId, vaultKeyRefOf } from "../../services/keyvault/vault-ids";
 import type { EncryptionProtector } from "../../services/sql/key-custody-types";
 import { UNKNOWN } from "../../platform/unknown-value";
@@ -40,6 +40,10 @@ export interface ProtectorKeyFacts extends FactOrigin {
   notBefore?: number;
   /** `attributes.exp`: expires (seconds since 1970). */
   expires?: number;
+  /** `attributes.created`: when this version was made (seconds since 1970): its age, for `maxKeyAgeDays`. */
+  created?: number;
+  /** `properties.rotationPolicy`, when the key has one: how Key Vault makes new versions by itself. */
+  rotationPolicy?: KeyRotationFacts;
   /** `RSA`, `RSA-HSM`, `EC`, `EC-HSM` (open). */
   kty?: string;
   keySize?: number;
@@ -48,6 +52,16 @@ export interface ProtectorKeyFacts extends FactOrigin {
   readFailure?: ReadFailure;
   /** Not known yet (a Pulumi preview of a key data source still to be read). */
   pending?: boolean;
+}
+
+/**
+ * A key's rotation policy (Key Vault `RotationPolicy`, specs/keyvault/2023-07-01/keys.json): the
+ * lifetime of the versions it makes (`expiryTime`, ISO 8601) and its actions, each `rotate` or
+ * `notify`, after creation or before expiry (`timeAfterCreate` / `timeBeforeExpiry`, ISO 8601).
+ */
+export interface KeyRotationFacts {
+  expiryTime?: string;
+  lifetimeActions: { action: string; timeAfterCreate?: string; timeBeforeExpiry?: string }[];
 }
 
 declare module "./model/compliance-facts" {
@@ -156,10 +170,29 @@ export function protectorKeyFactsOf(
     ...(typeof a.enabled === "boolean" ? { enabled: a.enabled } : {}),
     ...(typeof a.nbf === "number" ? { notBefore: a.nbf } : {}),
     ...(typeof a.exp === "number" ? { expires: a.exp } : {}),
+    ...(typeof a.created === "number" ? { created: a.created } : {}),
+    ...(p.rotationPolicy && typeof p.rotationPolicy === "object" ? { rotationPolicy: rotationFactsOf(p.rotationPolicy) } : {}),
     ...(typeof p.kty === "string" ? { kty: p.kty } : {}),
     ...(typeof p.keySize === "number" ? { keySize: p.keySize } : {}),
     ...(typeof p.curveName === "string" ? { curveName: p.curveName } : {}),
     ...(read.receipt ? { reads: [read.receipt] } : {}),
+  };
+}
+
+/** The policy's parts the rules and reports use, read tolerantly: an action without a type is left out. */
+function rotationFactsOf(policy: RotationPolicy): KeyRotationFacts {
+  const str = (v: unknown) => (typeof v === "string" && v ? v : undefined);
+  const expiryTime = str(policy.attributes?.expiryTime);
+  const actions = Array.isArray(policy.lifetimeActions) ? policy.lifetimeActions : [];
+  return {
+    ...(expiryTime ? { expiryTime } : {}),
+    lifetimeActions: actions.flatMap((a) => {
+      const action = str(a?.action?.type);
+      if (!action) return [];
+      const after = str(a.trigger?.timeAfterCreate);
+      const before = str(a.trigger?.timeBeforeExpiry);
+      return [{ action, ...(after ? { timeAfterCreate: after } : {}), ...(before ? { timeBeforeExpiry: before } : {}) }];
+    }),
   };
 }
 

@@ -3,11 +3,18 @@ import { since } from "../keyvault/api-versions";
 /**
  * The api-versions of Microsoft.Sql `servers/{server}/encryptionProtector` and `servers/{server}/keys`
  * that Azure's published SDKs send, and how each version's answers differ. The emulator accepts
- * exactly these (answering each in its shape); the client sends one, SQL_KEY_CUSTODY_API_VERSION
- * (2015-05-01-preview): it is the spec folder shipped in specs/ (the client checks its requests and
- * the answers against it), Resource Manager still serves it, and it carries all that key custody
- * reads (`serverKeyType`, `serverKeyName`, `uri`). Later versions add only `autoRotationEnabled`
- * and `keyVersion`, which the client types as optional and carries through when they come.
+ * exactly these (answering each in its shape). The client reads the protector at
+ * SQL_ENCRYPTION_PROTECTORS_API_VERSION (2021-11-01) and server keys at SQL_KEY_CUSTODY_API_VERSION
+ * (2015-05-01-preview), each checked against its spec folder shipped in specs/. 2021-11-01 is the
+ * protector's first stable version with `autoRotationEnabled` (issue 33: rotation is judged); the SDKs
+ * in use send it or a version with the same protector fields: Go's newest released armsql
+ * (github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql v1.2.0 from the Go module proxy,
+ * tag package-composite-v5) sends 2020-11-01-preview from encryptionprotectors_client.go, which has
+ * `autoRotationEnabled` too; the JS @azure/arm-sql generated from TypeSpec
+ * (sdk/sql/arm-sql/src/api/encryptionProtectors/operations.ts, azure-sdk-for-js commit
+ * 9ef9879343d7c45c90ff31cceaba39359065f0bd) defaults to 2025-02-01-preview; Go's armsql at the repository
+ * head to 2025-08-01-preview. A stable version was chosen over those previews; only `keyVersion`
+ * (2025-01-01 on) is missing from it, and a protector named by a versioned URI does not need it.
  *
  * Where the versions were found (SDK sources read with the search tools in 2026):
  * - 2015-05-01-preview: azure-sdk-for-python azure-mgmt-sql (msrest generation)

@@ -2,6 +2,7 @@ import { ArmClient, collect, type ArmClientOptions, type ArmOperation, type ArmR
 import { childId, sqlServerId } from "../../platform/arm/resource-id";
 import {
   ENCRYPTION_PROTECTOR_NAME,
+  SQL_ENCRYPTION_PROTECTORS_API_VERSION,
   SQL_ENCRYPTION_PROTECTORS_SPEC,
   SQL_KEY_CUSTODY_API_VERSION,
   SQL_KEY_CUSTODY_OPERATIONS,
@@ -13,10 +14,10 @@ import {
 
 const op = (id: string, definition: string): ArmOperation => ({ id, schema: `/definitions/${definition}` });
 
-/** EncryptionProtectors_*: objects of `encryptionProtectors.json#/definitions/EncryptionProtector`. */
+/** EncryptionProtectors_* at 2021-11-01: objects of `EncryptionProtectors.json#/definitions/EncryptionProtector`. */
 export class EncryptionProtectorsClient extends ArmClient {
   constructor(opts: ArmClientOptions) {
-    super(opts, { apiVersion: SQL_KEY_CUSTODY_API_VERSION, spec: SQL_ENCRYPTION_PROTECTORS_SPEC });
+    super(opts, { apiVersion: SQL_ENCRYPTION_PROTECTORS_API_VERSION, spec: SQL_ENCRYPTION_PROTECTORS_SPEC });
   }
 
   /** EncryptionProtectors_ListByServer: a server's protectors (one, `current`). */

@@ -1,20 +1,28 @@
 /**
- * Types of a SQL server's TDE protector and server keys at api-version 2015-05-01-preview, from
- * specs/sql/Microsoft.Sql/preview/2015-05-01-preview/encryptionProtectors.json and serverKeys.json.
- * Objects are typed as they travel on the wire (ARM envelope, fields under `properties`); every field
- * is optional except `id`. Enums the spec marks `modelAsString` are open, and interfaces keep an
- * index signature: later api-versions add `autoRotationEnabled` and `keyVersion`, and the client
- * hands objects on unchanged.
+ * Types of a SQL server's TDE protector (api-version 2021-11-01, from
+ * specs/sql/Microsoft.Sql/stable/2021-11-01/EncryptionProtectors.json) and server keys (2015-05-01-preview,
+ * from specs/sql/Microsoft.Sql/preview/2015-05-01-preview/serverKeys.json). Objects are typed as they
+ * travel on the wire (ARM envelope, fields under `properties`); every field is optional except `id`.
+ * Enums the spec marks `modelAsString` are open, and interfaces keep an index signature: later
+ * api-versions add `keyVersion`, and the client hands objects on unchanged.
  */
 
 /** The document of EncryptionProtectors_ListByServer and EncryptionProtectors_Get. */
-export const SQL_ENCRYPTION_PROTECTORS_SPEC = "sql/Microsoft.Sql/preview/2015-05-01-preview/encryptionProtectors.json";
+export const SQL_ENCRYPTION_PROTECTORS_SPEC = "sql/Microsoft.Sql/stable/2021-11-01/EncryptionProtectors.json";
 /** The document of ServerKeys_ListByServer and ServerKeys_Get. */
 export const SQL_SERVER_KEYS_SPEC = "sql/Microsoft.Sql/preview/2015-05-01-preview/serverKeys.json";
 /**
- * The one api-version the client sends for these resources: the spec folder's, so that requests and
- * responses are checked against the document they were written for (see key-custody-api-versions.ts
- * for what the emulator accepts, and why the client stays here).
+ * The api-version the client sends for the encryption protector: 2021-11-01, the first stable version
+ * whose protector carries `autoRotationEnabled` (whether the server follows its key's newest version),
+ * which `tde-key-validity`'s `requireAutoRotation` and `maxKeyAgeDays` judge. Requests and answers are
+ * checked against that version's document (see key-custody-api-versions.ts for what the SDKs send and
+ * the emulator accepts).
+ */
+export const SQL_ENCRYPTION_PROTECTORS_API_VERSION = "2021-11-01";
+/**
+ * The api-version the client sends for server keys: the 2015-05-01-preview spec folder's, so that
+ * requests and responses are checked against the document they were written for. Nothing judged
+ * here needs a server key's later fields.
  */
 export const SQL_KEY_CUSTODY_API_VERSION = "2015-05-01-preview";
 
@@ -56,7 +64,7 @@ export interface EncryptionProtectorProperties {
   /** The Key Vault key's identifier (`https://<vault>.vault.azure.net/keys/<key>/<version>`); absent when service-managed. */
   uri?: string;
   thumbprint?: string;
-  /** 2020-11-01-preview on: whether the server follows the key's newest version by itself. */
+  /** 2020-11-01-preview on (so in 2021-11-01, which the client reads): whether the server follows the key's newest version by itself. */
   autoRotationEnabled?: boolean;
   /** 2025-01-01 on: the key version in use (the URI may be versionless). */
   keyVersion?: string;

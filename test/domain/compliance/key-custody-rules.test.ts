@@ -113,10 +113,94 @@ describe("tde-key-validity", () => {
   const run = (k: ReturnType<typeof key>, policies?: Parameters<typeof resolveRuleSettings>[0]) =>
     judge({ tdeProtectors: [cmk()], keyVaults: [goodVault()], protectorKeys: [k] }, policies)["tde-key-validity"];
 
-  it("passes an enabled RSA 2048 or RSA-HSM 3072 key inside its window, and one without an expiry", () => {
+  it("passes an enabled RSA 2048 or RSA-HSM 3072 key inside its window; one without an expiry only with requireExpiry false", () => {
     expect(run(key(rsa())).verdict).toBe("pass");
     expect(run(key({ ...rsa({}, 3072), kty: "RSA-HSM" })).verdict).toBe("pass");
-    expect(run(key(rsa({ exp: undefined }))).message).toMatch(/, does not expire$/);
+    const forever = key(rsa({ exp: undefined }));
+    expect(run(forever)).toMatchObject({
+      verdict: "fail",
+      message: `The TDE protector key kv/tde/${V} of SQL server rg/sql-1 must be enabled, active, more than 30 days from expiry, and RSA or RSA-HSM of 2048 or 3072 bits; it has no expiration date`,
+    });
+    expect(run(forever, { "tde-key-validity": { requireExpiry: false } })).toMatchObject({
+      verdict: "pass",
+      message: expect.stringMatching(/, does not expire$/),
+    });
+  });
+
+  it("requireAutoRotation and maxKeyAgeDays judge the protector's autoRotationEnabled and the version's age", () => {
+    const judgeWith = (autoRotationEnabled: boolean | undefined, created: number, policies: Parameters<typeof resolveRuleSettings>[0]) => {
+      const p = protectorFactsOf(server, {
+        protector: {
+          id: "p",
+          properties: {
+            serverKeyType: "AzureKeyVault",
+            uri: `https://kv.vault.azure.net/keys/tde/${V}`,
+            ...(autoRotationEnabled === undefined ? {} : { autoRotationEnabled }),
+          },
+        },
+      });
+      const k = key({ ...rsa({ created }) });
+      return judge({ tdeProtectors: [p], keyVaults: [goodVault()], protectorKeys: [k] }, policies)["tde-key-validity"];
+    };
+    const young = NOW / 1000 - 10 * DAY;
+    const old = NOW / 1000 - 400 * DAY;
+    expect(judgeWith(false, old, undefined).verdict).toBe("pass");
+    expect(judgeWith(false, young, { "tde-key-validity": { requireAutoRotation: true } })).toMatchObject({
+      verdict: "fail",
+      message: expect.stringMatching(
+        /and rotated automatically by its server; its server does not rotate it automatically \(autoRotationEnabled is false\)$/,
+      ),
+      properties: { autoRotationEnabled: false, keyAgeDays: 10 },
+    });
+    expect(judgeWith(undefined, young, { "tde-key-validity": { requireAutoRotation: true } }).message).toMatch(
+      /\(autoRotationEnabled is not reported\)$/,
+    );
+    expect(judgeWith(true, young, { "tde-key-validity": { requireAutoRotation: true } })).toMatchObject({
+      verdict: "pass",
+      message: expect.stringMatching(/; its server rotates it automatically$/),
+    });
+    const aged = { "tde-key-validity": { maxKeyAgeDays: 365 } };
+    expect(judgeWith(false, old, aged)).toMatchObject({
+      verdict: "fail",
+      message: expect.stringMatching(
+        /at most 365 days old unless its server rotates it automatically; it was created on 2025-04-27, 400 days ago, more than 365, and its server does not rotate it automatically \(autoRotationEnabled is false\)$/,
+      ),
+    });
+    expect(judgeWith(true, old, aged)).toMatchObject({
+      verdict: "pass",
+      message: expect.stringMatching(/, created on 2025-04-27 \(400 days ago\); its server rotates it automatically$/),
+    });
+    expect(judgeWith(false, young, aged).verdict).toBe("pass");
+    // Exactly at the bound passes: "older than" is strict.
+    expect(judgeWith(false, NOW / 1000 - 365 * DAY, aged).verdict).toBe("pass");
+    const unknownAge = protectorKeyFactsOf({ vaultName: "kv", keyName: "tde", version: V }, { key: { id: "k", properties: rsa() } });
+    expect(run(unknownAge, aged).message).toMatch(/its creation time is not reported, so its age cannot be judged/);
+  });
+
+  it("carries the key's rotation policy and age in the finding's properties", () => {
+    const k = key({
+      ...rsa({ created: NOW / 1000 - 30 * DAY }),
+      rotationPolicy: {
+        attributes: { expiryTime: "P2Y" },
+        lifetimeActions: [
+          { trigger: { timeBeforeExpiry: "P60D" }, action: { type: "rotate" } },
+          { trigger: { timeAfterCreate: "P90D" }, action: { type: "notify" } },
+          { trigger: { timeAfterCreate: "P1D" } },
+        ],
+      },
+    });
+    expect(k.rotationPolicy).toEqual({
+      expiryTime: "P2Y",
+      lifetimeActions: [
+        { action: "rotate", timeBeforeExpiry: "P60D" },
+        { action: "notify", timeAfterCreate: "P90D" },
+      ],
+    });
+    expect(run(k).properties).toMatchObject({
+      keyCreated: "2026-05-02T00:00:00.000Z",
+      keyAgeDays: 30,
+      rotationPolicy: ["rotate P60D before expiry", "notify P90D after creation", "new versions expire after P2Y"],
+    });
   });
 
   it("names every problem at once", () => {

@@ -1,4 +1,4 @@
-import { azurePolicy, CIS_AZURE_1_5_0 } from "../control";
+import { azurePolicy, CIS_AZURE_2_0_0 } from "../control";
 import { UNKNOWN } from "../../../platform/unknown-value";
 import type { FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
@@ -14,7 +14,7 @@ type ProtectorFacts = FactMap["tdeProtectors"];
  * customer-managed keys.
  *
  * Controls (sources):
- * - CIS Microsoft Azure Foundations Benchmark v1.5.0, recommendation 4.1.3 "Ensure SQL server's
+ * - CIS Microsoft Azure Foundations Benchmark v2.0.0, recommendation 4.1.3 "Ensure SQL server's
  *   Transparent Data Encryption (TDE) protector is encrypted with Customer-managed key" (section 4.1,
  *   SQL Server - Auditing; Center for Internet Security, https://www.cisecurity.org/benchmark/azure);
  * - Azure Policy built-in definition 0a370ff3-6cab-4e85-8995-295fd854c5b8 "SQL servers should use
@@ -35,7 +35,7 @@ export const sqlTdeCustomerManagedKey = defineRule<Record<string, never>>({
   drift: "keyCustody",
   controls: [
     {
-      ...CIS_AZURE_1_5_0,
+      ...CIS_AZURE_2_0_0,
       id: "4.1.3",
       title: "Ensure SQL server's Transparent Data Encryption (TDE) protector is encrypted with Customer-managed key",
     },

@@ -1,5 +1,5 @@
 import { databaseLabel, isMasterDatabase } from "../../../platform/arm/resource-id";
-import { azurePolicy, CIS_AZURE_1_5_0 } from "../control";
+import { azurePolicy, CIS_AZURE_2_0_0 } from "../control";
 import { UNKNOWN } from "../../../platform/unknown-value";
 import type { FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
@@ -10,7 +10,7 @@ type DatabaseFacts = FactMap["databases"];
 /**
  * Flags a database whose live TDE status is not `Enabled`. `master` is never flagged.
  *
- * Controls (sources): CIS Microsoft Azure Foundations Benchmark v1.5.0, 4.1.5 "Ensure that 'Data
+ * Controls (sources): CIS Microsoft Azure Foundations Benchmark v2.0.0, 4.1.5 "Ensure that 'Data
  * encryption' is set to 'On' on a SQL Database" (https://www.cisecurity.org/benchmark/azure); Azure
  * Policy built-in 17k78e20-9358-41c9-923c-fb736d382a12 "Transparent Data Encryption on SQL databases
  * should be enabled", version 2.0.0, AuditIfNotExists, skipping `master` as this rule does
@@ -26,7 +26,7 @@ export const sqlTdeEnabled = defineRule<Record<string, never>>({
   settings: {},
   packScope: "resource",
   controls: [
-    { ...CIS_AZURE_1_5_0, id: "4.1.5", title: "Ensure that 'Data encryption' is set to 'On' on a SQL Database" },
+    { ...CIS_AZURE_2_0_0, id: "4.1.5", title: "Ensure that 'Data encryption' is set to 'On' on a SQL Database" },
     azurePolicy(
       "17k78e20-9358-41c9-923c-fb736d382a12",
       "Transparent Data Encryption on SQL databases should be enabled",

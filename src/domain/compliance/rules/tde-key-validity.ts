@@ -1,4 +1,4 @@
-import { azurePolicy, CIS_AZURE_1_5_0 } from "../control";
+import { azurePolicy, CIS_AZURE_2_0_0 } from "../control";
 import { UNKNOWN } from "../../../platform/unknown-value";
 import type { ComplianceFacts, FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
@@ -10,6 +10,9 @@ type ProtectorKeyFacts = FactMap["protectorKeys"];
 
 interface KeyValiditySettings {
   minDaysToExpiry: number;
+  requireExpiry: boolean;
+  requireAutoRotation: boolean;
+  maxKeyAgeDays: number;
 }
 
 const DAY_S = 86_400;
@@ -27,10 +30,25 @@ const KEY_SIZES = [2048, 3072];
  * in the future; a disabled or expired protector makes the server's databases inaccessible.
  * A key that cannot be read is a failure that says so, never a pass.
  *
- * Controls (sources):
- * - CIS Microsoft Azure Foundations Benchmark v1.5.0, 4.1.3 "Ensure SQL server's Transparent Data
- *   Encryption (TDE) protector is encrypted with Customer-managed key" (https://www.cisecurity.org/benchmark/azure);
+ * Beyond what Azure SQL needs, what the benchmarks ask of a key (issue 33): `requireExpiry` (default
+ * on) flags a key without an expiration date; `requireAutoRotation` (default off) flags a server that
+ * does not follow its key's newest version by itself (the protector's `autoRotationEnabled`, read at
+ * 2021-11-01); `maxKeyAgeDays` (default 0, off) flags a key version in use longer than that (its
+ * `attributes.created`) unless the server rotates automatically. A setting that needs a fact Azure
+ * does not report (no `autoRotationEnabled`, no `created`) fails and says so.
+ *
+ * Controls (sources; the settings that give the evidence are named):
+ * - CIS Microsoft Azure Foundations Benchmark v2.0.0 (see CIS_AZURE_2_0_0), with `requireExpiry`:
+ *   8.1 "Ensure that the Expiration Date is set for all Keys in RBAC Key Vaults" and 8.2 "Ensure that
+ *   the Expiration Date is set for all Keys in Non-RBAC Key Vaults." (https://www.cisecurity.org/benchmark/azure);
  * - Azure Policy built-ins (github.com/Azure/azure-policy, built-in-policies/policyDefinitions/Key Vault/):
+ *   152b15f7-8e1f-4c1f-ab71-8c010ba5dbc0 "Key Vault keys should have an expiration date" 1.0.2
+ *   (Keys_ExpirationSet.json; `requireExpiry`; Azure's CIS v2.0.0 initiative files it under 8.1 and
+ *   8.2), d8cf8476-a2ec-4916-896e-992351803c44 "Keys should have a rotation policy ensuring that their
+ *   rotation is scheduled within the specified number of days after creation." 1.0.0
+ *   (Keys_KeyRotationPolicy_MaximumDaysToRotate.json; `maxKeyAgeDays` is its `maximumDaysToRotate`
+ *   judged on the version in use: evidence only when set, and a pass there means the version is young
+ *   enough or the server rotates it, not that the key's policy schedules it; the policy is reported),
  *   5ff38825-c5d8-47c5-b70e-069a21955146 "Keys should have more than the specified number of days
  *   before expiration" 1.0.1 (Keys_Expiry_ByDays.json), 82067dbb-e53b-4e06-b631-546d197452d9 "Keys
  *   using RSA cryptography should have a specified minimum key size" 1.0.1 (Keys_RSA_MinimumKeySize.json),
@@ -41,8 +59,8 @@ export const tdeKeyValidity = defineRule<KeyValiditySettings>({
   id: "tde-key-validity",
   title: "A customer-managed TDE protector key must be enabled, active, not near expiry, and RSA/RSA-HSM 2048 or 3072",
   description:
-    "Flags a SQL server whose customer-managed TDE protector key is disabled, not yet active, expired, expiring within minDaysToExpiry days, or not an RSA or RSA-HSM key of 2048 or 3072 bits, and one whose key cannot be read (403, 404). A key whose vault cannot be read is left to tde-key-vault-recoverable, which reports it.",
-  help: "Rotate the protector to a new version (or key) that is enabled, active, RSA or RSA-HSM of 2048 or 3072 bits, with an expiry well ahead (a rotation policy, with the server's auto rotation, does this); set minDaysToExpiry under stackwarden:policies to warn earlier or later.",
+    "Flags a SQL server whose customer-managed TDE protector key is disabled, not yet active, expired, expiring within minDaysToExpiry days, without an expiration date (requireExpiry), not an RSA or RSA-HSM key of 2048 or 3072 bits, not rotated automatically by its server (requireAutoRotation), or older than maxKeyAgeDays while its server does not rotate it, and one whose key cannot be read (403, 404). A key whose vault cannot be read is left to tde-key-vault-recoverable, which reports it.",
+  help: "Rotate the protector to a new version (or key) that is enabled, active, RSA or RSA-HSM of 2048 or 3072 bits, with an expiry well ahead (a rotation policy, with the server's auto rotation, does this: az keyvault key rotation-policy update, then az sql server tde-key set --auto-rotation-enabled true); set minDaysToExpiry, requireExpiry, requireAutoRotation and maxKeyAgeDays under stackwarden:policies.",
   defaultLevel: "mandatory",
   facts: ["tdeProtectors", "keyVaults", "protectorKeys"],
   settings: {
@@ -53,15 +71,43 @@ export const tdeKeyValidity = defineRule<KeyValiditySettings>({
       description:
         "optional, default 30 (days): a key that expires sooner than this is flagged, so it is rotated before the databases lose it",
     },
+    requireExpiry: {
+      type: "boolean",
+      default: true,
+      description:
+        "optional, default true: a key without an expiration date is flagged (CIS 2.0.0 8.1/8.2, Azure Policy 'Key Vault keys should have an expiration date')",
+    },
+    requireAutoRotation: {
+      type: "boolean",
+      default: false,
+      description:
+        "optional, default false: when true, a server whose TDE protector does not follow its key's newest version by itself (autoRotationEnabled) is flagged",
+    },
+    maxKeyAgeDays: {
+      type: "integer",
+      minimum: 0,
+      default: 0,
+      description:
+        "optional, default 0 (off; days): a key version in use longer than this (since its creation) is flagged unless the server rotates its key automatically",
+    },
   },
   packScope: "stack",
   drift: "keyCustody",
   controls: [
-    {
-      ...CIS_AZURE_1_5_0,
-      id: "4.1.3",
-      title: "Ensure SQL server's Transparent Data Encryption (TDE) protector is encrypted with Customer-managed key",
-    },
+    { ...CIS_AZURE_2_0_0, id: "8.1", title: "Ensure that the Expiration Date is set for all Keys in RBAC Key Vaults" },
+    { ...CIS_AZURE_2_0_0, id: "8.2", title: "Ensure that the Expiration Date is set for all Keys in Non-RBAC Key Vaults." },
+    azurePolicy(
+      "152b15f7-8e1f-4c1f-ab71-8c010ba5dbc0",
+      "Key Vault keys should have an expiration date",
+      "1.0.2",
+      "Key%20Vault/Keys_ExpirationSet.json",
+    ),
+    azurePolicy(
+      "d8cf8476-a2ec-4916-896e-992351803c44",
+      "Keys should have a rotation policy ensuring that their rotation is scheduled within the specified number of days after creation.",
+      "1.0.0",
+      "Key%20Vault/Keys_KeyRotationPolicy_MaximumDaysToRotate.json",
+    ),
     azurePolicy(
       "5ff38825-c5d8-47c5-b70e-069a21955146",
       "Keys should have more than the specified number of days before expiration",
@@ -113,19 +159,36 @@ function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSett
       properties: { ...properties, readStatus: key.readFailure.status ?? 0, readCode: key.readFailure.code },
     };
   }
-  const problems = keyProblems(key, settings.minDaysToExpiry, now);
-  const facets = { ...properties, ...(key.kty ? { kty: key.kty } : {}), ...(key.keySize ? { keySize: key.keySize } : {}) };
-  if (problems.length === 0) return { ...base, verdict: "pass", message: `the key ${name} is ${describe(key, now)}`, properties: facets };
+  const problems = [...keyProblems(key, settings, now), ...rotationProblems(p, key, settings, now)];
+  const facets = {
+    ...properties,
+    ...keyFacets(key, now),
+    ...(p.autoRotationEnabled !== undefined ? { autoRotationEnabled: p.autoRotationEnabled } : {}),
+  };
+  if (problems.length === 0)
+    return { ...base, verdict: "pass", message: `the key ${name} is ${describe(p, key, settings, now)}`, properties: facets };
   return {
     ...base,
     verdict: "fail",
-    message: `The TDE protector key ${name} of SQL server ${label} must be enabled, active, more than ${settings.minDaysToExpiry} days from expiry, and RSA or RSA-HSM of 2048 or 3072 bits; ${problems.join("; ")}`,
+    message: `The TDE protector key ${name} of SQL server ${label} must be ${requirement(settings)}; ${problems.join("; ")}`,
     properties: { ...facets, problems: problems },
   };
 }
 
+/** What the key must be, as the settings say: `enabled, active, …, and RSA or RSA-HSM of 2048 or 3072 bits`. */
+function requirement(settings: KeyValiditySettings): string {
+  const parts = ["enabled", "active", `more than ${settings.minDaysToExpiry} days from expiry`, "RSA or RSA-HSM of 2048 or 3072 bits"];
+  if (settings.requireAutoRotation) parts.push("rotated automatically by its server");
+  if (settings.maxKeyAgeDays > 0) parts.push(`at most ${settings.maxKeyAgeDays} days old unless its server rotates it automatically`);
+  return `${parts.slice(0, -1).join(", ")}, and ${parts[parts.length - 1]}`;
+}
+
 /** What keeps the key from serving as a TDE protector, in words; none when it can. */
-export function keyProblems(key: ProtectorKeyFacts, minDaysToExpiry: number, now: number): string[] {
+export function keyProblems(
+  key: ProtectorKeyFacts,
+  settings: Pick<KeyValiditySettings, "minDaysToExpiry" | "requireExpiry">,
+  now: number,
+): string[] {
   const nowS = now / 1000;
   const out: string[] = [];
   if (key.enabled === false) out.push("it is disabled");
@@ -133,9 +196,9 @@ export function keyProblems(key: ProtectorKeyFacts, minDaysToExpiry: number, now
   if (key.expires !== undefined) {
     const days = Math.floor((key.expires - nowS) / DAY_S);
     if (key.expires <= nowS) out.push(`it expired on ${dayOf(key.expires)}`);
-    else if (key.expires - nowS < minDaysToExpiry * DAY_S)
+    else if (key.expires - nowS < settings.minDaysToExpiry * DAY_S)
       out.push(`it expires on ${dayOf(key.expires)}, in ${days} day${days === 1 ? "" : "s"}`);
-  }
+  } else if (settings.requireExpiry) out.push("it has no expiration date");
   const kty = (key.kty ?? "").toUpperCase();
   if (!KEY_TYPES.includes(kty)) {
     const curve = key.curveName ? ` ${key.curveName}` : key.keySize ? ` ${key.keySize} bits` : "";
@@ -146,11 +209,79 @@ export function keyProblems(key: ProtectorKeyFacts, minDaysToExpiry: number, now
   return out;
 }
 
-function describe(key: ProtectorKeyFacts, now: number): string {
+/**
+ * What the rotation settings find wrong, in words: a server that does not rotate its key by itself
+ * (`requireAutoRotation`), and a version older than `maxKeyAgeDays` that nothing rotates. A fact Azure
+ * did not report is named as such, never taken as a pass.
+ */
+export function rotationProblems(
+  p: Pick<ProtectorFacts, "autoRotationEnabled">,
+  key: Pick<ProtectorKeyFacts, "created">,
+  settings: Pick<KeyValiditySettings, "requireAutoRotation" | "maxKeyAgeDays">,
+  now: number,
+): string[] {
+  const out: string[] = [];
+  const auto = p.autoRotationEnabled === true;
+  if (settings.requireAutoRotation && !auto) out.push(`its server does not rotate it automatically (${autoRotationText(p)})`);
+  if (settings.maxKeyAgeDays > 0 && !auto) {
+    const age = ageDays(key, now);
+    if (age === undefined)
+      out.push("its creation time is not reported, so its age cannot be judged, and its server does not rotate it automatically");
+    else if (age > settings.maxKeyAgeDays)
+      out.push(
+        `it was created on ${dayOf(key.created!)}, ${age} days ago, more than ${settings.maxKeyAgeDays}, and its server does not rotate it automatically (${autoRotationText(p)})`,
+      );
+  }
+  return out;
+}
+
+function autoRotationText(p: Pick<ProtectorFacts, "autoRotationEnabled">): string {
+  return p.autoRotationEnabled === undefined ? "autoRotationEnabled is not reported" : `autoRotationEnabled is ${p.autoRotationEnabled}`;
+}
+
+/** Whole days since the version was created; undefined when Azure did not say. */
+function ageDays(key: Pick<ProtectorKeyFacts, "created">, now: number): number | undefined {
+  return key.created === undefined ? undefined : Math.floor((now / 1000 - key.created) / DAY_S);
+}
+
+/** The key's facts a report carries beside the message: type and size, creation and age, rotation policy. */
+function keyFacets(key: ProtectorKeyFacts, now: number): Record<string, string | number | string[]> {
+  const age = ageDays(key, now);
+  return {
+    ...(key.kty ? { kty: key.kty } : {}),
+    ...(key.keySize ? { keySize: key.keySize } : {}),
+    ...(key.created !== undefined ? { keyCreated: new Date(key.created * 1000).toISOString() } : {}),
+    ...(age !== undefined ? { keyAgeDays: age } : {}),
+    ...(key.rotationPolicy ? { rotationPolicy: rotationPolicyText(key.rotationPolicy) } : {}),
+  };
+}
+
+/** A rotation policy in words, one line a part: `rotate P60D before expiry`, `new versions expire after P2Y`. */
+export function rotationPolicyText(policy: NonNullable<ProtectorKeyFacts["rotationPolicy"]>): string[] {
+  const actions = policy.lifetimeActions.map((a) => {
+    const when = [
+      ...(a.timeAfterCreate ? [`${a.timeAfterCreate} after creation`] : []),
+      ...(a.timeBeforeExpiry ? [`${a.timeBeforeExpiry} before expiry`] : []),
+    ];
+    return `${a.action}${when.length ? ` ${when.join(" or ")}` : ""}`;
+  });
+  return [...actions, ...(policy.expiryTime ? [`new versions expire after ${policy.expiryTime}`] : [])];
+}
+
+function describe(p: ProtectorFacts, key: ProtectorKeyFacts, settings: KeyValiditySettings, now: number): string {
   const since = key.notBefore !== undefined ? `, active since ${dayOf(key.notBefore)}` : "";
   const until =
     key.expires !== undefined
       ? `, expires on ${dayOf(key.expires)} (in ${Math.floor((key.expires - now / 1000) / DAY_S)} days)`
       : ", does not expire";
-  return `${key.kty} ${key.keySize} bits, enabled${since}${until}`;
+  // The rotation facts are told when a setting judged them, so a pass says why it passed.
+  const age = ageDays(key, now);
+  const created = settings.maxKeyAgeDays > 0 && age !== undefined ? `, created on ${dayOf(key.created!)} (${age} days ago)` : "";
+  const rotation =
+    settings.requireAutoRotation || settings.maxKeyAgeDays > 0
+      ? p.autoRotationEnabled === true
+        ? "; its server rotates it automatically"
+        : "; its server does not rotate it automatically"
+      : "";
+  return `${key.kty} ${key.keySize} bits, enabled${since}${until}${created}${rotation}`;
 }

@@ -1,4 +1,4 @@
-import { azurePolicy, CIS_AZURE_1_5_0 } from "../control";
+import { azurePolicy, CIS_AZURE_2_0_0 } from "../control";
 import { UNKNOWN } from "../../../platform/unknown-value";
 import type { ComplianceFacts, FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
@@ -16,10 +16,10 @@ type ProtectorFacts = FactMap["tdeProtectors"];
  * A vault that cannot be read is a failure that says so, never a pass.
  *
  * Controls (sources):
- * - CIS Microsoft Azure Foundations Benchmark v1.5.0, 4.1.3 (the TDE protector is a customer-managed
- *   key: Azure SQL accepts a key as the protector only from a vault with both settings, so a vault that
- *   lost them no longer meets it) and 8.5 "Ensure the Key Vault is Recoverable"
- *   (https://www.cisecurity.org/benchmark/azure);
+ * - CIS Microsoft Azure Foundations Benchmark v2.0.0, 8.5 "Ensure the Key Vault is Recoverable"
+ *   (https://www.cisecurity.org/benchmark/azure; see CIS_AZURE_2_0_0 for how the number was confirmed).
+ *   Not 4.1.3: Azure Policy checks 4.1.3 on the protector's key type alone, so a server whose vault
+ *   lost purge protection still meets 4.1.3 (sql-tde-customer-managed-key gives that evidence);
  * - Azure Policy built-in 0b60c0b2-2dc2-4e1c-b5c9-abbed971de53 "Key vaults should have deletion
  *   protection enabled", version 2.1.0 (github.com/Azure/azure-policy,
  *   built-in-policies/policyDefinitions/Key Vault/Recoverable_Audit.json), and
@@ -39,12 +39,7 @@ export const tdeKeyVaultRecoverable = defineRule<Record<string, never>>({
   packScope: "stack",
   drift: "keyCustody",
   controls: [
-    {
-      ...CIS_AZURE_1_5_0,
-      id: "4.1.3",
-      title: "Ensure SQL server's Transparent Data Encryption (TDE) protector is encrypted with Customer-managed key",
-    },
-    { ...CIS_AZURE_1_5_0, id: "8.5", title: "Ensure the Key Vault is Recoverable" },
+    { ...CIS_AZURE_2_0_0, id: "8.5", title: "Ensure the Key Vault is Recoverable" },
     azurePolicy(
       "0b60c0b2-2dc2-4e1c-b5c9-abbed971de53",
       "Key vaults should have deletion protection enabled",
