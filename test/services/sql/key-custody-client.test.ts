@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "../../../src/platform/http";
 import { sqlServerId } from "../../../src/platform/arm/resource-id";
@@ -24,7 +26,7 @@ describe("SqlClient key custody against the key-custody estate", () => {
       type: "Microsoft.Sql/servers/encryptionProtector",
       kind: "servicemanaged",
       location: "West Europe",
-      properties: { serverKeyName: "ServiceManaged", serverKeyType: "ServiceManaged" },
+      properties: { serverKeyName: "ServiceManaged", serverKeyType: "ServiceManaged", autoRotationEnabled: false },
     });
     const cmk = await h.sql.getEncryptionProtector(server("sql-kc-healthy"));
     expect(cmk).toMatchObject({
@@ -34,10 +36,10 @@ describe("SqlClient key custody against the key-custody estate", () => {
         serverKeyType: "AzureKeyVault",
         uri: "https://kv-kc-healthy.vault.azure.net/keys/tde-healthy/0a1b2c3d4e5f60718293a4b5c6d7e8f9",
         thumbprint: expect.stringMatching(/^[0-9A-F]{40}$/),
+        // The client reads the protector at 2021-11-01, which carries the server's auto-rotation.
+        autoRotationEnabled: true,
       },
     });
-    // The client speaks 2015-05-01-preview, whose protector has no autoRotationEnabled.
-    expect(cmk.properties).not.toHaveProperty("autoRotationEnabled");
     expect(parseKeyVaultKeyUri(cmk.properties!.uri!)).toEqual({
       vaultName: "kv-kc-healthy",
       host: "kv-kc-healthy.vault.azure.net",
@@ -69,7 +71,7 @@ describe("SqlClient key custody against the key-custody estate", () => {
     expect(h.logger.warnings).toEqual([]);
   });
 
-  it("sends exactly the spec's requests at 2015-05-01-preview, in either namespace spelling", async () => {
+  it("sends exactly the specs' requests, the protector at 2021-11-01 and server keys at 2015-05-01-preview, in either namespace spelling", async () => {
     for (const naming of ["real", "described"] as const) {
       const rec = recordingDispatcher();
       try {
@@ -80,8 +82,8 @@ describe("SqlClient key custody against the key-custody estate", () => {
         await client.getServerKey(server("sql-kc-healthy"), "ServiceManaged");
         const base = `/subscriptions/${SUB}/resourceGroups/rg-kc-data/providers/${naming === "real" ? "Microsoft.Sql" : "Provider.Sql"}/servers/sql-kc-healthy`;
         expect(rec.sent).toEqual([
-          `GET ${base}/encryptionProtector?api-version=2015-05-01-preview`,
-          `GET ${base}/encryptionProtector/current?api-version=2015-05-01-preview`,
+          `GET ${base}/encryptionProtector?api-version=2021-11-01`,
+          `GET ${base}/encryptionProtector/current?api-version=2021-11-01`,
           `GET ${base}/keys?api-version=2015-05-01-preview`,
           `GET ${base}/keys/ServiceManaged?api-version=2015-05-01-preview`,
         ]);
@@ -98,7 +100,7 @@ describe("SqlClient key custody against the key-custody estate", () => {
       const ref = { ...server("sql-kc-healthy"), database: "app" };
       expect((await client.getTransparentDataEncryption(ref)).properties?.status).toBe("Enabled");
       await client.getEncryptionProtector(server("sql-kc-healthy"));
-      expect(rec.sent.map((s) => s.slice(s.indexOf("api-version=")))).toEqual(["api-version=2014-04-01", "api-version=2015-05-01-preview"]);
+      expect(rec.sent.map((s) => s.slice(s.indexOf("api-version=")))).toEqual(["api-version=2014-04-01", "api-version=2021-11-01"]);
     } finally {
       await rec.close();
     }
@@ -123,6 +125,29 @@ describe("SqlClient key custody against the key-custody estate", () => {
     }
     const rg = (await h.sql.getEncryptionProtector(server("sql-kc-healthy", "rg-nowhere")).catch((x: unknown) => x)) as ApiError;
     expect(rg).toMatchObject({ status: 404, code: "ResourceGroupNotFound" });
+  });
+
+  it("the emulator answers the protector in each version's shape: no autoRotationEnabled at 2015-05-01-preview, the published example's fields at 2021-11-01", async () => {
+    const path = `${sqlServerId(server("sql-kc-healthy"))}/encryptionProtector/current`;
+    const old = await h.get(path, "2015-05-01-preview");
+    expect(old.status).toBe(200);
+    expect(Object.keys((old.body as { properties: object }).properties).sort()).toEqual([
+      "serverKeyName",
+      "serverKeyType",
+      "thumbprint",
+      "uri",
+    ]);
+    const current = await h.get(path, "2021-11-01");
+    const props = (current.body as { properties: Record<string, unknown> }).properties;
+    expect(props.autoRotationEnabled).toBe(true);
+    // Every field of the published 2021-11-01 example (specs/sql/Microsoft.Sql/stable/2021-11-01/examples/EncryptionProtectorGet.json) is there.
+    const example = JSON.parse(
+      readFileSync(join(__dirname, "../../../specs/sql/Microsoft.Sql/stable/2021-11-01/examples/EncryptionProtectorGet.json"), "utf8"),
+    ) as { responses: { 200: { body: { properties: object } } } };
+    for (const k of Object.keys(example.responses[200].body.properties)) expect(props).toHaveProperty(k);
+    const check = definitionValidator(SQL_ENCRYPTION_PROTECTORS_SPEC, "/definitions/EncryptionProtector");
+    expect(check(example.responses[200].body)).toEqual({ valid: true, errors: [] });
+    expect(check(current.body)).toEqual({ valid: true, errors: [] });
   });
 
   it("what it returns validates against the spec it sends for", async () => {
