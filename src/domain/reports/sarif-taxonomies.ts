@@ -17,7 +17,7 @@ export interface SarifControls {
   supportedTaxonomies: { name: string; index: number }[];
   /** A rule's `relationships` to the taxa of its controls. */
   relationshipsOf(rule: RuleDefinition<unknown>): object[];
-  /** Tags naming a rule's controls, for code-scanning UIs (`cis-azure-1.5.0/4.1.3`, `azure-policy/0a370ff3-…`). */
+  /** Tags naming a rule's controls, for code-scanning UIs (`cis-azure-2.0.0/4.1.3`, `azure-policy/0a370ff3-…`). */
   tagsOf(rule: RuleDefinition<unknown>): string[];
 }
 
@@ -53,7 +53,7 @@ export function sarifControls(rules: readonly RuleDefinition<unknown>[]): SarifC
   };
 }
 
-/** A control as one tag: `cis-azure-1.5.0/4.1.3`, `azure-policy/0a370ff3-…`. */
+/** A control as one tag: `cis-azure-2.0.0/4.1.3`, `azure-policy/0a370ff3-…`. */
 export function controlTag(c: Control): string {
   if (c.framework.startsWith("CIS Microsoft Azure Foundations")) return `cis-azure-${c.version}/${c.id}`;
   return `${c.framework.toLowerCase().replace(/\s+/g, "-")}/${c.id}`;

@@ -99,8 +99,8 @@ describe("controls in the reports", () => {
 
   it("each framework at its version is one taxonomy, each control one taxon", () => {
     const cis = run.taxonomies.find((t) => t.name === "CIS Microsoft Azure Foundations Benchmark")!;
-    expect(cis.version).toBe("1.5.0");
-    expect(cis.taxa.map((t) => t.id)).toEqual(["4.1.5", "4.1.3", "8.5"]);
+    expect(cis.version).toBe("2.0.0");
+    expect(cis.taxa.map((t) => t.id)).toEqual(["4.1.5", "4.1.3", "8.5", "8.1", "8.2"]);
     expect(cis.taxa[1].shortDescription.text).toBe(
       "Ensure SQL server's Transparent Data Encryption (TDE) protector is encrypted with Customer-managed key",
     );
@@ -110,6 +110,8 @@ describe("controls in the reports", () => {
         "17k78e20-9358-41c9-923c-fb736d382a12",
         "0a370ff3-6cab-4e85-8995-295fd854c5b8",
         "0b60c0b2-2dc2-4e1c-b5c9-abbed971de53",
+        "152b15f7-8e1f-4c1f-ab71-8c010ba5dbc0",
+        "d8cf8476-a2ec-4916-896e-992351803c44",
       ]),
     );
     expect(new Set(policyIds).size).toBe(policyIds.length);
@@ -131,10 +133,10 @@ describe("controls in the reports", () => {
     expect(cmk.properties.tags).toEqual([
       "security",
       "compliance",
-      "cis-azure-1.5.0/4.1.3",
+      "cis-azure-2.0.0/4.1.3",
       "azure-policy/0a370ff3-6cab-4e85-8995-295fd854c5b8",
     ]);
-    expect(run.tool.driver.rules.find((x) => x.id === "sql-tde-enabled")!.properties.tags).toContain("cis-azure-1.5.0/4.1.5");
+    expect(run.tool.driver.rules.find((x) => x.id === "sql-tde-enabled")!.properties.tags).toContain("cis-azure-2.0.0/4.1.5");
   });
 
   it("SARIF results of the key rules: the service-managed server as a warning, the vault without purge protection as an error", () => {
@@ -149,13 +151,24 @@ describe("controls in the reports", () => {
     const doc = complianceDocument(input());
     const c413 = doc.controls.find((c) => c.framework.startsWith("CIS") && c.id === "4.1.3")!;
     expect(c413).toMatchObject({
-      version: "1.5.0",
-      rules: ["sql-tde-customer-managed-key", "tde-key-vault-recoverable", "tde-key-validity"],
-      // sql-prod-1: cmk fail (vault and key n/a); sql-prod-2: cmk pass, vault fail, key pass.
-      pass: 2,
-      fail: 2,
+      version: "2.0.0",
+      // Azure Policy judges 4.1.3 on the protector's key type alone: the vault and key rules are not its evidence.
+      rules: ["sql-tde-customer-managed-key"],
+      // sql-prod-1: service-managed, fail; sql-prod-2: customer-managed, pass.
+      pass: 1,
+      fail: 1,
       exempt: 0,
     });
+    const cis = (id: string) => doc.controls.find((c) => c.framework.startsWith("CIS") && c.id === id)!;
+    // sql-prod-2's vault has no purge protection; its key expires and is valid (sql-prod-1's are not applicable).
+    expect(cis("8.5")).toMatchObject({ rules: ["tde-key-vault-recoverable"], pass: 0, fail: 1 });
+    expect(cis("8.1")).toMatchObject({
+      title: "Ensure that the Expiration Date is set for all Keys in RBAC Key Vaults",
+      rules: ["tde-key-validity"],
+      pass: 1,
+      fail: 0,
+    });
+    expect(cis("8.2")).toMatchObject({ rules: ["tde-key-validity"], pass: 1, fail: 0 });
     const purge = doc.controls.find((c) => c.id === "0b60c0b2-2dc2-4e1c-b5c9-abbed971de53")!;
     expect(purge).toMatchObject({ framework: "Azure Policy", version: "2.1.0", pass: 0, fail: 1, exempt: 0 });
     const tde = doc.controls.find((c) => c.id === "4.1.5")!;
@@ -170,7 +183,7 @@ describe("controls in the reports", () => {
     expect(md).toContain("<details><summary>Controls</summary>");
     expect(md).toContain("| framework | control | title | pass | fail | exempt |");
     expect(md).toMatch(
-      /\| CIS Microsoft Azure Foundations Benchmark 1\.5\.0 \| \[4\.1\.5\]\(https:\/\/www\.cisecurity\.org\/benchmark\/azure\) \| Ensure that 'Data encryption' is set to 'On' on a SQL Database \| 1 \| 1 \| 1 \|/,
+      /\| CIS Microsoft Azure Foundations Benchmark 2\.0\.0 \| \[4\.1\.5\]\(https:\/\/www\.cisecurity\.org\/benchmark\/azure\) \| Ensure that 'Data encryption' is set to 'On' on a SQL Database \| 1 \| 1 \| 1 \|/,
     );
   });
 });

@@ -54,7 +54,7 @@ interface Sarif {
 }
 
 describe("check --stack dev --output sarif", () => {
-  it("files the key rules under CIS Azure 1.5.0 and Azure Policy; sql-prod-2's service-managed protector is a warning at its first database", async () => {
+  it("files the key rules under CIS Azure 2.0.0 and Azure Policy; sql-prod-2's service-managed protector is a warning at its first database", async () => {
     const r = await cli("check", "--stack", "dev", "--output", "sarif");
     expect(r.code, r.err).toBe(3); // orders is unencrypted until apply
     const run = (JSON.parse(r.out) as Sarif).runs[0];
@@ -64,14 +64,26 @@ describe("check --stack dev --output sarif", () => {
       "CIS Microsoft Azure Foundations Benchmark 4.1.3",
       "Azure Policy 0a370ff3-6cab-4e85-8995-295fd854c5b8",
     ]);
-    expect(targets("tde-key-vault-recoverable")).toContain("CIS Microsoft Azure Foundations Benchmark 4.1.3");
-    expect(targets("tde-key-validity")).toContain("Azure Policy 5ff38825-c5d8-47c5-b70e-069a21955146");
+    // 4.1.3 is judged on the protector's key type alone: only sql-tde-customer-managed-key files under it.
+    expect(targets("tde-key-vault-recoverable")).not.toContain("CIS Microsoft Azure Foundations Benchmark 4.1.3");
+    expect(targets("tde-key-vault-recoverable")).toContain("CIS Microsoft Azure Foundations Benchmark 8.5");
+    expect(targets("tde-key-validity")).not.toContain("CIS Microsoft Azure Foundations Benchmark 4.1.3");
+    expect(targets("tde-key-validity")).toEqual(
+      expect.arrayContaining([
+        "CIS Microsoft Azure Foundations Benchmark 8.1",
+        "CIS Microsoft Azure Foundations Benchmark 8.2",
+        "Azure Policy 152b15f7-8e1f-4c1f-ab71-8c010ba5dbc0",
+        "Azure Policy d8cf8476-a2ec-4916-896e-992351803c44",
+        "Azure Policy 5ff38825-c5d8-47c5-b70e-069a21955146",
+      ]),
+    );
     expect(targets("sql-tde-enabled")).toEqual([
       "CIS Microsoft Azure Foundations Benchmark 4.1.5",
       "Azure Policy 17k78e20-9358-41c9-923c-fb736d382a12",
     ]);
-    const cis = run.taxonomies.find((t) => t.name === "CIS Microsoft Azure Foundations Benchmark" && t.version === "1.5.0")!;
-    expect(cis.taxa.map((t) => t.id)).toEqual(expect.arrayContaining(["4.1.3", "4.1.5"]));
+    const cis = run.taxonomies.find((t) => t.name === "CIS Microsoft Azure Foundations Benchmark" && t.version === "2.0.0")!;
+    expect(cis.taxa.map((t) => t.id)).toEqual(expect.arrayContaining(["4.1.3", "4.1.5", "8.1", "8.2", "8.5"]));
+    expect(run.taxonomies.filter((t) => t.name === "CIS Microsoft Azure Foundations Benchmark").map((t) => t.version)).toEqual(["2.0.0"]);
     const cmk = run.results.filter((x) => x.ruleId === "sql-tde-customer-managed-key");
     expect(cmk).toHaveLength(1);
     expect(cmk[0].level).toBe("warning");
