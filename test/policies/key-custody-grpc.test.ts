@@ -65,6 +65,9 @@ describe("AnalyzeStack: the key-custody policies", () => {
     });
     expect(info.policies.find((p) => p.name === "tde-key-validity")!.configSchema).toMatchObject({
       minDaysToExpiry: { type: "integer", default: 30 },
+      requireExpiry: { type: "boolean", default: true },
+      requireAutoRotation: { type: "boolean", default: false },
+      maxKeyAgeDays: { type: "integer", minimum: 0, default: 0 },
     });
   });
 
@@ -93,6 +96,19 @@ describe("AnalyzeStack: the key-custody policies", () => {
       const v = await analyzer.analyzeStack(await programResources());
       expect(v.some((x) => x.urn === urnOf(TYPES.protector, protectorName("sql-kc-expiring")))).toBe(false);
       expect(v.some((x) => x.urn === urnOf(TYPES.protector, protectorName("sql-kc-expired")))).toBe(true);
+    } finally {
+      await analyzer.configure({});
+    }
+  });
+
+  it("requireAutoRotation from the pack's config: the protector data source carries autoRotationEnabled (read at 2021-11-01)", async () => {
+    await analyzer.configure({ "tde-key-validity": { enforcementLevel: "mandatory", properties: { requireAutoRotation: true } } });
+    try {
+      const v = (await analyzer.analyzeStack(await programResources())).filter((x) => x.policyName === "tde-key-validity");
+      // sql-kc-healthy rotates automatically; sql-kc-no-purge's server does not.
+      expect(v.some((x) => x.urn === urnOf(TYPES.protector, protectorName("sql-kc-healthy")))).toBe(false);
+      const noPurge = v.find((x) => x.urn === urnOf(TYPES.protector, protectorName("sql-kc-no-purge")));
+      expect(noPurge?.detail).toMatch(/; its server does not rotate it automatically \(autoRotationEnabled is false\)$/);
     } finally {
       await analyzer.configure({});
     }
