@@ -36,9 +36,9 @@ const OPS = {
  * spec; responses are handled by ArmClient (checked to learn, refused only when unusable, handed on
  * unchanged). 2014-04-01 lists send no `nextLink`, but one would be followed.
  *
- * Key custody (read-only): a server's TDE protector and server keys live in another spec document at
- * another api-version (2015-05-01-preview), so two more ARM clients, made on first use with the same
- * options (and so the same pacer), answer those four methods.
+ * Key custody (read-only): a server's TDE protector (2021-11-01) and server keys (2015-05-01-preview)
+ * live in other spec documents at other api-versions, so two more ARM clients, made on first use with
+ * the same options (and so the same pacer), answer those four methods.
  */
 export class SqlClient extends ArmClient {
   private protectorsClient: EncryptionProtectorsClient | undefined;

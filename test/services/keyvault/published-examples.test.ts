@@ -27,10 +27,12 @@ function example(path: string): Example {
 }
 
 const SQL = "sql/Microsoft.Sql/preview/2015-05-01-preview/examples";
+/** The protector is read at 2021-11-01 (its `autoRotationEnabled`); server keys stay at 2015-05-01-preview. */
+const SQL_PROTECTOR = "sql/Microsoft.Sql/stable/2021-11-01/examples";
 const KV = "keyvault/2023-07-01/examples";
 const EXAMPLES = {
-  protectorGet: example(`${SQL}/EncryptionProtectorGet.json`),
-  protectorList: example(`${SQL}/EncryptionProtectorList.json`),
+  protectorGet: example(`${SQL_PROTECTOR}/EncryptionProtectorGet.json`),
+  protectorList: example(`${SQL_PROTECTOR}/EncryptionProtectorList.json`),
   keyGet: example(`${SQL}/ServerKeyGet.json`),
   keyList: example(`${SQL}/ServerKeyList.json`),
   vaultGet: example(`${KV}/getVault.json`),
@@ -89,13 +91,14 @@ const examplesService: LocalService = {
   seedSchema: { type: "object" },
   initialState: () => ({}),
   mount(ctx) {
-    const sqlVersion = [EXAMPLES.protectorGet.parameters["api-version"]];
+    const protectorVersion = [EXAMPLES.protectorGet.parameters["api-version"]];
+    const sqlVersion = [EXAMPLES.keyGet.parameters["api-version"]];
     const kvVersion = [EXAMPLES.vaultGet.parameters["api-version"]];
-    ctx.arm("GET", `${sqlServer(EXAMPLES.protectorGet.parameters)}/encryptionProtector/current`, sqlVersion, () => ({
+    ctx.arm("GET", `${sqlServer(EXAMPLES.protectorGet.parameters)}/encryptionProtector/current`, protectorVersion, () => ({
       status: 200,
       body: body(EXAMPLES.protectorGet),
     }));
-    ctx.arm("GET", `${sqlServer(EXAMPLES.protectorList.parameters)}/encryptionProtector`, sqlVersion, () => ({
+    ctx.arm("GET", `${sqlServer(EXAMPLES.protectorList.parameters)}/encryptionProtector`, protectorVersion, () => ({
       status: 200,
       body: body(EXAMPLES.protectorList),
     }));
@@ -109,7 +112,7 @@ const examplesService: LocalService = {
       status: 200,
       body: body(EXAMPLES.vaultKeyGet),
     }));
-    ctx.arm("GET", `${DRIFT_SERVER}/encryptionProtector/current`, sqlVersion, () => DRIFT.protector);
+    ctx.arm("GET", `${DRIFT_SERVER}/encryptionProtector/current`, protectorVersion, () => DRIFT.protector);
     ctx.arm("GET", DRIFT_VAULT, kvVersion, () => DRIFT.vault);
     ctx.arm("GET", `${DRIFT_VAULT}/keys/k`, kvVersion, () => DRIFT.key);
   },
@@ -135,9 +138,11 @@ const server = (p: Record<string, string>) => ({
 const vault = (p: Record<string, string>) => ({ subscriptionId: p.subscriptionId, resourceGroup: p.resourceGroupName, vault: p.vaultName });
 
 describe("the published examples parse through the clients, handed on as published", () => {
-  it("Microsoft.Sql 2015-05-01-preview: EncryptionProtectorGet, EncryptionProtectorList, ServerKeyGet, ServerKeyList", async () => {
+  it("Microsoft.Sql 2021-11-01 EncryptionProtectorGet, EncryptionProtectorList; 2015-05-01-preview ServerKeyGet, ServerKeyList", async () => {
     const { sql, logger } = clients();
-    expect(await sql.getEncryptionProtector(server(EXAMPLES.protectorGet.parameters))).toEqual(body(EXAMPLES.protectorGet));
+    const protector = await sql.getEncryptionProtector(server(EXAMPLES.protectorGet.parameters));
+    expect(protector).toEqual(body(EXAMPLES.protectorGet));
+    expect(protector.properties?.autoRotationEnabled).toBe(false);
     expect(await sql.listEncryptionProtectors(server(EXAMPLES.protectorList.parameters))).toEqual(
       (body(EXAMPLES.protectorList) as { value: unknown[] }).value,
     );

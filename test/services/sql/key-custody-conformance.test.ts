@@ -21,8 +21,9 @@ import {
 
 /**
  * Every answer the emulator gives for a server's encryption protector and keys, at every api-version
- * it accepts, validates against the published schema of that operation (2015-05-01-preview, the
- * spec folder shipped; later versions only add properties, which the schema allows), and carries
+ * it accepts, validates against the published schema of that operation (the spec folders shipped:
+ * 2021-11-01 for the protector, 2015-05-01-preview for server keys; other versions add or drop only
+ * optional properties, which the schemas allow), and carries
  * exactly its version's additions: `autoRotationEnabled` from 2020-11-01-preview, `keyVersion` from
  * 2025-01-01. The spec declares no schema for errors, so they are checked against ARM's common shape.
  */
