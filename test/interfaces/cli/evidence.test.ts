@@ -171,8 +171,24 @@ describe("evidence --stack dev --out DIR, then evidence verify DIR", () => {
       expect.objectContaining({ name: "kv-prod-tde", resourceGroup: "rg-security", enablePurgeProtection: true }),
     ]);
     expect(read("protectorKeys")).toEqual([
-      expect.objectContaining({ keyName: "sql-prod-1-tde", kty: "RSA-HSM", keySize: 3072, enabled: true }),
+      expect.objectContaining({
+        keyName: "sql-prod-1-tde",
+        kty: "RSA-HSM",
+        keySize: 3072,
+        enabled: true,
+        // The version's creation (seconds since 1970, for its age) and the key's rotation policy, as the dev estate seeds them.
+        created: expect.any(Number),
+        rotationPolicy: {
+          expiryTime: "P2Y",
+          lifetimeActions: [
+            { action: "rotate", timeBeforeExpiry: "P60D" },
+            { action: "notify", timeBeforeExpiry: "P30D" },
+          ],
+        },
+      }),
     ]);
+    // The protector, read at 2021-11-01, says whether the server rotates its key: sql-prod-1 does not; sql-prod-2 is service-managed.
+    expect(protectors.map((p) => (p as { autoRotationEnabled?: boolean }).autoRotationEnabled)).toEqual([false, false]);
   });
 
   it("its SARIF records the passes too (kind pass): the three key rules have results", () => {
