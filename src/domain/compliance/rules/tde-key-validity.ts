@@ -3,16 +3,15 @@ import { UNKNOWN } from "../../../platform/unknown-value";
 import type { ComplianceFacts, FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
 import { dayOf, isCustomerManaged, keyOf, readFailureText, serverLabel, vaultOf } from "../key-custody-facts";
+import { ageDays, rotationPolicyText, rotationProblems, type KeyRotationSettings } from "../key-rotation";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
 type ProtectorFacts = FactMap["tdeProtectors"];
 type ProtectorKeyFacts = FactMap["protectorKeys"];
 
-interface KeyValiditySettings {
+interface KeyValiditySettings extends KeyRotationSettings {
   minDaysToExpiry: number;
   requireExpiry: boolean;
-  requireAutoRotation: boolean;
-  maxKeyAgeDays: number;
 }
 
 const DAY_S = 86_400;
@@ -209,41 +208,6 @@ export function keyProblems(
   return out;
 }
 
-/**
- * What the rotation settings find wrong, in words: a server that does not rotate its key by itself
- * (`requireAutoRotation`), and a version older than `maxKeyAgeDays` that nothing rotates. A fact Azure
- * did not report is named as such, never taken as a pass.
- */
-export function rotationProblems(
-  p: Pick<ProtectorFacts, "autoRotationEnabled">,
-  key: Pick<ProtectorKeyFacts, "created">,
-  settings: Pick<KeyValiditySettings, "requireAutoRotation" | "maxKeyAgeDays">,
-  now: number,
-): string[] {
-  const out: string[] = [];
-  const auto = p.autoRotationEnabled === true;
-  if (settings.requireAutoRotation && !auto) out.push(`its server does not rotate it automatically (${autoRotationText(p)})`);
-  if (settings.maxKeyAgeDays > 0 && !auto) {
-    const age = ageDays(key, now);
-    if (age === undefined)
-      out.push("its creation time is not reported, so its age cannot be judged, and its server does not rotate it automatically");
-    else if (age > settings.maxKeyAgeDays)
-      out.push(
-        `it was created on ${dayOf(key.created!)}, ${age} days ago, more than ${settings.maxKeyAgeDays}, and its server does not rotate it automatically (${autoRotationText(p)})`,
-      );
-  }
-  return out;
-}
-
-function autoRotationText(p: Pick<ProtectorFacts, "autoRotationEnabled">): string {
-  return p.autoRotationEnabled === undefined ? "autoRotationEnabled is not reported" : `autoRotationEnabled is ${p.autoRotationEnabled}`;
-}
-
-/** Whole days since the version was created; undefined when Azure did not say. */
-function ageDays(key: Pick<ProtectorKeyFacts, "created">, now: number): number | undefined {
-  return key.created === undefined ? undefined : Math.floor((now / 1000 - key.created) / DAY_S);
-}
-
 /** The key's facts a report carries beside the message: type and size, creation and age, rotation policy. */
 function keyFacets(key: ProtectorKeyFacts, now: number): Record<string, string | number | string[]> {
   const age = ageDays(key, now);
@@ -254,18 +218,6 @@ function keyFacets(key: ProtectorKeyFacts, now: number): Record<string, string |
     ...(age !== undefined ? { keyAgeDays: age } : {}),
     ...(key.rotationPolicy ? { rotationPolicy: rotationPolicyText(key.rotationPolicy) } : {}),
   };
-}
-
-/** A rotation policy in words, one line a part: `rotate P60D before expiry`, `new versions expire after P2Y`. */
-export function rotationPolicyText(policy: NonNullable<ProtectorKeyFacts["rotationPolicy"]>): string[] {
-  const actions = policy.lifetimeActions.map((a) => {
-    const when = [
-      ...(a.timeAfterCreate ? [`${a.timeAfterCreate} after creation`] : []),
-      ...(a.timeBeforeExpiry ? [`${a.timeBeforeExpiry} before expiry`] : []),
-    ];
-    return `${a.action}${when.length ? ` ${when.join(" or ")}` : ""}`;
-  });
-  return [...actions, ...(policy.expiryTime ? [`new versions expire after ${policy.expiryTime}`] : [])];
 }
 
 function describe(p: ProtectorFacts, key: ProtectorKeyFacts, settings: KeyValiditySettings, now: number): string {
