@@ -7,6 +7,7 @@ import { INVALID } from "./http-body";
 import type { RequestStats } from "./request-stats";
 import { completeFaults, faultConfigSchema, settingsSchema } from "./seed";
 import type { PersistedState, StateStore } from "./state-store";
+import type { ChangeFeeds } from "./changes/change-feeds";
 
 /** Where the clock offset lives in the state, for the journal. */
 export const CLOCK_PATH = ["emulator", "clockOffsetMs"] as const;
@@ -19,10 +20,12 @@ export interface AdminParts {
   state: PersistedState;
   store: StateStore;
   throttle: ArmThrottle;
+  /** The change records' admin routes (`activity-log`). */
+  changes?: Pick<ChangeFeeds, "admin">;
 }
 
 /** The admin API's answer to a request under `/_emulator/` (`body` parsed, or INVALID). */
-export type AdminApi = (method: string, path: string, body: unknown) => EmulatorReply;
+export type AdminApi = (method: string, path: string, body: unknown) => EmulatorReply | Promise<EmulatorReply>;
 
 /** The admin API (`/_emulator/stats`, `faults`, `settings`, `clock`): read and change the running emulator. */
 export function adminApi(d: AdminParts): AdminApi {
@@ -54,7 +57,12 @@ export function adminApi(d: AdminParts): AdminApi {
         d.store.changed(CLOCK_PATH);
         return { status: 200, body: { offsetMs: d.state.emulator.clockOffsetMs } };
       default:
-        return { status: 404, body: { error: { code: "NotFound", message: `no admin route ${method} ${path}` } } };
+        return (
+          d.changes?.admin(method, path, body) ?? {
+            status: 404,
+            body: { error: { code: "NotFound", message: `no admin route ${method} ${path}` } },
+          }
+        );
     }
   };
 }
@@ -72,6 +80,8 @@ function putSettings(d: AdminParts, body: unknown, b: Record<string, unknown>): 
   if (typeof b.pageSize === "number") d.settings.pageSize = b.pageSize;
   if (typeof b.tokenTtlSeconds === "number") d.settings.tokenTtlSeconds = b.tokenTtlSeconds;
   if (b.throttling !== undefined) d.settings.throttling = resolveThrottling(b.throttling as ThrottlingInput);
+  if (typeof b.activityLogCapacity === "number") d.settings.activityLogCapacity = b.activityLogCapacity;
+  if (typeof b.activityLogPageSize === "number") d.settings.activityLogPageSize = b.activityLogPageSize;
   return { status: 200, body: d.settings };
 }
 

@@ -28,7 +28,30 @@ export interface FaultRule {
   count?: number;
   /** Delay the client should wait, sent as `Retry-After` (rounded up to seconds) and `retry-after-ms`. */
   retryAfterMs?: number;
+  /**
+   * A fault of the change records the emulator writes, not of a request: a rule with `record` never
+   * touches a request. `match` is then a prefix of the written resource's id. `drop`: the record is
+   * lost; `delay`: it comes `delayMs` late (an Activity Log entry is listed only from then on, an
+   * Event Grid delivery is sent then); `duplicate`: it comes twice, with the same id; `reorder`: it
+   * is held back and comes after the next record of its channel (or after `delayMs`, default 1 s,
+   * when no other comes).
+   */
+  record?: RecordFaultKind;
+  /** For `record`: which records, the Activity Log's entries or Event Grid's deliveries; default both. */
+  channel?: RecordChannel;
 }
+
+/** What can happen to a change record on its way. */
+export type RecordFaultKind = "drop" | "delay" | "duplicate" | "reorder";
+
+/** Where the emulator's change records go: its Activity Log, or Event Grid's webhook deliveries. */
+export type RecordChannel = "activityLog" | "eventGrid";
+
+/** The fault a change record gets. */
+export type RecordFaultDecision = { kind: "none" } | { kind: "drop" } | { kind: "duplicate" } | { kind: "delay" | "reorder"; ms: number };
+
+/** How long a reordered record waits for another to overtake it. */
+export const DEFAULT_REORDER_WAIT_MS = 1000;
 
 export interface FaultConfig {
   /** Seed for the decisions: the same seed and request sequence give the same faults. */
@@ -114,6 +137,7 @@ export class FaultInjector {
 
     for (let i = 0; i < rules.length; i++) {
       const r = rules[i];
+      if (r.record) continue;
       if (r.match && !key.slice(method.length + 1).startsWith(r.match.toLowerCase())) continue;
       if (r.methods && !r.methods.some((m) => m.toUpperCase() === method)) continue;
       const failing = !r.delayMs && !r.scan;
@@ -134,6 +158,33 @@ export class FaultInjector {
       return r.drop ? { kind: "drop" } : { kind: "status", status: r.status ?? 503, retryAfterMs: r.retryAfterMs };
     }
     this.consecutive.set(key, 0);
+    return { kind: "none" };
+  }
+
+  /**
+   * The fault of one change record on `channel` about the resource `resourceId`: the same
+   * deterministic hash as for requests, over the record rules only (`maxConsecutive` does not
+   * apply: records are not retried by a client).
+   */
+  decideRecord(channel: RecordChannel, resourceId: string): RecordFaultDecision {
+    const rules = this.config.rules;
+    if (rules.length === 0) return { kind: "none" };
+    const id = resourceId.toLowerCase();
+    const key = `record:${channel} ${id}`;
+    const n = this.perPath.get(key) ?? 0;
+    this.perPath.set(key, n + 1);
+    for (let i = 0; i < rules.length; i++) {
+      const r = rules[i];
+      if (!r.record || (r.channel && r.channel !== channel)) continue;
+      if (r.match && !id.startsWith(r.match.toLowerCase())) continue;
+      const hit = r.count !== undefined ? (this.ruleHits[i] ?? 0) < r.count : unitHash(this.config.seed, i, key, n) < (r.rate ?? 0);
+      if (!hit) continue;
+      this.ruleHits[i] = (this.ruleHits[i] ?? 0) + 1;
+      this.injected += 1;
+      if (r.record === "delay") return { kind: "delay", ms: r.delayMs ?? DEFAULT_REORDER_WAIT_MS };
+      if (r.record === "reorder") return { kind: "reorder", ms: r.delayMs ?? DEFAULT_REORDER_WAIT_MS };
+      return { kind: r.record };
+    }
     return { kind: "none" };
   }
 }

@@ -34,7 +34,7 @@ export async function dispatch(parts: DispatchParts, req: IncomingMessage, res: 
   const path = q < 0 ? rawUrl : rawUrl.slice(0, q);
   const method = req.method ?? "GET";
   const base = baseHeaders(req);
-  if (path.startsWith("/_emulator/")) return send(res, parts.admin(method, path, parseJson(await readBody(req))), base);
+  if (path.startsWith("/_emulator/")) return send(res, await parts.admin(method, path, parseJson(await readBody(req))), base);
 
   const found = parts.app.find(method, path);
   const routeKey = countRequest(parts.stats, method, found?.pattern);

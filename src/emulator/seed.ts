@@ -8,7 +8,13 @@ import { throttlingSchema, type ThrottlingInput } from "./kit/arm-throttling";
 
 /** The seed file: emulator settings, faults, and one section per local service. */
 export interface SeedDocument {
-  emulator?: { pageSize?: number; tokenTtlSeconds?: number; throttling?: ThrottlingInput };
+  emulator?: {
+    pageSize?: number;
+    tokenTtlSeconds?: number;
+    throttling?: ThrottlingInput;
+    activityLogCapacity?: number;
+    activityLogPageSize?: number;
+  };
   faults?: Partial<FaultConfig>;
   [service: string]: unknown;
 }
@@ -29,6 +35,8 @@ export const faultRuleSchema = {
     rate: { type: "number", minimum: 0, maximum: 1 },
     count: { type: "integer", minimum: 0 },
     retryAfterMs: { type: "integer", minimum: 0 },
+    record: { type: "string", enum: ["drop", "delay", "duplicate", "reorder"] },
+    channel: { type: "string", enum: ["activityLog", "eventGrid"] },
   },
 } as const;
 
@@ -51,6 +59,8 @@ export const settingsSchema = {
     pageSize: { type: "integer", minimum: 1, maximum: 1000 },
     tokenTtlSeconds: { type: "integer", minimum: 1 },
     throttling: throttlingSchema,
+    activityLogCapacity: { type: "integer", minimum: 1, maximum: 1_000_000 },
+    activityLogPageSize: { type: "integer", minimum: 1, maximum: 1000 },
   },
 } as const;
 

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { redactUrl } from "../platform/http/redaction";
 import { adminApi, CLOCK_PATH } from "./admin-api";
 import { FaultInjector, NO_FAULTS, type FaultConfig } from "./fault-injector";
+import { mountChangeFeeds, type ChangeFeeds } from "./changes/change-feeds";
 import { AccessTokens } from "./kit/access-tokens";
 import { armRoute } from "./kit/arm-conventions";
 import { ArmThrottle, resolveThrottling, type ThrottlingInput } from "./kit/arm-throttling";
@@ -45,6 +46,8 @@ export interface RunningEmulator {
   tokens: AccessTokens;
   /** Resource Manager's throttling (on when `settings.throttling` is set). */
   throttle: ArmThrottle;
+  /** What the emulator records of the writes it serves: its Activity Log (and Event Grid's deliveries). */
+  changes: ChangeFeeds;
   /** The emulator's clock: real time plus the offset set through the admin API. */
   now(): number;
   advanceClock(ms: number): void;
@@ -63,10 +66,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const now = () => Date.now() + state.emulator.clockOffsetMs;
   const app = new EmulatorApp();
   const report = opts.onError ?? ((line: string) => process.stderr.write(`${line}\n`));
-  mountServices(services, { app, state, store, tokens, settings, throttle });
-
   let baseUrl = "";
-  const admin = adminApi({ faults, stats, settings, state, store, throttle });
+  const changes = mountChangeFeeds({ app, tokens, throttle, settings, faults, now, baseUrl: () => baseUrl });
+  mountServices(services, { app, state, store, tokens, settings, throttle, changes });
+
+  const admin = adminApi({ faults, stats, settings, state, store, throttle, changes });
   const parts: DispatchParts = { app, services, faults, stats, admin, now, baseUrl: () => baseUrl };
   const server: Server = createServer((req, res) => {
     dispatch(parts, req, res).catch((e: unknown) => failed(report, req, res, e));
@@ -84,6 +88,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     stats,
     tokens,
     throttle,
+    changes,
     now,
     advanceClock(ms) {
       state.emulator.clockOffsetMs += ms;
@@ -92,6 +97,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     close: () =>
       new Promise<void>((resolve) => {
         store.close();
+        changes.close();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
@@ -130,6 +136,8 @@ function emulatorSettings(opts: EmulatorOptions, seed: SeedDocument): EmulatorSe
     pageSize: opts.settings?.pageSize ?? seed.emulator?.pageSize ?? 100,
     tokenTtlSeconds: opts.settings?.tokenTtlSeconds ?? seed.emulator?.tokenTtlSeconds ?? 3600,
     throttling: resolveThrottling((opts.settings?.throttling ?? seed.emulator?.throttling) as ThrottlingInput | undefined),
+    activityLogCapacity: opts.settings?.activityLogCapacity ?? seed.emulator?.activityLogCapacity,
+    activityLogPageSize: opts.settings?.activityLogPageSize ?? seed.emulator?.activityLogPageSize,
   };
 }
 
@@ -143,9 +151,10 @@ function mountServices(
     tokens: AccessTokens;
     settings: EmulatorSettings;
     throttle: ArmThrottle;
+    changes: ChangeFeeds;
   },
 ): void {
-  const { app, state, store, tokens, settings, throttle } = d;
+  const { app, state, store, tokens, settings, throttle, changes } = d;
   for (const s of services) {
     const ctx: ServiceContext<unknown> = {
       state: () => state.services[s.name],
@@ -153,7 +162,8 @@ function mountServices(
       tokens,
       settings,
       app,
-      arm: (method, path, apiVersions, handler) => app.route(method, path, armRoute(handler, { apiVersions, tokens, throttle })),
+      arm: (method, path, apiVersions, handler) =>
+        app.route(method, path, armRoute(handler, { apiVersions, tokens, throttle, changes: changes.recorder })),
     };
     s.mount(ctx);
   }

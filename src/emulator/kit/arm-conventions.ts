@@ -1,6 +1,15 @@
 import type { EmulatorReply, EmulatorRequest, Handler } from "./emulator-app";
-import type { AccessTokens } from "./access-tokens";
+import type { AccessTokens, TokenClaims } from "./access-tokens";
 import type { ArmThrottle } from "./arm-throttling";
+
+/** What records the ARM writes a route serves (the Activity Log, Event Grid): told of each with its caller's claims. */
+export interface WriteRecorder {
+  around(
+    req: EmulatorRequest,
+    claims: TokenClaims,
+    run: () => EmulatorReply | Promise<EmulatorReply>,
+  ): EmulatorReply | Promise<EmulatorReply>;
+}
 
 /** An ARM error reply: `{ "error": { "code", "message" } }`. */
 export function armError(status: number, code: string, message: string, headers?: Record<string, string>): EmulatorReply {
@@ -26,6 +35,8 @@ export interface ArmRouteOptions {
   tokens: AccessTokens;
   /** Resource Manager's throttling: after authentication, before the handler; its headers go on every answer. */
   throttle?: ArmThrottle;
+  /** Records the writes that pass the front door (change-recorder.ts). */
+  changes?: WriteRecorder;
 }
 
 /** Wraps a handler with ARM's front door: api-version is required and checked, then the bearer token. */
@@ -43,10 +54,22 @@ export function armRoute(handler: Handler, opts: ArmRouteOptions): Handler {
       return armError(400, "InvalidApiVersionParameter", `The api-version '${version}' is invalid. The supported versions are ${list}.`);
     }
     const verdict = opts.throttle?.admit(req);
-    if (!verdict) return handler(req);
-    if (verdict.reply) return verdict.reply;
-    return withHeaders(handler(req), verdict.headers);
+    if (verdict?.reply) return verdict.reply;
+    const run = opts.changes ? recorded(req, opts.tokens, opts.changes, handler) : () => handler(req);
+    return verdict ? withHeaders(run(), verdict.headers) : run();
   };
+}
+
+/** The handler run through the write recorder, with the claims of the token checkBearer has accepted. */
+function recorded(
+  req: EmulatorRequest,
+  tokens: AccessTokens,
+  changes: WriteRecorder,
+  handler: Handler,
+): () => EmulatorReply | Promise<EmulatorReply> {
+  const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1] ?? "";
+  const claims = tokens.verify(token, req.now).claims;
+  return claims ? () => changes.around(req, claims, () => handler(req)) : () => handler(req);
 }
 
 async function withHeaders(reply: EmulatorReply | Promise<EmulatorReply>, headers: Record<string, string>): Promise<EmulatorReply> {

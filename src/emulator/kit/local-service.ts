@@ -10,6 +10,10 @@ export interface EmulatorSettings {
   tokenTtlSeconds: number;
   /** Resource Manager's request throttling (arm-throttling.ts); absent: off (the default). */
   throttling?: ThrottlingSettings;
+  /** How many entries the Activity Log keeps (the newest); default 10,000. */
+  activityLogCapacity?: number;
+  /** Entries per page of the Activity Log's list; default 200. */
+  activityLogPageSize?: number;
 }
 
 /** Answers the emulator gives on its own: an injected fault, a path or method no route serves, a JSON body that does not parse. */
