@@ -20,7 +20,7 @@ export interface AdminParts {
   state: PersistedState;
   store: StateStore;
   throttle: ArmThrottle;
-  /** The change records' admin routes (`activity-log`). */
+  /** The change records' admin routes (`activity-log`, `event-subscriptions`). */
   changes?: Pick<ChangeFeeds, "admin">;
 }
 
@@ -82,6 +82,7 @@ function putSettings(d: AdminParts, body: unknown, b: Record<string, unknown>): 
   if (b.throttling !== undefined) d.settings.throttling = resolveThrottling(b.throttling as ThrottlingInput);
   if (typeof b.activityLogCapacity === "number") d.settings.activityLogCapacity = b.activityLogCapacity;
   if (typeof b.activityLogPageSize === "number") d.settings.activityLogPageSize = b.activityLogPageSize;
+  if (typeof b.eventGridRetryTimeScale === "number") d.settings.eventGridRetryTimeScale = b.eventGridRetryTimeScale;
   return { status: 200, body: d.settings };
 }
 

@@ -5,6 +5,7 @@ import { parseLocatedYaml, validateLocated, YamlInputError } from "../platform/y
 import type { FaultConfig, FaultRule } from "./fault-injector";
 import type { LocalService } from "./kit/local-service";
 import { throttlingSchema, type ThrottlingInput } from "./kit/arm-throttling";
+import { eventGridSeedSchema, type EventGridSeed } from "./changes/event-grid/event-subscription";
 
 /** The seed file: emulator settings, faults, and one section per local service. */
 export interface SeedDocument {
@@ -14,7 +15,9 @@ export interface SeedDocument {
     throttling?: ThrottlingInput;
     activityLogCapacity?: number;
     activityLogPageSize?: number;
+    eventGridRetryTimeScale?: number;
   };
+  eventGrid?: EventGridSeed;
   faults?: Partial<FaultConfig>;
   [service: string]: unknown;
 }
@@ -61,6 +64,7 @@ export const settingsSchema = {
     throttling: throttlingSchema,
     activityLogCapacity: { type: "integer", minimum: 1, maximum: 1_000_000 },
     activityLogPageSize: { type: "integer", minimum: 1, maximum: 1000 },
+    eventGridRetryTimeScale: { type: "number", exclusiveMinimum: 0, maximum: 1 },
   },
 } as const;
 
@@ -69,6 +73,7 @@ export function seedSchema(services: readonly LocalService[]): object {
   const properties: Record<string, object> = {
     emulator: settingsSchema,
     faults: faultConfigSchema,
+    eventGrid: eventGridSeedSchema,
   };
   for (const s of services) properties[s.name] = s.seedSchema;
   return { type: "object", additionalProperties: false, properties };

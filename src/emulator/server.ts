@@ -67,7 +67,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const app = new EmulatorApp();
   const report = opts.onError ?? ((line: string) => process.stderr.write(`${line}\n`));
   let baseUrl = "";
-  const changes = mountChangeFeeds({ app, tokens, throttle, settings, faults, now, baseUrl: () => baseUrl });
+  const changes = mountChangeFeeds({ app, tokens, throttle, settings, faults, now, baseUrl: () => baseUrl, seed: seed.eventGrid });
   mountServices(services, { app, state, store, tokens, settings, throttle, changes });
 
   const admin = adminApi({ faults, stats, settings, state, store, throttle, changes });
@@ -78,6 +78,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   server.keepAliveTimeout = 15_000;
   const { url, port } = await listen(server, opts.port ?? 0, opts.host ?? "127.0.0.1");
   baseUrl = url;
+  changes.start();
 
   return {
     url,
@@ -138,6 +139,7 @@ function emulatorSettings(opts: EmulatorOptions, seed: SeedDocument): EmulatorSe
     throttling: resolveThrottling((opts.settings?.throttling ?? seed.emulator?.throttling) as ThrottlingInput | undefined),
     activityLogCapacity: opts.settings?.activityLogCapacity ?? seed.emulator?.activityLogCapacity,
     activityLogPageSize: opts.settings?.activityLogPageSize ?? seed.emulator?.activityLogPageSize,
+    eventGridRetryTimeScale: opts.settings?.eventGridRetryTimeScale ?? seed.emulator?.eventGridRetryTimeScale,
   };
 }
 

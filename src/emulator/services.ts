@@ -26,7 +26,7 @@ const SERVICES: LocalService[] = [
 export const LOCAL_SERVICES: readonly LocalService[] = SERVICES;
 
 /** Sections of the seed file that are the emulator's own, never a service's. */
-const RESERVED = new Set(["emulator", "faults"]);
+const RESERVED = new Set(["emulator", "faults", "eventGrid"]);
 
 /**
  * Adds a local implementation at run time (a route of an organisation's own, or a test's): its

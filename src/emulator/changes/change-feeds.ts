@@ -1,28 +1,41 @@
+import Ajv from "ajv";
 import type { AccessTokens } from "../kit/access-tokens";
 import { armRoute } from "../kit/arm-conventions";
 import type { ArmThrottle } from "../kit/arm-throttling";
 import type { EmulatorApp, EmulatorReply } from "../kit/emulator-app";
 import type { EmulatorSettings } from "../kit/local-service";
 import type { FaultInjector } from "../fault-injector";
+import { INVALID } from "../http-body";
 import { ActivityLog, DEFAULT_ACTIVITY_LOG_CAPACITY } from "./activity-log";
 import { ACTIVITY_LOG_API_VERSIONS, ACTIVITY_LOG_PATH, DEFAULT_ACTIVITY_LOG_PAGE_SIZE, listActivityLog } from "./activity-log-route";
 import { ChangeRecorder } from "./change-recorder";
+import { EventGrid } from "./event-grid/event-grid";
+import { eventSubscriptionSchema, type EventGridSeed, type EventSubscriptionSpec } from "./event-grid/event-subscription";
 
-/** The emulator's records of what it serves: its Activity Log, and the recorder every ARM route writes through. */
+/** The emulator's records of what it serves: its Activity Log, Event Grid, and the recorder every ARM route writes through. */
 export interface ChangeFeeds {
   activityLog: ActivityLog;
+  eventGrid: EventGrid;
   recorder: ChangeRecorder;
   /** The admin routes of the change records (under `/_emulator/`), or undefined for another path. */
   admin(method: string, path: string, body: unknown): EmulatorReply | Promise<EmulatorReply> | undefined;
-  /** Forgets every record (the admin reset). */
+  /** Forgets every record and pending delivery (the admin reset); subscriptions stay. */
   reset(): void;
-  /** Stops what is pending (the emulator closes). */
+  /** Subscribes the seed's webhooks, once the emulator listens (their validation URLs name it). */
+  start(): void;
+  /** Stops pending deliveries (the emulator closes). */
   close(): void;
 }
 
 const ADMIN_LOG = "/_emulator/activity-log";
+const ADMIN_SUBS = "/_emulator/event-subscriptions";
+const validateSubscription = new Ajv({ strict: false }).compile(eventSubscriptionSchema);
 
-/** Builds the change records and mounts the Activity Log's list (ActivityLogs_List) as an ARM route. */
+/**
+ * Builds the change records, mounts the Activity Log's list (ActivityLogs_List) as an ARM route,
+ * and keeps the seed's Event Grid webhooks for `start` (their handshakes run in the background; a
+ * delivery waits for its subscription's).
+ */
 export function mountChangeFeeds(d: {
   app: EmulatorApp;
   tokens: AccessTokens;
@@ -31,9 +44,12 @@ export function mountChangeFeeds(d: {
   faults: FaultInjector;
   now: () => number;
   baseUrl: () => string;
+  seed?: EventGridSeed;
 }): ChangeFeeds {
   const activityLog = new ActivityLog(() => d.settings.activityLogCapacity ?? DEFAULT_ACTIVITY_LOG_CAPACITY);
   const recorder = new ChangeRecorder(activityLog, d.faults, d.now);
+  const eventGrid = new EventGrid(d.faults, () => d.settings.eventGridRetryTimeScale ?? 1, d.baseUrl);
+  recorder.onWriteSucceeded((w, _reply, at) => eventGrid.publish(w, at));
   d.app.route(
     "GET",
     ACTIVITY_LOG_PATH,
@@ -46,24 +62,63 @@ export function mountChangeFeeds(d: {
   const reset = () => {
     activityLog.clear();
     recorder.reset();
+    eventGrid.reset();
   };
   const feeds: ChangeFeeds = {
     activityLog,
+    eventGrid,
     recorder,
     reset,
-    close: () => recorder.reset(),
-    admin: (method, path) => changesAdmin(feeds, method, path),
+    start: () => {
+      for (const s of d.seed?.subscriptions ?? []) void eventGrid.subscribe(s);
+    },
+    close: () => {
+      recorder.reset();
+      eventGrid.close();
+    },
+    admin: (method, path, body) => changesAdmin(feeds, method, path, body),
   };
   return feeds;
 }
 
-/** `GET /_emulator/activity-log` (every entry, newest first), `DELETE` it (reset the change records). */
-function changesAdmin(f: ChangeFeeds, method: string, path: string): EmulatorReply | undefined {
-  if (path !== ADMIN_LOG) return undefined;
-  if (method === "GET") return { status: 200, body: { count: f.activityLog.count, value: f.activityLog.all().map((s) => s.entry) } };
-  if (method === "DELETE") {
-    f.reset();
-    return { status: 204 };
+/**
+ * `GET /_emulator/activity-log` (every entry, newest first), `DELETE` it (reset the change records);
+ * `GET /_emulator/event-subscriptions`, `PUT …/{name}` (subscribe; answers once the handshake is
+ * over, with `validated`), `DELETE …/{name}`, and `GET …/{name}/validate/{code}` (the validationUrl).
+ */
+function changesAdmin(f: ChangeFeeds, method: string, path: string, body: unknown): EmulatorReply | Promise<EmulatorReply> | undefined {
+  if (path === ADMIN_LOG) {
+    if (method === "GET") return { status: 200, body: { count: f.activityLog.count, value: f.activityLog.all().map((s) => s.entry) } };
+    if (method === "DELETE") {
+      f.reset();
+      return { status: 204 };
+    }
+    return undefined;
   }
-  return undefined;
+  if (path === ADMIN_SUBS && method === "GET") return { status: 200, body: { value: f.eventGrid.views() } };
+  if (!path.startsWith(`${ADMIN_SUBS}/`)) return undefined;
+  const [name, verb, code] = path
+    .slice(ADMIN_SUBS.length + 1)
+    .split("/")
+    .map(decodeURIComponent);
+  if (verb === "validate" && method === "GET") {
+    const v = f.eventGrid.validate(name, code ?? "");
+    return v ? { status: 200, body: v } : notFound(`no event subscription ${name} awaits the validation code ${code}`);
+  }
+  if (verb !== undefined) return undefined;
+  if (method === "DELETE") return f.eventGrid.unsubscribe(name) ? { status: 204 } : notFound(`no event subscription ${name}`);
+  if (method !== "PUT") return undefined;
+  const spec = { ...(body && body !== INVALID && typeof body === "object" ? body : {}), name };
+  if (!validateSubscription(spec)) {
+    const e = validateSubscription.errors![0];
+    return {
+      status: 400,
+      body: { error: { code: "InvalidEventSubscription", message: `${e.instancePath || "body"} ${e.message ?? e.keyword}` } },
+    };
+  }
+  return f.eventGrid.subscribe(spec as EventSubscriptionSpec).then((view) => ({ status: 200, body: view }));
+}
+
+function notFound(message: string): EmulatorReply {
+  return { status: 404, body: { error: { code: "NotFound", message } } };
 }

@@ -14,6 +14,8 @@ export interface EmulatorSettings {
   activityLogCapacity?: number;
   /** Entries per page of the Activity Log's list; default 200. */
   activityLogPageSize?: number;
+  /** Multiplies Event Grid's retry schedule (and its time to live): 0.001 turns 10 s into 10 ms, for tests; default 1. */
+  eventGridRetryTimeScale?: number;
 }
 
 /** Answers the emulator gives on its own: an injected fault, a path or method no route serves, a JSON body that does not parse. */
