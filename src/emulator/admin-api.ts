@@ -8,6 +8,8 @@ import type { RequestStats } from "./request-stats";
 import { completeFaults, faultConfigSchema, settingsSchema } from "./seed";
 import type { PersistedState, StateStore } from "./state-store";
 import type { ChangeFeeds } from "./changes/change-feeds";
+import type { AccessTokens } from "./kit/access-tokens";
+import { DEFAULT_TENANT_ID, issueUserToken } from "./user-token";
 
 /** Where the clock offset lives in the state, for the journal. */
 export const CLOCK_PATH = ["emulator", "clockOffsetMs"] as const;
@@ -20,6 +22,8 @@ export interface AdminParts {
   state: PersistedState;
   store: StateStore;
   throttle: ArmThrottle;
+  /** Signs the user tokens of `user-token`. */
+  tokens?: AccessTokens;
   /** The change records' admin routes (`activity-log`, `event-subscriptions`). */
   changes?: Pick<ChangeFeeds, "admin">;
 }
@@ -52,6 +56,8 @@ export function adminApi(d: AdminParts): AdminApi {
         return { status: 200, body: d.settings };
       case "PUT /_emulator/settings":
         return putSettings(d, body, b);
+      case "POST /_emulator/user-token":
+        return userToken(d, b);
       case "POST /_emulator/clock":
         if (typeof b.advanceMs === "number") d.state.emulator.clockOffsetMs += b.advanceMs;
         d.store.changed(CLOCK_PATH);
@@ -65,6 +71,21 @@ export function adminApi(d: AdminParts): AdminApi {
         );
     }
   };
+}
+
+function userToken(d: AdminParts, b: Record<string, unknown>): EmulatorReply {
+  if (!d.tokens) return { status: 404, body: { error: { code: "NotFound", message: "no admin route POST /_emulator/user-token" } } };
+  // The IMDS slice of the state names the estate's tenant (imds-local.ts); read loosely, as the admin API knows no service's types.
+  const imds = d.state.services.imds as { tenantId?: string } | undefined;
+  return issueUserToken(
+    {
+      tokens: d.tokens,
+      tenantId: imds?.tenantId ?? DEFAULT_TENANT_ID,
+      ttlSeconds: d.settings.tokenTtlSeconds,
+      now: Date.now() + d.state.emulator.clockOffsetMs,
+    },
+    b,
+  );
 }
 
 function putFaults(d: AdminParts, body: unknown, b: Record<string, unknown>): EmulatorReply {

@@ -70,7 +70,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const changes = mountChangeFeeds({ app, tokens, throttle, settings, faults, now, baseUrl: () => baseUrl, seed: seed.eventGrid });
   mountServices(services, { app, state, store, tokens, settings, throttle, changes });
 
-  const admin = adminApi({ faults, stats, settings, state, store, throttle, changes });
+  const admin = adminApi({ faults, stats, settings, state, store, throttle, changes, tokens });
   const parts: DispatchParts = { app, services, faults, stats, admin, now, baseUrl: () => baseUrl };
   const server: Server = createServer((req, res) => {
     dispatch(parts, req, res).catch((e: unknown) => failed(report, req, res, e));

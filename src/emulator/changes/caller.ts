@@ -1,7 +1,7 @@
 import type { TokenClaims } from "../kit/access-tokens";
 
 /** A token's claims as the change records carry them: the emulator's own, and a user's where a token names one. */
-export type CallerClaims = TokenClaims & { upn?: string; unique_name?: string; name?: string; azp?: string };
+export type CallerClaims = TokenClaims & { azp?: string };
 
 /**
  * Who made a write, as the Activity Log's `caller` and Event Grid's `data.authorization` name them:

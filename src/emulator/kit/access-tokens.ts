@@ -11,6 +11,10 @@ export interface TokenClaims {
   nbf: number;
   exp: number;
   jti: string;
+  /** A user's token (the admin route `user-token`): the user's sign-in name, as Entra ID's v1 tokens carry it. */
+  upn?: string;
+  unique_name?: string;
+  name?: string;
 }
 
 /** A token checked: valid, or why not (an expired token's claims are still given, so its audience can be judged first). */
@@ -40,7 +44,16 @@ export class AccessTokens {
     return this.key.toString("hex");
   }
 
-  issue(c: { resource: string; tenantId: string; objectId: string; clientId: string; ttlSeconds: number; now: number }): {
+  issue(c: {
+    resource: string;
+    tenantId: string;
+    objectId: string;
+    clientId: string;
+    ttlSeconds: number;
+    now: number;
+    /** For a user's token: its UPN and display name. */
+    user?: { upn: string; name?: string };
+  }): {
     token: string;
     claims: TokenClaims;
   } {
@@ -55,6 +68,7 @@ export class AccessTokens {
       nbf: iat,
       exp: iat + c.ttlSeconds,
       jti: randomUUID(),
+      ...(c.user ? { upn: c.user.upn, unique_name: c.user.upn, ...(c.user.name ? { name: c.user.name } : {}) } : {}),
     };
     const head = b64(JSON.stringify({ typ: "JWT", alg: "HS256" }));
     const body = b64(JSON.stringify(claims));

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ActivityLogEventData } from "../../../src/emulator/changes/activity-log-entry";
 import { PROJECT_ROOT } from "../../../src/platform/version";
 import type { TestEmulator } from "../../helpers/emulator";
-import { arm, ARM_SCOPE, putTde, SERVER_ID, specDefinition, startChangesEmulator, SUB, tdePath } from "./changes-kit";
+import { arm, ARM_SCOPE, putTde, userAuthorization, SERVER_ID, specDefinition, startChangesEmulator, SUB, tdePath } from "./changes-kit";
 
 /**
  * The emulator records every ARM write it serves in its Activity Log, as Azure does, and serves it
@@ -101,6 +101,25 @@ describe("the emulator's Activity Log", () => {
     expect(entries[0].operationId).toBe(entries[1].operationId);
     expect(entries[0].eventDataId).not.toBe(entries[1].eventDataId);
     expect(entries[0].subStatus).toEqual({ value: "OK", localizedValue: "OK (HTTP Status Code: 200)" });
+  });
+
+  it("names a user's write by its UPN: a token from the admin route user-token, as someone in the portal", async () => {
+    t = await startChangesEmulator();
+    const from = Date.now() - 1000;
+    const res = await putTde(t, "orders", "Disabled", await userAuthorization(t, "alice@contoso.com", "Alice Example"));
+    expect(res.status).toBe(200);
+    const entries = await listAll(t, windowFilter(from, Date.now() + 1000, " and caller eq 'alice@contoso.com'"));
+    expect(entries).toHaveLength(2);
+    for (const e of entries) {
+      expect(e.caller).toBe("alice@contoso.com");
+      expect(e.claims).toMatchObject({
+        "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/upn": "alice@contoso.com",
+        name: "Alice Example",
+        appid: "c44b4083-3bb0-49c1-b47d-974e53cbdf3c",
+      });
+    }
+    const bad = await fetch(`${t.url}/_emulator/user-token`, { method: "POST", body: JSON.stringify({ upn: "alice" }) });
+    expect(bad.status).toBe(400);
   });
 
   it("records a refused write as Failed at level Error with the error, and a write without a correlation id gets a new one", async () => {

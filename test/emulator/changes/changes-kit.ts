@@ -72,3 +72,14 @@ export function specDefinition(specPath: string, name: string): (data: unknown) 
   const validate = ajv.compile({ definitions: doc.definitions, $ref: `#/definitions/${name}` });
   return (data) => (validate(data) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? e.keyword}`));
 }
+
+/** A user's token from the admin route (`POST /_emulator/user-token`), as the Authorization header to send. */
+export async function userAuthorization(t: TestEmulator, upn: string, name?: string): Promise<Record<string, string>> {
+  const res = await fetch(`${t.url}/_emulator/user-token`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ upn, name }),
+  });
+  if (res.status !== 200) throw new Error(`user-token answered ${res.status}`);
+  return { authorization: `Bearer ${((await res.json()) as { access_token: string }).access_token}` };
+}

@@ -17,6 +17,10 @@ import { WebhookReceiver } from "./webhook-receiver";
 
 const RESOURCES_SPEC = "eventgrid/Microsoft.Resources/stable/2018-01-01/Resources.json";
 const validWriteData = specDefinition(RESOURCES_SPEC, "ResourceWriteSuccessData");
+const validValidationData = specDefinition(
+  "eventgrid/Microsoft.EventGrid/stable/2018-01-01/SystemEvents.json",
+  "SubscriptionValidationEventData",
+);
 const example = (schema: string) =>
   JSON.parse(
     readFileSync(
@@ -80,6 +84,11 @@ describe("Event Grid deliveries in the Event Grid schema", () => {
     expect(handshake.headers["aeg-event-type"]).toBe("SubscriptionValidation");
     const [validation] = await new EventGridDeserializer().deserializeEventGridEvents(handshake.body);
     expect(isSystemEvent("Microsoft.EventGrid.SubscriptionValidationEvent", validation)).toBe(true);
+    expect(validValidationData(validation.data)).toEqual([]);
+    expect(validation.data).toEqual({
+      validationCode: expect.any(String),
+      validationUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/_emulator\//),
+    });
 
     await putTde(te, "orders", "Enabled", { "x-ms-correlation-request-id": "corr-eg" });
     const [delivery] = await rx.waitForNotifications(1);

@@ -38,6 +38,9 @@ const identitySchema = {
 const BAD_VERSION =
   "Bad request. api-version is invalid or was not specified in the request. For more information refer to aka.ms/azureimds";
 
+/** The tenant the IMDS names when its seed names none (also the tenant of the admin route's user tokens). */
+export const DEFAULT_IMDS_TENANT_ID = "72f988bf-86f1-41af-91ab-2d7cd011db47";
+
 /** The Instance Metadata Service, as a VM sees it at 169.254.169.254. */
 export const imdsLocal: LocalService<ImdsState, ImdsSeed> = {
   name: "imds",
@@ -60,7 +63,7 @@ export const imdsLocal: LocalService<ImdsState, ImdsSeed> = {
         compute: { ...base.compute, ...(seed?.compute ?? {}) },
         network: seed?.network ?? base.network,
       },
-      tenantId: seed?.tenantId ?? "72f988bf-86f1-41af-91ab-2d7cd011db47",
+      tenantId: seed?.tenantId ?? DEFAULT_IMDS_TENANT_ID,
       systemIdentity:
         seed?.systemIdentity === undefined
           ? { clientId: "d4b2c1a0-5f6e-4a3b-9c8d-7e6f5a4b3c2d", objectId: "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0" }
