@@ -6,6 +6,7 @@ import { adminApi, CLOCK_PATH } from "./admin-api";
 import { FaultInjector, NO_FAULTS, type FaultConfig } from "./fault-injector";
 import { mountChangeFeeds, type ChangeFeeds } from "./changes/change-feeds";
 import { AccessTokens } from "./kit/access-tokens";
+import type { KeyVaultState } from "./services/keyvault/keyvault-state";
 import { armRoute } from "./kit/arm-conventions";
 import { ArmThrottle, resolveThrottling, type ThrottlingInput } from "./kit/arm-throttling";
 import { EmulatorApp } from "./kit/emulator-app";
@@ -67,7 +68,17 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const app = new EmulatorApp();
   const report = opts.onError ?? ((line: string) => process.stderr.write(`${line}\n`));
   let baseUrl = "";
-  const changes = mountChangeFeeds({ app, tokens, throttle, settings, faults, now, baseUrl: () => baseUrl, seed: seed.eventGrid });
+  const changes = mountChangeFeeds({
+    app,
+    tokens,
+    throttle,
+    settings,
+    faults,
+    now,
+    baseUrl: () => baseUrl,
+    seed: seed.eventGrid,
+    keyVaults: () => state.services.keyvault as KeyVaultState | undefined,
+  });
   mountServices(services, { app, state, store, tokens, settings, throttle, changes });
 
   const admin = adminApi({ faults, stats, settings, state, store, throttle, changes, tokens });

@@ -10,6 +10,8 @@ import { ActivityLog, DEFAULT_ACTIVITY_LOG_CAPACITY } from "./activity-log";
 import { ACTIVITY_LOG_API_VERSIONS, ACTIVITY_LOG_PATH, DEFAULT_ACTIVITY_LOG_PAGE_SIZE, listActivityLog } from "./activity-log-route";
 import { ChangeRecorder } from "./change-recorder";
 import { EventGrid } from "./event-grid/event-grid";
+import { KeyExpiryWatch } from "./event-grid/key-vault-events";
+import type { KeyVaultState } from "../services/keyvault/keyvault-state";
 import { eventSubscriptionSchema, type EventGridSeed, type EventSubscriptionSpec } from "./event-grid/event-subscription";
 
 /** The emulator's records of what it serves: its Activity Log, Event Grid, and the recorder every ARM route writes through. */
@@ -28,6 +30,8 @@ export interface ChangeFeeds {
 }
 
 const ADMIN_LOG = "/_emulator/activity-log";
+/** How often the keys' expiry is compared with the emulator's clock (which the admin API can move). */
+const KEY_SWEEP_MS = 500;
 const ADMIN_SUBS = "/_emulator/event-subscriptions";
 const validateSubscription = new Ajv({ strict: false }).compile(eventSubscriptionSchema);
 
@@ -45,6 +49,8 @@ export function mountChangeFeeds(d: {
   now: () => number;
   baseUrl: () => string;
   seed?: EventGridSeed;
+  /** The Key Vault service's state, whose keys' expiry gives Key Vault events. */
+  keyVaults?: () => KeyVaultState | undefined;
 }): ChangeFeeds {
   const activityLog = new ActivityLog(() => d.settings.activityLogCapacity ?? DEFAULT_ACTIVITY_LOG_CAPACITY);
   const recorder = new ChangeRecorder(activityLog, d.faults, d.now);
@@ -59,6 +65,8 @@ export function mountChangeFeeds(d: {
       throttle: d.throttle,
     }),
   );
+  const keys = new KeyExpiryWatch(d.keyVaults ?? (() => undefined));
+  let keyTimer: NodeJS.Timeout | undefined;
   const reset = () => {
     activityLog.clear();
     recorder.reset();
@@ -71,8 +79,12 @@ export function mountChangeFeeds(d: {
     reset,
     start: () => {
       for (const s of d.seed?.subscriptions ?? []) void eventGrid.subscribe(s);
+      keys.due(d.now()); // what is due already happened before anyone subscribed
+      keyTimer = setInterval(() => keys.due(d.now()).forEach((e) => eventGrid.publishEvent(e)), KEY_SWEEP_MS);
+      keyTimer.unref();
     },
     close: () => {
+      clearInterval(keyTimer);
       recorder.reset();
       eventGrid.close();
     },

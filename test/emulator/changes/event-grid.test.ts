@@ -17,6 +17,9 @@ import { WebhookReceiver } from "./webhook-receiver";
 
 const RESOURCES_SPEC = "eventgrid/Microsoft.Resources/stable/2018-01-01/Resources.json";
 const validWriteData = specDefinition(RESOURCES_SPEC, "ResourceWriteSuccessData");
+const KEYVAULT_SPEC = "eventgrid/Microsoft.KeyVault/stable/2018-01-01/KeyVault.json";
+const validKeyNearExpiry = specDefinition(KEYVAULT_SPEC, "KeyVaultKeyNearExpiryEventData");
+const validKeyExpired = specDefinition(KEYVAULT_SPEC, "KeyVaultKeyExpiredEventData");
 const validValidationData = specDefinition(
   "eventgrid/Microsoft.EventGrid/stable/2018-01-01/SystemEvents.json",
   "SubscriptionValidationEventData",
@@ -271,5 +274,53 @@ describe("record faults on Event Grid deliveries", () => {
     await putTde(t, "orders", "Disabled");
     const [, , late] = await rx.waitForNotifications(3);
     expect(late.at - written).toBeGreaterThanOrEqual(290);
+  });
+});
+
+describe("Key Vault events", () => {
+  it("publishes KeyNearExpiry 30 days before a key's expiry and KeyExpired at it, on the vault's topic, once each", async () => {
+    receiver = await new WebhookReceiver().start();
+    const seed = seedFromYaml(`${CHANGES_SEED}
+keyvault:
+  subscriptionId: ${SUB}
+  vaults:
+    - name: kv-1
+      resourceGroup: rg-security
+      keys:
+        - name: tde-key
+          kty: RSA
+          keySize: 2048
+          version: 6f1c2e4a9b8d4c3e8a7f5b2d1c0e9f8a
+          activationDate: now-1d
+          expirationDate: now+40d
+`);
+    t = await startChangesEmulator({ seed, settings: FAST });
+    const vaultId = `/subscriptions/${SUB}/resourceGroups/rg-security/providers/Microsoft.KeyVault/vaults/kv-1`;
+    await subscribe(t, "keys", { endpointUrl: receiver.url, topic: vaultId });
+    const day = 24 * 3600 * 1000;
+    t.emu.advanceClock(11 * day);
+    const [near] = await receiver.waitForNotifications(1);
+    t.emu.advanceClock(30 * day);
+    const [, expired] = await receiver.waitForNotifications(2);
+    const [nearEvent] = await new EventGridDeserializer().deserializeEventGridEvents(near.body);
+    const [expiredEvent] = await new EventGridDeserializer().deserializeEventGridEvents(expired.body);
+    expect(isSystemEvent("Microsoft.KeyVault.KeyNearExpiry", nearEvent)).toBe(true);
+    expect(isSystemEvent("Microsoft.KeyVault.KeyExpired", expiredEvent)).toBe(true);
+    const version = "6f1c2e4a9b8d4c3e8a7f5b2d1c0e9f8a";
+    expect(nearEvent).toMatchObject({ topic: vaultId, subject: "tde-key", dataVersion: "1", metadataVersion: "1" });
+    expect(nearEvent.data).toMatchObject({
+      Id: `https://kv-1.vault.azure.net/keys/tde-key/${version}`,
+      VaultName: "kv-1",
+      ObjectType: "Key",
+      ObjectName: "tde-key",
+      Version: version,
+      EXP: expect.any(Number),
+    });
+    expect(validKeyNearExpiry(nearEvent.data)).toEqual([]);
+    expect(validKeyExpired(expiredEvent.data)).toEqual([]);
+    // Once each: a later sweep gives nothing new, and the write events of the subscription topic do not reach a vault's subscription.
+    await putTde(t, "orders", "Enabled");
+    await new Promise((r) => setTimeout(r, 1200));
+    expect(receiver.notifications).toHaveLength(2);
   });
 });

@@ -1,7 +1,7 @@
 import type { FaultInjector } from "../../fault-injector";
 import type { WriteContext } from "../write-context";
 import { subscriptionMatches, type EventSubscriptionSpec } from "./event-subscription";
-import { inSchema, resourceEvent, type ResourceEvent } from "./resource-events";
+import { inSchema, resourceEvent, type GridEvent } from "./resource-events";
 import { retryDelayMs } from "./retry-schedule";
 import { deliverOnce, handshake, RESPONSE_TIMEOUT_MS } from "./webhook";
 
@@ -107,8 +107,12 @@ export class EventGrid {
 
   /** Publishes the event of a successful write to every matching subscription. */
   publish(w: WriteContext, at: number): void {
-    if (this.closed || this.subs.size === 0) return;
-    const event = resourceEvent(w, at);
+    if (this.subs.size > 0) this.publishEvent(resourceEvent(w, at));
+  }
+
+  /** Publishes an event (a resource event, a Key Vault event) to every matching subscription. */
+  publishEvent(event: GridEvent): void {
+    if (this.closed) return;
     for (const sub of this.subs.values()) if (subscriptionMatches(sub.view, event)) this.enqueue(sub, event);
   }
 
@@ -128,7 +132,7 @@ export class EventGrid {
     }
   }
 
-  private enqueue(sub: Subscription, event: ResourceEvent): void {
+  private enqueue(sub: Subscription, event: GridEvent): void {
     const decision = this.faults.decideRecord("eventGrid", event.subject);
     if (decision.kind === "drop") {
       sub.view.dropped += 1;
@@ -160,7 +164,7 @@ export class EventGrid {
   }
 
   /** Delivers one event: after the handshake, attempts on the retry schedule until delivered or given up. */
-  private async deliver(sub: Subscription, event: ResourceEvent, payload: Record<string, unknown>): Promise<void> {
+  private async deliver(sub: Subscription, event: GridEvent, payload: Record<string, unknown>): Promise<void> {
     const v = sub.view;
     const gen = this.generation;
     const stale = () => this.closed || gen !== this.generation;

@@ -14,6 +14,11 @@ export interface EventSubscriptionSpec {
   eventDeliverySchema?: EventDeliverySchema;
   /** The Azure subscription whose system topic this subscribes to; default every one the emulator serves. */
   subscriptionId?: string;
+  /**
+   * Another system topic's source instead: a key vault's resource id
+   * (`/subscriptions/…/providers/Microsoft.KeyVault/vaults/{name}`), for its Key Vault events.
+   */
+  topic?: string;
   /** Event types delivered; default all (`Microsoft.Resources.ResourceWriteSuccess`, `…DeleteSuccess`, `…ActionSuccess`). */
   includedEventTypes?: string[];
   /** Subject (the resource id) filters, case-insensitive, as Event Grid's default. */
@@ -37,6 +42,7 @@ export const eventSubscriptionSchema = {
     endpointUrl: { type: "string", pattern: "^https?://" },
     eventDeliverySchema: { type: "string", enum: ["EventGridSchema", "CloudEventSchemaV1_0"] },
     subscriptionId: { type: "string" },
+    topic: { type: "string", pattern: "^/subscriptions/" },
     includedEventTypes: { type: "array", items: { type: "string" } },
     subjectBeginsWith: { type: "string" },
     subjectEndsWith: { type: "string" },
@@ -56,8 +62,14 @@ export const eventGridSeedSchema = {
   properties: { subscriptions: { type: "array", items: eventSubscriptionSchema } },
 } as const;
 
-/** Whether an event (its type and subject, on a subscription's topic) passes the subscription's filter. */
-export function subscriptionMatches(s: EventSubscriptionSpec, e: { eventType: string; subject: string; subscriptionId: string }): boolean {
+/** Whether an event (its topic, type and subject) passes the subscription's filter. */
+export function subscriptionMatches(
+  s: EventSubscriptionSpec,
+  e: { eventType: string; subject: string; subscriptionId: string; topic: string },
+): boolean {
+  // A subscription's topic is the Azure subscription's (`/subscriptions/{id}`) unless it names another (a vault's).
+  const topic = s.topic ?? `/subscriptions/${e.subscriptionId}`;
+  if (topic.toLowerCase() !== e.topic.toLowerCase()) return false;
   if (s.subscriptionId && s.subscriptionId.toLowerCase() !== e.subscriptionId.toLowerCase()) return false;
   if (s.includedEventTypes && !s.includedEventTypes.some((t) => t.toLowerCase() === e.eventType.toLowerCase())) return false;
   const subject = e.subject.toLowerCase();
