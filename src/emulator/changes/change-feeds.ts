@@ -112,7 +112,7 @@ function changesAdmin(f: ChangeFeeds, method: string, path: string, body: unknow
   const [name, verb, code] = path
     .slice(ADMIN_SUBS.length + 1)
     .split("/")
-    .map(decodeURIComponent);
+    .map(decodeSegment);
   if (verb === "validate" && method === "GET") {
     const v = f.eventGrid.validate(name, code ?? "");
     return v ? { status: 200, body: v } : notFound(`no event subscription ${name} awaits the validation code ${code}`);
@@ -129,6 +129,15 @@ function changesAdmin(f: ChangeFeeds, method: string, path: string, body: unknow
     };
   }
   return f.eventGrid.subscribe(spec as EventSubscriptionSpec).then((view) => ({ status: 200, body: view }));
+}
+
+/** A path segment decoded; a malformed escape is kept as sent (and then names no subscription). */
+function decodeSegment(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 function notFound(message: string): EmulatorReply {
