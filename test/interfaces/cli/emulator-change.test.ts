@@ -72,6 +72,16 @@ describe("emulator change: drift made out of band, as the portal makes it", () =
     expect(served("PUT", "transparentDataEncryption")).toBe(puts + 1);
     expect(served("GET", "/metadata/identity/oauth2/token")).toBeGreaterThan(tokens);
     expect(r.output).not.toMatch(/eyJ[\w-]+\.[\w-]+\./);
+    // Recorded as Azure records a portal change: Started then Succeeded in the emulator's Activity Log (issue 32).
+    const recorded = t.emu.changes.activityLog
+      .all()
+      .map((e) => e.entry)
+      .filter((e) => e.resourceId.endsWith("/databases/a/transparentDataEncryption/current"));
+    expect(recorded.map((e) => e.status.value)).toEqual(["Succeeded", "Started"]);
+    expect(recorded[0]).toMatchObject({
+      operationName: { value: "Microsoft.Sql/servers/databases/transparentDataEncryption/write" },
+      caller: expect.stringMatching(/\S/),
+    });
 
     const after = await plan();
     expect(after.code, after.err).toBe(2);
