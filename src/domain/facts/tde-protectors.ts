@@ -8,6 +8,8 @@ import { defineDataSource, logicalName, type DataSourceInputs } from "./data-sou
 import { defineFactKind } from "./fact-kind";
 import type { ReadReceipt } from "../../platform/arm/arm-read";
 import { protectorKeyOf, readProtectorOnce, stackServers, type ProtectorKeyRef, type StackServer } from "./key-custody-reads";
+import { readServerIdentityOnce } from "./key-access-reads";
+import type { ManagedIdentity } from "./managed-identity";
 import { readOrFailure, type ReadFailure } from "./read-failure";
 
 /**
@@ -33,6 +35,11 @@ export interface ProtectorFacts extends FactOrigin {
   key?: ProtectorKeyRef;
   /** Whether the server follows the key's newest version by itself (api-versions from 2020-11-01-preview). */
   autoRotationEnabled?: boolean;
+  /**
+   * The identity the protector's owner uses to reach its key (customer-managed protectors only): a
+   * server's from Servers_Get; a database-level protector's from its database.
+   */
+  identity?: ManagedIdentity;
   /** The protector could not be read (403, 404). */
   readFailure?: ReadFailure;
 }
@@ -82,7 +89,9 @@ export const tdeProtectors = defineFactKind<ProtectorFacts>({
   gather: (ctx) =>
     mapBounded(stackServers(ctx.stack), ctx.concurrency, async (s) => {
       const r = await readProtectorOnce(ctx, s);
-      return protectorFactsOf(s, r.failure ? { failure: r.failure } : { protector: r.read.value, receipt: r.read.receipt });
+      const facts = protectorFactsOf(s, r.failure ? { failure: r.failure } : { protector: r.read.value, receipt: r.read.receipt });
+      // Only a customer-managed key is reached through the server's identity: one Servers_Get for those servers alone.
+      return isCustomerManagedKey(facts) ? { ...facts, identity: await readServerIdentityOnce(ctx, s) } : facts;
     }),
   fromResources: (resources, ctx) =>
     resourcesOf(encryptionProtector, resources).map((r) => {
@@ -129,4 +138,9 @@ function subjectOf(
     databases: [...server.databases],
     ...(server.source ? { source: server.source } : {}),
   };
+}
+
+/** Whether the protector is a customer-managed key (`AzureKeyVault`, compared without regard to case). */
+function isCustomerManagedKey(p: ProtectorFacts): boolean {
+  return typeof p.serverKeyType === "string" && p.serverKeyType.toLowerCase() === "azurekeyvault";
 }
