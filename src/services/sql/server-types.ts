@@ -6,10 +6,20 @@
  * the wire (every field optional but `id`, open enums, an index signature).
  */
 
+import { since } from "../keyvault/api-versions";
+import { SQL_KEY_CUSTODY_API_VERSIONS } from "./key-custody-api-versions";
+
 /** The document of Servers_Get. */
 export const SQL_SERVERS_SPEC = "sql/Microsoft.Sql/stable/2021-11-01/Servers.json";
 /** The api-version Servers_Get is sent at: the first stable one with `primaryUserAssignedIdentityId` and `keyId`. */
 export const SQL_SERVERS_API_VERSION = "2021-11-01";
+/**
+ * The api-versions the emulator answers Servers_Get at: the versions Azure's SDKs send for a
+ * server's key custody (key-custody-api-versions.ts says where each was found) from 2021-11-01 on,
+ * all of which carry `identity`, `primaryUserAssignedIdentityId` and `keyId` in the same shape.
+ */
+export const SQL_SERVERS_API_VERSIONS: readonly string[] = SQL_KEY_CUSTODY_API_VERSIONS.filter((v) => since(v, SQL_SERVERS_API_VERSION));
+
 /** The spec's operationId. */
 export const SQL_SERVERS_GET = "Servers_Get";
 

@@ -1,3 +1,4 @@
+import { serverIdentitySeedSchema, type SqlServerIdentitySeed } from "./server-identity";
 import { SERVICE_OBJECTIVE_NAMES } from "../../../services/sql/types";
 
 /**
@@ -67,6 +68,8 @@ export interface SqlServerKeySeed {
   creationDate?: string;
 }
 
+export type { SqlServerIdentitySeed };
+
 export interface SqlServerSeed {
   name: string;
   resourceGroup: string;
@@ -76,6 +79,7 @@ export interface SqlServerSeed {
   elasticPools?: SqlElasticPoolSeed[];
   encryptionProtector?: SqlEncryptionProtectorSeed;
   keys?: SqlServerKeySeed[];
+  identity?: SqlServerIdentitySeed;
 }
 
 /** The `sql:` section of a seed. */
@@ -391,6 +395,7 @@ const serverSchema = {
     },
     elasticPools: { type: "array", items: elasticPoolSchema, description: "Optional. Default: none." },
     encryptionProtector: encryptionProtectorSchema,
+    identity: serverIdentitySeedSchema,
     keys: {
       type: "array",
       items: serverKeySchema,
