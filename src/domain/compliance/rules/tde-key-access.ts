@@ -26,8 +26,9 @@ type ReadFailure = NonNullable<ProtectorFacts["readFailure"]>;
  * else its system-assigned one. On an RBAC vault any role assignment for that principal counts whose
  * role's data actions cover the three (wildcards allowed, `notDataActions` taken away) at the key,
  * the vault, its resource group, its subscription or above; an assignment with an ABAC condition is
- * counted as granting (conditions are not evaluated). What cannot be read (the server, the vault,
- * the role assignments, a role) is a failure that says why with its HTTP status, never a pass.
+ * counted as granting (conditions are not evaluated). What cannot be read (the server, the role
+ * assignments, a role) is a failure that says why with its HTTP status, never a pass; a vault that
+ * cannot be read is tde-key-vault-recoverable's failure (one finding per problem), not applicable here.
  *
  * A key in a Managed HSM is not judged: an HSM grants key use by its own local RBAC, a data-plane
  * API (`https://<hsm>.managedhsm.azure.net/providers/Microsoft.Authorization/roleAssignments`) that
@@ -74,8 +75,8 @@ function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSett
     });
   const vault = vaultOf(facts.keyVaults, p);
   if (!vault || vault.pending) return unknown(`the vault ${p.key.vaultName} has not been read yet`);
-  if (vault.readFailure)
-    return fail(`its vault ${vaultLabel(vault)} could not be read: ${readFailureText(vault.readFailure)}`, failed(vault.readFailure));
+  // One finding per problem: tde-key-vault-recoverable fails an unreadable vault, with its status.
+  if (vault.readFailure) return na(`its vault ${vaultLabel(vault)} could not be read (tde-key-vault-recoverable reports it)`);
   const grant = vault.enableRbacAuthorization ? roleGrant(p, vault, principal.principalId, facts) : policyGrant(vault, principal);
   if (grant.unknown) return unknown(grant.unknown);
   const problems = [...(grant.problem ? [grant.problem] : []), ...firewallProblems(vault)];
