@@ -22,44 +22,6 @@ export interface ManagedIdentity {
   readFailure?: ReadFailure;
 }
 
-/** The principal that reaches the key, or why there is none. */
-export type KeyPrincipal =
-  { principalId: string; tenantId?: string; describe: string; problem?: undefined } | { principalId?: undefined; problem: string };
-
-/** Whether the identity type names a system-assigned / user-assigned identity (Azure compares enums without regard to case). */
-function hasKind(type: string, kind: "systemassigned" | "userassigned"): boolean {
-  return type
-    .toLowerCase()
-    .split(",")
-    .map((t) => t.trim())
-    .includes(kind);
-}
-
-/** The principal the owner uses for its key: the user-assigned one it names, else its system-assigned one. */
-export function keyPrincipalOf(identity: ManagedIdentity): KeyPrincipal {
-  const type = identity.type || "None";
-  if (identity.keyIdentityId) {
-    const entry = Object.entries(identity.userAssignedIdentities ?? {}).find(
-      ([id]) => id.toLowerCase() === identity.keyIdentityId!.toLowerCase(),
-    );
-    if (!entry || !hasKind(type, "userassigned"))
-      return { problem: `it names the user-assigned identity ${identity.keyIdentityId} for its key, but does not hold it` };
-    if (!entry[1].principalId) return { problem: `its user-assigned identity ${identity.keyIdentityId} reports no principal id` };
-    return { principalId: entry[1].principalId, describe: `user-assigned identity ${lastSegment(identity.keyIdentityId)}` };
-  }
-  if (hasKind(type, "systemassigned")) {
-    if (!identity.principalId) return { problem: "its system-assigned identity reports no principal id" };
-    return {
-      principalId: identity.principalId,
-      ...(identity.tenantId ? { tenantId: identity.tenantId } : {}),
-      describe: "system-assigned identity",
-    };
-  }
-  if (hasKind(type, "userassigned"))
-    return { problem: "it has only user-assigned identities and names none of them as primary (primaryUserAssignedIdentityId)" };
-  return { problem: "it has no managed identity (identity type None)" };
-}
-
 /** The identity of a resource's `identity` block (Servers_Get, Databases_Get) and the user-assigned id it uses for its key. */
 export function managedIdentityOf(
   identity: { type?: unknown; principalId?: unknown; tenantId?: unknown; userAssignedIdentities?: unknown } | undefined,
@@ -82,8 +44,4 @@ export function managedIdentityOf(
     ...(Object.keys(users).length ? { userAssignedIdentities: users } : {}),
     ...(typeof keyIdentityId === "string" && keyIdentityId ? { keyIdentityId } : {}),
   };
-}
-
-function lastSegment(id: string): string {
-  return id.split("/").filter(Boolean).pop() ?? id;
 }

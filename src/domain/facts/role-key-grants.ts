@@ -12,9 +12,6 @@ export const KEY_USE_DATA_ACTIONS = [
   "Microsoft.KeyVault/vaults/keys/unwrap/action",
 ] as const;
 
-/** The same needs as key permissions of a vault access policy. */
-export const KEY_USE_PERMISSIONS = ["get", "wrapKey", "unwrapKey"] as const;
-
 /** Whether an action pattern (`*` matches any run of characters; case-insensitive, as Azure compares them) matches an action. */
 export function actionMatches(pattern: string, action: string): boolean {
   const re = new RegExp(`^${pattern.split("*").map(escapeRegExp).join(".*")}$`, "i");
@@ -32,13 +29,6 @@ export function grantedKeyUse(permissions: readonly Permission[] | undefined): s
       (p) => (p.dataActions ?? []).some((a) => actionMatches(a, action)) && !(p.notDataActions ?? []).some((a) => actionMatches(a, action)),
     ),
   );
-}
-
-/** The key permissions of an access policy missing among get, wrapKey and unwrapKey (`all` grants them all). */
-export function missingKeyPermissions(keys: readonly string[]): string[] {
-  const have = new Set(keys.map((k) => k.toLowerCase()));
-  if (have.has("all")) return [];
-  return KEY_USE_PERMISSIONS.filter((k) => !have.has(k.toLowerCase()));
 }
 
 function escapeRegExp(s: string): string {

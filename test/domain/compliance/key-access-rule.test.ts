@@ -5,9 +5,10 @@ import { resolveRuleSettings } from "../../../src/domain/compliance/rule-setting
 import { emptyFacts } from "../../../src/domain/facts/gather";
 import { stackServers } from "../../../src/domain/facts/key-custody-reads";
 import { keyVaultFactsOf } from "../../../src/domain/facts/key-vaults";
-import { keyPrincipalOf, managedIdentityOf, type ManagedIdentity } from "../../../src/domain/facts/managed-identity";
+import { keyPrincipalOf, missingKeyPermissions } from "../../../src/domain/compliance/key-access-grants";
+import { managedIdentityOf, type ManagedIdentity } from "../../../src/domain/facts/managed-identity";
 import type { ComplianceFacts } from "../../../src/domain/facts/model/compliance-facts";
-import { actionMatches, grantedKeyUse, missingKeyPermissions } from "../../../src/domain/facts/role-key-grants";
+import { actionMatches, grantedKeyUse } from "../../../src/domain/facts/role-key-grants";
 import { protectorFactsOf } from "../../../src/domain/facts/tde-protectors";
 import type { VaultRoleAssignmentFacts } from "../../../src/domain/facts/vault-role-assignments";
 import type { Vault } from "../../../src/services/keyvault/types";

@@ -1,7 +1,6 @@
 import { UNKNOWN } from "../../../platform/unknown-value";
 import type { ComplianceFacts, FactMap } from "../../facts/model/compliance-facts";
-import { keyPrincipalOf } from "../../facts/managed-identity";
-import { missingKeyPermissions } from "../../facts/role-key-grants";
+import { keyPrincipalOf, missingKeyPermissions } from "../key-access-grants";
 import type { Finding } from "../finding";
 import { isCustomerManaged, readFailureText, serverLabel, vaultLabel, vaultOf } from "../key-custody-facts";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
