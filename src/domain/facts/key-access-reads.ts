@@ -1,3 +1,4 @@
+import type { ReadReceipt } from "../../platform/arm/arm-read";
 import type { ServerRef } from "../../platform/arm/resource-id";
 import type { RoleAssignment, RoleDefinition } from "../../services/authorization/types";
 import type { GatherContext } from "./fact-kind";
@@ -16,14 +17,20 @@ import { readOrFailure, type ReadFailure } from "./read-failure";
  * assignments on a key, and `$filter=principalId eq '…'` would cost one list per identity and vault.
  */
 
-/** The identity a SQL server uses for its customer-managed key (a failure inside when the server cannot be read). */
-export function readServerIdentityOnce(ctx: GatherContext, server: ServerRef): Promise<ManagedIdentity> {
+/**
+ * The identity a SQL server uses for its customer-managed key (a failure inside when the server
+ * cannot be read), with the receipt of the read for the evidence.
+ */
+export function readServerIdentityOnce(
+  ctx: GatherContext,
+  server: ServerRef,
+): Promise<{ identity: ManagedIdentity; receipt?: ReadReceipt }> {
   const key = `server-identity:${[server.subscriptionId, server.resourceGroup, server.server].join("/").toLowerCase()}`;
   return ctx.once(key, async () => {
     const r = await readOrFailure(() => ctx.clients.sql.readServer(server, ctx.signal));
-    if (r.readError) return { type: "None", readFailure: r.readError };
+    if (r.readError) return { identity: { type: "None", readFailure: r.readError } };
     const s = r.value.value;
-    return managedIdentityOf(s.identity, s.properties?.primaryUserAssignedIdentityId);
+    return { identity: managedIdentityOf(s.identity, s.properties?.primaryUserAssignedIdentityId), receipt: r.value.receipt };
   });
 }
 

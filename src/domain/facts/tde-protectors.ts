@@ -91,7 +91,9 @@ export const tdeProtectors = defineFactKind<ProtectorFacts>({
       const r = await readProtectorOnce(ctx, s);
       const facts = protectorFactsOf(s, r.failure ? { failure: r.failure } : { protector: r.read.value, receipt: r.read.receipt });
       // Only a customer-managed key is reached through the server's identity: one Servers_Get for those servers alone.
-      return isCustomerManagedKey(facts) ? { ...facts, identity: await readServerIdentityOnce(ctx, s) } : facts;
+      if (!isCustomerManagedKey(facts)) return facts;
+      const { identity, receipt } = await readServerIdentityOnce(ctx, s);
+      return { ...facts, identity, ...(receipt ? { reads: [...(facts.reads ?? []), receipt] } : {}) };
     }),
   fromResources: (resources, ctx) =>
     resourcesOf(encryptionProtector, resources).map((r) => {
