@@ -13,12 +13,12 @@ import { estate } from "../services/keyvault/key-custody-kit";
 /**
  * tde-key-access as the Pulumi engine runs it: the compiled pack over gRPC, fed the data sources the
  * program registers against the key-access estate (the protectors, then each customer-managed
- * server's `sql:Server` for its identity, each vault, and each vault's
+ * server's `sql:ServerIdentity` for its identity, each vault, and each vault's
  * `authorization:VaultRoleAssignments`). Parity with `check`: the same failures, levels and messages.
  */
 const ESTATE = join(__dirname, "../fixtures/estates/key-access.estate.yaml");
 const STACK = join(__dirname, "../fixtures/estates/Pulumi.key-access.yaml");
-const SOURCES = ["sql:EncryptionProtector", "sql:Server", "keyvault:Vault", "authorization:VaultRoleAssignments"];
+const SOURCES = ["sql:EncryptionProtector", "sql:ServerIdentity", "keyvault:Vault", "authorization:VaultRoleAssignments"];
 
 let emu: TestEmulator;
 let analyzer: PolicyAnalyzer;

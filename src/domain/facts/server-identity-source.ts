@@ -6,7 +6,7 @@ import { readOrFailure } from "./read-failure";
 import { encryptionProtector } from "./tde-protectors";
 
 /** The token of a SQL server's data source: tde-protectors.ts finds its resources by it (it cannot import this module, which follows its protector). */
-export const SQL_SERVER_TOKEN = "sql:Server" as const;
+export const SQL_SERVER_TOKEN = "sql:ServerIdentity" as const;
 
 const serverOf = (i: DataSourceInputs) => ({ subscriptionId: i.subscriptionId, resourceGroup: i.resourceGroup, server: i.server });
 

@@ -151,7 +151,7 @@ function isCustomerManagedKey(p: ProtectorFacts): boolean {
 }
 
 /** The SQL servers' data source (server-identity-source.ts), by its token: that module follows this one's protector. */
-const SQL_SERVERS = carrierOf("sql:Server");
+const SQL_SERVERS = carrierOf("sql:ServerIdentity");
 
 /** A server's identity from its data source in the pack, when it was read (or why it could not be). */
 function identityFromResources(resources: readonly ResourceInput[], serverId: string, ctx: ResourceContext): ManagedIdentity | undefined {

@@ -80,6 +80,7 @@ export interface SqlServerSeed {
   encryptionProtector?: SqlEncryptionProtectorSeed;
   keys?: SqlServerKeySeed[];
   identity?: SqlServerIdentitySeed;
+  minimalTlsVersion?: "1.0" | "1.1" | "1.2";
 }
 
 /** The `sql:` section of a seed. */
@@ -396,6 +397,11 @@ const serverSchema = {
     elasticPools: { type: "array", items: elasticPoolSchema, description: "Optional. Default: none." },
     encryptionProtector: encryptionProtectorSchema,
     identity: serverIdentitySeedSchema,
+    minimalTlsVersion: {
+      type: "string",
+      enum: ["1.0", "1.1", "1.2"],
+      description: "Optional: properties.minimalTlsVersion of Servers_Get (2021-11-01 on). Default: absent (the server never set one).",
+    },
     keys: {
       type: "array",
       items: serverKeySchema,

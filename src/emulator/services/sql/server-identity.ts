@@ -116,6 +116,8 @@ export interface IdentityServer {
   identity?: SqlServerIdentityState;
   /** The customer-managed protector's key URI, if any (`properties.keyId`). */
   keyUri?: string;
+  /** `properties.minimalTlsVersion`, when the seed sets one (absent: the server never set one). */
+  minimalTlsVersion?: string;
 }
 
 /** Servers_Get in Servers.json's shape (what the emulator knows of a server). */
@@ -135,6 +137,7 @@ export function serverResource(s: IdentityServer): Server {
       restrictOutboundNetworkAccess: "Disabled",
       ...(s.identity?.primaryUserAssignedIdentityId ? { primaryUserAssignedIdentityId: s.identity.primaryUserAssignedIdentityId } : {}),
       ...(s.keyUri ? { keyId: s.keyUri } : {}),
+      ...(s.minimalTlsVersion ? { minimalTlsVersion: s.minimalTlsVersion } : {}),
     },
   };
   if (s.identity && s.identity.type !== "None") out.identity = identityBlock(s.identity);

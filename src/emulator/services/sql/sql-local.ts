@@ -70,6 +70,8 @@ export interface SqlServerState extends SqlKeyCustodyState {
   elasticPools: SqlElasticPoolState[];
   /** Absent: the server has no managed identity. */
   identity?: SqlServerIdentityState;
+  /** Servers_Get's `minimalTlsVersion`, when seeded. */
+  minimalTlsVersion?: string;
 }
 
 export interface SqlState {
@@ -157,6 +159,7 @@ export function sqlInitialState(seed: SqlSeed | undefined): SqlState {
       elasticPools: pools,
       ...keyCustodyFromSeed(at, s.encryptionProtector, s.keys, now),
       ...(identity ? { identity } : {}),
+      ...(s.minimalTlsVersion ? { minimalTlsVersion: s.minimalTlsVersion } : {}),
     };
   });
   return { scanDurationMs: seed?.scanDurationMs ?? DEFAULT_SCAN_DURATION_MS, servers };
