@@ -9,6 +9,7 @@ import { CertificatesClient } from "../services/certificates/client";
 import { apisetuSettingsFromEnv, requireApiSetuKeys, type ApiSetuSettings } from "../services/certificates/settings";
 import { GeocodingClient } from "../services/geocoding/client";
 import { ImdsClient } from "../services/imds/client";
+import { AuthorizationClient } from "../services/authorization/client";
 import { KeyVaultClient } from "../services/keyvault/client";
 import { SqlClient } from "../services/sql/client";
 import { openBinaryAnalysisService, type BinaryAnalysisService } from "./binary-analysis-service";
@@ -30,6 +31,8 @@ export interface ClientSet {
   readonly batch: BatchAiClient;
   /** Key Vault's management plane (vaults and their keys; read-only), through Resource Manager like `sql`. */
   readonly keyVault: KeyVaultClient;
+  /** Azure RBAC (role assignments and role definitions; read-only), through Resource Manager. */
+  readonly authorization: AuthorizationClient;
   /**
    * Any Resource Manager resource read by path and api-version, with the typed clients' token,
    * retries and pacing (a fact kind's read no service client has a method for yet).
@@ -110,6 +113,10 @@ class EnvClientSet implements ClientSet {
 
   get keyVault(): KeyVaultClient {
     return this.once("keyVault", () => new KeyVaultClient(this.armOptions));
+  }
+
+  get authorization(): AuthorizationClient {
+    return this.once("authorization", () => new AuthorizationClient(this.armOptions));
   }
 
   get arm(): ArmResourceReader {

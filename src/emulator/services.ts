@@ -6,12 +6,14 @@ import { binaryAnalysisLocal } from "./services/binary-analysis/binary-analysis-
 import { certificatesLocal } from "./services/certificates/local";
 import { geocodingLocal } from "./services/geocoding/geocoding-local";
 import { keyVaultLocal } from "./services/keyvault/keyvault-local";
+import { authorizationLocal } from "./services/authorization/authorization-local";
 
 const SERVICES: LocalService[] = [
   imdsLocal as LocalService,
   sqlLocal as LocalService,
   batchAiLocal as LocalService,
   keyVaultLocal as LocalService,
+  authorizationLocal as LocalService,
   binaryAnalysisLocal as LocalService,
   certificatesLocal as LocalService,
   geocodingLocal as LocalService,

@@ -13,6 +13,8 @@ export const TYPES = {
   protector: "pulumi-nodejs:dynamic/sql:EncryptionProtector",
   keyVault: "pulumi-nodejs:dynamic/keyvault:Vault",
   vaultKey: "pulumi-nodejs:dynamic/keyvault:Key",
+  server: "pulumi-nodejs:dynamic/sql:ServerIdentity",
+  roleAssignments: "pulumi-nodejs:dynamic/authorization:VaultRoleAssignments",
   usages: "pulumi-nodejs:dynamic/batchai:Usages",
   workspace: "pulumi-nodejs:dynamic/batchai:Workspace",
   cluster: "pulumi-nodejs:dynamic/batchai:Cluster",

@@ -7,6 +7,7 @@ import { postDeployProbes } from "./rules/post-deploy-probes";
 import { sqlTdeEnabled } from "./rules/sql-tde-enabled";
 import { sqlTdeCustomerManagedKey } from "./rules/sql-tde-customer-managed-key";
 import { sqlTierAdvisorDrift } from "./rules/sql-tier-advisor-drift";
+import { tdeKeyAccess } from "./rules/tde-key-access";
 import { tdeKeyValidity } from "./rules/tde-key-validity";
 import { tdeKeyVaultRecoverable } from "./rules/tde-key-vault-recoverable";
 
@@ -25,6 +26,7 @@ const RULES: RuleDefinition<unknown>[] = [
   sqlTdeCustomerManagedKey as RuleDefinition<unknown>,
   tdeKeyVaultRecoverable as RuleDefinition<unknown>,
   tdeKeyValidity as RuleDefinition<unknown>,
+  tdeKeyAccess as RuleDefinition<unknown>,
 ];
 
 let version = 0;

@@ -1,10 +1,12 @@
 import { batchCluster, batchExperiment, batchFileServer, batchJobs, batchWorkspace } from "./batch-objects";
 import { isDataSource, type DataSource } from "./data-source";
 import { allFactKinds } from "./registry";
+import { sqlServerOfProtector } from "./server-identity-source";
 import { elasticPoolActivities, elasticPoolDatabaseActivities, tdeActivities } from "./sql-activities";
 
 /**
- * The data sources no fact kind carries (read for the stack's inventory in Pulumi), in the order
+ * The data sources no fact kind carries (read for the stack's inventory in Pulumi; a SQL server's
+ * identity, which the TDE protectors' facts take in the pack), in the order
  * the program registers them after the kinds' own. A fact kind's data source comes with the kind
  * (`FactKind.carrier`): registering the kind registers it.
  */
@@ -17,6 +19,7 @@ const SOURCES_OF_NO_KIND: DataSource[] = [
   batchFileServer,
   batchExperiment,
   batchJobs,
+  sqlServerOfProtector,
 ];
 
 /**

@@ -3,6 +3,7 @@ import type { BatchAiClient } from "../../services/batchai/client";
 import type { BinaryAnalysisClient } from "../../services/binary-analysis/client";
 import type { ApiSetuSettings } from "../../services/certificates/settings";
 import type { GeocodingClient } from "../../services/geocoding/client";
+import type { AuthorizationClient } from "../../services/authorization/client";
 import type { KeyVaultClient } from "../../services/keyvault/client";
 import type { SqlClient } from "../../services/sql/client";
 
@@ -18,6 +19,8 @@ export interface FactClients {
   readonly batch: BatchAiClient;
   /** Key Vault's management plane (vaults and their keys; read-only). */
   readonly keyVault: KeyVaultClient;
+  /** Azure RBAC (role assignments that apply to a scope, role definitions; read-only). */
+  readonly authorization: AuthorizationClient;
   readonly geocoding: GeocodingClient;
   /**
    * Any Resource Manager resource read by path and api-version, with the typed clients' token,

@@ -37,10 +37,24 @@ export interface KeyVaultFacts extends FactOrigin {
   enableSoftDelete: boolean;
   softDeleteRetentionInDays?: number;
   enablePurgeProtection: boolean;
+  /** Whether the vault grants data access by Azure RBAC role assignments rather than its access policies (absent: not read). */
+  enableRbacAuthorization?: boolean;
+  /** The access policies' principals and key permissions (compact: what `tde-key-access` judges; access-policy vaults only). */
+  accessPolicies?: VaultKeyAccessPolicy[];
+  /** The vault's firewall: `defaultAction` (`Allow`, `Deny`) and `bypass` (`AzureServices`, `None`), as Azure reports them. */
+  networkAcls?: { defaultAction?: string; bypass?: string };
   /** The vault could not be read: not listed for this identity, or refused (403) or gone (404) when read. */
   readFailure?: ReadFailure;
   /** Not known yet (a Pulumi preview of a vault data source still to be read). */
   pending?: boolean;
+}
+
+/** One access policy of a vault, as far as key use goes: whose it is and its key permissions. */
+export interface VaultKeyAccessPolicy {
+  objectId: string;
+  tenantId?: string;
+  /** `permissions.keys` (`get`, `wrapKey`, `unwrapKey`, `all` …). */
+  keys: string[];
 }
 
 declare module "./model/compliance-facts" {
@@ -139,6 +153,39 @@ export function keyVaultFactsOf(
     enableSoftDelete: p.enableSoftDelete === true,
     ...(typeof p.softDeleteRetentionInDays === "number" ? { softDeleteRetentionInDays: p.softDeleteRetentionInDays } : {}),
     enablePurgeProtection: p.enablePurgeProtection === true,
+    ...keyAccessOf(p),
     ...(read.receipt ? { reads: [read.receipt] } : {}),
+  };
+}
+
+/** What a vault says about who may use its keys: its permission model, access policies (compactly) and firewall. */
+function keyAccessOf(
+  p: NonNullable<Vault["properties"]>,
+): Pick<KeyVaultFacts, "enableRbacAuthorization" | "accessPolicies" | "networkAcls"> {
+  const rbac = p.enableRbacAuthorization === true;
+  const policies = Array.isArray(p.accessPolicies) ? p.accessPolicies : [];
+  const acls = p.networkAcls && typeof p.networkAcls === "object" ? p.networkAcls : undefined;
+  return {
+    enableRbacAuthorization: rbac,
+    // An RBAC vault ignores its access policies: Azure grants data access by role assignments only.
+    ...(rbac
+      ? {}
+      : {
+          accessPolicies: policies
+            .filter((a) => typeof a?.objectId === "string")
+            .map((a) => ({
+              objectId: a.objectId!,
+              ...(typeof a.tenantId === "string" ? { tenantId: a.tenantId } : {}),
+              keys: Array.isArray(a.permissions?.keys) ? a.permissions.keys.filter((k): k is string => typeof k === "string") : [],
+            })),
+        }),
+    ...(acls
+      ? {
+          networkAcls: {
+            ...(typeof acls.defaultAction === "string" ? { defaultAction: acls.defaultAction } : {}),
+            ...(typeof acls.bypass === "string" ? { bypass: acls.bypass } : {}),
+          },
+        }
+      : {}),
   };
 }

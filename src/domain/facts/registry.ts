@@ -9,6 +9,7 @@ import { protectorKeys } from "./protector-keys";
 import { tdeProtectors } from "./tde-protectors";
 import { tdeStatus } from "./tde-status";
 import { tierAdvice } from "./tier-advice";
+import { vaultRoleAssignments } from "./vault-role-assignments";
 
 /**
  * Every fact kind, in the order facts are listed. Adding a kind is one module in this folder plus
@@ -24,6 +25,7 @@ const FACT_KINDS: FactKind[] = [
   tdeProtectors as FactKind,
   keyVaults as FactKind,
   protectorKeys as FactKind,
+  vaultRoleAssignments as FactKind,
 ];
 
 /** The registered fact kinds, in order. */

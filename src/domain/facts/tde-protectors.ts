@@ -1,13 +1,16 @@
 import { mapBounded } from "../../platform/bounded-map";
 import { childId, parseResourceId, sqlServerId } from "../../platform/arm/resource-id";
 import type { EncryptionProtector } from "../../services/sql/key-custody-types";
+import type { Server } from "../../services/sql/server-types";
 import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
 import type { FactOrigin } from "./model/compliance-facts";
-import { resourcesOf } from "./carrier";
+import { carrierOf, resourcesOf } from "./carrier";
 import { defineDataSource, logicalName, type DataSourceInputs } from "./data-source";
-import { defineFactKind } from "./fact-kind";
+import { defineFactKind, type ResourceContext, type ResourceInput } from "./fact-kind";
 import type { ReadReceipt } from "../../platform/arm/arm-read";
 import { protectorKeyOf, readProtectorOnce, stackServers, type ProtectorKeyRef, type StackServer } from "./key-custody-reads";
+import { readServerIdentityOnce } from "./key-access-reads";
+import { managedIdentityOf, type ManagedIdentity } from "./managed-identity";
 import { readOrFailure, type ReadFailure } from "./read-failure";
 
 /**
@@ -33,6 +36,11 @@ export interface ProtectorFacts extends FactOrigin {
   key?: ProtectorKeyRef;
   /** Whether the server follows the key's newest version by itself (api-versions from 2020-11-01-preview). */
   autoRotationEnabled?: boolean;
+  /**
+   * The identity the protector's owner uses to reach its key (customer-managed protectors only): a
+   * server's from Servers_Get; a database-level protector's from its database.
+   */
+  identity?: ManagedIdentity;
   /** The protector could not be read (403, 404). */
   readFailure?: ReadFailure;
 }
@@ -82,7 +90,11 @@ export const tdeProtectors = defineFactKind<ProtectorFacts>({
   gather: (ctx) =>
     mapBounded(stackServers(ctx.stack), ctx.concurrency, async (s) => {
       const r = await readProtectorOnce(ctx, s);
-      return protectorFactsOf(s, r.failure ? { failure: r.failure } : { protector: r.read.value, receipt: r.read.receipt });
+      const facts = protectorFactsOf(s, r.failure ? { failure: r.failure } : { protector: r.read.value, receipt: r.read.receipt });
+      // Only a customer-managed key is reached through the server's identity: one Servers_Get for those servers alone.
+      if (!isCustomerManagedKey(facts)) return facts;
+      const { identity, receipt } = await readServerIdentityOnce(ctx, s);
+      return { ...facts, identity, ...(receipt ? { reads: [...(facts.reads ?? []), receipt] } : {}) };
     }),
   fromResources: (resources, ctx) =>
     resourcesOf(encryptionProtector, resources).map((r) => {
@@ -94,7 +106,9 @@ export const tdeProtectors = defineFactKind<ProtectorFacts>({
       // Neither read nor failed: the data source has not been read yet (a preview of a new stack).
       if (protector === UNKNOWN || failure === UNKNOWN || (!protector && !failure))
         return { ...subjectOf(server), serverKeyType: UNKNOWN, origin: r.urn };
-      return { ...protectorFactsOf(server, { protector, failure }), origin: r.urn };
+      const facts = protectorFactsOf(server, { protector, failure });
+      const identity = identityFromResources(resources, server.id, ctx);
+      return { ...facts, ...(identity ? { identity } : {}), origin: r.urn };
     }),
 });
 
@@ -129,4 +143,30 @@ function subjectOf(
     databases: [...server.databases],
     ...(server.source ? { source: server.source } : {}),
   };
+}
+
+/** Whether the protector is a customer-managed key (`AzureKeyVault`, compared without regard to case). */
+function isCustomerManagedKey(p: ProtectorFacts): boolean {
+  return typeof p.serverKeyType === "string" && p.serverKeyType.toLowerCase() === "azurekeyvault";
+}
+
+/** The SQL servers' data source (server-identity-source.ts), by its token: that module follows this one's protector. */
+const SQL_SERVERS = carrierOf("sql:ServerIdentity");
+
+/** A server's identity from its data source in the pack, when it was read (or why it could not be). */
+function identityFromResources(resources: readonly ResourceInput[], serverId: string, ctx: ResourceContext): ManagedIdentity | undefined {
+  const r = resourcesOf(SQL_SERVERS, resources).find(
+    (x) =>
+      sqlServerId({
+        subscriptionId: String(x.props.subscriptionId),
+        resourceGroup: String(x.props.resourceGroup),
+        server: String(x.props.server),
+      }).toLowerCase() === serverId.toLowerCase(),
+  );
+  if (!r) return undefined;
+  const server = ctx.known(() => r.props.serverResource as Server | undefined);
+  const failure = ctx.known(() => r.props.readError as ReadFailure | undefined);
+  if (server === UNKNOWN || failure === UNKNOWN || (!server && !failure)) return undefined;
+  if (failure) return { type: "None", readFailure: failure };
+  return managedIdentityOf(server!.identity, server!.properties?.primaryUserAssignedIdentityId);
 }

@@ -16,6 +16,8 @@ import {
 } from "./types";
 import { EncryptionProtectorsClient, ServerKeysClient } from "./key-custody-client";
 import type { EncryptionProtector, ServerKey, ServerRef } from "./key-custody-types";
+import type { Server } from "./server-types";
+import { ServersClient } from "./servers-client";
 
 const op = (id: string, definition: string): ArmOperation => ({ id, schema: `/definitions/${definition}` });
 
@@ -43,6 +45,7 @@ const OPS = {
 export class SqlClient extends ArmClient {
   private protectorsClient: EncryptionProtectorsClient | undefined;
   private serverKeysClient: ServerKeysClient | undefined;
+  private serversClient: ServersClient | undefined;
 
   constructor(private readonly options: ArmClientOptions) {
     super(options, { apiVersion: SQL_API_VERSION, spec: SQL_SPEC });
@@ -74,6 +77,14 @@ export class SqlClient extends ArmClient {
   /** ServerKeys_Get: one server key by name (`ServiceManaged`, or `<vault>_<key>_<version>`). */
   getServerKey(server: ServerRef, keyName: string, signal?: AbortSignal): Promise<ServerKey> {
     return this.serverKeys().get(server, keyName, signal);
+  }
+
+  /**
+   * Servers_Get at 2021-11-01, with the receipt of the read: the server's managed identities
+   * (`identity`) and the one it uses for its key (`properties.primaryUserAssignedIdentityId`).
+   */
+  readServer(server: ServerRef, signal?: AbortSignal): Promise<ArmRead<Server>> {
+    return (this.serversClient ??= new ServersClient(this.options)).read(server, signal);
   }
 
   private protectors(): EncryptionProtectorsClient {

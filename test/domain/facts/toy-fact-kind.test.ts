@@ -8,14 +8,13 @@ import { stackDir } from "../../interfaces/cli/cli-harness";
 
 /**
  * A fact kind with a read of its own and a rule over it, each one module, registered at load time
- * by fixtures loaded with `node --require`, changing no other file: the emulator serves the new
- * read (a route of its own, SQL's Servers_Get at 2021-11-01), the kind reads each server's minimal
+ * by fixtures loaded with `node --require`, changing no other file: the emulator serves the read
+ * (SQL's Servers_Get at 2021-11-01, its seed's `minimalTlsVersion`), the kind reads each server's minimal
  * TLS version through the client set's generic Resource Manager read, and the rule ("SQL servers
  * must require TLS 1.2") reaches check's table and SARIF, a watch tick's findings, and the pack over
  * gRPC, fed by the kind's own carrier (`sql:Server`) as the one data-source provider creates it.
  */
 const FIXTURES = join(__dirname, "../../fixtures/facts/toy-server-tls");
-const ROUTE = join(FIXTURES, "route.cjs");
 const KIND = join(FIXTURES, "kind.cjs");
 const RULE = join(FIXTURES, "rule.cjs");
 const WITH_KIND_AND_RULE = ["--require", KIND, "--require", RULE];
@@ -26,16 +25,14 @@ sql:
   servers:
     - name: sql-tls12
       resourceGroup: rg-toy
+      minimalTlsVersion: "1.2"
       databases:
         - { name: orders, transparentDataEncryption: Enabled }
     - name: sql-tls10
       resourceGroup: rg-toy
+      minimalTlsVersion: "1.0"
       databases:
         - { name: archive, transparentDataEncryption: Enabled }
-toyServers:
-  servers:
-    - { resourceGroup: rg-toy, name: sql-tls12, minimalTlsVersion: "1.2" }
-    - { resourceGroup: rg-toy, name: sql-tls10, minimalTlsVersion: "1.0" }
 `;
 const STACK = `config:
   stackwarden:subscriptionId: ${SUB}
@@ -63,7 +60,6 @@ describe("a toy fact kind with a read of its own and a rule over it: one module 
     writeFileSync(join(dir, "seed.yaml"), SEED);
     emulator = await startEmulatorProcess(["--port", "0", "--seed", join(dir, "seed.yaml")], {
       env: { PATH: process.env.PATH },
-      nodeArgs: ["--require", ROUTE],
     });
     env = { PATH: process.env.PATH, STACKWARDEN_ARM_ENDPOINT: emulator.url, STACKWARDEN_IMDS_ENDPOINT: `${emulator.url}/metadata` };
   });

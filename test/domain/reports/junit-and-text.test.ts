@@ -48,6 +48,7 @@ describe("JUnit report", () => {
       "stackwarden.sql-tde-customer-managed-key",
       "stackwarden.tde-key-vault-recoverable",
       "stackwarden.tde-key-validity",
+      "stackwarden.tde-key-access",
     ]);
   });
 

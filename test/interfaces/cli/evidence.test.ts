@@ -105,6 +105,7 @@ describe("check --stack dev --output sarif", () => {
     expect(of("sql-tde-customer-managed-key").sort()).toEqual(["fail", "pass"]);
     expect(of("tde-key-vault-recoverable")).toEqual(["pass"]);
     expect(of("tde-key-validity")).toEqual(["pass"]);
+    expect(of("tde-key-access")).toEqual(["pass"]);
   });
 });
 
@@ -133,6 +134,7 @@ describe("evidence --stack dev --out DIR, then evidence verify DIR", () => {
         "facts/keyVaults.json",
         "facts/protectorKeys.json",
         "facts/tdeProtectors.json",
+        "facts/vaultRoleAssignments.json",
         "manifest.json",
         "report.json",
         "report.md",
@@ -161,8 +163,12 @@ describe("evidence --stack dev --out DIR, then evidence verify DIR", () => {
     ];
     for (const [kind, operation] of expectations) {
       for (const f of read(kind)) {
-        expect(f.reads, kind).toHaveLength(1);
-        expect(f.reads![0].operation).toBe(operation);
+        // A customer-managed server's identity (tde-key-access) is a second read: Servers_Get.
+        const identity = kind === "tdeProtectors" && (f as { identity?: unknown }).identity !== undefined;
+        expect(
+          f.reads?.map((r) => r.operation),
+          kind,
+        ).toEqual(identity ? [operation, "Servers_Get"] : [operation]);
         expect(Date.parse(f.reads![0].readAt)).not.toBeNaN();
         expect(f.reads![0].requestId).toMatch(/\S{8,}/);
       }
@@ -189,6 +195,24 @@ describe("evidence --stack dev --out DIR, then evidence verify DIR", () => {
     ]);
     // The protector, read at 2021-11-01, says whether the server rotates its key: sql-prod-1 does not; sql-prod-2 is service-managed.
     expect(protectors.map((p) => (p as { autoRotationEnabled?: boolean }).autoRotationEnabled)).toEqual([false, false]);
+    // tde-key-access's facts: the server's identity, the RBAC vault's grant.
+    expect(protectors.find((p) => (p as { server?: string }).server === "sql-prod-1")).toMatchObject({
+      identity: { type: "SystemAssigned", principalId: "5a1d0b7e-3c2f-4e8a-9b6d-1f0e2d3c4b5a" },
+    });
+    expect(read("keyVaults")[0]).toMatchObject({ enableRbacAuthorization: true });
+    expect(read("vaultRoleAssignments")).toEqual([
+      expect.objectContaining({
+        vaultName: "kv-prod-tde",
+        listed: 1,
+        assignments: [
+          expect.objectContaining({
+            principalId: "5a1d0b7e-3c2f-4e8a-9b6d-1f0e2d3c4b5a",
+            roleName: "Key Vault Crypto Service Encryption User",
+            grantsKeyUse: true,
+          }),
+        ],
+      }),
+    ]);
   });
 
   it("its SARIF records the passes too (kind pass): the three key rules have results", () => {
@@ -197,6 +221,7 @@ describe("evidence --stack dev --out DIR, then evidence verify DIR", () => {
     expect(of("sql-tde-customer-managed-key").sort()).toEqual(["fail", "pass"]);
     expect(of("tde-key-vault-recoverable")).toEqual(["pass"]);
     expect(of("tde-key-validity")).toEqual(["pass"]);
+    expect(of("tde-key-access")).toEqual(["pass"]);
     expect(run.results.filter((x) => x.kind === "pass").every((x) => x.level === "none")).toBe(true);
   });
 

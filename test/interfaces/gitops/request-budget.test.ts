@@ -180,6 +180,8 @@ describe("ARM requests of check with the key-custody rules", () => {
   // Servers 0-3 share one key version in kv-shared; 4 uses another key of kv-shared; 5 a key of kv-other.
   const keyOf = (i: number) => (i < 4 ? ["kv-shared", "tde-a"] : i === 4 ? ["kv-shared", "tde-b"] : ["kv-other", "tde-c"]);
   const VERSION = "0123456789abcdef0123456789abcdef";
+  // Each server's system-assigned identity: servers 0-4 reach kv-shared by its access policies, 5 kv-other (RBAC) by a role.
+  const principal = (i: number) => `11111111-0000-4000-8000-0000000000${String(i).padStart(2, "0")}`;
   const KC_SEED = `
 emulator:
   pageSize: 2
@@ -190,6 +192,7 @@ ${Array.from({ length: SERVERS }, (_, i) => {
   const [vault, key] = keyOf(i);
   return `    - name: sql-kc-${i}
       resourceGroup: rg-kc
+      identity: { type: SystemAssigned, principalId: ${principal(i)} }
       encryptionProtector: { keyUri: https://${vault}.vault.azure.net/keys/${key}/${VERSION} }
       databases: [{ name: db-a, transparentDataEncryption: Enabled }, { name: db-b, transparentDataEncryption: Enabled }]`;
 }).join("\n")}
@@ -201,13 +204,20 @@ keyvault:
     - name: kv-shared
       resourceGroup: rg-keys
       enablePurgeProtection: true
+      accessPolicies:
+${Array.from({ length: SERVERS - 1 }, (_, i) => `        - { objectId: ${principal(i)}, permissions: { keys: [get, wrapKey, unwrapKey] } }`).join("\n")}
       keys:
         - { name: tde-a, version: "${VERSION}", expirationDate: now+400d }
         - { name: tde-b, version: "${VERSION}", expirationDate: now+400d }
     - name: kv-other
       resourceGroup: rg-keys-2
       enablePurgeProtection: true
+      enableRbacAuthorization: true
       keys: [{ name: tde-c, version: "${VERSION}", expirationDate: now+400d }]
+authorization:
+  roleAssignments:
+    - { scope: /subscriptions/${KC_SUB}/resourceGroups/rg-keys-2/providers/Microsoft.KeyVault/vaults/kv-other, principalId: ${principal(5)}, roleDefinitionId: e147488a-f6f5-4113-8e2d-b22465e65bf6 }
+    - { scope: /subscriptions/${KC_SUB}, principalId: ${principal(9)}, roleDefinitionId: acdd72a7-3385-48ef-bd42-f606fba81ae7 }
 `;
   const KC_STACK = [
     "config:",
@@ -221,7 +231,7 @@ keyvault:
     "",
   ].join("\n");
 
-  it("one protector GET per server, one vault listing per run, one GET per distinct vault and per distinct key version", async () => {
+  it("one protector GET and one identity read per server, one vault listing per run, one GET per distinct vault and per distinct key version, one role-assignment list per RBAC vault and one GET per distinct role", async () => {
     const kcEmu = await startTestEmulator({ seed: seedFromYaml(KC_SEED) });
     try {
       const kcDir = stackDir({ "Pulumi.kc.yaml": KC_STACK });
@@ -238,8 +248,14 @@ keyvault:
         expect(sum(/^GET .*\/vaults\/[^/]+$/), command).toBe(2);
         expect(sum(/^GET .*\/keys\/[^/]+\/versions\/[^/]+$/), command).toBe(3);
         expect(sum(/^GET .*transparentDataEncryption/), command).toBe(SERVERS * 2);
+        // tde-key-access: Servers_Get for each server's identity (the vaults' access policies and firewall come with their GET);
+        // kv-other uses RBAC: one unfiltered list at its scope, and each role it names read once (Reader, and the crypto role).
+        expect(sum(/^GET .*\/servers\/[^/]+$/), command).toBe(SERVERS);
+        expect(sum(/^GET .*\/roleAssignments$/), command).toBe(1);
+        expect(sum(/^GET .*\/roleDefinitions\/[^/]+$/), command).toBe(2);
         const all = Object.entries(byRoute).filter(([route]) => !route.includes(" /metadata/"));
-        const known = /encryptionProtector|KeyVault|transparentDataEncryption|serviceTierAdvisors/;
+        const known =
+          /encryptionProtector|KeyVault|transparentDataEncryption|serviceTierAdvisors|\/servers\/[^/]+$|Microsoft\.Authorization/;
         expect(
           all.filter(([route]) => !known.test(route)),
           command,

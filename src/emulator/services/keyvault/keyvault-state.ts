@@ -5,6 +5,8 @@ import {
   DEFAULT_SUBSCRIPTION_ID,
   DEFAULT_TENANT_ID,
   type KeyRotationPolicySeed,
+  type KeyVaultAccessPolicySeed,
+  type KeyVaultNetworkAclsSeed,
   type KeyVaultSeed,
   type ReadDeniedSeed,
 } from "./seed-schema";
@@ -42,6 +44,9 @@ export interface KeyVaultVaultState {
   enablePurgeProtection: boolean;
   enableRbacAuthorization: boolean;
   publicNetworkAccess: string;
+  /** Absent in state saved before access policies were seeded: none. */
+  accessPolicies?: KeyVaultAccessPolicySeed[];
+  networkAcls?: KeyVaultNetworkAclsSeed;
   /** RFC 3339: the vault's systemData.createdAt. */
   createdAt: string;
   tags?: Record<string, string>;
@@ -135,6 +140,8 @@ export function keyVaultInitialState(seed: KeyVaultSeed | undefined, now: number
       createdAt: created,
       keys,
     };
+    if (v.accessPolicies?.length) vault.accessPolicies = v.accessPolicies;
+    if (v.networkAcls) vault.networkAcls = v.networkAcls;
     if (v.tags) vault.tags = v.tags;
     if (v.readDenied) vault.readDenied = v.readDenied;
     return vault;

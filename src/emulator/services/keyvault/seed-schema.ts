@@ -37,6 +37,21 @@ export interface KeyVaultKeySeed {
   readDenied?: ReadDeniedSeed;
 }
 
+/** An access policy: whom it names and what it grants (key, secret, certificate permissions). */
+export interface KeyVaultAccessPolicySeed {
+  objectId: string;
+  tenantId?: string;
+  applicationId?: string;
+  permissions: { keys?: string[]; secrets?: string[]; certificates?: string[] };
+}
+
+/** The vault's firewall (properties.networkAcls). */
+export interface KeyVaultNetworkAclsSeed {
+  defaultAction: "Allow" | "Deny";
+  bypass?: "AzureServices" | "None";
+  ipRules?: string[];
+}
+
 export interface KeyVaultVaultSeed {
   name: string;
   resourceGroup: string;
@@ -49,6 +64,8 @@ export interface KeyVaultVaultSeed {
   enablePurgeProtection?: boolean;
   enableRbacAuthorization?: boolean;
   publicNetworkAccess?: "Enabled" | "Disabled";
+  accessPolicies?: KeyVaultAccessPolicySeed[];
+  networkAcls?: KeyVaultNetworkAclsSeed;
   tags?: Record<string, string>;
   readDenied?: ReadDeniedSeed;
   keys?: KeyVaultKeySeed[];
@@ -159,6 +176,100 @@ const keySchema = {
   },
 } as const;
 
+/** keyvault.json `KeyPermissions`, `SecretPermissions`, `CertificatePermissions` (2023-07-01). */
+const KEY_PERMISSIONS = [
+  "all",
+  "encrypt",
+  "decrypt",
+  "wrapKey",
+  "unwrapKey",
+  "sign",
+  "verify",
+  "get",
+  "list",
+  "create",
+  "update",
+  "import",
+  "delete",
+  "backup",
+  "restore",
+  "recover",
+  "purge",
+  "release",
+  "rotate",
+  "getrotationpolicy",
+  "setrotationpolicy",
+];
+const SECRET_PERMISSIONS = ["all", "get", "list", "set", "delete", "backup", "restore", "recover", "purge"];
+const CERTIFICATE_PERMISSIONS = [
+  "all",
+  "get",
+  "list",
+  "delete",
+  "create",
+  "import",
+  "update",
+  "managecontacts",
+  "getissuers",
+  "listissuers",
+  "setissuers",
+  "deleteissuers",
+  "manageissuers",
+  "recover",
+  "purge",
+  "backup",
+  "restore",
+];
+const permissionList = (values: string[], what: string) => ({
+  type: "array",
+  items: { type: "string", enum: values },
+  description: `Optional: the ${what} permissions, as keyvault.json spells them. Default: none.`,
+});
+
+const accessPolicySchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["objectId", "permissions"],
+  description:
+    "An access policy (properties.accessPolicies[]): what a principal may do with the vault's keys, secrets and certificates. An RBAC vault (enableRbacAuthorization) ignores them, as Azure does.",
+  properties: {
+    objectId: uuid("Required: the principal's object id (a server's identity principalId)."),
+    tenantId: uuid("Optional. Default: the vault's tenantId."),
+    applicationId: uuid("Optional: a compound identity's application. Default: none."),
+    permissions: {
+      type: "object",
+      additionalProperties: false,
+      description: "Required: the permissions (a TDE protector's server needs keys get, wrapKey, unwrapKey).",
+      properties: {
+        keys: permissionList(KEY_PERMISSIONS, "key"),
+        secrets: permissionList(SECRET_PERMISSIONS, "secret"),
+        certificates: permissionList(CERTIFICATE_PERMISSIONS, "certificate"),
+      },
+    },
+  },
+} as const;
+
+const networkAclsSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["defaultAction"],
+  description: "Optional: the vault's firewall (properties.networkAcls, api-version 2018-02-14-preview on). Default: none (no firewall).",
+  properties: {
+    defaultAction: {
+      type: "string",
+      enum: ["Allow", "Deny"],
+      description:
+        "Required: Deny turns the firewall on (only the ipRules and, with bypass AzureServices, trusted Microsoft services get through).",
+    },
+    bypass: { type: "string", enum: ["AzureServices", "None"], description: "Optional. Default AzureServices, as Azure sets it." },
+    ipRules: {
+      type: "array",
+      items: { type: "string", minLength: 1 },
+      description: "Optional: allowed IPv4 addresses or CIDR ranges. Default: none.",
+    },
+  },
+} as const;
+
 const vaultSchema = {
   type: "object",
   additionalProperties: false,
@@ -200,6 +311,12 @@ const vaultSchema = {
       enum: ["Enabled", "Disabled"],
       description: "Optional (api-version 2021-06-01-preview on). Default Enabled.",
     },
+    accessPolicies: {
+      type: "array",
+      items: accessPolicySchema,
+      description: "Optional: properties.accessPolicies. Default: none (empty, as a new RBAC vault has).",
+    },
+    networkAcls: networkAclsSchema,
     tags,
     readDenied: readDenied("a vault (and so its keys) whose reads"),
     keys: { type: "array", items: keySchema, description: "Optional: the vault's keys (Keys_List). Default: none." },

@@ -1,4 +1,4 @@
-import { keyShape, vaultShape } from "../../../services/keyvault/api-versions";
+import { keyShape, since, vaultShape } from "../../../services/keyvault/api-versions";
 import { keyVaultKeyUri, keyVaultUri } from "../../../services/keyvault/key-uri";
 import {
   KEYVAULT_RESOURCE_TYPES,
@@ -31,7 +31,12 @@ export function vaultResource(v: KeyVaultVaultState, version: string): Vault {
   const p: VaultProperties = {
     sku: { family: "A", name: v.sku },
     tenantId: v.tenantId,
-    accessPolicies: [],
+    accessPolicies: (v.accessPolicies ?? []).map((a) => ({
+      tenantId: a.tenantId ?? v.tenantId,
+      objectId: a.objectId,
+      ...(a.applicationId ? { applicationId: a.applicationId } : {}),
+      permissions: { keys: a.permissions.keys ?? [], secrets: a.permissions.secrets ?? [], certificates: a.permissions.certificates ?? [] },
+    })),
     enabledForDeployment: false,
     enabledForDiskEncryption: false,
     enabledForTemplateDeployment: false,
@@ -45,6 +50,15 @@ export function vaultResource(v: KeyVaultVaultState, version: string): Vault {
   if (shape.retentionAndRbac) p.enableRbacAuthorization = v.enableRbacAuthorization;
   if (shape.provisioningState) p.provisioningState = "Succeeded";
   if (shape.publicNetworkAccess) p.publicNetworkAccess = v.publicNetworkAccess;
+  // networkAcls came with 2018-02-14-preview (absent from 2016-10-01's keyvault.json).
+  if (v.networkAcls && since(version, "2018-02-14-preview")) {
+    p.networkAcls = {
+      bypass: v.networkAcls.bypass ?? "AzureServices",
+      defaultAction: v.networkAcls.defaultAction,
+      ipRules: (v.networkAcls.ipRules ?? []).map((value) => ({ value })),
+      virtualNetworkRules: [],
+    };
+  }
   const out: Vault = {
     id: keyVaultId(vaultRef(v)),
     name: v.name,

@@ -1,3 +1,4 @@
+import { serverIdentitySeedSchema, type SqlServerIdentitySeed } from "./server-identity";
 import { SERVICE_OBJECTIVE_NAMES } from "../../../services/sql/types";
 
 /**
@@ -67,6 +68,8 @@ export interface SqlServerKeySeed {
   creationDate?: string;
 }
 
+export type { SqlServerIdentitySeed };
+
 export interface SqlServerSeed {
   name: string;
   resourceGroup: string;
@@ -76,6 +79,8 @@ export interface SqlServerSeed {
   elasticPools?: SqlElasticPoolSeed[];
   encryptionProtector?: SqlEncryptionProtectorSeed;
   keys?: SqlServerKeySeed[];
+  identity?: SqlServerIdentitySeed;
+  minimalTlsVersion?: "1.0" | "1.1" | "1.2";
 }
 
 /** The `sql:` section of a seed. */
@@ -391,6 +396,12 @@ const serverSchema = {
     },
     elasticPools: { type: "array", items: elasticPoolSchema, description: "Optional. Default: none." },
     encryptionProtector: encryptionProtectorSchema,
+    identity: serverIdentitySeedSchema,
+    minimalTlsVersion: {
+      type: "string",
+      enum: ["1.0", "1.1", "1.2"],
+      description: "Optional: properties.minimalTlsVersion of Servers_Get (2021-11-01 on). Default: absent (the server never set one).",
+    },
     keys: {
       type: "array",
       items: serverKeySchema,

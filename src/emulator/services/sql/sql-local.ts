@@ -32,10 +32,12 @@ import {
   type TransparentDataEncryptionActivity,
   type TransparentDataEncryptionStatus,
 } from "../../../services/sql/types";
-import { elasticPoolId, sqlDatabaseId, tdeConfigurationId } from "../../../platform/arm/resource-id";
+import { elasticPoolId, sqlDatabaseId, sqlServerId, tdeConfigurationId } from "../../../platform/arm/resource-id";
 import { SQL_KEY_CUSTODY_API_VERSIONS } from "../../../services/sql/key-custody-api-versions";
 import { ENCRYPTION_PROTECTOR_NAME } from "../../../services/sql/key-custody-types";
 import { keyCustodyFromSeed, protectorResource, serverKeyResources, type SqlKeyCustodyState } from "./key-custody";
+import { serverIdentityFromSeed, serverResource, type SqlServerIdentityState } from "./server-identity";
+import { SQL_SERVERS_API_VERSIONS } from "../../../services/sql/server-types";
 
 /* ------------------------------------------------------------------ state (plain JSON) */
 
@@ -66,6 +68,10 @@ export interface SqlServerState extends SqlKeyCustodyState {
   location: string;
   databases: SqlDatabaseState[];
   elasticPools: SqlElasticPoolState[];
+  /** Absent: the server has no managed identity. */
+  identity?: SqlServerIdentityState;
+  /** Servers_Get's `minimalTlsVersion`, when seeded. */
+  minimalTlsVersion?: string;
 }
 
 export interface SqlState {
@@ -139,6 +145,11 @@ export function sqlInitialState(seed: SqlSeed | undefined): SqlState {
       (name, i) => `${at}.databases[${i}].name: database "${name}" is declared twice on server "${s.name}"`,
     );
 
+    const identity = serverIdentityFromSeed(
+      at,
+      sqlServerId({ subscriptionId, resourceGroup: s.resourceGroup, server: s.name }),
+      s.identity,
+    );
     return {
       subscriptionId,
       resourceGroup: s.resourceGroup,
@@ -147,6 +158,8 @@ export function sqlInitialState(seed: SqlSeed | undefined): SqlState {
       databases,
       elasticPools: pools,
       ...keyCustodyFromSeed(at, s.encryptionProtector, s.keys, now),
+      ...(identity ? { identity } : {}),
+      ...(s.minimalTlsVersion ? { minimalTlsVersion: s.minimalTlsVersion } : {}),
     };
   });
   return { scanDurationMs: seed?.scanDurationMs ?? DEFAULT_SCAN_DURATION_MS, servers };
@@ -269,6 +282,7 @@ export const sqlLocal: LocalService<SqlState, SqlSeed> = {
       ctx.arm("GET", `${server}/encryptionProtector/:encryptionProtectorName`, SQL_KEY_CUSTODY_API_VERSIONS, (req) => h.getProtector(req));
       ctx.arm("GET", `${server}/keys`, SQL_KEY_CUSTODY_API_VERSIONS, (req) => h.listServerKeys(req));
       ctx.arm("GET", `${server}/keys/:keyName`, SQL_KEY_CUSTODY_API_VERSIONS, (req) => h.getServerKey(req));
+      ctx.arm("GET", server, SQL_SERVERS_API_VERSIONS, (req) => h.getServer(req));
     }
   },
 };
@@ -425,6 +439,15 @@ class SqlHandlers {
     const name = req.params.encryptionProtectorName;
     if (name.toLowerCase() !== ENCRYPTION_PROTECTOR_NAME) return notFound(req, `${req.params.serverName}/encryptionProtector/${name}`);
     return { status: 200, body: protectorResource(f.value.server, apiVersionOf(req)) };
+  }
+
+  /** Servers_Get (2021-11-01 on): the server with its managed identities. */
+  getServer(req: EmulatorRequest): EmulatorReply {
+    const f = this.server(req);
+    if (!f.ok) return f.reply;
+    const s = f.value.server;
+    const keyUri = s.encryptionProtector?.keyName ? s.keys?.find((k) => k.name === s.encryptionProtector!.keyName)?.uri : undefined;
+    return { status: 200, body: serverResource({ ...s, ...(keyUri ? { keyUri } : {}) }) };
   }
 
   /** ServerKeys_ListByServer */
