@@ -20,10 +20,16 @@ export function readFailureText(f: ReadFailure): string {
   return `${f.status ? `HTTP ${f.status} ` : ""}${f.code}: ${f.message}`;
 }
 
-/** The protector's vault facts (by the vault's name), if gathered. */
+/** The protector's vault (or Managed HSM) facts (by its name and kind), if gathered. */
 export function vaultOf(vaults: readonly KeyVaultFacts[], p: ProtectorFacts): KeyVaultFacts | undefined {
   const name = p.key?.vaultName.toLowerCase();
-  return name === undefined ? undefined : vaults.find((v) => v.name === name);
+  const kind = p.key?.managedHsm ? "managedHsm" : "vault";
+  return name === undefined ? undefined : vaults.find((v) => v.name === name && (v.kind ?? "vault") === kind);
+}
+
+/** `Key Vault` or `Managed HSM`: what holds a key, in messages. */
+export function containerNoun(v: Pick<KeyVaultFacts, "kind">): string {
+  return v.kind === "managedHsm" ? "Managed HSM" : "Key Vault";
 }
 
 /** The protector's key facts (by `vault/key[/version]`), if gathered. */

@@ -3,6 +3,8 @@ import { sqlServerId, type ServerRef } from "../../platform/arm/resource-id";
 import type { SourceLocation } from "../../platform/yaml/source-location";
 import { parseKeyVaultKeyUri } from "../../services/keyvault/key-uri";
 import type { Key, Vault, VaultRef } from "../../services/keyvault/types";
+import type { ManagedHsm, ManagedHsmRef } from "../../services/keyvault/managed-hsm-types";
+import { managedHsmRefOf, subscriptionManagedHsmsPath } from "../../services/keyvault/managed-hsm-ids";
 import { subscriptionVaultsPath, vaultRefOf } from "../../services/keyvault/vault-ids";
 import type { EncryptionProtector } from "../../services/sql/key-custody-types";
 import type { StackConfig } from "../stack/stack-config";
@@ -15,6 +17,9 @@ import { readOrFailure, type ReadFailure } from "./read-failure";
  * within one gathering, through `ctx.once`: one protector read per server, one listing of the
  * subscription's vaults (a protector names its vault only by its URI's host, so the listing is how
  * its resource group is found), one read per distinct vault and one per distinct key version.
+ * A key in a Managed HSM (`https://<name>.managedhsm.azure.net/keys/…`) takes the same walk through
+ * the HSM's management plane: one listing of the subscription's HSMs (only when a protector names
+ * one), one read per distinct HSM (ManagedHsms_Get), one per distinct key version (ManagedHsmKeys_GetVersion).
  */
 
 /** A read that answered, or one Resource Manager refused or could not find (403, 404). */
@@ -22,6 +27,8 @@ export type ReadOutcome<T> = { read: ArmRead<T>; failure?: undefined } | { read?
 
 /** The code of a vault that Resource Manager does not list: it cannot be named in a request, so it has no status. */
 export const VAULT_NOT_LISTED = "VaultNotListed";
+/** The code of a Managed HSM that Resource Manager does not list, as for a vault. */
+export const MANAGED_HSM_NOT_LISTED = "ManagedHsmNotListed";
 
 /** A SQL server of the stack, with its databases in the stack and the line of the first. */
 export interface StackServer extends ServerRef {
@@ -60,15 +67,15 @@ export interface ProtectorKeyRef {
   keyName: string;
   /** Absent for a versionless URI (the server follows the key's current version). */
   version?: string;
-  /** The key is in a Managed HSM, not a vault (Key Vault's management plane does not serve it). */
+  /** The key is in a Managed HSM (its name is `vaultName`), read through `managedHSMs`, not `vaults`. */
   managedHsm: boolean;
-  /** What facts about this key are joined on: `vault/key[/version]`, lower-cased. */
+  /** What facts about this key are joined on: `vault/key[/version]` (`managedhsm:hsm/key[/version]`), lower-cased. */
   identity: string;
 }
 
-/** `vault/key[/version]`, lower-cased: how a protector's key and the key's facts are matched. */
-export function keyIdentity(vaultName: string, keyName: string, version?: string): string {
-  return `${vaultName}/${keyName}${version ? `/${version}` : ""}`.toLowerCase();
+/** `vault/key[/version]`, lower-cased (`managedhsm:` before an HSM's): how a protector's key and the key's facts are matched. */
+export function keyIdentity(vaultName: string, keyName: string, version?: string, managedHsm = false): string {
+  return `${managedHsm ? "managedhsm:" : ""}${vaultName}/${keyName}${version ? `/${version}` : ""}`.toLowerCase();
 }
 
 /** The key a protector names (its `uri`, else its `keyVersion` beside a versionless one), when it names one that parses. */
@@ -84,7 +91,7 @@ export function protectorKeyOf(p: EncryptionProtector | undefined): ProtectorKey
     keyName: parsed.keyName,
     ...(version ? { version } : {}),
     managedHsm: parsed.managedHsm,
-    identity: keyIdentity(parsed.vaultName, parsed.keyName, version),
+    identity: keyIdentity(parsed.vaultName, parsed.keyName, version, parsed.managedHsm),
   };
 }
 
@@ -95,16 +102,15 @@ async function outcome<T>(read: () => Promise<ArmRead<T>>): Promise<ReadOutcome<
 }
 
 /**
- * The distinct customer-managed keys in a vault (not a Managed HSM, which Key Vault's management
- * plane does not serve) that protectors name, in the order first named, each with the indexes of
- * the protectors that name it: the walk from protectors to their vaults and keys that gathering
- * and the Pulumi program share.
+ * The distinct customer-managed keys (in a vault or a Managed HSM) that protectors name, in the
+ * order first named, each with the indexes of the protectors that name it: the walk from
+ * protectors to their vaults (or HSMs) and keys that gathering and the Pulumi program share.
  */
 export function customerKeysOf(protectors: readonly (EncryptionProtector | undefined)[]): { key: ProtectorKeyRef; named: number[] }[] {
   const keys = new Map<string, { key: ProtectorKeyRef; named: number[] }>();
   protectors.forEach((p, i) => {
     const key = protectorKeyOf(p);
-    if (!key || key.managedHsm) return;
+    if (!key) return;
     const known = keys.get(key.identity);
     if (known) known.named.push(i);
     else keys.set(key.identity, { key, named: [i] });
@@ -149,13 +155,49 @@ export function readVaultOnce(ctx: GatherContext, subscriptionId: string, vaultN
   });
 }
 
-/** A protector's key, read once per gathering (Keys_GetVersion, or Keys_Get for a versionless URI) in the vault the listing places it in. */
+/**
+ * A protector's key, read once per gathering (Keys_GetVersion, or Keys_Get for a versionless URI)
+ * in the vault the listing places it in; in a Managed HSM, ManagedHsmKeys_GetVersion (or _Get).
+ */
 export function readKeyOnce(ctx: GatherContext, subscriptionId: string, key: ProtectorKeyRef): Promise<ReadOutcome<Key>> {
   return ctx.once(`key:${subscriptionId.toLowerCase()}/${key.identity}`, async () => {
+    if (key.managedHsm) {
+      const hsm = await locateManagedHsmOnce(ctx, subscriptionId, key.vaultName);
+      if (!hsm) return { failure: managedHsmNotListed(subscriptionId, key.vaultName) };
+      return outcome(() => ctx.clients.keyVault.readManagedHsmKey({ ...hsm, key: key.keyName }, key.version, ctx.signal));
+    }
     const ref = await locateVaultOnce(ctx, subscriptionId, key.vaultName);
     if (!ref) return { failure: vaultNotListed(subscriptionId, key.vaultName) };
     return outcome(() => ctx.clients.keyVault.readKey({ ...ref, key: key.keyName }, key.version, ctx.signal));
   });
+}
+
+/** The Managed HSMs of the subscription the identity may read, listed once per gathering (to find an HSM's resource group by its name). */
+export function listManagedHsmsOnce(ctx: GatherContext, subscriptionId: string): Promise<ManagedHsm[]> {
+  return ctx.once(`managedhsms:${subscriptionId.toLowerCase()}`, () =>
+    ctx.clients.keyVault.listManagedHsmsBySubscription(subscriptionId, ctx.signal),
+  );
+}
+
+/** Where a Managed HSM named in a key URI is in ARM, from the subscription's listing; undefined when it is not listed. */
+export async function locateManagedHsmOnce(ctx: GatherContext, subscriptionId: string, name: string): Promise<ManagedHsmRef | undefined> {
+  return managedHsmIn(await listManagedHsmsOnce(ctx, subscriptionId), name);
+}
+
+/** A Managed HSM named by a protector's key URI, read once per gathering: found in the subscription's listing, then read (ManagedHsms_Get). */
+export function readManagedHsmOnce(ctx: GatherContext, subscriptionId: string, name: string): Promise<ReadOutcome<ManagedHsm>> {
+  return ctx.once(`managedhsm:${subscriptionId}/${name}`.toLowerCase(), async () => {
+    const ref = await locateManagedHsmOnce(ctx, subscriptionId, name);
+    if (!ref) return { failure: managedHsmNotListed(subscriptionId, name) };
+    return outcome(() => ctx.clients.keyVault.readManagedHsm(ref, ctx.signal));
+  });
+}
+
+/** The HSM of a listing named `name` (by its name, or its `hsmUri`'s first label), as an ARM reference. */
+function managedHsmIn(hsms: readonly ManagedHsm[], name: string): ManagedHsmRef | undefined {
+  const wanted = name.toLowerCase();
+  const found = hsms.find((h) => (h.name ?? "").toLowerCase() === wanted || vaultHostName(h.properties?.hsmUri) === wanted);
+  return found?.id ? managedHsmRefOf(found.id) : undefined;
 }
 
 /** How long a provider plugin shares one listing of a subscription's vaults between vault and key data sources, in ms. */
@@ -172,6 +214,38 @@ export async function locateVaultShared(clients: FactClients, subscriptionId: st
   );
   const found = vaults.find((v) => (v.name ?? "").toLowerCase() === vault.toLowerCase());
   return found?.id ? vaultRefOf(found.id) : undefined;
+}
+
+/** Where a Managed HSM named in a key URI is, for a data source: found by name in the subscription's listing, shared as the vaults' is. */
+export async function locateManagedHsmShared(
+  clients: FactClients,
+  subscriptionId: string,
+  name: string,
+): Promise<ManagedHsmRef | undefined> {
+  const hsms = await clients.remember<ManagedHsm[]>(`managedhsm-listing:${subscriptionId.toLowerCase()}`, SHARE_LISTING_MS, () =>
+    clients.keyVault.listManagedHsmsBySubscription(subscriptionId),
+  );
+  return managedHsmIn(hsms, name);
+}
+
+/** The failure of a Managed HSM Resource Manager does not list (it leaves out what the identity may not read). */
+export function managedHsmNotListed(subscriptionId: string, name: string): ReadFailure {
+  return {
+    code: MANAGED_HSM_NOT_LISTED,
+    message: `Resource Manager lists no managed HSM named '${name}' in subscription '${subscriptionId}' that this identity may read: no role grants it Microsoft.KeyVault/managedHSMs/read on the HSM (Resource Manager leaves such HSMs out of lists), or the HSM is in another subscription, or it was deleted`,
+    readAt: new Date().toISOString(),
+  };
+}
+
+/** The id of a Managed HSM known only by name (not listed): the subscription's collection of HSMs plus its name. */
+export function unlistedManagedHsmId(subscriptionId: string, name: string): string {
+  return `${subscriptionManagedHsmsPath(subscriptionId)}/${name}`;
+}
+
+/** The subscription and name of an unlisted HSM's id (`unlistedManagedHsmId`), or undefined. */
+export function unlistedManagedHsmRef(id: string): { subscriptionId: string; hsm: string } | undefined {
+  const m = /^\/subscriptions\/([^/]+)\/providers\/Microsoft\.KeyVault\/managedHSMs\/([^/]+)$/i.exec(id);
+  return m ? { subscriptionId: m[1], hsm: m[2] } : undefined;
 }
 
 /** The failure of a vault Resource Manager does not list (it leaves out what the identity may not read). */
@@ -194,7 +268,7 @@ export function unlistedVaultRef(id: string): { subscriptionId: string; vault: s
   return m ? { subscriptionId: m[1], vault: m[2] } : undefined;
 }
 
-/** The vault name a `vaultUri` (`https://<name>.vault.azure.net/`) starts with, lower-cased. */
+/** The vault (or HSM) name a `vaultUri` (`https://<name>.vault.azure.net/`) or `hsmUri` starts with, lower-cased. */
 function vaultHostName(uri: unknown): string | undefined {
   if (typeof uri !== "string") return undefined;
   try {

@@ -2,6 +2,8 @@ import type { ReadReceipt } from "../../platform/arm/arm-read";
 import { mapBounded } from "../../platform/bounded-map";
 import type { EncryptionProtector } from "../../services/sql/key-custody-types";
 import type { Vault } from "../../services/keyvault/types";
+import type { ManagedHsm } from "../../services/keyvault/managed-hsm-types";
+import { managedHsmId, managedHsmRefOf } from "../../services/keyvault/managed-hsm-ids";
 import { keyVaultId, vaultRefOf } from "../../services/keyvault/vault-ids";
 import { UNKNOWN } from "../../platform/unknown-value";
 import type { FactOrigin } from "./model/compliance-facts";
@@ -10,24 +12,38 @@ import { defineDataSource } from "./data-source";
 import { defineFactKind } from "./fact-kind";
 import {
   customerKeysOf,
+  locateManagedHsmShared,
   locateVaultShared,
+  managedHsmNotListed,
   protectorKeysOfStack,
+  readManagedHsmOnce,
   readVaultOnce,
+  unlistedManagedHsmId,
+  unlistedManagedHsmRef,
   unlistedVaultId,
   unlistedVaultRef,
   vaultNotListed,
+  type ProtectorKeyRef,
 } from "./key-custody-reads";
+import type { DataSourceInputs, DataSourceRead } from "./data-source";
+import type { FactClients } from "./fact-clients";
 import { readOrFailure, type ReadFailure } from "./read-failure";
 import { encryptionProtector } from "./tde-protectors";
 import { keyVaultSubjects } from "../residency/residency-subjects";
 
+/** What holds a protector's key: a Key Vault (`vaults`) or a Managed HSM pool (`managedHSMs`). */
+export type KeyContainerKind = "vault" | "managedHsm";
+
 /**
- * A Key Vault that holds a customer-managed TDE protector, as the key-custody rules see it: whether
- * a deleted key (or the vault itself) can be recovered. Settings a vault never had are absent in
- * Azure's answer; they count as off (`enableSoftDelete` absent: an old vault without soft delete).
+ * A Key Vault, or a Managed HSM, that holds a customer-managed TDE protector, as the key-custody
+ * rules see it: whether a deleted key (or the container itself) can be recovered. Settings a vault
+ * never had are absent in Azure's answer; they count as off (`enableSoftDelete` absent: an old vault
+ * without soft delete), as Azure Policy counts them for vaults and HSMs alike.
  */
 export interface KeyVaultFacts extends FactOrigin {
-  /** The vault's name, lower-cased, as a protector's key URI names it (its host's first label). */
+  /** A vault or a Managed HSM: both are read the same way (located by name in the subscription's listing, then read). */
+  kind: KeyContainerKind;
+  /** The vault's (or HSM's) name, lower-cased, as a protector's key URI names it (its host's first label). */
   name: string;
   subscriptionId: string;
   /** The vault's ARM id and resource group, when Resource Manager listed it. */
@@ -43,6 +59,8 @@ export interface KeyVaultFacts extends FactOrigin {
   accessPolicies?: VaultKeyAccessPolicy[];
   /** The vault's firewall: `defaultAction` (`Allow`, `Deny`) and `bypass` (`AzureServices`, `None`), as Azure reports them. */
   networkAcls?: { defaultAction?: string; bypass?: string };
+  /** `properties.provisioningState` as reported (an HSM's `Succeeded`, `Provisioning`, `SecurityDomainRestore` ...). */
+  provisioningState?: string;
   /** The vault could not be read: not listed for this identity, or refused (403) or gone (404) when read. */
   readFailure?: ReadFailure;
   /** Not known yet (a Pulumi preview of a vault data source still to be read). */
@@ -63,54 +81,82 @@ declare module "./model/compliance-facts" {
   }
 }
 
+/** The input `kind` of a Managed HSM's data source (absent for a vault, as in stacks registered before HSMs were read). */
+const MANAGED_HSM = "managedHsm";
+
 /**
  * The Key Vault a customer-managed TDE protector names (Vaults_Get, after the subscription's listing
  * placed it) as the API returns it (`vaultResource`, and its `resourceGroup`), or why it could not
  * be read (`readError`): one per distinct vault of the protectors, registered once they are read.
+ * With the input `kind: managedHsm`, the Managed HSM a protector's key URI names instead
+ * (ManagedHsms_Get, after ManagedHsms_ListBySubscription placed it), in the same outputs.
  */
 export const keyVaultOfProtector = defineDataSource({
   token: "keyvault:Vault",
-  title: "the Key Vault of a customer-managed TDE protector",
+  title: "the Key Vault (or Managed HSM) of a customer-managed TDE protector",
   inputs: ["subscriptionId", "vault"],
+  optional: ["kind"],
   output: "vaultResource",
   extraOutputs: ["resourceGroup"],
   unreadable: "reported",
   read: async (c, i) => {
+    if (i.kind === MANAGED_HSM) return readManagedHsmSource(c, i);
     const ref = await locateVaultShared(c, i.subscriptionId, i.vault);
     if (!ref) return { id: unlistedVaultId(i.subscriptionId, i.vault), readError: vaultNotListed(i.subscriptionId, i.vault) };
     return { id: keyVaultId(ref), extra: { resourceGroup: ref.resourceGroup }, ...(await readOrFailure(() => c.keyVault.getVault(ref))) };
   },
-  inputsFromId: (id) => {
+  inputsFromId: (id): DataSourceInputs | undefined => {
+    const hsm = managedHsmRefOf(id) ?? unlistedManagedHsmRef(id);
+    if (hsm) return { subscriptionId: hsm.subscriptionId, vault: hsm.hsm, kind: MANAGED_HSM };
     const ref = vaultRefOf(id) ?? unlistedVaultRef(id);
     return ref ? { subscriptionId: ref.subscriptionId, vault: ref.vault } : undefined;
   },
   follows: {
     source: encryptionProtector,
     instances: (protectors, stack) => {
-      const vaults = new Set(customerKeysOf(protectors as (EncryptionProtector | undefined)[]).map(({ key }) => key.vaultName));
-      return [...vaults].map((vault) => ({ name: `keyvault-${vault}`, inputs: { subscriptionId: stack.subscriptionId, vault } }));
+      const containers = new Map<string, ProtectorKeyRef>();
+      for (const { key } of customerKeysOf(protectors as (EncryptionProtector | undefined)[]))
+        containers.set(`${key.managedHsm ? "managedhsm" : "keyvault"}-${key.vaultName}`, key);
+      return [...containers].map(([name, key]) => ({
+        name,
+        inputs: { subscriptionId: stack.subscriptionId, vault: key.vaultName, ...(key.managedHsm ? { kind: MANAGED_HSM } : {}) },
+      }));
     },
   },
 });
 
+/** The data source's read of a Managed HSM: located by name in the subscription's listing, then ManagedHsms_Get. */
+async function readManagedHsmSource(c: FactClients, i: DataSourceInputs): Promise<DataSourceRead> {
+  const ref = await locateManagedHsmShared(c, i.subscriptionId, i.vault);
+  if (!ref) return { id: unlistedManagedHsmId(i.subscriptionId, i.vault), readError: managedHsmNotListed(i.subscriptionId, i.vault) };
+  return {
+    id: managedHsmId(ref),
+    extra: { resourceGroup: ref.resourceGroup },
+    ...(await readOrFailure(() => c.keyVault.getManagedHsm(ref))),
+  };
+}
+
 /**
  * The vault of each customer-managed TDE protector of the stack's servers, once per distinct vault:
  * found by name in the subscription's vault listing (listed once per gathering), then read
- * (Vaults_Get). A vault that cannot be read is a fact that says so.
+ * (Vaults_Get); a Managed HSM likewise (ManagedHsms_ListBySubscription, ManagedHsms_Get). A vault
+ * or HSM that cannot be read is a fact that says so.
  */
 export const keyVaults = defineFactKind<KeyVaultFacts>({
   key: "keyVaults",
-  title: "Key Vault of each customer-managed TDE protector",
+  title: "Key Vault (or Managed HSM) of each customer-managed TDE protector",
   scope: "vault",
   carrier: keyVaultOfProtector,
   // A vault keeps the keys that protect the data: where it is, is where that data's keys live.
   locates: (vaults, source) => keyVaultSubjects(vaults, source),
   gather: async (ctx) => {
     const sub = ctx.stack.subscriptionId;
-    const names = [...new Set((await protectorKeysOfStack(ctx)).map((k) => k.key.vaultName))];
-    return mapBounded(names, ctx.concurrency, async (name) => {
-      const r = await readVaultOnce(ctx, sub, name);
-      return keyVaultFactsOf(name, sub, r.failure ? { failure: r.failure } : { vault: r.read.value, receipt: r.read.receipt });
+    const containers = new Map<string, ProtectorKeyRef>();
+    for (const { key } of await protectorKeysOfStack(ctx)) containers.set(`${key.managedHsm}/${key.vaultName}`, key);
+    return mapBounded([...containers.values()], ctx.concurrency, async ({ vaultName: name, managedHsm }) => {
+      const r = managedHsm ? await readManagedHsmOnce(ctx, sub, name) : await readVaultOnce(ctx, sub, name);
+      const kind = managedHsm ? "managedHsm" : "vault";
+      return keyVaultFactsOf(name, sub, r.failure ? { failure: r.failure } : { vault: r.read.value, receipt: r.read.receipt }, kind);
     });
   },
   fromResources: (resources, ctx) =>
@@ -118,32 +164,38 @@ export const keyVaults = defineFactKind<KeyVaultFacts>({
       const p = r.props;
       const name = String(p.vault).toLowerCase();
       const sub = String(p.subscriptionId);
-      const vault = ctx.known(() => p.vaultResource as Vault | undefined);
+      const kind: KeyContainerKind = p.kind === MANAGED_HSM ? "managedHsm" : "vault";
+      const vault = ctx.known(() => p.vaultResource as Vault | ManagedHsm | undefined);
       const failure = ctx.known(() => p.readError as ReadFailure | undefined);
       if (vault === UNKNOWN || failure === UNKNOWN || (!vault && !failure))
-        return { name, subscriptionId: sub, enableSoftDelete: false, enablePurgeProtection: false, pending: true, origin: r.urn };
-      return { ...keyVaultFactsOf(name, sub, { vault, failure }), origin: r.urn };
+        return { kind, name, subscriptionId: sub, enableSoftDelete: false, enablePurgeProtection: false, pending: true, origin: r.urn };
+      return { ...keyVaultFactsOf(name, sub, { vault, failure }, kind), origin: r.urn };
     }),
 });
 
-/** A vault's facts from what its read gave: the vault (with the read's receipt), or a failure. */
+/** A vault's (or, with `kind` managedHsm, an HSM's) facts from what its read gave: the resource (with the read's receipt), or a failure. */
 export function keyVaultFactsOf(
   name: string,
   subscriptionId: string,
-  read: { vault?: Vault; failure?: ReadFailure; receipt?: ReadReceipt },
+  read: { vault?: Vault | ManagedHsm; failure?: ReadFailure; receipt?: ReadReceipt },
+  kind: KeyContainerKind = "vault",
 ): KeyVaultFacts {
-  const base = { name: name.toLowerCase(), subscriptionId };
+  const base = { kind, name: name.toLowerCase(), subscriptionId };
   if (read.failure || !read.vault) {
     return {
       ...base,
       enableSoftDelete: false,
       enablePurgeProtection: false,
-      readFailure: read.failure ?? { code: "NotRead", message: "the vault was not read", readAt: new Date().toISOString() },
+      readFailure: read.failure ?? {
+        code: "NotRead",
+        message: `the ${kind === "vault" ? "vault" : "managed HSM"} was not read`,
+        readAt: new Date().toISOString(),
+      },
     };
   }
   const v = read.vault;
   const p = v.properties ?? {};
-  const ref = v.id ? vaultRefOf(v.id) : undefined;
+  const ref = v.id ? (kind === "vault" ? vaultRefOf(v.id) : managedHsmRefOf(v.id)) : undefined;
   return {
     ...base,
     ...(v.id ? { id: v.id } : {}),
@@ -153,7 +205,9 @@ export function keyVaultFactsOf(
     enableSoftDelete: p.enableSoftDelete === true,
     ...(typeof p.softDeleteRetentionInDays === "number" ? { softDeleteRetentionInDays: p.softDeleteRetentionInDays } : {}),
     enablePurgeProtection: p.enablePurgeProtection === true,
-    ...keyAccessOf(p),
+    // An HSM grants key access by its own local RBAC (not read here): the vault's access model only.
+    ...(kind === "vault" ? keyAccessOf(p as NonNullable<Vault["properties"]>) : {}),
+    ...(typeof p.provisioningState === "string" ? { provisioningState: p.provisioningState } : {}),
     ...(read.receipt ? { reads: [read.receipt] } : {}),
   };
 }

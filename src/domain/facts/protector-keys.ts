@@ -3,6 +3,7 @@ import { mapBounded } from "../../platform/bounded-map";
 import { parseResourceId } from "../../platform/arm/resource-id";
 import type { Key, RotationPolicy } from "../../services/keyvault/types";
 import { vaultKeyId, vaultKeyRefOf } from "../../services/keyvault/vault-ids";
+import { managedHsmKeyId, managedHsmKeyRefOf } from "../../services/keyvault/managed-hsm-ids";
 import type { EncryptionProtector } from "../../services/sql/key-custody-types";
 import { UNKNOWN } from "../../platform/unknown-value";
 import type { FactOrigin } from "./model/compliance-facts";
@@ -12,22 +13,31 @@ import { defineFactKind } from "./fact-kind";
 import {
   customerKeysOf,
   keyIdentity,
+  locateManagedHsmShared,
   locateVaultShared,
+  managedHsmNotListed,
   protectorKeysOfStack,
   readKeyOnce,
+  unlistedManagedHsmId,
   unlistedVaultId,
   vaultNotListed,
 } from "./key-custody-reads";
+import type { DataSourceInputs, DataSourceRead } from "./data-source";
+import type { FactClients } from "./fact-clients";
+import type { KeyContainerKind } from "./key-vaults";
 import { readOrFailure, type ReadFailure } from "./read-failure";
 import { encryptionProtector } from "./tde-protectors";
 
 /**
- * The Key Vault key of a customer-managed TDE protector, as the key-custody rules see it (the
- * management plane's view: attributes and type, never key material). Times are seconds since 1970.
+ * The Key Vault (or Managed HSM) key of a customer-managed TDE protector, as the key-custody rules
+ * see it (the management plane's view: attributes and type, never key material). Times are seconds
+ * since 1970. An HSM key has the fields of a vault key (ManagedHsmKeyProperties mirrors KeyProperties).
  */
 export interface ProtectorKeyFacts extends FactOrigin {
-  /** `vault/key[/version]`, lower-cased: how a protector finds its key's facts. */
+  /** `vault/key[/version]` (`managedhsm:hsm/key[/version]`), lower-cased: how a protector finds its key's facts. */
   identity: string;
+  /** Where the key is: a vault, or a Managed HSM (then `vaultName` is the HSM's name). */
+  container: KeyContainerKind;
   vaultName: string;
   keyName: string;
   /** The version the protector names; absent for a versionless URI (the key's current version was read). */
@@ -70,22 +80,27 @@ declare module "./model/compliance-facts" {
   }
 }
 
+/** The input `kind` of an HSM key's data source (absent for a vault key, as in stacks registered before HSMs were read). */
+const MANAGED_HSM = "managedHsm";
+
 /**
  * The Key Vault key a customer-managed TDE protector names (Keys_GetVersion; Keys_Get for a
  * versionless URI), read in the vault the subscription's listing places it in, as the API returns
  * it (`keyResource`: attributes, type and size, never key material, and the vault's
  * `resourceGroup`), or why it could not be read (`readError`): one per distinct key version of the
- * protectors, registered once they are read.
+ * protectors, registered once they are read. With the input `kind: managedHsm`, a key of the Managed
+ * HSM named `vault` (ManagedHsmKeys_GetVersion; ManagedHsmKeys_Get), in the same outputs.
  */
 export const protectorKey = defineDataSource({
   token: "keyvault:Key",
-  title: "the Key Vault key of a customer-managed TDE protector",
+  title: "the Key Vault (or Managed HSM) key of a customer-managed TDE protector",
   inputs: ["subscriptionId", "vault", "key"],
-  optional: ["version"],
+  optional: ["version", "kind"],
   output: "keyResource",
   extraOutputs: ["resourceGroup"],
   unreadable: "reported",
   read: async (c, i) => {
+    if (i.kind === MANAGED_HSM) return readManagedHsmKeySource(c, i);
     const ref = await locateVaultShared(c, i.subscriptionId, i.vault);
     const version = i.version || undefined;
     if (!ref)
@@ -100,6 +115,19 @@ export const protectorKey = defineDataSource({
   inputsFromId: (id) => {
     const ref = vaultKeyRefOf(id);
     const version = parseResourceId(id)?.segments.find((s) => s.type.toLowerCase() === "versions")?.name;
+    const hsm = managedHsmKeyRefOf(id);
+    if (hsm)
+      return { subscriptionId: hsm.subscriptionId, vault: hsm.hsm, key: hsm.key, kind: MANAGED_HSM, ...(version ? { version } : {}) };
+    const unlistedHsm =
+      /^\/subscriptions\/([^/]+)\/providers\/Microsoft\.KeyVault\/managedHSMs\/([^/]+)\/keys\/([^/]+)(?:\/versions\/([^/]+))?$/i.exec(id);
+    if (unlistedHsm)
+      return {
+        subscriptionId: unlistedHsm[1],
+        vault: unlistedHsm[2],
+        key: unlistedHsm[3],
+        kind: MANAGED_HSM,
+        ...(unlistedHsm[4] ? { version: unlistedHsm[4] } : {}),
+      };
     if (ref) return { subscriptionId: ref.subscriptionId, vault: ref.vault, key: ref.key, ...(version ? { version } : {}) };
     const m = /^\/subscriptions\/([^/]+)\/providers\/Microsoft\.KeyVault\/vaults\/([^/]+)\/keys\/([^/]+)(?:\/versions\/([^/]+))?$/i.exec(
       id,
@@ -110,12 +138,18 @@ export const protectorKey = defineDataSource({
     source: encryptionProtector,
     instances: (protectors, stack) =>
       customerKeysOf(protectors as (EncryptionProtector | undefined)[]).map(({ key }) => ({
-        name: logicalName("keyvault-key", key.vaultName, key.keyName, ...(key.version ? [key.version] : [])),
+        name: logicalName(
+          key.managedHsm ? "managedhsm-key" : "keyvault-key",
+          key.vaultName,
+          key.keyName,
+          ...(key.version ? [key.version] : []),
+        ),
         inputs: {
           subscriptionId: stack.subscriptionId,
           vault: key.vaultName,
           key: key.keyName,
           ...(key.version ? { version: key.version } : {}),
+          ...(key.managedHsm ? { kind: MANAGED_HSM } : {}),
         },
       })),
   },
@@ -124,11 +158,12 @@ export const protectorKey = defineDataSource({
 /**
  * The key of each customer-managed TDE protector of the stack's servers, once per distinct key
  * version (Keys_GetVersion; Keys_Get for a versionless URI), in the vault the subscription's listing
- * places it in. A key that cannot be read is a fact that says so.
+ * places it in; an HSM key likewise in its Managed HSM (ManagedHsmKeys_GetVersion). A key that
+ * cannot be read is a fact that says so.
  */
 export const protectorKeys = defineFactKind<ProtectorKeyFacts>({
   key: "protectorKeys",
-  title: "Key Vault key of each customer-managed TDE protector",
+  title: "Key Vault (or Managed HSM) key of each customer-managed TDE protector",
   scope: "key",
   carrier: protectorKey,
   gather: async (ctx) => {
@@ -136,7 +171,7 @@ export const protectorKeys = defineFactKind<ProtectorKeyFacts>({
     const keys = (await protectorKeysOfStack(ctx)).map((k) => k.key);
     return mapBounded(keys, ctx.concurrency, async (k) => {
       const r = await readKeyOnce(ctx, sub, k);
-      const ref = { vaultName: k.vaultName, keyName: k.keyName, version: k.version };
+      const ref = { vaultName: k.vaultName, keyName: k.keyName, version: k.version, managedHsm: k.managedHsm };
       return protectorKeyFactsOf(ref, r.failure ? { failure: r.failure } : { key: r.read.value, receipt: r.read.receipt });
     });
   },
@@ -144,7 +179,7 @@ export const protectorKeys = defineFactKind<ProtectorKeyFacts>({
     resourcesOf(protectorKey, resources).map((r) => {
       const p = r.props;
       const version = typeof p.version === "string" && p.version ? p.version : undefined;
-      const ref = { vaultName: String(p.vault), keyName: String(p.key), version };
+      const ref = { vaultName: String(p.vault), keyName: String(p.key), version, managedHsm: p.kind === MANAGED_HSM };
       const key = ctx.known(() => p.keyResource as Key | undefined);
       const failure = ctx.known(() => p.readError as ReadFailure | undefined);
       if (key === UNKNOWN || failure === UNKNOWN || (!key && !failure)) return { ...identityOf(ref), pending: true, origin: r.urn };
@@ -154,7 +189,7 @@ export const protectorKeys = defineFactKind<ProtectorKeyFacts>({
 
 /** A key's facts from what its read gave: the key (with the read's receipt), or a failure. */
 export function protectorKeyFactsOf(
-  ref: { vaultName: string; keyName: string; version?: string },
+  ref: KeyFactsRef,
   read: { key?: Key; failure?: ReadFailure; receipt?: ReadReceipt },
 ): ProtectorKeyFacts {
   const base = identityOf(ref);
@@ -196,11 +231,29 @@ function rotationFactsOf(policy: RotationPolicy): KeyRotationFacts {
   };
 }
 
-function identityOf(ref: { vaultName: string; keyName: string; version?: string }) {
+/** The key a fact is about: its vault (or, with `managedHsm`, its HSM), name and version. */
+type KeyFactsRef = { vaultName: string; keyName: string; version?: string; managedHsm?: boolean };
+
+function identityOf(ref: KeyFactsRef) {
   return {
-    identity: keyIdentity(ref.vaultName, ref.keyName, ref.version),
+    identity: keyIdentity(ref.vaultName, ref.keyName, ref.version, ref.managedHsm),
+    container: (ref.managedHsm ? "managedHsm" : "vault") as KeyContainerKind,
     vaultName: ref.vaultName.toLowerCase(),
     keyName: ref.keyName,
     ...(ref.version ? { version: ref.version } : {}),
   };
+}
+
+/** The data source's read of an HSM key: its HSM located by name in the subscription's listing, then ManagedHsmKeys_GetVersion (or _Get). */
+async function readManagedHsmKeySource(c: FactClients, i: DataSourceInputs): Promise<DataSourceRead> {
+  const hsm = await locateManagedHsmShared(c, i.subscriptionId, i.vault);
+  const version = i.version || undefined;
+  if (!hsm)
+    return {
+      id: `${unlistedManagedHsmId(i.subscriptionId, i.vault)}/keys/${i.key}${version ? `/versions/${version}` : ""}`,
+      readError: managedHsmNotListed(i.subscriptionId, i.vault),
+    };
+  const key = { ...hsm, key: i.key };
+  const read = await readOrFailure(() => c.keyVault.getManagedHsmKey(key, version));
+  return { id: managedHsmKeyId(key, undefined, version), extra: { resourceGroup: hsm.resourceGroup }, ...read };
 }

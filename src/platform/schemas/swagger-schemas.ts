@@ -64,7 +64,10 @@ function ensureLoaded(path: SpecPath): void {
   // Follow relative file references so that their documents are registered too.
   const text = JSON.stringify(doc);
   for (const m of text.matchAll(/"\$ref":"([^"#]+)#/g)) {
-    ensureLoaded(posix.normalize(posix.join(posix.dirname(path), m[1])));
+    // A `../` that climbs above specs/ is dropped, as a URL drops dot segments above its root (and
+    // as ajv resolves the `$ref` against SPEC_BASE): upstream's `specification/common-types/...`,
+    // five levels above a Key Vault spec folder there, is `specs/common-types/...` here.
+    ensureLoaded(posix.normalize(posix.join(posix.dirname(path), m[1])).replace(/^(\.\.\/)+/, ""));
   }
 }
 

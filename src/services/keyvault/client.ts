@@ -10,6 +10,8 @@ import {
   type VaultRef,
 } from "./types";
 import { keyVaultId, resourceGroupVaultsPath, subscriptionVaultsPath, vaultKeyId } from "./vault-ids";
+import { ManagedHsmKeysClient, ManagedHsmsClient } from "./managed-hsm-client";
+import type { ManagedHsm, ManagedHsmKey, ManagedHsmKeyRef, ManagedHsmRef } from "./managed-hsm-types";
 
 export type { ResponseValidation } from "../../platform/arm/arm-client";
 /** The ARM client options, as every ARM client takes them (endpoint, credential, naming, retry, pacing ...). */
@@ -91,10 +93,14 @@ class VaultKeysClient extends ArmClient {
 export class KeyVaultClient {
   private readonly vaults: VaultsClient;
   private readonly keys: VaultKeysClient;
+  private readonly hsms: ManagedHsmsClient;
+  private readonly hsmKeys: ManagedHsmKeysClient;
 
   constructor(opts: KeyVaultClientOptions) {
     this.vaults = new VaultsClient(opts);
     this.keys = new VaultKeysClient(opts);
+    this.hsms = new ManagedHsmsClient(opts);
+    this.hsmKeys = new ManagedHsmKeysClient(opts);
   }
 
   /** Vaults_Get: one vault. */
@@ -147,6 +153,44 @@ export class KeyVaultClient {
   /** Keys_List: the keys of a vault (each as its current version). */
   listKeys(ref: VaultRef, signal?: AbortSignal): Promise<Key[]> {
     return collect(this.keys.list(ref, signal));
+  }
+
+  /** ManagedHsms_Get: one Managed HSM pool (soft delete, retention, purge protection, provisioning state). */
+  getManagedHsm(ref: ManagedHsmRef, signal?: AbortSignal): Promise<ManagedHsm> {
+    return this.hsms.get(ref, signal);
+  }
+
+  /** ManagedHsms_Get, with the receipt of the read. */
+  readManagedHsm(ref: ManagedHsmRef, signal?: AbortSignal): Promise<ArmRead<ManagedHsm>> {
+    return this.hsms.read(ref, signal);
+  }
+
+  /**
+   * ManagedHsms_ListBySubscription: every Managed HSM of a subscription the identity may read. The
+   * way to find an HSM known only by name, as a protector's key URI (`https://<name>.managedhsm.azure.net/keys/…`) names it.
+   */
+  listManagedHsmsBySubscription(subscriptionId: string, signal?: AbortSignal): Promise<ManagedHsm[]> {
+    return collect(this.hsms.bySubscription(subscriptionId, signal));
+  }
+
+  /** ManagedHsms_ListByResourceGroup: the Managed HSMs of one resource group. */
+  listManagedHsmsByResourceGroup(subscriptionId: string, resourceGroup: string, signal?: AbortSignal): Promise<ManagedHsm[]> {
+    return collect(this.hsms.byResourceGroup({ subscriptionId, resourceGroup }, signal));
+  }
+
+  /** ManagedHsmKeys_GetVersion (ManagedHsmKeys_Get without a version: the key as its current version). */
+  getManagedHsmKey(ref: ManagedHsmKeyRef, version?: string, signal?: AbortSignal): Promise<ManagedHsmKey> {
+    return this.hsmKeys.get(ref, version, signal);
+  }
+
+  /** ManagedHsmKeys_GetVersion (ManagedHsmKeys_Get without a version), with the receipt of the read. */
+  readManagedHsmKey(ref: ManagedHsmKeyRef, version?: string, signal?: AbortSignal): Promise<ArmRead<ManagedHsmKey>> {
+    return this.hsmKeys.read(ref, version, signal);
+  }
+
+  /** ManagedHsmKeys_ListVersions: every version of an HSM key. */
+  listManagedHsmKeyVersions(ref: ManagedHsmKeyRef, signal?: AbortSignal): Promise<ManagedHsmKey[]> {
+    return collect(this.hsmKeys.versions(ref, signal));
   }
 }
 

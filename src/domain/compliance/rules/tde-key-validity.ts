@@ -27,7 +27,9 @@ const KEY_SIZES = [2048, 3072];
  * protector", learn.microsoft.com/azure/azure-sql/database/transparent-data-encryption-byok-overview):
  * RSA or RSA-HSM, 2048 or 3072 bits, enabled, activation date in the past, expiration date (if set)
  * in the future; a disabled or expired protector makes the server's databases inaccessible.
- * A key that cannot be read is a failure that says so, never a pass.
+ * A key that cannot be read is a failure that says so, never a pass. A key in a Managed HSM is
+ * judged the same way (Microsoft's page allows an RSA key in a Managed HSM as TDE protector, with
+ * the same requirements); its attributes are read through the HSM's management plane.
  *
  * Beyond what Azure SQL needs, what the benchmarks ask of a key (issue 33): `requireExpiry` (default
  * on) flags a key without an expiration date; `requireAutoRotation` (default off) flags a server that
@@ -58,7 +60,7 @@ export const tdeKeyValidity = defineRule<KeyValiditySettings>({
   id: "tde-key-validity",
   title: "A customer-managed TDE protector key must be enabled, active, not near expiry, and RSA/RSA-HSM 2048 or 3072",
   description:
-    "Flags a SQL server whose customer-managed TDE protector key is disabled, not yet active, expired, expiring within minDaysToExpiry days, without an expiration date (requireExpiry), not an RSA or RSA-HSM key of 2048 or 3072 bits, not rotated automatically by its server (requireAutoRotation), or older than maxKeyAgeDays while its server does not rotate it, and one whose key cannot be read (403, 404). A key whose vault cannot be read is left to tde-key-vault-recoverable, which reports it.",
+    "Flags a SQL server whose customer-managed TDE protector key (in a Key Vault or a Managed HSM) is disabled, not yet active, expired, expiring within minDaysToExpiry days, without an expiration date (requireExpiry), not an RSA or RSA-HSM key of 2048 or 3072 bits, not rotated automatically by its server (requireAutoRotation), or older than maxKeyAgeDays while its server does not rotate it, and one whose key cannot be read (403, 404). A key whose vault or HSM cannot be read is left to tde-key-vault-recoverable, which reports it.",
   help: "Rotate the protector to a new version (or key) that is enabled, active, RSA or RSA-HSM of 2048 or 3072 bits, with an expiry well ahead (a rotation policy, with the server's auto rotation, does this: az keyvault key rotation-policy update, then az sql server tde-key set --auto-rotation-enabled true); set minDaysToExpiry, requireExpiry, requireAutoRotation and maxKeyAgeDays under stackwarden:policies.",
   defaultLevel: "mandatory",
   facts: ["tdeProtectors", "keyVaults", "protectorKeys"],
@@ -143,14 +145,15 @@ function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSett
       message: `The TDE protector of SQL server ${label} must name a Key Vault key; its key URI is ${p.keyUri ? `'${p.keyUri}', which is not a key identifier` : "missing"}`,
     };
   }
-  if (p.key.managedHsm) return na(`the TDE protector's key is in a Managed HSM (${p.keyUri}), which this rule does not read`);
   const name = `${p.key.vaultName}/${p.key.keyName}${p.key.version ? `/${p.key.version}` : ""}`;
   const key = keyOf(facts.protectorKeys, p);
   if (!key || key.pending) return { ...base, verdict: "unknown", message: `the key ${name} has not been read yet` };
   const properties = { keyUri: p.keyUri ?? "", ...(key.id ? { keyId: key.id } : {}) };
   if (key.readFailure) {
-    if (vaultOf(facts.keyVaults, p)?.readFailure)
-      return na(`its vault ${p.key.vaultName} could not be read, so neither could the key (tde-key-vault-recoverable reports it)`);
+    if (vaultOf(facts.keyVaults, p)?.readFailure) {
+      const holder = p.key.managedHsm ? "Managed HSM" : "vault";
+      return na(`its ${holder} ${p.key.vaultName} could not be read, so neither could the key (tde-key-vault-recoverable reports it)`);
+    }
     return {
       ...base,
       verdict: "fail",

@@ -2,7 +2,7 @@ import { azurePolicy, CIS_AZURE_2_0_0 } from "../control";
 import { UNKNOWN } from "../../../platform/unknown-value";
 import type { ComplianceFacts, FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
-import { isCustomerManaged, readFailureText, serverLabel, vaultLabel, vaultOf } from "../key-custody-facts";
+import { containerNoun, isCustomerManaged, readFailureText, serverLabel, vaultLabel, vaultOf } from "../key-custody-facts";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
 type ProtectorFacts = FactMap["tdeProtectors"];
@@ -13,7 +13,9 @@ type ProtectorFacts = FactMap["tdeProtectors"];
  * connections within minutes, and without both settings the key cannot be brought back. Microsoft's
  * guidance for customer-managed TDE requires both ("Transparent data encryption with customer-managed
  * key: requirements", learn.microsoft.com/azure/azure-sql/database/transparent-data-encryption-byok-overview).
- * A vault that cannot be read is a failure that says so, never a pass.
+ * A key in a Managed HSM is judged on the HSM the same way (soft delete is always on there; purge
+ * protection is the HSM's choice). A vault or HSM that cannot be read is a failure that says so,
+ * never a pass.
  *
  * Controls (sources):
  * - CIS Microsoft Azure Foundations Benchmark v2.0.0, 8.5 "Ensure the Key Vault is Recoverable"
@@ -25,14 +27,18 @@ type ProtectorFacts = FactMap["tdeProtectors"];
  *   built-in-policies/policyDefinitions/Key Vault/Recoverable_Audit.json), and
  *   1e66c121-a66a-4b1f-9b83-0fd99bf0fc2d "Key vaults should have soft delete enabled", version 3.1.0
  *   (…/Key Vault/SoftDeleteMustBeEnabled_Audit.json), which, as this rule does, count an absent
- *   `enableSoftDelete` as off.
+ *   `enableSoftDelete` as off; and, for a Managed HSM, c39ba22d-4428-4149-b981-70acb31fc383
+ *   "Azure Key Vault Managed HSM should have purge protection enabled", version 1.0.0
+ *   (…/Key Vault/ManagedHsm_Recoverable_Audit.json, read at commit
+ *   3c5ceb50f5b131bbedda125520b03f16899a9fb0), which flags an HSM whose `enableSoftDelete` or
+ *   `enablePurgeProtection` is not true.
  */
 export const tdeKeyVaultRecoverable = defineRule<Record<string, never>>({
   id: "tde-key-vault-recoverable",
-  title: "The Key Vault of a customer-managed TDE protector must have soft delete and purge protection",
+  title: "The Key Vault (or Managed HSM) of a customer-managed TDE protector must have soft delete and purge protection",
   description:
-    "Flags a SQL server whose customer-managed TDE protector is in a Key Vault without soft delete or without purge protection (a setting Azure does not report counts as off), and one whose vault cannot be read (not listed for this identity, 403 or 404). Servers with a service-managed protector are not applicable.",
-  help: "Turn on purge protection (az keyvault update --name <vault> --enable-purge-protection true; it cannot be turned off again) and soft delete on the vault that holds the TDE protector; grant the identity that runs stackwarden Reader on the vault so it can be checked.",
+    "Flags a SQL server whose customer-managed TDE protector is in a Key Vault or Managed HSM without soft delete or without purge protection (a setting Azure does not report counts as off), and one whose vault or HSM cannot be read (not listed for this identity, 403 or 404). Servers with a service-managed protector are not applicable.",
+  help: "Turn on purge protection (az keyvault update --name <vault> --enable-purge-protection true, or az keyvault update-hsm --hsm-name <hsm> --enable-purge-protection true; it cannot be turned off again) and soft delete on the vault or HSM that holds the TDE protector; grant the identity that runs stackwarden Reader on it so it can be checked.",
   defaultLevel: "mandatory",
   facts: ["tdeProtectors", "keyVaults"],
   settings: {},
@@ -52,6 +58,12 @@ export const tdeKeyVaultRecoverable = defineRule<Record<string, never>>({
       "3.1.0",
       "Key%20Vault/SoftDeleteMustBeEnabled_Audit.json",
     ),
+    azurePolicy(
+      "c39ba22d-4428-4149-b981-70acb31fc383",
+      "Azure Key Vault Managed HSM should have purge protection enabled",
+      "1.0.0",
+      "Key%20Vault/ManagedHsm_Recoverable_Audit.json",
+    ),
   ],
   evaluate: (facts, settings) => facts.tdeProtectors.map((p) => judge(p, facts, settings)),
 });
@@ -64,16 +76,20 @@ function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSett
   if (p.serverKeyType === UNKNOWN) return { ...base, verdict: "unknown", message: "the TDE protector is not known until it is read" };
   if (!isCustomerManaged(p)) return na("the TDE protector is not a customer-managed key: Azure holds it, there is no vault to judge");
   if (!p.key) return na(`the TDE protector names no Key Vault key whose vault could be found (${p.keyUri ?? "no key URI"})`);
-  if (p.key.managedHsm)
-    return na(`the TDE protector's key is in a Managed HSM (${p.keyUri}), not a vault: its recoverability is not judged here`);
   const vault = vaultOf(facts.keyVaults, p);
-  if (!vault || vault.pending) return { ...base, verdict: "unknown", message: `the vault ${p.key.vaultName} has not been read yet` };
-  const properties = { vault: vault.id ?? vault.name, keyUri: p.keyUri ?? "" };
+  const holder = p.key.managedHsm ? "Managed HSM" : "vault";
+  if (!vault || vault.pending) return { ...base, verdict: "unknown", message: `the ${holder} ${p.key.vaultName} has not been read yet` };
+  const noun = containerNoun(vault);
+  const hsm =
+    vault.kind === "managedHsm"
+      ? { container: "managedHsm", ...(vault.provisioningState ? { provisioningState: vault.provisioningState } : {}) }
+      : {};
+  const properties = { vault: vault.id ?? vault.name, keyUri: p.keyUri ?? "", ...hsm };
   if (vault.readFailure) {
     return {
       ...base,
       verdict: "fail",
-      message: `The Key Vault ${vaultLabel(vault)} holding the TDE protector of SQL server ${label} must be readable to show it is recoverable; ${readFailureText(vault.readFailure)}`,
+      message: `The ${noun} ${vaultLabel(vault)} holding the TDE protector of SQL server ${label} must be readable to show it is recoverable; ${readFailureText(vault.readFailure)}`,
       properties: { ...properties, readStatus: vault.readFailure.status ?? 0, readCode: vault.readFailure.code },
     };
   }
@@ -82,7 +98,7 @@ function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSett
     return {
       ...base,
       verdict: "pass",
-      message: `Key Vault ${vaultLabel(vault)} has soft delete${retention} and purge protection`,
+      message: `${noun} ${vaultLabel(vault)} has soft delete${retention} and purge protection`,
       properties,
     };
   }
@@ -92,7 +108,7 @@ function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSett
   return {
     ...base,
     verdict: "fail",
-    message: `Key Vault ${vaultLabel(vault)}, which holds the TDE protector of SQL server ${label}, must have soft delete and purge protection enabled; ${missing}`,
+    message: `${noun} ${vaultLabel(vault)}, which holds the TDE protector of SQL server ${label}, must have soft delete and purge protection enabled; ${missing}`,
     properties: { ...properties, enableSoftDelete: vault.enableSoftDelete, enablePurgeProtection: vault.enablePurgeProtection },
   };
 }

@@ -1,17 +1,19 @@
 import type { EmulatorReply, EmulatorRequest } from "../../kit/emulator-app";
 import type { LocalService, ServiceContext } from "../../kit/local-service";
-import { armError, armPage, resourceGroupNotFound, resourceNotFound } from "../../kit/arm-conventions";
+import { armPage, resourceGroupNotFound, resourceNotFound } from "../../kit/arm-conventions";
 import { KEYVAULT_KEY_API_VERSIONS, KEYVAULT_VAULT_API_VERSIONS } from "../../../services/keyvault/api-versions";
 import { KEYVAULT_NAMESPACE } from "../../../services/keyvault/types";
 import { keyVaultId, vaultKeyId } from "../../../services/keyvault/vault-ids";
 import { keyVaultInitialState, readDeniedTo, type KeyVaultKeyState, type KeyVaultState, type KeyVaultVaultState } from "./keyvault-state";
 import { keyVaultSeedSchema, type KeyVaultSeed } from "./seed-schema";
 import { keyResource, vaultResource } from "./vault-resources";
+import { mountManagedHsms } from "./managed-hsm-routes";
+import { authorizationFailed, callerOf, type Caller } from "./read-access";
 
 /**
  * The Key Vault management plane (Microsoft.KeyVault), read-only: vaults (Vaults_Get,
  * Vaults_ListBySubscription, Vaults_ListByResourceGroup) and their keys (Keys_List, Keys_Get,
- * Keys_GetVersion), at every api-version Azure's SDKs send (keys from 2019-09-01, when the
+ * Keys_GetVersion), and Managed HSMs and their keys (managed-hsm-routes.ts), at every api-version Azure's SDKs send (keys from 2019-09-01, when the
  * management plane gained them), each answered in its version's shape. A vault or key the seed
  * marks `readDenied` answers 403 AuthorizationFailed to the principals it names, as Resource Manager
  * does without a role that grants `…/read`, and is left out of lists, as Resource Manager filters them.
@@ -40,6 +42,7 @@ export const keyVaultLocal: LocalService<KeyVaultState, KeyVaultSeed> = {
     ctx.arm("GET", `${vault}/keys`, KEYVAULT_KEY_API_VERSIONS, (req) => h.listKeys(req));
     ctx.arm("GET", key, KEYVAULT_KEY_API_VERSIONS, (req) => h.getKey(req));
     ctx.arm("GET", `${key}/versions/:keyVersion`, KEYVAULT_KEY_API_VERSIONS, (req) => h.getKeyVersion(req));
+    mountManagedHsms(ctx);
   },
 };
 
@@ -64,12 +67,6 @@ function vaultKey(sub: string, rg: string, name: string): string {
 }
 
 type Found<T> = { ok: true; value: T } | { ok: false; reply: EmulatorReply };
-
-/** Who is asking, from the bearer token the ARM front door has already verified. */
-interface Caller {
-  objectId?: string;
-  clientId?: string;
-}
 
 class KeyVaultHandlers {
   constructor(
@@ -182,9 +179,7 @@ class KeyVaultHandlers {
   }
 
   private caller(req: EmulatorRequest): Caller {
-    const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "");
-    const claims = m ? this.ctx.tokens.verify(m[1], req.now).claims : undefined;
-    return { objectId: claims?.oid, clientId: claims?.appid };
+    return callerOf(this.ctx, req);
   }
 }
 
@@ -200,14 +195,4 @@ function apiVersionOf(req: EmulatorRequest): string {
 /** ARM's 404 for `Microsoft.KeyVault/vaults/<path>`. */
 function notFound(req: EmulatorRequest, path: string): EmulatorReply {
   return resourceNotFound("Microsoft.KeyVault/vaults", path, req.params.resourceGroupName);
-}
-
-/** ARM's 403 when no role assignment grants the action over the scope, in its words. */
-function authorizationFailed(caller: Caller, action: string, scope: string): EmulatorReply {
-  const oid = caller.objectId ?? "<unknown>";
-  return armError(
-    403,
-    "AuthorizationFailed",
-    `The client '${caller.clientId ?? oid}' with object id '${oid}' does not have authorization to perform action '${action}' over scope '${scope}' or the scope is invalid. If access was recently granted, please refresh your credentials.`,
-  );
 }

@@ -71,12 +71,42 @@ export interface KeyVaultVaultSeed {
   keys?: KeyVaultKeySeed[];
 }
 
+/** A Managed HSM pool (Microsoft.KeyVault/managedHSMs) and its keys. */
+export interface KeyVaultManagedHsmSeed {
+  name: string;
+  resourceGroup: string;
+  subscriptionId?: string;
+  location?: string;
+  tenantId?: string;
+  sku?: "Standard_B1" | "Custom_B32" | "Custom_B6";
+  softDeleteRetentionInDays?: number;
+  enablePurgeProtection?: boolean;
+  provisioningState?: (typeof MANAGED_HSM_PROVISIONING_STATES)[number];
+  publicNetworkAccess?: "Enabled" | "Disabled";
+  tags?: Record<string, string>;
+  readDenied?: ReadDeniedSeed;
+  keys?: KeyVaultKeySeed[];
+}
+
 /** The `keyvault:` section of a seed. */
 export interface KeyVaultSeed {
   subscriptionId?: string;
   tenantId?: string;
   vaults?: KeyVaultVaultSeed[];
+  managedHsms?: KeyVaultManagedHsmSeed[];
 }
+
+/** `ManagedHsmProperties.provisioningState` of managedHsm.json (2023-07-01). */
+export const MANAGED_HSM_PROVISIONING_STATES = [
+  "Succeeded",
+  "Provisioning",
+  "Failed",
+  "Updating",
+  "Deleting",
+  "Activated",
+  "SecurityDomainRestore",
+  "Restoring",
+] as const;
 
 export const DEFAULT_SUBSCRIPTION_ID = "00000000-0000-0000-0000-000000000000";
 /** The emulator IMDS's default tenant, so a vault's tenant is the identity's unless the seed says otherwise. */
@@ -323,15 +353,69 @@ const vaultSchema = {
   },
 } as const;
 
+/** A Managed HSM pool, from managedHsm.json (2023-07-01): its name's pattern is the spec's `ManagedHSMName`. */
+const managedHsmSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["name", "resourceGroup"],
+  properties: {
+    name: {
+      type: "string",
+      pattern: "^(?=.{3,24}$)[A-Za-z]([A-Za-z0-9]|-[A-Za-z0-9])+$",
+      description:
+        "Required: 3-24 letters, digits and hyphens, starting with a letter, no hyphen at the end or twice in a row; unique across the estate's HSMs (HSM names are global DNS names: https://<name>.managedhsm.azure.net), case-insensitively.",
+    },
+    resourceGroup: vaultSchema.properties.resourceGroup,
+    subscriptionId: uuid("Optional. Default: keyvault.subscriptionId."),
+    location: { type: "string", minLength: 1, description: `Optional: the HSM's region. Default ${DEFAULT_LOCATION}.` },
+    tenantId: uuid("Optional: properties.tenantId. Default: keyvault.tenantId."),
+    sku: {
+      type: "string",
+      enum: ["Standard_B1", "Custom_B32", "Custom_B6"],
+      description: "Optional: sku.name (family B). Default Standard_B1.",
+    },
+    softDeleteRetentionInDays: {
+      type: "integer",
+      minimum: 7,
+      maximum: 90,
+      description: `Optional: 7-90 days. Default ${DEFAULT_RETENTION_DAYS}. Soft delete itself is always on (the spec: immutable), so it has no key here.`,
+    },
+    enablePurgeProtection: {
+      type: "boolean",
+      description:
+        "Optional: purge protection, reported as true or false (as the published example does). Default true (the spec's default).",
+    },
+    provisioningState: {
+      type: "string",
+      enum: MANAGED_HSM_PROVISIONING_STATES,
+      description: "Optional: properties.provisioningState. Default Succeeded.",
+    },
+    publicNetworkAccess: { type: "string", enum: ["Enabled", "Disabled"], description: "Optional. Default Enabled." },
+    tags,
+    readDenied: readDenied("an HSM (and so its keys) whose reads"),
+    keys: {
+      type: "array",
+      items: keySchema,
+      description:
+        "Optional: the HSM's keys (ManagedHsmKeys_List), as a vault's keys are declared (every key type is HSM-backed here, so RSA-HSM needs no premium sku). Default: none.",
+    },
+  },
+} as const;
+
 /** The `keyvault:` section's schema. */
 export const keyVaultSeedSchema = {
   type: "object",
   additionalProperties: false,
   description:
-    "The Key Vault estate the emulator serves (Microsoft.KeyVault vaults and keys, read-only) at every api-version Azure's SDKs send (src/services/keyvault/api-versions.ts).",
+    "The Key Vault estate the emulator serves (Microsoft.KeyVault vaults, Managed HSMs and their keys, read-only) at every api-version Azure's SDKs send (src/services/keyvault/api-versions.ts).",
   properties: {
     subscriptionId: uuid(`Optional: the subscription of vaults that name none. Default ${DEFAULT_SUBSCRIPTION_ID}.`),
     tenantId: uuid(`Optional: the tenant of vaults that name none. Default ${DEFAULT_TENANT_ID} (the emulator IMDS's default tenant).`),
     vaults: { type: "array", items: vaultSchema, description: "Optional. Default: none." },
+    managedHsms: {
+      type: "array",
+      items: managedHsmSchema,
+      description: "Optional: Managed HSM pools (Microsoft.KeyVault/managedHSMs). Default: none.",
+    },
   },
 } as const;
