@@ -195,10 +195,66 @@ describe("the estates", () => {
     for (const s of sql.servers) {
       const uri = protectorResource(s, "2015-05-01-preview").properties?.uri;
       if (!uri) continue;
-      const [, vault, , key, version] = /^https:\/\/([^.]+)\.vault\.azure\.net\/(keys)\/([^/]+)\/([0-9a-f]{32})$/.exec(uri)!;
-      const k = kv.vaults.find((v) => v.name === vault)?.keys.find((x) => x.name === key);
+      const [, vault, suffix, key, version] = /^https:\/\/([^.]+)\.(vault|managedhsm)\.azure\.net\/keys\/([^/]+)\/([0-9a-f]{32})$/.exec(
+        uri,
+      )!;
+      const holders = suffix === "managedhsm" ? (kv.managedHsms ?? []) : kv.vaults;
+      const k = holders.find((v) => v.name === vault)?.keys.find((x) => x.name === key);
       expect(k, `${s.name}: ${uri}`).toBeDefined();
       expect(k!.version).toBe(version);
     }
+  });
+});
+
+describe("keyvault.managedHsms", () => {
+  const hsms = (hsm: string) => `keyvault:\n  managedHsms:\n    - ${hsm}\n`;
+
+  it("fills in the spec's defaults: soft delete always on, 90 days, purge protection on, Succeeded; HSM keys need no premium sku", () => {
+    const now = Date.parse("2026-06-01T00:00:00Z");
+    const state = keyVaultInitialState(
+      parse(hsms("{ name: hsm-a, resourceGroup: rg, keys: [{ name: k, kty: RSA-HSM, keySize: 3072 }] }")).keyvault as KeyVaultSeed,
+      now,
+    );
+    expect(state.vaults).toEqual([]);
+    expect(state.managedHsms).toEqual([
+      expect.objectContaining({
+        name: "hsm-a",
+        subscriptionId: "00000000-0000-0000-0000-000000000000",
+        location: "eastus",
+        sku: "Standard_B1",
+        softDeleteRetentionInDays: 90,
+        enablePurgeProtection: true,
+        provisioningState: "Succeeded",
+      }),
+    ]);
+    expect(state.managedHsms![0].keys[0]).toMatchObject({ name: "k", kty: "RSA-HSM", keySize: 3072, enabled: true });
+  });
+
+  it("refuses, located, what the schema can say: the spec's name pattern, retention, provisioning states, soft delete (immutable)", () => {
+    expect(seedError(hsms("{ name: hsm--a, resourceGroup: rg }")).message).toMatch(
+      /^estate\.yaml:3:\d+: keyvault\.managedHsms\[0\]\.name: must match pattern/,
+    );
+    expect(seedError(hsms("{ name: hsm-a, resourceGroup: rg, softDeleteRetentionInDays: 5 }")).message).toMatch(
+      /keyvault\.managedHsms\[0\]\.softDeleteRetentionInDays: must be >= 7$/,
+    );
+    expect(seedError(hsms("{ name: hsm-a, resourceGroup: rg, provisioningState: Ready }")).problem).toMatch(
+      /must be one of "Succeeded", "Provisioning"/,
+    );
+    expect(seedError(hsms("{ name: hsm-a, resourceGroup: rg, enableSoftDelete: false }")).message).toMatch(
+      /keyvault\.managedHsms\[0\]\.enableSoftDelete: unknown key$/,
+    );
+    expect(seedError(hsms("{ name: hsm-a, resourceGroup: rg, keys: [{ name: k, keySize: 1024 }] }")).keyPath).toBe(
+      "keyvault.managedHsms[0].keys[0].keySize",
+    );
+  });
+
+  it("refuses, naming the key path, an HSM declared twice and a key declared twice in an HSM", () => {
+    const state = (text: string) => () => keyVaultInitialState(parse(`keyvault:\n  managedHsms:\n${text}`).keyvault as KeyVaultSeed);
+    expect(state("    - { name: hsm-a, resourceGroup: rg }\n    - { name: HSM-A, resourceGroup: rg2 }\n")).toThrow(
+      'keyvault.managedHsms[1].name: managed HSM "HSM-A" is declared twice (also at keyvault.managedHsms[0]); HSM names are global',
+    );
+    expect(state("    - { name: hsm-a, resourceGroup: rg, keys: [{ name: k }, { name: K }] }\n")).toThrow(
+      'keyvault.managedHsms[0].keys[1].name: key "K" is declared twice in managed HSM "hsm-a"',
+    );
   });
 });

@@ -4,7 +4,7 @@ import { UNKNOWN } from "../../../src/platform/unknown-value";
 import type { ComplianceFacts } from "../../../src/domain/facts/model/compliance-facts";
 import type { Finding } from "../../../src/domain/compliance/finding";
 import { resolveRuleSettings } from "../../../src/domain/compliance/rule-settings";
-import { stackServers, vaultNotListed } from "../../../src/domain/facts/key-custody-reads";
+import { managedHsmNotListed, stackServers, vaultNotListed } from "../../../src/domain/facts/key-custody-reads";
 import { keyVaultFactsOf } from "../../../src/domain/facts/key-vaults";
 import { protectorKeyFactsOf } from "../../../src/domain/facts/protector-keys";
 import { protectorFactsOf } from "../../../src/domain/facts/tde-protectors";
@@ -94,11 +94,8 @@ describe("tde-key-vault-recoverable", () => {
     });
   });
 
-  it("a vault not gathered yet is unknown; a Managed HSM key and an unparseable URI are not applicable", () => {
+  it("a vault not gathered yet is unknown; an unparseable URI is not applicable", () => {
     expect(judge({ tdeProtectors: [cmk()] })["tde-key-vault-recoverable"].verdict).toBe("unknown");
-    const hsm = cmk(`https://hsm-1.managedhsm.azure.net/keys/tde/${V}`);
-    expect(judge({ tdeProtectors: [hsm] })["tde-key-vault-recoverable"].verdict).toBe("not-applicable");
-    expect(judge({ tdeProtectors: [hsm] })["tde-key-validity"].verdict).toBe("not-applicable");
     const odd = cmk("not a uri");
     expect(judge({ tdeProtectors: [odd] })["tde-key-vault-recoverable"].verdict).toBe("not-applicable");
     expect(judge({ tdeProtectors: [odd] })["tde-key-validity"]).toMatchObject({
@@ -106,6 +103,68 @@ describe("tde-key-vault-recoverable", () => {
       message:
         "The TDE protector of SQL server rg/sql-1 must name a Key Vault key; its key URI is 'not a uri', which is not a key identifier",
     });
+  });
+});
+
+describe("a protector whose key is in a Managed HSM", () => {
+  const hsm = () => cmk(`https://hsm-1.managedhsm.azure.net/keys/tde/${V}`);
+  const hsmId = `/subscriptions/${SUB}/resourceGroups/rg-hsm/providers/Microsoft.KeyVault/managedHSMs/hsm-1`;
+  const hsmFacts = (properties: Record<string, unknown>) =>
+    keyVaultFactsOf("hsm-1", SUB, { vault: { id: hsmId, properties } }, "managedHsm");
+  const hsmKey = (props: NonNullable<Key["properties"]>) =>
+    protectorKeyFactsOf({ vaultName: "hsm-1", keyName: "tde", version: V, managedHsm: true }, { key: { id: "k", properties: props } });
+
+  it("is read, never not applicable: unknown until its HSM and key are gathered", () => {
+    const f = judge({ tdeProtectors: [hsm()] });
+    expect(f["tde-key-vault-recoverable"]).toMatchObject({ verdict: "unknown", message: "the Managed HSM hsm-1 has not been read yet" });
+    expect(f["tde-key-validity"].verdict).toBe("unknown");
+    expect(f["sql-tde-customer-managed-key"].verdict).toBe("pass");
+  });
+
+  it("is judged on its HSM's purge protection and soft delete, and its key like a vault key", () => {
+    const good = judge({
+      tdeProtectors: [hsm()],
+      keyVaults: [
+        hsmFacts({ enableSoftDelete: true, softDeleteRetentionInDays: 90, enablePurgeProtection: true, provisioningState: "Succeeded" }),
+      ],
+      protectorKeys: [hsmKey({ ...rsa({}, 3072), kty: "RSA-HSM" })],
+    });
+    expect(good["tde-key-vault-recoverable"]).toMatchObject({
+      verdict: "pass",
+      message: "Managed HSM rg-hsm/hsm-1 has soft delete (90 days' retention) and purge protection",
+    });
+    expect(good["tde-key-validity"].verdict).toBe("pass");
+    const weak = judge({
+      tdeProtectors: [hsm()],
+      keyVaults: [hsmFacts({ enableSoftDelete: true, enablePurgeProtection: false })],
+      protectorKeys: [hsmKey(rsa({ enabled: false }))],
+    });
+    expect(weak["tde-key-vault-recoverable"].message).toMatch(/^Managed HSM rg-hsm\/hsm-1, which holds .*; purge protection is off$/);
+    expect(weak["tde-key-validity"].message).toMatch(/; it is disabled$/);
+  });
+
+  it("is never matched with a vault of the same name, nor an HSM's key with a vault's", () => {
+    const vault = keyVaultFactsOf("hsm-1", SUB, {
+      vault: { id: vaultId, properties: { enableSoftDelete: true, enablePurgeProtection: true } },
+    });
+    const vaultKey = protectorKeyFactsOf({ vaultName: "hsm-1", keyName: "tde", version: V }, { key: { id: "k", properties: rsa() } });
+    const f = judge({ tdeProtectors: [hsm()], keyVaults: [vault], protectorKeys: [vaultKey] });
+    expect(f["tde-key-vault-recoverable"].verdict).toBe("unknown");
+    expect(f["tde-key-validity"].verdict).toBe("unknown");
+  });
+
+  it("an HSM that is not listed fails tde-key-vault-recoverable with its code; its key is then left to that finding", () => {
+    const failure = managedHsmNotListed(SUB, "hsm-1");
+    const f = judge({
+      tdeProtectors: [hsm()],
+      keyVaults: [keyVaultFactsOf("hsm-1", SUB, { failure }, "managedHsm")],
+      protectorKeys: [protectorKeyFactsOf({ vaultName: "hsm-1", keyName: "tde", version: V, managedHsm: true }, { failure })],
+    });
+    expect(f["tde-key-vault-recoverable"]).toMatchObject({
+      verdict: "fail",
+      properties: { readStatus: 0, readCode: "ManagedHsmNotListed" },
+    });
+    expect(f["tde-key-validity"]).toMatchObject({ verdict: "not-applicable" });
   });
 });
 
