@@ -1,4 +1,5 @@
 import { KeyVaultManagementClient } from "@azure/arm-keyvault";
+import type { TokenCredential } from "@azure/core-auth";
 import { createDefaultHttpClient, type HttpClient } from "@azure/core-rest-pipeline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_ESTATE, estate, startKeyCustody, SUB, type KeyCustodyHarness } from "./key-custody-kit";
@@ -33,7 +34,14 @@ describe("@azure/arm-keyvault against the emulator's managed HSMs (the dev estat
         return inner.sendRequest(request);
       },
     };
-    client = new KeyVaultManagementClient(h.credential, SUB, { endpoint: AZURE, apiVersion: "2023-07-01", httpClient: toEmulator });
+    // The emulator IMDS's managed identity, as a TokenCredential of @azure/core-auth.
+    const credential: TokenCredential = {
+      getToken: async (scopes) => {
+        const t = await h.credential.getToken(scopes);
+        return { token: t.token, expiresOnTimestamp: t.expiresOnTimestamp };
+      },
+    };
+    client = new KeyVaultManagementClient(credential, SUB, { endpoint: AZURE, apiVersion: "2023-07-01", httpClient: toEmulator });
   });
   afterAll(async () => {
     await h.close();
