@@ -266,3 +266,85 @@ authorization:
     }
   });
 });
+
+describe("ARM requests of check with protectors in Managed HSMs", () => {
+  const HSM_SUB = "00000000-0000-0000-0000-0000000000d8";
+  const SERVERS = 6;
+  // Servers 0-2 share one key version of hsm-shared; 3 uses another key of it; 4 a key of hsm-other; 5 a vault's key.
+  const keyOf = (i: number) =>
+    i < 3
+      ? "hsm-shared.managedhsm/tde-a"
+      : i === 3
+        ? "hsm-shared.managedhsm/tde-b"
+        : i === 4
+          ? "hsm-other.managedhsm/tde-c"
+          : "kv-plain.vault/tde-v";
+  const VERSION = "0123456789abcdef0123456789abcdef";
+  const HSM_SEED = `
+emulator:
+  pageSize: 2
+sql:
+  subscriptionId: ${HSM_SUB}
+  servers:
+${Array.from({ length: SERVERS }, (_, i) => {
+  const [host, key] = keyOf(i).split("/");
+  return `    - name: sql-hsm-${i}
+      resourceGroup: rg-hsm
+      encryptionProtector: { keyUri: https://${host}.azure.net/keys/${key}/${VERSION} }
+      databases: [{ name: db-a, transparentDataEncryption: Enabled }]`;
+}).join("\n")}
+keyvault:
+  subscriptionId: ${HSM_SUB}
+  vaults:
+    - name: kv-plain
+      resourceGroup: rg-keys
+      enablePurgeProtection: true
+      keys: [{ name: tde-v, version: "${VERSION}", expirationDate: now+400d }]
+  managedHsms:
+    - { name: hsm-decoy, resourceGroup: rg-decoys }
+    - name: hsm-shared
+      resourceGroup: rg-keys
+      keys:
+        - { name: tde-a, kty: RSA-HSM, version: "${VERSION}", expirationDate: now+400d }
+        - { name: tde-b, kty: RSA-HSM, version: "${VERSION}", expirationDate: now+400d }
+    - name: hsm-other
+      resourceGroup: rg-keys-2
+      keys: [{ name: tde-c, kty: RSA-HSM, version: "${VERSION}", expirationDate: now+400d }]
+`;
+  const HSM_STACK = [
+    "config:",
+    `  stackwarden:subscriptionId: ${HSM_SUB}`,
+    "  stackwarden:databases:",
+    ...Array.from(
+      { length: SERVERS },
+      (_, i) => `    - { resourceGroup: rg-hsm, server: sql-hsm-${i}, database: db-a, transparentDataEncryption: Enabled }`,
+    ),
+    "",
+  ].join("\n");
+
+  it("one HSM listing per run, one GET per distinct HSM and per distinct HSM key version, beside the vault's own reads", async () => {
+    const hsmEmu = await startTestEmulator({ seed: seedFromYaml(HSM_SEED) });
+    try {
+      const hsmDir = stackDir({ "Pulumi.hsm.yaml": HSM_STACK });
+      const r = await runCli(["check", "--config", "Pulumi.hsm.yaml"], hsmEmu.url, hsmDir);
+      expect(r.err).toBe("");
+      expect(r.code).toBe(0);
+      const { byRoute } = (await (await fetch(`${hsmEmu.url}/_emulator/stats`)).json()) as { byRoute: Record<string, number> };
+      const sum = (re: RegExp) => Object.entries(byRoute).reduce((n, [route, c]) => (re.test(route) ? n + c : n), 0);
+      expect(sum(/^GET .*\/encryptionProtector\//)).toBe(SERVERS);
+      // The HSM listing pages (page size 2, three HSMs): two requests, once for the whole run.
+      expect(sum(/^GET \/subscriptions\/[^/]+\/providers\/Microsoft\.KeyVault\/managedHSMs$/)).toBe(2);
+      expect(sum(/^GET .*\/managedHSMs\/[^/]+$/)).toBe(2);
+      expect(sum(/^GET .*\/managedHSMs\/[^/]+\/keys\/[^/]+\/versions\/[^/]+$/)).toBe(3);
+      // The one vault-held key costs what it did: a listing, the vault, the key version.
+      expect(sum(/^GET \/subscriptions\/[^/]+\/providers\/Microsoft\.KeyVault\/vaults$/)).toBe(1);
+      expect(sum(/^GET .*\/vaults\/[^/]+$/)).toBe(1);
+      expect(sum(/^GET .*\/vaults\/[^/]+\/keys\/[^/]+\/versions\/[^/]+$/)).toBe(1);
+      const all = Object.entries(byRoute).filter(([route]) => !route.includes(" /metadata/"));
+      const known = /encryptionProtector|KeyVault|transparentDataEncryption|serviceTierAdvisors/;
+      expect(all.filter(([route]) => !known.test(route))).toEqual([]);
+    } finally {
+      await hsmEmu.close();
+    }
+  });
+});
