@@ -360,6 +360,37 @@ describe("stacks/ program with the dev stack's config", () => {
     }
   });
 
+  it("a protector whose key is in a Managed HSM registers the HSM and its key (input kind: managedHsm), beside a vault of the same name", async () => {
+    const v1 = "0123456789abcdef0123456789abcdef";
+    protectorOutputs = {
+      "sql-h": { properties: { serverKeyType: "AzureKeyVault", uri: `https://hsm-1.managedhsm.azure.net/keys/tde/${v1}` } },
+      "sql-v": { properties: { serverKeyType: "AzureKeyVault", uri: `https://hsm-1.vault.azure.net/keys/tde/${v1}` } },
+    };
+    try {
+      const rs = await runProgram({
+        "stackwarden:subscriptionId": sub,
+        "stackwarden:databases": JSON.stringify(
+          ["sql-h", "sql-v"].map((server) => ({ resourceGroup: "rg-kc", server, database: "db1", transparentDataEncryption: "Enabled" })),
+        ),
+      });
+      const inputsOf = (type: string) =>
+        rs
+          .filter((r) => r.type === `pulumi-nodejs:dynamic/${type}`)
+          .map(({ name, inputs: { __provider: _p, ...i } }) => [name, i])
+          .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+      expect(inputsOf("keyvault:Vault")).toEqual([
+        ["keyvault-hsm-1", { subscriptionId: sub, vault: "hsm-1" }],
+        ["managedhsm-hsm-1", { subscriptionId: sub, vault: "hsm-1", kind: "managedHsm" }],
+      ]);
+      expect(inputsOf("keyvault:Key")).toEqual([
+        [`keyvault-key-hsm-1-tde-${v1}`, { subscriptionId: sub, vault: "hsm-1", key: "tde", version: v1 }],
+        [`managedhsm-key-hsm-1-tde-${v1}`, { subscriptionId: sub, vault: "hsm-1", key: "tde", version: v1, kind: "managedHsm" }],
+      ]);
+    } finally {
+      protectorOutputs = {};
+    }
+  });
+
   it("the dev stack: a protector per server, and sql-prod-1's vault and key", async () => {
     protectorOutputs = {
       "sql-prod-1": {
