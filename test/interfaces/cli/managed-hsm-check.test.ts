@@ -1,4 +1,4 @@
-import { copyFileSync, rmSync } from "node:fs";
+import { copyFileSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../../helpers/emulator";
@@ -124,5 +124,40 @@ describe("check over the Managed HSM estate", () => {
     expect(controls).toEqual(
       expect.arrayContaining([expect.objectContaining({ framework: "Azure Policy", id: "c39ba22d-4428-4149-b981-70acb31fc383" })]),
     );
+  });
+});
+
+describe("evidence over the Managed HSM estate", () => {
+  it("the bundle's facts carry the HSMs (kind managedHsm) and their keys, each with the receipt of its read", async () => {
+    const out = join(dir, "bundle");
+    const r = await runCli(
+      ["evidence", "--config", "Pulumi.managed-hsm.yaml", "--out", out, "--audit-dir", join(dir, "audit")],
+      emu.url,
+      dir,
+    );
+    expect(r.err).toBe("");
+    expect(r.code).toBe(3);
+    const facts = (kind: string) =>
+      (JSON.parse(readFileSync(join(out, "facts", `${kind}.json`), "utf8")) as { facts: Record<string, unknown>[] }).facts;
+    const hsms = facts("keyVaults");
+    expect(hsms.map((h) => [h.name, h.kind, h.enablePurgeProtection]).sort()).toEqual([
+      ["hsm-kc-healthy", "managedHsm", true],
+      ["hsm-kc-locked", "managedHsm", false],
+      ["hsm-kc-nopurge", "managedHsm", false],
+    ]);
+    expect(hsms.find((h) => h.name === "hsm-kc-healthy")).toMatchObject({
+      resourceGroup: "rg-hsm-keys",
+      provisioningState: "Succeeded",
+      reads: [expect.objectContaining({ operation: "ManagedHsms_Get" })],
+    });
+    expect(hsms.find((h) => h.name === "hsm-kc-locked")).toMatchObject({ readFailure: { code: "ManagedHsmNotListed" } });
+    const keys = facts("protectorKeys");
+    expect(keys.find((k) => k.keyName === "tde-hsm")).toMatchObject({
+      container: "managedHsm",
+      kty: "RSA-HSM",
+      keySize: 3072,
+      enabled: true,
+      reads: [expect.objectContaining({ operation: "ManagedHsmKeys_GetVersion" })],
+    });
   });
 });
