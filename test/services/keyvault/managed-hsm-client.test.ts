@@ -76,6 +76,10 @@ describe("KeyVaultClient's Managed HSM reads against the Managed HSM estate", ()
     expect(p).toMatchObject({ kty: "RSA-HSM", keySize: 3072, keyOps: ["wrapKey", "unwrapKey"] });
     expect(p.attributes).toMatchObject({ enabled: true, recoveryLevel: "Recoverable" });
     expect(Math.abs(p.attributes!.exp! - (now + 730 * DAY))).toBeLessThan(120);
+    expect(p.rotationPolicy).toMatchObject({
+      attributes: { expiryTime: "P2Y" },
+      lifetimeActions: [{ trigger: { timeBeforeExpiry: "P60D" }, action: { type: "rotate" } }],
+    });
     expect(p.keyUri).toBe("https://hsm-kc-healthy.managedhsm.azure.net:443/keys/tde-hsm");
     expect(parseKeyVaultKeyUri(p.keyUriWithVersion!)).toMatchObject({
       vaultName: "hsm-kc-healthy",

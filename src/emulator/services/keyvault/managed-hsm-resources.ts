@@ -2,13 +2,15 @@ import { MANAGED_HSM_RESOURCE_TYPES, type ManagedHsm, type ManagedHsmKey } from 
 import { managedHsmId, managedHsmKeyId } from "../../../services/keyvault/managed-hsm-ids";
 import type { KeyProperties } from "../../../services/keyvault/types";
 import type { KeyVaultHsmState, KeyVaultKeyState } from "./keyvault-state";
+import { rotationPolicy } from "./vault-resources";
 
 /**
  * Managed HSMs and their keys as Resource Manager answers them, in managedHsm.json's and
  * keysManagedHsm.json's shape (2023-07-01), after their published examples (ManagedHsm_Get.json,
  * managedHsmGetKey.json, managedHsmGetKeyVersion.json): an HSM reports `enableSoftDelete` and
  * `enablePurgeProtection` as true or false; a key carries no `location` or `systemData`
- * (`ProxyResourceWithoutSystemData`) and its URIs carry `:443`.
+ * (`ProxyResourceWithoutSystemData`), its URIs carry `:443`, and its rotation policy (when seeded) has
+ * a vault key's shape.
  */
 
 /** Who `systemData` says created the estate's HSMs: an (invented) deployment application's id, as for vaults. */
@@ -75,6 +77,8 @@ export function managedHsmKeyResource(h: KeyVaultHsmState, k: KeyVaultKeyState, 
     keyUri: uriBase,
     keyUriWithVersion: `${uriBase}/${k.version}`,
   };
+  const policy = rotationPolicy(k);
+  if (policy) p.rotationPolicy = policy;
   const ref = { ...refOf(h), key: k.name };
   return {
     id: asVersion ? managedHsmKeyId(ref, undefined, k.version) : managedHsmKeyId(ref),

@@ -89,7 +89,8 @@ function recoveryLevel(v: KeyVaultVaultState): string {
   return v.enablePurgeProtection ? "Recoverable" : "Recoverable+Purgeable";
 }
 
-function rotationPolicy(k: KeyVaultKeyState): RotationPolicy | undefined {
+/** A key's rotation policy as Resource Manager answers it (a Managed HSM key's has the same shape: ManagedHsmRotationPolicy). */
+export function rotationPolicy(k: KeyVaultKeyState): RotationPolicy | undefined {
   const seed = k.rotationPolicy;
   if (!seed) return undefined;
   const policy: RotationPolicy = { attributes: { created: k.created, updated: k.created } };
