@@ -14,7 +14,23 @@ export interface Control {
   title: string;
   /** Where it is published. */
   uri?: string;
+  /**
+   * Optional: the control concerns only the rule's findings whose `properties` have these values
+   * (Azure Policy's Managed HSM definitions concern a key in a Managed HSM, `{ container: "managedHsm" }`;
+   * its Key Vault definitions a key in a vault). The per-control tallies count only those. Absent:
+   * every finding of the rule.
+   */
+  onlyWhere?: Readonly<Record<string, string>>;
 }
+
+/** Whether a control concerns a finding of its rule (`onlyWhere`, compared with the finding's properties). */
+export function controlConcerns(c: Pick<Control, "onlyWhere">, properties: Readonly<Record<string, unknown>> | undefined): boolean {
+  return !c.onlyWhere || Object.entries(c.onlyWhere).every(([k, v]) => properties?.[k] === v);
+}
+
+/** Where a key-custody control applies: to keys (and holders) in Key Vault vaults, or in Managed HSMs. */
+export const IN_VAULT = { onlyWhere: { container: "vault" } } as const;
+export const IN_MANAGED_HSM = { onlyWhere: { container: "managedHsm" } } as const;
 
 /**
  * The CIS Microsoft Azure Foundations Benchmark v2.0.0 (Center for Internet Security, 2023): the

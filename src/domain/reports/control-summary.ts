@@ -1,4 +1,4 @@
-import { controlKey, type Control } from "../compliance/control";
+import { controlConcerns, controlKey, type Control } from "../compliance/control";
 import type { Finding } from "../compliance/finding";
 import { allRules } from "../compliance/registry";
 import type { RuleDefinition } from "../compliance/rule";
@@ -15,7 +15,7 @@ export interface ControlSummary extends Control {
 /**
  * Per control of the registered rules (each once, in rule order), how the findings of its rules
  * came out: passed, failed (at any level) and exempt. Not-applicable and unknown findings count in
- * none of them.
+ * none of them; a control with `onlyWhere` counts only the findings it concerns.
  */
 export function controlSummary(findings: readonly Finding[], rules: readonly RuleDefinition<unknown>[] = allRules()): ControlSummary[] {
   const out = new Map<string, ControlSummary>();
@@ -31,6 +31,7 @@ export function controlSummary(findings: readonly Finding[], rules: readonly Rul
   for (const s of out.values()) for (const r of s.rules) byRule.set(r, [...(byRule.get(r) ?? []), s]);
   for (const f of findings) {
     for (const s of byRule.get(f.ruleId) ?? []) {
+      if (!controlConcerns(s, f.properties)) continue;
       if (f.verdict === "pass") s.pass += 1;
       else if (f.verdict === "fail") s.fail += 1;
       else if (f.verdict === "exempt") s.exempt += 1;

@@ -28,7 +28,7 @@ let emu: TestEmulator;
 let dir: string;
 let findings: JsonFinding[];
 let code: number;
-let controls: { framework: string; id: string }[];
+let controls: { framework: string; id: string; pass: number; fail: number; onlyWhere?: Record<string, string> }[];
 
 beforeAll(async () => {
   emu = await startTestEmulator({ seed: estate(ESTATE) });
@@ -37,7 +37,7 @@ beforeAll(async () => {
   const r = await runCli(["check", "--config", "Pulumi.managed-hsm.yaml", "--output", "json"], emu.url, dir);
   expect(r.err).toBe("");
   code = r.code;
-  const doc = JSON.parse(r.out) as { findings: JsonFinding[]; controls?: { framework: string; id: string }[] };
+  const doc = JSON.parse(r.out) as { findings: JsonFinding[]; controls?: typeof controls };
   findings = doc.findings;
   controls = doc.controls ?? [];
 });
@@ -120,10 +120,22 @@ describe("check over the Managed HSM estate", () => {
       expect(of(server)["sql-tde-customer-managed-key"].verdict, server).toBe("pass");
   });
 
-  it("the report files the HSM findings under the Managed HSM purge protection policy", () => {
-    expect(controls).toEqual(
-      expect.arrayContaining([expect.objectContaining({ framework: "Azure Policy", id: "c39ba22d-4428-4149-b981-70acb31fc383" })]),
-    );
+  it("the report files the HSM findings under the Managed HSM policies only, never under the Key Vault ones", () => {
+    const tally = (id: string) => {
+      const c = controls.find((x) => x.id === id);
+      expect(c, id).toBeDefined();
+      return [c!.pass, c!.fail];
+    };
+    // tde-key-vault-recoverable: 4 HSMs pass (healthy, and those of the disabled, refused and missing keys), 2 fail.
+    expect(tally("c39ba22d-4428-4149-b981-70acb31fc383")).toEqual([4, 2]);
+    expect(tally("0b60c0b2-2dc2-4e1c-b5c9-abbed971de53")).toEqual([0, 0]);
+    expect(tally("8.5")).toEqual([0, 0]);
+    // tde-key-validity: 2 keys pass, 3 fail (disabled, refused, missing); the unlisted HSM's key is not applicable.
+    expect(tally("1d478a74-21ba-4b9f-9d8f-8e6fced0eec5")).toEqual([2, 3]);
+    expect(tally("86810a98-8e91-4a44-8386-ec66d0de5d57")).toEqual([2, 3]);
+    expect(tally("152b15f7-8e1f-4c1f-ab71-8c010ba5dbc0")).toEqual([0, 0]);
+    expect(tally("8.1")).toEqual([0, 0]);
+    expect(controls.find((x) => x.id === "c39ba22d-4428-4149-b981-70acb31fc383")).toMatchObject({ onlyWhere: { container: "managedHsm" } });
   });
 });
 

@@ -1,4 +1,4 @@
-import { azurePolicy, CIS_AZURE_2_0_0 } from "../control";
+import { azurePolicy, CIS_AZURE_2_0_0, IN_MANAGED_HSM, IN_VAULT } from "../control";
 import { UNKNOWN } from "../../../platform/unknown-value";
 import type { ComplianceFacts, FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
@@ -54,7 +54,17 @@ const KEY_SIZES = [2048, 3072];
  *   before expiration" 1.0.1 (Keys_Expiry_ByDays.json), 82067dbb-e53b-4e06-b631-546d197452d9 "Keys
  *   using RSA cryptography should have a specified minimum key size" 1.0.1 (Keys_RSA_MinimumKeySize.json),
  *   75c4f823-d65c-4f29-a733-01d0077fdbcb "Keys should be the specified cryptographic type RSA or EC"
- *   1.0.1 (Keys_AllowedKeyTypes.json).
+ *   1.0.1 (Keys_AllowedKeyTypes.json). These, and CIS 8.1 and 8.2, concern keys in Key Vault vaults
+ *   (their findings carry `container: vault`);
+ * - for a key in a Managed HSM (`container: managedHsm`), the Managed HSM data plane's preview
+ *   definitions (…/Key Vault/, read in 2026): 1d478a74-21ba-4b9f-9d8f-8e6fced0eec5 "[Preview]: Azure
+ *   Key Vault Managed HSM keys should have an expiration date" 1.0.0-preview (ManagedHsm_Keys_ExpirationSet.json,
+ *   commit 04a62e1558e865fde1e561a7df850ccc7f8f1c1f; `requireExpiry`), ad27588c-0198-4c84-81ef-08efd0274653
+ *   "[Preview]: Azure Key Vault Managed HSM Keys should have more than the specified number of days
+ *   before expiration" 1.0.0-preview (ManagedHsm_Keys_Expiry_ByDays.json, commit
+ *   58fcf068ecb5e96d23958d9799cf872e687a1a4a), 86810a98-8e91-4a44-8386-ec66d0de5d57 "[Preview]: Azure
+ *   Key Vault Managed HSM keys using RSA cryptography should have a specified minimum key size"
+ *   1.0.0-preview (ManagedHsm_Keys_RSA_MinimumKeySize.json, commit 6123c803dec00310e7f15975156b7d5fd3de57d5).
  */
 export const tdeKeyValidity = defineRule<KeyValiditySettings>({
   id: "tde-key-validity",
@@ -95,38 +105,81 @@ export const tdeKeyValidity = defineRule<KeyValiditySettings>({
   packScope: "stack",
   drift: "keyCustody",
   controls: [
-    { ...CIS_AZURE_2_0_0, id: "8.1", title: "Ensure that the Expiration Date is set for all Keys in RBAC Key Vaults" },
-    { ...CIS_AZURE_2_0_0, id: "8.2", title: "Ensure that the Expiration Date is set for all Keys in Non-RBAC Key Vaults." },
-    azurePolicy(
-      "152b15f7-8e1f-4c1f-ab71-8c010ba5dbc0",
-      "Key Vault keys should have an expiration date",
-      "1.0.2",
-      "Key%20Vault/Keys_ExpirationSet.json",
-    ),
-    azurePolicy(
-      "d8cf8476-a2ec-4916-896e-992351803c44",
-      "Keys should have a rotation policy ensuring that their rotation is scheduled within the specified number of days after creation.",
-      "1.0.0",
-      "Key%20Vault/Keys_KeyRotationPolicy_MaximumDaysToRotate.json",
-    ),
-    azurePolicy(
-      "5ff38825-c5d8-47c5-b70e-069a21955146",
-      "Keys should have more than the specified number of days before expiration",
-      "1.0.1",
-      "Key%20Vault/Keys_Expiry_ByDays.json",
-    ),
-    azurePolicy(
-      "82067dbb-e53b-4e06-b631-546d197452d9",
-      "Keys using RSA cryptography should have a specified minimum key size",
-      "1.0.1",
-      "Key%20Vault/Keys_RSA_MinimumKeySize.json",
-    ),
-    azurePolicy(
-      "75c4f823-d65c-4f29-a733-01d0077fdbcb",
-      "Keys should be the specified cryptographic type RSA or EC",
-      "1.0.1",
-      "Key%20Vault/Keys_AllowedKeyTypes.json",
-    ),
+    { ...CIS_AZURE_2_0_0, id: "8.1", title: "Ensure that the Expiration Date is set for all Keys in RBAC Key Vaults", ...IN_VAULT },
+    { ...CIS_AZURE_2_0_0, id: "8.2", title: "Ensure that the Expiration Date is set for all Keys in Non-RBAC Key Vaults.", ...IN_VAULT },
+    {
+      ...azurePolicy(
+        "152b15f7-8e1f-4c1f-ab71-8c010ba5dbc0",
+        "Key Vault keys should have an expiration date",
+        "1.0.2",
+        "Key%20Vault/Keys_ExpirationSet.json",
+      ),
+      ...IN_VAULT,
+    },
+    {
+      ...azurePolicy(
+        "d8cf8476-a2ec-4916-896e-992351803c44",
+        "Keys should have a rotation policy ensuring that their rotation is scheduled within the specified number of days after creation.",
+        "1.0.0",
+        "Key%20Vault/Keys_KeyRotationPolicy_MaximumDaysToRotate.json",
+      ),
+      ...IN_VAULT,
+    },
+    {
+      ...azurePolicy(
+        "5ff38825-c5d8-47c5-b70e-069a21955146",
+        "Keys should have more than the specified number of days before expiration",
+        "1.0.1",
+        "Key%20Vault/Keys_Expiry_ByDays.json",
+      ),
+      ...IN_VAULT,
+    },
+    {
+      ...azurePolicy(
+        "82067dbb-e53b-4e06-b631-546d197452d9",
+        "Keys using RSA cryptography should have a specified minimum key size",
+        "1.0.1",
+        "Key%20Vault/Keys_RSA_MinimumKeySize.json",
+      ),
+      ...IN_VAULT,
+    },
+    {
+      ...azurePolicy(
+        "75c4f823-d65c-4f29-a733-01d0077fdbcb",
+        "Keys should be the specified cryptographic type RSA or EC",
+        "1.0.1",
+        "Key%20Vault/Keys_AllowedKeyTypes.json",
+      ),
+      ...IN_VAULT,
+    },
+    // A key in a Managed HSM: Azure Policy's definitions of the Managed HSM data plane (preview).
+    {
+      ...azurePolicy(
+        "1d478a74-21ba-4b9f-9d8f-8e6fced0eec5",
+        "[Preview]: Azure Key Vault Managed HSM keys should have an expiration date",
+        "1.0.0-preview",
+        "Key%20Vault/ManagedHsm_Keys_ExpirationSet.json",
+      ),
+      ...IN_MANAGED_HSM,
+    },
+    {
+      ...azurePolicy(
+        "ad27588c-0198-4c84-81ef-08efd0274653",
+        "[Preview]: Azure Key Vault Managed HSM Keys should have more than the specified number of days before expiration",
+        "1.0.0-preview",
+        "Key%20Vault/ManagedHsm_Keys_Expiry_ByDays.json",
+      ),
+      ...IN_MANAGED_HSM,
+    },
+    {
+      ...azurePolicy(
+        "86810a98-8e91-4a44-8386-ec66d0de5d57",
+        "[Preview]: Azure Key Vault Managed HSM keys using RSA cryptography should have a specified minimum key size",
+        "1.0.0-preview",
+        "Key%20Vault/ManagedHsm_Keys_RSA_MinimumKeySize.json",
+      ),
+      ...IN_MANAGED_HSM,
+    },
   ],
   evaluate: (facts, settings, now) => facts.tdeProtectors.map((p) => judge(p, facts, settings, now)),
 });
@@ -143,12 +196,14 @@ function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSett
       ...base,
       verdict: "fail",
       message: `The TDE protector of SQL server ${label} must name a Key Vault key; its key URI is ${p.keyUri ? `'${p.keyUri}', which is not a key identifier` : "missing"}`,
+      properties: { container: "vault" },
     };
   }
   const name = `${p.key.vaultName}/${p.key.keyName}${p.key.version ? `/${p.key.version}` : ""}`;
   const key = keyOf(facts.protectorKeys, p);
   if (!key || key.pending) return { ...base, verdict: "unknown", message: `the key ${name} has not been read yet` };
-  const properties = { keyUri: p.keyUri ?? "", ...(key.id ? { keyId: key.id } : {}) };
+  // Which controls the finding is evidence for: a vault key's, or a Managed HSM key's (Control.onlyWhere).
+  const properties = { keyUri: p.keyUri ?? "", container: p.key.managedHsm ? "managedHsm" : "vault", ...(key.id ? { keyId: key.id } : {}) };
   if (key.readFailure) {
     if (vaultOf(facts.keyVaults, p)?.readFailure) {
       const holder = p.key.managedHsm ? "Managed HSM" : "vault";

@@ -1,4 +1,4 @@
-import { azurePolicy, CIS_AZURE_2_0_0 } from "../control";
+import { azurePolicy, CIS_AZURE_2_0_0, IN_MANAGED_HSM, IN_VAULT } from "../control";
 import { UNKNOWN } from "../../../platform/unknown-value";
 import type { ComplianceFacts, FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
@@ -45,25 +45,35 @@ export const tdeKeyVaultRecoverable = defineRule<Record<string, never>>({
   packScope: "stack",
   drift: "keyCustody",
   controls: [
-    { ...CIS_AZURE_2_0_0, id: "8.5", title: "Ensure the Key Vault is Recoverable" },
-    azurePolicy(
-      "0b60c0b2-2dc2-4e1c-b5c9-abbed971de53",
-      "Key vaults should have deletion protection enabled",
-      "2.1.0",
-      "Key%20Vault/Recoverable_Audit.json",
-    ),
-    azurePolicy(
-      "1e66c121-a66a-4b1f-9b83-0fd99bf0fc2d",
-      "Key vaults should have soft delete enabled",
-      "3.1.0",
-      "Key%20Vault/SoftDeleteMustBeEnabled_Audit.json",
-    ),
-    azurePolicy(
-      "c39ba22d-4428-4149-b981-70acb31fc383",
-      "Azure Key Vault Managed HSM should have purge protection enabled",
-      "1.0.0",
-      "Key%20Vault/ManagedHsm_Recoverable_Audit.json",
-    ),
+    // The vault's controls concern findings about a vault, the HSM's about an HSM (Control.onlyWhere).
+    { ...CIS_AZURE_2_0_0, id: "8.5", title: "Ensure the Key Vault is Recoverable", ...IN_VAULT },
+    {
+      ...azurePolicy(
+        "0b60c0b2-2dc2-4e1c-b5c9-abbed971de53",
+        "Key vaults should have deletion protection enabled",
+        "2.1.0",
+        "Key%20Vault/Recoverable_Audit.json",
+      ),
+      ...IN_VAULT,
+    },
+    {
+      ...azurePolicy(
+        "1e66c121-a66a-4b1f-9b83-0fd99bf0fc2d",
+        "Key vaults should have soft delete enabled",
+        "3.1.0",
+        "Key%20Vault/SoftDeleteMustBeEnabled_Audit.json",
+      ),
+      ...IN_VAULT,
+    },
+    {
+      ...azurePolicy(
+        "c39ba22d-4428-4149-b981-70acb31fc383",
+        "Azure Key Vault Managed HSM should have purge protection enabled",
+        "1.0.0",
+        "Key%20Vault/ManagedHsm_Recoverable_Audit.json",
+      ),
+      ...IN_MANAGED_HSM,
+    },
   ],
   evaluate: (facts, settings) => facts.tdeProtectors.map((p) => judge(p, facts, settings)),
 });
@@ -80,11 +90,10 @@ function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSett
   const holder = p.key.managedHsm ? "Managed HSM" : "vault";
   if (!vault || vault.pending) return { ...base, verdict: "unknown", message: `the ${holder} ${p.key.vaultName} has not been read yet` };
   const noun = containerNoun(vault);
-  const hsm =
-    vault.kind === "managedHsm"
-      ? { container: "managedHsm", ...(vault.provisioningState ? { provisioningState: vault.provisioningState } : {}) }
-      : {};
-  const properties = { vault: vault.id ?? vault.name, keyUri: p.keyUri ?? "", ...hsm };
+  // `container` says which controls the finding is evidence for: a vault's, or a Managed HSM's (Control.onlyWhere).
+  const hsm: Record<string, string> =
+    vault.kind === "managedHsm" && vault.provisioningState ? { provisioningState: vault.provisioningState } : {};
+  const properties = { vault: vault.id ?? vault.name, keyUri: p.keyUri ?? "", container: vault.kind ?? "vault", ...hsm };
   if (vault.readFailure) {
     return {
       ...base,
