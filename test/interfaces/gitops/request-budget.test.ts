@@ -280,6 +280,8 @@ describe("ARM requests of check with protectors in Managed HSMs", () => {
           ? "hsm-other.managedhsm/tde-c"
           : "kv-plain.vault/tde-v";
   const VERSION = "0123456789abcdef0123456789abcdef";
+  // Each server's system-assigned identity; the vault-held key's server (5) reaches it by kv-plain's access policy.
+  const principal = (i: number) => `22222222-0000-4000-8000-0000000000${String(i).padStart(2, "0")}`;
   const HSM_SEED = `
 emulator:
   pageSize: 2
@@ -290,6 +292,7 @@ ${Array.from({ length: SERVERS }, (_, i) => {
   const [host, key] = keyOf(i).split("/");
   return `    - name: sql-hsm-${i}
       resourceGroup: rg-hsm
+      identity: { type: SystemAssigned, principalId: ${principal(i)} }
       encryptionProtector: { keyUri: https://${host}.azure.net/keys/${key}/${VERSION} }
       databases: [{ name: db-a, transparentDataEncryption: Enabled }]`;
 }).join("\n")}
@@ -299,6 +302,7 @@ keyvault:
     - name: kv-plain
       resourceGroup: rg-keys
       enablePurgeProtection: true
+      accessPolicies: [{ objectId: ${principal(5)}, permissions: { keys: [get, wrapKey, unwrapKey] } }]
       keys: [{ name: tde-v, version: "${VERSION}", expirationDate: now+400d }]
   managedHsms:
     - { name: hsm-decoy, resourceGroup: rg-decoys }
@@ -340,8 +344,10 @@ keyvault:
       expect(sum(/^GET \/subscriptions\/[^/]+\/providers\/Microsoft\.KeyVault\/vaults$/)).toBe(1);
       expect(sum(/^GET .*\/vaults\/[^/]+$/)).toBe(1);
       expect(sum(/^GET .*\/vaults\/[^/]+\/keys\/[^/]+\/versions\/[^/]+$/)).toBe(1);
+      // tde-key-access reads each customer-managed server's identity (it judges an HSM key not applicable).
+      expect(sum(/^GET .*\/servers\/[^/]+$/)).toBe(SERVERS);
       const all = Object.entries(byRoute).filter(([route]) => !route.includes(" /metadata/"));
-      const known = /encryptionProtector|KeyVault|transparentDataEncryption|serviceTierAdvisors/;
+      const known = /encryptionProtector|KeyVault|transparentDataEncryption|serviceTierAdvisors|\/servers\/[^/]+$/;
       expect(all.filter(([route]) => !known.test(route))).toEqual([]);
     } finally {
       await hsmEmu.close();
