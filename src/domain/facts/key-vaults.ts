@@ -1,6 +1,5 @@
 import type { ReadReceipt } from "../../platform/arm/arm-read";
 import { mapBounded } from "../../platform/bounded-map";
-import type { EncryptionProtector } from "../../services/sql/key-custody-types";
 import type { Vault } from "../../services/keyvault/types";
 import { keyVaultId, vaultRefOf } from "../../services/keyvault/vault-ids";
 import { UNKNOWN } from "../../platform/unknown-value";
@@ -11,12 +10,17 @@ import { defineFactKind } from "./fact-kind";
 import {
   customerKeysOf,
   locateVaultShared,
-  protectorKeysOfStack,
   readVaultOnce,
   unlistedVaultId,
   unlistedVaultRef,
+  searchedSubscriptions,
+  searchInputOf,
+  SEARCH_SUBSCRIPTIONS,
   vaultNotListed,
+  vaultSubscriptions,
 } from "./key-custody-reads";
+import { protectorKeysOfStack, protectorsOfOutputs } from "./database-protectors";
+import { sqlDatabase } from "./sql-database-source";
 import { readOrFailure, type ReadFailure } from "./read-failure";
 import { encryptionProtector } from "./tde-protectors";
 import { keyVaultSubjects } from "../residency/residency-subjects";
@@ -72,12 +76,14 @@ export const keyVaultOfProtector = defineDataSource({
   token: "keyvault:Vault",
   title: "the Key Vault of a customer-managed TDE protector",
   inputs: ["subscriptionId", "vault"],
+  optional: [SEARCH_SUBSCRIPTIONS],
   output: "vaultResource",
   extraOutputs: ["resourceGroup"],
   unreadable: "reported",
   read: async (c, i) => {
-    const ref = await locateVaultShared(c, i.subscriptionId, i.vault);
-    if (!ref) return { id: unlistedVaultId(i.subscriptionId, i.vault), readError: vaultNotListed(i.subscriptionId, i.vault) };
+    const subs = searchedSubscriptions(i);
+    const ref = await locateVaultShared(c, subs, i.vault);
+    if (!ref) return { id: unlistedVaultId(i.subscriptionId, i.vault), readError: vaultNotListed(subs, i.vault) };
     return { id: keyVaultId(ref), extra: { resourceGroup: ref.resourceGroup }, ...(await readOrFailure(() => c.keyVault.getVault(ref))) };
   },
   inputsFromId: (id) => {
@@ -86,9 +92,13 @@ export const keyVaultOfProtector = defineDataSource({
   },
   follows: {
     source: encryptionProtector,
+    also: [sqlDatabase],
     instances: (protectors, stack) => {
-      const vaults = new Set(customerKeysOf(protectors as (EncryptionProtector | undefined)[]).map(({ key }) => key.vaultName));
-      return [...vaults].map((vault) => ({ name: `keyvault-${vault}`, inputs: { subscriptionId: stack.subscriptionId, vault } }));
+      const vaults = new Set(customerKeysOf(protectorsOfOutputs(protectors)).map(({ key }) => key.vaultName));
+      return [...vaults].map((vault) => ({
+        name: `keyvault-${vault}`,
+        inputs: { subscriptionId: stack.subscriptionId, vault, ...searchInputOf(stack) },
+      }));
     },
   },
 });
@@ -106,11 +116,11 @@ export const keyVaults = defineFactKind<KeyVaultFacts>({
   // A vault keeps the keys that protect the data: where it is, is where that data's keys live.
   locates: (vaults, source) => keyVaultSubjects(vaults, source),
   gather: async (ctx) => {
-    const sub = ctx.stack.subscriptionId;
+    const subs = vaultSubscriptions(ctx.stack);
     const names = [...new Set((await protectorKeysOfStack(ctx)).map((k) => k.key.vaultName))];
     return mapBounded(names, ctx.concurrency, async (name) => {
-      const r = await readVaultOnce(ctx, sub, name);
-      return keyVaultFactsOf(name, sub, r.failure ? { failure: r.failure } : { vault: r.read.value, receipt: r.read.receipt });
+      const r = await readVaultOnce(ctx, subs, name);
+      return keyVaultFactsOf(name, subs[0], r.failure ? { failure: r.failure } : { vault: r.read.value, receipt: r.read.receipt });
     });
   },
   fromResources: (resources, ctx) =>
@@ -147,7 +157,8 @@ export function keyVaultFactsOf(
   return {
     ...base,
     ...(v.id ? { id: v.id } : {}),
-    ...(ref ? { resourceGroup: ref.resourceGroup } : {}),
+    // Where the vault was found: the stack's subscription, or one of stackwarden:keyVaultSubscriptions.
+    ...(ref ? { subscriptionId: ref.subscriptionId, resourceGroup: ref.resourceGroup } : {}),
     ...(typeof v.location === "string" ? { location: v.location } : {}),
     // Azure leaves a setting out (or sends null) when it was never turned on.
     enableSoftDelete: p.enableSoftDelete === true,

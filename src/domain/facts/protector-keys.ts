@@ -3,7 +3,6 @@ import { mapBounded } from "../../platform/bounded-map";
 import { parseResourceId } from "../../platform/arm/resource-id";
 import type { Key, RotationPolicy } from "../../services/keyvault/types";
 import { vaultKeyId, vaultKeyRefOf } from "../../services/keyvault/vault-ids";
-import type { EncryptionProtector } from "../../services/sql/key-custody-types";
 import { UNKNOWN } from "../../platform/unknown-value";
 import type { FactOrigin } from "./model/compliance-facts";
 import { resourcesOf } from "./carrier";
@@ -13,11 +12,16 @@ import {
   customerKeysOf,
   keyIdentity,
   locateVaultShared,
-  protectorKeysOfStack,
   readKeyOnce,
   unlistedVaultId,
+  searchedSubscriptions,
+  searchInputOf,
+  SEARCH_SUBSCRIPTIONS,
   vaultNotListed,
+  vaultSubscriptions,
 } from "./key-custody-reads";
+import { protectorKeysOfStack, protectorsOfOutputs } from "./database-protectors";
+import { sqlDatabase } from "./sql-database-source";
 import { readOrFailure, type ReadFailure } from "./read-failure";
 import { encryptionProtector } from "./tde-protectors";
 
@@ -81,17 +85,18 @@ export const protectorKey = defineDataSource({
   token: "keyvault:Key",
   title: "the Key Vault key of a customer-managed TDE protector",
   inputs: ["subscriptionId", "vault", "key"],
-  optional: ["version"],
+  optional: ["version", SEARCH_SUBSCRIPTIONS],
   output: "keyResource",
   extraOutputs: ["resourceGroup"],
   unreadable: "reported",
   read: async (c, i) => {
-    const ref = await locateVaultShared(c, i.subscriptionId, i.vault);
+    const subs = searchedSubscriptions(i);
+    const ref = await locateVaultShared(c, subs, i.vault);
     const version = i.version || undefined;
     if (!ref)
       return {
         id: `${unlistedVaultId(i.subscriptionId, i.vault)}/keys/${i.key}${version ? `/versions/${version}` : ""}`,
-        readError: vaultNotListed(i.subscriptionId, i.vault),
+        readError: vaultNotListed(subs, i.vault),
       };
     const key = { ...ref, key: i.key };
     const read = await readOrFailure(() => (version ? c.keyVault.getKeyVersion(key, version) : c.keyVault.getKey(key)));
@@ -108,14 +113,16 @@ export const protectorKey = defineDataSource({
   },
   follows: {
     source: encryptionProtector,
+    also: [sqlDatabase],
     instances: (protectors, stack) =>
-      customerKeysOf(protectors as (EncryptionProtector | undefined)[]).map(({ key }) => ({
+      customerKeysOf(protectorsOfOutputs(protectors)).map(({ key }) => ({
         name: logicalName("keyvault-key", key.vaultName, key.keyName, ...(key.version ? [key.version] : [])),
         inputs: {
           subscriptionId: stack.subscriptionId,
           vault: key.vaultName,
           key: key.keyName,
           ...(key.version ? { version: key.version } : {}),
+          ...searchInputOf(stack),
         },
       })),
   },
@@ -132,10 +139,10 @@ export const protectorKeys = defineFactKind<ProtectorKeyFacts>({
   scope: "key",
   carrier: protectorKey,
   gather: async (ctx) => {
-    const sub = ctx.stack.subscriptionId;
+    const subs = vaultSubscriptions(ctx.stack);
     const keys = (await protectorKeysOfStack(ctx)).map((k) => k.key);
     return mapBounded(keys, ctx.concurrency, async (k) => {
-      const r = await readKeyOnce(ctx, sub, k);
+      const r = await readKeyOnce(ctx, subs, k);
       const ref = { vaultName: k.vaultName, keyName: k.keyName, version: k.version };
       return protectorKeyFactsOf(ref, r.failure ? { failure: r.failure } : { key: r.read.value, receipt: r.read.receipt });
     });
