@@ -177,7 +177,9 @@ export function registerDataSources(stack: StackConfig, registered: ReadonlyMap<
   for (const source of sources) {
     const follows = source.follows;
     if (!follows) continue;
-    const read = [follows.source, ...(follows.also ?? [])].flatMap((s) => (ofSource.get(s.token) ?? []).map((r) => r.outputNamed(s.output)));
+    const read = [follows.source, ...(follows.also ?? [])].flatMap((s) =>
+      (ofSource.get(s.token) ?? []).map((r) => r.outputNamed(s.output)),
+    );
     if (read.length === 0) continue;
     pulumi.all(read).apply((values) => {
       for (const i of follows.instances(values, stack)) new DataSourceResource(source, i.name, i.inputs);

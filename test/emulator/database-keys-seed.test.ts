@@ -19,7 +19,8 @@ import { estate, serverPath, startKeyCustody, type KeyCustodyHarness } from "../
 
 const ESTATE = join(__dirname, "../fixtures/estates/database-keys.estate.yaml");
 const URI = "https://kv-a.vault.azure.net/keys/tde/0123456789abcdef0123456789abcdef";
-const UAI = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-a";
+const UAI =
+  "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-a";
 
 function seedError(text: string): YamlInputError {
   try {
@@ -41,7 +42,9 @@ describe("a database's own protector, keys and identity in the seed", () => {
 
   it("two user-assigned identities, an id that is not a user-assigned identity's, and an unknown key are refused", () => {
     const two = `          identity:\n            userAssignedIdentities:\n              "${UAI}": {}\n              "${UAI}-2": {}\n`;
-    expect(seedError(db(two)).message).toMatch(/^estate\.yaml:9:\d+: sql\.servers\[0\]\.databases\[0\]\.identity\.userAssignedIdentities: must NOT have more than 1 properties/);
+    expect(seedError(db(two)).message).toMatch(
+      /^estate\.yaml:9:\d+: sql\.servers\[0\]\.databases\[0\]\.identity\.userAssignedIdentities: must NOT have more than 1 properties/,
+    );
     const bad = `          identity:\n            userAssignedIdentities:\n              /subscriptions/x/resourceGroups/rg/providers/Microsoft.Sql/servers/s: {}\n`;
     expect(seedError(db(bad)).message).toMatch(/sql\.servers\[0\]\.databases\[0\]\.identity\.userAssignedIdentities/);
     expect(seedError(db(`          encryptionProtector: { keyUri: "${URI}", serverKeyType: AzureKeyVault }\n`)).message).toMatch(
@@ -62,7 +65,9 @@ describe("a database's own protector, keys and identity in the seed", () => {
   it("the service fills in the identity's principal, client and tenant ids; the protector's key joins the keys", () => {
     const seed = parseSeed(
       "estate.yaml",
-      db(`          encryptionProtector: { keyUri: "${URI}" }\n          identity:\n            userAssignedIdentities:\n              "${UAI}": {}\n`),
+      db(
+        `          encryptionProtector: { keyUri: "${URI}" }\n          identity:\n            userAssignedIdentities:\n              "${UAI}": {}\n`,
+      ),
       LOCAL_SERVICES,
     ).sql as SqlSeed;
     const custody = sqlInitialState(seed).servers[0].databases[0].keyCustody!;
@@ -126,9 +131,16 @@ describe("Databases_Get against the database-keys estate", () => {
   });
 
   it("the client reads it (Databases_Get at 2023-02-01-preview) with its receipt", async () => {
-    const ref = { subscriptionId: "00000000-0000-0000-0000-000000000000", resourceGroup: "rg-dk-data", server: "sql-dk-shared", database: "ledger" };
+    const ref = {
+      subscriptionId: "00000000-0000-0000-0000-000000000000",
+      resourceGroup: "rg-dk-data",
+      server: "sql-dk-shared",
+      database: "ledger",
+    };
     const r = await h.sql.readDatabase(ref);
-    expect(r.value.properties?.encryptionProtector).toBe("https://kv-dk-home.vault.azure.net/keys/tde-ledger/11111111111111111111111111111111");
+    expect(r.value.properties?.encryptionProtector).toBe(
+      "https://kv-dk-home.vault.azure.net/keys/tde-ledger/11111111111111111111111111111111",
+    );
     expect(r.receipt).toMatchObject({ operation: "Databases_Get", apiVersion: "2023-02-01-preview", status: 200 });
     expect(h.logger.warnings).toEqual([]);
   });

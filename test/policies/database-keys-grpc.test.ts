@@ -62,7 +62,12 @@ describe("AnalyzeStack over databases with their own TDE protectors", () => {
     const remote = vaults.find((v) => v.props.vault === "kv-dk-remote")!;
     expect(remote.props.readError).toBeUndefined();
     expect((remote.props.vaultResource as { id: string }).id).toMatch(/^\/subscriptions\/11111111-1111-1111-1111-111111111111\//);
-    expect(resources.filter((r) => r.type === TYPES.vaultKey).map((k) => k.props.key)).toEqual(["tde-server", "tde-gone", "tde-ledger", "tde-billing"]);
+    expect(resources.filter((r) => r.type === TYPES.vaultKey).map((k) => k.props.key)).toEqual([
+      "tde-server",
+      "tde-gone",
+      "tde-ledger",
+      "tde-billing",
+    ]);
   });
 
   it("parity with check: the same failures, at the same levels, with the same messages", async () => {

@@ -75,7 +75,12 @@ export async function stackProtectorReads(ctx: GatherContext): Promise<Protector
       const identity = read.read?.value.identity;
       own.push({
         server,
-        database: { name, id: sqlDatabaseId({ ...server, database: name }), ...(source ? { source } : {}), ...(identity ? { identity } : {}) },
+        database: {
+          name,
+          id: sqlDatabaseId({ ...server, database: name }),
+          ...(source ? { source } : {}),
+          ...(identity ? { identity } : {}),
+        },
         outcome: read.failure ? { failure: read.failure } : { read: { value: protector!, receipt: read.read!.receipt } },
       });
     });

@@ -132,7 +132,8 @@ export function listVaultsOnce(ctx: GatherContext, subscriptionId: string): Prom
  */
 export function vaultSubscriptions(stack: Pick<StackConfig, "subscriptionId" | "keyVaultSubscriptions">): string[] {
   const out = new Map<string, string>();
-  for (const s of [stack.subscriptionId, ...(stack.keyVaultSubscriptions ?? [])]) if (!out.has(s.toLowerCase())) out.set(s.toLowerCase(), s);
+  for (const s of [stack.subscriptionId, ...(stack.keyVaultSubscriptions ?? [])])
+    if (!out.has(s.toLowerCase())) out.set(s.toLowerCase(), s);
   return [...out.values()];
 }
 
@@ -182,7 +183,11 @@ const SHARE_LISTING_MS = 30_000;
  * `subscriptions` whose listing has it (each listing shared by the client set for a short while: one
  * listing for every vault and key the plugin reads at once); undefined when none lists it.
  */
-export async function locateVaultShared(clients: FactClients, subscriptions: readonly string[], vault: string): Promise<VaultRef | undefined> {
+export async function locateVaultShared(
+  clients: FactClients,
+  subscriptions: readonly string[],
+  vault: string,
+): Promise<VaultRef | undefined> {
   for (const subscriptionId of subscriptions) {
     const vaults = await clients.remember<Vault[]>(`keyvault-listing:${subscriptionId.toLowerCase()}`, SHARE_LISTING_MS, () =>
       clients.keyVault.listVaultsBySubscription(subscriptionId),
@@ -198,7 +203,10 @@ export const SEARCH_SUBSCRIPTIONS = "searchSubscriptions";
 
 /** The subscriptions a vault or key data source searches: its `subscriptionId`, then its `searchSubscriptions`. */
 export function searchedSubscriptions(inputs: Record<string, string>): string[] {
-  const more = (inputs[SEARCH_SUBSCRIPTIONS] ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const more = (inputs[SEARCH_SUBSCRIPTIONS] ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   return vaultSubscriptions({ subscriptionId: inputs.subscriptionId, keyVaultSubscriptions: more });
 }
 

@@ -63,7 +63,9 @@ describe("check over databases with their own TDE protectors", () => {
       ["tde-key-validity", "fail"],
     ]);
     const fail = mine[2];
-    expect(fail.resourceId).toBe(`/subscriptions/${HOME}/resourceGroups/rg-dk-data/providers/Microsoft.Sql/servers/sql-dk-shared/databases/ledger`);
+    expect(fail.resourceId).toBe(
+      `/subscriptions/${HOME}/resourceGroups/rg-dk-data/providers/Microsoft.Sql/servers/sql-dk-shared/databases/ledger`,
+    );
     expect(fail.message).toMatch(
       /^The TDE protector key kv-dk-home\/tde-ledger\/1{32} of database rg-dk-data\/sql-dk-shared\/ledger must be enabled, .*; it is disabled$/,
     );
@@ -94,7 +96,10 @@ describe("check over databases with their own TDE protectors", () => {
 
   it("no other key finding fails", () => {
     const failing = findings.filter((f) => KEY_RULES.includes(f.ruleId) && f.verdict === "fail").map((f) => `${f.label} ${f.ruleId}`);
-    expect(failing.sort()).toEqual(["rg-dk-data/sql-dk-nowhere tde-key-vault-recoverable", "rg-dk-data/sql-dk-shared/ledger tde-key-validity"]);
+    expect(failing.sort()).toEqual([
+      "rg-dk-data/sql-dk-nowhere tde-key-vault-recoverable",
+      "rg-dk-data/sql-dk-shared/ledger tde-key-validity",
+    ]);
   });
 });
 
@@ -124,12 +129,9 @@ describe("check without stackwarden:keyVaultSubscriptions", () => {
 
   it("a malformed stackwarden:keyVaultSubscriptions is refused with its file, line and field", async () => {
     const bad = stackDir({
-      "Pulumi.bad.yaml": [
-        "config:",
-        `  stackwarden:subscriptionId: ${HOME}`,
-        "  stackwarden:keyVaultSubscriptions: [not-a-guid]",
-        "",
-      ].join("\n"),
+      "Pulumi.bad.yaml": ["config:", `  stackwarden:subscriptionId: ${HOME}`, "  stackwarden:keyVaultSubscriptions: [not-a-guid]", ""].join(
+        "\n",
+      ),
     });
     try {
       const r = await runCli(["check", "--config", "Pulumi.bad.yaml"], emu.url, bad);

@@ -161,7 +161,12 @@ describe("evidence --stack dev --out DIR, then evidence verify DIR", () => {
     const read = (kind: string) =>
       (
         JSON.parse(readFileSync(join(bundle, "facts", `${kind}.json`), "utf8")) as {
-          facts: { level?: string; database?: string; databases?: string[]; reads?: { operation: string; readAt: string; requestId?: string; path: string }[] }[];
+          facts: {
+            level?: string;
+            database?: string;
+            databases?: string[];
+            reads?: { operation: string; readAt: string; requestId?: string; path: string }[];
+          }[];
         }
       ).facts;
     const protectors = read("tdeProtectors");
@@ -175,7 +180,8 @@ describe("evidence --stack dev --out DIR, then evidence verify DIR", () => {
       ["keyVaults", "Vaults_Get"],
       ["protectorKeys", "Keys_GetVersion"],
     ];
-    for (const [i, p] of protectors.entries()) expect(p.reads![0].operation, `${i}`).toBe(i === 1 ? "Databases_Get" : "EncryptionProtectors_Get");
+    for (const [i, p] of protectors.entries())
+      expect(p.reads![0].operation, `${i}`).toBe(i === 1 ? "Databases_Get" : "EncryptionProtectors_Get");
     for (const [kind, operation] of expectations) {
       for (const f of read(kind)) {
         // A customer-managed server's identity (tde-key-access) is a second read: Servers_Get.

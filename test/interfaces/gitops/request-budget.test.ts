@@ -67,7 +67,16 @@ async function count(...argv: string[]): Promise<{ code: number; counts: Counts 
   await fetch(`${emu.url}/_emulator/stats/reset`, { method: "POST" });
   const r = await runCli([...argv, "--config", "Pulumi.budget.yaml"], emu.url, dir);
   const stats = (await (await fetch(`${emu.url}/_emulator/stats`)).json()) as { byRoute: Record<string, number> };
-  const counts: Counts = { tdeGet: 0, tdePut: 0, scanPolls: 0, advisorLists: 0, usageLists: 0, protectorGets: 0, databaseGets: 0, other: 0 };
+  const counts: Counts = {
+    tdeGet: 0,
+    tdePut: 0,
+    scanPolls: 0,
+    advisorLists: 0,
+    usageLists: 0,
+    protectorGets: 0,
+    databaseGets: 0,
+    other: 0,
+  };
   for (const [route, n] of Object.entries(stats.byRoute)) {
     if (route.includes(" /metadata/")) continue; // IMDS tokens
     if (route.endsWith("/operationResults")) counts.scanPolls += n;

@@ -56,7 +56,12 @@ export function databaseKeyCustodyFromSeed(
       if (seed) throw new Error(`${where}: the key ${uri} is declared twice on this database`);
       return;
     }
-    keys.push({ name: serverKeyNameOf(uri), uri, thumbprint: seed?.thumbprint ?? thumbprintOf(uri), creationDate: seed?.creationDate ?? created });
+    keys.push({
+      name: serverKeyNameOf(uri),
+      uri,
+      thumbprint: seed?.thumbprint ?? thumbprintOf(uri),
+      creationDate: seed?.creationDate ?? created,
+    });
   };
   (d.keys ?? []).forEach((k, i) => add(k.uri, `${at}.keys[${i}].uri`, k));
   const identity = identityOf(ref, d);
@@ -69,7 +74,12 @@ export function databaseKeyCustodyFromSeed(
   }
   return {
     ...(d.encryptionProtector
-      ? { encryptionProtector: { uri: d.encryptionProtector.keyUri, autoRotationEnabled: d.encryptionProtector.autoRotationEnabled ?? false } }
+      ? {
+          encryptionProtector: {
+            uri: d.encryptionProtector.keyUri,
+            autoRotationEnabled: d.encryptionProtector.autoRotationEnabled ?? false,
+          },
+        }
       : {}),
     keys,
     ...(identity ? { identity } : {}),
@@ -142,4 +152,3 @@ export function databaseResource(v: DatabaseView, version: string, expand: strin
 function databaseKeyOf(k: SqlServerKeyState): DatabaseKey {
   return { type: "AzureKeyVault", thumbprint: k.thumbprint, creationDate: k.creationDate };
 }
-

@@ -309,12 +309,11 @@ const databaseProtectorSchema = {
   description:
     "Optional: the database's own TDE protector (a database-level customer-managed key): Databases_Get reports it as properties.encryptionProtector from api-version 2022-08-01-preview on. It needs identity with one user-assigned identity (Azure requires one to reach the key). Absent: the server's protector protects the database.",
   properties: {
-    keyUri: keyUri(
-      "Required: the Key Vault key https://<vault>.vault.azure.net/keys/<key>/<version> (it joins the database's keys).",
-    ),
+    keyUri: keyUri("Required: the Key Vault key https://<vault>.vault.azure.net/keys/<key>/<version> (it joins the database's keys)."),
     autoRotationEnabled: {
       type: "boolean",
-      description: "Optional: reported as properties.encryptionProtectorAutoRotation from api-version 2023-02-01-preview on. Default false.",
+      description:
+        "Optional: reported as properties.encryptionProtectorAutoRotation from api-version 2023-02-01-preview on. Default false.",
     },
   },
 } as const;
@@ -325,14 +324,17 @@ const USER_ASSIGNED_IDENTITY_ID =
 const databaseIdentitySchema = {
   type: "object",
   additionalProperties: false,
-  description: "Optional: the database's identity (DatabaseIdentity: a database has no system-assigned identity). Default: none (no identity reported).",
+  description:
+    "Optional: the database's identity (DatabaseIdentity: a database has no system-assigned identity). Default: none (no identity reported).",
   properties: {
     type: {
       type: "string",
       enum: ["None", "UserAssigned"],
       description: "Optional. Default: UserAssigned when userAssignedIdentities is set, else None.",
     },
-    tenantId: uuid("Optional: the identity's tenant, reported when the database has a user-assigned identity. Default: a uuid derived from the subscription."),
+    tenantId: uuid(
+      "Optional: the identity's tenant, reported when the database has a user-assigned identity. Default: a uuid derived from the subscription.",
+    ),
     userAssignedIdentities: {
       type: "object",
       maxProperties: 1,
@@ -441,7 +443,6 @@ const encryptionProtectorSchema = {
     },
   },
 } as const;
-
 
 const serverSchema = {
   type: "object",

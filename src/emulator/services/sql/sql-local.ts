@@ -36,7 +36,12 @@ import {
 import { elasticPoolId, sqlDatabaseId, sqlServerId, tdeConfigurationId } from "../../../platform/arm/resource-id";
 import { SQL_KEY_CUSTODY_API_VERSIONS } from "../../../services/sql/key-custody-api-versions";
 import { ENCRYPTION_PROTECTOR_NAME } from "../../../services/sql/key-custody-types";
-import { databaseKeyCustodyFromSeed, databaseResource, SQL_DATABASE_API_VERSIONS, type SqlDatabaseKeyCustodyState } from "./database-resource";
+import {
+  databaseKeyCustodyFromSeed,
+  databaseResource,
+  SQL_DATABASE_API_VERSIONS,
+  type SqlDatabaseKeyCustodyState,
+} from "./database-resource";
 import { keyCustodyFromSeed, protectorResource, serverKeyResources, type SqlKeyCustodyState } from "./key-custody";
 import { serverIdentityFromSeed, serverResource, type SqlServerIdentityState } from "./server-identity";
 import { SQL_SERVERS_API_VERSIONS } from "../../../services/sql/server-types";
@@ -630,7 +635,6 @@ const KNOWN_OBJECTIVE_IDS: Record<string, string> = {
 function serviceObjectiveId(name: string): string {
   return KNOWN_OBJECTIVE_IDS[name] ?? derivedUuid(`serviceObjective/${name}`);
 }
-
 
 /** Reads `{ "properties": { "status": "Enabled" | "Disabled" } }`; the status matches case-insensitively, as ARM enums do. */
 function parseTdeBody(req: EmulatorRequest): Found<TransparentDataEncryptionStatus> {
