@@ -60,34 +60,46 @@ export function databaseProtectorOf(db: Database | undefined): EncryptionProtect
  * is not known); one that is not there (404) stays with its server (the TDE status reports it).
  */
 export async function stackProtectorReads(ctx: GatherContext): Promise<ProtectorRead[]> {
-  const sources = new Map(ctx.stack.databases.map((d) => [`${d.resourceGroup}/${d.server}/${d.database}`.toLowerCase(), d.source]));
-  const perServer = await mapBounded(stackServers(ctx.stack), ctx.concurrency, async (server) => {
-    const [outcome, databases] = await Promise.all([
-      readProtectorOnce(ctx, server),
-      Promise.all(server.databases.map((database) => readDatabaseResourceOnce(ctx, { ...server, database }))),
-    ]);
-    const own: ProtectorRead[] = [];
-    server.databases.forEach((name, i) => {
-      const read = databases[i];
-      const protector = databaseProtectorOf(read.read?.value);
-      if (!protector && read.failure?.status !== 403) return;
-      const source = sources.get(`${server.label}/${name}`.toLowerCase());
-      const identity = read.read?.value.identity;
-      own.push({
-        server,
-        database: {
-          name,
-          id: sqlDatabaseId({ ...server, database: name }),
-          ...(source ? { source } : {}),
-          ...(identity ? { identity } : {}),
-        },
-        outcome: read.failure ? { failure: read.failure } : { read: { value: protector!, receipt: read.read!.receipt } },
-      });
-    });
-    const theirs = new Set(own.map((o) => o.database!.name));
-    return [{ server: { ...server, databases: server.databases.filter((d) => !theirs.has(d)) }, outcome }, ...own];
+  const servers = stackServers(ctx.stack);
+  const sub = ctx.stack.subscriptionId;
+  // Both bounded by the stack's concurrency: a server with many databases never sends them all at once.
+  const [protectors, databases] = await Promise.all([
+    mapBounded(servers, ctx.concurrency, (s) => readProtectorOnce(ctx, s)),
+    mapBounded(ctx.stack.databases, ctx.concurrency, (d) =>
+      readDatabaseResourceOnce(ctx, { subscriptionId: sub, resourceGroup: d.resourceGroup, server: d.server, database: d.database }),
+    ),
+  ]);
+  const own = new Map<string, ProtectorRead[]>();
+  ctx.stack.databases.forEach((d, i) => {
+    const read = databases[i];
+    const protector = databaseProtectorOf(read.read?.value);
+    if (!protector && read.failure?.status !== 403) return;
+    const server = servers.find((s) => s.label.toLowerCase() === `${d.resourceGroup}/${d.server}`.toLowerCase())!;
+    const identity = read.read?.value.identity;
+    const entry: ProtectorRead = {
+      server,
+      database: {
+        name: d.database,
+        id: sqlDatabaseId({ ...server, database: d.database }),
+        ...(d.source ? { source: d.source } : {}),
+        ...(identity ? { identity } : {}),
+      },
+      outcome: read.failure ? { failure: read.failure } : { read: { value: protector!, receipt: read.read!.receipt } },
+    };
+    own.set(server.id, [...(own.get(server.id) ?? []), entry]);
   });
-  return perServer.flat();
+  return servers.flatMap((server, i) => {
+    const theirs = own.get(server.id) ?? [];
+    if (theirs.length === 0) return [{ server, outcome: protectors[i] }];
+    const names = new Set(theirs.map((o) => o.database!.name));
+    const rest = server.databases.filter((d) => !names.has(d));
+    // The server's findings point at the first database it still protects (else its first, as before).
+    const onServer = (d: { resourceGroup: string; server: string }) =>
+      `${d.resourceGroup}/${d.server}`.toLowerCase() === server.label.toLowerCase();
+    const first = ctx.stack.databases.find((d) => onServer(d) && d.database === rest[0]);
+    const source = first?.source ?? server.source;
+    return [{ server: { ...server, databases: rest, ...(source ? { source } : {}) }, outcome: protectors[i] }, ...theirs];
+  });
 }
 
 /** The keys the stack's customer-managed protectors (servers' and databases' own) name, each with the ids of what they protect. */
