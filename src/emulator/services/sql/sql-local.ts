@@ -15,7 +15,6 @@ import {
 } from "./seed-schema";
 import { scanPhase, type TdeScan } from "./tde-scan";
 import { derivedUuid } from "./derived-uuid";
-export { derivedUuid } from "./derived-uuid";
 import {
   DEFAULT_SERVICE_TIER_ADVISOR_NAME,
   MASTER_DATABASE,
