@@ -20,8 +20,16 @@ import { estate } from "../services/keyvault/key-custody-kit";
  */
 const ESTATE = join(__dirname, "../fixtures/estates/database-keys.estate.yaml");
 const STACK = join(__dirname, "../fixtures/estates/Pulumi.database-keys.yaml");
-const KEY_RULES = ["sql-tde-customer-managed-key", "tde-key-vault-recoverable", "tde-key-validity"];
-const SOURCES = ["sql:EncryptionProtector", "sql:Database", "keyvault:Vault", "keyvault:Key"];
+// tde-key-access too: the estate grants no identity access to its keys, so it fails wherever a key is read.
+const KEY_RULES = ["sql-tde-customer-managed-key", "tde-key-vault-recoverable", "tde-key-validity", "tde-key-access"];
+const SOURCES = [
+  "sql:EncryptionProtector",
+  "sql:Database",
+  "sql:ServerIdentity",
+  "keyvault:Vault",
+  "keyvault:Key",
+  "authorization:VaultRoleAssignments",
+];
 
 let emu: TestEmulator;
 let analyzer: PolicyAnalyzer;
