@@ -176,9 +176,12 @@ export function registerDataSources(stack: StackConfig, registered: ReadonlyMap<
   }
   for (const source of sources) {
     const follows = source.follows;
-    const read = follows ? (ofSource.get(follows.source.token) ?? []) : [];
-    if (!follows || read.length === 0) continue;
-    pulumi.all(read.map((r) => r.outputNamed(follows.source.output))).apply((values) => {
+    if (!follows) continue;
+    const read = [follows.source, ...(follows.also ?? [])].flatMap((s) =>
+      (ofSource.get(s.token) ?? []).map((r) => r.outputNamed(s.output)),
+    );
+    if (read.length === 0) continue;
+    pulumi.all(read).apply((values) => {
       for (const i of follows.instances(values, stack)) new DataSourceResource(source, i.name, i.inputs);
     });
   }

@@ -1,6 +1,7 @@
 import type { ClientSet } from "../clients/client-set";
 import { collectBatchInventory } from "../domain/inventory/batch-inventory";
 import { collectKeyVaultInventory } from "../domain/inventory/key-vault-inventory";
+import { vaultSubscriptions } from "../domain/facts/key-custody-reads";
 import type { InventoryError } from "../domain/inventory/read-problems";
 import { collectSqlInventory } from "../domain/inventory/sql-inventory";
 import type { StackConfig } from "../domain/stack/stack-config";
@@ -28,7 +29,7 @@ export async function runInventory(req: {
     collectSqlInventory(clients.sql, stack, { concurrency: req.concurrency }),
   ]);
   // The vaults and keys of the customer-managed protectors just read.
-  const kv = await collectKeyVaultInventory(clients.keyVault, stack.subscriptionId, sqlResult.inventory.encryptionProtectors, {
+  const kv = await collectKeyVaultInventory(clients.keyVault, vaultSubscriptions(stack), sqlResult.inventory.encryptionProtectors, {
     concurrency: req.concurrency,
   });
   const { usagesByLocation: _byLocation, errors: batchErrors, warnings: batchWarnings, ...batchLists } = b;

@@ -100,14 +100,14 @@ describe.skipIf(!cli)("Pulumi CLI end to end: the stack against the emulator", (
     // The pack ran (its table) and found nothing: the desired states comply.
     expect(r.stdout).toMatch(/Policy Packs run:[\s\S]*stackwarden\|local\|policies\s+\d+\.\d+\.\d+/);
     expect(r.stdout).not.toMatch(/\[(mandatory|advisory)\]/);
-    expect(r.stdout).toMatch(/\+ 11 to create/); // 3 TDE + 3 advisors + 3 scan activities + the server's TDE protector + the stack
+    expect(r.stdout).toMatch(/\+ 14 to create/); // 3 TDE + 3 advisors + 3 scan activities + 3 databases + the server's TDE protector + the stack
     expect(await tde("alpha")).toBe("Disabled");
   });
 
   it("up --yes converges: the emulator shows Enabled; the outputs carry the live status", async () => {
     const r = await project.pulumi(["up", "--yes", "--policy-pack", "policies"]);
     expect(r.code, explain(r)).toBe(0);
-    expect(r.stdout).toMatch(/\+ 11 created/);
+    expect(r.stdout).toMatch(/\+ 14 created/);
     for (const d of ["alpha", "beta", "gamma"]) expect(await tde(d)).toBe("Enabled");
     expect(await sql.listTransparentDataEncryptionActivities(ref("alpha"))).toEqual([]); // the scan has finished
     const out = await project.pulumi(["stack", "output", "--json"]);
@@ -125,7 +125,7 @@ describe.skipIf(!cli)("Pulumi CLI end to end: the stack against the emulator", (
         deployment: { resources: { type: string; inputs?: Record<string, unknown>; sourcePosition?: string; stackTrace?: unknown[] }[] };
       }
     ).deployment.resources.filter((x) => x.type.startsWith("pulumi-nodejs:dynamic/"));
-    expect(resources).toHaveLength(10);
+    expect(resources).toHaveLength(13);
     for (const x of resources) {
       const provider = x.inputs?.__provider as string;
       expect(provider).toMatch(/^exports\.handler=.*dist\/providers\/provider-entry\.js/);
@@ -194,7 +194,7 @@ describe.skipIf(!cli)("Pulumi CLI end to end: the stack against the emulator", (
   it("destroy --yes removes the resources from the stack and leaves encryption as it is (onDelete: retain)", async () => {
     const r = await project.pulumi(["destroy", "--yes"]);
     expect(r.code, explain(r)).toBe(0);
-    expect(r.stdout).toMatch(/- 11 deleted/);
+    expect(r.stdout).toMatch(/- 14 deleted/);
     for (const d of ["alpha", "beta", "gamma"]) expect(await tde(d)).toBe("Enabled");
     const rm = await project.pulumi(["stack", "rm", "--yes", STACK]);
     expect(rm.code, explain(rm)).toBe(0);

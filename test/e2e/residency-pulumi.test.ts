@@ -93,7 +93,7 @@ describe.skipIf(!cli)("Pulumi CLI end to end: data residency", () => {
     expect(r.code, explain(r)).toBe(0);
     // The pack placed the site through the geocoding service, which refuses any request without the key.
     expect(geocodingRequests()).toBeGreaterThan(0);
-    expect(r.stdout).toMatch(/\+ 8 created/); // TDE, advisors, scan activity, TDE protector, workspace, cluster, Residency, the stack
+    expect(r.stdout).toMatch(/\+ 9 created/); // TDE, advisors, scan activity, database, TDE protector, workspace, cluster, Residency, the stack
     // The one verdict: the server's TDE protector is service-managed (advisory), nothing about residency.
     expect(r.stdout).toMatch(/\[advisory\]\s+sql-tde-customer-managed-key\s+\(pulumi-nodejs:dynamic\/sql:EncryptionProtector: /);
     expect(withoutKeyCustody(r.stdout)).not.toMatch(/\[(mandatory|advisory)\]/);

@@ -11,6 +11,7 @@ export const TYPES = {
   poolActivities: "pulumi-nodejs:dynamic/sql:ElasticPoolActivities",
   poolDatabaseActivities: "pulumi-nodejs:dynamic/sql:ElasticPoolDatabaseActivities",
   protector: "pulumi-nodejs:dynamic/sql:EncryptionProtector",
+  database: "pulumi-nodejs:dynamic/sql:Database",
   keyVault: "pulumi-nodejs:dynamic/keyvault:Vault",
   vaultKey: "pulumi-nodejs:dynamic/keyvault:Key",
   server: "pulumi-nodejs:dynamic/sql:ServerIdentity",

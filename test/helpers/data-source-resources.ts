@@ -16,7 +16,8 @@ export async function dataSourceResources(
   only?: readonly string[],
 ): Promise<AnalyzerResourceInput[]> {
   const wanted = allDataSources().filter((s) => !only || only.includes(s.token));
-  const needed = new Set([...wanted.map((s) => s.token), ...wanted.flatMap((s) => (s.follows ? [s.follows.source.token] : []))]);
+  const followed = (s: (typeof wanted)[number]) => (s.follows ? [s.follows.source, ...(s.follows.also ?? [])] : []);
+  const needed = new Set([...wanted.map((s) => s.token), ...wanted.flatMap((s) => followed(s).map((f) => f.token))]);
   const out: (AnalyzerResourceInput & { token: string })[] = [];
   for (const source of allDataSources().filter((s) => needed.has(s.token))) {
     for (const i of source.instances?.(stack) ?? [])
@@ -25,7 +26,7 @@ export async function dataSourceResources(
   for (const source of wanted) {
     const follows = source.follows;
     if (!follows) continue;
-    const read = out.filter((r) => r.token === follows.source.token).map((r) => r.props[follows.source.output]);
+    const read = followed(source).flatMap((f) => out.filter((r) => r.token === f.token).map((r) => r.props[f.output]));
     for (const i of follows.instances(read, stack))
       out.push({ token: source.token, type: source.type, name: i.name, props: (await readDataSource(clients, source, i.inputs)).outs });
   }

@@ -195,6 +195,14 @@ describe("stacks/ program with the dev stack's config", () => {
     );
     expect(rs.filter((r) => r.type === PROTECTOR)).toHaveLength(servers.size);
     expected += servers.size;
+    // One Database per stack database: whether it carries its own TDE protector (and its identity).
+    for (const d of dev["stackwarden:databases"] as { resourceGroup: string; server: string; database: string }[]) {
+      const r = byName(rs, `database-${d.resourceGroup}-${d.server}-${d.database}`.toLowerCase());
+      expect(r.type).toBe("pulumi-nodejs:dynamic/sql:Database");
+      const { __provider, ...inputs } = r.inputs;
+      expect(inputs).toEqual({ subscriptionId: sub, resourceGroup: d.resourceGroup, server: d.server, database: d.database });
+    }
+    expected += dev["stackwarden:databases"]?.length ?? 0;
     // The residency section, carried to the policy pack by one Residency resource.
     const residency = dev["stackwarden:residency"] as
       { allowedCountries: string[]; sites?: { name: string; address: string }[] } | undefined;
@@ -219,6 +227,7 @@ describe("stacks/ program with the dev stack's config", () => {
         "clusterResource",
         "experimentResource",
         "fileServerResource",
+        "databaseResource",
         "verdict",
         "matches",
       ])

@@ -10,9 +10,14 @@ type ReadFailure = NonNullable<ProtectorFacts["readFailure"]>;
  * their messages, and how a protector finds the facts of its vault and key. Pure.
  */
 
-/** `rg/server`. */
-export function serverLabel(p: Pick<ProtectorFacts, "resourceGroup" | "server">): string {
-  return `${p.resourceGroup}/${p.server}`;
+/** `rg/server`, or `rg/server/database` for a database's own protector. */
+export function serverLabel(p: Pick<ProtectorFacts, "resourceGroup" | "server" | "database" | "level">): string {
+  return p.level === "database" && p.database ? `${p.resourceGroup}/${p.server}/${p.database}` : `${p.resourceGroup}/${p.server}`;
+}
+
+/** What holds the protector, as messages name it: `SQL server rg/server`, or `database rg/server/database` (its own protector). */
+export function holderOf(p: Pick<ProtectorFacts, "resourceGroup" | "server" | "database" | "level">): string {
+  return `${p.level === "database" && p.database ? "database" : "SQL server"} ${serverLabel(p)}`;
 }
 
 /** `HTTP 403 AuthorizationFailed: <message>`, or the code alone when no request could be sent. */

@@ -67,7 +67,9 @@ export interface DataSourceDeclaration {
   /** What a stack registers of it once another source's outputs are read (a protector's vault and key). */
   follows?: {
     source: DataSource;
-    /** From the outputs (`output`) of every registered instance of `source`, in registration order. */
+    /** Further sources whose outputs follow `source`'s in `read` (a database's own TDE protector names a key too). */
+    also?: readonly DataSource[];
+    /** From the outputs (`output`) of every registered instance of `source`, then of `also`'s, in registration order. */
     instances(read: readonly unknown[], stack: StackConfig): DataSourceInstance[];
   };
 }

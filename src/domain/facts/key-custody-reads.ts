@@ -96,7 +96,7 @@ export function protectorKeyOf(p: EncryptionProtector | undefined): ProtectorKey
 }
 
 /** Turns a refused or missing read into its outcome; any other failure is thrown. */
-async function outcome<T>(read: () => Promise<ArmRead<T>>): Promise<ReadOutcome<T>> {
+export async function readOutcomeOf<T>(read: () => Promise<ArmRead<T>>): Promise<ReadOutcome<T>> {
   const r = await readOrFailure(read);
   return r.readError ? { failure: r.readError } : { read: r.value };
 }
@@ -121,14 +121,7 @@ export function customerKeysOf(protectors: readonly (EncryptionProtector | undef
 /** A server's TDE protector, read once per gathering (EncryptionProtectors_Get of `current`). */
 export function readProtectorOnce(ctx: GatherContext, server: ServerRef): Promise<ReadOutcome<EncryptionProtector>> {
   const key = `protector:${[server.subscriptionId, server.resourceGroup, server.server].join("/").toLowerCase()}`;
-  return ctx.once(key, () => outcome(() => ctx.clients.sql.readEncryptionProtector(server, ctx.signal)));
-}
-
-/** The keys the stack's customer-managed protectors name, each with the servers that use it (protectors read once, shared). */
-export async function protectorKeysOfStack(ctx: GatherContext): Promise<{ key: ProtectorKeyRef; servers: StackServer[] }[]> {
-  const servers = stackServers(ctx.stack);
-  const protectors = await Promise.all(servers.map((s) => readProtectorOnce(ctx, s)));
-  return customerKeysOf(protectors.map((p) => p.read?.value)).map(({ key, named }) => ({ key, servers: named.map((i) => servers[i]) }));
+  return ctx.once(key, () => readOutcomeOf(() => ctx.clients.sql.readEncryptionProtector(server, ctx.signal)));
 }
 
 /** The vaults of the subscription the identity may read, listed once per gathering (to find a vault's resource group by its name). */
@@ -138,38 +131,62 @@ export function listVaultsOnce(ctx: GatherContext, subscriptionId: string): Prom
   );
 }
 
-/** Where a vault named in a key URI is in ARM, from the subscription's listing; undefined when it is not listed. */
-export async function locateVaultOnce(ctx: GatherContext, subscriptionId: string, vaultName: string): Promise<VaultRef | undefined> {
-  const vaults = await listVaultsOnce(ctx, subscriptionId);
-  const name = vaultName.toLowerCase();
-  const found = vaults.find((v) => (v.name ?? "").toLowerCase() === name || vaultHostName(v.properties?.vaultUri) === name);
-  return found?.id ? vaultRefOf(found.id) : undefined;
+/**
+ * The subscriptions a protector's vault is looked for in, in order, each once: the stack's, then
+ * `stackwarden:keyVaultSubscriptions` (Azure allows a server's key in a vault of any subscription
+ * of the tenant; a subscription is listed only when the vault was not found in the ones before it).
+ */
+export function vaultSubscriptions(stack: Pick<StackConfig, "subscriptionId" | "keyVaultSubscriptions">): string[] {
+  const out = new Map<string, string>();
+  for (const s of [stack.subscriptionId, ...(stack.keyVaultSubscriptions ?? [])])
+    if (!out.has(s.toLowerCase())) out.set(s.toLowerCase(), s);
+  return [...out.values()];
 }
 
-/** A vault named by a protector's key URI, read once per gathering: found in the subscription's listing, then read (Vaults_Get). */
-export function readVaultOnce(ctx: GatherContext, subscriptionId: string, vaultName: string): Promise<ReadOutcome<Vault>> {
-  return ctx.once(`vault:${subscriptionId}/${vaultName}`.toLowerCase(), async () => {
-    const ref = await locateVaultOnce(ctx, subscriptionId, vaultName);
-    if (!ref) return { failure: vaultNotListed(subscriptionId, vaultName) };
-    return outcome(() => ctx.clients.keyVault.readVault(ref, ctx.signal));
+/** Where a vault named in a key URI is in ARM: the first of `subscriptions` whose listing has it; undefined when none lists it. */
+export async function locateVaultOnce(
+  ctx: GatherContext,
+  subscriptions: readonly string[],
+  vaultName: string,
+): Promise<VaultRef | undefined> {
+  for (const subscriptionId of subscriptions) {
+    const found = vaultNamed(await listVaultsOnce(ctx, subscriptionId), vaultName);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** A vault named by a protector's key URI, read once per gathering: found in the subscriptions' listings, then read (Vaults_Get) where it is. */
+export function readVaultOnce(ctx: GatherContext, subscriptions: readonly string[], vaultName: string): Promise<ReadOutcome<Vault>> {
+  return ctx.once(`vault:${subscriptions.join(",")}/${vaultName}`.toLowerCase(), async () => {
+    const ref = await locateVaultOnce(ctx, subscriptions, vaultName);
+    if (!ref) return { failure: vaultNotListed(subscriptions, vaultName) };
+    return readOutcomeOf(() => ctx.clients.keyVault.readVault(ref, ctx.signal));
   });
 }
 
 /**
  * A protector's key, read once per gathering (Keys_GetVersion, or Keys_Get for a versionless URI)
- * in the vault the listing places it in; in a Managed HSM, ManagedHsmKeys_GetVersion (or _Get).
+ * in the vault the listings place it in; in a Managed HSM, ManagedHsmKeys_GetVersion (or _Get).
  */
-export function readKeyOnce(ctx: GatherContext, subscriptionId: string, key: ProtectorKeyRef): Promise<ReadOutcome<Key>> {
-  return ctx.once(`key:${subscriptionId.toLowerCase()}/${key.identity}`, async () => {
+export function readKeyOnce(ctx: GatherContext, subscriptions: readonly string[], key: ProtectorKeyRef): Promise<ReadOutcome<Key>> {
+  return ctx.once(`key:${subscriptions.join(",").toLowerCase()}/${key.identity}`, async () => {
     if (key.managedHsm) {
-      const hsm = await locateManagedHsmOnce(ctx, subscriptionId, key.vaultName);
-      if (!hsm) return { failure: managedHsmNotListed(subscriptionId, key.vaultName) };
-      return outcome(() => ctx.clients.keyVault.readManagedHsmKey({ ...hsm, key: key.keyName }, key.version, ctx.signal));
+      const hsm = await locateManagedHsmOnce(ctx, subscriptions, key.vaultName);
+      if (!hsm) return { failure: managedHsmNotListed(subscriptions, key.vaultName) };
+      return readOutcomeOf(() => ctx.clients.keyVault.readManagedHsmKey({ ...hsm, key: key.keyName }, key.version, ctx.signal));
     }
-    const ref = await locateVaultOnce(ctx, subscriptionId, key.vaultName);
-    if (!ref) return { failure: vaultNotListed(subscriptionId, key.vaultName) };
-    return outcome(() => ctx.clients.keyVault.readKey({ ...ref, key: key.keyName }, key.version, ctx.signal));
+    const ref = await locateVaultOnce(ctx, subscriptions, key.vaultName);
+    if (!ref) return { failure: vaultNotListed(subscriptions, key.vaultName) };
+    return readOutcomeOf(() => ctx.clients.keyVault.readKey({ ...ref, key: key.keyName }, key.version, ctx.signal));
   });
+}
+
+/** The vault of a listing that a key URI's vault name names (by its name, or its `vaultUri`'s host). */
+function vaultNamed(vaults: readonly Vault[], vaultName: string): VaultRef | undefined {
+  const name = vaultName.toLowerCase();
+  const found = vaults.find((v) => (v.name ?? "").toLowerCase() === name || vaultHostName(v.properties?.vaultUri) === name);
+  return found?.id ? vaultRefOf(found.id) : undefined;
 }
 
 /** The Managed HSMs of the subscription the identity may read, listed once per gathering (to find an HSM's resource group by its name). */
@@ -179,17 +196,25 @@ export function listManagedHsmsOnce(ctx: GatherContext, subscriptionId: string):
   );
 }
 
-/** Where a Managed HSM named in a key URI is in ARM, from the subscription's listing; undefined when it is not listed. */
-export async function locateManagedHsmOnce(ctx: GatherContext, subscriptionId: string, name: string): Promise<ManagedHsmRef | undefined> {
-  return managedHsmIn(await listManagedHsmsOnce(ctx, subscriptionId), name);
+/** Where a Managed HSM named in a key URI is in ARM: the first of `subscriptions` whose listing has it (as for vaults); undefined when none lists it. */
+export async function locateManagedHsmOnce(
+  ctx: GatherContext,
+  subscriptions: readonly string[],
+  name: string,
+): Promise<ManagedHsmRef | undefined> {
+  for (const subscriptionId of subscriptions) {
+    const found = managedHsmIn(await listManagedHsmsOnce(ctx, subscriptionId), name);
+    if (found) return found;
+  }
+  return undefined;
 }
 
-/** A Managed HSM named by a protector's key URI, read once per gathering: found in the subscription's listing, then read (ManagedHsms_Get). */
-export function readManagedHsmOnce(ctx: GatherContext, subscriptionId: string, name: string): Promise<ReadOutcome<ManagedHsm>> {
-  return ctx.once(`managedhsm:${subscriptionId}/${name}`.toLowerCase(), async () => {
-    const ref = await locateManagedHsmOnce(ctx, subscriptionId, name);
-    if (!ref) return { failure: managedHsmNotListed(subscriptionId, name) };
-    return outcome(() => ctx.clients.keyVault.readManagedHsm(ref, ctx.signal));
+/** A Managed HSM named by a protector's key URI, read once per gathering: found in the subscriptions' listings, then read (ManagedHsms_Get) where it is. */
+export function readManagedHsmOnce(ctx: GatherContext, subscriptions: readonly string[], name: string): Promise<ReadOutcome<ManagedHsm>> {
+  return ctx.once(`managedhsm:${subscriptions.join(",")}/${name}`.toLowerCase(), async () => {
+    const ref = await locateManagedHsmOnce(ctx, subscriptions, name);
+    if (!ref) return { failure: managedHsmNotListed(subscriptions, name) };
+    return readOutcomeOf(() => ctx.clients.keyVault.readManagedHsm(ref, ctx.signal));
   });
 }
 
@@ -204,35 +229,52 @@ function managedHsmIn(hsms: readonly ManagedHsm[], name: string): ManagedHsmRef 
 const SHARE_LISTING_MS = 30_000;
 
 /**
- * Where a vault named in a key URI is, for a data source: found by name in the subscription's
- * listing, which the client set shares for a short while (one listing for every vault and key
- * the plugin reads at once); undefined when it is not listed.
+ * Where a vault named in a key URI is, for a data source: found by name in the first of
+ * `subscriptions` whose listing has it (each listing shared by the client set for a short while: one
+ * listing for every vault and key the plugin reads at once); undefined when none lists it.
  */
-export async function locateVaultShared(clients: FactClients, subscriptionId: string, vault: string): Promise<VaultRef | undefined> {
-  const vaults = await clients.remember<Vault[]>(`keyvault-listing:${subscriptionId.toLowerCase()}`, SHARE_LISTING_MS, () =>
-    clients.keyVault.listVaultsBySubscription(subscriptionId),
-  );
-  const found = vaults.find((v) => (v.name ?? "").toLowerCase() === vault.toLowerCase());
-  return found?.id ? vaultRefOf(found.id) : undefined;
+export async function locateVaultShared(
+  clients: FactClients,
+  subscriptions: readonly string[],
+  vault: string,
+): Promise<VaultRef | undefined> {
+  for (const subscriptionId of subscriptions) {
+    const vaults = await clients.remember<Vault[]>(`keyvault-listing:${subscriptionId.toLowerCase()}`, SHARE_LISTING_MS, () =>
+      clients.keyVault.listVaultsBySubscription(subscriptionId),
+    );
+    const found = vaultNamed(vaults, vault);
+    if (found) return found;
+  }
+  return undefined;
 }
 
-/** Where a Managed HSM named in a key URI is, for a data source: found by name in the subscription's listing, shared as the vaults' is. */
+/** Where a Managed HSM named in a key URI is, for a data source: the first of `subscriptions` whose listing (shared as the vaults' is) has it. */
 export async function locateManagedHsmShared(
   clients: FactClients,
-  subscriptionId: string,
+  subscriptions: readonly string[],
   name: string,
 ): Promise<ManagedHsmRef | undefined> {
-  const hsms = await clients.remember<ManagedHsm[]>(`managedhsm-listing:${subscriptionId.toLowerCase()}`, SHARE_LISTING_MS, () =>
-    clients.keyVault.listManagedHsmsBySubscription(subscriptionId),
-  );
-  return managedHsmIn(hsms, name);
+  for (const subscriptionId of subscriptions) {
+    const hsms = await clients.remember<ManagedHsm[]>(`managedhsm-listing:${subscriptionId.toLowerCase()}`, SHARE_LISTING_MS, () =>
+      clients.keyVault.listManagedHsmsBySubscription(subscriptionId),
+    );
+    const found = managedHsmIn(hsms, name);
+    if (found) return found;
+  }
+  return undefined;
 }
 
-/** The failure of a Managed HSM Resource Manager does not list (it leaves out what the identity may not read). */
-export function managedHsmNotListed(subscriptionId: string, name: string): ReadFailure {
+/** `subscription 'a'` or `subscriptions 'a', 'b'`: where a container was looked for. */
+function searchedWhere(subscriptions: string | readonly string[]): string {
+  const subs = typeof subscriptions === "string" ? [subscriptions] : subscriptions;
+  return `${subs.length === 1 ? "subscription" : "subscriptions"} ${subs.map((s) => `'${s}'`).join(", ")}`;
+}
+
+/** The failure of a Managed HSM Resource Manager does not list in any of the subscriptions searched, as for a vault. */
+export function managedHsmNotListed(subscriptions: string | readonly string[], name: string): ReadFailure {
   return {
     code: MANAGED_HSM_NOT_LISTED,
-    message: `Resource Manager lists no managed HSM named '${name}' in subscription '${subscriptionId}' that this identity may read: no role grants it Microsoft.KeyVault/managedHSMs/read on the HSM (Resource Manager leaves such HSMs out of lists), or the HSM is in another subscription, or it was deleted`,
+    message: `Resource Manager lists no managed HSM named '${name}' in ${searchedWhere(subscriptions)} (searched) that this identity may read: no role grants it Microsoft.KeyVault/managedHSMs/read on the HSM (Resource Manager leaves such HSMs out of lists), or the HSM is in a subscription not searched (add it to stackwarden:keyVaultSubscriptions), or it was deleted`,
     readAt: new Date().toISOString(),
   };
 }
@@ -248,11 +290,33 @@ export function unlistedManagedHsmRef(id: string): { subscriptionId: string; hsm
   return m ? { subscriptionId: m[1], hsm: m[2] } : undefined;
 }
 
-/** The failure of a vault Resource Manager does not list (it leaves out what the identity may not read). */
-export function vaultNotListed(subscriptionId: string, vaultName: string): ReadFailure {
+/** A data source's `searchSubscriptions` input: the further subscriptions (comma-separated) searched after its own. */
+export const SEARCH_SUBSCRIPTIONS = "searchSubscriptions";
+
+/** The subscriptions a vault or key data source searches: its `subscriptionId`, then its `searchSubscriptions`. */
+export function searchedSubscriptions(inputs: Record<string, string>): string[] {
+  const more = (inputs[SEARCH_SUBSCRIPTIONS] ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return vaultSubscriptions({ subscriptionId: inputs.subscriptionId, keyVaultSubscriptions: more });
+}
+
+/** The `searchSubscriptions` input a stack gives its vault and key data sources (none when it names no further subscription). */
+export function searchInputOf(stack: Pick<StackConfig, "keyVaultSubscriptions">): Record<string, string> {
+  return stack.keyVaultSubscriptions?.length ? { [SEARCH_SUBSCRIPTIONS]: stack.keyVaultSubscriptions.join(",") } : {};
+}
+
+/**
+ * The failure of a vault Resource Manager does not list in any of the subscriptions searched (it
+ * leaves out what the identity may not read): the message names them, so the stack can add the one
+ * the vault is in to `stackwarden:keyVaultSubscriptions`.
+ */
+export function vaultNotListed(subscriptions: string | readonly string[], vaultName: string): ReadFailure {
+  const where = searchedWhere(subscriptions);
   return {
     code: VAULT_NOT_LISTED,
-    message: `Resource Manager lists no vault named '${vaultName}' in subscription '${subscriptionId}' that this identity may read: no role grants it Microsoft.KeyVault/vaults/read on the vault (Resource Manager leaves such vaults out of lists), or the vault is in another subscription, or it was deleted`,
+    message: `Resource Manager lists no vault named '${vaultName}' in ${where} (searched) that this identity may read: no role grants it Microsoft.KeyVault/vaults/read on the vault (Resource Manager leaves such vaults out of lists), or the vault is in a subscription not searched (add it to stackwarden:keyVaultSubscriptions), or it was deleted`,
     readAt: new Date().toISOString(),
   };
 }

@@ -1,6 +1,5 @@
 import type { ReadReceipt } from "../../platform/arm/arm-read";
 import { mapBounded } from "../../platform/bounded-map";
-import type { EncryptionProtector } from "../../services/sql/key-custody-types";
 import type { Vault } from "../../services/keyvault/types";
 import type { ManagedHsm } from "../../services/keyvault/managed-hsm-types";
 import { managedHsmId, managedHsmRefOf } from "../../services/keyvault/managed-hsm-ids";
@@ -15,18 +14,23 @@ import {
   locateManagedHsmShared,
   locateVaultShared,
   managedHsmNotListed,
-  protectorKeysOfStack,
   readManagedHsmOnce,
   readVaultOnce,
   unlistedManagedHsmId,
   unlistedManagedHsmRef,
   unlistedVaultId,
   unlistedVaultRef,
+  searchedSubscriptions,
+  searchInputOf,
+  SEARCH_SUBSCRIPTIONS,
   vaultNotListed,
+  vaultSubscriptions,
   type ProtectorKeyRef,
 } from "./key-custody-reads";
 import type { DataSourceInputs, DataSourceRead } from "./data-source";
 import type { FactClients } from "./fact-clients";
+import { protectorKeysOfStack, protectorsOfOutputs } from "./database-protectors";
+import { sqlDatabase } from "./sql-database-source";
 import { readOrFailure, type ReadFailure } from "./read-failure";
 import { encryptionProtector } from "./tde-protectors";
 import { keyVaultSubjects } from "../residency/residency-subjects";
@@ -95,14 +99,15 @@ export const keyVaultOfProtector = defineDataSource({
   token: "keyvault:Vault",
   title: "the Key Vault (or Managed HSM) of a customer-managed TDE protector",
   inputs: ["subscriptionId", "vault"],
-  optional: ["kind"],
+  optional: ["kind", SEARCH_SUBSCRIPTIONS],
   output: "vaultResource",
   extraOutputs: ["resourceGroup"],
   unreadable: "reported",
   read: async (c, i) => {
     if (i.kind === MANAGED_HSM) return readManagedHsmSource(c, i);
-    const ref = await locateVaultShared(c, i.subscriptionId, i.vault);
-    if (!ref) return { id: unlistedVaultId(i.subscriptionId, i.vault), readError: vaultNotListed(i.subscriptionId, i.vault) };
+    const subs = searchedSubscriptions(i);
+    const ref = await locateVaultShared(c, subs, i.vault);
+    if (!ref) return { id: unlistedVaultId(i.subscriptionId, i.vault), readError: vaultNotListed(subs, i.vault) };
     return { id: keyVaultId(ref), extra: { resourceGroup: ref.resourceGroup }, ...(await readOrFailure(() => c.keyVault.getVault(ref))) };
   },
   inputsFromId: (id): DataSourceInputs | undefined => {
@@ -113,13 +118,19 @@ export const keyVaultOfProtector = defineDataSource({
   },
   follows: {
     source: encryptionProtector,
+    also: [sqlDatabase],
     instances: (protectors, stack) => {
       const containers = new Map<string, ProtectorKeyRef>();
-      for (const { key } of customerKeysOf(protectors as (EncryptionProtector | undefined)[]))
+      for (const { key } of customerKeysOf(protectorsOfOutputs(protectors)))
         containers.set(`${key.managedHsm ? "managedhsm" : "keyvault"}-${key.vaultName}`, key);
       return [...containers].map(([name, key]) => ({
         name,
-        inputs: { subscriptionId: stack.subscriptionId, vault: key.vaultName, ...(key.managedHsm ? { kind: MANAGED_HSM } : {}) },
+        inputs: {
+          subscriptionId: stack.subscriptionId,
+          vault: key.vaultName,
+          ...(key.managedHsm ? { kind: MANAGED_HSM } : {}),
+          ...searchInputOf(stack),
+        },
       }));
     },
   },
@@ -127,8 +138,9 @@ export const keyVaultOfProtector = defineDataSource({
 
 /** The data source's read of a Managed HSM: located by name in the subscription's listing, then ManagedHsms_Get. */
 async function readManagedHsmSource(c: FactClients, i: DataSourceInputs): Promise<DataSourceRead> {
-  const ref = await locateManagedHsmShared(c, i.subscriptionId, i.vault);
-  if (!ref) return { id: unlistedManagedHsmId(i.subscriptionId, i.vault), readError: managedHsmNotListed(i.subscriptionId, i.vault) };
+  const subs = searchedSubscriptions(i);
+  const ref = await locateManagedHsmShared(c, subs, i.vault);
+  if (!ref) return { id: unlistedManagedHsmId(i.subscriptionId, i.vault), readError: managedHsmNotListed(subs, i.vault) };
   return {
     id: managedHsmId(ref),
     extra: { resourceGroup: ref.resourceGroup },
@@ -150,13 +162,13 @@ export const keyVaults = defineFactKind<KeyVaultFacts>({
   // A vault keeps the keys that protect the data: where it is, is where that data's keys live.
   locates: (vaults, source) => keyVaultSubjects(vaults, source),
   gather: async (ctx) => {
-    const sub = ctx.stack.subscriptionId;
+    const subs = vaultSubscriptions(ctx.stack);
     const containers = new Map<string, ProtectorKeyRef>();
     for (const { key } of await protectorKeysOfStack(ctx)) containers.set(`${key.managedHsm}/${key.vaultName}`, key);
     return mapBounded([...containers.values()], ctx.concurrency, async ({ vaultName: name, managedHsm }) => {
-      const r = managedHsm ? await readManagedHsmOnce(ctx, sub, name) : await readVaultOnce(ctx, sub, name);
+      const r = managedHsm ? await readManagedHsmOnce(ctx, subs, name) : await readVaultOnce(ctx, subs, name);
       const kind = managedHsm ? "managedHsm" : "vault";
-      return keyVaultFactsOf(name, sub, r.failure ? { failure: r.failure } : { vault: r.read.value, receipt: r.read.receipt }, kind);
+      return keyVaultFactsOf(name, subs[0], r.failure ? { failure: r.failure } : { vault: r.read.value, receipt: r.read.receipt }, kind);
     });
   },
   fromResources: (resources, ctx) =>
@@ -199,7 +211,8 @@ export function keyVaultFactsOf(
   return {
     ...base,
     ...(v.id ? { id: v.id } : {}),
-    ...(ref ? { resourceGroup: ref.resourceGroup } : {}),
+    // Where the vault was found: the stack's subscription, or one of stackwarden:keyVaultSubscriptions.
+    ...(ref ? { subscriptionId: ref.subscriptionId, resourceGroup: ref.resourceGroup } : {}),
     ...(typeof v.location === "string" ? { location: v.location } : {}),
     // Azure leaves a setting out (or sends null) when it was never turned on.
     enableSoftDelete: p.enableSoftDelete === true,

@@ -4,7 +4,6 @@ import { parseResourceId } from "../../platform/arm/resource-id";
 import type { Key, RotationPolicy } from "../../services/keyvault/types";
 import { vaultKeyId, vaultKeyRefOf } from "../../services/keyvault/vault-ids";
 import { managedHsmKeyId, managedHsmKeyRefOf } from "../../services/keyvault/managed-hsm-ids";
-import type { EncryptionProtector } from "../../services/sql/key-custody-types";
 import { UNKNOWN } from "../../platform/unknown-value";
 import type { FactOrigin } from "./model/compliance-facts";
 import { resourcesOf } from "./carrier";
@@ -16,15 +15,20 @@ import {
   locateManagedHsmShared,
   locateVaultShared,
   managedHsmNotListed,
-  protectorKeysOfStack,
   readKeyOnce,
   unlistedManagedHsmId,
   unlistedVaultId,
+  searchedSubscriptions,
+  searchInputOf,
+  SEARCH_SUBSCRIPTIONS,
   vaultNotListed,
+  vaultSubscriptions,
 } from "./key-custody-reads";
 import type { DataSourceInputs, DataSourceRead } from "./data-source";
 import type { FactClients } from "./fact-clients";
 import type { KeyContainerKind } from "./key-vaults";
+import { protectorKeysOfStack, protectorsOfOutputs } from "./database-protectors";
+import { sqlDatabase } from "./sql-database-source";
 import { readOrFailure, type ReadFailure } from "./read-failure";
 import { encryptionProtector } from "./tde-protectors";
 
@@ -95,18 +99,19 @@ export const protectorKey = defineDataSource({
   token: "keyvault:Key",
   title: "the Key Vault (or Managed HSM) key of a customer-managed TDE protector",
   inputs: ["subscriptionId", "vault", "key"],
-  optional: ["version", "kind"],
+  optional: ["version", "kind", SEARCH_SUBSCRIPTIONS],
   output: "keyResource",
   extraOutputs: ["resourceGroup"],
   unreadable: "reported",
   read: async (c, i) => {
     if (i.kind === MANAGED_HSM) return readManagedHsmKeySource(c, i);
-    const ref = await locateVaultShared(c, i.subscriptionId, i.vault);
+    const subs = searchedSubscriptions(i);
+    const ref = await locateVaultShared(c, subs, i.vault);
     const version = i.version || undefined;
     if (!ref)
       return {
         id: `${unlistedVaultId(i.subscriptionId, i.vault)}/keys/${i.key}${version ? `/versions/${version}` : ""}`,
-        readError: vaultNotListed(i.subscriptionId, i.vault),
+        readError: vaultNotListed(subs, i.vault),
       };
     const key = { ...ref, key: i.key };
     const read = await readOrFailure(() => (version ? c.keyVault.getKeyVersion(key, version) : c.keyVault.getKey(key)));
@@ -136,8 +141,9 @@ export const protectorKey = defineDataSource({
   },
   follows: {
     source: encryptionProtector,
+    also: [sqlDatabase],
     instances: (protectors, stack) =>
-      customerKeysOf(protectors as (EncryptionProtector | undefined)[]).map(({ key }) => ({
+      customerKeysOf(protectorsOfOutputs(protectors)).map(({ key }) => ({
         name: logicalName(
           key.managedHsm ? "managedhsm-key" : "keyvault-key",
           key.vaultName,
@@ -150,6 +156,7 @@ export const protectorKey = defineDataSource({
           key: key.keyName,
           ...(key.version ? { version: key.version } : {}),
           ...(key.managedHsm ? { kind: MANAGED_HSM } : {}),
+          ...searchInputOf(stack),
         },
       })),
   },
@@ -167,10 +174,10 @@ export const protectorKeys = defineFactKind<ProtectorKeyFacts>({
   scope: "key",
   carrier: protectorKey,
   gather: async (ctx) => {
-    const sub = ctx.stack.subscriptionId;
+    const subs = vaultSubscriptions(ctx.stack);
     const keys = (await protectorKeysOfStack(ctx)).map((k) => k.key);
     return mapBounded(keys, ctx.concurrency, async (k) => {
-      const r = await readKeyOnce(ctx, sub, k);
+      const r = await readKeyOnce(ctx, subs, k);
       const ref = { vaultName: k.vaultName, keyName: k.keyName, version: k.version, managedHsm: k.managedHsm };
       return protectorKeyFactsOf(ref, r.failure ? { failure: r.failure } : { key: r.read.value, receipt: r.read.receipt });
     });
@@ -246,12 +253,13 @@ function identityOf(ref: KeyFactsRef) {
 
 /** The data source's read of an HSM key: its HSM located by name in the subscription's listing, then ManagedHsmKeys_GetVersion (or _Get). */
 async function readManagedHsmKeySource(c: FactClients, i: DataSourceInputs): Promise<DataSourceRead> {
-  const hsm = await locateManagedHsmShared(c, i.subscriptionId, i.vault);
+  const subs = searchedSubscriptions(i);
+  const hsm = await locateManagedHsmShared(c, subs, i.vault);
   const version = i.version || undefined;
   if (!hsm)
     return {
       id: `${unlistedManagedHsmId(i.subscriptionId, i.vault)}/keys/${i.key}${version ? `/versions/${version}` : ""}`,
-      readError: managedHsmNotListed(i.subscriptionId, i.vault),
+      readError: managedHsmNotListed(subs, i.vault),
     };
   const key = { ...hsm, key: i.key };
   const read = await readOrFailure(() => c.keyVault.getManagedHsmKey(key, version));

@@ -1,5 +1,5 @@
 import { mapBounded } from "../../platform/bounded-map";
-import { childId, parseResourceId, sqlServerId } from "../../platform/arm/resource-id";
+import { childId, parseResourceId, sqlDatabaseId, sqlServerId } from "../../platform/arm/resource-id";
 import type { EncryptionProtector } from "../../services/sql/key-custody-types";
 import type { Server } from "../../services/sql/server-types";
 import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
@@ -8,23 +8,32 @@ import { carrierOf, resourcesOf } from "./carrier";
 import { defineDataSource, logicalName, type DataSourceInputs } from "./data-source";
 import { defineFactKind, type ResourceContext, type ResourceInput } from "./fact-kind";
 import type { ReadReceipt } from "../../platform/arm/arm-read";
-import { protectorKeyOf, readProtectorOnce, stackServers, type ProtectorKeyRef, type StackServer } from "./key-custody-reads";
+import { protectorKeyOf, stackServers, type ProtectorKeyRef, type StackServer } from "./key-custody-reads";
+import { databaseProtectorOf, stackProtectorReads, type ProtectorRead } from "./database-protectors";
+import { sqlDatabase } from "./sql-database-source";
+import { databaseRefOf } from "./tde-status";
+import type { Database, DatabaseIdentity } from "../../services/sql/database-types";
 import { readServerIdentityOnce } from "./key-access-reads";
 import { managedIdentityOf, type ManagedIdentity } from "./managed-identity";
 import { readOrFailure, type ReadFailure } from "./read-failure";
 
 /**
- * A SQL server's TDE protector, as the key-custody rules see it: who holds the key that protects
- * the database encryption keys of every database on the server (Azure: `ServiceManaged`, or a
- * customer-managed key in Key Vault, `AzureKeyVault`), and which key that is.
+ * A TDE protector, as the key-custody rules see it: who holds the key that protects the database
+ * encryption keys (Azure: `ServiceManaged`, or a customer-managed key in Key Vault, `AzureKeyVault`),
+ * and which key that is. A server's protector protects its databases; a database may carry its own
+ * (`level` `database`: the database resource's `encryptionProtector`), which then protects it instead.
  */
 export interface ProtectorFacts extends FactOrigin {
-  /** The server's ARM id: what findings are about (and what an exemption names). */
+  /** The server's ARM id, or the database's for a database's own protector: what findings are about (and what an exemption names). */
   id: string;
+  /** `database` for a database's own protector; absent (or `server`) for a server's. */
+  level?: "server" | "database";
+  /** The database whose own protector this is (level `database`). */
+  database?: string;
   subscriptionId: string;
   resourceGroup: string;
   server: string;
-  /** The stack's databases on this server. */
+  /** The stack's databases this protector protects: the server's without their own, or the one database. */
   databases: string[];
   /** `ServiceManaged` or `AzureKeyVault` (open: a new value is carried through); UNKNOWN during a preview; undefined when not reported. */
   serverKeyType: Maybe<string | undefined>;
@@ -81,23 +90,27 @@ export const encryptionProtector = defineDataSource({
     })),
 });
 
-/** The TDE protector of each server of the stack's databases: one read per server (EncryptionProtectors_Get). */
+/**
+ * The TDE protector of each server of the stack's databases (one read per server,
+ * EncryptionProtectors_Get), and each stack database's own protector when it has one (one read per
+ * database, Databases_Get, which also gives the database's identity): see database-protectors.ts.
+ */
 export const tdeProtectors = defineFactKind<ProtectorFacts>({
   key: "tdeProtectors",
-  title: "TDE protector of each SQL server",
+  title: "TDE protector of each SQL server, and of each database with its own",
   scope: "server",
   carrier: encryptionProtector,
-  gather: (ctx) =>
-    mapBounded(stackServers(ctx.stack), ctx.concurrency, async (s) => {
-      const r = await readProtectorOnce(ctx, s);
-      const facts = protectorFactsOf(s, r.failure ? { failure: r.failure } : { protector: r.read.value, receipt: r.read.receipt });
-      // Only a customer-managed key is reached through the server's identity: one Servers_Get for those servers alone.
-      if (!isCustomerManagedKey(facts)) return facts;
-      const { identity, receipt } = await readServerIdentityOnce(ctx, s);
+  gather: async (ctx) =>
+    mapBounded(await stackProtectorReads(ctx), ctx.concurrency, async (r) => {
+      const facts = protectorFactsOfRead(r);
+      // Only a customer-managed key is reached through the server's identity: one Servers_Get for those servers alone
+      // (a database's own protector is reached with the database's identity, which its read gave).
+      if (r.database || !isCustomerManagedKey(facts)) return facts;
+      const { identity, receipt } = await readServerIdentityOnce(ctx, r.server);
       return { ...facts, identity, ...(receipt ? { reads: [...(facts.reads ?? []), receipt] } : {}) };
     }),
-  fromResources: (resources, ctx) =>
-    resourcesOf(encryptionProtector, resources).map((r) => {
+  fromResources: (resources, ctx) => [
+    ...resourcesOf(encryptionProtector, resources).map((r): ProtectorFacts => {
       const p = r.props;
       const ref = { subscriptionId: String(p.subscriptionId), resourceGroup: String(p.resourceGroup), server: String(p.server) };
       const server: StackServer = { ...ref, id: sqlServerId(ref), label: `${ref.resourceGroup}/${ref.server}`, databases: [] };
@@ -110,7 +123,56 @@ export const tdeProtectors = defineFactKind<ProtectorFacts>({
       const identity = identityFromResources(resources, server.id, ctx);
       return { ...facts, ...(identity ? { identity } : {}), origin: r.urn };
     }),
+    ...resourcesOf(sqlDatabase, resources).flatMap((r) => databaseProtectorFactsOfResource(r, ctx)),
+  ],
 });
+
+/**
+ * A database's own protector from its `sql:Database` source, when it has one (or cannot be read
+ * for lack of rights: 403); none while the source is not read yet (a preview of a new stack: its
+ * server's entry stands for it), when it has no protector of its own, or is not there (404).
+ */
+function databaseProtectorFactsOfResource(r: ResourceInput, ctx: Pick<ResourceContext, "known">): ProtectorFacts[] {
+  const ref = databaseRefOf(r.props);
+  const database = ctx.known(() => r.props.databaseResource as Database | undefined);
+  const failure = ctx.known(() => r.props.readError as ReadFailure | undefined);
+  if (database === UNKNOWN || failure === UNKNOWN) return [];
+  const protector = databaseProtectorOf(database);
+  if (!protector && failure?.status !== 403) return [];
+  const server: StackServer = { ...ref, id: sqlServerId(ref), label: `${ref.resourceGroup}/${ref.server}`, databases: [] };
+  const facts = protectorFactsOf(server, failure ? { failure } : { protector });
+  const identity = database?.identity;
+  return [{ ...ofDatabase(facts, { name: ref.database, id: sqlDatabaseId(ref), ...(identity ? { identity } : {}) }), origin: r.urn }];
+}
+
+/** A protector's facts from its read: a server's, or a database's own (named by the database, with its identity). */
+export function protectorFactsOfRead(r: ProtectorRead): ProtectorFacts {
+  const o = r.outcome;
+  const facts = protectorFactsOf(r.server, o.failure ? { failure: o.failure } : { protector: o.read.value, receipt: o.read.receipt });
+  return r.database ? ofDatabase(facts, r.database) : facts;
+}
+
+/** Protector facts as a database's own: about the database (its id, its stack line), with its identity. */
+function ofDatabase(facts: ProtectorFacts, d: NonNullable<ProtectorRead["database"]>): ProtectorFacts {
+  return {
+    ...facts,
+    id: d.id,
+    level: "database",
+    database: d.name,
+    databases: [d.name],
+    ...(d.source ? { source: d.source } : {}),
+    ...(d.identity && isCustomerManagedKey(facts) ? { identity: databaseIdentityOf(d.identity) } : {}),
+  };
+}
+
+/**
+ * A database's identity as the protector's owner's: a database has no system-assigned identity and
+ * at most one user-assigned one (Azure: MultipleIdentitiesOnDatabase), which is the one it reaches its key with.
+ */
+function databaseIdentityOf(i: DatabaseIdentity): ManagedIdentity {
+  const users = i.userAssignedIdentities && typeof i.userAssignedIdentities === "object" ? Object.keys(i.userAssignedIdentities) : [];
+  return managedIdentityOf(i, users.length === 1 ? users[0] : undefined);
+}
 
 /** A server's protector facts from what its read gave: the protector (with the read's receipt), a failure, or nothing. */
 export function protectorFactsOf(

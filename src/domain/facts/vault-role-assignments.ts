@@ -2,7 +2,6 @@ import { mapBounded } from "../../platform/bounded-map";
 import { UNKNOWN } from "../../platform/unknown-value";
 import type { RoleAssignment, RoleDefinition } from "../../services/authorization/types";
 import { keyVaultId, vaultRefOf } from "../../services/keyvault/vault-ids";
-import type { EncryptionProtector } from "../../services/sql/key-custody-types";
 import type { FactOrigin } from "./model/compliance-facts";
 import { resourcesOf } from "./carrier";
 import { defineDataSource } from "./data-source";
@@ -10,12 +9,17 @@ import { defineFactKind, type GatherContext } from "./fact-kind";
 import {
   customerKeysOf,
   locateVaultShared,
-  protectorKeysOfStack,
   readVaultOnce,
+  searchedSubscriptions,
+  searchInputOf,
+  SEARCH_SUBSCRIPTIONS,
   unlistedVaultId,
   unlistedVaultRef,
   vaultNotListed,
+  vaultSubscriptions,
 } from "./key-custody-reads";
+import { protectorKeysOfStack, protectorsOfOutputs } from "./database-protectors";
+import { sqlDatabase } from "./sql-database-source";
 import { listRoleAssignmentsOnce, readRoleDefinitionOnce } from "./key-access-reads";
 import { readOrFailure, type ReadFailure } from "./read-failure";
 import { grantedKeyUse, KEY_USE_DATA_ACTIONS } from "./role-key-grants";
@@ -86,12 +90,14 @@ export const vaultRoleAssignmentsSource = defineDataSource({
   token: "authorization:VaultRoleAssignments",
   title: "the role assignments of the Key Vault of a customer-managed TDE protector",
   inputs: ["subscriptionId", "vault"],
+  optional: [SEARCH_SUBSCRIPTIONS],
   output: "roleAssignments",
   unreadable: "reported",
   read: async (c, i) => {
-    const ref = await locateVaultShared(c, i.subscriptionId, i.vault);
+    const subs = searchedSubscriptions(i);
+    const ref = await locateVaultShared(c, subs, i.vault);
     const id = ref ? keyVaultId(ref) : unlistedVaultId(i.subscriptionId, i.vault);
-    if (!ref) return { id, readError: vaultNotListed(i.subscriptionId, i.vault) };
+    if (!ref) return { id, readError: vaultNotListed(subs, i.vault) };
     const vault = await readOrFailure(() => c.keyVault.getVault(ref));
     if (vault.readError) return { id, readError: vault.readError };
     if (vault.value.properties?.enableRbacAuthorization !== true) return { id, value: { vaultId: id, enableRbacAuthorization: false } };
@@ -117,9 +123,13 @@ export const vaultRoleAssignmentsSource = defineDataSource({
   },
   follows: {
     source: encryptionProtector,
+    also: [sqlDatabase],
     instances: (protectors, stack) => {
-      const vaults = new Set(customerKeysOf(protectors as (EncryptionProtector | undefined)[]).map(({ key }) => key.vaultName));
-      return [...vaults].map((vault) => ({ name: `role-assignments-${vault}`, inputs: { subscriptionId: stack.subscriptionId, vault } }));
+      const vaults = new Set(customerKeysOf(protectorsOfOutputs(protectors)).map(({ key }) => key.vaultName));
+      return [...vaults].map((vault) => ({
+        name: `role-assignments-${vault}`,
+        inputs: { subscriptionId: stack.subscriptionId, vault, ...searchInputOf(stack) },
+      }));
     },
   },
 });
@@ -136,12 +146,13 @@ export const vaultRoleAssignments = defineFactKind<VaultRoleAssignmentFacts>({
   scope: "vault",
   carrier: vaultRoleAssignmentsSource,
   gather: async (ctx) => {
-    const sub = ctx.stack.subscriptionId;
+    const subs = vaultSubscriptions(ctx.stack);
     const names = [...new Set((await protectorKeysOfStack(ctx)).map((k) => k.key.vaultName))];
     const facts = await mapBounded(names, ctx.concurrency, async (name) => {
-      const vault = await readVaultOnce(ctx, sub, name);
+      const vault = await readVaultOnce(ctx, subs, name);
       if (vault.failure || vault.read.value.properties?.enableRbacAuthorization !== true || !vault.read.value.id) return undefined;
-      return gatheredFactsOf(ctx, name, sub, vault.read.value.id);
+      // Where the vault was found: the stack's subscription, or one of stackwarden:keyVaultSubscriptions.
+      return gatheredFactsOf(ctx, name, vaultRefOf(vault.read.value.id)?.subscriptionId ?? subs[0], vault.read.value.id);
     });
     return facts.filter((f): f is VaultRoleAssignmentFacts => f !== undefined);
   },

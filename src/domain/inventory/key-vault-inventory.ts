@@ -15,18 +15,20 @@ export interface KeyVaultInventory {
 }
 
 /**
- * Reads the vaults and keys of the customer-managed protectors given: the subscription's vaults are
- * listed once to find each vault's resource group (a protector names its vault only by its key URI's
- * host), then each distinct vault and key version is read. A read that fails, and a vault the
- * listing does not show, are entries of `errors`; everything else is still read.
+ * Reads the vaults and keys of the customer-managed protectors given: the vaults of the first of
+ * `subscriptions` (the stack's, then `stackwarden:keyVaultSubscriptions`) are listed to find each
+ * vault's resource group (a protector names its vault only by its key URI's host), the next one's
+ * only for vaults not found yet; then each distinct vault and key version is read where it was found.
+ * A read that fails, and a vault no listing shows, are entries of `errors`; everything else is still read.
  */
 export async function collectKeyVaultInventory(
   keyVault: KeyVaultClient,
-  subscriptionId: string,
+  subscriptions: string | readonly string[],
   protectors: readonly EncryptionProtector[],
   opts: { concurrency?: number; signal?: AbortSignal } = {},
 ): Promise<{ inventory: KeyVaultInventory; errors: InventoryError[] }> {
   const errors: InventoryError[] = [];
+  const subs = typeof subscriptions === "string" ? [subscriptions] : subscriptions;
   const keys = new Map(
     protectors
       .flatMap((p) => protectorKeyOf(p) ?? [])
@@ -34,29 +36,32 @@ export async function collectKeyVaultInventory(
       .map((k) => [k.identity, k]),
   );
   if (keys.size === 0) return { inventory: { vaults: [], keys: [] }, errors };
-  let listed: Vault[];
-  try {
-    listed = await keyVault.listVaultsBySubscription(subscriptionId, opts.signal);
-  } catch (e) {
-    errors.push(inventoryError(`vaults of subscription ${subscriptionId}`, subscriptionVaultsPath(subscriptionId), e));
-    return { inventory: { vaults: [], keys: [] }, errors };
+  const refs = new Map<string, VaultRef | undefined>([...keys.values()].map((k) => [k.vaultName, undefined]));
+  for (const subscriptionId of subs) {
+    const missing = [...refs.entries()].filter(([, ref]) => !ref).map(([name]) => name);
+    if (missing.length === 0) break;
+    let listed: Vault[];
+    try {
+      listed = await keyVault.listVaultsBySubscription(subscriptionId, opts.signal);
+    } catch (e) {
+      errors.push(inventoryError(`vaults of subscription ${subscriptionId}`, subscriptionVaultsPath(subscriptionId), e));
+      return { inventory: { vaults: [], keys: [] }, errors };
+    }
+    for (const name of missing) {
+      const v = listed.find((x) => (x.name ?? "").toLowerCase() === name);
+      if (v?.id) refs.set(name, vaultRefOf(v.id));
+    }
   }
-  const refs = new Map<string, VaultRef | undefined>();
-  for (const k of keys.values()) {
-    if (refs.has(k.vaultName)) continue;
-    const v = listed.find((x) => (x.name ?? "").toLowerCase() === k.vaultName);
-    const ref = v?.id ? vaultRefOf(v.id) : undefined;
-    refs.set(k.vaultName, ref);
+  for (const [name, ref] of refs)
     if (!ref)
       errors.push({
-        resource: `key vault ${k.vaultName}`,
-        id: `${subscriptionVaultsPath(subscriptionId)}/${k.vaultName}`,
+        resource: `key vault ${name}`,
+        id: `${subscriptionVaultsPath(subs[0])}/${name}`,
         operation: "Vaults_ListBySubscription",
         status: 0,
         code: VAULT_NOT_LISTED,
-        message: `Resource Manager lists no vault named '${k.vaultName}' in subscription '${subscriptionId}' that this identity may read`,
+        message: `Resource Manager lists no vault named '${name}' in ${subs.length === 1 ? "subscription" : "subscriptions"} ${subs.map((x) => `'${x}'`).join(", ")} that this identity may read`,
       });
-  }
   const limit = opts.concurrency ?? 8;
   const located = [...refs.values()].filter((r): r is VaultRef => !!r);
   const vaults = await mapBounded(located, limit, async (ref) => {

@@ -96,6 +96,11 @@ export interface StackConfig {
   /** The stack file, or a description of where the values came from. */
   file: string;
   subscriptionId: string;
+  /**
+   * `stackwarden:keyVaultSubscriptions`: further subscriptions searched, after `subscriptionId`, for
+   * the vault a TDE protector's key names. Absent: none (only the stack's subscription is searched).
+   */
+  keyVaultSubscriptions?: string[];
   /** How the pipelines apply this stack (`stackwarden:engine`); absent means native. */
   engine?: StackEngine;
   databases: DesiredDatabase[];
@@ -117,6 +122,7 @@ export interface StackConfig {
 type RawKeys = {
   "stackwarden:subscriptionId": string;
   "stackwarden:engine"?: StackEngine;
+  "stackwarden:keyVaultSubscriptions"?: string[];
   "stackwarden:databases"?: Omit<DesiredDatabase, "source">[];
   "stackwarden:elasticPools"?: Omit<ElasticPoolTarget, "source">[];
   "stackwarden:batch"?: { resourceGroups?: string[]; locations?: string[]; workspaces?: BatchWorkspaceTarget[] };
@@ -305,6 +311,7 @@ function build(
     file,
     subscriptionId: raw["stackwarden:subscriptionId"],
     engine: raw["stackwarden:engine"] ?? "native",
+    ...(raw["stackwarden:keyVaultSubscriptions"]?.length ? { keyVaultSubscriptions: raw["stackwarden:keyVaultSubscriptions"] } : {}),
     databases,
     elasticPools: pools.map((p, i) => ({ ...p, source: where(["stackwarden:elasticPools", i]) })),
     batch: {

@@ -11,6 +11,17 @@ export const STATIC_KEY_SCHEMAS = {
     description: "required: the Azure subscription id (a GUID)",
     "x-rule": "subscription id: a GUID such as 00000000-0000-0000-0000-000000000000",
   },
+  "stackwarden:keyVaultSubscriptions": {
+    type: "array",
+    uniqueItems: true,
+    items: {
+      type: "string",
+      pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+      "x-rule": "subscription id: a GUID such as 00000000-0000-0000-0000-000000000000",
+    },
+    description:
+      "optional, default []: further subscriptions (GUIDs) whose key vaults are searched, after stackwarden:subscriptionId, for the vault a customer-managed TDE protector's key URI names (Azure allows a key vault in any subscription of the tenant)",
+  },
   "stackwarden:engine": {
     type: "string",
     enum: ["native", "pulumi"],

@@ -15,6 +15,8 @@ import {
   type TransparentDataEncryptionStatus,
 } from "./types";
 import { EncryptionProtectorsClient, ServerKeysClient } from "./key-custody-client";
+import { DatabasesClient } from "./database-client";
+import type { Database } from "./database-types";
 import type { EncryptionProtector, ServerKey, ServerRef } from "./key-custody-types";
 import type { Server } from "./server-types";
 import { ServersClient } from "./servers-client";
@@ -46,6 +48,7 @@ export class SqlClient extends ArmClient {
   private protectorsClient: EncryptionProtectorsClient | undefined;
   private serverKeysClient: ServerKeysClient | undefined;
   private serversClient: ServersClient | undefined;
+  private databasesClient: DatabasesClient | undefined;
 
   constructor(private readonly options: ArmClientOptions) {
     super(options, { apiVersion: SQL_API_VERSION, spec: SQL_SPEC });
@@ -85,6 +88,14 @@ export class SqlClient extends ArmClient {
    */
   readServer(server: ServerRef, signal?: AbortSignal): Promise<ArmRead<Server>> {
     return (this.serversClient ??= new ServersClient(this.options)).read(server, signal);
+  }
+
+  /**
+   * Databases_Get at 2023-02-01-preview (another client, like the protector's): the database with
+   * its identity and, when it has one, its own TDE protector (`properties.encryptionProtector`).
+   */
+  readDatabase(db: DatabaseRef, signal?: AbortSignal): Promise<ArmRead<Database>> {
+    return (this.databasesClient ??= new DatabasesClient(this.options)).read(db, signal);
   }
 
   private protectors(): EncryptionProtectorsClient {

@@ -48,7 +48,7 @@ interface Sarif {
       kind?: string;
       level: string;
       message: { text: string };
-      locations: { physicalLocation: { region: { startLine: number } } }[];
+      locations: { physicalLocation: { region: { startLine: number } }; logicalLocations?: { fullyQualifiedName: string }[] }[];
     }[];
   }[];
 }
@@ -97,15 +97,20 @@ describe("check --stack dev --output sarif", () => {
     expect(run.results.some((x) => x.kind === "pass")).toBe(false);
   });
 
-  it("with --sarif-passes, the three key rules all have results (the healthy sql-prod-1 as passes)", async () => {
+  it("with --sarif-passes, the three key rules all have results (the healthy sql-prod-1 and the customers database's own protector as passes)", async () => {
     const r = await cli("check", "--stack", "dev", "--output", "sarif", "--sarif-passes");
     expect(r.code, r.err).toBe(3);
     const run = (JSON.parse(r.out) as Sarif).runs[0];
     const of = (id: string) => run.results.filter((x) => x.ruleId === id).map((x) => x.kind ?? "fail");
-    expect(of("sql-tde-customer-managed-key").sort()).toEqual(["fail", "pass"]);
-    expect(of("tde-key-vault-recoverable")).toEqual(["pass"]);
-    expect(of("tde-key-validity")).toEqual(["pass"]);
-    expect(of("tde-key-access")).toEqual(["pass"]);
+    expect(of("sql-tde-customer-managed-key").sort()).toEqual(["fail", "pass", "pass"]);
+    expect(of("tde-key-vault-recoverable")).toEqual(["pass", "pass"]);
+    expect(of("tde-key-validity")).toEqual(["pass", "pass"]);
+    expect(of("tde-key-access")).toEqual(["pass", "pass"]);
+    // The customers database's own protector is judged on its own key, as the database.
+    const own = run.results.find(
+      (x) => x.ruleId === "tde-key-validity" && /\/databases\/customers$/.test(x.locations[0].logicalLocations![0].fullyQualifiedName),
+    )!;
+    expect(own.message.text).toMatch(/^the key kv-prod-tde\/customers-tde\/9d2b7c1e0a4f4e6b8c3d5a7f1e2b4c6d is RSA-HSM 3072 bits/);
   });
 });
 
@@ -150,17 +155,27 @@ describe("evidence --stack dev --out DIR, then evidence verify DIR", () => {
     const read = (kind: string) =>
       (
         JSON.parse(readFileSync(join(bundle, "facts", `${kind}.json`), "utf8")) as {
-          facts: { reads?: { operation: string; readAt: string; requestId?: string; path: string }[] }[];
+          facts: {
+            level?: string;
+            database?: string;
+            databases?: string[];
+            reads?: { operation: string; readAt: string; requestId?: string; path: string }[];
+          }[];
         }
       ).facts;
     const protectors = read("tdeProtectors");
-    expect(protectors).toHaveLength(2);
+    // sql-prod-1's and sql-prod-2's, and the customers database's own (read with Databases_Get).
+    expect(protectors).toHaveLength(3);
+    expect(protectors[1]).toMatchObject({ level: "database", database: "customers", databases: ["customers"] });
+    expect(protectors[1].reads![0].operation).toBe("Databases_Get");
+    expect(protectors[0]).toMatchObject({ databases: ["orders", "analytics"] });
     const expectations: [string, string][] = [
       ["databases", "TransparentDataEncryptions_Get"],
-      ["tdeProtectors", "EncryptionProtectors_Get"],
       ["keyVaults", "Vaults_Get"],
       ["protectorKeys", "Keys_GetVersion"],
     ];
+    for (const [i, p] of protectors.entries())
+      expect(p.reads![0].operation, `${i}`).toBe(i === 1 ? "Databases_Get" : "EncryptionProtectors_Get");
     for (const [kind, operation] of expectations) {
       for (const f of read(kind)) {
         // A customer-managed server's identity (tde-key-access) is a second read: Servers_Get.
@@ -192,21 +207,32 @@ describe("evidence --stack dev --out DIR, then evidence verify DIR", () => {
           ],
         },
       }),
+      expect.objectContaining({ keyName: "customers-tde", kty: "RSA-HSM", keySize: 3072, enabled: true }),
     ]);
-    // The protector, read at 2021-11-01, says whether the server rotates its key: sql-prod-1 does not; sql-prod-2 is service-managed.
-    expect(protectors.map((p) => (p as { autoRotationEnabled?: boolean }).autoRotationEnabled)).toEqual([false, false]);
+    // The protector, read at 2021-11-01, says whether the server rotates its key: sql-prod-1 does not; sql-prod-2 is
+    // service-managed; the customers database's own (encryptionProtectorAutoRotation) does not either.
+    expect(protectors.map((p) => (p as { autoRotationEnabled?: boolean }).autoRotationEnabled)).toEqual([false, false, false]);
     // tde-key-access's facts: the server's identity, the RBAC vault's grant.
     expect(protectors.find((p) => (p as { server?: string }).server === "sql-prod-1")).toMatchObject({
       identity: { type: "SystemAssigned", principalId: "5a1d0b7e-3c2f-4e8a-9b6d-1f0e2d3c4b5a" },
     });
     expect(read("keyVaults")[0]).toMatchObject({ enableRbacAuthorization: true });
+    // The customers database reaches its own key with its user-assigned identity, which holds the same role.
+    expect(protectors.find((p) => (p as { database?: string }).database === "customers")).toMatchObject({
+      identity: { type: "UserAssigned", keyIdentityId: expect.stringMatching(/\/userAssignedIdentities\/id-customers-tde$/) },
+    });
     expect(read("vaultRoleAssignments")).toEqual([
       expect.objectContaining({
         vaultName: "kv-prod-tde",
-        listed: 1,
+        listed: 2,
         assignments: [
           expect.objectContaining({
             principalId: "5a1d0b7e-3c2f-4e8a-9b6d-1f0e2d3c4b5a",
+            roleName: "Key Vault Crypto Service Encryption User",
+            grantsKeyUse: true,
+          }),
+          expect.objectContaining({
+            principalId: "5b1f3c2a-7d4e-4f60-9a8b-2c3d4e5f6a7b",
             roleName: "Key Vault Crypto Service Encryption User",
             grantsKeyUse: true,
           }),
@@ -218,10 +244,10 @@ describe("evidence --stack dev --out DIR, then evidence verify DIR", () => {
   it("its SARIF records the passes too (kind pass): the three key rules have results", () => {
     const run = (JSON.parse(readFileSync(join(bundle, "report.sarif"), "utf8")) as Sarif).runs[0];
     const of = (id: string) => run.results.filter((x) => x.ruleId === id).map((x) => x.kind ?? "fail");
-    expect(of("sql-tde-customer-managed-key").sort()).toEqual(["fail", "pass"]);
-    expect(of("tde-key-vault-recoverable")).toEqual(["pass"]);
-    expect(of("tde-key-validity")).toEqual(["pass"]);
-    expect(of("tde-key-access")).toEqual(["pass"]);
+    expect(of("sql-tde-customer-managed-key").sort()).toEqual(["fail", "pass", "pass"]);
+    expect(of("tde-key-vault-recoverable")).toEqual(["pass", "pass"]);
+    expect(of("tde-key-validity")).toEqual(["pass", "pass"]);
+    expect(of("tde-key-access")).toEqual(["pass", "pass"]);
     expect(run.results.filter((x) => x.kind === "pass").every((x) => x.level === "none")).toBe(true);
   });
 

@@ -57,6 +57,8 @@ interface Counts {
   usageLists: number;
   /** EncryptionProtectors_Get: the key-custody rules read one per server. */
   protectorGets: number;
+  /** Databases_Get: the key-custody rules read one per database (whether it has its own TDE protector). */
+  databaseGets: number;
   other: number;
 }
 
@@ -65,7 +67,16 @@ async function count(...argv: string[]): Promise<{ code: number; counts: Counts 
   await fetch(`${emu.url}/_emulator/stats/reset`, { method: "POST" });
   const r = await runCli([...argv, "--config", "Pulumi.budget.yaml"], emu.url, dir);
   const stats = (await (await fetch(`${emu.url}/_emulator/stats`)).json()) as { byRoute: Record<string, number> };
-  const counts: Counts = { tdeGet: 0, tdePut: 0, scanPolls: 0, advisorLists: 0, usageLists: 0, protectorGets: 0, other: 0 };
+  const counts: Counts = {
+    tdeGet: 0,
+    tdePut: 0,
+    scanPolls: 0,
+    advisorLists: 0,
+    usageLists: 0,
+    protectorGets: 0,
+    databaseGets: 0,
+    other: 0,
+  };
   for (const [route, n] of Object.entries(stats.byRoute)) {
     if (route.includes(" /metadata/")) continue; // IMDS tokens
     if (route.endsWith("/operationResults")) counts.scanPolls += n;
@@ -74,6 +85,7 @@ async function count(...argv: string[]): Promise<{ code: number; counts: Counts 
     else if (/serviceTierAdvisors/.test(route)) counts.advisorLists += n;
     else if (/usages/i.test(route)) counts.usageLists += n;
     else if (/encryptionProtector/.test(route) && route.startsWith("GET ")) counts.protectorGets += n;
+    else if (/^GET .*\/databases\/[^/]+$/.test(route)) counts.databaseGets += n;
     else counts.other += n;
   }
   return { code: r.code, counts };
@@ -83,11 +95,20 @@ describe("ARM requests per database", () => {
   it("plan: one TDE GET per database", async () => {
     const { code, counts } = await count("plan");
     expect(code).toBe(2);
-    expect(counts).toEqual({ tdeGet: DATABASES, tdePut: 0, scanPolls: 0, advisorLists: 0, usageLists: 0, protectorGets: 0, other: 0 });
+    expect(counts).toEqual({
+      tdeGet: DATABASES,
+      tdePut: 0,
+      scanPolls: 0,
+      advisorLists: 0,
+      usageLists: 0,
+      protectorGets: 0,
+      databaseGets: 0,
+      other: 0,
+    });
   });
 
-  it("check (and check --planned): a TDE GET and an advisor list per database, a usage list per location, a protector GET per server", async () => {
-    // The one server's protector is service-managed: no vault or key to read.
+  it("check (and check --planned): a TDE GET, an advisor list and a database GET per database, a usage list per location, a protector GET per server", async () => {
+    // The one server's protector is service-managed, and no database has its own: no vault or key to read.
     const expected = {
       tdeGet: DATABASES,
       tdePut: 0,
@@ -95,13 +116,14 @@ describe("ARM requests per database", () => {
       advisorLists: DATABASES,
       usageLists: LOCATIONS.length,
       protectorGets: 1,
+      databaseGets: DATABASES,
       other: 0,
     };
     expect((await count("check")).counts).toEqual(expected);
     expect((await count("check", "--planned")).counts).toEqual(expected);
   });
 
-  it("drift: a TDE GET and an advisor list per database, a protector GET per server, no usages", async () => {
+  it("drift: a TDE GET, an advisor list and a database GET per database, a protector GET per server, no usages", async () => {
     const { code, counts } = await count("drift");
     expect(code).toBe(2);
     expect(counts).toEqual({
@@ -111,6 +133,7 @@ describe("ARM requests per database", () => {
       advisorLists: DATABASES,
       usageLists: 0,
       protectorGets: 1,
+      databaseGets: DATABASES,
       other: 0,
     });
   });
@@ -129,6 +152,7 @@ describe("ARM requests per database", () => {
       advisorLists: 0,
       usageLists: 0,
       protectorGets: 0,
+      databaseGets: 0,
       other: 0,
     });
   });
@@ -231,7 +255,7 @@ authorization:
     "",
   ].join("\n");
 
-  it("one protector GET and one identity read per server, one vault listing per run, one GET per distinct vault and per distinct key version, one role-assignment list per RBAC vault and one GET per distinct role", async () => {
+  it("one protector GET and one identity read per server, one database GET per database, one vault listing per run, one GET per distinct vault and per distinct key version, one role-assignment list per RBAC vault and one GET per distinct role", async () => {
     const kcEmu = await startTestEmulator({ seed: seedFromYaml(KC_SEED) });
     try {
       const kcDir = stackDir({ "Pulumi.kc.yaml": KC_STACK });
@@ -253,9 +277,11 @@ authorization:
         expect(sum(/^GET .*\/servers\/[^/]+$/), command).toBe(SERVERS);
         expect(sum(/^GET .*\/roleAssignments$/), command).toBe(1);
         expect(sum(/^GET .*\/roleDefinitions\/[^/]+$/), command).toBe(2);
+        // Whether each database has its own TDE protector (none here): one Databases_Get each.
+        expect(sum(/^GET .*\/databases\/[^/]+$/), command).toBe(SERVERS * 2);
         const all = Object.entries(byRoute).filter(([route]) => !route.includes(" /metadata/"));
         const known =
-          /encryptionProtector|KeyVault|transparentDataEncryption|serviceTierAdvisors|\/servers\/[^/]+$|Microsoft\.Authorization/;
+          /encryptionProtector|KeyVault|transparentDataEncryption|serviceTierAdvisors|\/servers\/[^/]+$|\/databases\/[^/]+$|Microsoft\.Authorization/;
         expect(
           all.filter(([route]) => !known.test(route)),
           command,

@@ -2,7 +2,7 @@ import { azurePolicy, CIS_AZURE_2_0_0 } from "../control";
 import { UNKNOWN } from "../../../platform/unknown-value";
 import type { FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
-import { isCustomerManaged, readFailureText, serverLabel } from "../key-custody-facts";
+import { isCustomerManaged, readFailureText, holderOf, serverLabel } from "../key-custody-facts";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
 type ProtectorFacts = FactMap["tdeProtectors"];
@@ -26,7 +26,7 @@ export const sqlTdeCustomerManagedKey = defineRule<Record<string, never>>({
   id: "sql-tde-customer-managed-key",
   title: "SQL servers should protect TDE with a customer-managed key in Azure Key Vault",
   description:
-    "Flags a SQL server (one of the stack's databases is on it) whose transparent data encryption protector is service-managed (serverKeyType ServiceManaged) rather than a customer-managed key in Azure Key Vault (AzureKeyVault), and a server whose protector cannot be read (a 403 or 404 is reported, never passed).",
+    "Flags a SQL server (or a stack database with its own TDE protector, judged on its own key) (one of the stack's databases is on it) whose transparent data encryption protector is service-managed (serverKeyType ServiceManaged) rather than a customer-managed key in Azure Key Vault (AzureKeyVault), and a server whose protector cannot be read (a 403 or 404 is reported, never passed).",
   help: "Create an RSA or RSA-HSM key (2048 or 3072 bits) in a vault with soft delete and purge protection, grant the server's identity get, wrapKey and unwrapKey on it, add it as a server key and make it the TDE protector (az sql server tde-key set --server-key-type AzureKeyVault --kid <key id>). Or set this rule to advisory or disabled under stackwarden:policies.",
   defaultLevel: "advisory",
   facts: ["tdeProtectors"],
@@ -56,7 +56,7 @@ function judge(p: ProtectorFacts, settings: ResolvedSettings): Finding {
     return {
       ...base,
       verdict: "fail",
-      message: `The TDE protector of SQL server ${label} must be readable to show who holds its key; ${readFailureText(p.readFailure)}`,
+      message: `The TDE protector of ${holderOf(p)} must be readable to show who holds its key; ${readFailureText(p.readFailure)}`,
       properties: { readStatus: p.readFailure.status ?? 0, readCode: p.readFailure.code },
     };
   }
@@ -78,7 +78,7 @@ function judge(p: ProtectorFacts, settings: ResolvedSettings): Finding {
   return {
     ...base,
     verdict: "fail",
-    message: `SQL server ${label} must protect transparent data encryption with a customer-managed key in Azure Key Vault; ${what}`,
+    message: `${holderOf(p)} must protect transparent data encryption with a customer-managed key in Azure Key Vault; ${what}`,
     properties: { serverKeyType: p.serverKeyType ?? "" },
   };
 }

@@ -2,7 +2,7 @@ import { UNKNOWN } from "../../../platform/unknown-value";
 import type { ComplianceFacts, FactMap } from "../../facts/model/compliance-facts";
 import { keyPrincipalOf, missingKeyPermissions } from "../key-access-grants";
 import type { Finding } from "../finding";
-import { isCustomerManaged, readFailureText, serverLabel, vaultLabel, vaultOf } from "../key-custody-facts";
+import { holderOf, isCustomerManaged, readFailureText, serverLabel, vaultLabel, vaultOf } from "../key-custody-facts";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
 type ProtectorFacts = FactMap["tdeProtectors"];
@@ -61,7 +61,7 @@ function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSett
   const fail = (message: string, properties: Record<string, string | number | boolean | string[]> = {}): Finding => ({
     ...base,
     verdict: "fail",
-    message: `SQL server ${label} must be able to use its TDE protector key ${p.key!.vaultName}/${p.key!.keyName}; ${message}`,
+    message: `${holderOf(p)} must be able to use its TDE protector key ${p.key!.vaultName}/${p.key!.keyName}; ${message}`,
     properties: { keyUri: p.keyUri ?? "", ...properties },
   });
   if (!p.identity) return unknown("the identity the server uses for its key has not been read yet");
@@ -89,7 +89,7 @@ function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSett
   return {
     ...base,
     verdict: "pass",
-    message: `the ${principal.describe} of SQL server ${label} has get, wrapKey and unwrapKey on ${p.key.vaultName}/${p.key.keyName} (${grant.via})${firewallNote(vault)}`,
+    message: `the ${principal.describe} of ${holderOf(p)} has get, wrapKey and unwrapKey on ${p.key.vaultName}/${p.key.keyName} (${grant.via})${firewallNote(vault)}`,
     properties: { keyUri: p.keyUri ?? "", ...properties },
   };
 }

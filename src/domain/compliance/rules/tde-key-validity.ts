@@ -2,7 +2,7 @@ import { azurePolicy, CIS_AZURE_2_0_0, IN_MANAGED_HSM, IN_VAULT } from "../contr
 import { UNKNOWN } from "../../../platform/unknown-value";
 import type { ComplianceFacts, FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
-import { dayOf, isCustomerManaged, keyOf, readFailureText, serverLabel, vaultOf } from "../key-custody-facts";
+import { dayOf, holderOf, isCustomerManaged, keyOf, readFailureText, serverLabel, vaultOf } from "../key-custody-facts";
 import { ageDays, rotationPolicyText, rotationProblems, type KeyRotationSettings } from "../key-rotation";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
@@ -70,7 +70,7 @@ export const tdeKeyValidity = defineRule<KeyValiditySettings>({
   id: "tde-key-validity",
   title: "A customer-managed TDE protector key must be enabled, active, not near expiry, and RSA/RSA-HSM 2048 or 3072",
   description:
-    "Flags a SQL server whose customer-managed TDE protector key (in a Key Vault or a Managed HSM) is disabled, not yet active, expired, expiring within minDaysToExpiry days, without an expiration date (requireExpiry), not an RSA or RSA-HSM key of 2048 or 3072 bits, not rotated automatically by its server (requireAutoRotation), or older than maxKeyAgeDays while its server does not rotate it, and one whose key cannot be read (403, 404). A key whose vault or HSM cannot be read is left to tde-key-vault-recoverable, which reports it.",
+    "Flags a SQL server (or a stack database with its own TDE protector, judged on its own key) whose customer-managed TDE protector key (in a Key Vault or a Managed HSM) is disabled, not yet active, expired, expiring within minDaysToExpiry days, without an expiration date (requireExpiry), not an RSA or RSA-HSM key of 2048 or 3072 bits, not rotated automatically by its server (requireAutoRotation), or older than maxKeyAgeDays while its server does not rotate it, and one whose key cannot be read (403, 404). A key whose vault or HSM cannot be read is left to tde-key-vault-recoverable, which reports it.",
   help: "Rotate the protector to a new version (or key) that is enabled, active, RSA or RSA-HSM of 2048 or 3072 bits, with an expiry well ahead (a rotation policy, with the server's auto rotation, does this: az keyvault key rotation-policy update, then az sql server tde-key set --auto-rotation-enabled true); set minDaysToExpiry, requireExpiry, requireAutoRotation and maxKeyAgeDays under stackwarden:policies.",
   defaultLevel: "mandatory",
   facts: ["tdeProtectors", "keyVaults", "protectorKeys"],
@@ -195,7 +195,7 @@ function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSett
     return {
       ...base,
       verdict: "fail",
-      message: `The TDE protector of SQL server ${label} must name a Key Vault key; its key URI is ${p.keyUri ? `'${p.keyUri}', which is not a key identifier` : "missing"}`,
+      message: `The TDE protector of ${holderOf(p)} must name a Key Vault key; its key URI is ${p.keyUri ? `'${p.keyUri}', which is not a key identifier` : "missing"}`,
       properties: { container: "vault" },
     };
   }
@@ -212,7 +212,7 @@ function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSett
     return {
       ...base,
       verdict: "fail",
-      message: `The TDE protector key ${name} of SQL server ${label} must be readable to be judged; ${readFailureText(key.readFailure)}`,
+      message: `The TDE protector key ${name} of ${holderOf(p)} must be readable to be judged; ${readFailureText(key.readFailure)}`,
       properties: { ...properties, readStatus: key.readFailure.status ?? 0, readCode: key.readFailure.code },
     };
   }
@@ -227,7 +227,7 @@ function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSett
   return {
     ...base,
     verdict: "fail",
-    message: `The TDE protector key ${name} of SQL server ${label} must be ${requirement(settings)}; ${problems.join("; ")}`,
+    message: `The TDE protector key ${name} of ${holderOf(p)} must be ${requirement(settings)}; ${problems.join("; ")}`,
     properties: { ...facets, problems: problems },
   };
 }

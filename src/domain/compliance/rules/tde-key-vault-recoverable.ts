@@ -2,7 +2,7 @@ import { azurePolicy, CIS_AZURE_2_0_0, IN_MANAGED_HSM, IN_VAULT } from "../contr
 import { UNKNOWN } from "../../../platform/unknown-value";
 import type { ComplianceFacts, FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
-import { containerNoun, isCustomerManaged, readFailureText, serverLabel, vaultLabel, vaultOf } from "../key-custody-facts";
+import { containerNoun, holderOf, isCustomerManaged, readFailureText, serverLabel, vaultLabel, vaultOf } from "../key-custody-facts";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
 type ProtectorFacts = FactMap["tdeProtectors"];
@@ -37,7 +37,7 @@ export const tdeKeyVaultRecoverable = defineRule<Record<string, never>>({
   id: "tde-key-vault-recoverable",
   title: "The Key Vault (or Managed HSM) of a customer-managed TDE protector must have soft delete and purge protection",
   description:
-    "Flags a SQL server whose customer-managed TDE protector is in a Key Vault or Managed HSM without soft delete or without purge protection (a setting Azure does not report counts as off), and one whose vault or HSM cannot be read (not listed for this identity, 403 or 404). Servers with a service-managed protector are not applicable.",
+    "Flags a SQL server (or a stack database with its own TDE protector, judged on its own key) whose customer-managed TDE protector is in a Key Vault or Managed HSM without soft delete or without purge protection (a setting Azure does not report counts as off), and one whose vault or HSM cannot be read (not listed for this identity, 403 or 404). Servers with a service-managed protector are not applicable.",
   help: "Turn on purge protection (az keyvault update --name <vault> --enable-purge-protection true, or az keyvault update-hsm --hsm-name <hsm> --enable-purge-protection true; it cannot be turned off again) and soft delete on the vault or HSM that holds the TDE protector; grant the identity that runs stackwarden Reader on it so it can be checked.",
   defaultLevel: "mandatory",
   facts: ["tdeProtectors", "keyVaults"],
@@ -98,7 +98,7 @@ function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSett
     return {
       ...base,
       verdict: "fail",
-      message: `The ${noun} ${vaultLabel(vault)} holding the TDE protector of SQL server ${label} must be readable to show it is recoverable; ${readFailureText(vault.readFailure)}`,
+      message: `The ${noun} ${vaultLabel(vault)} holding the TDE protector of ${holderOf(p)} must be readable to show it is recoverable; ${readFailureText(vault.readFailure)}`,
       properties: { ...properties, readStatus: vault.readFailure.status ?? 0, readCode: vault.readFailure.code },
     };
   }
@@ -117,7 +117,7 @@ function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSett
   return {
     ...base,
     verdict: "fail",
-    message: `${noun} ${vaultLabel(vault)}, which holds the TDE protector of SQL server ${label}, must have soft delete and purge protection enabled; ${missing}`,
+    message: `${noun} ${vaultLabel(vault)}, which holds the TDE protector of ${holderOf(p)}, must have soft delete and purge protection enabled; ${missing}`,
     properties: { ...properties, enableSoftDelete: vault.enableSoftDelete, enablePurgeProtection: vault.enablePurgeProtection },
   };
 }

@@ -93,7 +93,7 @@ export function keyCustodyFromSeed(
 }
 
 /** A stable 40-hex-digit thumbprint for a key URI (real ones are the key's SHA-1 thumbprint; this one only has to be stable). */
-function thumbprintOf(uri: string): string {
+export function thumbprintOf(uri: string): string {
   return createHash("sha1").update(`stackwarden/sql/server-key/${uri.toLowerCase()}`).digest("hex").toUpperCase();
 }
 

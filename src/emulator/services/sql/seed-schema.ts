@@ -47,6 +47,25 @@ export interface SqlDatabaseSeed {
   elasticPool?: string;
   scan?: SqlScanSeed;
   serviceTierAdvisors?: SqlAdvisorSeed[];
+  /** The database's own TDE protector (a database-level customer-managed key); absent: the server's protects it. */
+  encryptionProtector?: SqlDatabaseProtectorSeed;
+  /** Further database-level Key Vault keys, besides its protector's. */
+  keys?: SqlServerKeySeed[];
+  /** The database's identity (a database has only user-assigned ones). */
+  identity?: SqlDatabaseIdentitySeed;
+}
+
+/** A database's own TDE protector. */
+export interface SqlDatabaseProtectorSeed {
+  keyUri: string;
+  autoRotationEnabled?: boolean;
+}
+
+/** A database's identity: `DatabaseIdentity` (type None or UserAssigned, and the user-assigned identities by ARM id). */
+export interface SqlDatabaseIdentitySeed {
+  type?: "None" | "UserAssigned";
+  tenantId?: string;
+  userAssignedIdentities?: Record<string, { principalId?: string; clientId?: string }>;
 }
 
 export interface SqlElasticPoolSeed {
@@ -263,6 +282,77 @@ const scanSchema = {
   },
 } as const;
 
+/**
+ * A Key Vault key identifier: https, a vault host (3-24 letters, digits and hyphens, then the DNS
+ * suffix), `/keys/<name>` (1-127 letters, digits and hyphens) and an optional 32-hex-digit version.
+ */
+export const KEY_VAULT_KEY_URI = "^https://[A-Za-z0-9-]{3,24}\\.[A-Za-z0-9.-]+(:443)?/keys/[A-Za-z0-9-]{1,127}(/[0-9A-Fa-f]{32})?/?$";
+const keyUri = (description: string) => ({ type: "string", pattern: KEY_VAULT_KEY_URI, description });
+const THUMBPRINT = { type: "string", pattern: "^[0-9A-Fa-f]{40}$" } as const;
+
+const serverKeySchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["uri"],
+  description: "A Key Vault key the server (or database) knows, besides its protector's.",
+  properties: {
+    uri: keyUri("Required: the key's identifier; the server key is named <vault>_<key>_<version> (<vault>_<key> without a version)."),
+    thumbprint: { ...THUMBPRINT, description: "Optional: 40 hex digits. Default: derived from the uri (stable across runs)." },
+    creationDate: dateTime("Optional. Default: when the emulator's state was created."),
+  },
+} as const;
+
+const databaseProtectorSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["keyUri"],
+  description:
+    "Optional: the database's own TDE protector (a database-level customer-managed key): Databases_Get reports it as properties.encryptionProtector from api-version 2022-08-01-preview on. It needs identity with one user-assigned identity (Azure requires one to reach the key). Absent: the server's protector protects the database.",
+  properties: {
+    keyUri: keyUri("Required: the Key Vault key https://<vault>.vault.azure.net/keys/<key>/<version> (it joins the database's keys)."),
+    autoRotationEnabled: {
+      type: "boolean",
+      description:
+        "Optional: reported as properties.encryptionProtectorAutoRotation from api-version 2023-02-01-preview on. Default false.",
+    },
+  },
+} as const;
+
+const USER_ASSIGNED_IDENTITY_ID =
+  "^/subscriptions/[0-9a-fA-F-]{36}/resource[Gg]roups/[-\\w.()]+/providers/Microsoft\\.ManagedIdentity/userAssignedIdentities/[-\\w]+$";
+
+const databaseIdentitySchema = {
+  type: "object",
+  additionalProperties: false,
+  description:
+    "Optional: the database's identity (DatabaseIdentity: a database has no system-assigned identity). Default: none (no identity reported).",
+  properties: {
+    type: {
+      type: "string",
+      enum: ["None", "UserAssigned"],
+      description: "Optional. Default: UserAssigned when userAssignedIdentities is set, else None.",
+    },
+    tenantId: uuid(
+      "Optional: the identity's tenant, reported when the database has a user-assigned identity. Default: a uuid derived from the subscription.",
+    ),
+    userAssignedIdentities: {
+      type: "object",
+      maxProperties: 1,
+      propertyNames: { pattern: USER_ASSIGNED_IDENTITY_ID },
+      description:
+        "Optional: at most one user-assigned identity (Azure: MultipleIdentitiesOnDatabase), keyed by its ARM id /subscriptions/<sub>/resourceGroups/<rg>/providers/Microsoft.ManagedIdentity/userAssignedIdentities/<name>.",
+      additionalProperties: {
+        type: "object",
+        additionalProperties: false,
+        properties: {
+          principalId: uuid("Optional. Default: a uuid derived from the identity's id."),
+          clientId: uuid("Optional. Default: a uuid derived from the identity's id."),
+        },
+      },
+    },
+  },
+} as const;
+
 const databaseSchema = {
   type: "object",
   additionalProperties: false,
@@ -302,6 +392,14 @@ const databaseSchema = {
       items: advisorSchema,
       description: "Optional: the database's service tier advisors. Default: none.",
     },
+    encryptionProtector: databaseProtectorSchema,
+    keys: {
+      type: "array",
+      items: serverKeySchema,
+      description:
+        "Optional: further database-level Key Vault keys (unique by uri), listed in properties.keys by Databases_Get with $expand=keys. Default: none.",
+    },
+    identity: databaseIdentitySchema,
   },
 } as const;
 
@@ -330,14 +428,6 @@ const elasticPoolSchema = {
   },
 } as const;
 
-/**
- * A Key Vault key identifier: https, a vault host (3-24 letters, digits and hyphens, then the DNS
- * suffix), `/keys/<name>` (1-127 letters, digits and hyphens) and an optional 32-hex-digit version.
- */
-export const KEY_VAULT_KEY_URI = "^https://[A-Za-z0-9-]{3,24}\\.[A-Za-z0-9.-]+(:443)?/keys/[A-Za-z0-9-]{1,127}(/[0-9A-Fa-f]{32})?/?$";
-const keyUri = (description: string) => ({ type: "string", pattern: KEY_VAULT_KEY_URI, description });
-const THUMBPRINT = { type: "string", pattern: "^[0-9A-Fa-f]{40}$" } as const;
-
 const encryptionProtectorSchema = {
   type: "object",
   additionalProperties: false,
@@ -351,18 +441,6 @@ const encryptionProtectorSchema = {
       type: "boolean",
       description: "Optional: reported as properties.autoRotationEnabled from api-version 2020-11-01-preview on. Default false.",
     },
-  },
-} as const;
-
-const serverKeySchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["uri"],
-  description: "A Key Vault key the server knows (ServerKeys_ListByServer), besides its protector's.",
-  properties: {
-    uri: keyUri("Required: the key's identifier; the server key is named <vault>_<key>_<version> (<vault>_<key> without a version)."),
-    thumbprint: { ...THUMBPRINT, description: "Optional: 40 hex digits. Default: derived from the uri (stable across runs)." },
-    creationDate: dateTime("Optional. Default: when the emulator's state was created."),
   },
 } as const;
 

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { EmulatorReply, EmulatorRequest } from "../../kit/emulator-app";
 import type { LocalService, ServiceContext } from "../../kit/local-service";
 import { armError, armPage, resourceGroupNotFound, resourceNotFound } from "../../kit/arm-conventions";
@@ -15,6 +14,7 @@ import {
   type SqlSeed,
 } from "./seed-schema";
 import { scanPhase, type TdeScan } from "./tde-scan";
+import { derivedUuid } from "./derived-uuid";
 import {
   DEFAULT_SERVICE_TIER_ADVISOR_NAME,
   MASTER_DATABASE,
@@ -35,6 +35,12 @@ import {
 import { elasticPoolId, sqlDatabaseId, sqlServerId, tdeConfigurationId } from "../../../platform/arm/resource-id";
 import { SQL_KEY_CUSTODY_API_VERSIONS } from "../../../services/sql/key-custody-api-versions";
 import { ENCRYPTION_PROTECTOR_NAME } from "../../../services/sql/key-custody-types";
+import {
+  databaseKeyCustodyFromSeed,
+  databaseResource,
+  SQL_DATABASE_API_VERSIONS,
+  type SqlDatabaseKeyCustodyState,
+} from "./database-resource";
 import { keyCustodyFromSeed, protectorResource, serverKeyResources, type SqlKeyCustodyState } from "./key-custody";
 import { serverIdentityFromSeed, serverResource, type SqlServerIdentityState } from "./server-identity";
 import { SQL_SERVERS_API_VERSIONS } from "../../../services/sql/server-types";
@@ -53,6 +59,8 @@ export interface SqlDatabaseState {
   serviceTierAdvisors: SqlAdvisorSeed[];
   /** The scan in progress, if any. */
   tdeScan?: TdeScan;
+  /** Its own TDE protector, keys and identity (absent: the server's protector, no identity). */
+  keyCustody?: SqlDatabaseKeyCustodyState;
 }
 
 export interface SqlElasticPoolState {
@@ -138,6 +146,9 @@ export function sqlInitialState(seed: SqlSeed | undefined): SqlState {
       };
       if (d.elasticPool) db.elasticPool = d.elasticPool;
       if (d.scan) db.scan = { ...d.scan };
+      const ref = { subscriptionId, resourceGroup: s.resourceGroup, server: s.name, database: d.name };
+      const keyCustody = databaseKeyCustodyFromSeed(`${at}.databases[${di}]`, ref, d, now);
+      if (keyCustody) db.keyCustody = keyCustody;
       return db;
     });
     unique(
@@ -249,8 +260,10 @@ const VERSIONS = [SQL_API_VERSION] as const;
 
 /**
  * Azure SQL management, under both namespace spellings: the seven operations of the SQL slice at
- * api-version 2014-04-01, and a server's encryption protector and keys (read-only) at every
- * api-version Azure's SDKs send for them, each answered in its version's shape.
+ * api-version 2014-04-01, a server's encryption protector and keys (read-only) at every
+ * api-version Azure's SDKs send for them, and the database resource itself (Databases_Get,
+ * read-only: its own TDE protector, keys and identity; database-resource.ts), each answered in its
+ * version's shape.
  */
 export const sqlLocal: LocalService<SqlState, SqlSeed> = {
   name: "sql",
@@ -271,6 +284,7 @@ export const sqlLocal: LocalService<SqlState, SqlSeed> = {
       const db = `${server}/databases/:databaseName`;
       const pool = `${server}/elasticPools/:elasticPoolName`;
       const tde = `${db}/transparentDataEncryption/:transparentDataEncryptionName`;
+      ctx.arm("GET", db, SQL_DATABASE_API_VERSIONS, (req) => h.getDatabase(req));
       ctx.arm("GET", `${db}/serviceTierAdvisors`, VERSIONS, (req) => h.listAdvisors(req));
       ctx.arm("GET", `${db}/serviceTierAdvisors/:serviceTierAdvisorName`, VERSIONS, (req) => h.getAdvisor(req));
       ctx.arm("GET", `${pool}/elasticPoolActivity`, VERSIONS, (req) => h.listPoolActivities(req));
@@ -294,6 +308,24 @@ class SqlHandlers {
     private readonly ctx: ServiceContext<SqlState>,
     private readonly lookup: () => SqlIndex,
   ) {}
+
+  /** Databases_Get, in the api-version's shape (its own TDE protector and identity, its keys with `$expand=keys`). */
+  getDatabase(req: EmulatorRequest): EmulatorReply {
+    const f = this.database(req);
+    if (!f.ok) return f.reply;
+    const { server, db, master } = f.value;
+    const ref = dbRef(server, db);
+    const view = {
+      ref,
+      location: server.location,
+      serviceObjective: db.serviceObjective,
+      edition: db.edition,
+      master,
+      ...(db.elasticPool ? { elasticPoolId: elasticPoolId({ ...ref, elasticPool: db.elasticPool }) } : {}),
+      ...(db.keyCustody ? { custody: db.keyCustody } : {}),
+    };
+    return { status: 200, body: databaseResource(view, apiVersionOf(req), req.query.get("$expand")) };
+  }
 
   /** ServiceTierAdvisors_ListByDatabase */
   listAdvisors(req: EmulatorRequest): EmulatorReply {
@@ -601,15 +633,6 @@ const KNOWN_OBJECTIVE_IDS: Record<string, string> = {
 
 function serviceObjectiveId(name: string): string {
   return KNOWN_OBJECTIVE_IDS[name] ?? derivedUuid(`serviceObjective/${name}`);
-}
-
-/** A name-based (version 5 style) uuid: the same input always gives the same id. */
-export function derivedUuid(name: string): string {
-  const h = createHash("sha1").update(`stackwarden/sql/${name}`).digest();
-  h[6] = (h[6] & 0x0f) | 0x50;
-  h[8] = (h[8] & 0x3f) | 0x80;
-  const x = h.subarray(0, 16).toString("hex");
-  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
 }
 
 /** Reads `{ "properties": { "status": "Enabled" | "Disabled" } }`; the status matches case-insensitively, as ARM enums do. */

@@ -1,0 +1,121 @@
+import { mapBounded } from "../../platform/bounded-map";
+import { sqlDatabaseId, type DatabaseRef } from "../../platform/arm/resource-id";
+import type { SourceLocation } from "../../platform/yaml/source-location";
+import type { Database, DatabaseIdentity } from "../../services/sql/database-types";
+import type { EncryptionProtector } from "../../services/sql/key-custody-types";
+import type { GatherContext } from "./fact-kind";
+import {
+  customerKeysOf,
+  readOutcomeOf,
+  readProtectorOnce,
+  stackServers,
+  type ProtectorKeyRef,
+  type ReadOutcome,
+  type StackServer,
+} from "./key-custody-reads";
+
+/**
+ * Database-level TDE protectors: Azure SQL lets a database carry its own customer-managed key (the
+ * database resource's `properties.encryptionProtector`, with its own user-assigned identity), which
+ * protects that database instead of the server's protector. Gathering reads each stack database's
+ * resource once (Databases_Get at 2023-02-01-preview, shared through `ctx.once`); a database with
+ * its own protector is judged on its key, and the server's protector judges the server's others.
+ */
+
+/** One protector of the stack: a server's (for the stack databases without their own), or a database's own. */
+export interface ProtectorRead {
+  /** The server; its `databases` are the ones this protector protects. */
+  server: StackServer;
+  /** Set for a database's own protector: the database, its stack line and the identity it reaches its key with. */
+  database?: { name: string; id: string; source?: SourceLocation; identity?: DatabaseIdentity };
+  /** The protector (a database's as an `EncryptionProtector` of its key URI), or why it could not be read. */
+  outcome: ReadOutcome<EncryptionProtector>;
+}
+
+/** A stack database's resource (Databases_Get), read once per gathering. */
+export function readDatabaseResourceOnce(ctx: GatherContext, db: DatabaseRef): Promise<ReadOutcome<Database>> {
+  const key = `database:${[db.subscriptionId, db.resourceGroup, db.server, db.database].join("/").toLowerCase()}`;
+  return ctx.once(key, () => readOutcomeOf(() => ctx.clients.sql.readDatabase(db, ctx.signal)));
+}
+
+/**
+ * A database's own TDE protector as the server's protector is shaped (`AzureKeyVault`, its key URI,
+ * its auto-rotation), so that its key is taken apart as a server's is (`protectorKeyOf`); undefined
+ * when the database has none (its server's protector protects it).
+ */
+export function databaseProtectorOf(db: Database | undefined): EncryptionProtector | undefined {
+  const uri = db?.properties?.encryptionProtector;
+  if (typeof uri !== "string" || !uri) return undefined;
+  const rotation = db?.properties?.encryptionProtectorAutoRotation;
+  return {
+    id: db!.id,
+    properties: { serverKeyType: "AzureKeyVault", uri, ...(typeof rotation === "boolean" ? { autoRotationEnabled: rotation } : {}) },
+  };
+}
+
+/**
+ * Every protector of the stack, servers first in stack order, each followed by its databases' own:
+ * one protector read per server and one database read per stack database. A database that cannot
+ * be read for lack of rights (403) is an entry of its own that says so (whether it has its own key
+ * is not known); one that is not there (404) stays with its server (the TDE status reports it).
+ */
+export async function stackProtectorReads(ctx: GatherContext): Promise<ProtectorRead[]> {
+  const servers = stackServers(ctx.stack);
+  const sub = ctx.stack.subscriptionId;
+  // Both bounded by the stack's concurrency: a server with many databases never sends them all at once.
+  const [protectors, databases] = await Promise.all([
+    mapBounded(servers, ctx.concurrency, (s) => readProtectorOnce(ctx, s)),
+    mapBounded(ctx.stack.databases, ctx.concurrency, (d) =>
+      readDatabaseResourceOnce(ctx, { subscriptionId: sub, resourceGroup: d.resourceGroup, server: d.server, database: d.database }),
+    ),
+  ]);
+  const own = new Map<string, ProtectorRead[]>();
+  ctx.stack.databases.forEach((d, i) => {
+    const read = databases[i];
+    const protector = databaseProtectorOf(read.read?.value);
+    if (!protector && read.failure?.status !== 403) return;
+    const server = servers.find((s) => s.label.toLowerCase() === `${d.resourceGroup}/${d.server}`.toLowerCase())!;
+    const identity = read.read?.value.identity;
+    const entry: ProtectorRead = {
+      server,
+      database: {
+        name: d.database,
+        id: sqlDatabaseId({ ...server, database: d.database }),
+        ...(d.source ? { source: d.source } : {}),
+        ...(identity ? { identity } : {}),
+      },
+      outcome: read.failure ? { failure: read.failure } : { read: { value: protector!, receipt: read.read!.receipt } },
+    };
+    own.set(server.id, [...(own.get(server.id) ?? []), entry]);
+  });
+  return servers.flatMap((server, i) => {
+    const theirs = own.get(server.id) ?? [];
+    if (theirs.length === 0) return [{ server, outcome: protectors[i] }];
+    const names = new Set(theirs.map((o) => o.database!.name));
+    const rest = server.databases.filter((d) => !names.has(d));
+    // The server's findings point at the first database it still protects (else its first, as before).
+    const onServer = (d: { resourceGroup: string; server: string }) =>
+      `${d.resourceGroup}/${d.server}`.toLowerCase() === server.label.toLowerCase();
+    const first = ctx.stack.databases.find((d) => onServer(d) && d.database === rest[0]);
+    const source = first?.source ?? server.source;
+    return [{ server: { ...server, databases: rest, ...(source ? { source } : {}) }, outcome: protectors[i] }, ...theirs];
+  });
+}
+
+/** The keys the stack's customer-managed protectors (servers' and databases' own) name, each with the ids of what they protect. */
+export async function protectorKeysOfStack(ctx: GatherContext): Promise<{ key: ProtectorKeyRef; holders: string[] }[]> {
+  const reads = await stackProtectorReads(ctx);
+  return customerKeysOf(reads.map((r) => r.outcome.read?.value)).map(({ key, named }) => ({
+    key,
+    holders: named.map((i) => reads[i].database?.id ?? reads[i].server.id),
+  }));
+}
+
+/**
+ * The protectors the Pulumi program's protector and database sources read (their outputs, in
+ * order), each database's as its own protector (`databaseProtectorOf`): what the vault and key
+ * sources that follow them take the keys from.
+ */
+export function protectorsOfOutputs(values: readonly unknown[]): (EncryptionProtector | undefined)[] {
+  return values.map((v) => databaseProtectorOf(v as Database | undefined) ?? (v as EncryptionProtector | undefined));
+}

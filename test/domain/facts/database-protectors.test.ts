@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import { evaluateCompliance } from "../../../src/domain/compliance/evaluate";
+import { resolveRuleSettings } from "../../../src/domain/compliance/rule-settings";
+import { databaseProtectorOf, protectorsOfOutputs } from "../../../src/domain/facts/database-protectors";
+import { emptyFacts } from "../../../src/domain/facts/gather";
+import { customerKeysOf, stackServers } from "../../../src/domain/facts/key-custody-reads";
+import { protectorFactsOfRead } from "../../../src/domain/facts/tde-protectors";
+import type { ReadFailure } from "../../../src/domain/facts/read-failure";
+import type { Database } from "../../../src/services/sql/database-types";
+
+/** A database's own TDE protector as facts and as the rules judge it, where the estate cannot easily hold the case. */
+const SUB = "00000000-0000-0000-0000-000000000000";
+const URI = "https://kv.vault.azure.net/keys/tde-db/0123456789abcdef0123456789abcdef";
+const UAI = `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-db`;
+const [server] = stackServers({
+  subscriptionId: SUB,
+  databases: [{ resourceGroup: "rg", server: "sql-1", database: "db", transparentDataEncryption: "Enabled" }],
+});
+const dbId = `${server.id}/databases/db`;
+const database = (over: Partial<Database> = {}): Database => ({
+  id: dbId,
+  identity: { type: "UserAssigned", tenantId: SUB, userAssignedIdentities: { [UAI]: { principalId: "p-1", clientId: "c-1" } } },
+  properties: { encryptionProtector: URI, encryptionProtectorAutoRotation: true },
+  ...over,
+});
+
+describe("databaseProtectorOf", () => {
+  it("a database with its own encryptionProtector gives an AzureKeyVault protector of that key, with its auto-rotation", () => {
+    expect(databaseProtectorOf(database())).toEqual({
+      id: dbId,
+      properties: { serverKeyType: "AzureKeyVault", uri: URI, autoRotationEnabled: true },
+    });
+  });
+
+  it("none without one (its server's protector protects it), and none for an empty or odd value", () => {
+    expect(databaseProtectorOf(database({ properties: {} }))).toBeUndefined();
+    expect(databaseProtectorOf(database({ properties: { encryptionProtector: "" } }))).toBeUndefined();
+    expect(databaseProtectorOf(database({ properties: { encryptionProtector: 7 as unknown as string } }))).toBeUndefined();
+    expect(databaseProtectorOf(undefined)).toBeUndefined();
+  });
+
+  it("the Pulumi sources' outputs: a database's own key and a server's protector key are both named", () => {
+    const serverProtector = { id: "p", properties: { serverKeyType: "AzureKeyVault", uri: URI.replace("tde-db", "tde-srv") } };
+    const keys = customerKeysOf(protectorsOfOutputs([serverProtector, database(), database({ properties: {} }), undefined]));
+    expect(keys.map((k) => [k.key.keyName, k.named])).toEqual([
+      ["tde-srv", [0]],
+      ["tde-db", [1]],
+    ]);
+  });
+});
+
+describe("a database's own protector as facts and findings", () => {
+  const read = (outcome: Parameters<typeof protectorFactsOfRead>[0]["outcome"]) =>
+    protectorFactsOfRead({ server, database: { name: "db", id: dbId, identity: database().identity }, outcome });
+
+  it("is about the database (its id, level, name) and carries the identity it reaches its key with", () => {
+    const receipt = {
+      operation: "Databases_Get",
+      path: dbId,
+      apiVersion: "2023-02-01-preview",
+      readAt: "2026-06-01T00:00:00Z",
+      status: 200,
+    };
+    const f = read({ read: { value: databaseProtectorOf(database())!, receipt } });
+    expect(f.reads).toEqual([receipt]);
+    expect(f).toMatchObject({
+      id: dbId,
+      level: "database",
+      database: "db",
+      databases: ["db"],
+      serverKeyType: "AzureKeyVault",
+      keyUri: URI,
+      autoRotationEnabled: true,
+      identity: { type: "UserAssigned", tenantId: SUB, userAssignedIdentities: { [UAI]: { principalId: "p-1", clientId: "c-1" } } },
+    });
+    expect(f.key).toMatchObject({ vaultName: "kv", keyName: "tde-db" });
+  });
+
+  it("a database that cannot be read (403) fails sql-tde-customer-managed-key, named by the database; the key rules say not applicable", () => {
+    const refused: ReadFailure = { status: 403, code: "AuthorizationFailed", message: "no", readAt: "2026-01-01T00:00:00Z" };
+    const facts = { ...emptyFacts(SUB), tdeProtectors: [read({ failure: refused })] };
+    const { findings } = evaluateCompliance(facts, resolveRuleSettings(undefined), [], Date.parse("2026-06-01T00:00:00Z"));
+    const byRule = Object.fromEntries(findings.map((x) => [x.ruleId, x]));
+    expect(byRule["sql-tde-customer-managed-key"]).toMatchObject({
+      verdict: "fail",
+      resourceId: dbId,
+      label: "rg/sql-1/db",
+      message: "The TDE protector of database rg/sql-1/db must be readable to show who holds its key; HTTP 403 AuthorizationFailed: no",
+    });
+    expect(byRule["tde-key-validity"].verdict).toBe("not-applicable");
+    expect(byRule["tde-key-vault-recoverable"].verdict).toBe("not-applicable");
+  });
+});
