@@ -29,14 +29,18 @@ const SERVERS: [string, string, boolean][] = [
   ["sql-r-old-auto", uri("tde-old", OLD), true],
 ];
 
+/** The principal id of the i-th server's system-assigned identity. */
+const principalOf = (i: number) => `5ec0de00-0000-4000-8000-0000000001${String(i).padStart(2, "0")}`;
+
 const SEED = `
 sql:
   subscriptionId: 00000000-0000-0000-0000-000000000000
   servers:
 ${SERVERS.map(
-  ([name, keyUri, auto]) => `    - name: ${name}
+  ([name, keyUri, auto], i) => `    - name: ${name}
       resourceGroup: rg-rot
       location: West Europe
+      identity: { type: SystemAssigned, principalId: ${principalOf(i)} }
       encryptionProtector: { keyUri: "${keyUri}", autoRotationEnabled: ${auto} }
       databases: [{ name: app, transparentDataEncryption: Enabled }]`,
 ).join("\n")}
@@ -47,6 +51,9 @@ keyvault:
       resourceGroup: rg-rot-keys
       location: westeurope
       enablePurgeProtection: true
+      # each server's identity may use its key, so tde-key-access passes and the exit code is this rule's
+      accessPolicies:
+${SERVERS.map((_, i) => `        - { objectId: ${principalOf(i)}, permissions: { keys: [get, wrapKey, unwrapKey] } }`).join("\n")}
       keys:
         - { name: tde-noexp, version: "${NOEXP}", creationDate: now-10d, activationDate: now-10d }
         - { name: tde-young, version: "${YOUNG}", creationDate: now-10d, activationDate: now-10d, expirationDate: now+400d }
