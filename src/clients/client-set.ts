@@ -11,6 +11,7 @@ import { GeocodingClient } from "../services/geocoding/client";
 import { ImdsClient } from "../services/imds/client";
 import { AuthorizationClient } from "../services/authorization/client";
 import { KeyVaultClient } from "../services/keyvault/client";
+import { MonitorClient } from "../services/monitor/client";
 import { SqlClient } from "../services/sql/client";
 import { openBinaryAnalysisService, type BinaryAnalysisService } from "./binary-analysis-service";
 import { defaultCredential } from "./default-credential";
@@ -33,6 +34,8 @@ export interface ClientSet {
   readonly keyVault: KeyVaultClient;
   /** Azure RBAC (role assignments and role definitions; read-only), through Resource Manager. */
   readonly authorization: AuthorizationClient;
+  /** Azure Monitor's Activity Log (who changed what), through Resource Manager like `sql`, on the same pacer. */
+  readonly monitor: MonitorClient;
   /**
    * Any Resource Manager resource read by path and api-version, with the typed clients' token,
    * retries and pacing (a fact kind's read no service client has a method for yet).
@@ -117,6 +120,10 @@ class EnvClientSet implements ClientSet {
 
   get authorization(): AuthorizationClient {
     return this.once("authorization", () => new AuthorizationClient(this.armOptions));
+  }
+
+  get monitor(): MonitorClient {
+    return this.once("monitor", () => new MonitorClient(this.armOptions));
   }
 
   get arm(): ArmResourceReader {

@@ -30,6 +30,8 @@ export interface CheckRequest {
   warn?: (line: string) => void;
   /** The time exemptions and observation ages are judged at. Default now. */
   now?: number;
+  /** Judge only these rules (a watcher's targeted re-read after a change); default every enabled rule. */
+  rules?: readonly RuleDefinition<unknown>[];
 }
 
 /** A check's findings, the facts they judged, the artifacts that could not be scanned, and the report's notes. */
@@ -52,7 +54,7 @@ export interface CheckOutcome extends ComplianceResult {
  * `npm start`, every watch tick and the evidence bundle judge through this.
  */
 export async function runCheck(req: CheckRequest): Promise<CheckOutcome> {
-  const rules = enabledRules(req.stack.policies);
+  const rules = req.rules ?? enabledRules(req.stack.policies);
   const keys = [...new Set([...factKeysOf(rules), ...(req.alsoGather ?? [])])];
   const notes: string[] = [];
   const unread: UnreadEntry[] = [];
@@ -72,7 +74,7 @@ export async function runCheck(req: CheckRequest): Promise<CheckOutcome> {
     },
     { planned: req.planned },
   );
-  const result = evaluateCompliance(facts, req.stack.policies, req.stack.exemptions, req.now ?? Date.now());
+  const result = evaluateCompliance(facts, req.stack.policies, req.stack.exemptions, req.now ?? Date.now(), rules);
   const scanErrors = incompleteReadsIn(facts);
   return { ...result, facts, scanErrors, notes, unread };
 }

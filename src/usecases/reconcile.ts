@@ -1,3 +1,4 @@
+import type { ChangeAttribution } from "../domain/changes/change-record";
 import { dirname, resolve } from "node:path";
 import type { ClientSet } from "../clients/client-set";
 import type { AuditChange, AuditEntry } from "../domain/audit/audit-entry";
@@ -223,7 +224,10 @@ async function applyOnly(
   beforeApply: (changes: readonly TdePlanItem[]) => Promise<void>,
 ): Promise<{ outcomes: ApplyOutcome[]; exitCode: number }> {
   if (only.length === 0) return { outcomes: [], exitCode: 0 };
-  const plan = await planTde(api, { subscriptionId: req.stack.subscriptionId, databases: only.map((i) => i.desired) }, { signal: halt });
+  const planned = await planTde(api, { subscriptionId: req.stack.subscriptionId, databases: only.map((i) => i.desired) }, { signal: halt });
+  // Read again, each change keeps who made the drift it repairs (the audit entry names them).
+  const causes = new Map(only.flatMap((i) => (i.cause ? [[i.id.toLowerCase(), i.cause] as const] : [])));
+  const plan = { ...planned, changes: planned.changes.map((c) => withCause(c, causes.get(c.id.toLowerCase()))) };
   await beforeApply(plan.changes);
   const outcomes = await applyTde(api, plan.changes, {
     concurrency: req.concurrency,
@@ -238,7 +242,17 @@ async function applyOnly(
 
 /** A change about to be made, as its `started` entry records it. */
 function startedChange(item: TdePlanItem): AuditChange {
-  return { resource: item.id, before: item.live ?? null, after: item.desired.transparentDataEncryption, outcome: "started" };
+  return {
+    resource: item.id,
+    before: item.live ?? null,
+    after: item.desired.transparentDataEncryption,
+    outcome: "started",
+    ...(item.cause ? { cause: item.cause } : {}),
+  };
+}
+
+function withCause(item: TdePlanItem, cause: ChangeAttribution | undefined): TdePlanItem {
+  return cause ? { ...item, cause } : item;
 }
 
 async function applyWithPulumi(

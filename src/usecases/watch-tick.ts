@@ -1,5 +1,7 @@
 import type { ClientSet } from "../clients/client-set";
 import type { AuditChange } from "../domain/audit/audit-entry";
+import type { ChangeAttribution } from "../domain/changes/change-record";
+import type { RuleDefinition } from "../domain/compliance/rule";
 import { evaluateCompliance } from "../domain/compliance/evaluate";
 import type { ComplianceFacts } from "../domain/facts/model/compliance-facts";
 import { databaseFactsIn, tdeStatus, withTdeStatus } from "../domain/facts/tde-status";
@@ -96,6 +98,10 @@ export interface TickRequest extends ApplyTuning {
   /** The fence before an apply starts (a watcher replica's lease): throws once this replica no longer leads. */
   fence?: () => Promise<void>;
   warn?: (line: string) => void;
+  /** Judge only these rules (a targeted re-read after a change, over a stack narrowed to what it reaches); default every enabled rule. */
+  rules?: readonly RuleDefinition<unknown>[];
+  /** Who changed which database (lower-cased ARM id): its drift carries it (`TdePlanItem.cause`), as far as the audit entry of its repair. */
+  causes?: ReadonlyMap<string, ChangeAttribution>;
 }
 
 /**
@@ -112,9 +118,11 @@ export async function judgeTick(req: {
   concurrency: number;
   signal?: AbortSignal;
   warn?: (line: string) => void;
+  rules?: readonly RuleDefinition<unknown>[];
+  causes?: ReadonlyMap<string, ChangeAttribution>;
 }): Promise<TickFindings> {
   const check = await runCheck({ ...req, alsoGather: [tdeStatus.key] });
-  const items = planItems(req.stack, check.facts);
+  const items = planItems(req.stack, check.facts, req.causes);
   return { check, items, drift: items.filter((i) => i.action !== "none") };
 }
 
@@ -145,7 +153,7 @@ export async function runWatchTick(req: TickRequest, hooks: TickHooks = {}): Pro
   }
   const outcomes: ApplyOutcome[] = apply?.result?.outcomes ?? [];
   const converged = new Set(outcomes.filter((o) => o.ok).map((o) => o.item.id));
-  const findings = converged.size ? findingsAfter(req.stack, check.facts, items, converged) : check.findings;
+  const findings = converged.size ? findingsAfter(req.stack, check.facts, items, converged, req.rules) : check.findings;
   return { ...found, apply, remaining: drift.filter((d) => !converged.has(d.id)), findings, memory };
 }
 
@@ -235,18 +243,25 @@ async function applyTick(
 }
 
 /** The findings of the state a tick leaves: the databases that converged now read as desired. */
-function findingsAfter(stack: StackConfig, facts: ComplianceFacts, items: TdePlanItem[], converged: Set<string>): Finding[] {
+function findingsAfter(
+  stack: StackConfig,
+  facts: ComplianceFacts,
+  items: TdePlanItem[],
+  converged: Set<string>,
+  rules?: readonly RuleDefinition<unknown>[],
+): Finding[] {
   const after = items
     .filter((i) => converged.has(i.id))
     .reduce((f, i) => withTdeStatus(f, i.id, i.desired.transparentDataEncryption, "live"), facts);
-  return evaluateCompliance(after, stack.policies, stack.exemptions, Date.now()).findings;
+  return evaluateCompliance(after, stack.policies, stack.exemptions, Date.now(), rules).findings;
 }
 
 /**
  * Plan items from facts gathered for the stack (the facts are in the stack's database order). A
- * database that could not be read (the check's `unread`) has no item: nothing is applied to it.
+ * database that could not be read (the check's `unread`) has no item: nothing is applied to it. A
+ * drifted database that `causes` names carries who changed it.
  */
-export function planItems(stack: StackConfig, facts: ComplianceFacts): TdePlanItem[] {
+export function planItems(stack: StackConfig, facts: ComplianceFacts, causes?: ReadonlyMap<string, ChangeAttribution>): TdePlanItem[] {
   return stack.databases.flatMap((desired, i) => {
     const fact = databaseFactsIn(facts)[i];
     if (fact?.unread) return [];
@@ -258,6 +273,9 @@ export function planItems(stack: StackConfig, facts: ComplianceFacts): TdePlanIt
     };
     const raw = fact?.liveTdeStatus;
     const live = raw === UNKNOWN ? undefined : raw;
-    return [{ desired, ref, id: sqlDatabaseId(ref), live, action: decideAction(live, desired.transparentDataEncryption) }];
+    const id = sqlDatabaseId(ref);
+    const action = decideAction(live, desired.transparentDataEncryption);
+    const cause = action === "none" ? undefined : causes?.get(id.toLowerCase());
+    return [{ desired, ref, id, live, action, ...(cause ? { cause } : {}) }];
   });
 }

@@ -1,3 +1,4 @@
+import type { ChangeAttribution } from "../changes/change-record";
 /** Who made a change, as far as stackwarden can tell without keeping any secret. */
 export interface AuditActor {
   /** The token's tenant, object and application ids, decoded from the JWT without verifying it. */
@@ -39,6 +40,8 @@ export interface AuditChange {
   error?: string;
   /** Why a repair was refused: the rule and its message. */
   reason?: string;
+  /** Who made the change a remediation repairs, when a change record named them (absent: found by the sweep). */
+  cause?: ChangeAttribution;
 }
 
 /** What an apply records; the trail adds `seq`, `prev` and `hash`. */

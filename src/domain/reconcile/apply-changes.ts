@@ -10,7 +10,7 @@ import type { ApplyOutcome } from "./tde-apply";
 export async function auditChangesOf(api: TdeApi, outcomes: readonly ApplyOutcome[], stopped?: AbortSignal): Promise<AuditChange[]> {
   return Promise.all(
     outcomes.map(async (o): Promise<AuditChange> => {
-      const base = { resource: o.item.id, before: o.item.live ?? null };
+      const base = { resource: o.item.id, before: o.item.live ?? null, ...(o.item.cause ? { cause: o.item.cause } : {}) };
       if (o.ok) return { ...base, after: o.item.desired.transparentDataEncryption, outcome: "converged", scanDurationMs: o.elapsedMs };
       let after: string | null = null;
       try {

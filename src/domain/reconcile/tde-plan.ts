@@ -1,3 +1,4 @@
+import type { ChangeAttribution } from "../changes/change-record";
 import { mapBounded } from "../../platform/bounded-map";
 import type { DesiredDatabase, StackConfig } from "../stack/stack-config";
 import { databaseLabel, sqlDatabaseId } from "../../platform/arm/resource-id";
@@ -15,6 +16,8 @@ export interface TdePlanItem {
   /** The live status, exactly as the API said it (an unknown value is carried through). */
   live: string | undefined;
   action: TdeAction;
+  /** Who changed the database, when a change record led to it (a watcher's targeted re-read); absent when found by a sweep. */
+  cause?: ChangeAttribution;
 }
 
 /** A database whose live state could not be read: it is left out of the plan, the others are planned. */

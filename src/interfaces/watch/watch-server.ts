@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { AZURE_EVENTS_PATH, type AzureEventsRoute } from "./server/azure-events-route";
 import { StatusAccess } from "./server/status-access";
 import { admit, serveStatus } from "./server/status-routes";
 import { StatusStream } from "./server/status-stream";
@@ -26,6 +27,8 @@ export interface WatchServerOptions {
    * At least 16 characters.
    */
   statusToken?: string;
+  /** Event Grid's deliveries at `POST /events/azure` (watch --events); absent: the path is not served. */
+  events?: AzureEventsRoute;
 }
 
 /** Parses `--listen HOST:PORT` (`:9090` listens on 127.0.0.1; `[::1]:9090` for IPv6). */
@@ -49,6 +52,11 @@ export async function startWatchServer(opts: WatchServerOptions): Promise<{ url:
     const target = req.url ?? "/";
     const q = target.indexOf("?");
     const path = q < 0 ? target : target.slice(0, q);
+    // Event Grid authenticates with its own secret (not the status token): its deliveries are no reads of the status.
+    if (path === AZURE_EVENTS_PATH && opts.events) {
+      opts.events.serve(req, res, new URLSearchParams(q < 0 ? "" : target.slice(q + 1)));
+      return;
+    }
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain" }).end("method not allowed\n");
       return;

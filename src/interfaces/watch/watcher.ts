@@ -12,7 +12,13 @@ import { databaseLabel } from "../../platform/arm/resource-id";
 import type { ApplyEvent } from "../../domain/reconcile/tde-apply";
 import type { TdePlanItem } from "../../domain/reconcile/tde-plan";
 import type { ClientSet } from "../../clients/client-set";
-import { runWatchTick, type TickApply, type TickFindings, type TickHooks, type TickMemory } from "../../usecases/watch-tick";
+import { runWatchTick, type TickApply, type TickFindings, type TickHooks, type TickMemory, type TickReport } from "../../usecases/watch-tick";
+import { runRereadTick, type WatchView } from "../../usecases/watch-reread";
+import { describeAttribution, type ChangeAttribution } from "../../domain/changes/change-record";
+import type { ChangeQueue } from "../../domain/changes/change-queue";
+import { planReread, type RereadPlan } from "../../domain/changes/reread-plan";
+import { enabledRules } from "../../domain/compliance/evaluate";
+import type { ComplianceFacts } from "../../domain/facts/model/compliance-facts";
 import { unreadLine } from "../../domain/stack/unread-entry";
 import { formatDuration } from "../../platform/duration";
 import type { Finding } from "../../domain/compliance/finding";
@@ -59,6 +65,11 @@ export interface WatchOptions {
   fence?: () => Promise<void>;
   /** Keeps the stack's status for the status page, the API and the events. */
   status?: StackStatusReporter;
+  /**
+   * Change records (ChangeFeed): each batch is a targeted re-read between sweeps, after `debounceMs`
+   * (writes that come together are read together). Absent: only the schedule's sweeps.
+   */
+  changes?: { queue: ChangeQueue; debounceMs: number };
   log: (line: string) => void;
 }
 
@@ -85,30 +96,87 @@ export class Watcher {
   private graceTimer?: NodeJS.Timeout;
   private applyRunning = false;
   private memory: TickMemory = { lastRefused: "" };
+  private lastStart = Number.NEGATIVE_INFINITY;
+  /** Cuts a wait short when changes arrive (nudge). */
+  private wake?: AbortController;
+  private rereads = 0;
+  /** The whole stack's drift and findings as last shown: what a re-read updates. Absent before the first sweep. */
+  private view?: WatchView;
+  /** The facts of the last sweep: which vaults and keys the stack's protectors lead to. */
+  private lastFacts?: ComplianceFacts;
+  /** Who changed each database still drifted (lower-cased id): its drift keeps saying so at the next sweeps. */
+  private readonly causes = new Map<string, ChangeAttribution>();
 
   constructor(private readonly o: WatchOptions) {}
 
-  /** Runs ticks until stop() or maxTicks; resolves when the last tick (and its apply) has ended. */
+  /**
+   * Runs sweeps on the schedule until stop() or maxTicks, and between them a targeted re-read for
+   * each batch of changes; resolves when the last tick (and its apply) has ended.
+   */
   async run(): Promise<void> {
-    let lastStart = Number.NEGATIVE_INFINITY;
     while (!this.stopping) {
       if (this.tickNo > 0) {
-        const wait = nextTickAt(this.o.schedule, lastStart) - Date.now();
-        if (wait > 0) {
-          try {
-            await delay(Math.min(wait, 2 ** 31 - 1), undefined, { signal: this.sleep.signal });
-          } catch {
-            break; // stopped while waiting
-          }
-          if (Date.now() < nextTickAt(this.o.schedule, lastStart)) continue; // a timer cap, not the due time
+        const due = nextTickAt(this.o.schedule, this.lastStart);
+        if (Date.now() < due) {
+          if (this.changesWaiting()) await this.reread();
+          else await this.sleepUntil(due);
+          continue; // a wake, a timer cap or a re-read: look again at what is due
         }
       }
       if (this.stopping) break;
-      lastStart = Date.now();
+      this.lastStart = Date.now();
       await this.tick();
       if (this.o.maxTicks !== undefined && this.tickNo >= this.o.maxTicks) this.stop(`${this.o.maxTicks} tick(s) done (--max-ticks)`);
     }
     clearTimeout(this.graceTimer);
+  }
+
+  /** Changes arrived (the feed's wake): a wait for the next sweep ends, so they are read now. */
+  nudge(): void {
+    this.wake?.abort();
+  }
+
+  /** Waits until `due`, a stop, or a nudge. */
+  private async sleepUntil(due: number): Promise<void> {
+    const wake = (this.wake = new AbortController());
+    if (this.changesWaiting()) return; // a nudge that came before the wait began
+    try {
+      await delay(Math.min(due - Date.now(), 2 ** 31 - 1), undefined, { signal: AbortSignal.any([this.sleep.signal, wake.signal]) });
+    } catch {
+      /* stopped or nudged */
+    } finally {
+      this.wake = undefined;
+    }
+  }
+
+  /** Changes wait, and a sweep has shown the whole stack (a re-read updates what it showed). */
+  private changesWaiting(): boolean {
+    return !!this.o.changes?.queue.waiting && this.view !== undefined;
+  }
+
+  /**
+   * One batch of changes: after the debounce, the re-read they plan (reread-plan.ts), or a sweep of
+   * the whole stack when the queue overflowed; changes to nothing the stack depends on read nothing.
+   */
+  private async reread(): Promise<void> {
+    const changes = this.o.changes!;
+    await delay(changes.debounceMs, undefined, { signal: this.sleep.signal }).catch(() => undefined);
+    if (this.stopping) return;
+    const batch = changes.queue.take();
+    if (batch.overflowed) {
+      this.o.log(`changes: more resources changed than the queue holds: sweeping the stack`);
+      this.lastStart = Date.now();
+      await this.tick();
+      return;
+    }
+    let plan: RereadPlan | undefined;
+    try {
+      const stack = this.o.loadStack();
+      plan = planReread(stack, batch.changes, enabledRules(stack.policies), this.lastFacts);
+    } catch {
+      return; // a stack file that cannot be read fails the next sweep, which says why
+    }
+    if (plan) await this.tick(plan, batch.changes.size);
   }
 
   /**
@@ -152,18 +220,24 @@ export class Watcher {
     return this.o.stackName;
   }
 
+  /** The queue its change records wait in (absent without change records). */
+  get changeQueue(): ChangeQueue | undefined {
+    return this.o.changes?.queue;
+  }
+
   /** Ticks run so far. */
   get ticks(): number {
     return this.tickNo;
   }
 
-  private async tick(): Promise<void> {
-    const n = ++this.tickNo;
+  /** A sweep of the whole stack, or (with a plan) a targeted re-read of what `changed` resources reach. */
+  private async tick(plan?: RereadPlan, changed = 0): Promise<void> {
+    const n = plan ? this.tickNo : ++this.tickNo;
     const startedAt = Date.now();
     const reads = (this.reads = new AbortController());
     // Every request of the tick listens to this signal, up to --concurrency at once: not a leak.
     setMaxListeners(0, reads.signal);
-    let tag = `tick ${n}`;
+    let tag = plan ? `re-read ${++this.rereads}` : `tick ${n}`;
     let error: string | undefined;
     let errorCode: ErrorCode | undefined;
     let commit: string | null = null;
@@ -172,43 +246,22 @@ export class Watcher {
     const stop = (this.applyStop = new AbortController());
     setMaxListeners(0, stop.signal);
     try {
-      if (this.o.git) {
+      if (plan) this.o.log(`${tag}: ${changed} changed resource(s) reach ${plan.stack.databases.length} database(s); judging ${plan.rules.length} rule(s)`);
+      if (this.o.git && !plan) {
         const g = this.o.git;
         commit = await fetchFastForward(g.dir, g.remote, g.branch, reads.signal);
         tag = `tick ${n} @${commit.slice(0, 12)}`;
         this.o.metrics.setCommit(this.o.stackName, commit);
         subject = await commitSubject(g.dir, commit);
       }
-      const stack = this.o.loadStack();
-      const report = await runWatchTick(
-        {
-          stack,
-          stackName: this.o.stackName,
-          clients: this.o.clients,
-          cwd: this.o.cwd,
-          state: this.o.state,
-          commit,
-          commitOf: this.o.commitOf,
-          autoApply: this.o.autoApply,
-          autoRemediate: this.o.autoRemediate,
-          lockTimeoutMs: this.o.lockTimeoutMs,
-          concurrency: this.o.concurrency,
-          scanTimeoutMs: this.o.scanTimeoutMs,
-          pollIntervalMs: this.o.pollIntervalMs,
-          memory: this.memory,
-          signal: reads.signal,
-          stop: stop.signal,
-          fence: this.o.fence,
-          warn: (line) => this.o.log(`${tag}: ${line}`),
-        },
-        this.tickHooks(tag, (found) => this.logFound(tag, found)),
-      );
+      const report = await this.read(plan, tag, commit, reads.signal, stop.signal);
       this.memory = report.memory;
       if (report.apply) this.showApply(tag, report.apply);
-      const converged = report.drift.length - report.remaining.length;
+      const converged = report.apply?.result?.outcomes.filter((o) => o.ok).length ?? 0;
       this.o.metrics.drift.set({ stack: this.o.stackName }, report.remaining.length);
       this.o.metrics.setFindings(this.o.stackName, report.findings);
       ended = { drift: report.remaining, findings: report.findings };
+      this.remember(report, !plan);
       const failedApply = (report.apply?.result?.outcomes.length ?? 0) - converged;
       if (failedApply > 0 && !this.stopping) throw notConvergedError(report.apply?.result?.outcomes ?? []);
       const unread = report.check.unread;
@@ -239,13 +292,50 @@ export class Watcher {
       error,
       errorCode,
       ...(ended && !error ? ended : {}),
-      nextTickAt: this.stopping ? undefined : nextTickAt(this.o.schedule, startedAt),
+      nextTickAt: this.stopping ? undefined : nextTickAt(this.o.schedule, this.lastStart),
     });
-    if (interrupted) return; // an interrupted tick is neither a success nor a failure
+    // An interrupted tick is neither a success nor a failure; a re-read is no sweep (readiness and tick metrics are the sweeps').
+    if (interrupted || plan) return;
     this.last = { n, startedAt, finishedAt, durationMs, error };
     this.o.metrics.ticks.inc({ stack: this.o.stackName, result: error ? "error" : "ok" });
     this.o.metrics.tickDuration.observe({ stack: this.o.stackName }, durationMs / 1000);
     if (!error) this.o.metrics.lastSuccess.set({ stack: this.o.stackName }, finishedAt / 1000);
+  }
+
+  /** The reading (and repairing) half of a tick: a sweep of the stack file's whole stack, or the plan's re-read of part of it. */
+  private read(plan: RereadPlan | undefined, tag: string, commit: string | null, signal: AbortSignal, stop: AbortSignal): Promise<TickReport> {
+    const req = {
+      stack: this.o.loadStack(),
+      stackName: this.o.stackName,
+      clients: this.o.clients,
+      cwd: this.o.cwd,
+      state: this.o.state,
+      commit,
+      commitOf: this.o.commitOf,
+      autoApply: this.o.autoApply && !plan,
+      autoRemediate: this.o.autoRemediate,
+      lockTimeoutMs: this.o.lockTimeoutMs,
+      concurrency: this.o.concurrency,
+      scanTimeoutMs: this.o.scanTimeoutMs,
+      pollIntervalMs: this.o.pollIntervalMs,
+      memory: this.memory,
+      signal,
+      stop,
+      fence: this.o.fence,
+      warn: (line: string) => this.o.log(`${tag}: ${line}`),
+      causes: this.causes,
+    };
+    const hooks = this.tickHooks(tag, (found) => this.logFound(tag, found));
+    return plan && this.view ? runRereadTick(req, plan, this.view, hooks) : runWatchTick(req, hooks);
+  }
+
+  /** Keeps what the next re-read builds on: the whole stack's view, a sweep's facts, who caused the drift still there. */
+  private remember(report: TickReport, sweep: boolean): void {
+    this.view = { drift: report.remaining, findings: report.findings };
+    if (sweep) this.lastFacts = report.check.facts;
+    const still = new Map(report.remaining.flatMap((i) => (i.cause ? [[i.id.toLowerCase(), i.cause] as const] : [])));
+    this.causes.clear();
+    for (const [id, cause] of still) this.causes.set(id, cause);
   }
 
   /** What the watcher says, counts and shows while a tick runs. */
@@ -277,7 +367,9 @@ export class Watcher {
   private logFound(tag: string, { check, drift }: TickFindings): void {
     this.o.log(`${tag}: ${drift.length} drifted, ${summarize(check)}`);
     for (const d of drift)
-      this.o.log(`${tag}:   ~ ${databaseLabel(d.ref)} TDE live ${d.live ?? "unknown"}, desired ${d.desired.transparentDataEncryption}`);
+      this.o.log(
+        `${tag}:   ~ ${databaseLabel(d.ref)} TDE live ${d.live ?? "unknown"}, desired ${d.desired.transparentDataEncryption}, ${describeAttribution(d.cause)}`,
+      );
     // A database the cloud does not have: at its stack-file line, as every command says it; the
     // others are reconciled, and the tick fails at its end until the stack is fixed.
     for (const u of check.unread) this.o.log(`${tag}: ${unreadLine(u)}`);

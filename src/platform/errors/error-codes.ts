@@ -178,6 +178,12 @@ export const ERROR_CODES = {
     action:
       "this watcher replica stands by: the leader (see /api/v1/replica) does the writing; it takes over when the leader's lease lapses",
   },
+  SW_EVENTS_UNAUTHENTICATED: {
+    exit: 1,
+    retry: "person",
+    action:
+      "watch --events on an address that is not loopback needs its deliveries authenticated: name the variable holding the shared secret with --events-secret-env (at least 16 characters), or listen on 127.0.0.1",
+  },
   SW_INTERNAL: {
     exit: 1,
     retry: "person",

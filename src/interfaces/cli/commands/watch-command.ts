@@ -15,6 +15,10 @@ import { StackStatusReporter } from "../../watch/stack-status-reporter";
 import { StatusBoard } from "../../watch/status/status-board";
 import { StatusStore } from "../../watch/status/status-store";
 import { WatchMetrics } from "../../watch/watch-metrics";
+import { ChangeQueue } from "../../../domain/changes/change-queue";
+import { ChangeFeed } from "../../../usecases/change-feed";
+import { startChangePolling } from "../../watch/change-polling";
+import { AzureEventsRoute } from "../../watch/server/azure-events-route";
 import { cronSchedule, describeSchedule, type Schedule } from "../../watch/watch-schedule";
 import { parseListen, startWatchServer, type Readiness } from "../../watch/watch-server";
 import { Watcher, type WatchGit } from "../../watch/watcher";
@@ -45,6 +49,10 @@ interface WatchFlags extends OperationFlags {
   concurrency: number;
   scanTimeout: number;
   pollInterval: number;
+  changes: "on" | "off";
+  changesInterval: number;
+  events?: boolean;
+  eventsSecretEnv?: string;
 }
 
 /** One stack the watcher reconciles: its name, how its file is read, and the file to show. */
@@ -54,7 +62,20 @@ interface WatchedStack {
   load: () => StackConfig;
 }
 
-const DEFAULT_INTERVAL_MS = 5 * 60_000;
+/**
+ * The full sweep's default period. With change records driving targeted re-reads (--changes), the
+ * sweep is the safety net for what records miss, not the way drift is found: an hour keeps its
+ * reads (every database of every stack) from spending the subscription's read budget, while what
+ * Azure records is seen within --changes-interval. With --changes off the schedule is the only way.
+ */
+const DEFAULT_INTERVAL_MS = 60 * 60_000;
+/** The sweep's default period when no change records are read (--changes off): drift is found only by it. */
+const DEFAULT_INTERVAL_WITHOUT_CHANGES_MS = 5 * 60_000;
+const DEFAULT_CHANGES_INTERVAL_MS = 30_000;
+/** How long a watcher waits after changes arrive before reading: writes that come together are read together. */
+const CHANGES_DEBOUNCE_MS = 500;
+/** Distinct changed resources a watcher queues before it sweeps its stack instead. */
+const CHANGE_QUEUE_CAPACITY = 1_000;
 
 /** Registers `watch`: the long-running reconciler of one or many stacks. */
 export function registerWatch(program: Command, io: CommandIO): void {
@@ -70,7 +91,11 @@ function watchOptions(command: Command): Command {
     .option("--stack <name>", "a stack to watch: stacks/Pulumi.<name>.yaml (repeatable)", collect, [] as string[])
     .option("--config <file>", "path of one stack file (instead of --stack)")
     .option("--all", "watch every stack `stackwarden stacks` lists")
-    .option("--interval <duration>", `time between ticks (e.g. 30s, 5m; default ${formatDuration(DEFAULT_INTERVAL_MS)})`, intervalOption)
+    .option(
+      "--interval <duration>",
+      `time between full sweeps (e.g. 30s, 5m; default ${formatDuration(DEFAULT_INTERVAL_MS)}, or ${formatDuration(DEFAULT_INTERVAL_WITHOUT_CHANGES_MS)} with --changes off)`,
+      intervalOption,
+    )
     .option("--schedule <cron>", 'tick at a cron schedule instead (e.g. "*/5 * * * *"; 6 fields for seconds)')
     .option(
       "--listen <host:port>",
@@ -100,6 +125,21 @@ function watchOptions(command: Command): Command {
         .argParser(durationOption)
         .default(30_000, "30s"),
     )
+    .addOption(
+      new Option("--changes <on|off>", "read Azure's change records (the Activity Log; Event Grid with --events) and re-read what they touch between sweeps")
+        .choices(["on", "off"])
+        .default("on"),
+    )
+    .addOption(
+      new Option("--changes-interval <duration>", "how often the Activity Log is read (at least 1s)")
+        .argParser(changesIntervalOption)
+        .default(DEFAULT_CHANGES_INTERVAL_MS, formatDuration(DEFAULT_CHANGES_INTERVAL_MS)),
+    )
+    .option("--events", "accept Event Grid deliveries at POST /events/azure on --listen (both schemas, both validation handshakes)")
+    .option(
+      "--events-secret-env <name>",
+      "the environment variable holding the shared secret Event Grid deliveries carry in ?key= (required with --events off loopback)",
+    )
     .option("--max-ticks <n>", "stop after N ticks (benchmarks and smoke tests)", intOption(1))
     .option("--concurrency <n>", "databases read or changed at once", intOption(1, 256), 16)
     .option("--scan-timeout <seconds>", "longest wait for one scan", intOption(1), 3600)
@@ -122,6 +162,8 @@ interface WatchShared {
   secret: string | undefined;
   /** Several stacks: each watcher's lines are prefixed with its stack's name. */
   many: boolean;
+  /** The change records (absent with --changes off). */
+  feed: ChangeFeed | undefined;
   log: (line: string) => void;
 }
 
@@ -151,7 +193,11 @@ async function runWatch(flags: WatchFlags, io: CommandIO): Promise<void> {
   const store = new StatusStore(state.status, log, writes);
   const board = await StatusBoard.open({ store, warn: log });
   for (const st of stacks) metrics.addStack(st.name);
-  const shared: WatchShared = { flags, io, schedule, git, clients, state, metrics, board, writes, secret, many, log };
+  const feed =
+    flags.changes === "on"
+      ? new ChangeFeed({ clients, subscriptions: () => subscriptionsOf(stacks) })
+      : undefined;
+  const shared: WatchShared = { flags, io, schedule, git, clients, state, metrics, board, writes, secret, many, log, feed };
   const stop = stopSignal();
   const terms = { ticks: 0, watchers: [] as Watcher[] };
   const replica = (leading.replica = new WatchReplica({
@@ -221,6 +267,7 @@ async function leadTerm(
   const unsubscribe = notifier ? notifyStatusChanges(board, notifier) : () => {};
   const watchers = stacks.map((st) => watcherFor(st, shared));
   terms.watchers = watchers;
+  const stopPolling = followChanges(watchers, shared);
   // Each stack ticks on its own: ticks of different stacks overlap, those of one never do.
   const running = Promise.all(watchers.map((w) => w.run())).then(() => {
     if (flags.maxTicks !== undefined) requestStop(`${flags.maxTicks} tick(s) done (--max-ticks)`);
@@ -228,6 +275,7 @@ async function leadTerm(
   return async (reason) => {
     for (const w of watchers) w.stop(reason);
     await running;
+    await stopPolling();
     unsubscribe();
     terms.ticks += watchers.reduce((n, w) => n + w.ticks, 0);
     if (notifier) {
@@ -237,7 +285,33 @@ async function leadTerm(
   };
 }
 
+/** Each watcher's queue fed by the change feed (it is nudged when changes come), and the Activity Log pulled; returns what stops the pulls. */
+function followChanges(watchers: readonly Watcher[], shared: WatchShared): () => Promise<void> {
+  const { feed, flags, log } = shared;
+  if (!feed) return async () => {};
+  const unsubscribe = watchers.map((w) => feed.subscribe(w.changeQueue!, () => w.nudge()));
+  const stop = startChangePolling(feed, flags.changesInterval, log);
+  return async () => {
+    await stop();
+    for (const u of unsubscribe) u();
+  };
+}
+
+/** The subscriptions the watched stacks use (a stack file that cannot be read names none; its ticks say why). */
+function subscriptionsOf(stacks: readonly WatchedStack[]): string[] {
+  return stacks.flatMap((st) => {
+    try {
+      return [st.load().subscriptionId];
+    } catch {
+      return [];
+    }
+  });
+}
+
 function checkFlagCombinations(flags: WatchFlags): void {
+  if (flags.events && !flags.listen) throw new UsageError("--events accepts deliveries on the --listen address: give --listen HOST:PORT");
+  if (flags.events && flags.changes === "off") throw new UsageError("--events feeds the change records: not with --changes off");
+  if (flags.eventsSecretEnv && !flags.events) throw new UsageError("--events-secret-env authenticates --events: give --events too");
   if (flags.interval !== undefined && flags.schedule) throw new UsageError("give either --interval or --schedule, not both");
   if (flags.autoApply && !flags.git) throw new UsageError("--auto-apply applies new commits: it needs --git DIR");
   const chosen = [flags.stack.length > 0, !!flags.config, !!flags.all].filter(Boolean).length;
@@ -247,7 +321,8 @@ function checkFlagCombinations(flags: WatchFlags): void {
 
 function scheduleOf(flags: WatchFlags): Schedule {
   try {
-    return flags.schedule ? cronSchedule(flags.schedule) : { kind: "interval", ms: flags.interval ?? DEFAULT_INTERVAL_MS };
+    const byDefault = flags.changes === "off" ? DEFAULT_INTERVAL_WITHOUT_CHANGES_MS : DEFAULT_INTERVAL_MS;
+    return flags.schedule ? cronSchedule(flags.schedule) : { kind: "interval", ms: flags.interval ?? byDefault };
   } catch (e) {
     throw new UsageError(`--schedule: ${(e as Error).message}`);
   }
@@ -315,6 +390,7 @@ function watcherFor(st: WatchedStack, shared: WatchShared): Watcher {
     pollIntervalMs: flags.pollInterval,
     metrics,
     status: new StackStatusReporter(board, st.name, state),
+    changes: shared.feed ? { queue: new ChangeQueue(CHANGE_QUEUE_CAPACITY), debounceMs: CHANGES_DEBOUNCE_MS } : undefined,
     fence: () => shared.writes.fenced(),
     log: many ? (line) => log(`[${st.name}] ${line}`) : log,
   });
@@ -330,6 +406,7 @@ async function listenIfAsked(
 ): Promise<WatchServer | undefined> {
   const { flags, io, metrics, board } = shared;
   if (!flags.listen) return undefined;
+  const events = eventsRoute(shared);
   try {
     return await startWatchServer({
       ...flags.listen,
@@ -339,6 +416,7 @@ async function listenIfAsked(
       status: board,
       replica: () => replica.view(),
       statusToken: flags.statusToken ?? (io.env.STACKWARDEN_STATUS_TOKEN?.trim() || undefined),
+      events,
     });
   } catch (e) {
     metrics.close();
@@ -346,10 +424,24 @@ async function listenIfAsked(
   }
 }
 
+/** With --events, Event Grid's webhook, feeding the change feed; its secret read from the variable --events-secret-env names. */
+function eventsRoute(shared: WatchShared): AzureEventsRoute | undefined {
+  const { flags, io, feed, log } = shared;
+  if (!flags.events || !feed || !flags.listen) return undefined;
+  let secret: string | undefined;
+  if (flags.eventsSecretEnv) {
+    secret = io.env[flags.eventsSecretEnv]?.trim();
+    if (!secret) throw new UsageError(`--events-secret-env ${flags.eventsSecretEnv}: that variable is not set`);
+  }
+  return new AzureEventsRoute({ host: flags.listen.host, secret, accept: (records) => feed.accept(records), log });
+}
+
 /** The first line: which stacks, on what schedule, following what, with which repairs. */
 function watchingLine(stacks: readonly WatchedStack[], shared: WatchShared): string {
   const { flags, schedule, git } = shared;
-  const what = `${describeSchedule(schedule)}${git ? `, following ${git.remote}/${git.branch} in ${git.dir}` : ""}${flags.autoApply ? ", auto-apply" : ""}${flags.autoRemediate ? ", auto-remediate" : ""}`;
+  const what = `${describeSchedule(schedule)}${git ? `, following ${git.remote}/${git.branch} in ${git.dir}` : ""}${flags.autoApply ? ", auto-apply" : ""}${flags.autoRemediate ? ", auto-remediate" : ""}${
+    shared.feed ? `, changes from the Activity Log every ${formatDuration(flags.changesInterval)}${flags.events ? " and Event Grid" : ""}` : ", changes off"
+  }`;
   return stacks.length > 1
     ? `watching ${stacks.length} stacks (${stacks.map((s) => s.name).join(", ")}) ${what}`
     : `watching stack ${stacks[0].name} (${stacks[0].file}) ${what}`;
@@ -410,6 +502,12 @@ function fileKey(path: string): string | undefined {
 function intervalOption(value: string): number {
   const ms = durationOption(value);
   if (ms < 1) throw new InvalidArgumentError(`the interval must be at least 1ms, got "${value}"`);
+  return ms;
+}
+
+function changesIntervalOption(value: string): number {
+  const ms = durationOption(value);
+  if (ms < 1000) throw new InvalidArgumentError(`the changes interval must be at least 1s, got "${value}"`);
   return ms;
 }
 

@@ -1,3 +1,4 @@
+import { describeAttribution } from "../../../domain/changes/change-record";
 import { formatDuration } from "../../../platform/duration";
 import { fleetOf } from "../status/stack-answers";
 import type { AuditEntrySummary, ConditionType, DriftedResource, StackStatus, StackStatusList, TickStatus } from "../status/stack-status";
@@ -146,13 +147,14 @@ function syncDetails(s: StackStatus): Html {
     </p>
     ${detailTableOf({
       caption: s.sync.state === "unknown" ? "Drifted resources when last read" : "Drifted resources",
-      columns: ["Resource", "Property", "Desired", "Live", "Stack file"],
+      columns: ["Resource", "Property", "Desired", "Live", "Changed", "Stack file"],
       items: s.drift.resources,
       row: (r) =>
         html`<th scope="row">${breakable(r.label)}</th>
           <td>${r.property}</td>
           <td>${r.desired}</td>
           <td>${r.live ?? none()}</td>
+          <td>${describeAttribution(r.changedBy)}</td>
           <td>${fileLine(r.source)}</td>`,
     })}`;
 }
@@ -364,7 +366,7 @@ function reasonOf(s: StackStatus): Html {
 
 function driftItem(r: DriftedResource): Html {
   return html`${breakable(r.label)}: ${r.property} ${r.live ?? "unknown"}, desired
-  ${r.desired}${r.source ? html` <span class="sub-inline">(${fileLine(r.source)})</span>` : ""}`;
+  ${r.desired}, ${describeAttribution(r.changedBy)}${r.source ? html` <span class="sub-inline">(${fileLine(r.source)})</span>` : ""}`;
 }
 
 function tickLine(t: TickStatus): Html {

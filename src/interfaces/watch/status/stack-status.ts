@@ -10,6 +10,7 @@
  * missing keys, so that clients read one shape.
  */
 
+import type { ChangeAttribution } from "../../../domain/changes/change-record";
 import type { ErrorCode } from "../../../platform/errors/error-codes";
 import type { ConditionReason, ConditionType } from "./condition-reasons";
 
@@ -48,6 +49,11 @@ export interface DriftedResource {
   live: string | null;
   /** Where the stack file declares the resource. */
   source: StackFileLine | null;
+  /**
+   * Who changed it and how, when a change record (the Activity Log, Event Grid) led the watcher to
+   * it: caller, time, operation, source and correlation id. Null when the full sweep found it ("by the sweep").
+   */
+  changedBy: ChangeAttribution | null;
 }
 
 /**

@@ -52,6 +52,7 @@ export function driftOf(items: readonly TdePlanItem[], checkedAt: Date): DriftSt
       desired: i.desired.transparentDataEncryption,
       live: i.live ?? null,
       source: lineOf(i.desired.source),
+      changedBy: i.cause ?? null,
     })),
   };
 }

@@ -1,0 +1,41 @@
+/** Where a change record came from: Azure Monitor's Activity Log (pulled) or Event Grid (pushed). */
+export type ChangeSource = "activity-log" | "event-grid";
+
+/**
+ * Who changed a resource, and how, as Azure recorded it: what a drift found through a change
+ * record carries (drift found by the full sweep carries none: "by the sweep").
+ */
+export interface ChangeAttribution {
+  /** The UPN of a user, or the application id of a service principal; null when the record names no caller. */
+  caller: string | null;
+  /** When the change happened (the record's event time, ISO 8601). */
+  at: string;
+  /** Azure's operation name, e.g. `Microsoft.Sql/servers/databases/transparentDataEncryption/write`. */
+  operation: string;
+  source: ChangeSource;
+  /** Shared by every record of one operation; null when the record has none. */
+  correlationId: string | null;
+}
+
+/** One write Azure served, as a change source reports it. */
+export interface ChangeRecord {
+  /**
+   * The record's own id (the Activity Log's `eventDataId`, Event Grid's event `id`), prefixed with
+   * its source: what deduplicates a record delivered twice.
+   */
+  id: string;
+  /** The ARM id of the resource written (as the record spells it). */
+  resourceId: string;
+  attribution: ChangeAttribution;
+}
+
+/** Which of two attributions is the later change (by time; ties keep the first). */
+export function laterAttribution(a: ChangeAttribution, b: ChangeAttribution): ChangeAttribution {
+  return Date.parse(b.at) > Date.parse(a.at) ? b : a;
+}
+
+/** One line for people: `by alice@contoso.com through Microsoft.Sql/…/write at 2026-…Z (activity-log, correlation 1234)`. */
+export function describeAttribution(a: ChangeAttribution | null | undefined): string {
+  if (!a) return "by the sweep";
+  return `by ${a.caller ?? "an unnamed caller"} through ${a.operation} at ${a.at} (${a.source}${a.correlationId ? `, correlation ${a.correlationId}` : ""})`;
+}
