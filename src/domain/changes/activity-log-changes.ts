@@ -12,7 +12,7 @@ import { callerOfClaims } from "./caller-of-claims";
  */
 export function changeOfActivityLogEntry(e: EventData): ChangeRecord | undefined {
   const id = str(e.eventDataId);
-  const resourceId = str(e.resourceId);
+  const resourceId = str(e.resourceId) ?? resourceOfEntryId(str(e.id));
   const operation = str(e.operationName?.value);
   if (!id || !resourceId || !operation) return undefined;
   if (str(e.status?.value)?.toLowerCase() !== "succeeded") return undefined;
@@ -29,6 +29,15 @@ export function changeOfActivityLogEntry(e: EventData): ChangeRecord | undefined
       correlationId: str(e.correlationId) ?? null,
     },
   };
+}
+
+/**
+ * The resource an entry's own `id` names when `resourceId` is missing (the spec's example has none):
+ * the spec describes `id` as the resource's path with the event data id and a timestamp after it,
+ * `…/events/{eventDataId}/ticks/{ticks}`.
+ */
+function resourceOfEntryId(id: string | undefined): string | undefined {
+  return id ? /^(\/subscriptions\/.+)\/events\/[^/]+\/ticks\/\d+$/i.exec(id)?.[1] : undefined;
 }
 
 function str(v: unknown): string | undefined {

@@ -59,6 +59,11 @@ export class StackStatusReporter {
     this.push({ deployment: { ...this.deployment, state: "applying", applying: trigger } }, true);
   }
 
+  /** A tick found drift it is about to repair: the drift shows now (the tick's end shows what the repair left). */
+  judged(drift: readonly TdePlanItem[]): void {
+    this.push({ drift: driftOf(drift, new Date()) });
+  }
+
   /** An apply that began changed nothing (the lock was held): the deployment is as it was. */
   notApplied(): void {
     this.push({ deployment: this.deployment }, true);

@@ -325,7 +325,10 @@ export class Watcher {
       warn: (line: string) => this.o.log(`${tag}: ${line}`),
       causes: this.causes,
     };
-    const hooks = this.tickHooks(tag, (found) => this.logFound(tag, found));
+    const hooks = this.tickHooks(tag, (found) => {
+      this.logFound(tag, found);
+      this.showDriftBeforeRepair(found, plan);
+    });
     return plan && this.view ? runRereadTick(req, plan, this.view, hooks) : runWatchTick(req, hooks);
   }
 
@@ -363,6 +366,17 @@ export class Watcher {
     };
   }
 
+  /**
+   * Drift about to be repaired shows first (the status page, the API and `drift.detected`, with who
+   * made it), so a repair within the tick that found it still announces what it repaired.
+   */
+  private showDriftBeforeRepair(found: TickFindings, plan: RereadPlan | undefined): void {
+    if (!this.o.autoRemediate || found.drift.length === 0) return;
+    const reread = new Set(found.items.map((i) => i.id.toLowerCase()));
+    const others = plan && this.view ? this.view.drift.filter((i) => !reread.has(i.id.toLowerCase())) : [];
+    this.o.status?.judged([...others, ...found.drift]);
+  }
+
   /** The tick's reading: drift, findings and what could not be read. */
   private logFound(tag: string, { check, drift }: TickFindings): void {
     this.o.log(`${tag}: ${drift.length} drifted, ${summarize(check)}`);
@@ -392,6 +406,7 @@ export class Watcher {
           converged: 0,
           failed: a.items,
           auditSeq: null,
+          changedBy: [],
         });
       // A wait that ran out was counted when it began; a refusal without a wait is counted here.
       if (a.lockBusy && a.lockBusy.waitedMs === 0) this.o.metrics.lockBusy.inc({ stack: this.o.stackName });
@@ -413,6 +428,7 @@ export class Watcher {
         converged: ok,
         failed: r.outcomes.length - ok,
         auditSeq: r.entry.seq,
+        changedBy: r.outcomes.flatMap((o) => (o.item.cause ? [o.item.cause] : [])),
       },
       r.entry,
     );

@@ -84,6 +84,7 @@ describe("deploymentOf", () => {
         converged: 1,
         failed: 0,
         auditSeq: 1,
+        changedBy: [],
       },
     };
     expect(deploymentOf(auditEntries("s", 0, undefined, [EVIDENCE, EVIDENCE]), own)).toEqual(own);

@@ -240,6 +240,7 @@ describe("conditionOf", () => {
     converged: 0,
     failed: 2,
     auditSeq: 3,
+    changedBy: [],
   });
   // One case (at least) per declared reason: the test below checks that none is left out.
   const cases = [

@@ -81,6 +81,7 @@ describe("eventsBetween", () => {
       converged: exitCode ? 0 : 1,
       failed: exitCode ? 1 : 0,
       auditSeq: seq,
+      changedBy: [],
     });
     const withApply = (a: ApplyRecord): StatusUpdate => ({
       deployment: { state: a.exitCode ? "failed" : "succeeded", applying: null, commit: "abc", last: null, lastApply: a },
@@ -115,6 +116,7 @@ describe("eventsBetween", () => {
       converged: 1,
       failed: 0,
       auditSeq: seq,
+      changedBy: [],
     });
     reporter.applying("commit");
     reporter.applied(record("commit", 1));

@@ -83,6 +83,8 @@ export interface ApplyRecord {
   failed: number;
   /** The audit entry that records it; null when none was written. */
   auditSeq: number | null;
+  /** Who made the drift a remediation repaired, for each change a change record named; empty when the sweep found it (and for a commit's apply). */
+  changedBy: ChangeAttribution[];
 }
 
 /**

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import type { ChangeAttribution } from "../../../src/domain/changes/change-record";
+import { planReread } from "../../../src/domain/changes/reread-plan";
+import { allRules } from "../../../src/domain/compliance/registry";
+import { emptyFacts } from "../../../src/domain/facts/gather";
+import type { ComplianceFacts } from "../../../src/domain/facts/model/compliance-facts";
+import type { StackConfig } from "../../../src/domain/stack/stack-config";
+
+const SUB = "00000000-0000-0000-0000-000000000000";
+const stack = {
+  file: "Pulumi.t.yaml",
+  subscriptionId: SUB,
+  databases: [
+    { resourceGroup: "rg", server: "s1", database: "a", transparentDataEncryption: "Enabled" },
+    { resourceGroup: "rg", server: "s1", database: "b", transparentDataEncryption: "Enabled" },
+    { resourceGroup: "rg", server: "s2", database: "c", transparentDataEncryption: "Enabled" },
+  ],
+  elasticPools: [],
+  batch: { locations: [], workspaces: [] },
+  policies: {},
+  exemptions: [],
+} as StackConfig;
+const sql = `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Sql/servers`;
+const vault = `/subscriptions/${SUB}/resourceGroups/kv-rg/providers/Microsoft.KeyVault/vaults/kv1`;
+const by = (caller: string): ChangeAttribution => ({ caller, at: "2026-01-01T00:00:00.000Z", operation: "x/write", source: "activity-log", correlationId: "c" });
+const changes = (...ids: [string, string][]) => new Map(ids.map(([id, caller]) => [id.toLowerCase(), by(caller)]));
+const names = (s: StackConfig) => s.databases.map((d) => d.database);
+const ruleIds = (p: ReturnType<typeof planReread>) => p!.rules.map((r) => r.id).sort();
+
+describe("planReread: what a change reaches, over fact-kind scopes", () => {
+  it("a database's TDE setting reaches that database only, and the rules over database facts", () => {
+    const p = planReread(stack, changes([`${sql}/s1/databases/b/transparentDataEncryption/current`, "alice@contoso.com"]), allRules(), undefined)!;
+    expect(names(p.stack)).toEqual(["b"]);
+    expect(ruleIds(p)).toEqual(["sql-tde-enabled", "sql-tier-advisor-drift"]);
+    expect([...p.causes]).toEqual([[`${sql}/s1/databases/b`.toLowerCase(), by("alice@contoso.com")]]);
+  });
+
+  it("a server's protector reaches the databases on that server and the key-custody rules", () => {
+    const p = planReread(stack, changes([`${sql}/s1/encryptionProtector/current`, "bob"]), allRules(), undefined)!;
+    expect(names(p.stack)).toEqual(["a", "b"]);
+    expect(ruleIds(p)).toEqual(["sql-tde-customer-managed-key", "tde-key-validity", "tde-key-vault-recoverable"]);
+  });
+
+  it("a vault reaches the stack's servers only when the last facts judged it", () => {
+    const judged = { ...emptyFacts(SUB), keyVaults: [{ id: vault, name: "kv1" }] } as unknown as ComplianceFacts;
+    const p = planReread(stack, changes([vault, "carol"]), allRules(), judged)!;
+    expect(names(p.stack)).toEqual(["a", "c"]); // one database per server: the protectors lead to the vaults
+    expect(ruleIds(p)).toEqual(["tde-key-validity", "tde-key-vault-recoverable"]);
+    expect(p.causes.size).toBe(0);
+    expect(planReread(stack, changes([vault.replace("kv1", "other"), "carol"]), allRules(), judged)).toBeUndefined();
+  });
+
+  it("changes to nothing the stack names plan nothing", () => {
+    expect(planReread(stack, changes([`${sql}/s9/databases/x`, "d"], [`/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Web/sites/w`, "d"]), allRules(), undefined)).toBeUndefined();
+  });
+});

@@ -1,0 +1,190 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AuditEntry } from "../../../src/domain/audit/audit-entry";
+import { SqlClient } from "../../../src/services/sql/client";
+import { startCli, type CliProcess } from "../../helpers/cli-process";
+import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
+import { eventually } from "./watch-metrics";
+import { startReceiver, type WebhookReceiver } from "./webhook-receiver";
+
+// Issue 32: change records drive targeted re-reads; drift found through one names who made it.
+// Against the emulator, with the real CLI in a child process (as watch-scenario.test.ts does).
+// Event Grid's deliveries are posted here as Event Grid posts them (the published example's shape).
+
+const SUB = "00000000-0000-0000-0000-000000000000";
+const SEED = `
+sql:
+  scanDurationMs: 200
+  servers:
+    - name: s1
+      resourceGroup: rg
+      databases:
+        - { name: pushed, transparentDataEncryption: Enabled }
+        - { name: swept, transparentDataEncryption: Enabled }
+        - { name: quiet, transparentDataEncryption: Enabled }
+`;
+const stackYaml = (...dbs: string[]) =>
+  `config:\n  stackwarden:subscriptionId: ${SUB}\n  stackwarden:databases:\n${dbs
+    .map((d) => `    - { resourceGroup: rg, server: s1, database: ${d}, transparentDataEncryption: Enabled }\n`)
+    .join("")}`;
+const NOTIFY_SECRET = `whsec_${randomBytes(32).toString("base64")}`;
+const EVENTS_SECRET = randomBytes(24).toString("hex");
+
+let t: TestEmulator;
+let sql: SqlClient;
+let receiver: WebhookReceiver;
+const running: CliProcess[] = [];
+const ref = (database: string) => ({ subscriptionId: SUB, resourceGroup: "rg", server: "s1", database });
+const tdeId = (database: string) =>
+  `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Sql/servers/s1/databases/${database}/transparentDataEncryption/current`;
+
+beforeAll(async () => {
+  t = await startTestEmulator({ seed: seedFromYaml(SEED) });
+  sql = new SqlClient({ endpoint: t.url, credential: t.credential, retry: FAST_RETRY });
+  receiver = await startReceiver(NOTIFY_SECRET);
+});
+afterAll(async () => {
+  for (const p of running) p.child.kill("SIGKILL");
+  await receiver.stop();
+  await t.close();
+});
+
+function watch(stack: string, args: string[], env: NodeJS.ProcessEnv = {}): { dir: string; w: CliProcess } {
+  const dir = mkdtempSync(join(tmpdir(), "stackwarden-changes-"));
+  writeFileSync(join(dir, "Pulumi.dev.yaml"), stack);
+  const w = startCli(["watch", "--config", "Pulumi.dev.yaml", "--listen", "127.0.0.1:0", ...args], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH,
+      STACKWARDEN_ARM_ENDPOINT: t.url,
+      STACKWARDEN_IMDS_ENDPOINT: `${t.url}/metadata`,
+      STACKWARDEN_NOTIFY_SECRET: NOTIFY_SECRET,
+      ...env,
+    },
+  });
+  running.push(w);
+  return { dir, w };
+}
+
+async function listening(p: CliProcess): Promise<string> {
+  return /listening on (http:\/\/\S+)/.exec(await p.line(/listening on http/))![1];
+}
+
+function remediations(dir: string): AuditEntry[] {
+  let text = "";
+  try {
+    text = readFileSync(join(dir, ".stackwarden", "audit", "dev.jsonl"), "utf8");
+  } catch {
+    return [];
+  }
+  return text
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as AuditEntry)
+    .filter((e) => e.command === "remediate" && e.exitCode !== null);
+}
+
+async function outOfBand(database: string): Promise<void> {
+  await sql.putTransparentDataEncryption(ref(database), "Disabled");
+  await eventually(`the scan of ${database} to end`, async () =>
+    (await sql.listTransparentDataEncryptionActivities(ref(database))).length === 0 ? true : undefined,
+  );
+}
+
+/** Resource Manager's write event of the subscription's system topic, in the Event Grid schema (eventgrid/Microsoft.Resources examples). */
+function writeEvent(database: string, upn: string, correlationId: string) {
+  return {
+    id: randomUUID(),
+    topic: `/subscriptions/${SUB}`,
+    subject: tdeId(database),
+    eventType: "Microsoft.Resources.ResourceWriteSuccess",
+    eventTime: new Date().toISOString(),
+    data: {
+      claims: { "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/upn": upn, appid: "c44b4083-3bb0-49c1-b47d-974e53cbdf3c" },
+      correlationId,
+      resourceProvider: "Microsoft.Sql",
+      resourceUri: tdeId(database),
+      operationName: "Microsoft.Sql/servers/databases/transparentDataEncryption/write",
+      status: "Succeeded",
+      subscriptionId: SUB,
+    },
+    dataVersion: "2",
+    metadataVersion: "1",
+  };
+}
+
+describe("watch: Event Grid deliveries drive a targeted re-read, and the repair names who made the drift", () => {
+  it("answers both handshakes, refuses a delivery without the secret, repairs within 15 s once for a duplicated delivery", async () => {
+    const { dir, w } = watch(
+      stackYaml("pushed", "quiet"),
+      ["--interval", "1h", "--changes-interval", "1h", "--auto-remediate", "--events", "--events-secret-env", "EG_SECRET", "--notify", receiver.url],
+      { EG_SECRET: EVENTS_SECRET },
+    );
+    const url = await listening(w);
+    const events = `${url}/events/azure?key=${EVENTS_SECRET}`;
+    await w.line(/tick 1: 0 drifted/);
+
+    // Event Grid's handshake, and the CloudEvents webhook one.
+    const validation = await fetch(events, {
+      method: "POST",
+      headers: { "content-type": "application/json", "aeg-event-type": "SubscriptionValidation" },
+      body: JSON.stringify([
+        { id: "v", topic: `/subscriptions/${SUB}`, subject: "", eventType: "Microsoft.EventGrid.SubscriptionValidationEvent", eventTime: new Date().toISOString(), data: { validationCode: "0123-abcd" }, dataVersion: "2", metadataVersion: "1" },
+      ]),
+    });
+    expect(await validation.json()).toEqual({ validationResponse: "0123-abcd" });
+    const options = await fetch(events, { method: "OPTIONS", headers: { "WebHook-Request-Origin": "eventgrid.azure.net" } });
+    expect(options.status).toBe(200);
+    expect(options.headers.get("webhook-allowed-origin")).toBe("eventgrid.azure.net");
+    const unauthenticated = await fetch(`${url}/events/azure?key=wrong`, { method: "POST", body: "[]" });
+    expect(unauthenticated.status).toBe(401);
+
+    await outOfBand("pushed");
+    const changedAt = Date.now();
+    const event = writeEvent("pushed", "alice@contoso.com", "5f1c0b9e-8c1a-4a43-9d5c-1b9f0a4c2e11");
+    // Delivered twice (Event Grid delivers at least once), once in each schema.
+    const { eventType, eventTime, topic, ...rest } = event;
+    const cloudEvent = { ...rest, specversion: "1.0", type: eventType, time: eventTime, source: topic };
+    for (const [body, type] of [[[event], "application/json"], [cloudEvent, "application/cloudevents+json"]] as const) {
+      const r = await fetch(events, { method: "POST", headers: { "content-type": type }, body: JSON.stringify(body) });
+      expect(r.status).toBe(200);
+    }
+
+    await eventually("the repair", async () => ((await sql.getTransparentDataEncryption(ref("pushed"))).properties?.status === "Enabled" ? true : undefined), 15_000);
+    expect(Date.now() - changedAt).toBeLessThan(15_000);
+    await eventually("the remediation's audit entry", async () => (remediations(dir).length > 0 ? true : undefined));
+    const cause = { caller: "alice@contoso.com", operation: "Microsoft.Sql/servers/databases/transparentDataEncryption/write", source: "event-grid", correlationId: "5f1c0b9e-8c1a-4a43-9d5c-1b9f0a4c2e11" };
+    const [entry] = remediations(dir);
+    expect(entry.what).toEqual([expect.objectContaining({ outcome: "converged", cause: expect.objectContaining(cause) })]);
+
+    const detected = await eventually("drift.detected", async () => receiver.events.find((e) => e.type === "com.stackwarden.drift.detected"));
+    expect(detected.data.resources).toEqual([expect.objectContaining({ label: "rg/s1/pushed", changedBy: expect.objectContaining(cause) })]);
+    const status = (await (await fetch(`${url}/api/v1/stacks/dev`)).json()) as { deployment: { lastApply: { changedBy: unknown[] } } };
+    expect(status.deployment.lastApply.changedBy).toEqual([expect.objectContaining(cause)]);
+    expect(w.out()).toMatch(/re-read 1: 1 changed resource\(s\) reach 1 database\(s\)/);
+    expect(w.out()).toMatch(/~ rg\/s1\/pushed TDE live Disabled, desired Enabled, by alice@contoso\.com through Microsoft\.Sql\/servers\/databases\/transparentDataEncryption\/write/);
+
+    // The duplicate was dropped by its id: one re-read, one remediation, however long we wait.
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(remediations(dir)).toHaveLength(1);
+    expect(w.out().match(/re-read \d+: \d+ changed/g)).toHaveLength(1);
+    w.child.kill("SIGTERM");
+    expect(await w.exited).toBe(0);
+  });
+
+  it("with every record lost (--changes off), the sweep still finds and repairs the drift, and says so", async () => {
+    const { dir, w } = watch(stackYaml("swept"), ["--interval", "2s", "--changes", "off", "--auto-remediate"]);
+    await listening(w);
+    await w.line(/tick 1: 0 drifted/);
+    await outOfBand("swept");
+    await eventually("the sweep's repair", async () => (remediations(dir).length > 0 ? true : undefined), 30_000);
+    expect(remediations(dir)[0].what[0]).not.toHaveProperty("cause");
+    expect(w.out()).toMatch(/~ rg\/s1\/swept TDE live Disabled, desired Enabled, by the sweep/);
+    expect(w.out()).not.toMatch(/re-read/);
+    w.child.kill("SIGTERM");
+    expect(await w.exited).toBe(0);
+  });
+});
