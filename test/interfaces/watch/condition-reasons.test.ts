@@ -153,20 +153,23 @@ describe("a repair by the watcher itself", () => {
       await watch({ stackText: STACK("orders"), endpoint: t.url, ticks: 1, autoRemediate: true, every });
       const seen = every;
       expect(seen.map(conditionOf)).toEqual([
+        ["Reconciling", "AwaitingFirstTick", null],
         ["Reconciling", "Remediating", null],
         ["Reconciling", "AwaitingFirstTick", null],
         ["Ready", "Reconciled", null],
       ]);
-      expect(seen[0].deployment).toMatchObject({ state: "applying", applying: "remediation", last: null, lastApply: null });
+      // The drift to repair shows first (drift.detected is derived from it), by the sweep: no change record named who.
+      expect(seen[0].drift).toMatchObject({ state: "drifted", resources: [{ label: "rg/s1/orders", changedBy: null }] });
+      expect(seen[1].deployment).toMatchObject({ state: "applying", applying: "remediation", last: null, lastApply: null });
       // The repair's end: the deployment is its audit entry, before the tick's read of the trail.
-      const repaired = seen[1];
+      const repaired = seen[2];
       expect(repaired.deployment).toMatchObject({
         state: "succeeded",
         last: { seq: 1, command: "remediate", outcome: "succeeded", what: { outcomes: { converged: 1 } } },
         lastApply: { trigger: "remediation", exitCode: 0, converged: 1, auditSeq: 1 },
       });
-      expect(seen[2].deployment).toEqual(repaired.deployment);
-      expect([seen[2].sync.state, seen[2].compliance.state]).toEqual(["in-sync", "compliant"]);
+      expect(seen[3].deployment).toEqual(repaired.deployment);
+      expect([seen[3].sync.state, seen[3].compliance.state]).toEqual(["in-sync", "compliant"]);
     } finally {
       await sql.putTransparentDataEncryption(orders, "Disabled");
       await eventually("the decryption scan to end", async () =>
