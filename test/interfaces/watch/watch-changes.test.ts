@@ -1,12 +1,14 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuditEntry } from "../../../src/domain/audit/audit-entry";
+import { MonitorClient } from "../../../src/services/monitor/client";
 import { SqlClient } from "../../../src/services/sql/client";
-import { startCli, type CliProcess } from "../../helpers/cli-process";
+import { runCliProcess, startCli, type CliProcess } from "../../helpers/cli-process";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
+import type { EmulatorOptions } from "../../../src/emulator/server";
 import { eventually } from "./watch-metrics";
 import { startReceiver, type WebhookReceiver } from "./webhook-receiver";
 
@@ -37,6 +39,7 @@ let t: TestEmulator;
 let sql: SqlClient;
 let receiver: WebhookReceiver;
 const running: CliProcess[] = [];
+const emulators: TestEmulator[] = [];
 const ref = (database: string) => ({ subscriptionId: SUB, resourceGroup: "rg", server: "s1", database });
 const tdeId = (database: string) =>
   `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Sql/servers/s1/databases/${database}/transparentDataEncryption/current`;
@@ -50,17 +53,19 @@ afterAll(async () => {
   for (const p of running) p.child.kill("SIGKILL");
   await receiver.stop();
   await t.close();
+  for (const e of emulators) await e.close();
 });
 
-function watch(stack: string, args: string[], env: NodeJS.ProcessEnv = {}): { dir: string; w: CliProcess } {
+function watch(stack: string, args: string[], env: NodeJS.ProcessEnv = {}, te: TestEmulator = t): { dir: string; w: CliProcess } {
   const dir = mkdtempSync(join(tmpdir(), "stackwarden-changes-"));
-  writeFileSync(join(dir, "Pulumi.dev.yaml"), stack);
-  const w = startCli(["watch", "--config", "Pulumi.dev.yaml", "--listen", "127.0.0.1:0", ...args], {
+  mkdirSync(join(dir, "stacks"));
+  writeFileSync(join(dir, "stacks", "Pulumi.dev.yaml"), stack);
+  const w = startCli(["watch", "--stack", "dev", "--listen", "127.0.0.1:0", ...args], {
     cwd: dir,
     env: {
       PATH: process.env.PATH,
-      STACKWARDEN_ARM_ENDPOINT: t.url,
-      STACKWARDEN_IMDS_ENDPOINT: `${t.url}/metadata`,
+      STACKWARDEN_ARM_ENDPOINT: te.url,
+      STACKWARDEN_IMDS_ENDPOINT: `${te.url}/metadata`,
       STACKWARDEN_NOTIFY_SECRET: NOTIFY_SECRET,
       ...env,
     },
@@ -87,11 +92,38 @@ function remediations(dir: string): AuditEntry[] {
     .filter((e) => e.command === "remediate" && e.exitCode !== null);
 }
 
-async function outOfBand(database: string): Promise<void> {
-  await sql.putTransparentDataEncryption(ref(database), "Disabled");
+async function outOfBand(database: string, te: TestEmulator = t): Promise<void> {
+  const client = te === t ? sql : new SqlClient({ endpoint: te.url, credential: te.credential, retry: FAST_RETRY });
+  await client.putTransparentDataEncryption(ref(database), "Disabled");
   await eventually(`the scan of ${database} to end`, async () =>
-    (await sql.listTransparentDataEncryptionActivities(ref(database))).length === 0 ? true : undefined,
+    (await client.listTransparentDataEncryptionActivities(ref(database))).length === 0 ? true : undefined,
   );
+}
+
+/** `stackwarden emulator change`, as a person changes TDE in the portal: a PUT through the emulator's Resource Manager. */
+async function emulatorChange(te: TestEmulator, database: string): Promise<void> {
+  const r = await runCliProcess(["emulator", "change", "--database", `rg/s1/${database}`, "--tde", "Disabled"], {
+    cwd: process.cwd(),
+    env: { PATH: process.env.PATH, STACKWARDEN_EMULATOR: te.url },
+    timeoutMs: 60_000,
+  });
+  expect(r.code, r.output).toBe(0);
+}
+
+/** The caller the emulator's Activity Log names for the last Succeeded TDE write of a database. */
+async function callerInActivityLog(te: TestEmulator, database: string): Promise<string> {
+  const monitor = new MonitorClient({ endpoint: te.url, credential: te.credential, retry: FAST_RETRY });
+  const q = { subscriptionId: SUB, from: new Date(Date.now() - 3_600_000), to: new Date(Date.now() + 60_000) };
+  for await (const page of monitor.activityLog(q))
+    for (const e of page)
+      if (e.resourceId?.toLowerCase() === tdeId(database).toLowerCase() && e.status?.value === "Succeeded" && e.caller) return e.caller;
+  throw new Error(`no Succeeded write of ${database} in the Activity Log`);
+}
+
+async function startEmulator(opts: EmulatorOptions = {}): Promise<TestEmulator> {
+  const te = await startTestEmulator({ seed: seedFromYaml(SEED), ...opts });
+  emulators.push(te);
+  return te;
 }
 
 /** Resource Manager's write event of the subscription's system topic, in the Event Grid schema (eventgrid/Microsoft.Resources examples). */
@@ -162,8 +194,11 @@ describe("watch: Event Grid deliveries drive a targeted re-read, and the repair 
 
     const detected = await eventually("drift.detected", async () => receiver.events.find((e) => e.type === "com.stackwarden.drift.detected"));
     expect(detected.data.resources).toEqual([expect.objectContaining({ label: "rg/s1/pushed", changedBy: expect.objectContaining(cause) })]);
-    const status = (await (await fetch(`${url}/api/v1/stacks/dev`)).json()) as { deployment: { lastApply: { changedBy: unknown[] } } };
-    expect(status.deployment.lastApply.changedBy).toEqual([expect.objectContaining(cause)]);
+    const lastApply = await eventually("the repair in /api/v1/stacks/dev", async () => {
+      const status = (await (await fetch(`${url}/api/v1/stacks/dev`)).json()) as { deployment: { lastApply: { changedBy: unknown[] } | null } };
+      return status.deployment.lastApply ?? undefined;
+    });
+    expect(lastApply.changedBy).toEqual([expect.objectContaining(cause)]);
     expect(w.out()).toMatch(/re-read 1: 1 changed resource\(s\) reach 1 database\(s\)/);
     expect(w.out()).toMatch(/~ rg\/s1\/pushed TDE live Disabled, desired Enabled, by alice@contoso\.com through Microsoft\.Sql\/servers\/databases\/transparentDataEncryption\/write/);
 
@@ -184,6 +219,68 @@ describe("watch: Event Grid deliveries drive a targeted re-read, and the repair 
     expect(remediations(dir)[0].what[0]).not.toHaveProperty("cause");
     expect(w.out()).toMatch(/~ rg\/s1\/swept TDE live Disabled, desired Enabled, by the sweep/);
     expect(w.out()).not.toMatch(/re-read/);
+    w.child.kill("SIGTERM");
+    expect(await w.exited).toBe(0);
+  });
+});
+
+describe("watch: the Activity Log drives a targeted re-read (issue 32's done-when)", () => {
+  it("watch --stack dev --interval 1h --changes-interval 2s --auto-remediate repairs an out-of-band change within 15 s, naming its caller", async () => {
+    const te = await startEmulator();
+    const { dir, w } = watch(stackYaml("pushed"), ["--interval", "1h", "--changes-interval", "2s", "--auto-remediate", "--notify", receiver.url], {}, te);
+    const url = await listening(w);
+    await w.line(/tick 1: 0 drifted/);
+    const before = receiver.events.length;
+
+    await emulatorChange(te, "pushed");
+    const changedAt = Date.now();
+    const client = new SqlClient({ endpoint: te.url, credential: te.credential, retry: FAST_RETRY });
+    await eventually("the repair", async () => ((await client.getTransparentDataEncryption(ref("pushed"))).properties?.status === "Enabled" ? true : undefined), 15_000);
+    expect(Date.now() - changedAt).toBeLessThan(15_000);
+
+    const caller = await callerInActivityLog(te, "pushed");
+    const cause = { caller, operation: "Microsoft.Sql/servers/databases/transparentDataEncryption/write", source: "activity-log" };
+    await eventually("the remediation's audit entry", async () => (remediations(dir).length > 0 ? true : undefined));
+    expect(remediations(dir)[0].what).toEqual([expect.objectContaining({ outcome: "converged", cause: expect.objectContaining(cause) })]);
+    expect(remediations(dir)[0].what[0].cause?.correlationId).toMatch(/./);
+    const detected = await eventually("drift.detected", async () =>
+      receiver.events.slice(before).find((e) => e.type === "com.stackwarden.drift.detected"),
+    );
+    expect(detected.data.resources).toEqual([expect.objectContaining({ label: "rg/s1/pushed", changedBy: expect.objectContaining(cause) })]);
+    const lastApply = await eventually("the repair in /api/v1/stacks/dev", async () => {
+      const status = (await (await fetch(`${url}/api/v1/stacks/dev`)).json()) as { deployment: { lastApply: { changedBy: unknown[] } | null } };
+      return status.deployment.lastApply ?? undefined;
+    });
+    expect(lastApply.changedBy).toEqual([expect.objectContaining(cause)]);
+    w.child.kill("SIGTERM");
+    expect(await w.exited).toBe(0);
+  });
+
+  it("every record duplicated: exactly one remediation", async () => {
+    const te = await startEmulator({ faults: { rules: [{ record: "duplicate", channel: "activityLog", rate: 1 }] } });
+    const { dir, w } = watch(stackYaml("pushed"), ["--interval", "1h", "--changes-interval", "1s", "--auto-remediate"], {}, te);
+    await listening(w);
+    await w.line(/tick 1: 0 drifted/);
+    await outOfBand("pushed", te);
+    await eventually("the remediation", async () => (remediations(dir).length > 0 ? true : undefined), 15_000);
+    // Several pulls later (each window overlaps the last by 5 minutes): still one.
+    await new Promise((r) => setTimeout(r, 4_000));
+    expect(remediations(dir)).toHaveLength(1);
+    expect(remediations(dir)[0].what[0].cause?.source).toBe("activity-log");
+    w.child.kill("SIGTERM");
+    expect(await w.exited).toBe(0);
+  });
+
+  it("every record dropped: the sweep still finds and repairs the drift, by the sweep", async () => {
+    const te = await startEmulator({ faults: { rules: [{ record: "drop", channel: "activityLog", rate: 1 }] } });
+    const { dir, w } = watch(stackYaml("pushed"), ["--interval", "3s", "--changes-interval", "1s", "--auto-remediate"], {}, te);
+    await listening(w);
+    await w.line(/tick 1: 0 drifted/);
+    await outOfBand("pushed", te);
+    await eventually("the sweep's repair", async () => (remediations(dir).length > 0 ? true : undefined), 30_000);
+    expect(remediations(dir)[0].what[0]).not.toHaveProperty("cause");
+    expect(w.out()).toMatch(/~ rg\/s1\/pushed TDE live Disabled, desired Enabled, by the sweep/);
+    expect(w.out()).not.toMatch(/re-read \d+:/);
     w.child.kill("SIGTERM");
     expect(await w.exited).toBe(0);
   });
