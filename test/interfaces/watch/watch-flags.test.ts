@@ -15,6 +15,13 @@ describe("watch and audit verify refuse bad flags in one line", () => {
     [["--git", "/nonexistent-stackwarden"], /--git \/nonexistent-stackwarden: no such directory/],
     [["--listen", "9090"], /expected HOST:PORT such as 127\.0\.0\.1:9090/],
     [["--grace", "later"], /--grace <duration>' argument 'later' is invalid/],
+    [["--changes", "maybe"], /--changes <on\|off>' argument 'maybe' is invalid\. Allowed choices are on, off/],
+    [["--changes-interval", "500ms"], /the changes interval must be at least 1s, got "500ms"/],
+    [["--events"], /--events accepts deliveries on the --listen address: give --listen HOST:PORT/],
+    [["--events", "--listen", "127.0.0.1:0", "--changes", "off"], /--events feeds the change records: not with --changes off/],
+    [["--events-secret-env", "EG_SECRET"], /--events-secret-env authenticates --events: give --events too/],
+    [["--events", "--listen", "127.0.0.1:0", "--events-secret-env", "STACKWARDEN_UNSET_SECRET"], /--events-secret-env STACKWARDEN_UNSET_SECRET: that variable is not set/],
+    [["--events", "--listen", "0.0.0.0:0"], /SW_EVENTS_UNAUTHENTICATED: --events on 0\.0\.0\.0, which is not a loopback address, needs a shared secret/],
   ])("watch %j", async (args, message) => {
     const r = await runCli(["watch", "--config", "Pulumi.f.yaml", ...args], NOWHERE, dir);
     expect(r.code).toBe(1);

@@ -16,6 +16,7 @@ import { StatusBoard } from "../../watch/status/status-board";
 import { StatusStore } from "../../watch/status/status-store";
 import { WatchMetrics } from "../../watch/watch-metrics";
 import { ChangeQueue } from "../../../domain/changes/change-queue";
+import type { ChangeRecord } from "../../../domain/changes/change-record";
 import { ChangeFeed } from "../../../usecases/change-feed";
 import { startChangePolling } from "../../watch/change-polling";
 import { AzureEventsRoute } from "../../watch/server/azure-events-route";
@@ -164,6 +165,8 @@ interface WatchShared {
   many: boolean;
   /** The change records (absent with --changes off). */
   feed: ChangeFeed | undefined;
+  /** Event Grid's webhook (with --events). */
+  events: AzureEventsRoute | undefined;
   log: (line: string) => void;
 }
 
@@ -183,6 +186,9 @@ async function runWatch(flags: WatchFlags, io: CommandIO): Promise<void> {
   const many = stacks.length > 1;
   const log = (line: string) => io.out(`${new Date().toISOString()} ${line}`);
   checkStackFiles(stacks, many, log);
+  // Checked before anything starts; deliveries go to the feed once it is made.
+  const fed: { feed?: ChangeFeed } = {};
+  const events = eventsRoute(flags, io, (records) => fed.feed?.accept(records) ?? 0, log);
 
   const clients = await serviceClients(io);
   const state = await stateStoresFor(io, flags);
@@ -193,11 +199,8 @@ async function runWatch(flags: WatchFlags, io: CommandIO): Promise<void> {
   const store = new StatusStore(state.status, log, writes);
   const board = await StatusBoard.open({ store, warn: log });
   for (const st of stacks) metrics.addStack(st.name);
-  const feed =
-    flags.changes === "on"
-      ? new ChangeFeed({ clients, subscriptions: () => subscriptionsOf(stacks) })
-      : undefined;
-  const shared: WatchShared = { flags, io, schedule, git, clients, state, metrics, board, writes, secret, many, log, feed };
+  const feed = (fed.feed = flags.changes === "on" ? new ChangeFeed({ clients, subscriptions: () => subscriptionsOf(stacks) }) : undefined);
+  const shared: WatchShared = { flags, io, schedule, git, clients, state, metrics, board, writes, secret, many, log, feed, events };
   const stop = stopSignal();
   const terms = { ticks: 0, watchers: [] as Watcher[] };
   const replica = (leading.replica = new WatchReplica({
@@ -406,7 +409,7 @@ async function listenIfAsked(
 ): Promise<WatchServer | undefined> {
   const { flags, io, metrics, board } = shared;
   if (!flags.listen) return undefined;
-  const events = eventsRoute(shared);
+  const { events } = shared;
   try {
     return await startWatchServer({
       ...flags.listen,
@@ -425,15 +428,19 @@ async function listenIfAsked(
 }
 
 /** With --events, Event Grid's webhook, feeding the change feed; its secret read from the variable --events-secret-env names. */
-function eventsRoute(shared: WatchShared): AzureEventsRoute | undefined {
-  const { flags, io, feed, log } = shared;
-  if (!flags.events || !feed || !flags.listen) return undefined;
+function eventsRoute(
+  flags: WatchFlags,
+  io: CommandIO,
+  accept: (records: readonly ChangeRecord[]) => number,
+  log: (line: string) => void,
+): AzureEventsRoute | undefined {
+  if (!flags.events || !flags.listen) return undefined;
   let secret: string | undefined;
   if (flags.eventsSecretEnv) {
     secret = io.env[flags.eventsSecretEnv]?.trim();
     if (!secret) throw new UsageError(`--events-secret-env ${flags.eventsSecretEnv}: that variable is not set`);
   }
-  return new AzureEventsRoute({ host: flags.listen.host, secret, accept: (records) => feed.accept(records), log });
+  return new AzureEventsRoute({ host: flags.listen.host, secret, accept, log });
 }
 
 /** The first line: which stacks, on what schedule, following what, with which repairs. */
