@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ChangeQueue } from "../../src/domain/changes/change-queue";
+import { MonitorClient } from "../../src/services/monitor/client";
+import { SqlClient } from "../../src/services/sql/client";
+import { ChangeFeed } from "../../src/usecases/change-feed";
+import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
+
+// The Activity Log, read through the monitor client and the change feed, against the emulator's
+// ActivityLogs_List (its entries as Azure writes them: Started, then Succeeded, per write).
+
+const SUB = "00000000-0000-0000-0000-000000000000";
+const SEED = `
+sql:
+  scanDurationMs: 50
+  servers:
+    - name: s1
+      resourceGroup: rg
+      databases:
+        - { name: a, transparentDataEncryption: Enabled }
+        - { name: b, transparentDataEncryption: Enabled }
+`;
+const ref = (database: string) => ({ subscriptionId: SUB, resourceGroup: "rg", server: "s1", database });
+const tdeId = (database: string) =>
+  `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Sql/servers/s1/databases/${database}/transparentDataEncryption/current`;
+
+let t: TestEmulator;
+let monitor: MonitorClient;
+let sql: SqlClient;
+beforeAll(async () => {
+  t = await startTestEmulator({ seed: seedFromYaml(SEED), settings: { activityLogPageSize: 2 } });
+  monitor = new MonitorClient({ endpoint: t.url, credential: t.credential, retry: FAST_RETRY });
+  sql = new SqlClient({ endpoint: t.url, credential: t.credential, retry: FAST_RETRY });
+});
+afterAll(() => t.close());
+
+async function write(database: string, status: "Enabled" | "Disabled"): Promise<void> {
+  await sql.putTransparentDataEncryption(ref(database), status);
+}
+
+describe("the Activity Log and the change feed", () => {
+  it("lists a window page by page through nextLink, filtered by provider, and the feed hands on each Succeeded write once", async () => {
+    const start = Date.now() - 1000;
+    await write("a", "Disabled");
+    await write("b", "Disabled");
+    await write("a", "Enabled");
+
+    const pages: number[] = [];
+    const q = { subscriptionId: SUB, from: new Date(start), to: new Date(Date.now() + 1000), resourceProvider: "Microsoft.Sql" };
+    for await (const page of monitor.activityLog(q)) pages.push(page.length);
+    expect(pages).toEqual([2, 2, 2]); // Started and Succeeded of three writes, two a page
+    const none = { ...q, resourceProvider: "Microsoft.KeyVault" };
+    for await (const page of monitor.activityLog(none)) expect(page).toEqual([]);
+
+    const queue = new ChangeQueue(10);
+    let wakes = 0;
+    const feed = new ChangeFeed({ clients: { monitor }, subscriptions: () => [SUB, SUB.toUpperCase()] });
+    feed.subscribe(queue, () => wakes++);
+    const first = await feed.pull();
+    expect(first).toMatchObject({ read: 6, accepted: 3, failed: [] });
+    expect(wakes).toBe(1);
+    const batch = queue.take();
+    expect([...batch.changes.keys()].sort()).toEqual([tdeId("a").toLowerCase(), tdeId("b").toLowerCase()]);
+    expect(batch.changes.get(tdeId("a").toLowerCase())).toMatchObject({
+      operation: "Microsoft.Sql/servers/databases/transparentDataEncryption/write",
+      source: "activity-log",
+      caller: expect.stringMatching(/./),
+    });
+
+    // The next window overlaps this one by five minutes: the same entries again, dropped by their ids.
+    const second = await feed.pull();
+    expect(second).toMatchObject({ read: 6, accepted: 0 });
+    expect(queue.waiting).toBe(false);
+    await write("b", "Enabled");
+    expect(await feed.pull()).toMatchObject({ accepted: 1 });
+  });
+
+  it("a subscription whose Activity Log cannot be read is reported, and read from the same start next time", async () => {
+    const nowhere = new MonitorClient({ endpoint: "http://127.0.0.1:9", credential: t.credential, retry: { maxAttempts: 1 } });
+    const feed = new ChangeFeed({ clients: { monitor: nowhere }, subscriptions: () => [SUB] });
+    const r = await feed.pull();
+    expect(r.accepted).toBe(0);
+    expect(r.failed).toEqual([{ subscriptionId: SUB, error: expect.stringMatching(/127\.0\.0\.1:9/) }]);
+  });
+});
