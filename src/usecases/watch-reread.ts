@@ -1,6 +1,6 @@
 import type { Finding } from "../domain/compliance/finding";
 import type { ChangeAttribution } from "../domain/changes/change-record";
-import { databaseIdOf, type RereadPlan } from "../domain/changes/reread-plan";
+import { databaseIdOf, type RereadPlan } from "../domain/rereads/reread-plan";
 import type { ComplianceFacts } from "../domain/facts/model/compliance-facts";
 import type { TdePlanItem } from "../domain/reconcile/tde-plan";
 import { runWatchTick, type TickHooks, type TickReport, type TickRequest } from "./watch-tick";
@@ -26,10 +26,7 @@ export async function runRereadTick(req: TickRequest, plan: RereadPlan, view: Wa
   return {
     ...report,
     remaining: [...view.drift.filter((i) => !reread.has(i.id.toLowerCase())), ...report.remaining],
-    findings: [
-      ...view.findings.filter((f) => !(judged.has(f.ruleId) && subjects.has(f.resourceId.toLowerCase()))),
-      ...report.findings,
-    ],
+    findings: [...view.findings.filter((f) => !(judged.has(f.ruleId) && subjects.has(f.resourceId.toLowerCase()))), ...report.findings],
   };
 }
 

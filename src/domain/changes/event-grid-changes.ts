@@ -63,7 +63,14 @@ function normalized(raw: unknown): AnyEvent | undefined {
   const id = str(r.id);
   const type = str(cloud ? r.type : r.eventType);
   if (!id || !type) return undefined;
-  return { id, type, time: str(cloud ? r.time : r.eventTime), topic: str(cloud ? r.source : r.topic), subject: str(r.subject), data: r.data };
+  return {
+    id,
+    type,
+    time: str(cloud ? r.time : r.eventTime),
+    topic: str(cloud ? r.source : r.topic),
+    subject: str(r.subject),
+    data: r.data,
+  };
 }
 
 /** Key Vault's key events: a key changed (a new version, or its expiry) in the vault the topic names. */

@@ -18,8 +18,12 @@ export function startChangePolling(feed: ChangeFeed, intervalMs: number, log: (l
           said.set(f.subscriptionId, f.error);
           log(`changes: cannot read the Activity Log of subscription ${f.subscriptionId} (the sweep still finds drift): ${f.error}`);
         }
-        const ok = new Set(r.failed.map((f) => f.subscriptionId));
-        for (const s of [...said.keys()]) if (!ok.has(s)) (said.delete(s), log(`changes: the Activity Log of subscription ${s} reads again`));
+        const failing = new Set(r.failed.map((f) => f.subscriptionId));
+        for (const s of [...said.keys()]) {
+          if (failing.has(s)) continue;
+          said.delete(s);
+          log(`changes: the Activity Log of subscription ${s} reads again`);
+        }
       } catch {
         /* stopped */
       }

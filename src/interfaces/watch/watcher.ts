@@ -12,11 +12,18 @@ import { databaseLabel } from "../../platform/arm/resource-id";
 import type { ApplyEvent } from "../../domain/reconcile/tde-apply";
 import type { TdePlanItem } from "../../domain/reconcile/tde-plan";
 import type { ClientSet } from "../../clients/client-set";
-import { runWatchTick, type TickApply, type TickFindings, type TickHooks, type TickMemory, type TickReport } from "../../usecases/watch-tick";
+import {
+  runWatchTick,
+  type TickApply,
+  type TickFindings,
+  type TickHooks,
+  type TickMemory,
+  type TickReport,
+} from "../../usecases/watch-tick";
 import { runRereadTick, type WatchView } from "../../usecases/watch-reread";
 import { describeAttribution, type ChangeAttribution } from "../../domain/changes/change-record";
 import type { ChangeQueue } from "../../domain/changes/change-queue";
-import { planReread, type RereadPlan } from "../../domain/changes/reread-plan";
+import { planReread, type RereadPlan } from "../../domain/rereads/reread-plan";
 import { enabledRules } from "../../domain/compliance/evaluate";
 import type { ComplianceFacts } from "../../domain/facts/model/compliance-facts";
 import { unreadLine } from "../../domain/stack/unread-entry";
@@ -246,7 +253,10 @@ export class Watcher {
     const stop = (this.applyStop = new AbortController());
     setMaxListeners(0, stop.signal);
     try {
-      if (plan) this.o.log(`${tag}: ${changed} changed resource(s) reach ${plan.stack.databases.length} database(s); judging ${plan.rules.length} rule(s)`);
+      if (plan)
+        this.o.log(
+          `${tag}: ${changed} changed resource(s) reach ${plan.stack.databases.length} database(s); judging ${plan.rules.length} rule(s)`,
+        );
       if (this.o.git && !plan) {
         const g = this.o.git;
         commit = await fetchFastForward(g.dir, g.remote, g.branch, reads.signal);
@@ -303,7 +313,13 @@ export class Watcher {
   }
 
   /** The reading (and repairing) half of a tick: a sweep of the stack file's whole stack, or the plan's re-read of part of it. */
-  private read(plan: RereadPlan | undefined, tag: string, commit: string | null, signal: AbortSignal, stop: AbortSignal): Promise<TickReport> {
+  private read(
+    plan: RereadPlan | undefined,
+    tag: string,
+    commit: string | null,
+    signal: AbortSignal,
+    stop: AbortSignal,
+  ): Promise<TickReport> {
     const req = {
       stack: this.o.loadStack(),
       stackName: this.o.stackName,

@@ -6,7 +6,8 @@ import type { ActivityLogQuery } from "./types";
  * range" and "events for a resource provider", times as ISO 8601 in single quotes.
  */
 export function activityLogFilter(q: ActivityLogQuery): string {
-  if (!(q.from.getTime() <= q.to.getTime())) throw new Error(`the Activity Log window starts after it ends (${q.from.toISOString()} > ${q.to.toISOString()})`);
+  if (!(q.from.getTime() <= q.to.getTime()))
+    throw new Error(`the Activity Log window starts after it ends (${q.from.toISOString()} > ${q.to.toISOString()})`);
   const window = `eventTimestamp ge '${q.from.toISOString()}' and eventTimestamp le '${q.to.toISOString()}'`;
   if (q.resourceProvider === undefined) return window;
   if (!/^[A-Za-z0-9.]+$/.test(q.resourceProvider)) throw new Error(`"${q.resourceProvider}" is not a resource provider namespace`);

@@ -23,7 +23,9 @@ describe("Activity Log entries", () => {
     expect(r).toBeDefined();
     expect(r.id).toBe(`activity-log:${published.eventDataId}`);
     // The example has no `resourceId`: its `id` names the resource, then `/events/{eventDataId}/ticks/{ticks}`.
-    expect(r.resourceId).toBe("/subscriptions/089bd33f-d4ec-47fe-8ba5-0753aa5c5b33/resourceGroups/MSSupportGroup/providers/microsoft.support/supporttickets/115012112305841");
+    expect(r.resourceId).toBe(
+      "/subscriptions/089bd33f-d4ec-47fe-8ba5-0753aa5c5b33/resourceGroups/MSSupportGroup/providers/microsoft.support/supporttickets/115012112305841",
+    );
     expect(r.attribution).toEqual({
       caller: published.caller,
       at: new Date(published.eventTimestamp!).toISOString(),
@@ -34,17 +36,29 @@ describe("Activity Log entries", () => {
   });
 
   it("only Succeeded writes, deletes and actions are changes; odd entries are none, not errors", () => {
-    const base = { ...published, resourceId: "/subscriptions/s/resourceGroups/g/providers/Microsoft.Sql/servers/s1/databases/d", operationName: { value: "Microsoft.Sql/servers/databases/transparentDataEncryption/write" } };
+    const base = {
+      ...published,
+      resourceId: "/subscriptions/s/resourceGroups/g/providers/Microsoft.Sql/servers/s1/databases/d",
+      operationName: { value: "Microsoft.Sql/servers/databases/transparentDataEncryption/write" },
+    };
     expect(changeOfActivityLogEntry({ ...base, status: { value: "Started" } })).toBeUndefined();
     expect(changeOfActivityLogEntry({ ...base, status: { value: "Failed" } })).toBeUndefined();
-    expect(changeOfActivityLogEntry({ ...base, status: { value: "Succeeded" }, operationName: { value: "Microsoft.Sql/servers/read" } })).toBeUndefined();
+    expect(
+      changeOfActivityLogEntry({ ...base, status: { value: "Succeeded" }, operationName: { value: "Microsoft.Sql/servers/read" } }),
+    ).toBeUndefined();
     expect(changeOfActivityLogEntry({ ...base, status: { value: "Succeeded" }, resourceId: undefined, id: undefined })).toBeUndefined();
     expect(changeOfActivityLogEntry({ ...base, status: { value: "Succeeded" }, eventDataId: undefined })).toBeUndefined();
     expect(changeOfActivityLogEntry({} as EventData)).toBeUndefined();
     // No caller: the claims name the application.
     const byApp = changeOfActivityLogEntry({ ...base, status: { value: "Succeeded" }, caller: undefined, claims: { appid: "app-1" } });
     expect(byApp?.attribution.caller).toBe("app-1");
-    const anonymous = changeOfActivityLogEntry({ ...base, status: { value: "Succeeded" }, caller: undefined, claims: undefined, correlationId: undefined });
+    const anonymous = changeOfActivityLogEntry({
+      ...base,
+      status: { value: "Succeeded" },
+      caller: undefined,
+      claims: undefined,
+      correlationId: undefined,
+    });
     expect(anonymous?.attribution).toMatchObject({ caller: null, correlationId: null });
   });
 });
@@ -74,13 +88,25 @@ describe("Event Grid deliveries", () => {
     const one = readEventGridDelivery(ce);
     const batch = readEventGridDelivery([ce, example(`${RESOURCES}/cloud-events-schema/resource_delete_success.json`)]);
     expect(one.records).toHaveLength(1);
-    expect(one.records[0].attribution).toMatchObject({ caller: "{user-name}", operation: "Microsoft.Storage/storageAccounts/write", source: "event-grid" });
-    expect(batch.records.map((r) => r.attribution.operation)).toEqual(["Microsoft.Storage/storageAccounts/write", "Microsoft.Storage/storageAccounts/delete"]);
+    expect(one.records[0].attribution).toMatchObject({
+      caller: "{user-name}",
+      operation: "Microsoft.Storage/storageAccounts/write",
+      source: "event-grid",
+    });
+    expect(batch.records.map((r) => r.attribution.operation)).toEqual([
+      "Microsoft.Storage/storageAccounts/write",
+      "Microsoft.Storage/storageAccounts/delete",
+    ]);
   });
 
   it("finds the validation code of Event Grid's handshake", () => {
     const d = readEventGridDelivery([
-      { id: "v1", eventType: SUBSCRIPTION_VALIDATION_EVENT, eventTime: "2026-01-01T00:00:00Z", data: { validationCode: "512d38b6-c7b8-40c8-89fe-f46f9e9622b6" } },
+      {
+        id: "v1",
+        eventType: SUBSCRIPTION_VALIDATION_EVENT,
+        eventTime: "2026-01-01T00:00:00Z",
+        data: { validationCode: "512d38b6-c7b8-40c8-89fe-f46f9e9622b6" },
+      },
     ]);
     expect(d.validationCode).toBe("512d38b6-c7b8-40c8-89fe-f46f9e9622b6");
     expect(d.records).toEqual([]);
@@ -89,7 +115,13 @@ describe("Event Grid deliveries", () => {
   it("a key event names the key of the vault its topic is; other events are ignored, not errors", () => {
     const vault = "/subscriptions/s/resourceGroups/g/providers/Microsoft.KeyVault/vaults/kv";
     const d = readEventGridDelivery([
-      { id: "k1", eventType: "Microsoft.KeyVault.KeyNewVersionCreated", topic: vault, eventTime: "2026-01-01T00:00:00Z", data: { ObjectName: "tde" } },
+      {
+        id: "k1",
+        eventType: "Microsoft.KeyVault.KeyNewVersionCreated",
+        topic: vault,
+        eventTime: "2026-01-01T00:00:00Z",
+        data: { ObjectName: "tde" },
+      },
       example("eventgrid/Microsoft.KeyVault/stable/2018-01-01/examples/event-grid-schema/secret_new_version_created.json"),
       { nothing: true },
     ]);

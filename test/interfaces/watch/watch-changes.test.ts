@@ -79,7 +79,7 @@ async function listening(p: CliProcess): Promise<string> {
 }
 
 function remediations(dir: string): AuditEntry[] {
-  let text = "";
+  let text: string;
   try {
     text = readFileSync(join(dir, ".stackwarden", "audit", "dev.jsonl"), "utf8");
   } catch {
@@ -152,7 +152,18 @@ describe("watch: Event Grid deliveries drive a targeted re-read, and the repair 
   it("answers both handshakes, refuses a delivery without the secret, repairs within 15 s once for a duplicated delivery", async () => {
     const { dir, w } = watch(
       stackYaml("pushed", "quiet"),
-      ["--interval", "1h", "--changes-interval", "1h", "--auto-remediate", "--events", "--events-secret-env", "EG_SECRET", "--notify", receiver.url],
+      [
+        "--interval",
+        "1h",
+        "--changes-interval",
+        "1h",
+        "--auto-remediate",
+        "--events",
+        "--events-secret-env",
+        "EG_SECRET",
+        "--notify",
+        receiver.url,
+      ],
       { EG_SECRET: EVENTS_SECRET },
     );
     const url = await listening(w);
@@ -164,7 +175,16 @@ describe("watch: Event Grid deliveries drive a targeted re-read, and the repair 
       method: "POST",
       headers: { "content-type": "application/json", "aeg-event-type": "SubscriptionValidation" },
       body: JSON.stringify([
-        { id: "v", topic: `/subscriptions/${SUB}`, subject: "", eventType: "Microsoft.EventGrid.SubscriptionValidationEvent", eventTime: new Date().toISOString(), data: { validationCode: "0123-abcd" }, dataVersion: "2", metadataVersion: "1" },
+        {
+          id: "v",
+          topic: `/subscriptions/${SUB}`,
+          subject: "",
+          eventType: "Microsoft.EventGrid.SubscriptionValidationEvent",
+          eventTime: new Date().toISOString(),
+          data: { validationCode: "0123-abcd" },
+          dataVersion: "2",
+          metadataVersion: "1",
+        },
       ]),
     });
     expect(await validation.json()).toEqual({ validationResponse: "0123-abcd" });
@@ -180,27 +200,47 @@ describe("watch: Event Grid deliveries drive a targeted re-read, and the repair 
     // Delivered twice (Event Grid delivers at least once), once in each schema.
     const { eventType, eventTime, topic, ...rest } = event;
     const cloudEvent = { ...rest, specversion: "1.0", type: eventType, time: eventTime, source: topic };
-    for (const [body, type] of [[[event], "application/json"], [cloudEvent, "application/cloudevents+json"]] as const) {
+    for (const [body, type] of [
+      [[event], "application/json"],
+      [cloudEvent, "application/cloudevents+json"],
+    ] as const) {
       const r = await fetch(events, { method: "POST", headers: { "content-type": type }, body: JSON.stringify(body) });
       expect(r.status).toBe(200);
     }
 
-    await eventually("the repair", async () => ((await sql.getTransparentDataEncryption(ref("pushed"))).properties?.status === "Enabled" ? true : undefined), 15_000);
+    await eventually(
+      "the repair",
+      async () => ((await sql.getTransparentDataEncryption(ref("pushed"))).properties?.status === "Enabled" ? true : undefined),
+      15_000,
+    );
     expect(Date.now() - changedAt).toBeLessThan(15_000);
     await eventually("the remediation's audit entry", async () => (remediations(dir).length > 0 ? true : undefined));
-    const cause = { caller: "alice@contoso.com", operation: "Microsoft.Sql/servers/databases/transparentDataEncryption/write", source: "event-grid", correlationId: "5f1c0b9e-8c1a-4a43-9d5c-1b9f0a4c2e11" };
+    const cause = {
+      caller: "alice@contoso.com",
+      operation: "Microsoft.Sql/servers/databases/transparentDataEncryption/write",
+      source: "event-grid",
+      correlationId: "5f1c0b9e-8c1a-4a43-9d5c-1b9f0a4c2e11",
+    };
     const [entry] = remediations(dir);
     expect(entry.what).toEqual([expect.objectContaining({ outcome: "converged", cause: expect.objectContaining(cause) })]);
 
-    const detected = await eventually("drift.detected", async () => receiver.events.find((e) => e.type === "com.stackwarden.drift.detected"));
-    expect(detected.data.resources).toEqual([expect.objectContaining({ label: "rg/s1/pushed", changedBy: expect.objectContaining(cause) })]);
+    const detected = await eventually("drift.detected", async () =>
+      receiver.events.find((e) => e.type === "com.stackwarden.drift.detected"),
+    );
+    expect(detected.data.resources).toEqual([
+      expect.objectContaining({ label: "rg/s1/pushed", changedBy: expect.objectContaining(cause) }),
+    ]);
     const lastApply = await eventually("the repair in /api/v1/stacks/dev", async () => {
-      const status = (await (await fetch(`${url}/api/v1/stacks/dev`)).json()) as { deployment: { lastApply: { changedBy: unknown[] } | null } };
+      const status = (await (await fetch(`${url}/api/v1/stacks/dev`)).json()) as {
+        deployment: { lastApply: { changedBy: unknown[] } | null };
+      };
       return status.deployment.lastApply ?? undefined;
     });
     expect(lastApply.changedBy).toEqual([expect.objectContaining(cause)]);
     expect(w.out()).toMatch(/re-read 1: 1 changed resource\(s\) reach 1 database\(s\)/);
-    expect(w.out()).toMatch(/~ rg\/s1\/pushed TDE live Disabled, desired Enabled, by alice@contoso\.com through Microsoft\.Sql\/servers\/databases\/transparentDataEncryption\/write/);
+    expect(w.out()).toMatch(
+      /~ rg\/s1\/pushed TDE live Disabled, desired Enabled, by alice@contoso\.com through Microsoft\.Sql\/servers\/databases\/transparentDataEncryption\/write/,
+    );
 
     // The duplicate was dropped by its id: one re-read, one remediation, however long we wait.
     await new Promise((r) => setTimeout(r, 3_000));
@@ -227,7 +267,12 @@ describe("watch: Event Grid deliveries drive a targeted re-read, and the repair 
 describe("watch: the Activity Log drives a targeted re-read (issue 32's done-when)", () => {
   it("watch --stack dev --interval 1h --changes-interval 2s --auto-remediate repairs an out-of-band change within 15 s, naming its caller", async () => {
     const te = await startEmulator();
-    const { dir, w } = watch(stackYaml("pushed"), ["--interval", "1h", "--changes-interval", "2s", "--auto-remediate", "--notify", receiver.url], {}, te);
+    const { dir, w } = watch(
+      stackYaml("pushed"),
+      ["--interval", "1h", "--changes-interval", "2s", "--auto-remediate", "--notify", receiver.url],
+      {},
+      te,
+    );
     const url = await listening(w);
     await w.line(/tick 1: 0 drifted/);
     const before = receiver.events.length;
@@ -235,7 +280,11 @@ describe("watch: the Activity Log drives a targeted re-read (issue 32's done-whe
     await emulatorChange(te, "pushed");
     const changedAt = Date.now();
     const client = new SqlClient({ endpoint: te.url, credential: te.credential, retry: FAST_RETRY });
-    await eventually("the repair", async () => ((await client.getTransparentDataEncryption(ref("pushed"))).properties?.status === "Enabled" ? true : undefined), 15_000);
+    await eventually(
+      "the repair",
+      async () => ((await client.getTransparentDataEncryption(ref("pushed"))).properties?.status === "Enabled" ? true : undefined),
+      15_000,
+    );
     expect(Date.now() - changedAt).toBeLessThan(15_000);
 
     const caller = await callerInActivityLog(te, "pushed");
@@ -246,9 +295,13 @@ describe("watch: the Activity Log drives a targeted re-read (issue 32's done-whe
     const detected = await eventually("drift.detected", async () =>
       receiver.events.slice(before).find((e) => e.type === "com.stackwarden.drift.detected"),
     );
-    expect(detected.data.resources).toEqual([expect.objectContaining({ label: "rg/s1/pushed", changedBy: expect.objectContaining(cause) })]);
+    expect(detected.data.resources).toEqual([
+      expect.objectContaining({ label: "rg/s1/pushed", changedBy: expect.objectContaining(cause) }),
+    ]);
     const lastApply = await eventually("the repair in /api/v1/stacks/dev", async () => {
-      const status = (await (await fetch(`${url}/api/v1/stacks/dev`)).json()) as { deployment: { lastApply: { changedBy: unknown[] } | null } };
+      const status = (await (await fetch(`${url}/api/v1/stacks/dev`)).json()) as {
+        deployment: { lastApply: { changedBy: unknown[] } | null };
+      };
       return status.deployment.lastApply ?? undefined;
     });
     expect(lastApply.changedBy).toEqual([expect.objectContaining(cause)]);

@@ -20,8 +20,14 @@ describe("watch and audit verify refuse bad flags in one line", () => {
     [["--events"], /--events accepts deliveries on the --listen address: give --listen HOST:PORT/],
     [["--events", "--listen", "127.0.0.1:0", "--changes", "off"], /--events feeds the change records: not with --changes off/],
     [["--events-secret-env", "EG_SECRET"], /--events-secret-env authenticates --events: give --events too/],
-    [["--events", "--listen", "127.0.0.1:0", "--events-secret-env", "STACKWARDEN_UNSET_SECRET"], /--events-secret-env STACKWARDEN_UNSET_SECRET: that variable is not set/],
-    [["--events", "--listen", "0.0.0.0:0"], /SW_EVENTS_UNAUTHENTICATED: --events on 0\.0\.0\.0, which is not a loopback address, needs a shared secret/],
+    [
+      ["--events", "--listen", "127.0.0.1:0", "--events-secret-env", "STACKWARDEN_UNSET_SECRET"],
+      /--events-secret-env STACKWARDEN_UNSET_SECRET: that variable is not set/,
+    ],
+    [
+      ["--events", "--listen", "0.0.0.0:0"],
+      /SW_EVENTS_UNAUTHENTICATED: --events on 0\.0\.0\.0, which is not a loopback address, needs a shared secret/,
+    ],
   ])("watch %j", async (args, message) => {
     const r = await runCli(["watch", "--config", "Pulumi.f.yaml", ...args], NOWHERE, dir);
     expect(r.code).toBe(1);

@@ -127,7 +127,10 @@ function watchOptions(command: Command): Command {
         .default(30_000, "30s"),
     )
     .addOption(
-      new Option("--changes <on|off>", "read Azure's change records (the Activity Log; Event Grid with --events) and re-read what they touch between sweeps")
+      new Option(
+        "--changes <on|off>",
+        "read Azure's change records (the Activity Log; Event Grid with --events) and re-read what they touch between sweeps",
+      )
         .choices(["on", "off"])
         .default("on"),
     )
@@ -447,7 +450,9 @@ function eventsRoute(
 function watchingLine(stacks: readonly WatchedStack[], shared: WatchShared): string {
   const { flags, schedule, git } = shared;
   const what = `${describeSchedule(schedule)}${git ? `, following ${git.remote}/${git.branch} in ${git.dir}` : ""}${flags.autoApply ? ", auto-apply" : ""}${flags.autoRemediate ? ", auto-remediate" : ""}${
-    shared.feed ? `, changes from the Activity Log every ${formatDuration(flags.changesInterval)}${flags.events ? " and Event Grid" : ""}` : ", changes off"
+    shared.feed
+      ? `, changes from the Activity Log every ${formatDuration(flags.changesInterval)}${flags.events ? " and Event Grid" : ""}`
+      : ", changes off"
   }`;
   return stacks.length > 1
     ? `watching ${stacks.length} stacks (${stacks.map((s) => s.name).join(", ")}) ${what}`

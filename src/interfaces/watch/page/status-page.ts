@@ -365,8 +365,8 @@ function reasonOf(s: StackStatus): Html {
 }
 
 function driftItem(r: DriftedResource): Html {
-  return html`${breakable(r.label)}: ${r.property} ${r.live ?? "unknown"}, desired
-  ${r.desired}, ${describeAttribution(r.changedBy)}${r.source ? html` <span class="sub-inline">(${fileLine(r.source)})</span>` : ""}`;
+  return html`${breakable(r.label)}: ${r.property} ${r.live ?? "unknown"}, desired ${r.desired},
+  ${describeAttribution(r.changedBy)}${r.source ? html` <span class="sub-inline">(${fileLine(r.source)})</span>` : ""}`;
 }
 
 function tickLine(t: TickStatus): Html {

@@ -14,9 +14,15 @@ export interface ChangedSubject {
  * compared, so the product's described spelling of Microsoft.Sql matches too.
  */
 const SUBJECTS: { scope: SubjectScope; pattern: RegExp }[] = [
-  { scope: "database", pattern: /^(\/subscriptions\/[^/]+\/resourcegroups\/[^/]+\/providers\/[^/]+\/servers\/[^/]+\/databases\/[^/]+)(\/|$)/ },
+  {
+    scope: "database",
+    pattern: /^(\/subscriptions\/[^/]+\/resourcegroups\/[^/]+\/providers\/[^/]+\/servers\/[^/]+\/databases\/[^/]+)(\/|$)/,
+  },
   { scope: "server", pattern: /^(\/subscriptions\/[^/]+\/resourcegroups\/[^/]+\/providers\/[^/]+\/servers\/[^/]+)(\/|$)/ },
-  { scope: "key", pattern: /^(\/subscriptions\/[^/]+\/resourcegroups\/[^/]+\/providers\/microsoft\.keyvault\/vaults\/[^/]+\/keys\/[^/]+)(\/|$)/ },
+  {
+    scope: "key",
+    pattern: /^(\/subscriptions\/[^/]+\/resourcegroups\/[^/]+\/providers\/microsoft\.keyvault\/vaults\/[^/]+\/keys\/[^/]+)(\/|$)/,
+  },
   { scope: "vault", pattern: /^(\/subscriptions\/[^/]+\/resourcegroups\/[^/]+\/providers\/microsoft\.keyvault\/vaults\/[^/]+)(\/|$)/ },
 ];
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ChangeAttribution } from "../../../src/domain/changes/change-record";
-import { planReread } from "../../../src/domain/changes/reread-plan";
+import { planReread } from "../../../src/domain/rereads/reread-plan";
 import { allRules } from "../../../src/domain/compliance/registry";
 import { emptyFacts } from "../../../src/domain/facts/gather";
 import type { ComplianceFacts } from "../../../src/domain/facts/model/compliance-facts";
@@ -22,14 +22,25 @@ const stack = {
 } as StackConfig;
 const sql = `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Sql/servers`;
 const vault = `/subscriptions/${SUB}/resourceGroups/kv-rg/providers/Microsoft.KeyVault/vaults/kv1`;
-const by = (caller: string): ChangeAttribution => ({ caller, at: "2026-01-01T00:00:00.000Z", operation: "x/write", source: "activity-log", correlationId: "c" });
+const by = (caller: string): ChangeAttribution => ({
+  caller,
+  at: "2026-01-01T00:00:00.000Z",
+  operation: "x/write",
+  source: "activity-log",
+  correlationId: "c",
+});
 const changes = (...ids: [string, string][]) => new Map(ids.map(([id, caller]) => [id.toLowerCase(), by(caller)]));
 const names = (s: StackConfig) => s.databases.map((d) => d.database);
 const ruleIds = (p: ReturnType<typeof planReread>) => p!.rules.map((r) => r.id).sort();
 
 describe("planReread: what a change reaches, over fact-kind scopes", () => {
   it("a database's TDE setting reaches that database only, and the rules over database facts", () => {
-    const p = planReread(stack, changes([`${sql}/s1/databases/b/transparentDataEncryption/current`, "alice@contoso.com"]), allRules(), undefined)!;
+    const p = planReread(
+      stack,
+      changes([`${sql}/s1/databases/b/transparentDataEncryption/current`, "alice@contoso.com"]),
+      allRules(),
+      undefined,
+    )!;
     expect(names(p.stack)).toEqual(["b"]);
     expect(ruleIds(p)).toEqual(["sql-tde-enabled", "sql-tier-advisor-drift"]);
     expect([...p.causes]).toEqual([[`${sql}/s1/databases/b`.toLowerCase(), by("alice@contoso.com")]]);
@@ -51,6 +62,13 @@ describe("planReread: what a change reaches, over fact-kind scopes", () => {
   });
 
   it("changes to nothing the stack names plan nothing", () => {
-    expect(planReread(stack, changes([`${sql}/s9/databases/x`, "d"], [`/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Web/sites/w`, "d"]), allRules(), undefined)).toBeUndefined();
+    expect(
+      planReread(
+        stack,
+        changes([`${sql}/s9/databases/x`, "d"], [`/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Web/sites/w`, "d"]),
+        allRules(),
+        undefined,
+      ),
+    ).toBeUndefined();
   });
 });

@@ -3,7 +3,7 @@ import type { ComplianceFacts } from "../facts/model/compliance-facts";
 import { allFactKinds } from "../facts/registry";
 import type { SubjectScope } from "../facts/subject-scope";
 import type { DesiredDatabase, StackConfig } from "../stack/stack-config";
-import type { ChangeAttribution } from "./change-record";
+import type { ChangeAttribution } from "../changes/change-record";
 import { changedSubjectOf, SCOPES_A_CHANGE_REACHES } from "./changed-subject";
 
 /** What a targeted re-read reads and judges, for the changes of one batch. */
@@ -51,7 +51,11 @@ export function planReread(
     }
   }
   if (chosen.size === 0) return undefined;
-  const kinds = new Set(allFactKinds().filter((k) => scopes.has(k.scope)).map((k) => k.key));
+  const kinds = new Set(
+    allFactKinds()
+      .filter((k) => scopes.has(k.scope))
+      .map((k) => k.key),
+  );
   return {
     stack: { ...stack, databases: stack.databases.filter((_, i) => chosen.has(i)) },
     rules: rules.filter((r) => r.facts.some((k) => kinds.has(k))),
