@@ -50,6 +50,8 @@ export class ChangeFeed {
       /** Ids kept for deduplication. */
       remember?: number;
       now?: () => number;
+      /** Each record as it is taken (new) or dropped as seen before (metrics). */
+      counted?: (record: ChangeRecord, isNew: boolean) => void;
     },
   ) {
     this.seen = new SeenIds(o.remember ?? 100_000);
@@ -66,7 +68,9 @@ export class ChangeFeed {
   accept(records: readonly ChangeRecord[]): number {
     let accepted = 0;
     for (const r of records) {
-      if (!this.seen.add(r.id)) continue;
+      const isNew = this.seen.add(r.id);
+      this.o.counted?.(r, isNew);
+      if (!isNew) continue;
       accepted++;
       for (const q of this.queues) q.queue.push(r);
     }

@@ -57,6 +57,18 @@ export class WatchMetrics {
     labelNames: ["stack", "outcome"] as const,
     registers: [this.registry],
   });
+  readonly changeRecords = new Counter({
+    name: "stackwarden_change_records_total",
+    help: "Change records received, by source (activity-log, event-grid) and result (new, duplicate: dropped by its id)",
+    labelNames: ["source", "result"] as const,
+    registers: [this.registry],
+  });
+  readonly rereads = new Counter({
+    name: "stackwarden_rereads_total",
+    help: "Targeted re-reads after change records (the sweeps are stackwarden_watch_ticks_total)",
+    labelNames: ["stack"] as const,
+    registers: [this.registry],
+  });
   readonly lockWait = new Histogram({
     name: "stackwarden_lock_wait_seconds",
     help: "Time an apply waited for its stack lock",

@@ -253,10 +253,12 @@ export class Watcher {
     const stop = (this.applyStop = new AbortController());
     setMaxListeners(0, stop.signal);
     try {
-      if (plan)
+      if (plan) {
+        this.o.metrics.rereads.inc({ stack: this.o.stackName });
         this.o.log(
           `${tag}: ${changed} changed resource(s) reach ${plan.stack.databases.length} database(s); judging ${plan.rules.length} rule(s)`,
         );
+      }
       if (this.o.git && !plan) {
         const g = this.o.git;
         commit = await fetchFastForward(g.dir, g.remote, g.branch, reads.signal);

@@ -9,7 +9,7 @@ import { SqlClient } from "../../../src/services/sql/client";
 import { runCliProcess, startCli, type CliProcess } from "../../helpers/cli-process";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import type { EmulatorOptions } from "../../../src/emulator/server";
-import { eventually } from "./watch-metrics";
+import { eventually, metricValue } from "./watch-metrics";
 import { startReceiver, type WebhookReceiver } from "./webhook-receiver";
 
 // Issue 32: change records drive targeted re-reads; drift found through one names who made it.
@@ -292,13 +292,16 @@ describe("watch: the Activity Log drives a targeted re-read (issue 32's done-whe
   it("every record duplicated: exactly one remediation", async () => {
     const te = await startEmulator({ faults: { rules: [{ record: "duplicate", channel: "activityLog", rate: 1 }] } });
     const { dir, w } = watch(stackYaml("pushed"), ["--interval", "1h", "--changes-interval", "1s", "--auto-remediate"], {}, te);
-    await listening(w);
+    const url = await listening(w);
     await w.line(/tick 1: 0 drifted/);
     await outOfBand("pushed", te);
     await eventually("the remediation", async () => (remediations(dir).length > 0 ? true : undefined), 15_000);
     // Several pulls later (each window overlaps the last by 5 minutes): still one.
     await new Promise((r) => setTimeout(r, 4_000));
     expect(remediations(dir)).toHaveLength(1);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metricValue(metrics, "stackwarden_change_records_total", { source: "activity-log", result: "duplicate" })).toBeGreaterThan(0);
+    expect(metricValue(metrics, "stackwarden_rereads_total", { stack: "dev" })).toBeGreaterThan(0);
     expect(remediations(dir)[0].what[0].cause?.source).toBe("activity-log");
     w.child.kill("SIGTERM");
     expect(await w.exited).toBe(0);

@@ -202,7 +202,14 @@ async function runWatch(flags: WatchFlags, io: CommandIO): Promise<void> {
   const store = new StatusStore(state.status, log, writes);
   const board = await StatusBoard.open({ store, warn: log });
   for (const st of stacks) metrics.addStack(st.name);
-  const feed = (fed.feed = flags.changes === "on" ? new ChangeFeed({ clients, subscriptions: () => subscriptionsOf(stacks) }) : undefined);
+  const feed = (fed.feed =
+    flags.changes === "on"
+      ? new ChangeFeed({
+          clients,
+          subscriptions: () => subscriptionsOf(stacks),
+          counted: (r, isNew) => metrics.changeRecords.inc({ source: r.attribution.source, result: isNew ? "new" : "duplicate" }),
+        })
+      : undefined);
   const shared: WatchShared = { flags, io, schedule, git, clients, state, metrics, board, writes, secret, many, log, feed, events };
   const stop = stopSignal();
   const terms = { ticks: 0, watchers: [] as Watcher[] };
