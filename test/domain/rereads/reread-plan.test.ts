@@ -49,14 +49,15 @@ describe("planReread: what a change reaches, over fact-kind scopes", () => {
   it("a server's protector reaches the databases on that server and the key-custody rules", () => {
     const p = planReread(stack, changes([`${sql}/s1/encryptionProtector/current`, "bob"]), allRules(), undefined)!;
     expect(names(p.stack)).toEqual(["a", "b"]);
-    expect(ruleIds(p)).toEqual(["sql-tde-customer-managed-key", "tde-key-validity", "tde-key-vault-recoverable"]);
+    // Every rule over a server, vault or key kind; a rule registered later (tde-key-access) is included without a word here.
+    expect(ruleIds(p)).toEqual(["sql-tde-customer-managed-key", "tde-key-access", "tde-key-validity", "tde-key-vault-recoverable"]);
   });
 
   it("a vault reaches the stack's servers only when the last facts judged it", () => {
     const judged = { ...emptyFacts(SUB), keyVaults: [{ id: vault, name: "kv1" }] } as unknown as ComplianceFacts;
     const p = planReread(stack, changes([vault, "carol"]), allRules(), judged)!;
     expect(names(p.stack)).toEqual(["a", "c"]); // one database per server: the protectors lead to the vaults
-    expect(ruleIds(p)).toEqual(["tde-key-validity", "tde-key-vault-recoverable"]);
+    expect(ruleIds(p)).toEqual(["tde-key-access", "tde-key-validity", "tde-key-vault-recoverable"]);
     expect(p.causes.size).toBe(0);
     expect(planReread(stack, changes([vault.replace("kv1", "other"), "carol"]), allRules(), judged)).toBeUndefined();
   });
