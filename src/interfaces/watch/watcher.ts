@@ -132,6 +132,7 @@ export class Watcher {
       }
       if (this.stopping) break;
       this.lastStart = Date.now();
+      this.absorbChanges();
       await this.tick();
       if (this.o.maxTicks !== undefined && this.tickNo >= this.o.maxTicks) this.stop(`${this.o.maxTicks} tick(s) done (--max-ticks)`);
     }
@@ -167,8 +168,12 @@ export class Watcher {
    */
   private async reread(): Promise<void> {
     const changes = this.o.changes!;
-    await delay(changes.debounceMs, undefined, { signal: this.sleep.signal }).catch(() => undefined);
-    if (this.stopping) return;
+    // The debounce never holds up a sweep that falls due: the sweep reads the changes instead (absorbChanges).
+    const due = nextTickAt(this.o.schedule, this.lastStart);
+    await delay(Math.max(0, Math.min(changes.debounceMs, due - Date.now())), undefined, { signal: this.sleep.signal }).catch(
+      () => undefined,
+    );
+    if (this.stopping || Date.now() >= due) return;
     const batch = changes.queue.take();
     if (batch.overflowed) {
       this.o.log(`changes: more resources changed than the queue holds: sweeping the stack`);
@@ -184,6 +189,23 @@ export class Watcher {
       return; // a stack file that cannot be read fails the next sweep, which says why
     }
     if (plan) await this.tick(plan, batch.changes.size);
+  }
+
+  /**
+   * A sweep reads everything: the changes waiting are read by it, and who made them stays with the
+   * drift it finds on the databases they reach.
+   */
+  private absorbChanges(): void {
+    const queue = this.o.changes?.queue;
+    if (!queue?.waiting) return;
+    const batch = queue.take();
+    try {
+      const stack = this.o.loadStack();
+      const plan = planReread(stack, batch.changes, enabledRules(stack.policies), this.lastFacts);
+      for (const [id, cause] of plan?.causes ?? []) this.causes.set(id, cause);
+    } catch {
+      /* a stack file that cannot be read fails the sweep, which says why */
+    }
   }
 
   /**
