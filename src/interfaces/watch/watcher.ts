@@ -231,6 +231,15 @@ export class Watcher {
     }
   }
 
+  /**
+   * Takes the last tick of the watcher this one replaces (the same stack, this process's previous
+   * term of leadership): a replica that loses its lease and wins it back goes on being as ready as
+   * its last tick says, instead of "no tick has finished yet" until the new term's first tick.
+   */
+  carryOver(previous: Watcher | undefined): void {
+    if (previous && previous.stackName === this.stackName && !this.last) this.last = previous.last;
+  }
+
   /** /readyz: the last tick finished within two periods (or two of its own durations, if longer) and did not fail. */
   readiness(now = Date.now()): Readiness {
     if (this.stopping) return { ready: false, reason: "shutting down" };

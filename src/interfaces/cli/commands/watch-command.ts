@@ -278,7 +278,9 @@ async function leadTerm(
       })
     : undefined;
   const unsubscribe = notifier ? notifyStatusChanges(board, notifier) : () => {};
+  const previous = new Map(terms.watchers.map((w) => [w.stackName, w]));
   const watchers = stacks.map((st) => watcherFor(st, shared));
+  for (const w of watchers) w.carryOver(previous.get(w.stackName));
   terms.watchers = watchers;
   const stopPolling = followChanges(watchers, shared);
   // Each stack ticks on its own: ticks of different stacks overlap, those of one never do.
