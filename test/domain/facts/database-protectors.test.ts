@@ -55,8 +55,8 @@ describe("a database's own protector as facts and findings", () => {
 
   it("is about the database (its id, level, name) and carries the identity it reaches its key with", () => {
     const receipt = {
-      operation: "Databases_Get",
-      path: dbId,
+      operation: "Databases_ListByServer",
+      path: `${server.id}/databases`,
       apiVersion: "2023-02-01-preview",
       readAt: "2026-06-01T00:00:00Z",
       status: 200,
