@@ -197,6 +197,7 @@ describe("Databases_ListByServer against the database-keys estate", () => {
       path: `${serverPath("sql-dk-shared", "rg-dk-data")}/databases`,
       apiVersion: "2023-02-01-preview",
       status: 200,
+      requestId: expect.stringMatching(/\S{8,}/),
     });
     expect(h.logger.warnings).toEqual([]);
   });

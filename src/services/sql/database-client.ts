@@ -1,4 +1,4 @@
-import { ArmClient, collect, type ArmClientOptions, type ArmRead } from "../../platform/arm/arm-client";
+import { ArmClient, type ArmClientOptions, type ArmRead } from "../../platform/arm/arm-client";
 import { sqlDatabaseId, sqlServerId } from "../../platform/arm/resource-id";
 import {
   SQL_DATABASES_API_VERSION,
@@ -33,26 +33,15 @@ export class DatabasesClient extends ArmClient {
 
   /**
    * Databases_ListByServer, every page (`nextLink`) followed: all the server's databases, in one
-   * request per page instead of one per database. The receipt names the list (its path and
-   * api-version) and when its last page arrived; a list's pages carry no single request id.
+   * request per page instead of one per database, with the receipt of the list.
    */
-  async listByServer(server: ServerRef, signal?: AbortSignal): Promise<ArmRead<Database[]>> {
+  listByServer(server: ServerRef, signal?: AbortSignal): Promise<ArmRead<Database[]>> {
     const target = {
       label: `SQL server '${server.server}' (resource group '${server.resourceGroup}', subscription '${server.subscriptionId}')`,
       names: [server.server],
       hint: "Check the server's name and resource group in the stack file.",
     };
-    const path = `${sqlServerId(server, this.paths)}/databases`;
-    const value = await collect(
-      this.pages<Database>({ id: SQL_DATABASES_LIST_BY_SERVER, schema: "/definitions/Database" }, path, { target, signal }),
-    );
-    const receipt = {
-      operation: SQL_DATABASES_LIST_BY_SERVER,
-      path,
-      apiVersion: SQL_DATABASES_API_VERSION,
-      readAt: new Date().toISOString(),
-      status: 200,
-    };
-    return { value, receipt };
+    const op = { id: SQL_DATABASES_LIST_BY_SERVER, schema: "/definitions/Database" };
+    return this.listRead<Database>(op, `${sqlServerId(server, this.paths)}/databases`, { target, signal });
   }
 }

@@ -256,7 +256,7 @@ authorization:
     "",
   ].join("\n");
 
-  it("one protector GET and one identity read per server, one database GET per database, one vault listing per run, one GET per distinct vault and per distinct key version, one role-assignment list per RBAC vault and one GET per distinct role", async () => {
+  it("one protector GET, one identity read and one database list per server, one vault listing per run, one GET per distinct vault and per distinct key version, one role-assignment list per RBAC vault and one GET per distinct role", async () => {
     const kcEmu = await startTestEmulator({ seed: seedFromYaml(KC_SEED) });
     try {
       const kcDir = stackDir({ "Pulumi.kc.yaml": KC_STACK });
