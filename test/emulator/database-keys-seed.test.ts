@@ -6,12 +6,7 @@ import { SQL_DATABASE_API_VERSIONS } from "../../src/emulator/services/sql/datab
 import { sqlInitialState } from "../../src/emulator/services/sql/sql-local";
 import type { SqlSeed } from "../../src/emulator/services/sql/seed-schema";
 import { responseValidator } from "../../src/platform/schemas/swagger-schemas";
-import {
-  SQL_DATABASES_GET,
-  SQL_DATABASES_LIST_BY_SERVER,
-  SQL_DATABASES_SPEC,
-  type Database,
-} from "../../src/services/sql/database-types";
+import { SQL_DATABASES_GET, SQL_DATABASES_LIST_BY_SERVER, SQL_DATABASES_SPEC, type Database } from "../../src/services/sql/database-types";
 import { YamlInputError } from "../../src/platform/yaml/located-yaml";
 import { estate, serverPath, startKeyCustody, type KeyCustodyHarness } from "../services/keyvault/key-custody-kit";
 
@@ -171,13 +166,19 @@ describe("Databases_ListByServer against the database-keys estate", () => {
       expect(first.status, version).toBe(200);
       expect(validate(first.body).errors, version).toEqual([]);
       const page1 = first.body as { value: Database[]; nextLink?: string };
-      expect(page1.value.map((d) => d.name), version).toEqual(["master", "app"]);
+      expect(
+        page1.value.map((d) => d.name),
+        version,
+      ).toEqual(["master", "app"]);
       expect(page1.nextLink, version).toMatch(/^http/);
       const next = new URL(page1.nextLink!);
       const second = await h.get(`${next.pathname}${next.search}`);
       expect(validate(second.body).errors, version).toEqual([]);
       const page2 = second.body as { value: Database[]; nextLink?: string };
-      expect(page2.value.map((d) => d.name), version).toEqual(["ledger", "billing"]);
+      expect(
+        page2.value.map((d) => d.name),
+        version,
+      ).toEqual(["ledger", "billing"]);
       expect(page2.nextLink, version).toBeUndefined();
       const billing = (await h.get(`${list}/billing`, version)).body as Database;
       expect(page2.value[1], version).toEqual(billing); // no $expand on the list: no properties.keys, as Get without it

@@ -125,7 +125,11 @@ export class ArmClient {
    * path, its first page's request ids (the request that names the list) and when its last page
    * arrived. What an evidence bundle shows beside facts taken out of a list.
    */
-  protected async listRead<T>(op: ArmOperation, path: string, opts: { target?: CallTarget; signal?: AbortSignal } = {}): Promise<ArmRead<T[]>> {
+  protected async listRead<T>(
+    op: ArmOperation,
+    path: string,
+    opts: { target?: CallTarget; signal?: AbortSignal } = {},
+  ): Promise<ArmRead<T[]>> {
     let first: ApiResponse<unknown> | undefined;
     const value: T[] = [];
     for await (const page of this.pages<T>(op, path, { ...opts, onResponse: (res) => (first ??= res) })) value.push(...page);

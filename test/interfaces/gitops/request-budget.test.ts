@@ -377,7 +377,8 @@ keyvault:
       expect(sum(/^GET .*\/servers\/[^/]+$/)).toBe(SERVERS);
       const all = Object.entries(byRoute).filter(([route]) => !route.includes(" /metadata/"));
       // Each server's databases are listed (whether any has its own protector): the list, never a GET per database.
-      const known = /encryptionProtector|KeyVault|transparentDataEncryption|serviceTierAdvisors|\/servers\/[^/]+$|\/servers\/[^/]+\/databases$/;
+      const known =
+        /encryptionProtector|KeyVault|transparentDataEncryption|serviceTierAdvisors|\/servers\/[^/]+$|\/servers\/[^/]+\/databases$/;
       expect(all.filter(([route]) => !known.test(route))).toEqual([]);
     } finally {
       await hsmEmu.close();
