@@ -6,15 +6,15 @@ import { SQL_DATABASE_API_VERSIONS } from "../../src/emulator/services/sql/datab
 import { sqlInitialState } from "../../src/emulator/services/sql/sql-local";
 import type { SqlSeed } from "../../src/emulator/services/sql/seed-schema";
 import { responseValidator } from "../../src/platform/schemas/swagger-schemas";
-import { SQL_DATABASES_GET, SQL_DATABASES_SPEC, type Database } from "../../src/services/sql/database-types";
+import { SQL_DATABASES_GET, SQL_DATABASES_LIST_BY_SERVER, SQL_DATABASES_SPEC, type Database } from "../../src/services/sql/database-types";
 import { YamlInputError } from "../../src/platform/yaml/located-yaml";
 import { estate, serverPath, startKeyCustody, type KeyCustodyHarness } from "../services/keyvault/key-custody-kit";
 
 /**
  * Database-level key custody in the emulator (issue 33, item 5): the seed's `encryptionProtector`,
  * `keys` and `identity` on a database, validated and located; Databases_Get answers them in each
- * accepted api-version's shape, valid against the published 2023-02-01-preview schema; the client
- * reads them.
+ * accepted api-version's shape, valid against the published 2023-02-01-preview schema, and so does
+ * Databases_ListByServer (paged); the client reads them.
  */
 
 const ESTATE = join(__dirname, "../fixtures/estates/database-keys.estate.yaml");
@@ -142,6 +142,64 @@ describe("Databases_Get against the database-keys estate", () => {
       "https://kv-dk-home.vault.azure.net/keys/tde-ledger/11111111111111111111111111111111",
     );
     expect(r.receipt).toMatchObject({ operation: "Databases_Get", apiVersion: "2023-02-01-preview", status: 200 });
+    expect(h.logger.warnings).toEqual([]);
+  });
+});
+
+describe("Databases_ListByServer against the database-keys estate", () => {
+  let h: KeyCustodyHarness;
+  const validate = responseValidator(SQL_DATABASES_SPEC, SQL_DATABASES_LIST_BY_SERVER);
+  const list = `${serverPath("sql-dk-shared", "rg-dk-data")}/databases`;
+  const BILLING_KEY = "https://kv-dk-remote.vault.azure.net/keys/tde-billing/22222222222222222222222222222222";
+
+  beforeAll(async () => {
+    // Page size 2: master and the server's three databases take two pages.
+    h = await startKeyCustody({ ...estate(ESTATE), emulator: { pageSize: 2 } });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("pages each accepted api-version, every page valid against the published schema, each item as Databases_Get answers it", async () => {
+    for (const version of SQL_DATABASE_API_VERSIONS) {
+      const first = await h.get(list, version);
+      expect(first.status, version).toBe(200);
+      expect(validate(first.body).errors, version).toEqual([]);
+      const page1 = first.body as { value: Database[]; nextLink?: string };
+      expect(
+        page1.value.map((d) => d.name),
+        version,
+      ).toEqual(["master", "app"]);
+      expect(page1.nextLink, version).toMatch(/^http/);
+      const next = new URL(page1.nextLink!);
+      const second = await h.get(`${next.pathname}${next.search}`);
+      expect(validate(second.body).errors, version).toEqual([]);
+      const page2 = second.body as { value: Database[]; nextLink?: string };
+      expect(
+        page2.value.map((d) => d.name),
+        version,
+      ).toEqual(["ledger", "billing"]);
+      expect(page2.nextLink, version).toBeUndefined();
+      const billing = (await h.get(`${list}/billing`, version)).body as Database;
+      expect(page2.value[1], version).toEqual(billing); // no $expand on the list: no properties.keys, as Get without it
+    }
+    expect((await h.get(list, "2020-11-01-preview")).status).toBe(400);
+    expect((await h.get(`${serverPath("sql-nope", "rg-dk-data")}/databases`, "2023-02-01-preview")).status).toBe(404);
+  });
+
+  it("the client lists them all (Databases_ListByServer at 2023-02-01-preview, every page) with a receipt of the list", async () => {
+    const server = { subscriptionId: "00000000-0000-0000-0000-000000000000", resourceGroup: "rg-dk-data", server: "sql-dk-shared" };
+    const r = await h.sql.listDatabases(server);
+    expect(r.value.map((d) => d.name)).toEqual(["master", "app", "ledger", "billing"]);
+    expect(r.value[3].properties?.encryptionProtector).toBe(BILLING_KEY);
+    expect(r.value[3].identity?.type).toBe("UserAssigned");
+    expect(r.receipt).toMatchObject({
+      operation: "Databases_ListByServer",
+      path: `${serverPath("sql-dk-shared", "rg-dk-data")}/databases`,
+      apiVersion: "2023-02-01-preview",
+      status: 200,
+      requestId: expect.stringMatching(/\S{8,}/),
+    });
     expect(h.logger.warnings).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { mapBounded } from "../../platform/bounded-map";
-import { sqlDatabaseId, type DatabaseRef } from "../../platform/arm/resource-id";
+import { sqlDatabaseId, type DatabaseRef, type ServerRef } from "../../platform/arm/resource-id";
 import type { SourceLocation } from "../../platform/yaml/source-location";
-import type { Database, DatabaseIdentity } from "../../services/sql/database-types";
+import { SQL_DATABASES_LIST_BY_SERVER, type Database, type DatabaseIdentity } from "../../services/sql/database-types";
 import type { EncryptionProtector } from "../../services/sql/key-custody-types";
 import type { GatherContext } from "./fact-kind";
 import {
@@ -13,13 +13,16 @@ import {
   type ReadOutcome,
   type StackServer,
 } from "./key-custody-reads";
+import type { ReadFailure } from "./read-failure";
 
 /**
  * Database-level TDE protectors: Azure SQL lets a database carry its own customer-managed key (the
  * database resource's `properties.encryptionProtector`, with its own user-assigned identity), which
- * protects that database instead of the server's protector. Gathering reads each stack database's
- * resource once (Databases_Get at 2023-02-01-preview, shared through `ctx.once`); a database with
- * its own protector is judged on its key, and the server's protector judges the server's others.
+ * protects that database instead of the server's protector. Gathering lists each stack server's
+ * databases once (Databases_ListByServer at 2023-02-01-preview, one request per page, shared through
+ * `ctx.once`) rather than reading each database (Databases_Get): at fleet scale that is one request
+ * per server page instead of one per database. A database with its own protector is judged on its
+ * key, and the server's protector judges the server's others.
  */
 
 /** One protector of the stack: a server's (for the stack databases without their own), or a database's own. */
@@ -32,10 +35,40 @@ export interface ProtectorRead {
   outcome: ReadOutcome<EncryptionProtector>;
 }
 
-/** A stack database's resource (Databases_Get), read once per gathering. */
-export function readDatabaseResourceOnce(ctx: GatherContext, db: DatabaseRef): Promise<ReadOutcome<Database>> {
-  const key = `database:${[db.subscriptionId, db.resourceGroup, db.server, db.database].join("/").toLowerCase()}`;
-  return ctx.once(key, () => readOutcomeOf(() => ctx.clients.sql.readDatabase(db, ctx.signal)));
+/** A server's databases (Databases_ListByServer, every page), listed once per gathering. */
+export function listServerDatabasesOnce(ctx: GatherContext, server: ServerRef): Promise<ReadOutcome<Database[]>> {
+  const key = `databases:${[server.subscriptionId, server.resourceGroup, server.server].join("/").toLowerCase()}`;
+  return ctx.once(key, () => readOutcomeOf(() => ctx.clients.sql.listDatabases(server, ctx.signal)));
+}
+
+/** A database's name as a list item gives it (its `name`, else its id's last segment), lower-cased. */
+function listedName(db: Database): string | undefined {
+  const name = typeof db.name === "string" && db.name ? db.name : typeof db.id === "string" ? db.id.split("/").pop() : undefined;
+  return name?.toLowerCase();
+}
+
+/**
+ * A stack database's resource out of its server's list, as Databases_Get answered it: the database
+ * with the list's receipt; the list's failure (403, 404) for each of its databases; a database the
+ * list does not hold is the 404 the single read gave (it stays with its server).
+ */
+export async function readDatabaseResourceOnce(ctx: GatherContext, db: DatabaseRef): Promise<ReadOutcome<Database>> {
+  const listed = await listServerDatabasesOnce(ctx, db);
+  if (listed.failure) return listed;
+  const value = listed.read.value.find((d) => listedName(d) === db.database.toLowerCase());
+  if (!value) return { failure: notListed(db) };
+  return { read: { value, receipt: listed.read.receipt } };
+}
+
+/** What a database missing from its server's list reads as: not found, as Databases_Get said it. */
+function notListed(db: DatabaseRef): ReadFailure {
+  return {
+    status: 404,
+    code: "ResourceNotFound",
+    message: `Databases_ListByServer of SQL server '${db.server}' (resource group '${db.resourceGroup}') does not list database '${db.database}'.`,
+    operation: SQL_DATABASES_LIST_BY_SERVER,
+    readAt: new Date().toISOString(),
+  };
 }
 
 /**
@@ -55,18 +88,23 @@ export function databaseProtectorOf(db: Database | undefined): EncryptionProtect
 
 /**
  * Every protector of the stack, servers first in stack order, each followed by its databases' own:
- * one protector read per server and one database read per stack database. A database that cannot
- * be read for lack of rights (403) is an entry of its own that says so (whether it has its own key
- * is not known); one that is not there (404) stays with its server (the TDE status reports it).
+ * one protector read and one database list per server. A database that cannot be read for lack of
+ * rights (a 403 on its server's list) is an entry of its own that says so (whether it has its own
+ * key is not known); one that is not there (not listed, or a 404 on the list) stays with its server
+ * (the TDE status reports it).
  */
 export async function stackProtectorReads(ctx: GatherContext): Promise<ProtectorRead[]> {
   const servers = stackServers(ctx.stack);
   const sub = ctx.stack.subscriptionId;
-  // Both bounded by the stack's concurrency: a server with many databases never sends them all at once.
+  // Both bounded by the stack's concurrency; the databases' reads share their server's one list.
   const [protectors, databases] = await Promise.all([
     mapBounded(servers, ctx.concurrency, (s) => readProtectorOnce(ctx, s)),
-    mapBounded(ctx.stack.databases, ctx.concurrency, (d) =>
-      readDatabaseResourceOnce(ctx, { subscriptionId: sub, resourceGroup: d.resourceGroup, server: d.server, database: d.database }),
+    mapBounded(servers, ctx.concurrency, (s) => listServerDatabasesOnce(ctx, s)).then(() =>
+      Promise.all(
+        ctx.stack.databases.map((d) =>
+          readDatabaseResourceOnce(ctx, { subscriptionId: sub, resourceGroup: d.resourceGroup, server: d.server, database: d.database }),
+        ),
+      ),
     ),
   ]);
   const own = new Map<string, ProtectorRead[]>();

@@ -1,8 +1,9 @@
-import { ApiError, type Logger, type RequestSpec, loggerFromEnv } from "../http";
+import { ApiError, type ApiResponse, type Logger, type RequestSpec, loggerFromEnv } from "../http";
 import { noteDrift } from "../schemas/schema-drift";
 import { definitionValidator, type SchemaCheck, type SpecPath } from "../schemas/swagger-schemas";
 import type { ArmClientOptions, ResponseValidation } from "./arm-client-options";
-import type { ArmRead } from "./arm-read";
+import { armPages } from "./arm-paging";
+import type { ArmRead, ReadReceipt } from "./arm-read";
 import { armTransport, type ArmTransport } from "./arm-transport";
 import { parseResourceId, pathStyle, type IdStyle } from "./resource-id";
 
@@ -119,14 +120,48 @@ export class ArmClient {
     );
   }
 
-  /** Follows a list's `nextLink`s, one page (one request) a step, checking each item. */
-  protected async *pages<T>(
+  /**
+   * Every page of a list, checked as `pages` checks them, with the receipt of the read: the list's
+   * path, its first page's request ids (the request that names the list) and when its last page
+   * arrived. What an evidence bundle shows beside facts taken out of a list.
+   */
+  protected async listRead<T>(
     op: ArmOperation,
     path: string,
     opts: { target?: CallTarget; signal?: AbortSignal } = {},
+  ): Promise<ArmRead<T[]>> {
+    let first: ApiResponse<unknown> | undefined;
+    const value: T[] = [];
+    for await (const page of this.pages<T>(op, path, { ...opts, onResponse: (res) => (first ??= res) })) value.push(...page);
+    const receipt: ReadReceipt = {
+      operation: op.id,
+      path: path.split("?")[0],
+      apiVersion: this.api.apiVersion,
+      readAt: new Date().toISOString(),
+      status: first!.status,
+      ...(first!.requestId !== undefined ? { requestId: first!.requestId } : {}),
+      ...(first!.clientRequestId !== undefined ? { clientRequestId: first!.clientRequestId } : {}),
+    };
+    return { value, receipt };
+  }
+
+  /** Follows a list's `nextLink`s, one page (one request) a step, checking each item; `onResponse` sees each page's whole answer. */
+  protected async *pages<T>(
+    op: ArmOperation,
+    path: string,
+    opts: { target?: CallTarget; signal?: AbortSignal; onResponse?: (res: ApiResponse<unknown>) => void } = {},
   ): AsyncGenerator<T[], void, undefined> {
     const spec: RequestSpec = { operation: op.id, method: "GET", path, signal: opts.signal };
-    const pages = this.http.pages<unknown>(spec);
+    const onResponse = opts.onResponse;
+    const pages = onResponse
+      ? armPages<unknown>(
+          {
+            json: <U>(s: RequestSpec) => this.http.jsonResponse<U>(s).then((res) => (onResponse(res), res.body)),
+            displayUrl: (s: RequestSpec) => this.http.displayUrl(s),
+          },
+          spec,
+        )
+      : this.http.pages<unknown>(spec);
     let page = 0;
     while (true) {
       let next: IteratorResult<unknown[], void>;

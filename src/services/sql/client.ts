@@ -95,7 +95,19 @@ export class SqlClient extends ArmClient {
    * its identity and, when it has one, its own TDE protector (`properties.encryptionProtector`).
    */
   readDatabase(db: DatabaseRef, signal?: AbortSignal): Promise<ArmRead<Database>> {
-    return (this.databasesClient ??= new DatabasesClient(this.options)).read(db, signal);
+    return this.databases().read(db, signal);
+  }
+
+  /**
+   * Databases_ListByServer at 2023-02-01-preview, every page: the server's databases as Databases_Get
+   * returns each (identity and own TDE protector), one request per page rather than one per database.
+   */
+  listDatabases(server: ServerRef, signal?: AbortSignal): Promise<ArmRead<Database[]>> {
+    return this.databases().listByServer(server, signal);
+  }
+
+  private databases(): DatabasesClient {
+    return (this.databasesClient ??= new DatabasesClient(this.options));
   }
 
   private protectors(): EncryptionProtectorsClient {

@@ -13,12 +13,14 @@
  * which terraform-provider-azurerm builds on). The 2014-04-01 slice (types.ts) has no such fields.
  */
 
-/** The document of Databases_Get. */
+/** The document of Databases_Get and Databases_ListByServer. */
 export const SQL_DATABASES_SPEC = "sql/Microsoft.Sql/preview/2023-02-01-preview/Databases.json";
-/** The api-version the client sends for Databases_Get (the spec's). */
+/** The api-version the client sends for Databases_Get and Databases_ListByServer (the spec's). */
 export const SQL_DATABASES_API_VERSION = "2023-02-01-preview";
 /** The spec's operationId. */
 export const SQL_DATABASES_GET = "Databases_Get";
+/** The spec's operationId of the list of a server's databases (`DatabaseListResult`, paged by `nextLink`). */
+export const SQL_DATABASES_LIST_BY_SERVER = "Databases_ListByServer";
 /** The ARM type of a database, as the service writes it in `type`. */
 export const SQL_DATABASE_RESOURCE_TYPE = "Microsoft.Sql/servers/databases";
 

@@ -1,12 +1,17 @@
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { evaluateCompliance } from "../../../src/domain/compliance/evaluate";
 import { resolveRuleSettings } from "../../../src/domain/compliance/rule-settings";
-import { databaseProtectorOf, protectorsOfOutputs } from "../../../src/domain/facts/database-protectors";
+import { databaseProtectorOf, protectorsOfOutputs, stackProtectorReads } from "../../../src/domain/facts/database-protectors";
+import type { FactClients } from "../../../src/domain/facts/fact-clients";
+import type { GatherContext } from "../../../src/domain/facts/fact-kind";
 import { emptyFacts } from "../../../src/domain/facts/gather";
 import { customerKeysOf, stackServers } from "../../../src/domain/facts/key-custody-reads";
 import { protectorFactsOfRead } from "../../../src/domain/facts/tde-protectors";
 import type { ReadFailure } from "../../../src/domain/facts/read-failure";
 import type { Database } from "../../../src/services/sql/database-types";
+import type { StackConfig } from "../../../src/domain/stack/stack-config";
+import { estate, startKeyCustody } from "../../services/keyvault/key-custody-kit";
 
 /** A database's own TDE protector as facts and as the rules judge it, where the estate cannot easily hold the case. */
 const SUB = "00000000-0000-0000-0000-000000000000";
@@ -55,8 +60,8 @@ describe("a database's own protector as facts and findings", () => {
 
   it("is about the database (its id, level, name) and carries the identity it reaches its key with", () => {
     const receipt = {
-      operation: "Databases_Get",
-      path: dbId,
+      operation: "Databases_ListByServer",
+      path: `${server.id}/databases`,
       apiVersion: "2023-02-01-preview",
       readAt: "2026-06-01T00:00:00Z",
       status: 200,
@@ -89,5 +94,61 @@ describe("a database's own protector as facts and findings", () => {
     });
     expect(byRule["tde-key-validity"].verdict).toBe("not-applicable");
     expect(byRule["tde-key-vault-recoverable"].verdict).toBe("not-applicable");
+  });
+});
+
+describe("stackProtectorReads against the database-keys estate: one database list per server", () => {
+  const ESTATE = join(__dirname, "../../fixtures/estates/database-keys.estate.yaml");
+  const HOME = "00000000-0000-0000-0000-000000000000";
+  const LIST = `/subscriptions/${HOME}/resourceGroups/rg-dk-data/providers/Microsoft.Sql/servers/sql-dk-shared/databases`;
+  const on = (database: string) => ({
+    resourceGroup: "rg-dk-data",
+    server: "sql-dk-shared",
+    database,
+    transparentDataEncryption: "Enabled",
+  });
+  const stack = { subscriptionId: HOME, databases: [on("app"), on("ledger"), on("billing"), on("gone")] } as unknown as StackConfig;
+  /** The context the reads take: the stack, the real SQL client, and `once` as gathering shares reads. */
+  const contextOf = (sql: FactClients["sql"]): GatherContext => {
+    const shared = new Map<string, Promise<unknown>>();
+    const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
+      if (!shared.has(key)) shared.set(key, read());
+      return shared.get(key) as Promise<T>;
+    };
+    return { stack, clients: { sql } as FactClients, concurrency: 4, once } as unknown as GatherContext;
+  };
+
+  it("picks each database's own protector out of the list; one not listed stays with its server", async () => {
+    const h = await startKeyCustody(estate(ESTATE));
+    try {
+      const reads = await stackProtectorReads(contextOf(h.sql));
+      // The server's entry keeps the databases it protects; a database's own entry carries its whole server.
+      expect(reads.map((r) => [r.server.databases, r.database?.name, r.outcome.read?.receipt.operation])).toEqual([
+        [["app", "gone"], undefined, "EncryptionProtectors_Get"],
+        [["app", "ledger", "billing", "gone"], "ledger", "Databases_ListByServer"],
+        [["app", "ledger", "billing", "gone"], "billing", "Databases_ListByServer"],
+      ]);
+      expect(reads[1].database?.identity?.type).toBe("UserAssigned");
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("a refused list (403) makes each of the server's stack databases an entry that says so, as a refused Databases_Get did", async () => {
+    const h = await startKeyCustody({ ...estate(ESTATE), faults: { rules: [{ match: LIST, status: 403, rate: 1 }], maxConsecutive: 0 } });
+    try {
+      const reads = await stackProtectorReads(contextOf(h.sql));
+      expect(reads.map((r) => [r.database?.name, r.outcome.failure?.status])).toEqual([
+        [undefined, undefined],
+        ["app", 403],
+        ["ledger", 403],
+        ["billing", 403],
+        ["gone", 403],
+      ]);
+      expect(reads[0].server.databases).toEqual([]);
+      expect(reads[1].outcome.failure?.operation).toBe("Databases_ListByServer");
+    } finally {
+      await h.close();
+    }
   });
 });

@@ -164,10 +164,10 @@ describe("evidence --stack dev --out DIR, then evidence verify DIR", () => {
         }
       ).facts;
     const protectors = read("tdeProtectors");
-    // sql-prod-1's and sql-prod-2's, and the customers database's own (read with Databases_Get).
+    // sql-prod-1's and sql-prod-2's, and the customers database's own (taken out of its server's Databases_ListByServer).
     expect(protectors).toHaveLength(3);
     expect(protectors[1]).toMatchObject({ level: "database", database: "customers", databases: ["customers"] });
-    expect(protectors[1].reads![0].operation).toBe("Databases_Get");
+    expect(protectors[1].reads![0].operation).toBe("Databases_ListByServer");
     expect(protectors[0]).toMatchObject({ databases: ["orders", "analytics"] });
     const expectations: [string, string][] = [
       ["databases", "TransparentDataEncryptions_Get"],
@@ -175,7 +175,7 @@ describe("evidence --stack dev --out DIR, then evidence verify DIR", () => {
       ["protectorKeys", "Keys_GetVersion"],
     ];
     for (const [i, p] of protectors.entries())
-      expect(p.reads![0].operation, `${i}`).toBe(i === 1 ? "Databases_Get" : "EncryptionProtectors_Get");
+      expect(p.reads![0].operation, `${i}`).toBe(i === 1 ? "Databases_ListByServer" : "EncryptionProtectors_Get");
     for (const [kind, operation] of expectations) {
       for (const f of read(kind)) {
         // A customer-managed server's identity (tde-key-access) is a second read: Servers_Get.

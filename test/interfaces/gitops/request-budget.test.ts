@@ -57,8 +57,8 @@ interface Counts {
   usageLists: number;
   /** EncryptionProtectors_Get: the key-custody rules read one per server. */
   protectorGets: number;
-  /** Databases_Get: the key-custody rules read one per database (whether it has its own TDE protector). */
-  databaseGets: number;
+  /** Databases_ListByServer pages: the key-custody rules list each server's databases (whether each has its own TDE protector). */
+  databaseLists: number;
   other: number;
 }
 
@@ -74,7 +74,7 @@ async function count(...argv: string[]): Promise<{ code: number; counts: Counts 
     advisorLists: 0,
     usageLists: 0,
     protectorGets: 0,
-    databaseGets: 0,
+    databaseLists: 0,
     other: 0,
   };
   for (const [route, n] of Object.entries(stats.byRoute)) {
@@ -85,7 +85,7 @@ async function count(...argv: string[]): Promise<{ code: number; counts: Counts 
     else if (/serviceTierAdvisors/.test(route)) counts.advisorLists += n;
     else if (/usages/i.test(route)) counts.usageLists += n;
     else if (/encryptionProtector/.test(route) && route.startsWith("GET ")) counts.protectorGets += n;
-    else if (/^GET .*\/databases\/[^/]+$/.test(route)) counts.databaseGets += n;
+    else if (/^GET .*\/servers\/[^/]+\/databases$/.test(route)) counts.databaseLists += n;
     else counts.other += n;
   }
   return { code: r.code, counts };
@@ -102,13 +102,14 @@ describe("ARM requests per database", () => {
       advisorLists: 0,
       usageLists: 0,
       protectorGets: 0,
-      databaseGets: 0,
+      databaseLists: 0,
       other: 0,
     });
   });
 
-  it("check (and check --planned): a TDE GET, an advisor list and a database GET per database, a usage list per location, a protector GET per server", async () => {
+  it("check (and check --planned): a TDE GET and an advisor list per database, a usage list per location, a protector GET and a database list per server", async () => {
     // The one server's protector is service-managed, and no database has its own: no vault or key to read.
+    // Its 12 databases (and master) fit one page of the list (page size 100).
     const expected = {
       tdeGet: DATABASES,
       tdePut: 0,
@@ -116,14 +117,14 @@ describe("ARM requests per database", () => {
       advisorLists: DATABASES,
       usageLists: LOCATIONS.length,
       protectorGets: 1,
-      databaseGets: DATABASES,
+      databaseLists: 1,
       other: 0,
     };
     expect((await count("check")).counts).toEqual(expected);
     expect((await count("check", "--planned")).counts).toEqual(expected);
   });
 
-  it("drift: a TDE GET, an advisor list and a database GET per database, a protector GET per server, no usages", async () => {
+  it("drift: a TDE GET and an advisor list per database, a protector GET and a database list per server, no usages", async () => {
     const { code, counts } = await count("drift");
     expect(code).toBe(2);
     expect(counts).toEqual({
@@ -133,7 +134,7 @@ describe("ARM requests per database", () => {
       advisorLists: DATABASES,
       usageLists: 0,
       protectorGets: 1,
-      databaseGets: DATABASES,
+      databaseLists: 1,
       other: 0,
     });
   });
@@ -152,7 +153,7 @@ describe("ARM requests per database", () => {
       advisorLists: 0,
       usageLists: 0,
       protectorGets: 0,
-      databaseGets: 0,
+      databaseLists: 0,
       other: 0,
     });
   });
@@ -255,7 +256,7 @@ authorization:
     "",
   ].join("\n");
 
-  it("one protector GET and one identity read per server, one database GET per database, one vault listing per run, one GET per distinct vault and per distinct key version, one role-assignment list per RBAC vault and one GET per distinct role", async () => {
+  it("one protector GET, one identity read and one database list per server, one vault listing per run, one GET per distinct vault and per distinct key version, one role-assignment list per RBAC vault and one GET per distinct role", async () => {
     const kcEmu = await startTestEmulator({ seed: seedFromYaml(KC_SEED) });
     try {
       const kcDir = stackDir({ "Pulumi.kc.yaml": KC_STACK });
@@ -277,11 +278,13 @@ authorization:
         expect(sum(/^GET .*\/servers\/[^/]+$/), command).toBe(SERVERS);
         expect(sum(/^GET .*\/roleAssignments$/), command).toBe(1);
         expect(sum(/^GET .*\/roleDefinitions\/[^/]+$/), command).toBe(2);
-        // Whether each database has its own TDE protector (none here): one Databases_Get each.
-        expect(sum(/^GET .*\/databases\/[^/]+$/), command).toBe(SERVERS * 2);
+        // Whether each database has its own TDE protector (none here): each server's Databases_ListByServer,
+        // two pages each (master and two databases, page size 2), and no Databases_Get.
+        expect(sum(/^GET .*\/servers\/[^/]+\/databases$/), command).toBe(SERVERS * 2);
+        expect(sum(/^GET .*\/databases\/[^/]+$/), command).toBe(0);
         const all = Object.entries(byRoute).filter(([route]) => !route.includes(" /metadata/"));
         const known =
-          /encryptionProtector|KeyVault|transparentDataEncryption|serviceTierAdvisors|\/servers\/[^/]+$|\/databases\/[^/]+$|Microsoft\.Authorization/;
+          /encryptionProtector|KeyVault|transparentDataEncryption|serviceTierAdvisors|\/servers\/[^/]+$|\/servers\/[^/]+\/databases$|Microsoft\.Authorization/;
         expect(
           all.filter(([route]) => !known.test(route)),
           command,
@@ -373,7 +376,9 @@ keyvault:
       // tde-key-access reads each customer-managed server's identity (it judges an HSM key not applicable).
       expect(sum(/^GET .*\/servers\/[^/]+$/)).toBe(SERVERS);
       const all = Object.entries(byRoute).filter(([route]) => !route.includes(" /metadata/"));
-      const known = /encryptionProtector|KeyVault|transparentDataEncryption|serviceTierAdvisors|\/servers\/[^/]+$/;
+      // Each server's databases are listed (whether any has its own protector): the list, never a GET per database.
+      const known =
+        /encryptionProtector|KeyVault|transparentDataEncryption|serviceTierAdvisors|\/servers\/[^/]+$|\/servers\/[^/]+\/databases$/;
       expect(all.filter(([route]) => !known.test(route))).toEqual([]);
     } finally {
       await hsmEmu.close();

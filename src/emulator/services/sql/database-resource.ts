@@ -6,15 +6,17 @@ import type { SqlDatabaseSeed } from "./seed-schema";
 import { derivedUuid } from "./derived-uuid";
 
 /**
- * A database's own resource (Databases_Get) as the emulator answers it, with the database-level key
- * custody the seed gives it: its own TDE protector (`properties.encryptionProtector`), its keys
- * (`properties.keys`, with `$expand=keys`) and its identity (`identity`, user-assigned only).
+ * A database's own resource (Databases_Get, and each item of Databases_ListByServer) as the emulator
+ * answers it, with the database-level key custody the seed gives it: its own TDE protector
+ * (`properties.encryptionProtector`), its keys (`properties.keys`, with `$expand=keys` on the GET)
+ * and its identity (`identity`, user-assigned only).
  */
 
 /**
- * The api-versions of Databases_Get the emulator accepts, each answered in its shape (from each
- * version's specification/sql/resource-manager/Microsoft.Sql/{stable,preview}/<version>/Databases.json
- * in Azure/azure-rest-api-specs at a977c730fda43ab19c05373b32c7159d6f265e9a): 2021-11-01 (stable,
+ * The api-versions of Databases_Get and Databases_ListByServer the emulator accepts, each answered
+ * in its shape (from each version's
+ * specification/sql/resource-manager/Microsoft.Sql/{stable,preview}/<version>/Databases.json in
+ * Azure/azure-rest-api-specs at a977c730fda43ab19c05373b32c7159d6f265e9a): 2021-11-01 (stable,
  * `identity` but no database-level keys), 2022-08-01-preview (+ `encryptionProtector`, `keys`),
  * 2023-02-01-preview (+ `encryptionProtectorAutoRotation`; what the client sends), and the previews
  * between and after it that carry the same fields.

@@ -39,6 +39,7 @@ import {
   databaseKeyCustodyFromSeed,
   databaseResource,
   SQL_DATABASE_API_VERSIONS,
+  type DatabaseView,
   type SqlDatabaseKeyCustodyState,
 } from "./database-resource";
 import { keyCustodyFromSeed, protectorResource, serverKeyResources, type SqlKeyCustodyState } from "./key-custody";
@@ -236,6 +237,20 @@ class SqlIndex {
   }
 }
 
+/** What Databases_Get and Databases_ListByServer show of a database. */
+function databaseView({ server, db, master }: DatabaseEntry): DatabaseView {
+  const ref = dbRef(server, db);
+  return {
+    ref,
+    location: server.location,
+    serviceObjective: db.serviceObjective,
+    edition: db.edition,
+    master,
+    ...(db.elasticPool ? { elasticPoolId: elasticPoolId({ ...ref, elasticPool: db.elasticPool }) } : {}),
+    ...(db.keyCustody ? { custody: db.keyCustody } : {}),
+  };
+}
+
 function groupKey(sub: string, rg: string): string {
   return `${sub.toLowerCase()}\u0000${rg.toLowerCase()}`;
 }
@@ -261,9 +276,9 @@ const VERSIONS = [SQL_API_VERSION] as const;
 /**
  * Azure SQL management, under both namespace spellings: the seven operations of the SQL slice at
  * api-version 2014-04-01, a server's encryption protector and keys (read-only) at every
- * api-version Azure's SDKs send for them, and the database resource itself (Databases_Get,
- * read-only: its own TDE protector, keys and identity; database-resource.ts), each answered in its
- * version's shape.
+ * api-version Azure's SDKs send for them, and the database resource itself (Databases_Get and
+ * Databases_ListByServer, read-only: its own TDE protector, keys and identity; database-resource.ts),
+ * each answered in its version's shape.
  */
 export const sqlLocal: LocalService<SqlState, SqlSeed> = {
   name: "sql",
@@ -284,6 +299,7 @@ export const sqlLocal: LocalService<SqlState, SqlSeed> = {
       const db = `${server}/databases/:databaseName`;
       const pool = `${server}/elasticPools/:elasticPoolName`;
       const tde = `${db}/transparentDataEncryption/:transparentDataEncryptionName`;
+      ctx.arm("GET", `${server}/databases`, SQL_DATABASE_API_VERSIONS, (req) => h.listDatabases(req));
       ctx.arm("GET", db, SQL_DATABASE_API_VERSIONS, (req) => h.getDatabase(req));
       ctx.arm("GET", `${db}/serviceTierAdvisors`, VERSIONS, (req) => h.listAdvisors(req));
       ctx.arm("GET", `${db}/serviceTierAdvisors/:serviceTierAdvisorName`, VERSIONS, (req) => h.getAdvisor(req));
@@ -313,18 +329,19 @@ class SqlHandlers {
   getDatabase(req: EmulatorRequest): EmulatorReply {
     const f = this.database(req);
     if (!f.ok) return f.reply;
-    const { server, db, master } = f.value;
-    const ref = dbRef(server, db);
-    const view = {
-      ref,
-      location: server.location,
-      serviceObjective: db.serviceObjective,
-      edition: db.edition,
-      master,
-      ...(db.elasticPool ? { elasticPoolId: elasticPoolId({ ...ref, elasticPool: db.elasticPool }) } : {}),
-      ...(db.keyCustody ? { custody: db.keyCustody } : {}),
-    };
-    return { status: 200, body: databaseResource(view, apiVersionOf(req), req.query.get("$expand")) };
+    return { status: 200, body: databaseResource(databaseView(f.value), apiVersionOf(req), req.query.get("$expand")) };
+  }
+
+  /**
+   * Databases_ListByServer: `master` and the server's databases, each as Databases_Get answers it in
+   * the api-version's shape (the list takes no `$expand`, so no `properties.keys`), paged.
+   */
+  listDatabases(req: EmulatorRequest): EmulatorReply {
+    const f = this.server(req);
+    if (!f.ok) return f.reply;
+    const version = apiVersionOf(req);
+    const items = [...f.value.databases.values()].map((entry) => databaseResource(databaseView(entry), version, null));
+    return armPage(req, items, this.ctx.settings.pageSize);
   }
 
   /** ServiceTierAdvisors_ListByDatabase */
