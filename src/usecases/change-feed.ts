@@ -1,6 +1,6 @@
 import type { ClientSet } from "../clients/client-set";
 import { changeOfActivityLogEntry } from "../domain/changes/activity-log-changes";
-import type { ChangeRecord } from "../domain/changes/change-record";
+import { writeKeyOf, type ChangeRecord } from "../domain/changes/change-record";
 import type { ChangeQueue } from "../domain/changes/change-queue";
 import { SeenIds } from "../domain/changes/seen-ids";
 
@@ -68,7 +68,10 @@ export class ChangeFeed {
   accept(records: readonly ChangeRecord[]): number {
     let accepted = 0;
     for (const r of records) {
-      const isNew = this.seen.add(r.id);
+      // A write seen through both sources (pulled and pushed) is one change: re-read once.
+      const key = writeKeyOf(r);
+      const newRecord = this.seen.add(r.id);
+      const isNew = (key === undefined || this.seen.add(key)) && newRecord;
       this.o.counted?.(r, isNew);
       if (!isNew) continue;
       accepted++;

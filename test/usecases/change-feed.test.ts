@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChangeQueue } from "../../src/domain/changes/change-queue";
+import { readEventGridDelivery } from "../../src/domain/changes/event-grid-changes";
 import { MonitorClient } from "../../src/services/monitor/client";
 import { SqlClient } from "../../src/services/sql/client";
 import { ChangeFeed } from "../../src/usecases/change-feed";
@@ -77,6 +78,49 @@ describe("the Activity Log and the change feed", () => {
     expect(queue.waiting).toBe(false);
     await write("b", "Enabled");
     expect(await feed.pull()).toMatchObject({ accepted: 1 });
+  });
+
+  it("one write seen through both sources (its Activity Log entry pulled, its Event Grid event pushed) is one change", async () => {
+    const start = Date.now() - 1000;
+    await write("a", "Disabled");
+    const q = { subscriptionId: SUB, from: new Date(start), to: new Date(Date.now() + 1000), resourceProvider: "Microsoft.Sql" };
+    const entries = [];
+    for await (const page of monitor.activityLog(q)) entries.push(...page);
+    const succeeded = entries.find((e) => e.status?.value === "Succeeded" && e.resourceId?.toLowerCase() === tdeId("a").toLowerCase());
+    expect(succeeded?.correlationId).toMatch(/./);
+
+    const queue = new ChangeQueue(10);
+    const verdicts: string[] = [];
+    const feed = new ChangeFeed({
+      clients: { monitor },
+      subscriptions: () => [SUB],
+      counted: (r, isNew) => {
+        if (r.attribution.correlationId === succeeded!.correlationId) verdicts.push(`${r.attribution.source} ${isNew ? "new" : "seen"}`);
+      },
+    });
+    feed.subscribe(queue, () => {});
+    // The same write, as Event Grid's subscription topic delivers it (its own event id, the write's correlation id).
+    const delivery = readEventGridDelivery([
+      {
+        id: "5f0b7e0c-0000-4000-8000-00000000e001",
+        eventType: "Microsoft.Resources.ResourceWriteSuccess",
+        subject: tdeId("a"),
+        eventTime: new Date().toISOString(),
+        topic: `/subscriptions/${SUB}`,
+        dataVersion: "",
+        metadataVersion: "1",
+        data: {
+          resourceUri: tdeId("a"),
+          operationName: "Microsoft.Sql/servers/databases/transparentDataEncryption/write",
+          status: "Succeeded",
+          correlationId: succeeded!.correlationId,
+        },
+      },
+    ]);
+    expect(feed.accept(delivery.records)).toBe(1);
+    await feed.pull();
+    expect(verdicts).toEqual(["event-grid new", "activity-log seen"]);
+    expect(queue.take().changes.get(tdeId("a").toLowerCase())).toMatchObject({ source: "event-grid" });
   });
 
   it("a subscription whose Activity Log cannot be read is reported, and read from the same start next time", async () => {

@@ -29,6 +29,16 @@ export interface ChangeRecord {
   attribution: ChangeAttribution;
 }
 
+/**
+ * What one write is known by in every source: its correlation id and resource (Azure gives a write
+ * the same correlation id in its Activity Log entries and its Event Grid event, which have ids of
+ * their own). Undefined for a record without a correlation id: only its own id dedupes it then.
+ */
+export function writeKeyOf(r: ChangeRecord): string | undefined {
+  const c = r.attribution.correlationId;
+  return c ? `write:${c.toLowerCase()}|${r.resourceId.toLowerCase()}` : undefined;
+}
+
 /** Which of two attributions is the later change (by time; ties keep the first). */
 export function laterAttribution(a: ChangeAttribution, b: ChangeAttribution): ChangeAttribution {
   return Date.parse(b.at) > Date.parse(a.at) ? b : a;

@@ -191,13 +191,19 @@ async function runWatch(flags: WatchFlags, io: CommandIO): Promise<void> {
   checkStackFiles(stacks, many, log);
   // Checked before anything starts; deliveries go to the feed once it is made.
   const fed: { feed?: ChangeFeed } = {};
-  const events = eventsRoute(flags, io, (records) => fed.feed?.accept(records) ?? 0, log);
+  const leading: { replica?: WatchReplica } = {};
+  // A standby refuses deliveries (503): Event Grid retries them, and the leader's feed takes them.
+  const events = eventsRoute(
+    flags,
+    io,
+    (records) => (leading.replica?.leading === false ? undefined : (fed.feed?.accept(records) ?? 0)),
+    log,
+  );
 
   const clients = await serviceClients(io);
   const state = await stateStoresFor(io, flags);
   const metrics = new WatchMetrics();
   // Statuses and events are written only while this replica leads (the fence: its lease).
-  const leading: { replica?: WatchReplica } = {};
   const writes = new OrderedWrites(log, () => leading.replica!.check());
   const store = new StatusStore(state.status, log, writes);
   const board = await StatusBoard.open({ store, warn: log });
@@ -443,7 +449,7 @@ async function listenIfAsked(
 function eventsRoute(
   flags: WatchFlags,
   io: CommandIO,
-  accept: (records: readonly ChangeRecord[]) => number,
+  accept: (records: readonly ChangeRecord[]) => number | undefined,
   log: (line: string) => void,
 ): AzureEventsRoute | undefined {
   if (!flags.events || !flags.listen) return undefined;

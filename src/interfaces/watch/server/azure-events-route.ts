@@ -19,8 +19,12 @@ export interface AzureEventsOptions {
   host: string;
   /** The shared secret deliveries carry in `?key=` (from the variable --events-secret-env names). */
   secret?: string;
-  /** Takes the changes of a delivery; returns how many were new. */
-  accept: (records: readonly ChangeRecord[]) => number;
+  /**
+   * Takes the changes of a delivery; returns how many were new, or undefined when this replica does
+   * not lead (the delivery is then refused with 503, so Event Grid retries it, at the leader through
+   * the load balancer, instead of it being acknowledged and lost).
+   */
+  accept: (records: readonly ChangeRecord[]) => number | undefined;
   log: (line: string) => void;
 }
 
@@ -90,6 +94,10 @@ export class AzureEventsRoute {
       return;
     }
     const accepted = this.o.accept(delivery.records);
+    if (accepted === undefined) {
+      res.writeHead(503, { "content-type": "text/plain", "retry-after": "10" }).end("this replica stands by: deliver to the leader\n");
+      return;
+    }
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ accepted, ignored: delivery.ignored }));
   }
 
