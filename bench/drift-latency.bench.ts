@@ -23,8 +23,9 @@ import { startWatcher, type WatcherChild } from "./watcher-child";
  * - sweep-only: `--changes off`, `--interval` 5 min scaled (300/scale s): its sweeps run back to back,
  *   as a 10 000-database sweep does in Azure at 25 reads a second.
  * Once the change-driven watcher's first sweep is done (the sweep-only one starts then), a person
- * (alice@contoso.com, with the emulator's user token, as in the portal) turns TDE off on one database of each of BENCH_DRIFT_CHANGES `eg`
- * stacks and as many `al` stacks (default 100 each) at uniformly random moments over
+ * (alice@contoso.com, with the emulator's user token, as in the portal) turns TDE off on one database
+ * of each of BENCH_DRIFT_CHANGES `eg` stacks and as many `al` stacks (default 100 each) at uniformly
+ * random moments over
  * BENCH_DRIFT_WINDOW_S seconds (default 180), and on each of BENCH_DRIFT_DARK `dark` stacks (default
  * 10) in the first 10 s. Record fault rules drop Event Grid's deliveries for the `al` stacks (they are
  * seen through the Activity Log alone) and every record of the `dark` ones (only a sweep finds them).
@@ -50,7 +51,7 @@ const READS_PER_S = 25 * SCALE;
 /** Who makes the out-of-band changes: the drift must name them. */
 const CHANGER = "alice@contoso.com";
 
-/** One out-of-band change: where, when its PUT was sent, and when each watcher's drift.detected arrived. */
+/** One out-of-band change: where, when it is due (ms after the window opens), and when its PUT was sent (Date.now()). */
 interface Change {
   stack: DriftStack;
   database: string;
