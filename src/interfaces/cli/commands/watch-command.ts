@@ -94,7 +94,7 @@ function watchOptions(command: Command): Command {
     .option("--all", "watch every stack `stackwarden stacks` lists")
     .option(
       "--interval <duration>",
-      `time between full sweeps (e.g. 30s, 5m; default ${formatDuration(DEFAULT_INTERVAL_MS)}, or ${formatDuration(DEFAULT_INTERVAL_WITHOUT_CHANGES_MS)} with --changes off)`,
+      `time between full sweeps (e.g. 30s, 5m; ${formatDuration(DEFAULT_INTERVAL_WITHOUT_CHANGES_MS)} when change records are off; default ${formatDuration(DEFAULT_INTERVAL_MS)})`,
       intervalOption,
     )
     .option("--schedule <cron>", 'tick at a cron schedule instead (e.g. "*/5 * * * *"; 6 fields for seconds)')
