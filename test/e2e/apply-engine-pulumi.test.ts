@@ -133,8 +133,9 @@ sql:
     );
     expect(r.stdout).toContain(`policy pack ${join(project.dir, "policies")}`);
     expect(r.stdout).toMatch(/\+\s+pulumi-nodejs:dynamic\/sql:TransparentDataEncryption tde-rg-engine-sql-engine-orders created/);
-    // The stack's resources, the server's TDE protector data source among them.
-    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("Apply (pulumi): succeeded, 8 create.");
+    // The stack's resources, the server's TDE protector data source among them, and each database's
+    // own resource (sql:Database: whether it carries a TDE protector of its own).
+    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("Apply (pulumi): succeeded, 10 create.");
     expect(await tde("orders")).toBe("Enabled");
     expect(existsSync(join(home, ".pulumi-local", ".pulumi", "stacks", "stackwarden", "engine.json"))).toBe(true);
   });

@@ -17,10 +17,12 @@ sql:
   servers:
     - name: sql-kc-a
       resourceGroup: rg-kc
+      identity: { type: SystemAssigned, principalId: 5ec0de00-0000-4000-8000-0000000e2e0a }
       encryptionProtector: { keyUri: https://kv-e2e.vault.azure.net/keys/tde/${V} }
       databases: [{ name: orders, transparentDataEncryption: Enabled }]
     - name: sql-kc-b
       resourceGroup: rg-kc
+      identity: { type: SystemAssigned, principalId: 5ec0de00-0000-4000-8000-0000000e2e0b }
       encryptionProtector: { keyUri: https://kv-e2e.vault.azure.net/keys/tde/${V} }
       databases: [{ name: billing, transparentDataEncryption: Enabled }]
     - name: sql-kc-sm
@@ -31,6 +33,10 @@ keyvault:
   vaults:
     - name: kv-e2e
       resourceGroup: rg-keys
+      # the servers' identities may use the key, so tde-key-access passes and the steps judge the vault's settings
+      accessPolicies:
+        - { objectId: 5ec0de00-0000-4000-8000-0000000e2e0a, permissions: { keys: [get, wrapKey, unwrapKey] } }
+        - { objectId: 5ec0de00-0000-4000-8000-0000000e2e0b, permissions: { keys: [get, wrapKey, unwrapKey] } }
       keys: [{ name: tde, version: "${V}", keySize: 3072, expirationDate: now+400d }]
 `;
 const config = {
