@@ -48,14 +48,33 @@ function listedName(db: Database): string | undefined {
 }
 
 /**
+ * A server's list indexed by database name (`listedName`; the first item of a name wins, as a search
+ * of the list would find it), built once per gathering: every stack database of the server is looked
+ * up in it, so resolving a fleet's databases costs one pass over each list rather than a search of
+ * its server's list per database.
+ */
+function indexedServerDatabasesOnce(ctx: GatherContext, server: ServerRef): Promise<ReadOutcome<Map<string, Database>>> {
+  const key = `databases-by-name:${[server.subscriptionId, server.resourceGroup, server.server].join("/").toLowerCase()}`;
+  return ctx.once(key, async () => {
+    const listed = await listServerDatabasesOnce(ctx, server);
+    if (listed.failure) return listed;
+    const byName = new Map<string, Database>();
+    for (const d of listed.read.value) {
+      const name = listedName(d);
+      if (name !== undefined && !byName.has(name)) byName.set(name, d);
+    }
+    return { read: { value: byName, receipt: listed.read.receipt } };
+  });
+}
+
+/**
  * A stack database's resource out of its server's list, as Databases_Get answered it: the database
  * with the list's receipt; the list's failure (403, 404) for each of its databases; a database the
  * list does not hold is the 404 the single read gave (it stays with its server).
  */
-export async function readDatabaseResourceOnce(ctx: GatherContext, db: DatabaseRef): Promise<ReadOutcome<Database>> {
-  const listed = await listServerDatabasesOnce(ctx, db);
+function databaseResourceIn(listed: ReadOutcome<Map<string, Database>>, db: DatabaseRef): ReadOutcome<Database> {
   if (listed.failure) return listed;
-  const value = listed.read.value.find((d) => listedName(d) === db.database.toLowerCase());
+  const value = listed.read.value.get(db.database.toLowerCase());
   if (!value) return { failure: notListed(db) };
   return { read: { value, receipt: listed.read.receipt } };
 }
@@ -93,26 +112,27 @@ export function databaseProtectorOf(db: Database | undefined): EncryptionProtect
  * key is not known); one that is not there (not listed, or a 404 on the list) stays with its server
  * (the TDE status reports it).
  */
-export async function stackProtectorReads(ctx: GatherContext): Promise<ProtectorRead[]> {
+export function stackProtectorReads(ctx: GatherContext): Promise<ProtectorRead[]> {
+  // Every key custody kind starts from these (protectors, keys, vaults, role assignments): worked out once.
+  return ctx.once("stack-protector-reads", () => readStackProtectors(ctx));
+}
+
+async function readStackProtectors(ctx: GatherContext): Promise<ProtectorRead[]> {
   const servers = stackServers(ctx.stack);
   const sub = ctx.stack.subscriptionId;
   // Both bounded by the stack's concurrency; the databases' reads share their server's one list.
-  const [protectors, databases] = await Promise.all([
+  const [protectors, lists] = await Promise.all([
     mapBounded(servers, ctx.concurrency, (s) => readProtectorOnce(ctx, s)),
-    mapBounded(servers, ctx.concurrency, (s) => listServerDatabasesOnce(ctx, s)).then(() =>
-      Promise.all(
-        ctx.stack.databases.map((d) =>
-          readDatabaseResourceOnce(ctx, { subscriptionId: sub, resourceGroup: d.resourceGroup, server: d.server, database: d.database }),
-        ),
-      ),
-    ),
+    mapBounded(servers, ctx.concurrency, (s) => indexedServerDatabasesOnce(ctx, s)),
   ]);
+  const serverAt = new Map(servers.map((s, i) => [s.label.toLowerCase(), i]));
   const own = new Map<string, ProtectorRead[]>();
-  ctx.stack.databases.forEach((d, i) => {
-    const read = databases[i];
+  for (const d of ctx.stack.databases) {
+    const at = serverAt.get(`${d.resourceGroup}/${d.server}`.toLowerCase())!;
+    const read = databaseResourceIn(lists[at], { subscriptionId: sub, resourceGroup: d.resourceGroup, server: d.server, database: d.database });
     const protector = databaseProtectorOf(read.read?.value);
-    if (!protector && read.failure?.status !== 403) return;
-    const server = servers.find((s) => s.label.toLowerCase() === `${d.resourceGroup}/${d.server}`.toLowerCase())!;
+    if (!protector && read.failure?.status !== 403) continue;
+    const server = servers[at];
     const identity = read.read?.value.identity;
     const entry: ProtectorRead = {
       server,
@@ -124,8 +144,10 @@ export async function stackProtectorReads(ctx: GatherContext): Promise<Protector
       },
       outcome: read.failure ? { failure: read.failure } : { read: { value: protector!, receipt: read.read!.receipt } },
     };
-    own.set(server.id, [...(own.get(server.id) ?? []), entry]);
-  });
+    const theirs = own.get(server.id);
+    if (theirs) theirs.push(entry);
+    else own.set(server.id, [entry]);
+  }
   return servers.flatMap((server, i) => {
     const theirs = own.get(server.id) ?? [];
     if (theirs.length === 0) return [{ server, outcome: protectors[i] }];

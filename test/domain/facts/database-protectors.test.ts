@@ -134,6 +134,36 @@ describe("stackProtectorReads against the database-keys estate: one database lis
     }
   });
 
+  it("is worked out once per gathering, however many kinds ask: each server listed once, the same entries for all", async () => {
+    const h = await startKeyCustody(estate(ESTATE));
+    try {
+      let lists = 0;
+      const sql = Object.assign(Object.create(h.sql) as FactClients["sql"], {
+        listDatabases: (...args: Parameters<FactClients["sql"]["listDatabases"]>) => {
+          lists += 1;
+          return h.sql.listDatabases(...args);
+        },
+      });
+      const ctx = contextOf(sql);
+      const [first, second] = await Promise.all([stackProtectorReads(ctx), stackProtectorReads(ctx)]);
+      expect(second).toBe(first);
+      expect(lists).toBe(1);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("finds a stack database in its server's list whatever the case it is written in", async () => {
+    const h = await startKeyCustody(estate(ESTATE));
+    try {
+      const shouting = { ...stack, databases: [on("APP"), on("Ledger")] } as unknown as StackConfig;
+      const reads = await stackProtectorReads({ ...contextOf(h.sql), stack: shouting });
+      expect(reads.map((r) => r.database?.name)).toEqual([undefined, "Ledger"]);
+    } finally {
+      await h.close();
+    }
+  });
+
   it("a refused list (403) makes each of the server's stack databases an entry that says so, as a refused Databases_Get did", async () => {
     const h = await startKeyCustody({ ...estate(ESTATE), faults: { rules: [{ match: LIST, status: 403, rate: 1 }], maxConsecutive: 0 } });
     try {
