@@ -51,7 +51,19 @@ export function regionKey(location: string): string {
  * case- and space-insensitively; undefined for a location the list does not hold.
  */
 export function findRegion(location: string, regions: readonly AzureRegion[] = azureRegions()): AzureRegion | undefined {
-  const key = regionKey(location);
-  if (!key) return undefined;
-  return regions.find((r) => regionKey(r.name) === key || regionKey(r.displayName) === key);
+  let index = regionIndexes.get(regions);
+  if (!index) regionIndexes.set(regions, (index = indexRegions(regions)));
+  return index.get(regionKey(location));
+}
+
+/** Each region list's regions by `regionKey` of name and display name: a fleet's locations are looked up per subject, not searched. */
+const regionIndexes = new WeakMap<readonly AzureRegion[], Map<string, AzureRegion>>();
+
+/** By name first, then display name; the first region of a key wins, as a search in list order finds it. */
+function indexRegions(regions: readonly AzureRegion[]): Map<string, AzureRegion> {
+  const index = new Map<string, AzureRegion>();
+  for (const r of regions) {
+    for (const key of [regionKey(r.name), regionKey(r.displayName)]) if (key && !index.has(key)) index.set(key, r);
+  }
+  return index;
 }

@@ -5,8 +5,9 @@ import type { BatchAiClient } from "../../services/batchai/client";
 import type { Cluster, FileServer, Workspace } from "../../services/batchai/types";
 import type { GeocodingClient } from "../../services/geocoding/client";
 import type { SqlClient } from "../../services/sql/client";
-import { azureRegions } from "./azure-regions";
-import { addressAnswerOf, pointAnswerOf } from "./geo-answers";
+import { azureRegions, findRegion } from "./azure-regions";
+import { addressAnswerOf } from "./geo-answers";
+import { RegionLookups } from "./region-lookups";
 import { placeSubjects, placementNeeds, type GeoAnswer, type Placement } from "./placement";
 import { batchSubjects, siteSubjects, sqlSubjects, type ResidencySubject } from "./residency-subjects";
 
@@ -31,13 +32,19 @@ export async function placeStack(
 ): Promise<Placement[]> {
   const limit = opts.concurrency ?? 8;
   const signal = opts.signal;
+  const regions = azureRegions();
+  const lookups = new RegionLookups(sources.geocoding, signal);
   const [tdes, batch] = await Promise.all([
-    mapBounded(stack.databases, limit, (d) =>
-      sources.sql.getTransparentDataEncryption(
+    mapBounded(stack.databases, limit, async (d) => {
+      const tde = await sources.sql.getTransparentDataEncryption(
         { subscriptionId: stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database },
         signal,
-      ),
-    ),
+      );
+      // The region's lookup goes out with the first read that names it, under the reads still to come.
+      const region = tde?.location ? findRegion(tde.location, regions) : undefined;
+      if (region) lookups.start(region);
+      return tde;
+    }),
     readLocatedBatch(sources.batch, stack.subscriptionId, stack.batch.resourceGroups, { concurrency: limit, signal }),
   ]);
   const subjects = [
@@ -47,7 +54,7 @@ export async function placeStack(
     ...(opts.also ?? []),
     ...siteSubjects(stack.residency),
   ];
-  return placeWithGeocoding(sources.geocoding, subjects, { concurrency: limit, signal });
+  return placeWithGeocoding(sources.geocoding, subjects, { concurrency: limit, signal, lookups });
 }
 
 /**
@@ -58,18 +65,18 @@ export async function placeStack(
 export async function placeWithGeocoding(
   geocoding: Pick<GeocodingClient, "reverseGeocode" | "geocode">,
   subjects: readonly ResidencySubject[],
-  opts: { concurrency?: number; signal?: AbortSignal; also?: readonly ResidencySubject[] } = {},
+  opts: { concurrency?: number; signal?: AbortSignal; lookups?: RegionLookups } = {},
 ): Promise<Placement[]> {
   const limit = opts.concurrency ?? 8;
   const signal = opts.signal;
   const regions = azureRegions();
+  const lookups = opts.lookups ?? new RegionLookups(geocoding, signal);
   const needs = placementNeeds(subjects, regions);
   const regionAnswers = new Map<string, GeoAnswer>();
   const addressAnswers = new Map<string, GeoAnswer>();
   await Promise.all([
     mapBounded(needs.regions, limit, async (r) => {
-      const point = { lat: r.latitude, lng: r.longitude };
-      regionAnswers.set(r.name, pointAnswerOf(await geocoding.reverseGeocode({ ...point, from: 1, to: 1 }, signal), point));
+      regionAnswers.set(r.name, await lookups.answer(r));
     }),
     mapBounded(needs.addresses, limit, async (address) => {
       addressAnswers.set(address, addressAnswerOf(await geocoding.geocode({ address, from: 1, to: 1 }, signal)));
