@@ -15,6 +15,7 @@ import {
 } from "yaml";
 import { YamlInputError } from "./yaml-input-error";
 import { closestName } from "../did-you-mean";
+import { parsePlainYaml } from "./plain-yaml";
 
 // The error class lives in its own module so that code which only reports it (the CLI) does not load the YAML parser.
 export { YamlInputError };
@@ -22,9 +23,9 @@ export { YamlInputError };
 /** A parsed YAML document that still knows where each value came from. */
 export interface LocatedYaml {
   file: string;
-  doc: Document;
-  lines: LineCounter;
   value: unknown;
+  /** Line and column (1-based) of the node at a path; for a missing key, of the nearest parent (see `locate`). */
+  locate(path: readonly (string | number)[], keyOf: boolean): { line: number; column: number };
 }
 
 /**
@@ -36,13 +37,51 @@ const MAX_ALIAS_NODES = 10_000;
 const MAX_ALIAS_FACTOR = 10;
 
 /**
- * Parses YAML text. Every problem becomes a YamlInputError at its line and column: syntax errors
- * (tabs as indentation, duplicate keys, several documents …) and alias errors, which the YAML
- * library would otherwise throw without a position: an alias to no anchor set before it, an alias
- * inside the node its own anchor marks (a cycle), and aliases that grow the document too much
- * (MAX_ALIAS_NODES).
+ * Parses YAML text. Plain text (no anchors, tags, flow mappings …: see plain-yaml.ts) is read by
+ * the fast path, its positions from js-yaml's events, with `yaml`'s located parse behind it for a
+ * position the events do not tell. Anything else is read by `yaml`, and every problem becomes a
+ * YamlInputError at its line and column: syntax errors (tabs as indentation, duplicate keys,
+ * several documents …) and alias errors, which the YAML library would otherwise throw without a
+ * position: an alias to no anchor set before it, an alias inside the node its own anchor marks (a
+ * cycle), and aliases that grow the document too much (MAX_ALIAS_NODES).
  */
 export function parseLocatedYaml(file: string, text: string): LocatedYaml {
+  const plain = parsePlainYaml(text);
+  if (!plain) return parseWithYaml(file, text);
+  let full: LocatedYaml | undefined;
+  let lineStarts: number[] | undefined;
+  return {
+    file,
+    value: plain.value,
+    locate(path, keyOf) {
+      const offset = plain.offsetOf(path, keyOf);
+      if (offset === undefined) return (full ??= parseWithYaml(file, text)).locate(path, keyOf);
+      return linePosition((lineStarts ??= lineStartsOf(text)), offset);
+    },
+  };
+}
+
+/** The offsets where lines start (0, then after each line feed), for `linePosition`. */
+function lineStartsOf(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/** Line and column (1-based) of an offset, as `yaml`'s LineCounter gives them. */
+function linePosition(starts: readonly number[], offset: number): { line: number; column: number } {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return { line: lo + 1, column: offset - starts[lo] + 1 };
+}
+
+/** `yaml`'s located parse, the reference: a Document with a range on every node, and every problem located (see `parseLocatedYaml`). */
+export function parseWithYaml(file: string, text: string): LocatedYaml {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, strict: true });
   const at = (offset: number, problem: string) => {
@@ -74,7 +113,7 @@ export function parseLocatedYaml(file: string, text: string): LocatedYaml {
     // The checks above should leave nothing for the library to refuse; if it does, it is still located.
     throw at(aliases[0]?.range?.[0] ?? 0, (e as Error).message);
   }
-  return { file, doc, lines, value };
+  return { file, value, locate: (path, keyOf) => locateInDocument(doc, lines, path, keyOf) };
 }
 
 function expansionProblem(alias: Alias, limit: number): string {
@@ -117,7 +156,16 @@ function checkExpansion(doc: Document, fail: (alias: Alias, limit: number) => Er
 
 /** Line and column (1-based) of the node at a path; for a missing key, of the nearest parent. */
 export function locate(y: LocatedYaml, path: readonly (string | number)[], keyOf = false): { line: number; column: number } {
-  let node: unknown = y.doc.contents;
+  return y.locate(path, keyOf);
+}
+
+function locateInDocument(
+  doc: Document,
+  lines: LineCounter,
+  path: readonly (string | number)[],
+  keyOf: boolean,
+): { line: number; column: number } {
+  let node: unknown = doc.contents;
   let best: Node | undefined = node as Node | undefined;
   for (let i = 0; i < path.length; i++) {
     const seg = path[i];
@@ -137,7 +185,7 @@ export function locate(y: LocatedYaml, path: readonly (string | number)[], keyOf
     } else break;
   }
   const offset = best?.range?.[0] ?? 0;
-  const pos = y.lines.linePos(offset);
+  const pos = lines.linePos(offset);
   return { line: pos.line, column: pos.col };
 }
 
