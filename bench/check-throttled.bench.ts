@@ -143,7 +143,12 @@ function runCli(args: string[], env: NodeJS.ProcessEnv, cwd: string, dir: string
       [...prof, "--require", join(__dirname, "child-usage.js"), join(PROJECT_ROOT, "bin", "stackwarden.js"), ...args],
       {
         cwd,
-        env: { ...env, BENCH_USAGE_FILE: usageFile, ...(readsFile ? { BENCH_READS_FILE: readsFile } : {}) },
+        env: {
+          ...env,
+          BENCH_USAGE_FILE: usageFile,
+          BENCH_TIMES_FILE: join(dir, `times-${args[0]}.txt`),
+          ...(readsFile ? { BENCH_READS_FILE: readsFile } : {}),
+        },
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
@@ -181,6 +186,31 @@ function phases(u: ChildUsage, wall: number): string {
   if (u.firstRequestMs === undefined || u.lastAnswerMs === undefined) return "";
   const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
   return `  phases: start-up to the first request ${s(u.firstRequestMs)}, requests ${s(u.lastAnswerMs - u.firstRequestMs)}, after the last answer ${s(wall - u.lastAnswerMs)} (process spawn and exit included)`;
+}
+
+/**
+ * Where the send rate fell short during the reads: the half-second windows (from the first request)
+ * in which fewer than 90 % of the refill's reads were sent, with how many. A window short of reads
+ * while work waited is time the throttle did not cost; the bucket refills then, up to its size.
+ */
+function slowWindows(timesFile: string): string {
+  const times = readFileSync(timesFile, "utf8")
+    .split("\n")
+    .map((line) => Number(line.slice(0, line.indexOf(" "))));
+  const WINDOW = 500;
+  const counts = new Map<number, number>();
+  for (const t of times) {
+    const w = Math.floor((t - times[0]) / WINDOW);
+    counts.set(w, (counts.get(w) ?? 0) + 1);
+  }
+  const last = Math.floor((times[times.length - 1] - times[0]) / WINDOW);
+  const expected = (RATE * WINDOW) / 1000;
+  const slow: string[] = [];
+  for (let w = 0; w < last; w++) {
+    const n = counts.get(w) ?? 0;
+    if (n < 0.9 * expected) slow.push(`${((w * WINDOW) / 1000).toFixed(1)} s: ${n}`);
+  }
+  return `  send-rate windows (${WINDOW} ms) under 90% of ${expected} reads: ${slow.length ? slow.join(", ") : "none"}\n`;
 }
 
 const perRead = (ms: number, reads: number) => `${((ms * 1000) / reads).toFixed(0)} µs/read`;
@@ -225,7 +255,7 @@ async function main(): Promise<void> {
       `check: exit ${r.code}, wall ${(r.ms / 1000).toFixed(2)} s; findings by rule: ${[...byRule].map(([k, v]) => `${k} ${v}`).join(", ")}\n`,
     );
     process.stdout.write(`reads served (GET /subscriptions/…): ${reads}, answered 429: ${throttled}\n${byRoute.join("\n")}\n`);
-    process.stdout.write(`${phases(r.usage, r.ms)}\n`);
+    process.stdout.write(`${phases(r.usage, r.ms)}\n${slowWindows(join(dir, "times-check.txt"))}`);
     const missing = [
       "sql-tde-enabled",
       "sql-tier-advisor-drift",

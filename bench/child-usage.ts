@@ -3,7 +3,9 @@
  * process exits it writes its own CPU time and peak RSS to the file BENCH_USAGE_FILE names, so the
  * bench can charge the CLI's CPU to the CLI alone (the emulator runs in another process). With
  * BENCH_READS_FILE set it also records every GET the process sends (origin and path, through
- * undici's diagnostics channel, a push per request), so a bare client can replay the same reads.
+ * undici's diagnostics channel, a push per request), so a bare client can replay the same reads;
+ * with BENCH_TIMES_FILE, when it created each request, so a bench can show where its send rate fell
+ * short of the throttle's.
  */
 import { subscribe } from "node:diagnostics_channel";
 import { writeFileSync } from "node:fs";
@@ -23,14 +25,19 @@ export interface ChildUsage {
 
 const usageFile = process.env.BENCH_USAGE_FILE;
 const readsFile = process.env.BENCH_READS_FILE;
+const timesFile = process.env.BENCH_TIMES_FILE;
 const reads: string[] = [];
+/** With BENCH_TIMES_FILE: when each request was created (ms since start), its method and path (no query: it may hold a key), for a timeline of the send rate. */
+const times: string[] = [];
 let firstRequestMs: number | undefined;
 let lastAnswerMs: number | undefined;
 
 subscribe("undici:request:create", (message) => {
-  firstRequestMs ??= performance.now();
-  if (!readsFile) return;
+  const now = performance.now();
+  firstRequestMs ??= now;
   const { request } = message as { request: { method: string; origin: string; path: string } };
+  if (timesFile) times.push(`${now.toFixed(1)} ${request.method} ${request.path.split("?")[0]}`);
+  if (!readsFile) return;
   if (request.method === "GET") reads.push(`${request.origin}${request.path}`);
 });
 subscribe("undici:request:headers", () => {
@@ -50,4 +57,5 @@ process.on("exit", () => {
     writeFileSync(usageFile, JSON.stringify(usage));
   }
   if (readsFile) writeFileSync(readsFile, reads.join("\n"));
+  if (timesFile) writeFileSync(timesFile, times.join("\n"));
 });
