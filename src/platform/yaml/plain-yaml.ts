@@ -2,19 +2,18 @@ import { FAILSAFE_SCHEMA, load, Type, type State } from "js-yaml";
 
 /**
  * The fast path of a located parse, for plain YAML: block and flow collections of scalars, which
- * is what stack files and seeds are. `yaml`'s located parse (a Document with a
- * range on every node) reads ~1.5 MB a second here: a second before the first request of a
- * 10 000-database stack, and most of the peak memory at 50 000. js-yaml reads the same text ~10
- * times faster; its parse events give where each node starts.
+ * is what stack files and seeds are. `yaml`'s located parse (a Document with a range on every
+ * node) reads ~1.5 MB a second here: a second before the first request of a 10 000-database
+ * stack, and most of the peak memory at 50 000. js-yaml reads the same text several times faster;
+ * its parse events give where each node starts.
  *
- * Only text that is plain by a conservative scan takes this path, and js-yaml must accept it:
- * anything else (anchors, aliases, tags, directives, merge keys, explicit keys, keys that are
- * collections or null, several documents, tabs, CRs, a BOM, very long lines, and every error) goes
- * to `yaml`, whose
- * value, checks and messages stay the reference. The scalars resolve as `yaml`'s YAML 1.2 core
- * schema resolves them (the same patterns, in the same order), so a value is the same either way;
- * test/platform/yaml/plain-yaml.test.ts holds both parsers to that over the repository's YAML
- * files and generated documents.
+ * Only text that is plain by a conservative scan takes this path, and js-yaml must accept it.
+ * Anything else goes to `yaml`, whose value, checks and messages stay the reference: anchors,
+ * aliases, tags, directives, merge keys, explicit keys, keys that are collections or null, several
+ * documents, tabs, CRs, a BOM, very long lines, and every error. The scalars resolve as `yaml`'s
+ * YAML 1.2 core schema resolves them (the same patterns, in the same order), so a value is the
+ * same either way; test/platform/yaml/plain-yaml.test.ts holds both parsers to that, and to the
+ * same line and column for every node, over the repository's YAML files and generated documents.
  */
 
 /**
