@@ -27,8 +27,7 @@ export async function openStateStores(settings: StateSettings) {
   const leaseSeconds = settings.env.STACKWARDEN_LEASE_SECONDS ? Number(settings.env.STACKWARDEN_LEASE_SECONDS) : undefined;
   const tryTimeoutMs = settings.env.STACKWARDEN_STATE_TIMEOUT_MS ? Number(settings.env.STACKWARDEN_STATE_TIMEOUT_MS) : undefined;
   // Loaded only here: the Blob Storage SDK is ~0.2 s of start-up that a run on local state never needs.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { openBlobState } = require("./blob/blob-state") as typeof import("./blob/blob-state");
+  const { openBlobState } = await import("./blob/blob-state");
   return openBlobState(
     {
       ...loc,
