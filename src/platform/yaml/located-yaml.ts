@@ -37,7 +37,7 @@ const MAX_ALIAS_NODES = 10_000;
 const MAX_ALIAS_FACTOR = 10;
 
 /**
- * Parses YAML text. Plain text (no anchors, tags, flow mappings …: see plain-yaml.ts) is read by
+ * Parses YAML text. Plain text (no anchors, aliases, tags …: see plain-yaml.ts) is read by
  * the fast path, its positions from js-yaml's events, with `yaml`'s located parse behind it for a
  * position the events do not tell. Anything else is read by `yaml`, and every problem becomes a
  * YamlInputError at its line and column: syntax errors (tabs as indentation, duplicate keys,
