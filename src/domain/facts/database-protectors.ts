@@ -129,7 +129,12 @@ async function readStackProtectors(ctx: GatherContext): Promise<ProtectorRead[]>
   const own = new Map<string, ProtectorRead[]>();
   for (const d of ctx.stack.databases) {
     const at = serverAt.get(`${d.resourceGroup}/${d.server}`.toLowerCase())!;
-    const read = databaseResourceIn(lists[at], { subscriptionId: sub, resourceGroup: d.resourceGroup, server: d.server, database: d.database });
+    const read = databaseResourceIn(lists[at], {
+      subscriptionId: sub,
+      resourceGroup: d.resourceGroup,
+      server: d.server,
+      database: d.database,
+    });
     const protector = databaseProtectorOf(read.read?.value);
     if (!protector && read.failure?.status !== 403) continue;
     const server = servers[at];
