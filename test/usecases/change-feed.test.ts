@@ -94,8 +94,8 @@ describe("the Activity Log and the change feed", () => {
     const feed = new ChangeFeed({
       clients: { monitor },
       subscriptions: () => [SUB],
-      counted: (r, isNew) => {
-        if (r.attribution.correlationId === succeeded!.correlationId) verdicts.push(`${r.attribution.source} ${isNew ? "new" : "seen"}`);
+      counted: (r, result) => {
+        if (r.attribution.correlationId === succeeded!.correlationId) verdicts.push(`${r.attribution.source} ${result}`);
       },
     });
     feed.subscribe(queue, () => {});
@@ -114,13 +114,108 @@ describe("the Activity Log and the change feed", () => {
           operationName: "Microsoft.Sql/servers/databases/transparentDataEncryption/write",
           status: "Succeeded",
           correlationId: succeeded!.correlationId,
+          claims: succeeded!.claims,
         },
       },
     ]);
     expect(feed.accept(delivery.records)).toBe(1);
     await feed.pull();
-    expect(verdicts).toEqual(["event-grid new", "activity-log seen"]);
+    expect(verdicts).toEqual(["event-grid new", "activity-log duplicate"]);
     expect(queue.take().changes.get(tdeId("a").toLowerCase())).toMatchObject({ source: "event-grid" });
+  });
+
+  it("a pushed event that names another caller than the Activity Log's record of the same write is corrected by the log", async () => {
+    const start = Date.now() - 1000;
+    await write("b", "Disabled");
+    const q = { subscriptionId: SUB, from: new Date(start), to: new Date(Date.now() + 1000), resourceProvider: "Microsoft.Sql" };
+    const entries = [];
+    for await (const page of monitor.activityLog(q)) entries.push(...page);
+    const succeeded = entries.find((e) => e.status?.value === "Succeeded" && e.resourceId?.toLowerCase() === tdeId("b").toLowerCase());
+    expect(succeeded?.caller).toMatch(/./);
+
+    const queue = new ChangeQueue(10);
+    const results: string[] = [];
+    const feed = new ChangeFeed({
+      clients: { monitor },
+      subscriptions: () => [SUB],
+      counted: (r, result) => results.push(`${r.attribution.source} ${result}`),
+    });
+    feed.subscribe(queue, () => {});
+    // A forged push of the same write (its correlation id), later, naming someone else.
+    const forged = readEventGridDelivery([
+      {
+        id: "5f0b7e0c-0000-4000-8000-00000000e0ff",
+        eventType: "Microsoft.Resources.ResourceWriteSuccess",
+        subject: tdeId("b"),
+        eventTime: new Date(Date.now() + 60_000).toISOString(),
+        topic: `/subscriptions/${SUB}`,
+        dataVersion: "",
+        metadataVersion: "1",
+        data: {
+          resourceUri: tdeId("b"),
+          operationName: "Microsoft.Sql/servers/databases/transparentDataEncryption/write",
+          status: "Succeeded",
+          correlationId: succeeded!.correlationId,
+          claims: { "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/upn": "mallory@evil.example" },
+        },
+      },
+    ]);
+    expect(feed.accept(forged.records)).toBe(1);
+    expect(queue.take().changes.get(tdeId("b").toLowerCase())).toMatchObject({ caller: "mallory@evil.example", source: "event-grid" });
+    expect(feed.accept(forged.records)).toBe(0); // retried: a duplicate
+    // The pull brings the log's record of the write: handed on, and it names the real caller.
+    await feed.pull();
+    expect(results.filter((r) => r.endsWith("correction"))).toEqual(["activity-log correction"]);
+    expect(queue.take().changes.get(tdeId("b").toLowerCase())).toMatchObject({ caller: succeeded!.caller, source: "activity-log" });
+    await write("b", "Enabled");
+  });
+
+  it("pushed records of subscriptions or providers no stack depends on are dropped before the queues and counted", () => {
+    const FOREIGN = "11111111-1111-1111-1111-111111111111";
+    const queue = new ChangeQueue(1_000);
+    const results = new Map<string, number>();
+    const feed = new ChangeFeed({
+      clients: { monitor },
+      subscriptions: () => [SUB],
+      counted: (_r, result) => results.set(result, (results.get(result) ?? 0) + 1),
+    });
+    let wakes = 0;
+    feed.subscribe(queue, () => wakes++);
+    const storageWrite = (i: number, sub: string) => ({
+      id: `0000${i}-0000-4000-8000-000000000000`,
+      eventType: "Microsoft.Resources.ResourceWriteSuccess",
+      subject: `/subscriptions/${sub}/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/st${i}`,
+      eventTime: new Date().toISOString(),
+      topic: `/subscriptions/${sub}`,
+      dataVersion: "",
+      metadataVersion: "1",
+      data: {
+        resourceUri: `/subscriptions/${sub}/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/st${i}`,
+        status: "Succeeded",
+      },
+    });
+    // 1,200 storage writes in a subscription no stack uses, and 100 in the stack's own subscription.
+    const delivery = readEventGridDelivery([
+      ...Array.from({ length: 1_200 }, (_, i) => storageWrite(i, FOREIGN)),
+      ...Array.from({ length: 100 }, (_, i) => storageWrite(2_000 + i, SUB)),
+    ]);
+    expect(feed.accept(delivery.records)).toBe(0);
+    expect(results.get("out-of-scope")).toBe(1_300);
+    expect(queue.waiting).toBe(false);
+    expect(wakes).toBe(0);
+
+    // Changes in scope past the queue's capacity still ask for a sweep.
+    const small = new ChangeQueue(5);
+    feed.subscribe(small, () => {});
+    const sqlWrites = readEventGridDelivery(
+      Array.from({ length: 6 }, (_, i) => ({
+        ...storageWrite(3_000 + i, SUB),
+        subject: tdeId(`db${i}`),
+        data: { resourceUri: tdeId(`db${i}`), status: "Succeeded" },
+      })),
+    );
+    expect(feed.accept(sqlWrites.records)).toBe(6);
+    expect(small.take().overflowed).toBe(true);
   });
 
   it("a subscription whose Activity Log cannot be read is reported, and read from the same start next time", async () => {

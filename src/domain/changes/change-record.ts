@@ -39,9 +39,26 @@ export function writeKeyOf(r: ChangeRecord): string | undefined {
   return c ? `write:${c.toLowerCase()}|${r.resourceId.toLowerCase()}` : undefined;
 }
 
-/** Which of two attributions is the later change (by time; ties keep the first). */
+/**
+ * Which of two attributions to keep for one resource: of one write (the same correlation id) seen
+ * through both sources, the Activity Log's, which Azure writes itself, over a pushed event, which
+ * anyone who can reach the webhook could have sent; of two writes, the later (ties keep the first).
+ */
 export function laterAttribution(a: ChangeAttribution, b: ChangeAttribution): ChangeAttribution {
+  if (sameWrite(a, b) && a.source !== b.source) return a.source === "activity-log" ? a : b;
   return Date.parse(b.at) > Date.parse(a.at) ? b : a;
+}
+
+/**
+ * Whether two attributions of one write (the same correlation id) disagree on who made it or how:
+ * then the Activity Log's is taken over a pushed one (laterAttribution).
+ */
+export function attributionsDisagree(a: ChangeAttribution, b: ChangeAttribution): boolean {
+  return (a.caller ?? "").toLowerCase() !== (b.caller ?? "").toLowerCase() || a.operation.toLowerCase() !== b.operation.toLowerCase();
+}
+
+function sameWrite(a: ChangeAttribution, b: ChangeAttribution): boolean {
+  return !!a.correlationId && !!b.correlationId && a.correlationId.toLowerCase() === b.correlationId.toLowerCase();
 }
 
 /** One line for people: `by alice@contoso.com through Microsoft.Sql/…/write at 2026-…Z (activity-log, correlation 1234)`. */

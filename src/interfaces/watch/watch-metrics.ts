@@ -59,7 +59,7 @@ export class WatchMetrics {
   });
   readonly changeRecords = new Counter({
     name: "stackwarden_change_records_total",
-    help: "Change records received, by source (activity-log, event-grid) and result (new, duplicate: dropped by its id)",
+    help: "Change records received, by source (activity-log, event-grid) and result (new; duplicate: dropped by its id; correction: the Activity Log naming another caller than a pushed event of the same write; out-of-scope: a subscription or provider no watched stack depends on, dropped)",
     labelNames: ["source", "result"] as const,
     registers: [this.registry],
   });

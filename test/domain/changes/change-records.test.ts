@@ -160,6 +160,42 @@ describe("deduplication and the queue", () => {
     expect(q.waiting).toBe(false);
   });
 
+  it("of one write seen through both sources, the Activity Log's attribution is kept over a later pushed one", () => {
+    const q = new ChangeQueue(10);
+    const logged: ChangeRecord = {
+      id: "activity-log:1",
+      resourceId: "/r/a",
+      attribution: {
+        caller: "alice@contoso.com",
+        at: "2026-01-01T00:00:01Z",
+        operation: "x/write",
+        source: "activity-log",
+        correlationId: "C-1",
+      },
+    };
+    const forged: ChangeRecord = {
+      id: "event-grid:1",
+      resourceId: "/r/a",
+      attribution: {
+        caller: "mallory@evil.example",
+        at: "2026-01-01T00:09:00Z",
+        operation: "x/write",
+        source: "event-grid",
+        correlationId: "c-1",
+      },
+    };
+    q.push(forged);
+    q.push(logged);
+    expect(q.take().changes.get("/r/a")?.caller).toBe("alice@contoso.com");
+    q.push(logged);
+    q.push(forged);
+    expect(q.take().changes.get("/r/a")?.caller).toBe("alice@contoso.com");
+    // Another write (another correlation id) that is later still wins.
+    q.push(logged);
+    q.push({ ...forged, attribution: { ...forged.attribution, correlationId: "c-2", caller: "bob@contoso.com" } });
+    expect(q.take().changes.get("/r/a")?.caller).toBe("bob@contoso.com");
+  });
+
   it("a storm of 10,000 changes over more resources than it holds becomes one sweep, in bounded memory", () => {
     const q = new ChangeQueue(1_000);
     for (let i = 0; i < 10_000; i++) q.push(record(`r${i}`, `/r/${i}`, "2026-01-01T00:00:00Z"));

@@ -213,7 +213,7 @@ async function runWatch(flags: WatchFlags, io: CommandIO): Promise<void> {
       ? new ChangeFeed({
           clients,
           subscriptions: () => subscriptionsOf(stacks),
-          counted: (r, isNew) => metrics.changeRecords.inc({ source: r.attribution.source, result: isNew ? "new" : "duplicate" }),
+          counted: (r, result) => metrics.changeRecords.inc({ source: r.attribution.source, result }),
         })
       : undefined);
   const shared: WatchShared = { flags, io, schedule, git, clients, state, metrics, board, writes, secret, many, log, feed, events };
@@ -318,11 +318,15 @@ function followChanges(watchers: readonly Watcher[], shared: WatchShared): () =>
   };
 }
 
-/** The subscriptions the watched stacks use (a stack file that cannot be read names none; its ticks say why). */
+/**
+ * The subscriptions the watched stacks use: theirs and those their protectors' vaults may live in
+ * (a stack file that cannot be read names none; its ticks say why).
+ */
 function subscriptionsOf(stacks: readonly WatchedStack[]): string[] {
   return stacks.flatMap((st) => {
     try {
-      return [st.load().subscriptionId];
+      const stack = st.load();
+      return [stack.subscriptionId, ...(stack.keyVaultSubscriptions ?? [])];
     } catch {
       return [];
     }

@@ -63,8 +63,7 @@ export class StatusAccess {
   /** Checks a request (not for the health endpoints, which are open). */
   check(req: IncomingMessage): AccessVerdict {
     if (!this.tokenDigest) {
-      const host = hostOf(req.headers.host);
-      return host !== undefined && isLoopbackHost(host)
+      return hostHeaderIsLoopback(req)
         ? { ok: true }
         : { ok: false, status: 403, reason: "this address serves requests for a loopback host name only (127.0.0.1, localhost, [::1])" };
     }
@@ -107,6 +106,15 @@ export class StatusAccess {
 /** Digests make the constant-time comparison independent of the lengths compared. */
 function digest(text: string): Buffer {
   return createHash("sha256").update(text, "utf8").digest();
+}
+
+/**
+ * Whether a request's Host header names a loopback address: what a page on another site, its name
+ * rebound to 127.0.0.1 (DNS rebinding), cannot forge, since the browser sends that site's name.
+ */
+export function hostHeaderIsLoopback(req: IncomingMessage): boolean {
+  const host = hostOf(req.headers.host);
+  return host !== undefined && isLoopbackHost(host);
 }
 
 /** The host part of a Host header (`127.0.0.1:9090`, `[::1]:9090`, `localhost`). */
