@@ -65,16 +65,19 @@ export function buildProgram(io: CommandIO, loaded: ReadonlyMap<string, Register
     listed.set(stub, entry);
   }
   addEmulatorOption(program, io, (c) => listed.has(c));
-  for (const c of program.commands) {
+  // Every command, subcommands too (`audit verify`), reports a usage error as `stackwarden audit verify: SW_USAGE: …`.
+  const configure = (c: Command, path: string) => {
     c.exitOverride().configureOutput({
       writeOut: (s) => io.out(s.replace(/\n$/, "")),
       writeErr: (s) => io.err(s.replace(/\n$/, "")),
       outputError: (s, write) => {
         reached.command = c;
-        write(`${usageLine(reached, `stackwarden ${c.name()}`, s, `see stackwarden ${c.name()} --help`)}\n`);
+        write(`${usageLine(reached, `stackwarden ${path}`, s, `see stackwarden ${path} --help`)}\n`);
       },
     });
-  }
+    for (const sub of c.commands) configure(sub, `${path} ${sub.name()}`);
+  };
+  for (const c of program.commands) configure(c, c.name());
   // The command whose action runs, or whose arguments failed to parse (the deepest one dispatched to).
   const follow = (cmd: Command) => {
     if (cmd.commands.length) cmd.hook("preSubcommand", (_parent, sub) => void (reached.command = sub));
@@ -91,10 +94,25 @@ function usageLine(reached: Reached, prefix: string, said: string, see: string):
   return errorLine(prefix, "SW_USAGE", reached.usage);
 }
 
-/** Whether the command asked for JSON (`--output json`, or `--format json` where that is its alias). */
-function wantsJson(command: Command | undefined): boolean {
+/**
+ * Whether the run asked for JSON (`--output json`, or `--format json` where that is its alias):
+ * from what the command parsed, or from the arguments themselves, since a parse that fails stops
+ * at the flag it failed on and a `--output json` after it is never parsed.
+ */
+function wantsJson(command: Command | undefined, argv: readonly string[]): boolean {
   const opts = command?.opts() as { output?: unknown; format?: unknown } | undefined;
-  return opts?.output === "json" || opts?.format === "json";
+  return opts?.output === "json" || opts?.format === "json" || jsonAskedIn(argv);
+}
+
+/** Whether the arguments (up to `--`) hold `--output json` or `--format json`, in either of commander's spellings. */
+export function jsonAskedIn(argv: readonly string[]): boolean {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--") return false;
+    if ((a === "--output" || a === "--format") && argv[i + 1] === "json") return true;
+    if (a === "--output=json" || a === "--format=json") return true;
+  }
+  return false;
 }
 
 /** Commands that serve an emulator of their own: `--emulator` would mean nothing to them. */
@@ -153,10 +171,10 @@ export async function main(argv: string[], io: CommandIO = processIO()): Promise
       if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help") return 0;
       if (e.exitCode === 0) return 0;
       // Its line is written (usageLine); JSON, when asked for, repeats it.
-      if (wantsJson(reached.command) && reached.usage !== undefined) io.out(errorDocument("SW_USAGE", reached.usage));
+      if (wantsJson(reached.command, argv) && reached.usage !== undefined) io.out(errorDocument("SW_USAGE", reached.usage));
       return ERROR_CODES.SW_USAGE.exit;
     }
-    return reportError(io, await withEmulatorHint(e, io.env), { json: wantsJson(reached.command) });
+    return reportError(io, await withEmulatorHint(e, io.env), { json: wantsJson(reached.command, argv) });
   }
 }
 
