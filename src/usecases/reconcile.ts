@@ -4,6 +4,7 @@ import type { ClientSet } from "../clients/client-set";
 import type { AuditChange, AuditEntry } from "../domain/audit/audit-entry";
 import { auditChangesOf } from "../domain/reconcile/apply-changes";
 import { fenceWrites } from "../domain/reconcile/fenced-tde-api";
+import { LockLostError } from "../domain/reconcile/lock-lost-error";
 import { runLockedApply } from "../domain/reconcile/locked-apply";
 import type { LockHolder } from "../domain/reconcile/stack-lock";
 import { stopBetweenRequests } from "../domain/reconcile/stoppable-tde-api";
@@ -117,7 +118,9 @@ export interface ReconcileResult {
  * checks its audit trail can be appended to, plans under the lock, asks when it must, applies by
  * the chosen engine with every write fenced by the lock, and appends the audit entry (who, what,
  * commit, exit code) before the lock is released. The one path of every apply: `apply`, `start`,
- * `watch --auto-apply` and `--auto-remediate`, and `apply --engine pulumi`.
+ * `watch --auto-apply` and `--auto-remediate`, and `apply --engine pulumi`. A lock lost while
+ * held stops it before its next request; once its entry is written it rejects with LockLostError
+ * (SW_LOCK_LOST), naming what had been sent.
  */
 export async function reconcileStack(req: ReconcileRequest, hooks: ApplyHooks & LockHooks = {}): Promise<ReconcileResult> {
   // Before the lock, the audit trail and any request: an apply no one confirmed must leave no trace.
@@ -128,6 +131,7 @@ export async function reconcileStack(req: ReconcileRequest, hooks: ApplyHooks & 
   let outcomes: ApplyOutcome[] = [];
   let summary: EngineSummary | undefined;
   const stop = req.stop ?? new AbortController().signal;
+  let lostBecause: Error | undefined;
   const { result, entry } = await runLockedApply(
     {
       state: req.state,
@@ -147,8 +151,9 @@ export async function reconcileStack(req: ReconcileRequest, hooks: ApplyHooks & 
       lock.lost.addEventListener(
         "abort",
         () => {
-          hooks.lockLost?.(lock.lost.reason as Error);
-          lost.abort(lock.lost.reason);
+          lostBecause = lock.lost.reason as Error;
+          hooks.lockLost?.(lostBecause);
+          lost.abort(lostBecause);
         },
         { once: true },
       );
@@ -164,10 +169,13 @@ export async function reconcileStack(req: ReconcileRequest, hooks: ApplyHooks & 
         ? await applyOnly(api, req, req.only, halt, hooks, beforeApply)
         : await applyChanges(api, req.stack, { ...req, signal: halt, beforeApply }, hooks);
       outcomes = applied.outcomes;
-      const what = [...(await auditChangesOf(api, outcomes, halt)), ...(req.alsoRecord ?? [])];
-      return { what, exitCode: applied.exitCode };
+      // Read back where each change ended; after a lost lock too (reads change nothing), not after a shutdown.
+      const readBack = stop.aborted ? api : fenceWrites(req.clients.sql, lock);
+      const what = [...(await auditChangesOf(readBack, outcomes, halt)), ...(req.alsoRecord ?? [])];
+      return { what, exitCode: applied.exitCode, ...(lostBecause ? { note: `lock lost: ${lostBecause.message}` } : {}) };
     },
   );
+  if (lostBecause) throw new LockLostError(lostBecause, entry.what, entry.seq);
   return { exitCode: result.exitCode, outcomes, entry, stopped: stop.aborted, ...(summary ? { summary } : {}) };
 }
 

@@ -35,6 +35,11 @@ export interface AuditChange {
    * make) or, for Pulumi, its op.
    */
   outcome: string;
+  /**
+   * Of a change that did not converge, whether its PUT reached Azure: `sent` (accepted; the scan was
+   * not awaited), `unknown` (sent, unanswered when the apply stopped), `not-sent`. Absent on others.
+   */
+  put?: "sent" | "unknown" | "not-sent";
   /** From the request until the scan had finished, in ms. */
   scanDurationMs?: number;
   error?: string;

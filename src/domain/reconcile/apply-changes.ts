@@ -18,7 +18,7 @@ export async function auditChangesOf(api: TdeApi, outcomes: readonly ApplyOutcom
       } catch {
         /* unknown: recorded as null */
       }
-      return { ...base, after, outcome: stopped?.aborted ? "interrupted" : "failed", error: o.error };
+      return { ...base, after, outcome: stopped?.aborted ? "interrupted" : "failed", put: o.put, error: o.error };
     }),
   );
 }

@@ -13,7 +13,7 @@ export type ApplyEvent =
   | { kind: "started"; item: TdePlanItem }
   | { kind: "progress"; item: TdePlanItem; activity: string; percentComplete: number }
   | { kind: "converged"; item: TdePlanItem; elapsedMs: number }
-  | { kind: "failed"; item: TdePlanItem; error: string };
+  | { kind: "failed"; item: TdePlanItem; error: string; code: ErrorCode };
 
 export interface ApplyOptions {
   /** Databases changed at once. Default 8. */
@@ -26,9 +26,18 @@ export interface ApplyOptions {
   onEvent?: (e: ApplyEvent) => void;
 }
 
+/**
+ * Whether a change's PUT reached Azure: `not-sent` (refused by the fence, or never started),
+ * `unknown` (sent, and no answer came before the apply stopped: Azure may have taken it), `sent`
+ * (accepted). What an apply that stops half-way (its lock lost, a shutdown) must say of each change.
+ */
+export type PutState = "not-sent" | "unknown" | "sent";
+
 export interface ApplyOutcome {
   item: TdePlanItem;
   ok: boolean;
+  /** Whether its PUT reached Azure. */
+  put: PutState;
   error?: string;
   /** The stable code of the failure, when it failed (`SW_NOT_CONVERGED` for a scan, an API failure's own). */
   code?: ErrorCode;
@@ -49,20 +58,24 @@ export class ScanError extends StackwardenError {
  * attempted; each outcome is reported.
  */
 export async function applyTde(api: TdeApi, changes: readonly TdePlanItem[], opts: ApplyOptions = {}): Promise<ApplyOutcome[]> {
-  const settled = await settleBounded(changes, opts.concurrency ?? 8, async (item) => {
+  const put: PutState[] = changes.map(() => "not-sent");
+  const settled = await settleBounded(changes, opts.concurrency ?? 8, async (item, i) => {
     const started = Date.now();
     opts.onEvent?.({ kind: "started", item });
-    await putWhenIdle(api, item.ref, item.desired.transparentDataEncryption, opts);
+    await putWhenIdle(api, item.ref, item.desired.transparentDataEncryption, opts, (state) => (put[i] = state));
     await waitForScan(api, item, opts);
     const elapsedMs = Date.now() - started;
     opts.onEvent?.({ kind: "converged", item, elapsedMs });
     return elapsedMs;
   });
   return settled.map((s, i) => {
-    if (s.status === "fulfilled") return { item: changes[i], ok: true, elapsedMs: s.value };
-    const error = (s.reason as Error).message;
-    opts.onEvent?.({ kind: "failed", item: changes[i], error });
-    return { item: changes[i], ok: false, error, code: errorCodeOf(s.reason), elapsedMs: 0 };
+    if (s.status === "fulfilled") return { item: changes[i], ok: true, put: "sent", elapsedMs: s.value };
+    // Stopped (the lock lost, a shutdown): why it stopped, not the abort that the stop caused.
+    const reason = opts.signal?.aborted && opts.signal.reason instanceof Error ? opts.signal.reason : (s.reason as Error);
+    const error = reason.message;
+    const code = errorCodeOf(reason);
+    opts.onEvent?.({ kind: "failed", item: changes[i], error, code });
+    return { item: changes[i], ok: false, put: put[i], error, code, elapsedMs: 0 };
   });
 }
 
@@ -70,9 +83,15 @@ export async function applyTde(api: TdeApi, changes: readonly TdePlanItem[], opt
  * PUTs the desired status. Azure refuses a change while an encryption or decryption scan still
  * runs (409 ConflictingDatabaseOperation); then this waits for that scan to end and tries once more.
  */
-export async function putWhenIdle(api: TdeApi, ref: TdeDatabaseRef, status: TdeStatus, opts: ApplyOptions): Promise<void> {
+export async function putWhenIdle(
+  api: TdeApi,
+  ref: TdeDatabaseRef,
+  status: TdeStatus,
+  opts: ApplyOptions,
+  onPut: (state: PutState) => void = () => {},
+): Promise<void> {
   try {
-    await api.putTransparentDataEncryption(ref, status, opts.signal);
+    await sendPut(api, ref, status, opts, onPut);
     return;
   } catch (e) {
     if (!(e instanceof ApiError && e.status === 409)) throw e;
@@ -87,7 +106,29 @@ export async function putWhenIdle(api: TdeApi, ref: TdeDatabaseRef, status: TdeS
     }
     await sleep(interval, undefined, { signal: opts.signal });
   }
-  await api.putTransparentDataEncryption(ref, status, opts.signal);
+  await sendPut(api, ref, status, opts, onPut);
+}
+
+/**
+ * One PUT, telling `onPut` what is known of it: `unknown` once it may have gone out, `sent` once
+ * Azure accepted it, back to `not-sent` when it certainly did not go (the fence refused it, or Azure
+ * refused it with a 4xx: a 409 while a scan runs changes nothing). No answer, or a 5xx, stays unknown.
+ */
+async function sendPut(
+  api: TdeApi,
+  ref: TdeDatabaseRef,
+  status: TdeStatus,
+  opts: ApplyOptions,
+  onPut: (state: PutState) => void,
+): Promise<void> {
+  onPut("unknown");
+  try {
+    await api.putTransparentDataEncryption(ref, status, opts.signal);
+  } catch (e) {
+    if ((e instanceof ApiError && e.status >= 400 && e.status < 500) || errorCodeOf(e) === "SW_LOCK_LOST") onPut("not-sent");
+    throw e;
+  }
+  onPut("sent");
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ApplyOutcome } from "../../domain/reconcile/tde-apply";
+import { LockLostError } from "../../domain/reconcile/lock-lost-error";
 import { describeHolder } from "../../domain/reconcile/stack-lock";
 import { renderPlan } from "../../domain/reports/plan-report";
 import { unreadOfPlanError } from "../../domain/reconcile/tde-plan";
@@ -6,7 +7,6 @@ import type { StackConfig } from "../../domain/stack/stack-config";
 import { databaseLabel } from "../../platform/arm/resource-id";
 import { formatDuration } from "../../platform/duration";
 import type { ApplyHooks, ApplyStackResult, LockHooks } from "../../usecases/apply";
-import { errorLine } from "./cli-error";
 import type { CommandIO } from "./command-io";
 import { unreadErrorLine } from "./failure-lines";
 import { ApplyProgress } from "./render/apply-progress";
@@ -44,8 +44,18 @@ export function lockHooksFor(io: CommandIO, command: string, stackName: string, 
       ),
     lockRecovered: (holder) =>
       io.err(`stackwarden ${command}: recovered the lock left by ${describeHolder(holder)}: that process no longer runs`),
-    lockLost: (reason) => io.err(errorLine(`stackwarden ${command}: warning`, "SW_LOCK_LOST", reason.message)),
+    // Said when it happens (a long scan may be under way); the coded line comes when the apply ends.
+    lockLost: (reason) => io.err(`stackwarden ${command}: ${reason.message}`),
   };
+}
+
+/**
+ * An apply that lost its lock: the audit note, before the error (SW_LOCK_LOST, naming what had been
+ * sent) is passed on to end the command. Any other error is passed on as it is.
+ */
+export function reportLockLost(io: CommandIO, command: string, e: unknown, trail: string): never {
+  if (e instanceof LockLostError) io.err(`stackwarden ${command}: audit entry ${e.auditSeq} written to ${relativeTo(io.cwd, trail)}`);
+  throw e;
 }
 
 /** The audit note (when something changed) and the engine's closing line, which stays the last word. */
@@ -59,10 +69,27 @@ export function reportApplied(io: CommandIO, command: string, result: ApplyStack
 function summarize(outcomes: ApplyOutcome[]): string {
   const failed = outcomes.filter((o) => !o.ok);
   const ok = outcomes.length - failed.length;
-  const lines = [`Apply: ${ok} of ${outcomes.length} change(s) converged${failed.length ? `, ${failed.length} failed` : ""}.`];
-  for (const f of failed) lines.push(`  ! ${databaseLabel(f.item.ref)}: ${f.code ? `${f.code}: ` : ""}${f.error}`);
+  const lost = failed.filter((o) => o.code === "SW_LOCK_LOST");
+  const lines = [
+    `Apply: ${ok} of ${outcomes.length} change(s) converged${failed.length > lost.length ? `, ${failed.length - lost.length} failed` : ""}${
+      lost.length ? `, ${lost.length} stopped when the lock was lost` : ""
+    }.`,
+  ];
+  for (const f of failed)
+    lines.push(
+      f.code === "SW_LOCK_LOST"
+        ? `  ! ${databaseLabel(f.item.ref)}: stopped: ${STOPPED_PUT[f.put]}`
+        : `  ! ${databaseLabel(f.item.ref)}: ${f.code ? `${f.code}: ` : ""}${f.error}`,
+    );
   return lines.join("\n");
 }
+
+/** What became of a change stopped by the lock's loss, by what is known of its PUT. */
+const STOPPED_PUT: Record<ApplyOutcome["put"], string> = {
+  sent: "its PUT was sent and accepted; its scan was not awaited",
+  unknown: "its PUT was sent and not answered: Azure may have taken it",
+  "not-sent": "nothing was sent",
+};
 
 function relativeTo(cwd: string, p: string): string {
   return p.startsWith(`${cwd}/`) ? p.slice(cwd.length + 1) : p;

@@ -18,7 +18,7 @@ sql:
     - name: s1
       resourceGroup: rg
       databases:
-        - { name: slow, transparentDataEncryption: Disabled, scan: { durationMs: 6000 } }
+        - { name: slow, transparentDataEncryption: Disabled, scan: { durationMs: 15000 } }
         - { name: quick, transparentDataEncryption: Disabled }
 `;
 const stack = (db: string) =>

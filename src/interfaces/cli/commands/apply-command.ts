@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 import { stateStoresFor } from "../state-stores";
 import { applyStack } from "../../../usecases/apply";
 import { prepareStackProbes } from "../../../usecases/probe";
-import { applyHooksFor, lockHooksFor, reportApplied } from "../apply-hooks";
+import { applyHooksFor, lockHooksFor, reportApplied, reportLockLost } from "../apply-hooks";
 import type { CommandIO } from "../command-io";
 import { choiceOption, intOption } from "../option-parsers";
 import { withOperationOptions, type OperationFlags } from "../operation-options";
@@ -58,13 +58,14 @@ export function registerApply(program: Command, io: CommandIO): void {
       const probes = flags.probe ? prepareStackProbes(stack.probes, clients, io.env) : undefined;
       const command = flags.engine === "pulumi" ? "apply --engine pulumi" : "apply";
       const lockTimeoutMs = flags.lockTimeout ?? 0;
+      const state = await stateStoresFor(io, flags);
       const result = await applyStack(
         {
           stack,
           stackName: name,
           clients,
           cwd: io.cwd,
-          state: await stateStoresFor(io, flags),
+          state,
           command,
           lockTimeoutMs,
           yes: flags.yes,
@@ -77,7 +78,7 @@ export function registerApply(program: Command, io: CommandIO): void {
           probes,
         },
         { ...applyHooksFor(shown, stack, name), ...lockHooksFor(shown, command, name, lockTimeoutMs) },
-      );
+      ).catch((e: unknown) => reportLockLost(shown, command, e, state.audit.where(name)));
       reportApplied(shown, command, result);
       if (result.probes) {
         shown.out("");

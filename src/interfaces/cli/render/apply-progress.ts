@@ -39,7 +39,8 @@ export class ApplyProgress {
         text = `done: TDE ${e.item.desired.transparentDataEncryption} (${(e.elapsedMs / 1000).toFixed(1)} s)`;
         break;
       case "failed":
-        text = `FAILED: ${e.error}`;
+        // Stopped by the lock's loss, the change is not failed: it may be under way (the summary says).
+        text = e.code === "SW_LOCK_LOST" ? "stopped: the lock was lost" : `FAILED: ${e.error}`;
         break;
     }
     if (this.live) {

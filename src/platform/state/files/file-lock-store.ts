@@ -108,7 +108,9 @@ export class FileLockStore {
           retries: 0,
           fs: lockFs,
           onCompromised: (err) =>
-            lost.abort(new StackwardenError("SW_LOCK_LOST", `the lock of stack ${name} was lost while held: ${err.message}`)),
+            lost.abort(
+              new StackwardenError("SW_LOCK_LOST", `the lock of stack ${name} was lost while held: ${whyCompromised(err, lockPath)}`),
+            ),
         });
       } catch (e) {
         fs.rmSync(intent, { force: true });
@@ -193,6 +195,27 @@ function heldFileLease(
       }
     },
   };
+}
+
+/**
+ * Why proper-lockfile gave a held lock up, for people: its refresh found the directory gone (`lock
+ * break`, or someone removed it) or changed by another process (broken and taken over), with who
+ * holds it now when that can be read. proper-lockfile sets every such error's code to ECOMPROMISED;
+ * the system's own error keeps its errno in the message.
+ */
+function whyCompromised(err: Error, lockPath: string): string {
+  let now: LockHolder | undefined;
+  try {
+    now = readHolderFile(lockPath);
+  } catch {
+    now = undefined;
+  }
+  const holder = now ? `; pid ${now.pid} on host ${now.host} (${now.command}) holds it now` : "";
+  if (/\bENOENT\b/.test(err.message))
+    return `its lock directory ${lockPath} was removed (broken with \`stackwarden lock break\`, or deleted)${holder}`;
+  if (/stale threshold/.test(err.message))
+    return `its lock directory ${lockPath} was changed by another process (broken and taken over, or not refreshed in time)${holder}`;
+  return `it could not be refreshed (${err.message})${holder}`;
 }
 
 /**
