@@ -20,6 +20,7 @@ const NEEDS_A_BUILD = [
   "test/emulator/arm-throttling.test.ts",
   "test/emulator/seed-validator.test.ts",
   "test/emulator/state-persistence.test.ts",
+  "test/platform/runtime-support.test.ts",
 ];
 
 /** Files of 10 s or more each in one of two runs (a gRPC analyzer, the whole geocoding data set, long TDE scans). */

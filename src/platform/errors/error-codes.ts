@@ -12,6 +12,12 @@ export const ERROR_CODES = {
     retry: "person",
     action: "a flag, an argument or their combination is wrong (the message names it): correct the command line; `--help` shows the rest",
   },
+  SW_RUNTIME_UNSUPPORTED: {
+    exit: 1,
+    retry: "person",
+    action:
+      "the Node.js running stackwarden is older than 22 (engines.node): run `npm run node:install` and put the bin directory it prints first on PATH, or install Node 22 or 24",
+  },
   SW_NOT_CONFIRMED: {
     exit: 1,
     retry: "person",
