@@ -146,4 +146,24 @@ describe("tde-key-access", () => {
     const sm = protectorFactsOf(server, { protector: { id: "p", properties: { serverKeyType: "ServiceManaged" } } });
     expect(judge({ tdeProtectors: [sm] }).verdict).toBe("not-applicable");
   });
+
+  it("a key in a Managed HSM owned by a server without a usable identity fails; with one, what was and was not verified is said", () => {
+    const hsmUri = `https://hsm-1.managedhsm.azure.net/keys/tde/${V}`;
+    const none = judge({ tdeProtectors: [cmk({ type: "None" }, hsmUri)] });
+    expect(none).toMatchObject({ verdict: "fail", level: "mandatory", properties: expect.objectContaining({ identityType: "None" }) });
+    expect(none.message).toMatch(
+      /must be able to use its TDE protector key in the Managed HSM hsm-1\/tde; .*managed identity.*\(the HSM's own grants, its local RBAC, were not read\)$/,
+    );
+    const refused = { status: 403, code: "AuthorizationFailed", message: "no", readAt: "t" };
+    expect(judge({ tdeProtectors: [cmk({ type: "None", readFailure: refused }, hsmUri)] }).verdict).toBe("fail");
+    expect(judge({ tdeProtectors: [cmk(undefined, hsmUri)] }).verdict).toBe("unknown");
+    const ok = judge({ tdeProtectors: [cmk(system(), hsmUri)] });
+    expect(ok).toMatchObject({
+      verdict: "not-applicable",
+      properties: expect.objectContaining({ principalId: P, permissionModel: "managedHsmLocalRbac" }),
+    });
+    expect(ok.message).toMatch(
+      /^verified: .* has its system-assigned identity \(1111.*\) to reach its key; not verified: whether the Managed HSM hsm-1 grants it/,
+    );
+  });
 });

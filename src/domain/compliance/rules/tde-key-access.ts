@@ -29,15 +29,17 @@ type ReadFailure = NonNullable<ProtectorFacts["readFailure"]>;
  * assignments, a role) is a failure that says why with its HTTP status, never a pass; a vault that
  * cannot be read is tde-key-vault-recoverable's failure (one finding per problem), not applicable here.
  *
- * A key in a Managed HSM is not judged: an HSM grants key use by its own local RBAC, a data-plane
- * API (`https://<hsm>.managedhsm.azure.net/providers/Microsoft.Authorization/roleAssignments`) that
+ * A key in a Managed HSM is judged on the identity alone: an owner without a usable managed identity
+ * fails as for a vault's key; with one, the finding is not applicable and says what was and was not
+ * verified, since an HSM grants key use by its own local RBAC, a data-plane API
+ * (`https://<hsm>.managedhsm.azure.net/providers/Microsoft.Authorization/roleAssignments`) that
  * Resource Manager does not serve.
  */
 export const tdeKeyAccess = defineRule<Record<string, never>>({
   id: "tde-key-access",
   title: "The identity of a customer-managed TDE protector's owner must have get, wrapKey and unwrapKey on its key",
   description:
-    "Flags a server (or a database with its own protector) whose customer-managed TDE protector key it cannot use: no managed identity, no access policy (access-policy vault) or role assignment (RBAC vault) granting its identity get, wrapKey and unwrapKey, or a vault firewall that denies by default without letting trusted Azure services through; and one whose identity, vault or role assignments cannot be read. Service-managed protectors and keys in a Managed HSM are not applicable.",
+    "Flags a server (or a database with its own protector) whose customer-managed TDE protector key it cannot use: no managed identity, no access policy (access-policy vault) or role assignment (RBAC vault) granting its identity get, wrapKey and unwrapKey, or a vault firewall that denies by default without letting trusted Azure services through; and one whose identity, vault or role assignments cannot be read. A key in a Managed HSM fails for want of an identity; with one, it is not applicable (the HSM's local RBAC is not read). Service-managed protectors are not applicable.",
   help: "Give the server a managed identity (az sql server update --assign-identity), then grant it the key: an access policy with get, wrapKey and unwrapKey (az keyvault set-policy --object-id <principalId> --key-permissions get wrapKey unwrapKey), or on an RBAC vault the role Key Vault Crypto Service Encryption User at the key or vault; with the vault's firewall on, allow trusted Microsoft services (az keyvault update --bypass AzureServices). Grant the identity that runs stackwarden Reader on the vault so it can be checked.",
   defaultLevel: "mandatory",
   facts: ["tdeProtectors", "keyVaults", "vaultRoleAssignments"],
@@ -56,14 +58,16 @@ function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSett
   if (p.serverKeyType === UNKNOWN) return unknown("the TDE protector is not known until it is read");
   if (!isCustomerManaged(p)) return na("the TDE protector is not a customer-managed key: Azure holds it and needs no access to a vault");
   if (!p.key) return na(`the TDE protector names no Key Vault key (${p.keyUri ?? "no key URI"}); tde-key-validity reports it`);
-  if (p.key.managedHsm)
-    return na(`the TDE protector's key is in a Managed HSM (${p.keyUri}), whose local RBAC is a data-plane API this rule does not read`);
+  const hsm = p.key.managedHsm;
   const fail = (message: string, properties: Record<string, string | number | boolean | string[]> = {}): Finding => ({
     ...base,
     verdict: "fail",
-    message: `${holderOf(p)} must be able to use its TDE protector key ${p.key!.vaultName}/${p.key!.keyName}; ${message}`,
+    message: `${holderOf(p)} must be able to use its TDE protector key ${hsm ? "in the Managed HSM " : ""}${p.key!.vaultName}/${p.key!.keyName}; ${message}${
+      hsm ? " (the HSM's own grants, its local RBAC, were not read)" : ""
+    }`,
     properties: { keyUri: p.keyUri ?? "", ...properties },
   });
+  // The identity comes first, whatever holds the key: without one Azure cannot reach a vault's key nor an HSM's.
   if (!p.identity) return unknown("the identity the server uses for its key has not been read yet");
   if (p.identity.readFailure)
     return fail(`its identity could not be read: ${readFailureText(p.identity.readFailure)}`, failed(p.identity.readFailure));
@@ -72,6 +76,18 @@ function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSett
     return fail(`${principal.problem}; Azure reaches a customer-managed key only through the server's managed identity`, {
       identityType: p.identity.type,
     });
+  if (hsm)
+    return {
+      ...na(
+        `verified: ${holderOf(p)} has its ${principal.describe} (${principal.principalId}) to reach its key; not verified: whether the Managed HSM ${p.key.vaultName} grants it get, wrapKey and unwrapKey on ${p.key.keyName}, which its local RBAC says, a data-plane API this rule does not read`,
+      ),
+      properties: {
+        keyUri: p.keyUri ?? "",
+        principalId: principal.principalId,
+        identity: principal.describe,
+        permissionModel: "managedHsmLocalRbac",
+      },
+    };
   const vault = vaultOf(facts.keyVaults, p);
   if (!vault || vault.pending) return unknown(`the vault ${p.key.vaultName} has not been read yet`);
   // One finding per problem: tde-key-vault-recoverable fails an unreadable vault, with its status.
