@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # npm run pulumi:install
 #
-# Builds the Pulumi CLI and a Node.js language host from the Go module proxy
-# (scripts/pulumi-cli, see its README.md), at the version of @pulumi/pulumi in
-# node_modules, into a cache directory outside the repository:
+# Builds the Pulumi CLI, a Node.js language host and Pulumi YAML's language host
+# from the Go module proxy (scripts/pulumi-cli, see its README.md), at the version
+# of @pulumi/pulumi in node_modules, into a cache directory outside the repository:
 #   ${STACKWARDEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/stackwarden}/pulumi-vX.Y.Z/bin
 # and writes the plugin shims pulumi-resource-pulumi-nodejs and
 # pulumi-analyzer-policy beside the binaries.
@@ -25,6 +25,7 @@ SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)/$(basename "${BASH_SOURCE
 PROGRESS_NAME=pulumi-install
 ROOT=$(dirname "$(dirname "$SELF")")
 MODDIR="$ROOT/scripts/pulumi-cli"
+YAMLDIR="$MODDIR/pulumi-language-yaml" # a module of its own (see the README)
 SDK_PKG="$ROOT/node_modules/@pulumi/pulumi/package.json"
 
 [ -f "$SDK_PKG" ] || die "$SDK_PKG is missing; run npm install first"
@@ -40,7 +41,7 @@ BIN="$DEST/bin"
 stamp() {
 	{
 		printf 'version=%s\n' "$VERSION"
-		cat "$MODDIR/go.mod" "$MODDIR/go.sum" "$MODDIR"/pulumi-language-nodejs/*.go
+		cat "$MODDIR/go.mod" "$MODDIR/go.sum" "$MODDIR"/pulumi-language-nodejs/*.go "$YAMLDIR/go.mod" "$YAMLDIR/go.sum"
 		sed -n '/^build_all()/,/^}/p' "$SELF"
 	} | sha256sum | cut -d' ' -f1
 }
@@ -76,9 +77,14 @@ write_shims() { # <bin dir>
 
 is_current() {
 	[ -z "${STACKWARDEN_PULUMI_REBUILD:-}" ] &&
-		[ -x "$BIN/pulumi" ] && [ -x "$BIN/pulumi-language-nodejs" ] &&
+		[ -x "$BIN/pulumi" ] && [ -x "$BIN/pulumi-language-nodejs" ] && [ -x "$BIN/pulumi-language-yaml" ] &&
 		[ "$(cat "$DEST/.stamp" 2>/dev/null)" = "$(stamp)" ] &&
 		[ "$(PULUMI_SKIP_UPDATE_CHECK=true "$BIN/pulumi" version 2>/dev/null)" = "v$VERSION" ]
+}
+
+# The pulumi-yaml release its module pins (go.mod's require line).
+yaml_version() {
+	sed -n 's#^[[:space:]]*github.com/pulumi/pulumi-yaml \(v[^[:space:]]*\).*#\1#p' "$YAMLDIR/go.mod"
 }
 
 build_all() { # <out bin dir>
@@ -88,6 +94,9 @@ build_all() { # <out bin dir>
 	go build -trimpath -buildvcs=false -mod=readonly \
 		-ldflags "-s -w -X main.version=$VERSION" \
 		-o "$1/pulumi-language-nodejs" ./pulumi-language-nodejs
+	go build -C "$YAMLDIR" -trimpath -buildvcs=false -mod=readonly \
+		-ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=$(yaml_version | sed 's/^v//')" \
+		-o "$1/pulumi-language-yaml" github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml
 }
 
 if is_current; then
@@ -122,8 +131,9 @@ t0=$SECONDS
 log "$(go version)"
 MODCACHE=$(go env GOMODCACHE)
 log "downloading Go modules for Pulumi v$VERSION (first run: ~1.4 GB into $MODCACHE)..."
-with_progress "downloading Go modules" "du -sh '$MODCACHE' | cut -f1; " -- go mod download
-log "modules ready ($((SECONDS - t0))s); building pulumi and pulumi-language-nodejs (first build: several minutes on 2 cores)..."
+download_modules() { go mod download && go -C "$YAMLDIR" mod download; }
+with_progress "downloading Go modules" "du -sh '$MODCACHE' | cut -f1; " -- download_modules
+log "modules ready ($((SECONDS - t0))s); building pulumi, pulumi-language-nodejs and pulumi-language-yaml $(yaml_version) (first build: several minutes on 2 cores)..."
 t1=$SECONDS
 # GOFLAGS=-v names each package as it is compiled (into build.log): the progress lines count them.
 # (Set here, not in build_all, whose text is part of the cache stamp: the binaries are the same.)
@@ -139,5 +149,5 @@ write_shims "$TMP/bin"
 stamp >"$TMP/.stamp"
 
 slot_commit "$SLOT"
-log "installed pulumi v$VERSION in $BIN ($(du -sh "$DEST" | cut -f1)); total $((SECONDS - t0))s"
+log "installed pulumi v$VERSION and pulumi-language-yaml $(yaml_version) in $BIN ($(du -sh "$DEST" | cut -f1)); total $((SECONDS - t0))s"
 echo "$BIN"
