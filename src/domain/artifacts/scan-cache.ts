@@ -28,7 +28,7 @@ export class ScanCache {
   /** A local directory: the engine probe's empty file lives there. */
   readonly dir: string;
   readonly maxBytes: number;
-  /** Where entries (`<key>.json`) and path hashes (`paths/<hash>.json`) are kept: the files of `dir` (scanCacheDocuments of src/platform/files/artifact-files.ts), or memory. */
+  /** Where entries (`<key>.json`) and path hashes (`paths/<hash>.json`) are kept: the files of `dir` (localScanCacheStorage of src/platform/files/artifact-files.ts), or memory. */
   private readonly docs: DocumentStore;
   /** Where the engine probe's empty file is made. */
   private readonly files: Pick<ArtifactFiles, "ensureEmptyFile">;
