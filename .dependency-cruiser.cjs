@@ -103,13 +103,72 @@ module.exports = {
       from: { path: "^src/interfaces/cli/commands/" },
       to: { path: "^src/interfaces/cli/commands/" },
     },
+    // The domain is pure: it computes over data and calls the ports it declares (src/domain/state,
+    // the clients' narrow interfaces, the artifact gate's ArtifactFiles), never the machine itself.
+    // The rules below name what "the machine" is. Pure helpers stay allowed: node:path (path math),
+    // node:crypto (hashing, random ids), node:timers/promises and node:events (waiting and
+    // listeners: time, not I/O), node:perf_hooks (measuring), libraries that parse (yaml, ajv,
+    // fast-xml-parser).
     {
       name: "domain-touches-no-files",
       severity: "error",
       comment:
-        "The domain reads and writes no file itself: its state goes through the ports of src/domain/state (files and Blob Storage are adapters in src/platform/state), the project's own files through src/platform/files.",
+        "The domain reads and writes no file, itself or through the platform's file modules: its state goes through the ports of src/domain/state (files and Blob Storage are adapters in src/platform/state), the project's files (stack files, rule files, artifacts) are read by the use cases and interfaces (src/platform/files) and handed over, or reached through a port the domain declares (ArtifactFiles). platform/files/path-glob.ts is path math (patterns, the shown path) and allowed. TEMPORARY: src/domain/artifacts/artifact-scan.ts wires the artifact gate to the disk for src/domain/facts/artifact-scans.ts, which the `reads` branch is refactoring and which cannot hand the gate its ports yet; once it does, that file and this pathNot go.",
+      from: { path: "^src/domain/", pathNot: "^src/domain/artifacts/artifact-scan[.]ts$" },
+      to: {
+        path: "^(node:)?fs(/promises)?$|^src/platform/files/|^src/platform/executables/byte-source[.]ts$",
+        pathNot: "^src/platform/files/path-glob[.]ts$",
+      },
+    },
+    {
+      name: "domain-starts-no-processes",
+      severity: "error",
+      comment:
+        "No child process, worker or cluster in the domain (git, the Pulumi engine, Azurite are src/platform/programs, started by the use cases).",
       from: { path: "^src/domain/" },
-      to: { dependencyTypes: ["core"], path: "^(node:)?fs(/promises)?$" },
+      to: { path: "^(node:)?(child_process|worker_threads|cluster)$|^src/platform/programs/" },
+    },
+    {
+      name: "domain-opens-no-connections",
+      severity: "error",
+      comment:
+        "No socket, HTTP, DNS or network client library in the domain: every call to a service goes through a port the domain is handed (a client's narrow interface, a state store).",
+      from: { path: "^src/domain/" },
+      to: {
+        path: "^(node:)?(net|http|https|http2|tls|dgram|dns)(/promises)?$|(^|/)node_modules/(undici|@azure/storage-blob|@azure/identity)/",
+      },
+    },
+    {
+      name: "domain-asks-no-machine",
+      severity: "error",
+      comment:
+        "node:os is the machine's identity and places (hostname, home and temporary directories, the user): who holds a lock, who applies and where the scan cache lives are told to the domain (platform/process-identity.ts, the use cases), so a test or a second process can tell it otherwise.",
+      from: { path: "^src/domain/" },
+      to: { path: "^(node:)?os$" },
+    },
+    {
+      name: "domain-names-no-service-client",
+      severity: "error",
+      comment:
+        "The domain names no concrete client class, not even by a type-only import: it declares the few methods it calls as a narrow interface, typed with the services' wire types, which the clients satisfy structurally. The services' other modules (wire types from the specs, ids, catalogues) are what the domain reasons about and stay allowed: copying them into the domain would be a second copy of the spec. TEMPORARY: src/domain/facts/ is excluded until the `reads` branch (issue 41 item 1: fact kinds read through a port the domain owns) is merged; the lead removes the pathNot then.",
+      from: { path: "^src/domain/", pathNot: "^src/domain/facts/" },
+      to: { path: "^src/services/[^/]+/[a-z-]*client[.]ts$|^src/platform/arm/arm-(client|transport|resource-reader)[.]ts$" },
+    },
+    {
+      name: "domain-knows-no-http",
+      severity: "error",
+      comment:
+        "The transport, its ApiError and its classification of statuses are the HTTP layer's: the domain reads a failed call as a CallFailure (src/platform/errors/call-failure.ts, which ApiError is). The one module of src/platform/http allowed is redaction.ts (text in, text out: what an audit entry records is scrubbed of tokens). TEMPORARY: src/domain/facts/ and src/domain/stack/unread-entry.ts are excluded until the `reads` branch (which moves their HTTP classification behind a port) is merged; the lead removes the pathNot then.",
+      from: { path: "^src/domain/", pathNot: "^src/domain/facts/|^src/domain/stack/unread-entry[.]ts$" },
+      to: { path: "^src/platform/http/", pathNot: "^src/platform/http/redaction[.]ts$" },
+    },
+    {
+      name: "domain-knows-no-state-adapter",
+      severity: "error",
+      comment:
+        "The domain's state ports (src/domain/state/state-ports.ts) are satisfied by the adapters of src/platform/state/files and src/platform/state/blob; the domain names neither, not even a type (what ports and adapters share, as LockHolder, lives in src/platform/state/ itself).",
+      from: { path: "^src/domain/" },
+      to: { path: "^src/platform/state/(files|blob)/" },
     },
     {
       name: "compliance-is-pure",

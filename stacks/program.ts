@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import { findProjectDir, resolveArtifacts } from "../src/domain/artifacts/artifact-scan";
+import { findProjectDir, resolveArtifacts } from "../src/domain/artifacts/artifact-gate";
+import { localArtifactFiles } from "../src/usecases/local-artifact-gate";
 import { sha256FileSync } from "../src/platform/files/file-digest";
 import { displayPath } from "../src/platform/files/path-glob";
 import { stackConfigFromValues, type StackConfig } from "../src/domain/stack/stack-config";
@@ -58,7 +59,7 @@ function parseConfigValue(raw: string): unknown {
  */
 function databaseEntries(stack: StackConfig): (string | undefined)[] {
   try {
-    const project = findProjectDir(process.cwd());
+    const project = findProjectDir(localArtifactFiles, process.cwd());
     const shown = join(STACKS_FOLDER, `Pulumi.${pulumi.getStack()}.yaml`);
     const y = parseLocatedYaml(shown, readFileSync(join(project, shown), "utf8"));
     const listed = ((y.value as { config?: Record<string, unknown> })?.config?.["stackwarden:databases"] ?? []) as { database?: unknown }[];
@@ -91,12 +92,15 @@ export interface Registered {
  * directory), with the file's sha-256 and the rule set's digest as inputs: a changed file or rule set
  * is a diff. Registered first, so that the pack judges them before anything else changes.
  */
-export function registerArtifacts(stack: StackConfig, projectDir = findProjectDir(process.cwd())): Map<string, ArtifactScan> {
+export function registerArtifacts(
+  stack: StackConfig,
+  projectDir = findProjectDir(localArtifactFiles, process.cwd()),
+): Map<string, ArtifactScan> {
   const scans = new Map<string, ArtifactScan>();
   if (!stack.artifacts) return scans;
   let resolved;
   try {
-    resolved = resolveArtifacts(stack.artifacts, projectDir);
+    resolved = resolveArtifacts(localArtifactFiles, stack.artifacts, projectDir);
   } catch (e) {
     throw new pulumi.RunError((e as Error).message);
   }

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import type { ClientSet } from "../clients/client-set";
-import { resolveActor } from "../domain/audit/audit-actor";
+import { resolveActor } from "./audit-actor";
 import type { AuditEntry } from "../domain/audit/audit-entry";
 import { AuditTrail } from "../domain/audit/audit-trail";
 import { enabledRules, factKeysOf } from "../domain/compliance/evaluate";
@@ -26,6 +26,7 @@ import { headCommit } from "../platform/programs/git-checkout";
 import type { StateStores } from "../domain/state/state-ports";
 import { UsageError } from "../platform/usage-error";
 import { checkExitCode, runCheck, type CheckOutcome } from "./check";
+import { thisProcess } from "../platform/process-identity";
 
 /** The reports a bundle holds, by file name: the same evaluation in three formats. */
 const REPORTS: [string, ComplianceFormat][] = [
@@ -138,6 +139,7 @@ export async function writeEvidenceBundle(req: EvidenceRequest): Promise<Evidenc
   const lock = await acquireStackLock(req.state.locks, {
     stack: req.stackName,
     command: "evidence",
+    holderProcess: thisProcess(),
     timeoutMs: ANCHOR_LOCK_TIMEOUT_MS,
   });
   let anchor: AuditEntry;

@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import type { ClientSet } from "../clients/client-set";
-import { resolveActor } from "../domain/audit/audit-actor";
+import { resolveActor } from "./audit-actor";
 import type { AuditEntry } from "../domain/audit/audit-entry";
 import { AuditTrail } from "../domain/audit/audit-trail";
 import type { LockHolder } from "../domain/reconcile/stack-lock";

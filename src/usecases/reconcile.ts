@@ -6,17 +6,20 @@ import { auditChangesOf } from "../domain/reconcile/apply-changes";
 import { fenceWrites } from "../domain/reconcile/fenced-tde-api";
 import { LockLostError } from "../domain/reconcile/lock-lost-error";
 import { runLockedApply } from "../domain/reconcile/locked-apply";
+import { resolveActor } from "./audit-actor";
 import type { LockHolder } from "../domain/reconcile/stack-lock";
 import { stopBetweenRequests } from "../domain/reconcile/stoppable-tde-api";
 import type { TdeApi } from "../domain/reconcile/tde-api";
 import { applyTde, type ApplyEvent, type ApplyOutcome } from "../domain/reconcile/tde-apply";
 import { planTde, type TdePlan, type TdePlanItem } from "../domain/reconcile/tde-plan";
-import { stackFilePath, type StackConfig } from "../domain/stack/stack-config";
+import type { StackConfig } from "../domain/stack/stack-config";
+import { stackFilePath } from "../platform/files/stack-files";
 import type { StateStores } from "../domain/state/state-ports";
 import { headCommit } from "../platform/programs/git-checkout";
 import { runPulumiApply, type EngineIO, type EngineSummary } from "../platform/programs/pulumi-engine";
 import { StackwardenError } from "../platform/errors/stackwarden-error";
 import { UsageError } from "../platform/usage-error";
+import { thisProcess } from "../platform/process-identity";
 
 /** How an apply tells its caller what it is doing, and asks. Every hook is optional. */
 export interface ApplyHooks {
@@ -137,9 +140,10 @@ export async function reconcileStack(req: ReconcileRequest, hooks: ApplyHooks & 
       state: req.state,
       stack: req.stackName,
       command: req.command,
+      holderProcess: thisProcess(),
       lockTimeoutMs: req.lockTimeoutMs,
       commit,
-      actor: req.clients.actor,
+      actor: () => resolveActor(req.clients.actor),
       signal: req.signal,
       onLockWait: hooks.lockWait,
     },

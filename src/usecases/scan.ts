@@ -1,8 +1,9 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ClientSet } from "../clients/client-set";
-import { projectDirOf, resolveArtifacts, scanArtifacts, type ArtifactScanReport } from "../domain/artifacts/artifact-scan";
+import { projectDirOf, resolveArtifacts, scanArtifacts, type ArtifactScanReport } from "../domain/artifacts/artifact-gate";
 import { loadRuleSet, type RuleSet } from "../domain/artifacts/rule-set";
+import { localArtifactFiles, localScanCache, warnOnStderr } from "./local-artifact-gate";
 import type { StackConfig } from "../domain/stack/stack-config";
 import { UsageError } from "../platform/usage-error";
 
@@ -31,7 +32,7 @@ export interface ScanRequest {
  */
 export async function runScan(req: ScanRequest): Promise<ArtifactScanReport> {
   const { stack, files, cwd } = req;
-  const baseDir = stack ? projectDirOf(resolve(cwd, stack.file)) : cwd;
+  const baseDir = stack ? projectDirOf(localArtifactFiles, resolve(cwd, stack.file)) : cwd;
   if (files.length === 0 && !stack)
     throw new UsageError("what to scan? give FILEs, or --stack NAME to scan the stack's stackwarden:artifacts");
   if (!req.rules?.length && !stack?.artifacts) {
@@ -59,20 +60,23 @@ export async function runScan(req: ScanRequest): Promise<ArtifactScanReport> {
     });
     shownBase = cwd;
   } else {
-    const resolved = resolveArtifacts(stack!.artifacts ?? { paths: [], rules: [] }, baseDir);
+    const resolved = resolveArtifacts(localArtifactFiles, stack!.artifacts ?? { paths: [], rules: [] }, baseDir);
     targets = resolved.files;
     unmatchedPaths = resolved.unmatchedPaths;
     ruleSet = resolved.ruleSet;
   }
   // --rules is relative to the working directory; the stack's rules to the project directory.
   ruleSet = req.rules?.length
-    ? loadRuleSet(cwd, [...req.rules], "--rules")
-    : (ruleSet ?? loadRuleSet(baseDir, stack!.artifacts!.rules, "stackwarden:artifacts.rules"));
+    ? loadRuleSet(localArtifactFiles, cwd, [...req.rules], "--rules")
+    : (ruleSet ?? loadRuleSet(localArtifactFiles, baseDir, stack!.artifacts!.rules, "stackwarden:artifacts.rules"));
   for (const p of unmatchedPaths) req.warn?.(`warning: stackwarden:artifacts.paths "${p}" matches no file`);
 
   const service = await req.clients.binaryAnalysis();
   return scanArtifacts({
     client: service.client,
+    artifactFiles: localArtifactFiles,
+    cache: localScanCache(),
+    warn: warnOnStderr,
     ruleSet,
     files: targets,
     baseDir: shownBase,

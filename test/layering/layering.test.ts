@@ -4,8 +4,9 @@ import { describe, expect, it } from "vitest";
 
 /**
  * The layering rules (.dependency-cruiser.cjs) hold on the tree, and they are not vacuous: a fixture
- * tree with an upward import, I/O in a rule, the domain naming the client set and a folder cycle is
- * refused, each by its rule.
+ * tree with an upward import, I/O in a rule, the domain naming the client set, reading a file,
+ * starting a process, opening a connection, asking the machine, naming a service client, the HTTP
+ * layer's error or a state adapter, and a folder cycle is refused, each by its rule.
  */
 const ROOT = join(__dirname, "../..");
 const CONFIG = join(ROOT, ".dependency-cruiser.cjs");
@@ -41,16 +42,34 @@ describe("layering", () => {
       ["commands-never-import-commands", /src\/interfaces\/cli\/commands\/a-command\.ts → src\/interfaces\/cli\/commands\/b-command\.ts/],
       ["compliance-is-pure", /src\/domain\/compliance\/upward\.ts → fs/],
       ["domain-touches-no-files", /src\/domain\/audit\/writes-its-file\.ts → fs/],
+      ["domain-touches-no-files", /src\/domain\/artifacts\/reads-through-platform\.ts → src\/platform\/files\/local-files\.ts/],
+      // The facts' temporary exclusion (until the `reads` branch is merged) is from the client and HTTP rules only.
+      ["domain-touches-no-files", /src\/domain\/facts\/reads-a-file\.ts → fs/],
+      ["domain-starts-no-processes", /src\/domain\/reconcile\/runs-git\.ts → child_process/],
+      ["domain-starts-no-processes", /src\/domain\/reconcile\/runs-git\.ts → src\/platform\/programs\/git-checkout\.ts/],
+      ["domain-opens-no-connections", /src\/domain\/probes\/calls-out\.ts → https/],
+      ["domain-opens-no-connections", /src\/domain\/probes\/calls-out\.ts → \S*node_modules\/undici\//],
+      ["domain-asks-no-machine", /src\/domain\/reconcile\/asks-hostname\.ts → os/],
+      ["domain-names-no-service-client", /src\/domain\/reconcile\/names-client-type\.ts → src\/services\/geo\/client\.ts/],
+      ["domain-knows-no-http", /src\/domain\/reconcile\/classifies-http\.ts → src\/platform\/http\/api-error\.ts/],
+      ["domain-knows-no-state-adapter", /src\/domain\/state\/names-file-adapter\.ts → src\/platform\/state\/files\/file-lock-store\.ts/],
       ["no-folder-cycles-in-core", /src\/(interfaces\/cli|domain\/stack) →/],
       ["no-module-cycles", /src\/platform\/ping\.ts →/],
     ];
     for (const [rule, what] of expected) expect(r.out, rule).toMatch(new RegExp(`${rule}: ${what.source}`));
     // What the layers allow is not flagged: the client set building a client and starting the
-    // emulator, and a type-only import of a client.
+    // emulator, a type-only import of a client above the domain, and the domain's pure helpers from
+    // the platform's file and HTTP folders (path math, scrubbing text).
     expect(r.out).not.toMatch(/src\/clients\/client-set\.ts →/);
-    expect(r.out).not.toMatch(/names-client-type\.ts →/);
+    expect(r.out).not.toMatch(/src\/usecases\/names-client-type\.ts →/);
+    expect(r.out).not.toMatch(/→ src\/platform\/files\/path-glob\.ts/);
+    expect(r.out).not.toMatch(/→ src\/platform\/http\/redaction\.ts/);
+    // TEMPORARY (issue 41): src/domain/facts/ may still name a service client until the `reads`
+    // branch is merged; when the lead removes that exclusion, this line goes and the fixture's
+    // import is refused like any other.
+    expect(r.out).not.toMatch(/src\/domain\/facts\/names-service-client\.ts →/);
     // Every rule of the configuration is proven here.
     const config = require(CONFIG) as { forbidden: { name: string }[] };
-    expect(config.forbidden.map((f) => f.name).sort()).toEqual(expected.map(([rule]) => rule).sort());
+    expect(config.forbidden.map((f) => f.name).sort()).toEqual([...new Set(expected.map(([rule]) => rule))].sort());
   });
 });

@@ -11,6 +11,7 @@ import { GATE_MARKER as MARKER, gateProject } from "../fixtures/estates/artifact
 import { buildExecutableSample, type ExecutableSample } from "../helpers/binary-samples";
 import { buildPe } from "../helpers/pe-builder";
 import { runCli } from "../interfaces/cli/cli-harness";
+import { localArtifactFiles } from "../../src/platform/files/artifact-files";
 
 /**
  * The artifact policies of the pack, as the Pulumi engine runs it (a child process over gRPC), fed
@@ -65,7 +66,7 @@ async function scanned(path: string): Promise<Record<string, unknown>> {
   const sha256 = createHash("sha256")
     .update(readFileSync(join(project, path)))
     .digest("hex");
-  const inputs = { path, sha256, rulesDigest: loadRuleSet(project, ["rules"]).digest, rules: ["rules"] };
+  const inputs = { path, sha256, rulesDigest: loadRuleSet(localArtifactFiles, project, ["rules"]).digest, rules: ["rules"] };
   return { ...(await scanArtifactInputs(inputs, { STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: `${emu.url}/binary-analysis/v1` }, project)) };
 }
 const resource = (path: string, props: Record<string, unknown>) => ({ type: TYPES.artifactScan, name: `artifact-${path}`, props });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCheck } from "../../src/usecases/check";
 import { allRules } from "../../src/domain/compliance/registry";
 import { newClientSet } from "../../src/clients/client-set";
-import { loadStackFile } from "../../src/domain/stack/stack-config";
+import { loadStackFile } from "../../src/usecases/stack-file";
 import { silentLogger } from "../../src/platform/http";
 import { BatchAiClient } from "../../src/services/batchai/client";
 import { SqlClient } from "../../src/services/sql/client";

@@ -2,7 +2,7 @@ import { copyFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newClientSet, type ClientSet } from "../../src/clients/client-set";
-import { loadStackFile } from "../../src/domain/stack/stack-config";
+import { loadStackFile } from "../../src/usecases/stack-file";
 import { TYPES } from "../helpers/carrier-types";
 import { dataSourceResources } from "../helpers/data-source-resources";
 import { PolicyAnalyzer, UNKNOWN_VALUE, urnOf, type AnalyzerResourceInput } from "../helpers/analyzer";
@@ -43,7 +43,7 @@ beforeAll(async () => {
   clients = newClientSet({ STACKWARDEN_ARM_ENDPOINT: emu.url, STACKWARDEN_IMDS_ENDPOINT: emu.imdsEndpoint });
   dir = stackDir({});
   copyFileSync(STACK, join(dir, "Pulumi.database-keys.yaml"));
-  resources = await dataSourceResources(loadStackFile(STACK, {}), clients, SOURCES);
+  resources = await dataSourceResources(loadStackFile(STACK, {}, process.cwd()), clients, SOURCES);
 });
 
 afterAll(async () => {

@@ -2,7 +2,7 @@ import { copyFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newClientSet, type ClientSet } from "../../src/clients/client-set";
-import { loadStackFile } from "../../src/domain/stack/stack-config";
+import { loadStackFile } from "../../src/usecases/stack-file";
 import { TYPES } from "../helpers/carrier-types";
 import { dataSourceResources } from "../helpers/data-source-resources";
 import { PolicyAnalyzer, UNKNOWN_VALUE, urnOf, type AnalyzerResourceInput, type Violation } from "../helpers/analyzer";
@@ -40,7 +40,8 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const programResources = (): Promise<AnalyzerResourceInput[]> => dataSourceResources(loadStackFile(STACK, {}), clients, SOURCES);
+const programResources = (): Promise<AnalyzerResourceInput[]> =>
+  dataSourceResources(loadStackFile(STACK, {}, process.cwd()), clients, SOURCES);
 
 describe("AnalyzeStack: tde-key-access", () => {
   let resources: AnalyzerResourceInput[];

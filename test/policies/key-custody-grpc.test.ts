@@ -2,7 +2,7 @@ import { copyFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newClientSet, type ClientSet } from "../../src/clients/client-set";
-import { loadStackFile } from "../../src/domain/stack/stack-config";
+import { loadStackFile } from "../../src/usecases/stack-file";
 import { TYPES } from "../helpers/carrier-types";
 import { dataSourceResources } from "../helpers/data-source-resources";
 import { PolicyAnalyzer, UNKNOWN_VALUE, urnOf, type AnalyzerResourceInput, type Violation } from "../helpers/analyzer";
@@ -44,7 +44,11 @@ const protectorName = (server: string) => `tde-protector-rg-kc-data-${server}`;
 
 /** The stack's key-custody data sources as the program registers them, each with the outputs its provider returned. */
 function programResources(): Promise<AnalyzerResourceInput[]> {
-  return dataSourceResources(loadStackFile(STACK, {}), clients, ["sql:EncryptionProtector", "keyvault:Vault", "keyvault:Key"]);
+  return dataSourceResources(loadStackFile(STACK, {}, process.cwd()), clients, [
+    "sql:EncryptionProtector",
+    "keyvault:Vault",
+    "keyvault:Key",
+  ]);
 }
 
 describe("AnalyzeStack: the key-custody policies", () => {

@@ -2,7 +2,7 @@ import { copyFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newClientSet, type ClientSet } from "../../src/clients/client-set";
-import { loadStackFile } from "../../src/domain/stack/stack-config";
+import { loadStackFile } from "../../src/usecases/stack-file";
 import { TYPES } from "../helpers/carrier-types";
 import { dataSourceResources } from "../helpers/data-source-resources";
 import { PolicyAnalyzer, urnOf } from "../helpers/analyzer";
@@ -42,7 +42,7 @@ afterAll(async () => {
 
 describe("AnalyzeStack: the key-custody policies over Managed HSM keys", () => {
   it("the program registers each HSM and HSM key with kind managedHsm; the pack finds what check finds, on each server's protector", async () => {
-    const resources = await dataSourceResources(loadStackFile(STACK, {}), clients, [
+    const resources = await dataSourceResources(loadStackFile(STACK, {}, process.cwd()), clients, [
       "sql:EncryptionProtector",
       "keyvault:Vault",
       "keyvault:Key",

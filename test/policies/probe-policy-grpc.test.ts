@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadStackFile } from "../../src/domain/stack/stack-config";
+import { loadStackFile } from "../../src/usecases/stack-file";
 import { runCertificateProbe } from "../../src/interfaces/pulumi/certificate-probe";
 import { TYPES } from "../helpers/carrier-types";
 import { PolicyAnalyzer, UNKNOWN_VALUE, urnOf, type AnalyzerResourceInput, type Level } from "../helpers/analyzer";

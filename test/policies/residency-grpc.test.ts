@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { judgePlacement } from "../../src/domain/compliance/rules/data-residency";
-import { loadStackFile } from "../../src/domain/stack/stack-config";
+import { loadStackFile } from "../../src/usecases/stack-file";
 import { silentLogger } from "../../src/platform/http";
 import { findDataSource } from "../../src/domain/facts/data-source-registry";
 import type { FactClients } from "../../src/domain/facts/fact-clients";

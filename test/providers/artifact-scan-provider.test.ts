@@ -9,6 +9,7 @@ import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { GATE_MARKER as MARKER, gateProject } from "../fixtures/estates/artifact-gate";
 import { buildExecutableSample, type ExecutableSample } from "../helpers/binary-samples";
 import { DynamicResourceDriver, PROJECT_ROOT, ProviderPlugin, UNKNOWN } from "../helpers/provider-plugin";
+import { localArtifactFiles } from "../../src/platform/files/artifact-files";
 
 /**
  * The ArtifactScan data source's provider: serialized, re-loaded from its text with
@@ -32,7 +33,7 @@ const sha = (file: string) =>
   createHash("sha256")
     .update(readFileSync(join(project, file)))
     .digest("hex");
-const digest = () => loadRuleSet(project, ["rules"]).digest;
+const digest = () => loadRuleSet(localArtifactFiles, project, ["rules"]).digest;
 const inputs = (path: string) => ({ path, sha256: sha(path), rulesDigest: digest(), rules: ["rules"] });
 
 beforeAll(async () => {

@@ -5,6 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { parse } from "yaml";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { loadRuleSet } from "../../src/domain/artifacts/rule-set";
+import { localArtifactFiles } from "../../src/platform/files/artifact-files";
 
 /**
  * The Pulumi program under `pulumi.runtime.setMocks`: the config comes from stacks/Pulumi.dev.yaml
@@ -239,7 +240,7 @@ describe("stacks/ program with the dev stack's config", () => {
     const artifacts = dev["stackwarden:artifacts"] as { paths: string[]; rules: string[] };
     const scans = rs.filter((r) => r.type === ARTIFACT_SCAN);
     expect(scans.map((r) => r.name)).toEqual(["artifact-stacks/dev/jobs/resnet50/submit.sh", "artifact-stacks/dev/jobs/resnet50/train.py"]);
-    const digest = loadRuleSet(ROOT, artifacts.rules).digest;
+    const digest = loadRuleSet(localArtifactFiles, ROOT, artifacts.rules).digest;
     for (const r of scans) {
       const { __provider, ...inputs } = r.inputs;
       const path = r.name.slice("artifact-".length);

@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import { ensureEmptyFile } from "../../platform/files/local-files";
-import type { BinaryAnalysisClient } from "../../services/binary-analysis/client";
+import type { ArtifactFiles } from "./artifact-files";
+import type { ArtifactScanService } from "./scan-service";
 
 /**
  * Which engine a binary analysis service scans with, as far as it says: the one thing besides the
@@ -26,13 +26,18 @@ const PROBE_RULE = { name: "stackwarden-engine-probe", source: "rule stackwarden
 
 /**
  * Asks the service which engine it runs: an `/apply-yara-rules` of an empty file with one rule that
- * matches nothing (a request of a few hundred bytes). `dir` holds the empty file. Undefined when
- * the service says nothing about its engine (then no cached result is used); the request's
- * failure (the client's ApiError, after its retries) is thrown.
+ * matches nothing (a request of a few hundred bytes). `dir` holds the empty file (made through
+ * `files`). Undefined when the service says nothing about its engine (then no cached result is
+ * used); the request's failure (a CallFailure, after the client's retries) is thrown.
  */
-export async function probeEngine(client: BinaryAnalysisClient, dir: string, signal?: AbortSignal): Promise<string | undefined> {
+export async function probeEngine(
+  client: ArtifactScanService,
+  files: Pick<ArtifactFiles, "ensureEmptyFile">,
+  dir: string,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
   const file = join(dir, "engine-probe.bin");
-  await ensureEmptyFile(file);
+  await files.ensureEmptyFile(file);
   const result = await client.applyYaraRules(file, [PROBE_RULE], { signal });
   const said = result.yaraCommands[0];
   return said ? engineIdentity(client.endpoint, said) : undefined;

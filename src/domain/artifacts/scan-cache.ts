@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
-import { FileDocumentStore } from "../../platform/state/files/file-document-store";
+import type { ScanCacheSettings } from "../../platform/settings/scan-cache-settings";
 import type { DocumentStore } from "../state/state-ports";
-import type { BinaryAnalysisClient } from "../../services/binary-analysis/client";
+import type { ArtifactFiles } from "./artifact-files";
 import { probeEngine } from "./engine-identity";
 import { decodeEntry, encodeEntry, scanCacheKey, type ScanCacheEntry, type ScanCacheInput, type ScanOutcome } from "./scan-cache-entry";
-import { scanCacheSettingsFromEnv, type ScanCacheSettings } from "./scan-cache-settings";
+import type { ArtifactScanService } from "./scan-service";
 
 /** How long an engine probe's answer is believed within one process (a `watch` asks again after this). */
 export const ENGINE_PROBE_TTL_MS = 60_000;
@@ -28,19 +28,21 @@ export class ScanCache {
   /** A local directory: the engine probe's empty file lives there. */
   readonly dir: string;
   readonly maxBytes: number;
-  /** Where entries (`<key>.json`) and path hashes (`paths/<hash>.json`) are kept: by default the files of `dir`. */
+  /** Where entries (`<key>.json`) and path hashes (`paths/<hash>.json`) are kept: the files of `dir` (localScanCacheStorage of src/platform/files/artifact-files.ts), or memory. */
   private readonly docs: DocumentStore;
+  /** Where the engine probe's empty file is made. */
+  private readonly files: Pick<ArtifactFiles, "ensureEmptyFile">;
   private readonly recent = new Map<string, ScanCacheEntry>();
   private readonly hashes = new Map<string, { stamp: string; sha256: string; size: number }>();
   private readonly inflight = new Map<string, Promise<unknown>>();
   private readonly engines = new Map<string, { at: number; engine: Promise<string | undefined> }>();
   private writeFailure = false;
 
-  constructor(settings: Pick<ScanCacheSettings, "dir" | "maxBytes">, docs?: DocumentStore) {
+  constructor(settings: Pick<ScanCacheSettings, "dir" | "maxBytes">, docs: DocumentStore, files: Pick<ArtifactFiles, "ensureEmptyFile">) {
     this.dir = settings.dir;
     this.maxBytes = settings.maxBytes;
-    // Entries are shared by every process of the user, so readable by them as before (0644).
-    this.docs = docs ?? new FileDocumentStore(settings.dir, 0o644);
+    this.docs = docs;
+    this.files = files;
   }
 
   /** Runs `work` once for concurrent callers of one `id`; later callers get the running call's promise. */
@@ -56,10 +58,10 @@ export class ScanCache {
    * The engine the client's service runs (engine-identity.ts), asked at most once a minute per
    * endpoint; concurrent callers share one probe. A failed probe is thrown to its callers and not kept.
    */
-  engine(client: BinaryAnalysisClient, signal?: AbortSignal): Promise<string | undefined> {
+  engine(client: ArtifactScanService, signal?: AbortSignal): Promise<string | undefined> {
     const known = this.engines.get(client.endpoint);
     if (known && Date.now() - known.at < ENGINE_PROBE_TTL_MS) return known.engine;
-    const entry = { at: Date.now(), engine: probeEngine(client, this.dir, signal) };
+    const entry = { at: Date.now(), engine: probeEngine(client, this.files, this.dir, signal) };
     entry.engine.catch(() => {
       if (this.engines.get(client.endpoint) === entry) this.engines.delete(client.endpoint);
     });
@@ -190,19 +192,21 @@ function remember<V>(map: Map<string, V>, key: string, value: V): void {
 
 const byDir = new Map<string, ScanCache>();
 
-/**
- * The process's scan cache for the environment's settings (one instance per directory, so every
- * scan of the process shares its memory), or undefined when `STACKWARDEN_SCAN_CACHE=off`.
- */
-export function scanCacheFromEnv(env: NodeJS.ProcessEnv = process.env): ScanCache | undefined {
-  return scanCacheFor(scanCacheSettingsFromEnv(env));
+/** Where a scan cache keeps its entries, and makes the engine probe's file: this machine's disk in src/platform/files/artifact-files.ts. */
+export interface ScanCacheStorage {
+  /** The entries of the cache in `dir`. */
+  documentsAt(dir: string): DocumentStore;
+  files: Pick<ArtifactFiles, "ensureEmptyFile">;
 }
 
-/** The process's scan cache for these settings (undefined when disabled). */
-export function scanCacheFor(settings: ScanCacheSettings): ScanCache | undefined {
+/**
+ * The process's scan cache for these settings (one instance per directory, so every scan of the
+ * process shares its memory), kept in `storage`; undefined when disabled (`STACKWARDEN_SCAN_CACHE=off`).
+ */
+export function scanCacheFor(settings: ScanCacheSettings, storage: ScanCacheStorage): ScanCache | undefined {
   if (!settings.enabled) return undefined;
   const id = `${settings.dir}\0${settings.maxBytes}`;
   let cache = byDir.get(id);
-  if (!cache) byDir.set(id, (cache = new ScanCache(settings)));
+  if (!cache) byDir.set(id, (cache = new ScanCache(settings, storage.documentsAt(settings.dir), storage.files)));
   return cache;
 }

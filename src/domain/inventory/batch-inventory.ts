@@ -1,10 +1,9 @@
-import type { BatchAiClient } from "../../services/batchai/client";
-import { oddResourceId } from "../../platform/arm/arm-client";
 import {
   batchUsagesId,
   batchWorkspaceId,
   childId,
   leafName,
+  oddResourceId,
   parseResourceId,
   providerScope,
   resourceGroupId,
@@ -56,6 +55,25 @@ export interface BatchInventory {
 }
 
 /**
+ * The Batch AI lists of the inventory, page by page (the Batch AI client satisfies it: the domain
+ * names no client class).
+ */
+export interface BatchInventoryReads {
+  operationPages(signal?: AbortSignal): AsyncGenerator<Operation[], void, undefined>;
+  usagePages(subscriptionId: string, location: string, signal?: AbortSignal): AsyncGenerator<Usage[], void, undefined>;
+  workspacePages(subscriptionId: string, signal?: AbortSignal): AsyncGenerator<Workspace[], void, undefined>;
+  workspacePagesByResourceGroup(
+    subscriptionId: string,
+    resourceGroup: string,
+    signal?: AbortSignal,
+  ): AsyncGenerator<Workspace[], void, undefined>;
+  clusterPages(ref: WorkspaceRef, signal?: AbortSignal): AsyncGenerator<Cluster[], void, undefined>;
+  experimentPages(ref: WorkspaceRef, signal?: AbortSignal): AsyncGenerator<Experiment[], void, undefined>;
+  jobPages(ref: WorkspaceRef, experiment: string, signal?: AbortSignal): AsyncGenerator<Job[], void, undefined>;
+  fileServerPages(ref: WorkspaceRef, signal?: AbortSignal): AsyncGenerator<FileServer[], void, undefined>;
+}
+
+/**
  * Reads the whole Batch AI estate of a subscription: the provider's operations, the usages of each
  * location, the workspaces (of the subscription, or of the listed resource groups), and for each
  * workspace its clusters, experiments and file servers, and for each experiment its jobs. Every
@@ -68,7 +86,7 @@ export interface BatchInventory {
  * stops the whole inventory.
  */
 export async function collectBatchInventory(
-  client: BatchAiClient,
+  client: BatchInventoryReads,
   scope: BatchInventoryScope,
   opts: BatchInventoryOptions = {},
 ): Promise<BatchInventory> {
@@ -97,7 +115,7 @@ class BatchEstateReader {
   private readonly warnings = new WarningList();
 
   constructor(
-    private readonly client: BatchAiClient,
+    private readonly client: BatchInventoryReads,
     private readonly sub: string,
     private readonly sched: ReadScheduler,
   ) {}

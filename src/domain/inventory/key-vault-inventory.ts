@@ -1,10 +1,17 @@
 import { mapBounded } from "../../platform/bounded-map";
-import type { KeyVaultClient } from "../../services/keyvault/client";
-import type { Key, Vault, VaultRef } from "../../services/keyvault/types";
+import type { Key, Vault, VaultKeyRef, VaultRef } from "../../services/keyvault/types";
 import { keyVaultId, subscriptionVaultsPath, vaultKeyId, vaultRefOf } from "../../services/keyvault/vault-ids";
 import type { EncryptionProtector } from "../../services/sql/key-custody-types";
 import { protectorKeyOf, VAULT_NOT_LISTED } from "../facts/key-custody-reads";
 import { inventoryError, type InventoryError } from "./read-problems";
+
+/** The reads of the Key Vault inventory: the Key Vault client satisfies it (the domain names no client class). */
+export interface KeyVaultInventoryReads {
+  listVaultsBySubscription(subscriptionId: string, signal?: AbortSignal): Promise<Vault[]>;
+  getVault(ref: VaultRef, signal?: AbortSignal): Promise<Vault>;
+  getKey(ref: VaultKeyRef, signal?: AbortSignal): Promise<Key>;
+  getKeyVersion(ref: VaultKeyRef, version: string, signal?: AbortSignal): Promise<Key>;
+}
 
 /** The Key Vault resources the stack's TDE protectors name, each as the API returned it. */
 export interface KeyVaultInventory {
@@ -22,7 +29,7 @@ export interface KeyVaultInventory {
  * A read that fails, and a vault no listing shows, are entries of `errors`; everything else is still read.
  */
 export async function collectKeyVaultInventory(
-  keyVault: KeyVaultClient,
+  keyVault: KeyVaultInventoryReads,
   subscriptions: string | readonly string[],
   protectors: readonly EncryptionProtector[],
   opts: { concurrency?: number; signal?: AbortSignal } = {},

@@ -1,4 +1,4 @@
-import { ApiError } from "../../platform/http/api-error";
+import { CallFailure } from "../../platform/errors/call-failure";
 
 /** A read of the inventory that failed: what was asked for, and the API's answer. */
 export interface InventoryError {
@@ -28,6 +28,6 @@ export interface InventoryWarning {
  * failures are: anything else (a bug, a cancellation of the whole inventory) is rethrown.
  */
 export function inventoryError(resource: string, id: string | undefined, e: unknown): InventoryError {
-  if (!(e instanceof ApiError) || e.code === "RequestAborted") throw e;
+  if (!(e instanceof CallFailure) || e.code === "RequestAborted") throw e;
   return { resource, ...(id ? { id } : {}), operation: e.operation, status: e.status, code: e.code, message: e.detail };
 }

@@ -1,8 +1,16 @@
 import { mapBounded } from "../../platform/bounded-map";
 import type { StackConfig } from "../stack/stack-config";
-import { oddResourceId } from "../../platform/arm/arm-client";
-import { databaseLabel, elasticPoolId, elasticPoolLabel, sqlDatabaseId, tdeConfigurationId } from "../../platform/arm/resource-id";
-import type { SqlClient } from "../../services/sql/client";
+import {
+  databaseLabel,
+  elasticPoolId,
+  elasticPoolLabel,
+  oddResourceId,
+  sqlDatabaseId,
+  tdeConfigurationId,
+  type DatabaseRef,
+  type ElasticPoolRef,
+  type ServerRef,
+} from "../../platform/arm/resource-id";
 import type { EncryptionProtector, ServerKey } from "../../services/sql/key-custody-types";
 import { stackServers } from "../facts/key-custody-reads";
 import type {
@@ -13,6 +21,17 @@ import type {
   TransparentDataEncryptionActivity,
 } from "../../services/sql/types";
 import { inventoryError, type InventoryError, type InventoryWarning } from "./read-problems";
+
+/** The reads of the SQL inventory: the SQL client satisfies it (the domain names no client class). */
+export interface SqlInventoryReads {
+  getTransparentDataEncryption(db: DatabaseRef, signal?: AbortSignal): Promise<TransparentDataEncryption>;
+  listTransparentDataEncryptionActivities(db: DatabaseRef, signal?: AbortSignal): Promise<TransparentDataEncryptionActivity[]>;
+  listServiceTierAdvisors(db: DatabaseRef, signal?: AbortSignal): Promise<ServiceTierAdvisor[]>;
+  listElasticPoolActivities(pool: ElasticPoolRef, signal?: AbortSignal): Promise<ElasticPoolActivity[]>;
+  listElasticPoolDatabaseActivities(pool: ElasticPoolRef, signal?: AbortSignal): Promise<ElasticPoolDatabaseActivity[]>;
+  listEncryptionProtectors(server: ServerRef, signal?: AbortSignal): Promise<EncryptionProtector[]>;
+  listServerKeys(server: ServerRef, signal?: AbortSignal): Promise<ServerKey[]>;
+}
 
 /** The SQL data sources a stack names, each an array of objects exactly as the API returned them. */
 export interface SqlInventory {
@@ -43,7 +62,7 @@ export interface SqlInventoryResult {
  * stack file's line) and every other read still happens and is returned.
  */
 export async function collectSqlInventory(
-  sql: SqlClient,
+  sql: SqlInventoryReads,
   stack: Pick<StackConfig, "subscriptionId" | "databases" | "elasticPools">,
   opts: { concurrency?: number; signal?: AbortSignal } = {},
 ): Promise<SqlInventoryResult> {

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { mapBounded } from "../../platform/bounded-map";
-import { ApiError } from "../../platform/http/api-error";
+import { CallFailure } from "../../platform/errors/call-failure";
 import { redactUrl } from "../../platform/http/redaction";
-import type { CertificatesClient } from "../../services/certificates/client";
-import type { CertificateParametersByDoctype, IssuedDocument } from "../../services/certificates/types";
+import type { Doctype } from "../../services/certificates/catalogue";
+import type { CertificateParametersByDoctype, FormatsByDoctype, IssuedDocument } from "../../services/certificates/types";
 import { isRealApiSetu, type ApiSetuSettings } from "../../services/certificates/settings";
 import { checkContentType, checkPdf, checkXml, type DocumentVerdict } from "./document-checks";
 import type { ProbeSourceLocation, ProbeSpec } from "./probe-config";
@@ -46,11 +46,19 @@ export interface ProbeRun {
   failed: number;
 }
 
+/** What a probe asks of the certificate issuers: one document (the certificates client is one). */
+export interface CertificateIssuer {
+  issue<D extends Doctype>(
+    doctype: D,
+    request: { certificateParameters: CertificateParametersByDoctype[D]; format?: FormatsByDoctype[D] },
+  ): Promise<IssuedDocument>;
+}
+
 export interface RunProbesOptions {
   /** Where the probes' parameters come from (`${env:NAME}`). */
   env: NodeJS.ProcessEnv;
   /** The issuers' settings and client (from the client set; the client is asked for only when there are probes). */
-  clients: { readonly apisetu: ApiSetuSettings; readonly certificates: CertificatesClient };
+  clients: { readonly apisetu: ApiSetuSettings; readonly certificates: CertificateIssuer };
   /** Probes in flight at once. Default 4. */
   concurrency?: number;
 }
@@ -96,7 +104,7 @@ export function prepareProbes(probes: readonly ProbeSpec[], opts: RunProbesOptio
 }
 
 /** Issues one probe's document and checks it; never throws for what the issuer answered. */
-export async function runProbe(client: CertificatesClient, probe: ProbeSpec, parameters: Record<string, string>): Promise<ProbeResult> {
+export async function runProbe(client: CertificateIssuer, probe: ProbeSpec, parameters: Record<string, string>): Promise<ProbeResult> {
   const base = { name: probe.name, issuer: probe.issuer, doctype: probe.doctype, format: probe.format };
   // An issuer (or a parser) that echoes a parameter in its error must not carry it into output or state.
   const values = Object.values(parameters);
@@ -110,7 +118,7 @@ export async function runProbe(client: CertificatesClient, probe: ProbeSpec, par
     });
   } catch (e) {
     const latencyMs = Math.round(performance.now() - started);
-    if (e instanceof ApiError) {
+    if (e instanceof CallFailure) {
       return {
         ...base,
         outcome: "failed",

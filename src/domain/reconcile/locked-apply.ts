@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { resolveActor, type ActorSources } from "../audit/audit-actor";
 import type { AuditActor, AuditChange, AuditEntry, AuditRecord } from "../audit/audit-entry";
 import type { AuditLog } from "../state/state-ports";
 import { AuditTrail } from "../audit/audit-trail";
-import { acquireStackLock, type LockHolder, type StackLock } from "./stack-lock";
+import { acquireStackLock, type LockHolder, type ProcessIdentity, type StackLock } from "./stack-lock";
 import type { StateStores } from "../state/state-ports";
 import { scrubTokens } from "../../platform/http/redaction";
 
@@ -12,12 +11,14 @@ export interface LockedApplyOptions {
   stack: string;
   /** What is applying, for the lock holder and the audit entry: `apply`, `watch`, `remediate`, `apply --engine pulumi`. */
   command: string;
+  /** The process applying, the lock's holder (`thisProcess()` of src/platform/process-identity.ts). */
+  holderProcess: ProcessIdentity;
   /** How long to wait for a held lock, in ms. Default 0: fail at once. */
   lockTimeoutMs?: number;
   /** The git commit of the stack file applied (null outside a checkout). */
   commit: string | null;
-  /** Where the actor comes from (credential, IMDS). */
-  actor: ActorSources | (() => Promise<AuditActor>);
+  /** Who is applying, asked once before anything changes (the use cases ask the credential and IMDS: src/usecases/audit-actor.ts). */
+  actor: () => Promise<AuditActor>;
   onLockWait?: (holder: LockHolder | undefined) => void;
   onLockAcquired?: (lock: StackLock) => void;
   signal?: AbortSignal;
@@ -60,6 +61,7 @@ export async function runLockedApply<T extends AppliedResult>(
   const lock = await acquireStackLock(opts.state.locks, {
     stack: opts.stack,
     command: opts.command,
+    holderProcess: opts.holderProcess,
     timeoutMs: opts.lockTimeoutMs,
     onWait: opts.onLockWait,
     signal: opts.signal,
@@ -70,7 +72,7 @@ export async function runLockedApply<T extends AppliedResult>(
     await trail.tail();
     // Who is applying is learnt before anything changes: after a shutdown has stopped the apply
     // between requests, writing the entry must not need any more requests.
-    const who = typeof opts.actor === "function" ? await opts.actor() : await resolveActor(opts.actor);
+    const who = await opts.actor();
     await recordLeftover(opts.state.audit, trail, opts.stack, who);
     const applyId = randomUUID();
     let pending = false;
@@ -94,7 +96,7 @@ export async function runLockedApply<T extends AppliedResult>(
       if (what.length === 0) return;
       await lock.check();
       pending = true;
-      const kept: PendingApply = { applyId, pid: process.pid, record: { ...entryOf({ what, exitCode: null }), phase: "started" } };
+      const kept: PendingApply = { applyId, pid: lock.holder.pid, record: { ...entryOf({ what, exitCode: null }), phase: "started" } };
       await opts.state.audit.writePending(opts.stack, JSON.stringify(kept));
     };
     let result: T;

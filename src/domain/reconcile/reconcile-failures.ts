@@ -1,6 +1,6 @@
 import { leadingCode } from "../../platform/errors/error-code-of";
 import { StackwardenError } from "../../platform/errors/stackwarden-error";
-import { apiFailureCode } from "../../platform/http/api-failure-code";
+import { callFailureCode } from "../../platform/errors/call-failure-code";
 import type { UnreadEntry } from "../stack/unread-entry";
 import type { ApplyOutcome } from "./tde-apply";
 
@@ -17,7 +17,7 @@ export function notConvergedError(outcomes: readonly ApplyOutcome[]): Stackwarde
 
 /** Resources of the stack that could not be read: the code of their answers (a 404 or 403 first, then a 429 or 5xx). */
 export function unreadError(unread: readonly UnreadEntry[]): StackwardenError {
-  const code = leadingCode(unread.map((u) => apiFailureCode(u.status, u.code))) ?? "SW_RESOURCE_NOT_FOUND";
+  const code = leadingCode(unread.map((u) => callFailureCode(u.status, u.code))) ?? "SW_RESOURCE_NOT_FOUND";
   return new StackwardenError(
     code,
     `${unread.length} database(s) of the stack could not be read (${unread.map((u) => u.label).join(", ")})`,

@@ -1,14 +1,19 @@
-import { hostname } from "node:os";
 import { formatDuration } from "../../platform/duration";
 import { StackwardenError } from "../../platform/errors/stackwarden-error";
+import type { ProcessIdentity } from "../../platform/process-identity";
 import type { LockHolder } from "../../platform/state/lock-holder";
 import type { LockStore } from "../state/state-ports";
 
-export type { LockHolder };
+export type { LockHolder, ProcessIdentity };
 
 export interface StackLockOptions {
   stack: string;
   command: string;
+  /**
+   * The process taking the lock, written as its holder (the use cases pass `thisProcess()` of
+   * src/platform/process-identity.ts): how a lock store tells a dead holder's lock from a live one's.
+   */
+  holderProcess: ProcessIdentity;
   /** How long to wait for a held lock, in ms. Default 0: fail at once. */
   timeoutMs?: number;
   /** Time between attempts while waiting, in ms. Default 250. */
@@ -62,8 +67,8 @@ export function describeHolder(h: LockHolder | undefined): string {
  */
 export async function acquireStackLock(locks: LockStore, opts: StackLockOptions): Promise<StackLock> {
   const holder: LockHolder = {
-    pid: process.pid,
-    host: hostname(),
+    pid: opts.holderProcess.pid,
+    host: opts.holderProcess.host,
     since: new Date().toISOString(),
     command: opts.command,
     stack: opts.stack,

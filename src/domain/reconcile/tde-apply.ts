@@ -3,7 +3,7 @@ import { settleBounded } from "../../platform/bounded-map";
 import type { ErrorCode } from "../../platform/errors/error-codes";
 import { errorCodeOf } from "../../platform/errors/error-code-of";
 import { StackwardenError } from "../../platform/errors/stackwarden-error";
-import { ApiError } from "../../platform/http/api-error";
+import { CallFailure } from "../../platform/errors/call-failure";
 import { databaseLabel } from "../../platform/arm/resource-id";
 import type { TdeApi, TdeDatabaseRef, TdeStatus } from "./tde-api";
 import type { TdePlanItem } from "./tde-plan";
@@ -94,7 +94,7 @@ export async function putWhenIdle(
     await sendPut(api, ref, status, opts, onPut);
     return;
   } catch (e) {
-    if (!(e instanceof ApiError && e.status === 409)) throw e;
+    if (!(e instanceof CallFailure && e.status === 409)) throw e;
   }
   const deadline = Date.now() + (opts.scanTimeoutMs ?? 60 * 60_000);
   const interval = opts.pollIntervalMs ?? 1000;

@@ -1,4 +1,4 @@
-import type { ArtifactResult, ArtifactScanReport } from "../artifacts/artifact-scan";
+import type { ArtifactResult, ArtifactScanReport } from "../artifacts/artifact-gate";
 
 /**
  * Renders the gate's findings as a table: one line per artifact, one more per extra match, then a

@@ -1,6 +1,6 @@
-import { readTextFile } from "../../platform/files/local-files";
-import { join } from "node:path";
-import { PROJECT_ROOT } from "../../platform/version";
+// The shipped region list is data of the product, loaded with the module like its code (tsc copies
+// it beside the build): the domain reads no file for it.
+import shippedRegions from "../../../specs/azure-regions/regions.json";
 
 /** One Azure region as `az account list-locations` lists it. */
 export interface AzureRegion {
@@ -12,20 +12,24 @@ export interface AzureRegion {
   longitude: number;
 }
 
-/** The shipped region list: specs/azure-regions/regions.json (see specs/SOURCES.md). */
-export const AZURE_REGIONS_FILE = join(PROJECT_ROOT, "specs", "azure-regions", "regions.json");
+/** Where the shipped region list comes from (see specs/SOURCES.md). */
+export const AZURE_REGIONS_SOURCE = "specs/azure-regions/regions.json";
 
 let cached: AzureRegion[] | undefined;
 
-/** The 40 regions of specs/azure-regions/regions.json, read once; a malformed entry is an error naming it. */
+/** The 40 regions of specs/azure-regions/regions.json, checked once; a malformed entry is an error naming it. */
 export function azureRegions(): AzureRegion[] {
-  if (!cached) cached = parseRegions(readTextFile(AZURE_REGIONS_FILE), AZURE_REGIONS_FILE);
+  if (!cached) cached = regionsOf(shippedRegions, AZURE_REGIONS_SOURCE);
   return cached;
 }
 
 /** Parses a region list (the shape `az account list-locations` prints, reduced to four fields). */
 export function parseRegions(text: string, file: string): AzureRegion[] {
-  const data: unknown = JSON.parse(text);
+  return regionsOf(JSON.parse(text), file);
+}
+
+/** A region list already parsed, checked: each entry needs a name, a display name and a point on the globe. */
+export function regionsOf(data: unknown, file: string): AzureRegion[] {
   if (!Array.isArray(data)) throw new Error(`${file}: expected a JSON array of regions`);
   return data.map((r: unknown, i) => {
     const o = (r ?? {}) as Record<string, unknown>;

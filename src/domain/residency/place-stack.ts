@@ -1,21 +1,25 @@
-import { workspaceRefOf } from "../../platform/arm/resource-id";
+import { workspaceRefOf, type DatabaseRef, type WorkspaceRef } from "../../platform/arm/resource-id";
 import { mapBounded } from "../../platform/bounded-map";
 import type { StackConfig } from "../stack/stack-config";
-import type { BatchAiClient } from "../../services/batchai/client";
 import type { Cluster, FileServer, Workspace } from "../../services/batchai/types";
-import type { GeocodingClient } from "../../services/geocoding/client";
-import type { SqlClient } from "../../services/sql/client";
+import type { TransparentDataEncryption } from "../../services/sql/types";
 import { azureRegions, findRegion } from "./azure-regions";
 import { addressAnswerOf } from "./geo-answers";
+import type { Geocoder } from "./geocoder";
 import { RegionLookups } from "./region-lookups";
 import { placeSubjects, placementNeeds, type GeoAnswer, type Placement } from "./placement";
 import { batchSubjects, siteSubjects, sqlSubjects, type ResidencySubject } from "./residency-subjects";
 
-/** The clients placing reads through. */
+/** What placing reads through: the SQL, Batch AI and geocoding clients satisfy it (the domain names no client class). */
 export interface ResidencySources {
-  sql: Pick<SqlClient, "getTransparentDataEncryption">;
-  batch: Pick<BatchAiClient, "listWorkspaces" | "listWorkspacesByResourceGroup" | "listClusters" | "listFileServers">;
-  geocoding: Pick<GeocodingClient, "reverseGeocode" | "geocode">;
+  sql: { getTransparentDataEncryption(db: DatabaseRef, signal?: AbortSignal): Promise<TransparentDataEncryption> };
+  batch: {
+    listWorkspaces(subscriptionId: string, signal?: AbortSignal): Promise<Workspace[]>;
+    listWorkspacesByResourceGroup(subscriptionId: string, resourceGroup: string, signal?: AbortSignal): Promise<Workspace[]>;
+    listClusters(ref: WorkspaceRef, signal?: AbortSignal): Promise<Cluster[]>;
+    listFileServers(ref: WorkspaceRef, signal?: AbortSignal): Promise<FileServer[]>;
+  };
+  geocoding: Geocoder;
 }
 
 /**
@@ -63,7 +67,7 @@ export async function placeStack(
  * each distinct site address once, then places them (see `placeSubjects`).
  */
 export async function placeWithGeocoding(
-  geocoding: Pick<GeocodingClient, "reverseGeocode" | "geocode">,
+  geocoding: Geocoder,
   subjects: readonly ResidencySubject[],
   opts: { concurrency?: number; signal?: AbortSignal; lookups?: RegionLookups } = {},
 ): Promise<Placement[]> {

@@ -1,5 +1,5 @@
-import type { GeocodingClient } from "../../services/geocoding/client";
 import type { AzureRegion } from "./azure-regions";
+import type { Geocoder } from "./geocoder";
 import { pointAnswerOf } from "./geo-answers";
 import type { GeoAnswer } from "./placement";
 
@@ -14,7 +14,7 @@ export class RegionLookups {
   private readonly answers = new Map<string, Promise<GeoAnswer>>();
 
   constructor(
-    private readonly geocoding: Pick<GeocodingClient, "reverseGeocode">,
+    private readonly geocoding: Pick<Geocoder, "reverseGeocode">,
     private readonly signal?: AbortSignal,
   ) {}
 

@@ -1,5 +1,3 @@
-import { directoryNames, pathExists, readTextFile } from "../../platform/files/local-files";
-import { dirname, isAbsolute, join, relative } from "node:path";
 import Ajv, { type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import { registryVersion } from "../compliance/registry";
@@ -29,7 +27,6 @@ import {
 } from "../probes/probe-config";
 import { isSecureValue, parseEnvReference } from "../probes/parameter-source";
 import { isAssignedCountryCode } from "../../services/geocoding/country-codes";
-import { PROJECT_ROOT } from "../../platform/version";
 
 export type { Exemption, SourceLocation };
 
@@ -154,46 +151,8 @@ function getValidator(): ValidateFunction {
   return validator.validate;
 }
 
-/** `--stack NAME` means `stacks/Pulumi.NAME.yaml`, under the working directory or else the project. */
-export function stackFilePath(stack: string, cwd: string = process.cwd()): string {
-  if (!/^[A-Za-z0-9_.-]+$/.test(stack))
-    throw new YamlInputError(`stack "${stack}"`, 0, 0, "", "a stack name may only hold letters, digits, '-', '_' and '.'");
-  const rel = join("stacks", `Pulumi.${stack}.yaml`);
-  for (const base of [cwd, PROJECT_ROOT]) {
-    const p = join(base, rel);
-    if (pathExists(p)) return p;
-  }
-  return join(cwd, rel);
-}
-
-/** Reads, parses and validates a stack file. Nothing else happens before this succeeds. */
-export function loadStackFile(path: string, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): StackConfig {
-  const shown = isAbsolute(path) ? (relative(cwd, path).startsWith("..") ? path : relative(cwd, path)) : path;
-  let text: string;
-  try {
-    text = readTextFile(path);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new YamlInputError(
-      shown,
-      0,
-      0,
-      "",
-      code === "ENOENT"
-        ? `stack file not found${availableStacksHint(dirname(path))}`
-        : code === "EISDIR"
-          ? "this is a directory, not a stack file"
-          : code === "EACCES"
-            ? "cannot read the stack file: permission denied"
-            : `cannot read the stack file (${code})`,
-      code === "ENOENT" ? "SW_STACK_NOT_FOUND" : "SW_IO_FAILED",
-    );
-  }
-  return parseStackConfig(shown, text, env);
-}
-
 /** Parses and validates stack file text. Errors are YamlInputErrors naming file, line, column and key path. */
-export function parseStackConfig(file: string, text: string, env: NodeJS.ProcessEnv = process.env): StackConfig {
+export function parseStackConfig(file: string, text: string, env: NodeJS.ProcessEnv): StackConfig {
   const y = parseLocatedYaml(file, text);
   const root = y.value;
   if (root === null || root === undefined || typeof root !== "object" || Array.isArray(root)) {
@@ -458,13 +417,4 @@ function parseEnvValue(s: string): unknown {
     }
   }
   return s;
-}
-
-/** ` (stacks here: dev, prod)` when the missing file's directory holds other stack files. */
-function availableStacksHint(dir: string): string {
-  const names = (directoryNames(dir) ?? [])
-    .map((f) => /^Pulumi\.([^.]+)\.yaml$/.exec(f)?.[1])
-    .filter((n): n is string => !!n)
-    .sort();
-  return names.length ? ` (stacks here: ${names.join(", ")})` : "";
 }

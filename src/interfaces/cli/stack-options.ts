@@ -1,6 +1,8 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { loadStackFile, stackFilePath, type StackConfig } from "../../domain/stack/stack-config";
+import { type StackConfig } from "../../domain/stack/stack-config";
+import { loadStackFile } from "../../usecases/stack-file";
+import { stackFilePath } from "../../platform/files/stack-files";
 import { UsageError } from "./cli-error";
 import type { CommandIO } from "./command-io";
 

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { findProjectDir, scanArtifacts } from "../../domain/artifacts/artifact-scan";
+import { findProjectDir, scanArtifacts } from "../../domain/artifacts/artifact-gate";
+import { localArtifactFiles, localScanCache, warnOnStderr } from "../../usecases/local-artifact-gate";
 import { sha256File } from "../../platform/files/file-digest";
 import { loadRuleSet, RuleSetError } from "../../domain/artifacts/rule-set";
 import { artifactResourceId } from "../../domain/compliance/artifact-verdict";
@@ -94,13 +95,13 @@ export function checkArtifactScanInputs(news: Record<string, unknown>, isUnknown
 export async function scanArtifactInputs(
   inputs: ArtifactScanInputs,
   env: NodeJS.ProcessEnv = process.env,
-  projectDir = findProjectDir(process.cwd()),
+  projectDir = findProjectDir(localArtifactFiles, process.cwd()),
 ): Promise<ArtifactScanOutputs> {
   const file = resolve(projectDir, inputs.path);
   if (!existsSync(file)) throw new ArtifactScanInputError("path", `${inputs.path}: no such file in ${projectDir}`);
   let ruleSet;
   try {
-    ruleSet = loadRuleSet(projectDir, inputs.rules, "rules");
+    ruleSet = loadRuleSet(localArtifactFiles, projectDir, inputs.rules, "rules");
   } catch (e) {
     if (e instanceof RuleSetError) throw new ArtifactScanInputError("rules", e.message);
     throw e;
@@ -118,7 +119,15 @@ export async function scanArtifactInputs(
     if (e instanceof SettingsError) throw new ArtifactScanInputError("path", `${inputs.path} cannot be scanned: ${e.message}`);
     throw e;
   }
-  const report = await scanArtifacts({ client: service.client, ruleSet, files: [file], baseDir: projectDir });
+  const report = await scanArtifacts({
+    client: service.client,
+    artifactFiles: localArtifactFiles,
+    cache: localScanCache(),
+    warn: warnOnStderr,
+    ruleSet,
+    files: [file],
+    baseDir: projectDir,
+  });
   const a = report.artifacts[0];
   if (a.error) throw new ArtifactScanInputError("path", `${inputs.path} could not be scanned: ${a.error}`);
   if (a.sha256 !== inputs.sha256) {
@@ -213,7 +222,7 @@ export async function readArtifactScan(
   id: string,
   props: Record<string, unknown>,
   env: NodeJS.ProcessEnv = process.env,
-  projectDir = findProjectDir(process.cwd()),
+  projectDir = findProjectDir(localArtifactFiles, process.cwd()),
 ): Promise<{ id: string; props?: Record<string, unknown>; inputs?: Record<string, unknown> }> {
   if (typeof props.path !== "string" || !Array.isArray(props.rules)) {
     throw new Error(`an ArtifactScan is read from its state (path and rules): "${id}" cannot be looked up by id alone`);
@@ -223,7 +232,7 @@ export async function readArtifactScan(
   const { sha256 } = await sha256File(file);
   let rulesDigest: string;
   try {
-    rulesDigest = loadRuleSet(projectDir, props.rules as string[], "rules").digest;
+    rulesDigest = loadRuleSet(localArtifactFiles, projectDir, props.rules as string[], "rules").digest;
   } catch (e) {
     if (e instanceof RuleSetError) throw new Error(`${props.path}: ${e.message}`, { cause: e });
     throw e;

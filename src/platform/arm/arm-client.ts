@@ -5,7 +5,7 @@ import type { ArmClientOptions, ResponseValidation } from "./arm-client-options"
 import { armPages } from "./arm-paging";
 import type { ArmRead, ReadReceipt } from "./arm-read";
 import { armTransport, type ArmTransport } from "./arm-transport";
-import { parseResourceId, pathStyle, type IdStyle } from "./resource-id";
+import { oddResourceId, pathStyle, type IdStyle } from "./resource-id";
 
 export type { ArmClientOptions, ResponseValidation } from "./arm-client-options";
 export type { ArmRead, ReadReceipt } from "./arm-read";
@@ -245,19 +245,6 @@ function describeNonObject(v: unknown, item = false): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
   return typeof v === "string" && !item ? "a body that is not JSON" : `a ${typeof v}`;
-}
-
-/**
- * What is odd about a resource's `id`, or undefined when it is a usable ARM id: missing, empty, not
- * a string, or not of the shape `/subscriptions/…`. Such a resource is still handed on.
- */
-export function oddResourceId(resource: object): string | undefined {
-  const id = (resource as { id?: unknown }).id;
-  if (id === undefined || id === null) return 'has no id (its "id" member is missing)';
-  if (typeof id !== "string") return `has an id that is not a string (${typeof id})`;
-  if (id.length === 0) return 'has an empty id (its "id" member is "")';
-  if (!parseResourceId(id)) return `has the id '${id}', which is not an ARM resource id (/subscriptions/…)`;
-  return undefined;
 }
 
 /** Collects every page of a list into one array. */

@@ -220,3 +220,16 @@ function decode(s: string): string {
     return s;
   }
 }
+
+/**
+ * What is odd about a resource's `id`, or undefined when it is a usable ARM id: missing, empty, not
+ * a string, or not of the shape `/subscriptions/…`. Such a resource is still handed on.
+ */
+export function oddResourceId(resource: object): string | undefined {
+  const id = (resource as { id?: unknown }).id;
+  if (id === undefined || id === null) return 'has no id (its "id" member is missing)';
+  if (typeof id !== "string") return `has an id that is not a string (${typeof id})`;
+  if (id.length === 0) return 'has an empty id (its "id" member is "")';
+  if (!parseResourceId(id)) return `has the id '${id}', which is not an ARM resource id (/subscriptions/…)`;
+  return undefined;
+}

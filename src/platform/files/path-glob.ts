@@ -1,5 +1,4 @@
-import { readdirSync, statSync, type Dirent } from "node:fs";
-import { isAbsolute, join, relative, sep } from "node:path";
+import { isAbsolute, relative, sep } from "node:path";
 
 /**
  * Globs for the artifact paths of a stack, matched segment by segment (so a walk never enters a
@@ -48,7 +47,8 @@ function findBrace(p: string): { start: number; end: number; parts: string[] } |
   return undefined;
 }
 
-const MAGIC = /[*?[]/;
+/** Whether a path segment holds a wildcard (`*`, `?`, `[`). */
+export const MAGIC = /[*?[]/;
 
 /** A RegExp for one path segment (no `/` in it). */
 export function segmentRegExp(segment: string): RegExp {
@@ -77,89 +77,6 @@ function escape(c: string): string {
   return /[.+^${}()|[\]\\/]/.test(c) ? `\\${c}` : c;
 }
 
-/**
- * The files under `base` that match one of `patterns` (relative to `base`, or absolute), sorted, each
- * once, with the index of the first pattern that matched each; and the patterns that matched nothing.
- */
-export function expandGlobs(base: string, patterns: readonly string[]): { files: string[]; patternIndex: number[]; unmatched: string[] } {
-  const found = new Map<string, number>();
-  const unmatched: string[] = [];
-  patterns.forEach((pattern, index) => {
-    const hits = new Set<string>();
-    for (const p of expandBraces(pattern)) {
-      const abs = isAbsolute(p);
-      const segments = p.split(/[\\/]+/).filter((s, i) => s !== "" && !(s === "." && i > 0));
-      walk(abs ? sep : base, segments, 0, hits);
-    }
-    for (const h of hits) if (!found.has(h)) found.set(h, index);
-    if (hits.size === 0) unmatched.push(pattern);
-  });
-  const files = [...found.keys()].sort();
-  return { files, patternIndex: files.map((f) => found.get(f)!), unmatched };
-}
-
-function walk(dir: string, segments: string[], i: number, out: Set<string>): void {
-  const seg = segments[i];
-  const last = i === segments.length - 1;
-  if (seg === undefined) return;
-  if (seg === "**") {
-    if (last) {
-      // A trailing `**` means every file below.
-      for (const e of entries(dir)) {
-        if (e.name.startsWith(".")) continue;
-        const p = join(dir, e.name);
-        if (isFile(p, e)) out.add(p);
-        else if (e.isDirectory()) walk(p, segments, i, out);
-      }
-      return;
-    }
-    walk(dir, segments, i + 1, out);
-    for (const e of entries(dir)) if (e.isDirectory() && !e.name.startsWith(".")) walk(join(dir, e.name), segments, i, out);
-    return;
-  }
-  if (!MAGIC.test(seg)) {
-    const p = join(dir, seg.replace(/\\(.)/g, "$1"));
-    if (last) {
-      if (isFile(p)) out.add(p);
-    } else if (isDir(p)) walk(p, segments, i + 1, out);
-    return;
-  }
-  const re = segmentRegExp(seg);
-  for (const e of entries(dir)) {
-    if (!re.test(e.name)) continue;
-    const p = join(dir, e.name);
-    if (last) {
-      if (isFile(p, e)) out.add(p);
-    } else if (e.isDirectory() || (e.isSymbolicLink() && isDir(p))) walk(p, segments, i + 1, out);
-  }
-}
-
-function entries(dir: string): Dirent[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-}
-
-function isFile(p: string, e?: Dirent): boolean {
-  if (e && e.isFile()) return true;
-  if (e && !e.isSymbolicLink()) return false;
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 /** A path as reports show it: relative to `base` with `/` separators when it lies below it, else absolute. */
 export function displayPath(base: string, file: string): string {
   const rel = relative(base, file);
@@ -168,7 +85,7 @@ export function displayPath(base: string, file: string): string {
 
 /**
  * Whether a relative path (`/` separators) matches a glob of `stackwarden:artifacts.paths`, by the
- * same rules `expandGlobs` walks the disk with (for paths that need not exist: changed files in git).
+ * same rules `expandGlobs` (glob-expansion.ts) walks the disk with (for paths that need not exist: changed files in git).
  */
 export function globMatches(pattern: string, path: string): boolean {
   const parts = path.split("/").filter((s) => s !== "" && s !== ".");

@@ -1,5 +1,5 @@
-import { StackwardenError } from "../errors/stackwarden-error";
-import { apiFailureCode } from "./api-failure-code";
+import { CallFailure } from "../errors/call-failure";
+import { callFailureCode } from "../errors/call-failure-code";
 
 /** Everything a caller needs to act on a failed API call; the message is already redacted. */
 export interface ApiErrorDetails {
@@ -25,8 +25,11 @@ export interface ApiErrorDetails {
   attempts?: number;
 }
 
-/** The one error type the transport throws for a failed call; its stable code follows from what happened (apiFailureCode). */
-export class ApiError extends StackwardenError {
+/**
+ * The one error type the transport throws for a failed call; its stable code follows from what
+ * happened (callFailureCode). Beyond the CallFailure the domain reads, it says how the call was sent.
+ */
+export class ApiError extends CallFailure {
   readonly operation: string;
   readonly status: number;
   readonly code: string;
@@ -40,7 +43,7 @@ export class ApiError extends StackwardenError {
   readonly detail: string;
 
   constructor(d: ApiErrorDetails) {
-    super(apiFailureCode(d.status, d.code), formatApiError(d));
+    super(callFailureCode(d.status, d.code), formatApiError(d));
     this.name = "ApiError";
     this.operation = d.operation;
     this.status = d.status;

@@ -1,23 +1,9 @@
 import { StackwardenError } from "../errors/stackwarden-error";
 import { isLoopbackHost } from "./credential-origins";
 
-/**
- * Transport codes of a call that reached nothing: no one listens at the address, its name does not
- * resolve, or no route leads there. The endpoint is down or wrong; no credential is to blame.
- */
-export const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "ENETUNREACH",
-  "EHOSTUNREACH",
-]);
-
-/** Whether a transport code means the endpoint could not be reached at all. */
-export function isUnreachableCode(code: string | undefined): boolean {
-  return code !== undefined && UNREACHABLE_CODES.has(code);
-}
+// The codes live below the transport (call-failure-code.ts), with the mapping of a failed call to
+// its stable code; the transport's modules and the clients keep importing them from here.
+export { UNREACHABLE_CODES, isUnreachableCode } from "../errors/call-failure-code";
 
 /** An endpoint, with what chose it when known: `http://127.0.0.1:4000 (set by STACKWARDEN_EMULATOR)`, `https://… (the default of …)`. */
 export function describeEndpoint(base: string, setting?: string): string {

@@ -8,7 +8,7 @@ import {
   type ScanCacheInput,
   type ScanOutcome,
 } from "../../../src/domain/artifacts/scan-cache-entry";
-import { DEFAULT_SCAN_CACHE_MAX_BYTES, scanCacheSettingsFromEnv } from "../../../src/domain/artifacts/scan-cache-settings";
+import { DEFAULT_SCAN_CACHE_MAX_BYTES, scanCacheSettingsFromEnv } from "../../../src/platform/settings/scan-cache-settings";
 import { SettingsError } from "../../../src/platform/settings/endpoints";
 
 const input: ScanCacheInput = {

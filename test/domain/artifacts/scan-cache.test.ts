@@ -2,10 +2,12 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameS
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scanArtifacts, type ArtifactScanReport } from "../../../src/domain/artifacts/artifact-scan";
+import { scanArtifacts, type ArtifactScanReport } from "../../../src/domain/artifacts/artifact-gate";
 import { probeEngine } from "../../../src/domain/artifacts/engine-identity";
 import { loadRuleSet, type RuleSet } from "../../../src/domain/artifacts/rule-set";
-import { ScanCache, scanCacheFromEnv } from "../../../src/domain/artifacts/scan-cache";
+import { ScanCache } from "../../../src/domain/artifacts/scan-cache";
+import { localArtifactFiles, localScanCacheStorage } from "../../../src/platform/files/artifact-files";
+import { localScanCache } from "../../../src/usecases/local-artifact-gate";
 import { decodeEntry, encodeEntry, scanCacheKey, type ScanCacheInput } from "../../../src/domain/artifacts/scan-cache-entry";
 import { sha256FileSync } from "../../../src/platform/files/file-digest";
 import { BinaryAnalysisClient } from "../../../src/services/binary-analysis/client";
@@ -40,7 +42,7 @@ beforeAll(async () => {
   writeFileSync(join(project, "clean.sh"), "#!/bin/sh\necho fine\n");
   copyFileSync(sample.packed, join(project, "agent"));
   files = ["agent", "clean.sh", "dirty.sh"].map((f) => join(project, f));
-  rules = loadRuleSet(project, ["rules"]);
+  rules = loadRuleSet(localArtifactFiles, project, ["rules"]);
 });
 afterAll(async () => {
   await emu?.close();
@@ -60,11 +62,23 @@ function cacheDir(): string {
   return join(root, "scans");
 }
 
-/** One scan of `list` through `cache`, with what it sent and warned. */
-async function scanWith(cache: ScanCache | false, list = files, ruleSet = rules) {
+/** A scan cache in `dir` on this machine's disk, as the CLI opens it. */
+const cacheIn = (dir: string, maxBytes = 1 << 20) =>
+  new ScanCache({ dir, maxBytes }, localScanCacheStorage.documentsAt(dir), localArtifactFiles);
+
+/** One scan of `list` through `cache` (none: no cache), with what it sent and warned. */
+async function scanWith(cache: ScanCache | undefined, list = files, ruleSet = rules) {
   const warnings: string[] = [];
   const before = uploads();
-  const report = await scanArtifacts({ client, ruleSet, files: list, baseDir: project, cache, warn: (l) => warnings.push(l) });
+  const report = await scanArtifacts({
+    client,
+    artifactFiles: localArtifactFiles,
+    ruleSet,
+    files: list,
+    baseDir: project,
+    cache,
+    warn: (l) => warnings.push(l),
+  });
   return { report, requests: uploads() - before, warnings };
 }
 
@@ -88,12 +102,12 @@ function cacheFiles(dir: string): { entries: string[]; hints: string[]; bytes: n
 
 describe("the scan cache", () => {
   it("the engine probe names the engine the emulator runs", async () => {
-    expect(await probeEngine(client, cacheDir())).toBe(ENGINE);
+    expect(await probeEngine(client, localArtifactFiles, cacheDir())).toBe(ENGINE);
   });
 
   it("across runs: the next process uploads no artifact again (one request: the engine probe) and gets the same results", async () => {
     const dir = cacheDir();
-    const first = await scanWith(new ScanCache({ dir, maxBytes: 1 << 20 }));
+    const first = await scanWith(cacheIn(dir));
     expect(first.requests).toBe(3);
     expect(first.report.artifacts.map((a) => [a.path, a.verdict, a.cached])).toEqual([
       ["agent", "matched", undefined],
@@ -103,7 +117,7 @@ describe("the scan cache", () => {
     expect(cacheFiles(dir).entries.sort()).toEqual(files.map((f) => `${keyOf(f)}.json`).sort());
     expect(cacheFiles(dir).hints).toHaveLength(3);
 
-    const second = await scanWith(new ScanCache({ dir, maxBytes: 1 << 20 }));
+    const second = await scanWith(cacheIn(dir));
     expect(second.requests).toBe(1);
     expect(second.warnings).toEqual([]);
     expect(second.report.artifacts.every((a) => a.cached && !Number.isNaN(Date.parse(a.cached.scannedAt)))).toBe(true);
@@ -117,7 +131,7 @@ describe("the scan cache", () => {
   });
 
   it("within a run: concurrent scans of one file share one upload, and the next scan of the process uses the entry", async () => {
-    const cache = new ScanCache({ dir: cacheDir(), maxBytes: 1 << 20 });
+    const cache = cacheIn(cacheDir());
     const dirty = join(project, "dirty.sh");
     const before = uploads();
     // Two stacks naming one file, scanned at once; and one stack whose globs name it twice.
@@ -132,12 +146,12 @@ describe("the scan cache", () => {
 
   it("scans again when a rule changes, and when the artifact changes", async () => {
     const dir = cacheDir();
-    await scanWith(new ScanCache({ dir, maxBytes: 1 << 20 }));
+    await scanWith(cacheIn(dir));
     const extra = join(project, "rules", "extra.yar");
     writeFileSync(extra, markerRule("extra_marker", "NOT-IN-ANY-ARTIFACT-42"));
     try {
-      const edited = loadRuleSet(project, ["rules"]);
-      const r = await scanWith(new ScanCache({ dir, maxBytes: 1 << 20 }), files, edited);
+      const edited = loadRuleSet(localArtifactFiles, project, ["rules"]);
+      const r = await scanWith(cacheIn(dir), files, edited);
       expect(r.requests).toBe(1 + 3);
       expect(r.report.artifacts.map((a) => a.cached)).toEqual([undefined, undefined, undefined]);
       expect(r.report.rulesDigest).not.toBe(rules.digest);
@@ -145,13 +159,13 @@ describe("the scan cache", () => {
       rmSync(extra);
     }
     // Back to the first rules: their entries are still there.
-    expect((await scanWith(new ScanCache({ dir, maxBytes: 1 << 20 }))).requests).toBe(1);
+    expect((await scanWith(cacheIn(dir))).requests).toBe(1);
 
     const clean = join(project, "clean.sh");
     const before = readFileSync(clean);
     writeFileSync(clean, `${before.toString()}echo ${MARKER}\n`);
     try {
-      const r = await scanWith(new ScanCache({ dir, maxBytes: 1 << 20 }));
+      const r = await scanWith(cacheIn(dir));
       expect(r.report.artifacts.map((a) => [a.path, a.verdict, !!a.cached])).toEqual([
         ["agent", "matched", true],
         ["clean.sh", "matched", false],
@@ -165,7 +179,7 @@ describe("the scan cache", () => {
 
   it("never uses an entry of another engine version", async () => {
     const dir = cacheDir();
-    await scanWith(new ScanCache({ dir, maxBytes: 1 << 20 }));
+    await scanWith(cacheIn(dir));
     // The same entries as an older engine would have written them (each under its own key, digest and all).
     const older = "@litko/yara-x 0.2.9";
     for (const f of files) {
@@ -178,17 +192,17 @@ describe("the scan cache", () => {
       );
       renameSync(join(dir, `${keyOf(f)}.json`), join(dir, `${keyOf(f)}.json.moved`));
     }
-    const r = await scanWith(new ScanCache({ dir, maxBytes: 1 << 20 }));
+    const r = await scanWith(cacheIn(dir));
     expect(r.requests).toBe(1 + 3);
     expect(r.report.artifacts.map((a) => a.cached)).toEqual([undefined, undefined, undefined]);
     expect(r.warnings).toEqual([]);
     // What the engine in use found is kept beside them, and used next time.
-    expect((await scanWith(new ScanCache({ dir, maxBytes: 1 << 20 }))).requests).toBe(1);
+    expect((await scanWith(cacheIn(dir))).requests).toBe(1);
   });
 
   it("rescans a poisoned, a truncated and a misplaced entry, with one warning line each", async () => {
     const dir = cacheDir();
-    const first = await scanWith(new ScanCache({ dir, maxBytes: 1 << 20 }));
+    const first = await scanWith(cacheIn(dir));
     const [agent, clean, dirty] = files.map((f) => join(dir, `${keyOf(f)}.json`));
     // Poisoned: the dirty script's entry edited to say it is clean (the one thing a cache must never let through).
     const poisoned = readFileSync(dirty, "utf8").replace('"verdict":"matched"', '"verdict":"clean"');
@@ -200,7 +214,7 @@ describe("the scan cache", () => {
     // Truncated: cut in the middle, as a full disk or a killed copy leaves it.
     writeFileSync(agent, agentText.slice(0, agentText.length >> 1));
 
-    const r = await scanWith(new ScanCache({ dir, maxBytes: 1 << 20 }));
+    const r = await scanWith(cacheIn(dir));
     expect(r.requests).toBe(1 + 3);
     expect(r.report.artifacts.map((a) => [a.path, a.verdict, a.cached])).toEqual([
       ["agent", "matched", undefined],
@@ -216,7 +230,7 @@ describe("the scan cache", () => {
       ].sort(),
     );
     // The rescans wrote good entries again: the next run uses them, without a word.
-    const again = await scanWith(new ScanCache({ dir, maxBytes: 1 << 20 }));
+    const again = await scanWith(cacheIn(dir));
     expect([again.requests, again.warnings, again.report.artifacts.every((a) => a.cached)]).toEqual([1, [], true]);
   });
 
@@ -230,7 +244,7 @@ describe("the scan cache", () => {
     });
     try {
       const scan = async (list: string[], maxBytes = 1 << 20) => {
-        const r = await scanWith(new ScanCache({ dir, maxBytes }), list);
+        const r = await scanWith(cacheIn(dir, maxBytes), list);
         await sleep(20); // distinct use times
         return r;
       };
@@ -248,7 +262,7 @@ describe("the scan cache", () => {
       expect(after.bytes).toBeLessThanOrEqual(bound);
       expect(after.entries.sort()).toEqual([small[0], small[2], small[3]].map((f) => `${keyOf(f)}.json`).sort());
       // The evicted one is scanned again; the others are not.
-      const r = await scanWith(new ScanCache({ dir, maxBytes: bound }), small);
+      const r = await scanWith(cacheIn(dir, bound), small);
       expect(r.report.artifacts.map((a) => [a.path, !!a.cached])).toEqual([
         ["f1.sh", true],
         ["f2.sh", false],
@@ -261,12 +275,12 @@ describe("the scan cache", () => {
     }
   });
 
-  it("is off with STACKWARDEN_SCAN_CACHE=off or cache: false: everything is sent again, nothing written", async () => {
+  it("is off with STACKWARDEN_SCAN_CACHE=off or no cache: everything is sent again, nothing written", async () => {
     const dir = cacheDir();
-    expect(scanCacheFromEnv({ STACKWARDEN_SCAN_CACHE: "off", STACKWARDEN_CACHE_DIR: join(dir, "..") })).toBeUndefined();
-    expect(scanCacheFromEnv({ STACKWARDEN_CACHE_DIR: join(dir, "..") })).toBeInstanceOf(ScanCache);
-    expect((await scanWith(false)).requests).toBe(3);
-    expect((await scanWith(false)).requests).toBe(3);
+    expect(localScanCache({ STACKWARDEN_SCAN_CACHE: "off", STACKWARDEN_CACHE_DIR: join(dir, "..") })).toBeUndefined();
+    expect(localScanCache({ STACKWARDEN_CACHE_DIR: join(dir, "..") })).toBeInstanceOf(ScanCache);
+    expect((await scanWith(undefined)).requests).toBe(3);
+    expect((await scanWith(undefined)).requests).toBe(3);
     expect(existsSync(dir)).toBe(false);
   });
 });

@@ -12,10 +12,11 @@ import {
 } from "../../../src/domain/reconcile/stack-lock";
 import { FileLockStore, lockPathOf } from "../../../src/platform/state/files/file-lock-store";
 import { isProcessAlive as pidAlive } from "../../../src/platform/state/files/process-alive";
+import { thisProcess } from "../../../src/platform/process-identity";
 
 /** The lock of a stack in a lock directory, as `apply` takes it with the default (file) state. */
-const acquireStackLock = ({ dir, staleMs, ...opts }: StackLockOptions & { dir: string; staleMs?: number }) =>
-  acquireIn(new FileLockStore(dir, { staleMs }), opts);
+const acquireStackLock = ({ dir, staleMs, ...opts }: Omit<StackLockOptions, "holderProcess"> & { dir: string; staleMs?: number }) =>
+  acquireIn(new FileLockStore(dir, { staleMs }), { ...opts, holderProcess: thisProcess() });
 const readLockHolder = (dir: string, stack: string) => new FileLockStore(dir).holder(stack);
 
 const fresh = () => mkdtempSync(join(tmpdir(), "stackwarden-lock-"));

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadStackFile, parseStackConfig, stackConfigFromValues } from "../../../src/domain/stack/stack-config";
+import { parseStackConfig, stackConfigFromValues } from "../../../src/domain/stack/stack-config";
+import { loadStackFile } from "../../../src/usecases/stack-file";
 import { YamlInputError } from "../../../src/platform/yaml/located-yaml";
 
 import { BAD, DB, G, HEAD } from "./bad-stacks";

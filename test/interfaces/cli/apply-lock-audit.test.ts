@@ -7,6 +7,7 @@ import { acquireStackLock } from "../../../src/domain/reconcile/stack-lock";
 import { G } from "../../domain/stack/bad-stacks";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { runCli, stackDir } from "./cli-harness";
+import { thisProcess } from "../../../src/platform/process-identity";
 
 // `apply` under the stack lock with its audit entry, in-process against the emulator.
 
@@ -52,7 +53,11 @@ it("apply records who, what, the commit and the exit code; the token is not in t
 
 it("a held lock: apply fails at once in one line, nothing is sent, nothing is recorded", async () => {
   const dir = stackDir({ "Pulumi.held.yaml": stack("b") });
-  const lock = await acquireStackLock(new FileLockStore(join(dir, ".stackwarden", "locks")), { stack: "held", command: "watch" });
+  const lock = await acquireStackLock(new FileLockStore(join(dir, ".stackwarden", "locks")), {
+    stack: "held",
+    command: "watch",
+    holderProcess: thisProcess(),
+  });
   try {
     const before = puts();
     const r = await runCli(["apply", "--config", "Pulumi.held.yaml", "--yes"], t.url, dir);

@@ -7,6 +7,7 @@ import { FileLockStore } from "../../../src/platform/state/files/file-lock-store
 import { deadUrl } from "../../helpers/dead-url";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { capturingIO, runCli, runCliWith, stackDir, type CliRun } from "./cli-harness";
+import { thisProcess } from "../../../src/platform/process-identity";
 
 // Every error the CLI ends with is one stderr line that starts with its stable code
 // (`stackwarden: SW_CODE: message`), exits with the catalogue's exit code, and, where the command has
@@ -97,7 +98,11 @@ describe("STACKWARDEN_EMULATOR naming no running emulator: SW_EMULATOR_URL", () 
 describe("a stack locked by another process: SW_LOCK_HELD", () => {
   it("apply fails at once in one line naming the holder; nothing is changed", async () => {
     const dir = stackDir({ "Pulumi.held.yaml": STACK });
-    const lock = await acquireStackLock(new FileLockStore(join(dir, ".stackwarden", "locks")), { stack: "held", command: "watch" });
+    const lock = await acquireStackLock(new FileLockStore(join(dir, ".stackwarden", "locks")), {
+      stack: "held",
+      command: "watch",
+      holderProcess: thisProcess(),
+    });
     try {
       const r = await runCli(["apply", "--config", "Pulumi.held.yaml", "--yes"], t.url, dir);
       expect(r.code).toBe(1);

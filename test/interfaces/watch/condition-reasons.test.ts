@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newClientSet } from "../../../src/clients/client-set";
 import { acquireStackLock } from "../../../src/domain/reconcile/stack-lock";
-import { loadStackFile } from "../../../src/domain/stack/stack-config";
+import { loadStackFile } from "../../../src/usecases/stack-file";
 import { openStateStores } from "../../../src/platform/state/open-state";
 import { StackStatusReporter } from "../../../src/interfaces/watch/stack-status-reporter";
 import type { StackStatus } from "../../../src/interfaces/watch/status/stack-status";
@@ -16,6 +16,7 @@ import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "
 import { deadUrl } from "../../helpers/dead-url";
 import { expectValid } from "./status-schema";
 import { eventually } from "./watch-metrics";
+import { thisProcess } from "../../../src/platform/process-identity";
 
 // The reasons a watched stack's condition takes from what really failed in its ticks: the real
 // watcher, its status reporter and board, against the emulator (or nothing at all). A failure that
@@ -134,7 +135,11 @@ describe("a transient failure is retried, and stalls only when it lasts", () => 
       ticks: 1,
       autoRemediate: true,
       before: async (dir) => {
-        const lock = await acquireStackLock((await openStateStores({ cwd: dir, env: {} })).locks, { stack: "s", command: "apply" });
+        const lock = await acquireStackLock((await openStateStores({ cwd: dir, env: {} })).locks, {
+          stack: "s",
+          command: "apply",
+          holderProcess: thisProcess(),
+        });
         release = () => lock.release();
       },
     });

@@ -15,6 +15,7 @@ import type { DeploymentStatus } from "../../../src/interfaces/watch/status/stac
 import { StatusBoard } from "../../../src/interfaces/watch/status/status-board";
 import { auditEntries, PERSONAL_OID, PERSONAL_TID, SUB } from "./status-fixtures";
 import { expectValid } from "./status-schema";
+import { thisProcess } from "../../../src/platform/process-identity";
 
 // The deployment a watcher shows is the last apply on the stack's audit trail, whoever made it: the
 // derivation over chained entries, then a trail written by the real writers (runLockedApply for a
@@ -149,10 +150,13 @@ describe("the deployment a watcher shows, from a trail its real writers wrote", 
     expect((await tick()).deployment).toEqual(NONE);
 
     // A pipeline runs `stackwarden apply` (its credential: a service principal on a CI host).
-    await runLockedApply({ state, stack: "prod", command: "apply", commit: C1, actor: pipeline }, async (_lock, started) => {
-      await started([{ ...converged, outcome: "started" }]);
-      return { what: [converged], exitCode: 0 };
-    });
+    await runLockedApply(
+      { state, stack: "prod", command: "apply", holderProcess: thisProcess(), commit: C1, actor: pipeline },
+      async (_lock, started) => {
+        await started([{ ...converged, outcome: "started" }]);
+        return { what: [converged], exitCode: 0 };
+      },
+    );
     let s = await tick();
     expect(s.deployment).toMatchObject({
       state: "succeeded",
@@ -171,7 +175,7 @@ describe("the deployment a watcher shows, from a trail its real writers wrote", 
     expect(JSON.stringify(s)).not.toMatch(new RegExp(`${PERSONAL_OID}|${PERSONAL_TID}`));
 
     // Someone breaks a stuck lock, and an evidence bundle is anchored: neither is an apply.
-    await acquireStackLock(state.locks, { stack: "prod", command: "apply" });
+    await acquireStackLock(state.locks, { stack: "prod", command: "apply", holderProcess: thisProcess() });
     const credential = new StaticTokenCredential(jwt({ appid: "operator-app", oid: PERSONAL_OID, tid: PERSONAL_TID }));
     expect((await breakLock({ state, stack: "prod", clients: { actor: { credential } } })).entry?.command).toBe("lock break");
     await new AuditTrail(state.audit, "prod").append({
@@ -189,9 +193,12 @@ describe("the deployment a watcher shows, from a trail its real writers wrote", 
     expect(s.deployment.last).toMatchObject({ seq: 1, command: "apply" });
 
     // An engine apply that fails is recorded with exit code 1 before its error is passed on.
-    const failing = runLockedApply({ state, stack: "prod", command: "apply --engine pulumi", commit: C2, actor: pipeline }, () => {
-      throw new Error("pulumi up failed");
-    });
+    const failing = runLockedApply(
+      { state, stack: "prod", command: "apply --engine pulumi", holderProcess: thisProcess(), commit: C2, actor: pipeline },
+      () => {
+        throw new Error("pulumi up failed");
+      },
+    );
     await expect(failing).rejects.toThrow("pulumi up failed");
     s = await tick();
     expect(s.deployment).toMatchObject({
@@ -226,10 +233,13 @@ describe("the deployment a watcher shows, from a trail its real writers wrote", 
         },
       }),
     );
-    await runLockedApply({ state, stack: "prod", command: "remediate", commit: null, actor: pipeline }, async () => ({
-      what: [converged],
-      exitCode: 0,
-    }));
+    await runLockedApply(
+      { state, stack: "prod", command: "remediate", holderProcess: thisProcess(), commit: null, actor: pipeline },
+      async () => ({
+        what: [converged],
+        exitCode: 0,
+      }),
+    );
     await reporter.ticked({
       number: 1,
       commit: null,

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { errorCodeOf, leadingCode } from "../../../src/platform/errors/error-code-of";
 import { StackwardenError, swCodeOf } from "../../../src/platform/errors/stackwarden-error";
 import { ApiError } from "../../../src/platform/http/api-error";
-import { apiFailureCode } from "../../../src/platform/http/api-failure-code";
+import { callFailureCode } from "../../../src/platform/errors/call-failure-code";
 
-describe("apiFailureCode: a failed call's code, by what happened", () => {
+describe("callFailureCode: a failed call's code, by what happened", () => {
   it.each([
     [0, "ECONNREFUSED", "SW_ENDPOINT_UNREACHABLE"],
     [0, "ENOTFOUND", "SW_ENDPOINT_UNREACHABLE"],
@@ -28,7 +28,7 @@ describe("apiFailureCode: a failed call's code, by what happened", () => {
     [503, "ServiceUnavailable", "SW_SERVICE_ERROR"],
     [200, "InvalidResponse", "SW_RESPONSE_INVALID"],
   ] as const)("HTTP %s %s: %s", (status, code, expected) => {
-    expect(apiFailureCode(status, code)).toBe(expected);
+    expect(callFailureCode(status, code)).toBe(expected);
   });
 
   it("an ApiError carries it, and keeps it when restated", () => {

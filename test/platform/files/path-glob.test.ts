@@ -1,7 +1,8 @@
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { displayPath, expandBraces, expandGlobs, segmentRegExp } from "../../../src/platform/files/path-glob";
+import { displayPath, expandBraces, segmentRegExp } from "../../../src/platform/files/path-glob";
+import { expandGlobs } from "../../../src/platform/files/glob-expansion";
 import { tempDir } from "../../helpers/binary-samples";
 
 let base: string;

@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { ARM_SCOPE } from "../../platform/auth/scopes";
-import type { TokenCredential } from "../../platform/http/token-credential";
-import { scrubTokens } from "../../platform/http/redaction";
-import { verifyAttestedSignature } from "../../services/imds/attested-signature";
-import type { ImdsClient } from "../../services/imds/client";
-import type { AuditActor } from "./audit-entry";
-import { identityClaimsOf } from "./token-claims";
+import { ARM_SCOPE } from "../platform/auth/scopes";
+import type { TokenCredential } from "../platform/http/token-credential";
+import { scrubTokens } from "../platform/http/redaction";
+import { verifyAttestedSignature } from "../services/imds/attested-signature";
+import type { ImdsClient } from "../services/imds/client";
+import type { AuditActor } from "../domain/audit/audit-entry";
+import { identityClaimsOf } from "../domain/audit/token-claims";
 
 export interface ActorSources {
   /** The credential the apply used; its ARM token's claims say who. */
@@ -17,7 +17,8 @@ export interface ActorSources {
 }
 
 /**
- * Who is applying: the ARM token's tid/oid/appid (decoded, never kept), the host, and on a VM
+ * Who is applying (asked here, above the domain, which is told: the lock, the apply and the audit
+ * entry take the answer): the ARM token's tid/oid/appid (decoded, never kept), the host, and on a VM
  * the vmId with a check of IMDS's attested document (its signature, and that it carries the
  * nonce sent and the same vmId). Failures are recorded as such, never thrown: an audit entry is
  * written whatever can be learnt.

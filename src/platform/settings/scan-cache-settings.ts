@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { SettingsError } from "../../platform/settings/endpoints";
+import { SettingsError } from "./endpoints";
 
 /** `STACKWARDEN_SCAN_CACHE`: `on` (the default) or `off`. */
 export const SCAN_CACHE_VAR = "STACKWARDEN_SCAN_CACHE";

@@ -1,5 +1,26 @@
-import type { ErrorCode } from "../errors/error-codes";
-import { isUnreachableCode } from "./unreachable";
+import type { ErrorCode } from "./error-codes";
+
+// How a failed call (a CallFailure: the HTTP transport's ApiError, or any other) maps to the stable
+// codes of the catalogue. Here, below the transport, so that the domain can say why a resource could
+// not be read without naming the HTTP layer.
+
+/**
+ * Transport codes of a call that reached nothing: no one listens at the address, its name does not
+ * resolve, or no route leads there. The endpoint is down or wrong; no credential is to blame.
+ */
+export const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+]);
+
+/** Whether a transport code means the endpoint could not be reached at all. */
+export function isUnreachableCode(code: string | undefined): boolean {
+  return code !== undefined && UNREACHABLE_CODES.has(code);
+}
 
 /** Transport codes of a call whose answer did not come in time (undici's per-attempt timeouts, the system's). */
 const TIMEOUT_CODES: ReadonlySet<string> = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT", "TimeoutError"]);
@@ -11,7 +32,7 @@ const TIMEOUT_CODES: ReadonlySet<string> = new Set(["UND_ERR_HEADERS_TIMEOUT", "
  * 4xx), or an answer that cannot be used. `status` is 0 when no answer came; `code` is the service's
  * code or the transport's.
  */
-export function apiFailureCode(status: number, code: string): ErrorCode {
+export function callFailureCode(status: number, code: string): ErrorCode {
   if (status === 0) return noAnswerCode(code);
   if (status === 401 || status === 403) return "SW_ACCESS_DENIED";
   if (status === 404) return "SW_RESOURCE_NOT_FOUND";

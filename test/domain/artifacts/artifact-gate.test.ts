@@ -1,7 +1,8 @@
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { projectDirOf, resolveArtifacts, scanArtifacts, type ArtifactScanReport } from "../../../src/domain/artifacts/artifact-scan";
+import { projectDirOf, resolveArtifacts, scanArtifacts, type ArtifactScanReport } from "../../../src/domain/artifacts/artifact-gate";
+import { localArtifactFiles } from "../../../src/platform/files/artifact-files";
 import { artifactFactsOf } from "../../../src/domain/facts/artifact-scans";
 import { emptyFacts } from "../../../src/domain/facts/gather";
 import { evaluateCompliance } from "../../../src/domain/compliance/evaluate";
@@ -50,12 +51,16 @@ afterAll(async () => {
   rmSync(sample.dir, { recursive: true, force: true });
 });
 
+/** A scan through the emulator's service on this machine's disk, without a scan cache. */
+const scan = (opts: Omit<Parameters<typeof scanArtifacts>[0], "client" | "artifactFiles" | "warn"> & { client?: BinaryAnalysisClient }) =>
+  scanArtifacts({ client, artifactFiles: localArtifactFiles, warn: () => {}, ...opts });
+
 async function scanStack(): Promise<ArtifactScanReport> {
   const stack = parseStackConfig(join(project, "stacks", "Pulumi.gate.yaml"), stackText, {});
-  const base = projectDirOf(stack.file);
+  const base = projectDirOf(localArtifactFiles, stack.file);
   expect(base).toBe(project);
-  const r = resolveArtifacts(stack.artifacts!, base);
-  return scanArtifacts({ client, ruleSet: r.ruleSet, files: r.files, baseDir: base, unmatchedPaths: r.unmatchedPaths });
+  const r = resolveArtifacts(localArtifactFiles, stack.artifacts!, base);
+  return scan({ ruleSet: r.ruleSet, files: r.files, baseDir: base, unmatchedPaths: r.unmatchedPaths });
 }
 
 describe("the artifact gate", () => {
@@ -67,7 +72,7 @@ describe("the artifact gate", () => {
       "stacks/gate/signatures/test-markers.yar",
       "rules/sample.yar",
     ]);
-    expect(report.rulesDigest).toBe(loadRuleSet(project, ["stacks/gate/signatures", "rules/sample.yar"]).digest);
+    expect(report.rulesDigest).toBe(loadRuleSet(localArtifactFiles, project, ["stacks/gate/signatures", "rules/sample.yar"]).digest);
     const byPath = Object.fromEntries(report.artifacts.map((a) => [a.path, a]));
     expect(Object.keys(byPath)).toEqual([
       "jobs/clean.sh",
@@ -147,10 +152,8 @@ describe("the artifact gate", () => {
     const bad = join(project, "rules", "broken.yar");
     writeFileSync(bad, "rule broken { condition: nonsense }\n");
     try {
-      const ruleSet = loadRuleSet(project, ["rules"]);
-      const e = await scanArtifacts({ client, ruleSet, files: [join(project, "jobs", "clean.sh")], baseDir: project }).catch(
-        (x: unknown) => x,
-      );
+      const ruleSet = loadRuleSet(localArtifactFiles, project, ["rules"]);
+      const e = await scan({ ruleSet, files: [join(project, "jobs", "clean.sh")], baseDir: project }).catch((x: unknown) => x);
       expect(e).toBeInstanceOf(ApiError);
       expect((e as Error).message).toContain("rule source rules/broken.yar (rules[0]) does not compile (in rule broken, line 1");
     } finally {
@@ -161,9 +164,9 @@ describe("the artifact gate", () => {
   it("records a file the service refuses as that artifact's error", async () => {
     const limited = await startTestEmulator({ seed: { binaryAnalysis: { maxUploadBytes: 10 } } });
     try {
-      const report = await scanArtifacts({
+      const report = await scan({
         client: new BinaryAnalysisClient({ endpoint: `${limited.url}/binary-analysis/v1` }),
-        ruleSet: loadRuleSet(project, ["rules/sample.yar"]),
+        ruleSet: loadRuleSet(localArtifactFiles, project, ["rules/sample.yar"]),
         files: [join(project, "jobs", "clean.sh")],
         baseDir: project,
       });
