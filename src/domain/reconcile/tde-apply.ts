@@ -125,7 +125,7 @@ async function sendPut(
   try {
     await api.putTransparentDataEncryption(ref, status, opts.signal);
   } catch (e) {
-    if ((e instanceof ApiError && e.status >= 400 && e.status < 500) || errorCodeOf(e) === "SW_LOCK_LOST") onPut("not-sent");
+    if ((e instanceof CallFailure && e.status >= 400 && e.status < 500) || errorCodeOf(e) === "SW_LOCK_LOST") onPut("not-sent");
     throw e;
   }
   onPut("sent");
