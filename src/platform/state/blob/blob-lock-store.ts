@@ -13,6 +13,9 @@ export interface LeaseSettings {
   leaseSeconds?: number;
 }
 
+/** The pause between a fence's renewals that proved nothing (no answer, a 5xx), in ms. */
+const FENCE_RETRY_MS = 100;
+
 /** Lease errors that mean the lease is no longer ours (broken, lapsed and taken, released). */
 const LEASE_GONE = new Set([
   "LeaseIdMismatchWithLeaseOperation",
@@ -157,7 +160,9 @@ class HeldBlobLease {
     this.renewedSentAt = acquiredSentAt;
     this.timer = setInterval(
       () => {
-        this.background ??= this.renew().finally(() => (this.background = undefined));
+        this.background ??= this.renew()
+          .then(() => undefined)
+          .finally(() => (this.background = undefined));
       },
       Math.floor(leaseMs / 3),
     );
@@ -174,17 +179,22 @@ class HeldBlobLease {
   }
 
   /**
-   * Renews now: the fence before a write. Resolves while the lease is certainly ours (the last
-   * renewal that worked, this one if it did, was sent less than half a lease ago: the lease runs a
-   * full one from then); throws SW_LOCK_LOST once it is not (refused, or no renewal worked for half
-   * a lease: a renewal under way is then abandoned at once).
+   * The fence before a write: resolves once a renewal sent after it was called has worked (and was
+   * answered within half a lease: an answer read late, the process paused with it in its socket,
+   * proves nothing for now). A renewal that got no answer, or a 5xx, proves nothing either (the
+   * lease may have been broken meanwhile): it is tried again until one works or the lease is lost.
+   * Throws SW_LOCK_LOST once the lease is not certainly ours (refused, or no renewal worked for half
+   * a lease: a renewal under way is then abandoned at once), so nothing is written unconfirmed.
    */
   async check(): Promise<void> {
-    if (this.lost.aborted) throw this.lost.reason;
-    await this.renew();
-    // An answer read late (the process was paused with it in its socket) proves nothing for now.
-    if (!this.lost.aborted && Date.now() - this.renewedSentAt >= this.leaseMs / 2) this.loseForSilence();
-    if (this.lost.aborted) throw this.lost.reason;
+    for (;;) {
+      if (this.lost.aborted) throw this.lost.reason;
+      const sentAt = await this.renew();
+      if (sentAt !== undefined && Date.now() - sentAt >= this.leaseMs / 2) this.loseForSilence();
+      if (this.lost.aborted) throw this.lost.reason;
+      if (sentAt !== undefined) return;
+      await delay(FENCE_RETRY_MS, undefined, { signal: this.lost }).catch(() => undefined);
+    }
   }
 
   async release(): Promise<void> {
@@ -200,23 +210,25 @@ class HeldBlobLease {
     await this.lease.releaseLease().catch(() => undefined);
   }
 
-  private async renew(): Promise<void> {
-    if (this.released || this.lost.aborted) return;
+  /** Renews once; resolves to when the renewal was sent if it worked, undefined if not. */
+  private async renew(): Promise<number | undefined> {
+    if (this.released || this.lost.aborted) return undefined;
     const sentAt = Date.now();
     try {
       await this.lease.renewLease({ abortSignal: this.lost });
-      if (this.released || this.lost.aborted) return;
+      if (this.released || this.lost.aborted) return undefined;
       if (sentAt > this.renewedSentAt) {
         this.renewedSentAt = sentAt;
         this.lastFailure = undefined;
         this.armWatchdog();
       }
+      return sentAt;
     } catch (e) {
-      if (this.released || this.lost.aborted) return;
+      if (this.released || this.lost.aborted) return undefined;
       const code = storageCodeOf(e);
       if (LEASE_GONE.has(code) || statusOf(e) === 409 || statusOf(e) === 412) {
         this.lose(`its lease was broken or taken over (${code || `HTTP ${statusOf(e)}`})`);
-        return;
+        return undefined;
       }
       // No answer, or a 5xx: the lease may still be ours, until the watchdog says otherwise.
       const status = statusOf(e);
@@ -224,6 +236,7 @@ class HeldBlobLease {
         answered: status !== 0,
         said: status ? `HTTP ${status}${code ? ` ${code}` : ""}` : (e as Error).message.split("\n")[0],
       };
+      return undefined;
     }
   }
 
