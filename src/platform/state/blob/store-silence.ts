@@ -26,9 +26,4 @@ export class StoreSilence {
     this.unansweredSince = Math.min(this.unansweredSince ?? startedAt, startedAt);
     return !silentBefore;
   }
-
-  /** Since when nothing has answered (ms since the epoch), if the last try to end got no answer. */
-  get silentSince(): number | undefined {
-    return this.unansweredSince;
-  }
 }
