@@ -19,20 +19,32 @@ export interface StorageFaults {
 export interface StorageFaultProxy {
   /** The account URL through the proxy (`http://127.0.0.1:PORT/devstoreaccount1`). */
   accountUrl: string;
-  injected: { errors: number; timeouts: number; renewalsRefused: number; refusedWhileDown: number };
+  injected: { errors: number; timeouts: number; renewalsRefused: number; refusedWhileDown: number; heldWhileSilent: number };
+  /**
+   * Switches "accept and hold" on or off: while on, the store stops answering without refusing
+   * anything (a partition, a hung proxy, a paused Azurite): connections are accepted, requests read
+   * and swallowed, and nothing is answered, not even what Azurite answers to a request forwarded
+   * before. Switched off, it answers again; the requests it held are never answered (their
+   * connections are closed).
+   */
+  silence(on: boolean): void;
   close(): Promise<void>;
 }
 
 /**
  * Forwards every request to Azurite unchanged (Shared Key signs the path and headers, not the host),
  * except those its faults pick: a 500/503 with Blob Storage's error body, a request held until the
- * client gives up, a lease renewal refused, and every connection refused while the store is down.
+ * client gives up, a lease renewal refused, every connection refused while the store is down, and
+ * (switched by `silence`) every request accepted and never answered.
  */
 export async function startStorageFaultProxy(target: string, faults: StorageFaults, rand: () => number): Promise<StorageFaultProxy> {
   const upstream = new URL(target);
   const started = Date.now();
-  const injected = { errors: 0, timeouts: 0, renewalsRefused: 0, refusedWhileDown: 0 };
+  const injected = { errors: 0, timeouts: 0, renewalsRefused: 0, refusedWhileDown: 0, heldWhileSilent: 0 };
   const sockets = new Set<Socket>();
+  /** The connections of requests held while silent, closed when the silence ends. */
+  const held = new Set<Socket>();
+  let silent = false;
   const isDown = () => !!faults.down && Date.now() - started >= faults.down.at && Date.now() - started < faults.down.at + faults.down.ms;
   const server: Server = createServer((req, res) => void handle(req, res));
   server.on("connection", (s) => {
@@ -47,6 +59,7 @@ export async function startStorageFaultProxy(target: string, faults: StorageFaul
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readAll(req);
+    if (silent) return hold(req);
     if (isDown()) {
       injected.refusedWhileDown += 1;
       req.socket.destroy();
@@ -71,6 +84,10 @@ export async function startStorageFaultProxy(target: string, faults: StorageFaul
     const out = request(
       { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
+        if (silent) {
+          answer.resume();
+          return hold(req);
+        }
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       },
@@ -79,11 +96,22 @@ export async function startStorageFaultProxy(target: string, faults: StorageFaul
     out.end(body);
   }
 
+  function hold(req: IncomingMessage): void {
+    injected.heldWhileSilent += 1;
+    held.add(req.socket);
+  }
+
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     accountUrl: `http://127.0.0.1:${port}${upstream.pathname}`,
     injected,
+    silence(on) {
+      silent = on;
+      if (on) return;
+      for (const s of held) s.destroy();
+      held.clear();
+    },
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

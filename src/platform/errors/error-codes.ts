@@ -170,13 +170,19 @@ export const ERROR_CODES = {
     exit: 1,
     retry: "transient",
     action:
-      "the state store (files or Blob Storage) could not be read or written: check STACKWARDEN_STATE_URL, permissions and the network",
+      "the state store (files or Blob Storage) could not be read or written, or did not answer in time (STACKWARDEN_STATE_TIMEOUT_MS a try): check the network to it and that it runs (STACKWARDEN_STATE_URL / --state-url), or the files' permissions",
+  },
+  SW_STATE_FORBIDDEN: {
+    exit: 1,
+    retry: "person",
+    action:
+      "Blob Storage refused the state's credential or its permissions (401/403): check what the message names: STACKWARDEN_STATE_ACCOUNT_KEY, the SAS in the state URL (valid now, sp=racwdl), or the identity's role Storage Blob Data Contributor",
   },
   SW_STATE_URL_INVALID: {
     exit: 1,
     retry: "person",
     action:
-      "STACKWARDEN_STATE_URL / --state-url is not a state URL: use file:DIR, https://ACCOUNT.blob.core.windows.net/CONTAINER[/PREFIX] or http://HOST:PORT/ACCOUNT/CONTAINER",
+      "STACKWARDEN_STATE_URL / --state-url is not a state URL, or cannot be used as given (plain http needs STACKWARDEN_STATE_ACCOUNT_KEY or a SAS): use file:DIR, https://ACCOUNT.blob.core.windows.net/CONTAINER[/PREFIX] or http://HOST:PORT/ACCOUNT/CONTAINER",
   },
   SW_NOT_LEADER: {
     exit: 1,

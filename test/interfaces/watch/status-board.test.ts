@@ -282,6 +282,7 @@ describe("conditionOf", () => {
     ["a stack file gone", failed("SW_STACK_NOT_FOUND"), "Stalled", "StackFileInvalid", "SW_STACK_NOT_FOUND"],
     ["a refused credential", failed("SW_ACCESS_DENIED"), "Stalled", "CredentialsRefused", "SW_ACCESS_DENIED"],
     ["no credential", failed("SW_CREDENTIAL_UNAVAILABLE"), "Stalled", "CredentialsRefused", "SW_CREDENTIAL_UNAVAILABLE"],
+    ["the state's key refused", failed("SW_STATE_FORBIDDEN"), "Stalled", "CredentialsRefused", "SW_STATE_FORBIDDEN"],
     ["a database the cloud does not have", failed("SW_RESOURCE_NOT_FOUND"), "Stalled", "ResourceNotFound", "SW_RESOURCE_NOT_FOUND"],
     ["a damaged audit trail", failed("SW_AUDIT_TRAIL_DAMAGED"), "Stalled", "AuditTrailDamaged", "SW_AUDIT_TRAIL_DAMAGED"],
     ["a bad setting", failed("SW_SETTING_INVALID"), "Stalled", "NeedsAttention", "SW_SETTING_INVALID"],

@@ -85,8 +85,8 @@ export const CONDITION_REASONS = {
   CredentialsRefused: {
     condition: "Stalled",
     kind: "stalled",
-    codes: ["SW_ACCESS_DENIED", "SW_CREDENTIAL_UNAVAILABLE"],
-    meaning: "no credential, or the service refused it or its permissions: grant or configure access",
+    codes: ["SW_ACCESS_DENIED", "SW_CREDENTIAL_UNAVAILABLE", "SW_STATE_FORBIDDEN"],
+    meaning: "no credential, or the service (or the state's Blob Storage) refused it or its permissions: grant or configure access",
   },
   ResourceNotFound: {
     condition: "Stalled",

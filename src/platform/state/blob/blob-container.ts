@@ -1,14 +1,20 @@
+import type { PipelinePolicy } from "@azure/core-rest-pipeline";
 import {
   AnonymousCredential,
-  BlobServiceClient,
+  ContainerClient,
   StorageSharedKeyCredential,
   type BlobClient,
-  type ContainerClient,
   type StoragePipelineOptions,
 } from "@azure/storage-blob";
 import { StackwardenError } from "../../errors/stackwarden-error";
 import type { TokenCredential } from "../../http/token-credential";
-import { scrubSecrets } from "../../http/redaction";
+import { DEFAULT_STATE_TIMEOUT_MS } from "../lease-timing";
+import { STATE_URL_VAR } from "../state-url";
+import { StoreSilence } from "./store-silence";
+import { statusOf, storageFailure, type StorageCredentialKind, type StorageFailureContext } from "./storage-failure";
+import { tryDeadlinePolicy } from "./try-deadline-policy";
+
+export { statusOf, storageCodeOf } from "./storage-failure";
 
 /** Where and how to reach one container: what a blob state URL resolved to. */
 export interface BlobTarget {
@@ -23,8 +29,10 @@ export interface BlobTarget {
   accountKey?: string;
   /** The credential chain's, for Azure AD (scope https://storage.azure.com/.default). */
   credential?: TokenCredential;
-  /** How long one request may take before it is retried, in ms. Default 10 000. */
+  /** How long one try of a request may go unanswered before it is abandoned, in ms. Default 5 000. */
   tryTimeoutMs?: number;
+  /** Where the state URL came from, for messages: `--state-url` or STACKWARDEN_STATE_URL (the default). */
+  source?: string;
 }
 
 /** An opened container, with what every blob store of the state needs to name things and report errors. */
@@ -38,73 +46,82 @@ export interface BlobContainer {
 }
 
 /**
- * Opens the container (creating it when missing): by SAS, account key, or the credential chain, in
- * that order of what is given. A refusal names the role to grant (Storage Blob Data Contributor).
+ * Opens the container: by SAS, account key, or the credential chain, in that order of what is
+ * given. Every request of it (and of each blob and lease client made from it) has a client-side
+ * deadline per try. The container is probed with a list of at most one blob, which a SAS scoped to
+ * the container (`sr=c`) may do; it is created only when it is missing. A refusal is
+ * SW_STATE_FORBIDDEN naming what to check (the key, the SAS, or the role to grant).
  */
 export async function openBlobContainer(target: BlobTarget): Promise<BlobContainer> {
-  const pipeline: StoragePipelineOptions = {
-    retryOptions: { maxTries: 4, tryTimeoutInMs: target.tryTimeoutMs ?? 10_000, retryDelayInMs: 200, maxRetryDelayInMs: 2_000 },
+  const tryMs = target.tryTimeoutMs ?? DEFAULT_STATE_TIMEOUT_MS;
+  const options: StoragePipelineOptions = {
+    retryOptions: { maxTries: 4, tryTimeoutInMs: tryMs, retryDelayInMs: 200, maxRetryDelayInMs: 2_000 },
     userAgentOptions: { userAgentPrefix: "stackwarden" },
   };
-  const service = target.sas
-    ? new BlobServiceClient(`${target.serviceUrl}?${target.sas}`, new AnonymousCredential(), pipeline)
+  const credential = target.sas
+    ? new AnonymousCredential()
     : target.accountKey
-      ? new BlobServiceClient(target.serviceUrl, new StorageSharedKeyCredential(target.account, target.accountKey), pipeline)
-      : new BlobServiceClient(target.serviceUrl, storageCredential(target.credential ?? missingCredential(target)), pipeline);
-  const client = service.getContainerClient(target.container);
-  const secrets = [target.sas, target.accountKey].filter((s): s is string => !!s);
+      ? new StorageSharedKeyCredential(target.account, target.accountKey)
+      : storageCredential(target.credential ?? missingCredential(target));
+  const url = `${target.serviceUrl}/${encodeURIComponent(target.container)}${target.sas ? `?${target.sas}` : ""}`;
+  const client = new DeadlinedContainerClient(url, credential, options, tryDeadlinePolicy(tryMs, new StoreSilence()));
   const base = `${target.serviceUrl}/${target.container}`;
-  const container: BlobContainer = {
-    client,
+  const kind: StorageCredentialKind = target.sas ? "sas" : target.accountKey ? "key" : "chain";
+  const ctx: StorageFailureContext = {
     base,
-    prefix: target.prefix,
-    failure: (what, e) => storageFailure(what, e, secrets, base),
+    account: target.account,
+    credential: kind,
+    source: target.source ?? STATE_URL_VAR,
+    tryMs,
+    secrets: secretsOf(target),
   };
+  const container: BlobContainer = { client, base, prefix: target.prefix, failure: (what, e) => storageFailure(what, e, ctx) };
+  try {
+    await client.listBlobsFlat().byPage({ maxPageSize: 1 }).next();
+    return container;
+  } catch (e) {
+    if (statusOf(e) !== 404) throw container.failure(`open the state container ${base}`, e);
+  }
   try {
     await client.createIfNotExists();
   } catch (e) {
-    const status = statusOf(e);
-    // A SAS scoped to the container may not create it (nor need to): a container that exists is enough.
-    if (status === 403 && (await client.exists().catch(() => false))) return container;
-    throw container.failure(`open the state container ${base}`, e);
+    throw container.failure(`create the state container ${base} (it does not exist)`, e);
   }
   return container;
 }
 
 /** A blob's text and the ETag of exactly that version (one download: the two cannot come from different writes). */
 export async function readBlob(blob: BlobClient): Promise<{ text: string; etag: string }> {
-  const r = await blob.download();
+  // A body cut off is fetched again from where it stopped once (each try has its own deadline), not five times.
+  const r = await blob.download(0, undefined, { maxRetryRequests: 1 });
   const chunks: Buffer[] = [];
   for await (const chunk of r.readableStreamBody as AsyncIterable<Buffer>) chunks.push(chunk);
   return { text: Buffer.concat(chunks).toString("utf8"), etag: r.etag ?? "" };
 }
 
-/** The HTTP status of a storage error (0 when no answer came). */
-export function statusOf(e: unknown): number {
-  return (e as { statusCode?: number }).statusCode ?? 0;
+/**
+ * A container client whose every try has a client-side deadline. The policy is added once to the
+ * client's pipeline, which the storage client shares with every blob, block blob, append blob and
+ * lease client made from this one (it keeps one pipeline per Pipeline object): all of them have it.
+ */
+class DeadlinedContainerClient extends ContainerClient {
+  constructor(
+    url: string,
+    credential: StorageSharedKeyCredential | AnonymousCredential | ReturnType<typeof storageCredential>,
+    options: StoragePipelineOptions,
+    perTry: PipelinePolicy,
+  ) {
+    super(url, credential, options);
+    // After signing, as core-client places its "perRetry" policies: each try is timed from when it is sent.
+    this.storageClientContext.pipeline.addPolicy(perTry, { afterPhase: "Sign" });
+  }
 }
 
-/** The storage service's error code (`LeaseAlreadyPresent`, `BlobAlreadyExists`, `ConditionNotMet` …). */
-export function storageCodeOf(e: unknown): string {
-  const err = e as { code?: string; details?: { errorCode?: string } };
-  return err.details?.errorCode ?? err.code ?? "";
-}
-
-function storageFailure(what: string, e: unknown, secrets: string[], base: string): StackwardenError {
-  const status = statusOf(e);
-  const code = storageCodeOf(e);
-  const message = scrubSecrets(((e as Error).message ?? String(e)).split("\n")[0], secrets);
-  const hint =
-    status === 403 || code === "AuthorizationPermissionMismatch"
-      ? `; the identity needs the role Storage Blob Data Contributor on ${base} (or a SAS with read, write, create, delete and list)`
-      : status === 0
-        ? "; is the store reachable? (STACKWARDEN_STATE_URL)"
-        : "";
-  return new StackwardenError(
-    "SW_STATE_UNAVAILABLE",
-    `cannot ${what}: ${status ? `HTTP ${status} ` : ""}${code ? `${code}: ` : ""}${message}${hint}`,
-    { cause: e },
-  );
+/** The secrets a message must never show: the SAS (whole, and its signature alone, as sent and decoded) and the key. */
+function secretsOf(target: BlobTarget): string[] {
+  const sig = target.sas ? new URLSearchParams(target.sas).get("sig") : null;
+  const encoded = sig ? encodeURIComponent(sig) : undefined;
+  return [target.sas, sig ?? undefined, encoded, target.accountKey].filter((s): s is string => !!s);
 }
 
 /** The credential chain as Azure's storage client takes it (the same getToken; bearer tokens only). */

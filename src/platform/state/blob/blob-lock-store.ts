@@ -3,6 +3,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { BlobClient, BlobLeaseClient } from "@azure/storage-blob";
 import { StackwardenError } from "../../errors/stackwarden-error";
 import { stackFileKey } from "../../settings/state-dirs";
+import { leaseMsOf } from "../lease-timing";
 import { lockHolderOf, type LockHolder, type LockRequest } from "../lock-holder";
 import { statusOf, storageCodeOf, type BlobContainer } from "./blob-container";
 
@@ -11,6 +12,9 @@ export interface LeaseSettings {
   /** The lease's length, in seconds: 15 to 60, as Blob Storage allows. Default 30. */
   leaseSeconds?: number;
 }
+
+/** The pause between a fence's renewals that proved nothing (no answer, a 5xx), in ms. */
+const FENCE_RETRY_MS = 100;
 
 /** Lease errors that mean the lease is no longer ours (broken, lapsed and taken, released). */
 const LEASE_GONE = new Set([
@@ -37,10 +41,7 @@ export class BlobLockStore {
     private readonly c: BlobContainer,
     settings: LeaseSettings = {},
   ) {
-    const seconds = settings.leaseSeconds ?? 30;
-    if (!(seconds >= 15 && seconds <= 60))
-      throw new StackwardenError("SW_SETTING_INVALID", `STACKWARDEN_LEASE_SECONDS: a blob lease lasts 15 to 60 s, got ${seconds}`);
-    this.leaseMs = seconds * 1000;
+    this.leaseMs = leaseMsOf(settings.leaseSeconds);
   }
 
   where(name: string): string {
@@ -78,6 +79,8 @@ export class BlobLockStore {
     for (;;) {
       const lease = blob.getBlobLeaseClient(randomUUID());
       const holder: LockHolder = { ...request.holder, since: new Date().toISOString() };
+      // The lease runs from when the service took the request: at the latest from now on.
+      const sentAt = Date.now();
       try {
         await lease.acquireLease(this.leaseMs / 1000);
       } catch (e) {
@@ -100,7 +103,7 @@ export class BlobLockStore {
       }
       return {
         held: true as const,
-        lease: new HeldBlobLease(lease, holder, waiting ? Date.now() - started : 0, this.leaseMs, request.name),
+        lease: new HeldBlobLease(lease, holder, waiting ? Date.now() - started : 0, this.leaseMs, request.name, sentAt),
       };
     }
   }
@@ -125,12 +128,26 @@ export class BlobLockStore {
   }
 }
 
-/** A lease held by this process: renewed in the background, checked before every write. */
+/**
+ * A lease held by this process: renewed in the background every third of its length, checked
+ * before every write. It is ours for a full lease from when the last renewal that worked was sent;
+ * it counts as lost half a lease after that (a watchdog, whatever the renewals are doing: one that
+ * never returns counts as failed at its deadline, and is aborted when the lease is lost), so a
+ * holder stops writing with half a lease to spare before the lease can lapse.
+ */
 class HeldBlobLease {
   private readonly lostController = new AbortController();
-  private lastRenewedAt = Date.now();
+  /** When the last renewal (or the acquisition) that worked was sent, in ms since the epoch. */
+  private renewedSentAt: number;
   private released = false;
+  /** The background renewal under way, if any (one at a time: a hung one is not piled onto). */
+  private background: Promise<void> | undefined;
+  /** Lost because nothing answered (not refused): a release could not get through either. */
+  private lostForSilence = false;
+  /** What the last renewal that failed got: an answer (a 5xx) or none (undefined: none failed since the last that worked). */
+  private lastFailure: { answered: boolean; said: string } | undefined;
   private readonly timer: NodeJS.Timeout;
+  private watchdog: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly lease: BlobLeaseClient,
@@ -138,9 +155,19 @@ class HeldBlobLease {
     readonly waitedMs: number,
     private readonly leaseMs: number,
     private readonly name: string,
+    acquiredSentAt: number,
   ) {
-    this.timer = setInterval(() => void this.renew().catch(() => undefined), Math.floor(leaseMs / 3));
+    this.renewedSentAt = acquiredSentAt;
+    this.timer = setInterval(
+      () => {
+        this.background ??= this.renew()
+          .then(() => undefined)
+          .finally(() => (this.background = undefined));
+      },
+      Math.floor(leaseMs / 3),
+    );
     this.timer.unref();
+    this.armWatchdog();
   }
 
   get lost(): AbortSignal {
@@ -148,49 +175,89 @@ class HeldBlobLease {
   }
 
   expiresAt(): number {
-    return this.lastRenewedAt + this.leaseMs;
+    return this.renewedSentAt + this.leaseMs;
   }
 
-  /** Renews now: the fence before a write. Throws SW_LOCK_LOST once the lease is not certainly ours. */
+  /**
+   * The fence before a write: resolves once a renewal sent after it was called has worked (and was
+   * answered within half a lease: an answer read late, the process paused with it in its socket,
+   * proves nothing for now). A renewal that got no answer, or a 5xx, proves nothing either (the
+   * lease may have been broken meanwhile): it is tried again until one works or the lease is lost.
+   * Throws SW_LOCK_LOST once the lease is not certainly ours (refused, or no renewal worked for half
+   * a lease: a renewal under way is then abandoned at once), so nothing is written unconfirmed.
+   */
   async check(): Promise<void> {
-    if (this.lost.aborted) throw this.lost.reason;
-    await this.renew();
-    if (this.lost.aborted) throw this.lost.reason;
+    for (;;) {
+      if (this.lost.aborted) throw this.lost.reason;
+      const sentAt = await this.renew();
+      if (sentAt !== undefined && Date.now() - sentAt >= this.leaseMs / 2) this.loseForSilence();
+      if (this.lost.aborted) throw this.lost.reason;
+      if (sentAt !== undefined) return;
+      await delay(FENCE_RETRY_MS, undefined, { signal: this.lost }).catch(() => undefined);
+    }
   }
 
   async release(): Promise<void> {
     if (this.released) return;
     this.released = true;
     clearInterval(this.timer);
-    // Released even when it seemed lost: if it is still ours after all (a refusal that was not the
-    // service's last word), the next holder need not wait for it to lapse; if not, nothing happens.
+    clearTimeout(this.watchdog);
+    // Lost because the store did not answer: the lease lapses by itself within half a lease, and a
+    // release would only wait for the same silence. Otherwise released even when it seemed lost:
+    // if it is still ours after all (a refusal that was not the service's last word), the next
+    // holder need not wait for it to lapse; if not, nothing happens.
+    if (this.lostForSilence) return;
     await this.lease.releaseLease().catch(() => undefined);
   }
 
-  private async renew(): Promise<void> {
-    if (this.released || this.lost.aborted) return;
+  /** Renews once; resolves to when the renewal was sent if it worked, undefined if not. */
+  private async renew(): Promise<number | undefined> {
+    if (this.released || this.lost.aborted) return undefined;
+    const sentAt = Date.now();
     try {
-      await this.lease.renewLease();
-      this.lastRenewedAt = Date.now();
+      await this.lease.renewLease({ abortSignal: this.lost });
+      if (this.released || this.lost.aborted) return undefined;
+      if (sentAt > this.renewedSentAt) {
+        this.renewedSentAt = sentAt;
+        this.lastFailure = undefined;
+        this.armWatchdog();
+      }
+      return sentAt;
     } catch (e) {
-      if (this.released) return;
+      if (this.released || this.lost.aborted) return undefined;
       const code = storageCodeOf(e);
       if (LEASE_GONE.has(code) || statusOf(e) === 409 || statusOf(e) === 412) {
         this.lose(`its lease was broken or taken over (${code || `HTTP ${statusOf(e)}`})`);
-        return;
+        return undefined;
       }
-      // No answer, or a 5xx: the lease may still be ours, but only while it cannot have lapsed.
-      // Half the lease is the margin: no write is sent after that without a renewal that worked.
-      if (Date.now() - this.lastRenewedAt > this.leaseMs / 2) {
-        this.lose(
-          `it could not be renewed for ${Math.round((Date.now() - this.lastRenewedAt) / 1000)} s (${(e as Error).message.split("\n")[0]})`,
-        );
-      }
+      // No answer, or a 5xx: the lease may still be ours, until the watchdog says otherwise.
+      const status = statusOf(e);
+      this.lastFailure = {
+        answered: status !== 0,
+        said: status ? `HTTP ${status}${code ? ` ${code}` : ""}` : (e as Error).message.split("\n")[0],
+      };
+      return undefined;
     }
+  }
+
+  /** Loses the lease half a lease after the last renewal that worked was sent. */
+  private armWatchdog(): void {
+    clearTimeout(this.watchdog);
+    this.watchdog = setTimeout(() => this.loseForSilence(), Math.max(0, this.renewedSentAt + this.leaseMs / 2 - Date.now()));
+    this.watchdog.unref();
+  }
+
+  private loseForSilence(): void {
+    if (this.released || this.lost.aborted) return;
+    const last = this.lastFailure;
+    this.lostForSilence = !last?.answered;
+    const why = last?.answered ? `the store answered ${last.said}` : `the store did not answer in time${last ? `: ${last.said}` : ""}`;
+    this.lose(`no renewal worked for ${((Date.now() - this.renewedSentAt) / 1000).toFixed(1)} s (${why})`);
   }
 
   private lose(why: string): void {
     clearInterval(this.timer);
+    clearTimeout(this.watchdog);
     this.lostController.abort(
       new StackwardenError("SW_LOCK_LOST", `the lock of stack ${this.name} was lost while held: ${why}; stopping before the next write`),
     );
