@@ -135,7 +135,8 @@ export async function reconcileStack(req: ReconcileRequest, hooks: ApplyHooks & 
   let summary: EngineSummary | undefined;
   const stop = req.stop ?? new AbortController().signal;
   let lostBecause: Error | undefined;
-  const { result, entry } = await runLockedApply(
+  let recorded: AuditChange[] = [];
+  const locked = runLockedApply(
     {
       state: req.state,
       stack: req.stackName,
@@ -176,9 +177,16 @@ export async function reconcileStack(req: ReconcileRequest, hooks: ApplyHooks & 
       // Read back where each change ended; after a lost lock too (reads change nothing), not after a shutdown.
       const readBack = stop.aborted ? api : fenceWrites(req.clients.sql, lock);
       const what = [...(await auditChangesOf(readBack, outcomes, halt)), ...(req.alsoRecord ?? [])];
+      recorded = what;
       return { what, exitCode: applied.exitCode, ...(lostBecause ? { note: `lock lost: ${lostBecause.message}` } : {}) };
     },
   );
+  // A lost lock is what ended it, even when its entry could not be written after (a store gone silent).
+  const { result, entry } = await locked.catch((e: unknown) => {
+    throw lostBecause && recorded.length && !(e instanceof LockLostError)
+      ? new LockLostError(lostBecause, recorded, undefined, e as Error)
+      : e;
+  });
   if (lostBecause) throw new LockLostError(lostBecause, entry.what, entry.seq);
   return { exitCode: result.exitCode, outcomes, entry, stopped: stop.aborted, ...(summary ? { summary } : {}) };
 }

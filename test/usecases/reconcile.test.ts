@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newClientSet, type ClientSet } from "../../src/clients/client-set";
 import { verifyTrailText } from "../../src/domain/audit/audit-chain";
 import { LockBusyError } from "../../src/domain/reconcile/stack-lock";
+import { LockLostError } from "../../src/domain/reconcile/lock-lost-error";
+import { StackwardenError } from "../../src/platform/errors/stackwarden-error";
 import { planTde } from "../../src/domain/reconcile/tde-plan";
 import { parseStackConfig, type StackConfig } from "../../src/domain/stack/stack-config";
 import { openMemoryState } from "../../src/platform/state/memory/memory-state";
@@ -196,6 +198,39 @@ describe("reconcileStack", () => {
     });
     await expect(r).rejects.toMatchObject({ swCode: "SW_LOCK_LOST" });
     expect(await state.audit.readPending("dev")).toBe(theirs);
+    await setTde("a", "Enabled");
+  });
+
+  it("a lock lost mid-apply, then a store that refuses the entry: SW_LOCK_LOST all the same, naming what was sent; the pending record stays for the next holder", async () => {
+    await setTde("a", "Disabled");
+    const drift = (await planTde(clients.sql, stack)).changes;
+    const state = openMemoryState("lost-then-silent");
+    let silent = false;
+    const audit = new Proxy(state.audit, {
+      get: (target, key) =>
+        key === "append" && silent
+          ? () => Promise.reject(new StackwardenError("SW_STATE_UNAVAILABLE", "cannot append: no answer"))
+          : (Reflect.get(target, key) as (...a: unknown[]) => unknown).bind(target),
+    });
+    // Broken once the PUT is accepted and its scan is being watched; the store goes silent with it.
+    const r = reconcileStack(request({ ...state, audit }, { only: drift }), {
+      event: (e) => {
+        if (e.kind === "progress" && !silent) {
+          silent = true;
+          void state.locks.break("dev");
+        }
+      },
+    });
+    const e = await r.then(
+      () => undefined,
+      (x: unknown) => x as LockLostError,
+    );
+    expect(e).toBeInstanceOf(LockLostError);
+    expect(e).toMatchObject({ swCode: "SW_LOCK_LOST", auditSeq: undefined });
+    expect(e!.message).toMatch(
+      /1 change\(s\) had been sent \(rg\/s1\/a sent \(its scan not awaited; TDE now \w+\)\); its audit entry could not be written \(cannot append: no answer\): the record it kept of them goes into the trail with the lock's next holder/,
+    );
+    expect(await state.audit.readPending("dev")).toMatch(/"outcome":"started"/);
     await setTde("a", "Enabled");
   });
 

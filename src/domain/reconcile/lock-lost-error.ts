@@ -13,15 +13,20 @@ export class LockLostError extends StackwardenError {
     readonly reason: Error,
     /** The changes of the audit entry (all of them, sent or not). */
     readonly changes: readonly AuditChange[],
-    /** The entry that records them. */
-    readonly auditSeq: number,
+    /** The entry that records them; undefined when it could not be written (`auditError` says why). */
+    readonly auditSeq: number | undefined,
+    auditError?: Error,
   ) {
     const sent = sentChanges(changes);
     super(
       "SW_LOCK_LOST",
       `${reason.message.replace(/[;:]\s*stopping before the next write$/, "")}; the apply stopped: ${
         sent.length ? `${sent.length} change(s) had been sent (${sent.map(describeSentChange).join(", ")})` : "no change had been sent"
-      }; audit entry ${auditSeq} records them; run it again to finish`,
+      }; ${
+        auditSeq !== undefined
+          ? `audit entry ${auditSeq} records them`
+          : `its audit entry could not be written (${auditError?.message ?? "unknown"}): the record it kept of them goes into the trail with the lock's next holder`
+      }; run it again to finish`,
       { cause: reason },
     );
     this.name = "LockLostError";

@@ -54,7 +54,8 @@ export function lockHooksFor(io: CommandIO, command: string, stackName: string, 
  * sent) is passed on to end the command. Any other error is passed on as it is.
  */
 export function reportLockLost(io: CommandIO, command: string, e: unknown, trail: string): never {
-  if (e instanceof LockLostError) io.err(`stackwarden ${command}: audit entry ${e.auditSeq} written to ${relativeTo(io.cwd, trail)}`);
+  if (e instanceof LockLostError && e.auditSeq !== undefined)
+    io.err(`stackwarden ${command}: audit entry ${e.auditSeq} written to ${relativeTo(io.cwd, trail)}`);
   throw e;
 }
 
