@@ -1,4 +1,4 @@
-import type * as pulumi from "@pulumi/pulumi";
+import * as pulumi from "@pulumi/pulumi";
 import { LeanDynamicResource } from "./lean-dynamic-resource";
 
 export interface TransparentDataEncryptionArgs {
@@ -14,6 +14,8 @@ export interface TransparentDataEncryptionArgs {
   pollIntervalMs?: pulumi.Input<number>;
   /** Where the stack file names the database (`stacks/Pulumi.dev.yaml:12:7`): errors about it say so. */
   stackEntry?: pulumi.Input<string>;
+  /** The stack whose lock and audit trail the writes go under. Default: the Pulumi stack. */
+  stack?: pulumi.Input<string>;
 }
 
 /**
@@ -37,7 +39,7 @@ export class TransparentDataEncryption extends LeanDynamicResource {
       "sql",
       "TransparentDataEncryption",
       name,
-      { status: undefined, databaseId: undefined, location: undefined, ...args },
+      { status: undefined, databaseId: undefined, location: undefined, ...args, stack: args.stack ?? pulumi.getStack() },
       opts,
     );
   }

@@ -2,12 +2,13 @@ import type { ChangeAttribution } from "../domain/changes/change-record";
 import { dirname, resolve } from "node:path";
 import type { ClientSet } from "../clients/client-set";
 import type { AuditChange, AuditEntry } from "../domain/audit/audit-entry";
-import { auditChangesOf } from "../domain/reconcile/apply-changes";
+import { auditChangesOf, startedChange } from "../domain/reconcile/apply-changes";
 import { fenceWrites } from "../domain/reconcile/fenced-tde-api";
 import { LockLostError } from "../domain/reconcile/lock-lost-error";
+import { handoffText, LOCK_HANDOFF_VAR } from "../domain/reconcile/lock-handoff";
 import { runLockedApply } from "../domain/reconcile/locked-apply";
 import { resolveActor } from "./audit-actor";
-import type { LockHolder } from "../domain/reconcile/stack-lock";
+import type { LockHolder, StackLock } from "../domain/reconcile/stack-lock";
 import { stopBetweenRequests } from "../domain/reconcile/stoppable-tde-api";
 import type { TdeApi } from "../domain/reconcile/tde-api";
 import { applyTde, type ApplyEvent, type ApplyOutcome } from "../domain/reconcile/tde-apply";
@@ -74,7 +75,7 @@ export interface ReconcileRequest extends ApplyTuning {
   stackName: string;
   clients: ClientSet;
   cwd: string;
-  state: Pick<StateStores, "locks" | "audit">;
+  state: Pick<StateStores, "locks" | "audit" | "childEnv">;
   /** What applies, for the lock holder and the audit entry (`apply`, `apply --engine pulumi`, `watch`, `remediate`, `start`). */
   command: string;
   /** How long to wait for a held lock, in ms (0: fail at once, naming the holder). */
@@ -164,7 +165,7 @@ export async function reconcileStack(req: ReconcileRequest, hooks: ApplyHooks & 
       );
       const halt = AbortSignal.any([stop, lost.signal]);
       if (req.engine === "pulumi") {
-        const r = await applyWithPulumi(req, hooks);
+        const r = await applyWithPulumi(req, lock, hooks);
         summary = r.summary;
         return r;
       }
@@ -260,23 +261,19 @@ async function applyOnly(
   return { outcomes, exitCode: outcomes.every((o) => o.ok) && plan.errors.length === 0 ? 0 : 1 };
 }
 
-/** A change about to be made, as its `started` entry records it. */
-function startedChange(item: TdePlanItem): AuditChange {
-  return {
-    resource: item.id,
-    before: item.live ?? null,
-    after: item.desired.transparentDataEncryption,
-    outcome: "started",
-    ...(item.cause ? { cause: item.cause } : {}),
-  };
-}
-
 function withCause(item: TdePlanItem, cause: ChangeAttribution | undefined): TdePlanItem {
   return cause ? { ...item, cause } : item;
 }
 
+/**
+ * `pulumi up` of the stack, under the lock this process holds: its TDE provider (in Pulumi's plugin,
+ * a process of its own) is handed the lock (STACKWARDEN_LOCK_HELD) and the state's location, and
+ * fences every PUT against this holder instead of taking the lock it would wait for; this entry
+ * records the engine's steps.
+ */
 async function applyWithPulumi(
   req: ReconcileRequest,
+  lock: StackLock,
   hooks: ApplyHooks,
 ): Promise<{ what: AuditChange[]; exitCode: number; summary?: EngineSummary }> {
   if (!req.pulumiStack || !req.engineIO) throw new Error("reconcileStack: the pulumi engine needs pulumiStack and engineIO");
@@ -291,6 +288,7 @@ async function applyWithPulumi(
       confirm: hooks.confirm && (() => hooks.confirm!(`Run pulumi up on stack ${req.pulumiStack} (previewed above)?`)),
       onResourceChange: (c) => what.push({ ...c, outcome: c.op }),
       onSummary: (s) => (summary = s),
+      env: { ...req.state.childEnv, [LOCK_HANDOFF_VAR]: handoffText(lock) },
     },
     req.engineIO,
   );

@@ -105,6 +105,11 @@ export class ProviderPlugin {
     return this.stderrLines.join("\n");
   }
 
+  /** The plugin's process id (what a lock it takes names as its holder). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   /** Whether the plugin process is still running. */
   get running(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null;

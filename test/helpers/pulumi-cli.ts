@@ -106,6 +106,11 @@ export class PulumiProject {
     });
   }
 
+  /** Runs `pulumi <args>` as `pulumi()` does, with another environment (another identity, a variable of the test's own). */
+  pulumiWith(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 240_000): Promise<CommandResult> {
+    return runCommand(this.opts.cli.command, [...args, "--non-interactive", "--color", "never"], { cwd: this.dir, env, timeoutMs });
+  }
+
   /** Runs the stackwarden CLI (the compiled one in the checkout) in the project copy. */
   stackwarden(args: string[], env: NodeJS.ProcessEnv = this.env, timeoutMs = 240_000): Promise<CommandResult> {
     return runCliProcess(args, { cwd: this.dir, env, timeoutMs });

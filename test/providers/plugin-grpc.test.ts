@@ -4,7 +4,7 @@ import type { CarrierToken } from "../../src/domain/facts/carrier";
 import { SqlClient } from "../../src/services/sql/client";
 import { FAST_RETRY, type TestEmulator } from "../helpers/emulator";
 import { DynamicResourceDriver, PROJECT_ROOT, ProviderPlugin, UNKNOWN } from "../helpers/provider-plugin";
-import { KIND_CASES, batchJob, dbId, dbRef, sqlDatabase, startEstate } from "./provider-test-kit";
+import { KIND_CASES, TEST_STACK, batchJob, dbId, dbRef, providerStateDir, sqlDatabase, startEstate } from "./provider-test-kit";
 
 /**
  * The real path: Pulumi's dynamic-provider plugin runs as a child process in the project directory
@@ -29,7 +29,13 @@ const puts = () =>
 beforeAll(async () => {
   t = await startEstate();
   sql = new SqlClient({ endpoint: t.url, credential: t.credential, retry: FAST_RETRY });
-  plugin = await ProviderPlugin.start({ env: { STACKWARDEN_ARM_ENDPOINT: t.url, STACKWARDEN_IMDS_ENDPOINT: t.imdsEndpoint } });
+  plugin = await ProviderPlugin.start({
+    env: {
+      STACKWARDEN_ARM_ENDPOINT: t.url,
+      STACKWARDEN_IMDS_ENDPOINT: t.imdsEndpoint,
+      STACKWARDEN_STATE_URL: `file:${providerStateDir()}`,
+    },
+  });
   await plugin.configure();
 });
 
@@ -40,7 +46,13 @@ afterAll(async () => {
 
 describe("TransparentDataEncryption through the dynamic-provider plugin", () => {
   let tde: DynamicResourceDriver;
-  const inputs = { ...dbRef("orders"), transparentDataEncryption: "Enabled", pollIntervalMs: 25, scanTimeoutSeconds: 20 };
+  const inputs = {
+    ...dbRef("orders"),
+    transparentDataEncryption: "Enabled",
+    pollIntervalMs: 25,
+    scanTimeoutSeconds: 20,
+    stack: TEST_STACK,
+  };
   const id = `${dbId("orders")}/transparentDataEncryption/current`;
   let state: Record<string, unknown>;
 

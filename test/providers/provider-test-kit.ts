@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
 import type { RunningEmulator } from "../../src/emulator/server";
@@ -166,6 +167,9 @@ export function useProviderEnv(t: TestEmulator): () => void {
     "AZURE_CLIENT_ID",
     "STACKWARDEN_PROVIDER_NAMES",
     "STACKWARDEN_HOME",
+    "STACKWARDEN_STATE_URL",
+    "STACKWARDEN_LOCK_HELD",
+    "STACKWARDEN_LOCK_TIMEOUT",
   ];
   const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]));
   for (const k of keys) delete process.env[k];
@@ -173,6 +177,8 @@ export function useProviderEnv(t: TestEmulator): () => void {
   process.env.STACKWARDEN_IMDS_ENDPOINT = t.imdsEndpoint;
   // The plugin runs in stacks/ and finds the project at `..`; this process runs in the project, so it names it.
   process.env.STACKWARDEN_HOME = join(__dirname, "../..");
+  // The TDE provider's writes take the stack's lock and append to its audit trail: here, not in the checkout.
+  process.env.STACKWARDEN_STATE_URL = `file:${providerStateDir()}`;
   return () => {
     for (const k of keys) {
       if (saved[k] === undefined) delete process.env[k];
@@ -180,3 +186,11 @@ export function useProviderEnv(t: TestEmulator): () => void {
     }
   };
 }
+
+/** A fresh directory for the locks and audit trails of the TDE provider's writes in a test. */
+export function providerStateDir(): string {
+  return mkdtempSync(join(tmpdir(), "stackwarden-provider-state-"));
+}
+
+/** The Pulumi stack the provider tests' TDE resources name (the resource class sets the program's). */
+export const TEST_STACK = "test";

@@ -9,7 +9,7 @@ import { SqlClient } from "../../src/services/sql/client";
 import * as sourceProviders from "../../providers";
 import { FAST_RETRY, type TestEmulator } from "../helpers/emulator";
 import { PROJECT_ROOT } from "../helpers/provider-plugin";
-import { ALL_KINDS, KIND_CASES, dbId, dbRef, sqlDatabase, startEstate, useProviderEnv } from "./provider-test-kit";
+import { ALL_KINDS, KIND_CASES, TEST_STACK, dbId, dbRef, sqlDatabase, startEstate, useProviderEnv } from "./provider-test-kit";
 
 /**
  * Serialize, re-load and call: each resource stores `providerText(name)` as its `__provider`; the
@@ -67,7 +67,13 @@ for (const [origin, load] of ORIGINS) {
       const { text, p } = reload(load().providerText("tde"));
       expectLean(text);
 
-      const inputs = { ...dbRef("orders"), transparentDataEncryption: "Enabled", pollIntervalMs: 20, scanTimeoutSeconds: 10 };
+      const inputs = {
+        ...dbRef("orders"),
+        transparentDataEncryption: "Enabled",
+        pollIntervalMs: 20,
+        scanTimeoutSeconds: 10,
+        stack: TEST_STACK,
+      };
       expect(await p.check({}, inputs)).toEqual({ inputs, failures: [] });
       const bad = await p.check({}, { ...inputs, transparentDataEncryption: "On", subscriptionId: "not-a-guid", color: "red" });
       expect(bad.failures!.map((f) => f.property).sort()).toEqual(["color", "subscriptionId", "transparentDataEncryption"]);
@@ -165,7 +171,9 @@ for (const [origin, load] of ORIGINS) {
 
     it("errors from a re-loaded provider are clear: a missing database and a wrong id", async () => {
       const tde = reload(load().providerText("tde")).p;
-      await expect(tde.create({ ...dbRef("ghost"), transparentDataEncryption: "Enabled", pollIntervalMs: 20 })).rejects.toThrow(/ghost/);
+      await expect(
+        tde.create({ ...dbRef("ghost"), transparentDataEncryption: "Enabled", pollIntervalMs: 20, stack: TEST_STACK }),
+      ).rejects.toThrow(/ghost/);
       const jobs = reload(load().providerText("batchai:Jobs")).p;
       await expect(jobs.read("/subscriptions/x/not-a-jobs-id", {})).rejects.toThrow(/is not an id of a Jobs data source/);
     });

@@ -112,6 +112,8 @@ describe("stacks/ program with the dev stack's config", () => {
         ...ref,
         transparentDataEncryption: d.transparentDataEncryption,
         stackEntry: `stacks/Pulumi.dev.yaml:${entryLines[i]}:7`,
+        // The Pulumi stack: whose lock and audit trail the provider's writes go under.
+        stack: "dev",
       });
       expect(typeof __provider).toBe("string");
       expect(__provider).toContain("exports.handler");

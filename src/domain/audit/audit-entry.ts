@@ -10,6 +10,12 @@ export interface AuditActor {
   claimsProblem?: string;
   /** The machine that ran the command. */
   host: string;
+  /**
+   * The engine that made the change, with this identity's credential: `pulumi` for a plain `pulumi
+   * up` (or `destroy`) whose TDE provider wrote under the stack's lock. Absent when stackwarden's own
+   * command did (`apply`, a watcher, `apply --engine pulumi`: its command says so).
+   */
+  engine?: "pulumi";
   /** On an Azure VM (IMDS answered): its vmId and what checking the attested document found. */
   vm?: {
     vmId?: string;

@@ -1,6 +1,7 @@
 import type { AuditChange } from "../audit/audit-entry";
 import type { TdeApi } from "./tde-api";
 import type { ApplyOutcome } from "./tde-apply";
+import type { TdePlanItem } from "./tde-plan";
 
 /**
  * The audit trail's view of apply outcomes: each database's status before and after. A converged
@@ -21,4 +22,15 @@ export async function auditChangesOf(api: TdeApi, outcomes: readonly ApplyOutcom
       return { ...base, after, outcome: stopped?.aborted ? "interrupted" : "failed", put: o.put, error: o.error };
     }),
   );
+}
+
+/** A change about to be made, as the pending record of an apply (its `started` entry, if it is killed) records it. */
+export function startedChange(item: TdePlanItem): AuditChange {
+  return {
+    resource: item.id,
+    before: item.live ?? null,
+    after: item.desired.transparentDataEncryption,
+    outcome: "started",
+    ...(item.cause ? { cause: item.cause } : {}),
+  };
 }

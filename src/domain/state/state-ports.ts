@@ -128,4 +128,10 @@ export interface StateStores {
   claimOutbox?(): () => void;
   /** What the state is, for people: `files under .stackwarden` or the container's URL. */
   describe(): string;
+  /**
+   * The variables that open these same stores in a process this one starts (the Pulumi engine's
+   * plugins, under `apply --engine pulumi`): the state URL and directories, resolved. Absent: such a
+   * process reads the state from its own environment.
+   */
+  childEnv?: Readonly<Record<string, string>>;
 }

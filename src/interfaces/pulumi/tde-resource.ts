@@ -1,8 +1,8 @@
 import Ajv from "ajv";
 import { STATIC_KEY_SCHEMAS } from "../../domain/stack/stack-schema";
-import { putWhenIdle, waitForScan } from "../../domain/reconcile/tde-apply";
 import { TDE_CONFIGURATION_NAME, databaseRefOf, parseResourceId, sqlDatabaseId, tdeConfigurationId } from "../../platform/arm/resource-id";
-import { type TdeApi, type TdeDatabaseRef, type TdeStatus } from "../../domain/reconcile/tde-api";
+import { type TdeApi, type TdeDatabaseRef, type TdeResource, type TdeStatus } from "../../domain/reconcile/tde-api";
+import { setTdeStatus, type TdeWrite } from "../../domain/reconcile/tde-set";
 import { describeAjvError, formatKeyPath, pointerToPath } from "../../platform/yaml/located-yaml";
 import { isNotFound } from "./not-found";
 
@@ -26,6 +26,12 @@ export interface TdeInputs {
   pollIntervalMs?: number;
   /** Where the stack file names the database (`stacks/Pulumi.dev.yaml:12:7`), for errors; not compared by diff. */
   stackEntry?: string;
+  /**
+   * The stack whose lock and audit trail the resource's writes go under: the Pulumi stack (the
+   * resource class sets it). A write of a resource without one (recorded by an earlier version) is
+   * refused; an update records it.
+   */
+  stack?: string;
 }
 
 /** Outputs: the inputs plus what the API says. */
@@ -62,6 +68,7 @@ export const TDE_INPUTS_SCHEMA = {
     scanTimeoutSeconds: { type: "number", exclusiveMinimum: 0 },
     pollIntervalMs: { type: "number", minimum: 10 },
     stackEntry: { type: "string" },
+    stack: { type: "string", minLength: 1 },
   },
 };
 
@@ -123,19 +130,35 @@ export function diffTde(olds: Partial<TdeOutputs>, news: TdeInputs): TdeDiff {
   const live = olds.status ?? olds.transparentDataEncryption;
   if (live !== news.transparentDataEncryption) changed.push("transparentDataEncryption");
   for (const k of ["onDelete", "scanTimeoutSeconds", "pollIntervalMs"] as const) if (olds[k] !== news[k]) changed.push(k);
+  // A resource recorded without its stack (an earlier version) gets it by an update: its delete can then take the lock.
+  if (news.stack !== undefined && olds.stack !== news.stack) changed.push("stack");
   return { changes: changed.length > 0, replaces, changed };
 }
 
-/** PUTs the desired status (when it differs) and waits for the scan; returns the outputs. */
+/** The write the inputs ask for: the database, its desired status, the scan's timing. */
+export function tdeWriteOf(inputs: TdeInputs): TdeWrite {
+  return {
+    ref: tdeRef(inputs),
+    status: inputs.transparentDataEncryption,
+    scanTimeoutMs: (inputs.scanTimeoutSeconds ?? 3600) * 1000,
+    pollIntervalMs: inputs.pollIntervalMs ?? 2000,
+  };
+}
+
+/** The outputs of a create or update: the inputs, the status now reached, the database's id, and the configuration's location as read. */
+export function tdeOutputsOf(inputs: TdeInputs, read: TdeResource): TdeOutputs {
+  return { ...inputs, status: inputs.transparentDataEncryption, databaseId: sqlDatabaseId(tdeRef(inputs)), ...locationOf(read) };
+}
+
+/**
+ * PUTs the desired status (when it differs) and waits for the scan; returns the outputs. Takes no
+ * lock and writes no audit entry: the provider's writes go through `writeTdeInputs`
+ * (tde-locked-writes.ts), which runs this under the stack's lock.
+ */
 export async function applyTdeInputs(api: TdeApi, inputs: TdeInputs): Promise<TdeOutputs> {
-  const ref = tdeRef(inputs);
-  const timing = { scanTimeoutMs: (inputs.scanTimeoutSeconds ?? 3600) * 1000, pollIntervalMs: inputs.pollIntervalMs ?? 2000 };
-  const current = await api.getTransparentDataEncryption(ref);
-  if (current.properties?.status !== inputs.transparentDataEncryption) {
-    await putWhenIdle(api, ref, inputs.transparentDataEncryption, timing);
-  }
-  await waitForScan(api, { ref, desired: { ...ref, transparentDataEncryption: inputs.transparentDataEncryption } }, timing);
-  return { ...inputs, status: inputs.transparentDataEncryption, databaseId: sqlDatabaseId(ref), ...locationOf(current) };
+  const r = await setTdeStatus(api, tdeWriteOf(inputs));
+  if (r.failure) throw r.failure;
+  return tdeOutputsOf(inputs, r.read);
 }
 
 /** Reads the live status; the returned inputs carry it, so a refresh makes the next diff see drift. */
@@ -160,11 +183,14 @@ export async function readTde(
   return { id: tdeResourceId(ref), props: { ...inputs, status, databaseId: sqlDatabaseId(ref), ...locationOf(tde) }, inputs };
 }
 
-/** Deleting leaves encryption as it is unless `onDelete` names a status to set first. */
-export async function deleteTde(api: TdeApi, props: Partial<TdeOutputs>): Promise<void> {
+/**
+ * What deleting writes: nothing unless `onDelete` names a status to set first (then the inputs that
+ * set it). Retain is the default: removing a resource must never silently decrypt a database.
+ */
+export function deletionWrite(props: Partial<TdeOutputs>): TdeInputs | undefined {
   const target = props.onDelete ?? "retain";
-  if (target === "retain") return;
-  await applyTdeInputs(api, { ...(props as TdeInputs), transparentDataEncryption: target });
+  if (target === "retain") return undefined;
+  return { ...(stripOutputs(props) as TdeInputs), transparentDataEncryption: target };
 }
 
 const OUTPUT_ONLY = new Set(["status", "databaseId", "location"]);

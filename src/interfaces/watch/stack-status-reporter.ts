@@ -1,33 +1,14 @@
 import type { AuditEntry } from "../../domain/audit/audit-entry";
-import type { Finding } from "../../domain/compliance/finding";
 import { readProbeRun } from "../../domain/probes/probe-results-store";
 import type { LockHolder } from "../../domain/reconcile/stack-lock";
 import type { TdePlanItem } from "../../domain/reconcile/tde-plan";
-import type { ErrorCode } from "../../platform/errors/error-codes";
 import type { StateStores } from "../../domain/state/state-ports";
+import type { StackStatusPort, TickEnded } from "../../usecases/watch-ports";
 import { readAuditTail } from "./status/audit-tail";
 import { deploymentOf } from "./status/deployment-trail";
 import type { ApplyRecord, DeploymentStatus, StackStatus, TickStatus } from "./status/stack-status";
 import type { StatusBoard } from "./status/status-board";
 import { AUDIT_TAIL_READ, auditOf, conditionOf, driftOf, findingsOf, lockOf, probesOf } from "./status/status-parts";
-
-/** What one tick leaves for the status: its outcome, and (when it read live state) the drift and findings it ends with. */
-export interface TickReport {
-  number: number;
-  commit: string | null;
-  commitSubject: string | null;
-  startedAt: number;
-  finishedAt: number;
-  outcome: TickStatus["outcome"];
-  error?: string;
-  /** The stable code of the error, when it failed: the condition's reason follows from it. */
-  errorCode?: ErrorCode;
-  /** The plan items still drifted when the tick ends; absent when live state could not be read. */
-  drift?: readonly TdePlanItem[];
-  /** The findings the tick ends with; absent when the check did not run. */
-  findings?: readonly Finding[];
-  nextTickAt?: number;
-}
 
 /**
  * Keeps one stack's status on the board as its watcher ticks: the tick, drift and findings apart
@@ -37,7 +18,7 @@ export interface TickReport {
  * own applies show at once. A failed tick updates only the tick and the condition: clearing drift
  * or findings would announce them resolved.
  */
-export class StackStatusReporter {
+export class StackStatusReporter implements StackStatusPort {
   private consecutiveFailures = 0;
   private deployment: DeploymentStatus = { state: "none", applying: null, commit: null, last: null, lastApply: null };
   private lastRecovered: { holder: LockHolder; at: Date } | null = null;
@@ -84,7 +65,7 @@ export class StackStatusReporter {
   }
 
   /** A tick ended: its outcome, with the lock, probe results and audit entries as the state has them now. */
-  async ticked(t: TickReport): Promise<void> {
+  async ticked(t: TickEnded): Promise<void> {
     this.consecutiveFailures = t.outcome === "failed" ? this.consecutiveFailures + 1 : 0;
     const lastTick: TickStatus = {
       number: t.number,

@@ -5,12 +5,9 @@ import { StatusAccess } from "./server/status-access";
 import { admit, serveStatus } from "./server/status-routes";
 import { StatusStream } from "./server/status-stream";
 import { StatusBoard } from "./status/status-board";
+import type { Readiness } from "../../usecases/watch-ports";
 
-/** What /readyz says. */
-export interface Readiness {
-  ready: boolean;
-  reason: string;
-}
+export type { Readiness };
 
 export interface WatchServerOptions {
   host: string;

@@ -88,6 +88,11 @@ export interface PulumiApplyOptions {
    * printed, so a caller that reports more afterwards (the audit note) can print it last.
    */
   onSummary?: (summary: EngineSummary) => void;
+  /**
+   * Variables for the engine and its plugins beside this process's own (the state's location and
+   * the hand-off of the stack's lock, which the TDE provider writes under). Never in its state.
+   */
+  env?: Record<string, string>;
 }
 
 /** The one line that closes a run: on stdout when it succeeded, on stderr when it failed. */
@@ -226,6 +231,7 @@ export async function runPulumiApply(opts: PulumiApplyOptions, io: EngineIO): Pr
       {
         pulumiCommand,
         envVars: {
+          ...opts.env,
           PULUMI_BACKEND_URL: backend,
           PULUMI_SKIP_UPDATE_CHECK: env.PULUMI_SKIP_UPDATE_CHECK ?? "true",
           // The analyzer shim and other plugins are found on PATH only.

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { CarrierToken } from "../../../src/domain/facts/carrier";
 import type { TestEmulator } from "../../helpers/emulator";
 import { DynamicResourceDriver, PROJECT_ROOT, ProviderPlugin } from "../../helpers/provider-plugin";
-import { dbRef, startEstate } from "../../providers/provider-test-kit";
+import { TEST_STACK, dbRef, providerStateDir, startEstate } from "../../providers/provider-test-kit";
 
 // A database the cloud does not have, in the Pulumi program: its TransparentDataEncryption resource
 // and its SQL data sources fail with the line every command gives for it, at the stack file's entry
@@ -16,7 +16,7 @@ let t: TestEmulator;
 let plugin: ProviderPlugin;
 beforeAll(async () => {
   t = await startEstate();
-  plugin = await ProviderPlugin.start({ env: { STACKWARDEN_EMULATOR: t.url } });
+  plugin = await ProviderPlugin.start({ env: { STACKWARDEN_EMULATOR: t.url, STACKWARDEN_STATE_URL: `file:${providerStateDir()}` } });
   await plugin.configure();
 });
 afterAll(async () => {
@@ -34,7 +34,7 @@ it("the TDE resource's create names the stack file's entry and says the cloud ha
     "pulumi-nodejs:dynamic/sql:TransparentDataEncryption",
     "tde-ghost",
   );
-  const inputs = { ...dbRef("ghost"), transparentDataEncryption: "Enabled", stackEntry: "stacks/Pulumi.dev.yaml:17:7" };
+  const inputs = { ...dbRef("ghost"), transparentDataEncryption: "Enabled", stackEntry: "stacks/Pulumi.dev.yaml:17:7", stack: TEST_STACK };
   expect((await tde.check(inputs)).failures).toEqual([]);
   const err = await tde.create(inputs).then(
     () => undefined,

@@ -10,7 +10,7 @@ import { StackStatusReporter } from "../../../src/interfaces/watch/stack-status-
 import type { StackStatus } from "../../../src/interfaces/watch/status/stack-status";
 import { StatusBoard } from "../../../src/interfaces/watch/status/status-board";
 import { WatchMetrics } from "../../../src/interfaces/watch/watch-metrics";
-import { Watcher } from "../../../src/interfaces/watch/watcher";
+import { Watcher } from "../../../src/usecases/watcher";
 import { SqlClient } from "../../../src/services/sql/client";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { deadUrl } from "../../helpers/dead-url";

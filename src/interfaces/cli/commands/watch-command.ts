@@ -1,30 +1,20 @@
 import { existsSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { InvalidArgumentError, Option, type Command } from "commander";
-import type { ClientSet } from "../../../clients/client-set";
 import { type StackConfig } from "../../../domain/stack/stack-config";
 import { loadStackFile } from "../../../usecases/stack-file";
 import { stackFilePath } from "../../../platform/files/stack-files";
-import { formatDuration } from "../../../platform/duration";
-import { currentBranch, headCommit } from "../../../platform/programs/git-checkout";
-import { listStacks } from "../../gitops/stack-listing";
-import { notifyStatusChanges } from "../../watch/events/notify-status-changes";
-import { parseNotifySecret } from "../../watch/events/notify-secret";
-import { WebhookNotifier } from "../../watch/events/webhook-notifier";
-import { OrderedWrites } from "../../watch/ordered-writes";
-import { WatchReplica } from "../../watch/watch-replica";
-import { StackStatusReporter } from "../../watch/stack-status-reporter";
-import { StatusBoard } from "../../watch/status/status-board";
-import { StatusStore } from "../../watch/status/status-store";
-import { WatchMetrics } from "../../watch/watch-metrics";
-import { ChangeQueue } from "../../../domain/changes/change-queue";
 import type { ChangeRecord } from "../../../domain/changes/change-record";
-import { ChangeFeed } from "../../../usecases/change-feed";
-import { startChangePolling } from "../../watch/change-polling";
+import { formatDuration } from "../../../platform/duration";
+import { currentBranch } from "../../../platform/programs/git-checkout";
+import { openWatch, type WatchedStack, type WatchProcess } from "../../../usecases/watch";
+import { cronSchedule, describeSchedule, type Schedule } from "../../../usecases/watch-schedule";
+import type { WatchGit } from "../../../usecases/watcher";
+import { listStacks } from "../../gitops/stack-listing";
+import { parseNotifySecret } from "../../watch/events/notify-secret";
 import { AzureEventsRoute } from "../../watch/server/azure-events-route";
-import { cronSchedule, describeSchedule, type Schedule } from "../../watch/watch-schedule";
-import { parseListen, startWatchServer, type Readiness } from "../../watch/watch-server";
-import { Watcher, type WatchGit } from "../../watch/watcher";
+import { parseListen, startWatchServer } from "../../watch/watch-server";
+import { openWatchSurface, type OpenedWatchSurface } from "../../watch/watch-surface";
 import { UsageError } from "../cli-error";
 import type { CommandIO } from "../command-io";
 import { onStopRequest } from "../stop-request";
@@ -56,13 +46,6 @@ interface WatchFlags extends OperationFlags {
   changesInterval: number;
   events?: boolean;
   eventsSecretEnv?: string;
-}
-
-/** One stack the watcher reconciles: its name, how its file is read, and the file to show. */
-interface WatchedStack {
-  name: string;
-  file: string;
-  load: () => StackConfig;
 }
 
 /**
@@ -152,34 +135,10 @@ function watchOptions(command: Command): Command {
     .option("--poll-interval <ms>", "time between scan progress polls", intOption(50, 600_000), 1000);
 }
 
-/** What every stack's watcher shares: where it reports (metrics, the status board, events) and what it reads and writes with. */
-interface WatchShared {
-  flags: WatchFlags;
-  io: CommandIO;
-  schedule: Schedule;
-  git: WatchGit | undefined;
-  clients: ClientSet;
-  state: Awaited<ReturnType<typeof stateStoresFor>>;
-  metrics: WatchMetrics;
-  board: StatusBoard;
-  /** The writes of statuses and events, in order, each fenced by the replica's lease. */
-  writes: OrderedWrites;
-  /** The signing secret of --notify (absent: no webhooks). */
-  secret: string | undefined;
-  /** Several stacks: each watcher's lines are prefixed with its stack's name. */
-  many: boolean;
-  /** The change records (absent with --changes off). */
-  feed: ChangeFeed | undefined;
-  /** Event Grid's webhook (with --events). */
-  events: AzureEventsRoute | undefined;
-  log: (line: string) => void;
-}
-
 /**
- * The action: checks the flags and stacks, then runs one replica of the watcher. Replicas sharing a
- * state store (STACKWARDEN_STATE_URL) elect a leader per group of stacks: the leader ticks, applies
- * and sends events; the others stand by, serving the page, the API and /metrics from the shared
- * statuses, and take over when the leader's lease lapses. Runs until a stop is asked.
+ * The action: checks the flags and stacks, then runs one replica of the watcher (the watch use
+ * case) with this interface's surface (metrics, the status board, the webhooks) and, with
+ * --listen, its server; renders its first lines and its last. Runs until a stop is asked.
  */
 async function runWatch(flags: WatchFlags, io: CommandIO): Promise<void> {
   checkFlagCombinations(flags);
@@ -191,148 +150,53 @@ async function runWatch(flags: WatchFlags, io: CommandIO): Promise<void> {
   const many = stacks.length > 1;
   const log = (line: string) => io.out(`${new Date().toISOString()} ${line}`);
   checkStackFiles(stacks, many, log);
-  // Checked before anything starts; deliveries go to the feed once it is made.
-  const fed: { feed?: ChangeFeed } = {};
-  const leading: { replica?: WatchReplica } = {};
-  // A standby refuses deliveries (503): Event Grid retries them, and the leader's feed takes them.
-  const events = eventsRoute(
-    flags,
-    io,
-    (records) => (leading.replica?.leading === false ? undefined : (fed.feed?.accept(records) ?? 0)),
-    log,
-  );
+  // Checked before anything starts; deliveries go to the process once it is set up (a standby refuses them: 503).
+  const started: { watch?: WatchProcess } = {};
+  const events = eventsRoute(flags, io, (records) => (started.watch ? started.watch.acceptChanges(records) : 0), log);
 
   const clients = await serviceClients(io);
   const state = await stateStoresFor(io, flags);
-  const metrics = new WatchMetrics();
-  // Statuses and events are written only while this replica leads (the fence: its lease).
-  const writes = new OrderedWrites(log, () => leading.replica!.check());
-  const store = new StatusStore(state.status, log, writes);
-  const board = await StatusBoard.open({ store, warn: log });
-  for (const st of stacks) metrics.addStack(st.name);
-  const feed = (fed.feed =
-    flags.changes === "on"
-      ? new ChangeFeed({
-          clients,
-          subscriptions: () => subscriptionsOf(stacks),
-          counted: (r, result) => metrics.changeRecords.inc({ source: r.attribution.source, result }),
-        })
-      : undefined);
-  const shared: WatchShared = { flags, io, schedule, git, clients, state, metrics, board, writes, secret, many, log, feed, events };
-  const stop = stopSignal();
-  const terms = { ticks: 0, watchers: [] as Watcher[] };
-  const replica = (leading.replica = new WatchReplica({
-    locks: state.locks,
-    group: flags.all ? "watch-all" : `watch-${stacks.map((s) => s.name).join(".")}`,
-    board,
-    store,
-    lead: () => leadTerm(stacks, shared, terms, stop.request),
-    onRole: (role, leader) => {
-      metrics.leader.set(role === "leader" ? 1 : 0);
-      board.replica = { role, ...(leader ? { leader: { pid: leader.pid, host: leader.host } } : {}) };
+  const watch = (started.watch = await openWatch(
+    {
+      stacks,
+      group: flags.all ? "watch-all" : `watch-${stacks.map((s) => s.name).join(".")}`,
+      schedule,
+      git,
+      clients,
+      state,
+      cwd: io.cwd,
+      autoApply: !!flags.autoApply,
+      autoRemediate: !!flags.autoRemediate,
+      lockTimeoutMs: flags.lockTimeout,
+      graceMs: flags.grace,
+      maxTicks: flags.maxTicks,
+      concurrency: flags.concurrency,
+      scanTimeoutMs: flags.scanTimeout * 1000,
+      pollIntervalMs: flags.pollInterval,
+      changes:
+        flags.changes === "on"
+          ? { intervalMs: flags.changesInterval, debounceMs: CHANGES_DEBOUNCE_MS, queueCapacity: CHANGE_QUEUE_CAPACITY }
+          : undefined,
+      campaignMs: io.env.STACKWARDEN_CAMPAIGN_MS ? Number(io.env.STACKWARDEN_CAMPAIGN_MS) : undefined,
+      log,
     },
-    log,
-    retryMs: io.env.STACKWARDEN_CAMPAIGN_MS ? Number(io.env.STACKWARDEN_CAMPAIGN_MS) : undefined,
-  }));
-  const server = await listenIfAsked(shared, replica, terms);
+    (writes) => openWatchSurface({ state, writes, notify: secret ? { urls: flags.notify, secret } : undefined, log }),
+  ));
+  const server = await listenIfAsked(flags, io, watch.surface, watch, events);
   if (server) io.out(`stackwarden watch: listening on ${server.url} (/healthz, /readyz, /metrics, /, /api/v1/stacks, /api/v1/replica)`);
-  log(watchingLine(stacks, shared));
+  log(watchingLine(stacks, flags, schedule, git));
   // SIGTERM, SIGINT, or the process that started it gone (npx's shell, which passes on no signal).
-  const dispose = onStopRequest(stop.request, io.env);
+  const dispose = onStopRequest(watch.stop, io.env);
+  let ticks: number;
   try {
-    await replica.start();
-    await replica.stop(await stop.requested);
+    ticks = await watch.run();
   } finally {
     dispose();
-    await writes.flushed();
-    metrics.close();
     await server?.close();
     await clients.close();
   }
-  log(`stopped after ${terms.ticks} tick(s)`);
+  log(`stopped after ${ticks} tick(s)`);
   io.exitCode = 0;
-}
-
-/** A stop asked once (a signal, the parent gone, --max-ticks done), with its reason. */
-function stopSignal(): { request: (reason: string) => void; requested: Promise<string> } {
-  let request: (reason: string) => void = () => {};
-  const requested = new Promise<string>((resolve) => (request = resolve));
-  return { request, requested };
-}
-
-/**
- * One term of leadership: the board's stacks registered, the notifier opened on the shared outbox
- * (what a previous leader left pending goes out, with the same webhook-id), a watcher per stack.
- * Returns what ends the term: the watchers stop (a running apply within its grace period), the
- * events of the last ticks get a few seconds to go out, the rest stays in the outbox.
- */
-async function leadTerm(
-  stacks: readonly WatchedStack[],
-  shared: WatchShared,
-  terms: { ticks: number; watchers: Watcher[] },
-  requestStop: (reason: string) => void,
-): Promise<(reason: string) => Promise<void>> {
-  const { board, schedule, state, writes, secret, flags, log } = shared;
-  for (const st of stacks) board.register(st.name, { file: st.file, schedule: describeSchedule(schedule) });
-  const notifier = secret
-    ? await WebhookNotifier.open({
-        events: state.events,
-        writes,
-        claim: "claimOutbox" in state ? state.claimOutbox : undefined,
-        fence: () => writes.fenced(),
-        urls: flags.notify,
-        secret,
-        log,
-      })
-    : undefined;
-  const unsubscribe = notifier ? notifyStatusChanges(board, notifier) : () => {};
-  const previous = new Map(terms.watchers.map((w) => [w.stackName, w]));
-  const watchers = stacks.map((st) => watcherFor(st, shared));
-  for (const w of watchers) w.carryOver(previous.get(w.stackName));
-  terms.watchers = watchers;
-  const stopPolling = followChanges(watchers, shared);
-  // Each stack ticks on its own: ticks of different stacks overlap, those of one never do.
-  const running = Promise.all(watchers.map((w) => w.run())).then(() => {
-    if (flags.maxTicks !== undefined) requestStop(`${flags.maxTicks} tick(s) done (--max-ticks)`);
-  });
-  return async (reason) => {
-    for (const w of watchers) w.stop(reason);
-    await running;
-    await stopPolling();
-    unsubscribe();
-    terms.ticks += watchers.reduce((n, w) => n + w.ticks, 0);
-    if (notifier) {
-      await notifier.drain(5_000);
-      await notifier.close();
-    }
-  };
-}
-
-/** Each watcher's queue fed by the change feed (it is nudged when changes come), and the Activity Log pulled; returns what stops the pulls. */
-function followChanges(watchers: readonly Watcher[], shared: WatchShared): () => Promise<void> {
-  const { feed, flags, log } = shared;
-  if (!feed) return async () => {};
-  const unsubscribe = watchers.map((w) => feed.subscribe(w.changeQueue!, () => w.nudge()));
-  const stop = startChangePolling(feed, flags.changesInterval, log);
-  return async () => {
-    await stop();
-    for (const u of unsubscribe) u();
-  };
-}
-
-/**
- * The subscriptions the watched stacks use: theirs and those their protectors' vaults may live in
- * (a stack file that cannot be read names none; its ticks say why).
- */
-function subscriptionsOf(stacks: readonly WatchedStack[]): string[] {
-  return stacks.flatMap((st) => {
-    try {
-      const stack = st.load();
-      return [stack.subscriptionId, ...(stack.keyVaultSubscriptions ?? [])];
-    } catch {
-      return [];
-    }
-  });
 }
 
 function checkFlagCombinations(flags: WatchFlags): void {
@@ -395,58 +259,29 @@ function checkStackFiles(stacks: readonly WatchedStack[], many: boolean, log: (l
   }
 }
 
-/** One stack's watcher, reporting to the metrics and the status board. */
-function watcherFor(st: WatchedStack, shared: WatchShared): Watcher {
-  const { flags, io, schedule, git, clients, state, metrics, board, many, log } = shared;
-  return new Watcher({
-    stackName: st.name,
-    loadStack: st.load,
-    schedule,
-    clients,
-    cwd: io.cwd,
-    state,
-    git,
-    commitOf: () => headCommit(dirname(resolve(io.cwd, st.file))),
-    autoApply: !!flags.autoApply,
-    autoRemediate: !!flags.autoRemediate,
-    lockTimeoutMs: flags.lockTimeout,
-    graceMs: flags.grace,
-    maxTicks: flags.maxTicks,
-    concurrency: flags.concurrency,
-    scanTimeoutMs: flags.scanTimeout * 1000,
-    pollIntervalMs: flags.pollInterval,
-    metrics,
-    status: new StackStatusReporter(board, st.name, state),
-    changes: shared.feed ? { queue: new ChangeQueue(CHANGE_QUEUE_CAPACITY), debounceMs: CHANGES_DEBOUNCE_MS } : undefined,
-    fence: () => shared.writes.fenced(),
-    log: many ? (line) => log(`[${st.name}] ${line}`) : log,
-  });
-}
-
 type WatchServer = Awaited<ReturnType<typeof startWatchServer>>;
 
 /** With --listen, the server of /healthz, /readyz, /metrics, the page and the API; a failure to listen closes what was opened. */
 async function listenIfAsked(
-  shared: WatchShared,
-  replica: WatchReplica,
-  terms: { watchers: readonly Watcher[] },
+  flags: WatchFlags,
+  io: CommandIO,
+  surface: OpenedWatchSurface,
+  watch: WatchProcess,
+  events: AzureEventsRoute | undefined,
 ): Promise<WatchServer | undefined> {
-  const { flags, io, metrics, board } = shared;
   if (!flags.listen) return undefined;
-  const { events } = shared;
   try {
     return await startWatchServer({
       ...flags.listen,
-      // A standby is ready: it serves the page and the API, and stands by to take over.
-      readiness: () => (replica.leading ? readinessOf(terms.watchers) : { ready: true, reason: "standing by (another replica leads)" }),
-      metrics: async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() }),
-      status: board,
-      replica: () => replica.view(),
+      readiness: () => watch.readiness(),
+      metrics: async () => ({ contentType: surface.metrics.registry.contentType, body: await surface.metrics.registry.metrics() }),
+      status: surface.board,
+      replica: () => watch.replica(),
       statusToken: flags.statusToken ?? (io.env.STACKWARDEN_STATUS_TOKEN?.trim() || undefined),
       events,
     });
   } catch (e) {
-    metrics.close();
+    await surface.close();
     throw new UsageError(`--listen: ${(e as Error).message}`);
   }
 }
@@ -468,10 +303,9 @@ function eventsRoute(
 }
 
 /** The first line: which stacks, on what schedule, following what, with which repairs. */
-function watchingLine(stacks: readonly WatchedStack[], shared: WatchShared): string {
-  const { flags, schedule, git } = shared;
+function watchingLine(stacks: readonly WatchedStack[], flags: WatchFlags, schedule: Schedule, git: WatchGit | undefined): string {
   const what = `${describeSchedule(schedule)}${git ? `, following ${git.remote}/${git.branch} in ${git.dir}` : ""}${flags.autoApply ? ", auto-apply" : ""}${flags.autoRemediate ? ", auto-remediate" : ""}${
-    shared.feed
+    flags.changes === "on"
       ? `, changes from the Activity Log every ${formatDuration(flags.changesInterval)}${flags.events ? " and Event Grid" : ""}`
       : ", changes off"
   }`;
@@ -499,14 +333,6 @@ function watched(path: string, name: string, io: CommandIO): WatchedStack {
       return stack;
     },
   };
-}
-
-/** /readyz of the whole watcher: ready when every stack's last tick is; otherwise the first stack that is not, named. */
-function readinessOf(watchers: readonly Watcher[]): Readiness {
-  const states = watchers.map((w) => ({ name: w.stackName, r: w.readiness() }));
-  const notReady = states.find((s) => !s.r.ready);
-  if (notReady) return { ready: false, reason: watchers.length > 1 ? `${notReady.name}: ${notReady.r.reason}` : notReady.r.reason };
-  return watchers.length > 1 ? { ready: true, reason: `all ${watchers.length} stacks ready` } : states[0].r;
 }
 
 /** STACKWARDEN_NOTIFY_SECRET, checked before anything starts (one line naming the variable, never the value). */

@@ -1,5 +1,5 @@
 import type { DocumentStore } from "../../../domain/state/state-ports";
-import { OrderedWrites } from "../ordered-writes";
+import { OrderedWrites } from "../../../usecases/ordered-writes";
 
 /**
  * One event on its way to one webhook: what the outbox keeps on disk until the receiver has it.

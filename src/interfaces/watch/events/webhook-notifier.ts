@@ -10,7 +10,7 @@ import type { StackwardenEvent } from "./event-types";
 import { parseNotifySecret } from "./notify-secret";
 import { DirectoryInUse } from "../../../platform/state/files/directory-claim";
 import type { DocumentStore } from "../../../domain/state/state-ports";
-import type { OrderedWrites } from "../ordered-writes";
+import type { OrderedWrites } from "../../../usecases/ordered-writes";
 
 /** The content type of a structured-mode CloudEvent over HTTP. */
 export const CLOUDEVENTS_JSON = "application/cloudevents+json; charset=utf-8";

@@ -11,6 +11,7 @@ import { none, shortCommit, time } from "./values-html";
 const APPLY_KINDS: Record<string, string> = {
   apply: "CLI apply",
   "apply --engine pulumi": "Pulumi engine apply",
+  "pulumi up": "plain pulumi up",
   watch: "watcher apply of a commit",
   remediate: "watcher repair",
   recover: "apply whose record was unreadable",

@@ -10,7 +10,8 @@ import { auditEntrySummaryOf } from "./status-parts";
 /**
  * The entries on a trail that are not applies, by command: an evidence bundle's anchor and a broken
  * lock. Every other writer of the trail is an apply (runLockedApply: `apply`, `apply --engine
- * pulumi`, `watch`, `remediate`, and `recover` for an apply whose pending record was unreadable).
+ * pulumi`, `watch`, `remediate`, a plain `pulumi up`'s TDE provider, and `recover` for an apply whose
+ * pending record was unreadable).
  */
 const NOT_APPLIES: ReadonlySet<string> = new Set(["evidence", "lock break"]);
 

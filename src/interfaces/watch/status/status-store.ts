@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { DocumentStore } from "../../../domain/state/state-ports";
 import { stackFileKey } from "../../../platform/settings/state-dirs";
-import { OrderedWrites } from "../ordered-writes";
+import { OrderedWrites } from "../../../usecases/ordered-writes";
 import type { StackStatus } from "./stack-status";
 
 /** What a StatusStore holds: the board's incarnation and each stack's last status. */

@@ -1,9 +1,8 @@
 import { hostname } from "node:os";
-import { LeaderLease, type LeaderView } from "../../domain/state/leader-lease";
-import type { LockStore } from "../../domain/state/state-ports";
-import type { LockHolder } from "../../platform/state/lock-holder";
-import type { StatusBoard } from "./status/status-board";
-import type { StatusStore } from "./status/status-store";
+import { LeaderLease, type LeaderView } from "../domain/state/leader-lease";
+import type { LockStore } from "../domain/state/state-ports";
+import type { LockHolder } from "../domain/reconcile/stack-lock";
+import type { WatchStatusesPort } from "./watch-ports";
 
 /** What a replica does while it leads: started when elected, stopped (and awaited) when deposed. */
 export type LeaderWork = () => Promise<(reason: string) => Promise<void>>;
@@ -13,9 +12,8 @@ export interface WatchReplicaOptions {
   locks: LockStore;
   /** The lease's name: one leader per group of stacks (`watch-dev`, `watch-all`). */
   group: string;
-  board: StatusBoard;
-  /** Where the leader keeps the statuses, which a standby follows. */
-  store: StatusStore;
+  /** The statuses the leader keeps, which a standby follows. */
+  statuses: Pick<WatchStatusesPort, "adoptStored">;
   /** The leader's work: ticks, applies, events. */
   lead: LeaderWork;
   /** Called with the new role (and, standing by, who leads) whenever it changes. */
@@ -47,7 +45,7 @@ export class WatchReplica {
         elected: async () => {
           this.o.log(`leading ${o.group} (lease ${o.locks.where(o.group)})`);
           // The previous leader's last statuses first: episodes and event ids go on where it left them.
-          o.board.adopt((await o.store.load()).statuses);
+          await o.statuses.adoptStored();
           this.stopWork = await o.lead();
           o.onRole?.("leader", (await this.lease.view()).leader);
         },
@@ -108,7 +106,7 @@ export class WatchReplica {
     if (this.lease.leading) return;
     try {
       this.o.onRole?.("standby", (await this.lease.view()).leader);
-      this.o.board.adopt((await this.o.store.load()).statuses);
+      await this.o.statuses.adoptStored();
     } catch (e) {
       this.o.log(`standby: cannot read the leader's statuses: ${(e as Error).message}`);
     }

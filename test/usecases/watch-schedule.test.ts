@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { formatDuration, parseDuration } from "../../../src/platform/duration";
-import { cronSchedule, nextTickAt, periodOf } from "../../../src/interfaces/watch/watch-schedule";
-import { parseListen } from "../../../src/interfaces/watch/watch-server";
+import { formatDuration, parseDuration } from "../../src/platform/duration";
+import { cronSchedule, nextTickAt, periodOf } from "../../src/usecases/watch-schedule";
+import { parseListen } from "../../src/interfaces/watch/watch-server";
 
 describe("durations", () => {
   it.each([

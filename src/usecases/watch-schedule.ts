@@ -1,5 +1,5 @@
 import { Cron } from "croner";
-import { formatDuration } from "../../platform/duration";
+import { formatDuration } from "../platform/duration";
 
 /** When ticks are due: every `ms`, or at a cron expression's times. */
 export type Schedule = { kind: "interval"; ms: number } | { kind: "cron"; expression: string; cron: Cron };

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
-import type { ChangeFeed } from "../../usecases/change-feed";
+import type { ChangeFeed } from "./change-feed";
 
 /**
  * Pulls the Activity Log every `intervalMs` while this replica leads. A pull that fails for a

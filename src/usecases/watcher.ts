@@ -1,38 +1,29 @@
 import { setMaxListeners } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
-import type { ComplianceResult } from "../../domain/compliance/evaluate";
-import type { StackConfig } from "../../domain/stack/stack-config";
-import type { StateStores } from "../../domain/state/state-ports";
-import { commitSubject, fetchFastForward } from "../../platform/programs/git-checkout";
-import { describeHolder } from "../../domain/reconcile/stack-lock";
-import { notConvergedError, unreadError } from "../../domain/reconcile/reconcile-failures";
-import { errorCodeOf } from "../../platform/errors/error-code-of";
-import type { ErrorCode } from "../../platform/errors/error-codes";
-import { databaseLabel } from "../../platform/arm/resource-id";
-import type { ApplyEvent } from "../../domain/reconcile/tde-apply";
-import type { TdePlanItem } from "../../domain/reconcile/tde-plan";
-import type { ClientSet } from "../../clients/client-set";
-import {
-  runWatchTick,
-  type TickApply,
-  type TickFindings,
-  type TickHooks,
-  type TickMemory,
-  type TickReport,
-} from "../../usecases/watch-tick";
-import { runRereadTick, type WatchView } from "../../usecases/watch-reread";
-import { describeAttribution, type ChangeAttribution } from "../../domain/changes/change-record";
-import type { ChangeQueue } from "../../domain/changes/change-queue";
-import { planReread, type RereadPlan } from "../../domain/rereads/reread-plan";
-import { enabledRules } from "../../domain/compliance/evaluate";
-import type { ComplianceFacts } from "../../domain/facts/model/compliance-facts";
-import { unreadLine } from "../../domain/stack/unread-entry";
-import { formatDuration } from "../../platform/duration";
-import type { Finding } from "../../domain/compliance/finding";
-import type { StackStatusReporter } from "./stack-status-reporter";
-import type { WatchMetrics } from "./watch-metrics";
+import type { ComplianceResult } from "../domain/compliance/evaluate";
+import type { StackConfig } from "../domain/stack/stack-config";
+import type { StateStores } from "../domain/state/state-ports";
+import { commitSubject, fetchFastForward } from "../platform/programs/git-checkout";
+import { describeHolder } from "../domain/reconcile/stack-lock";
+import { notConvergedError, unreadError } from "../domain/reconcile/reconcile-failures";
+import { errorCodeOf } from "../platform/errors/error-code-of";
+import type { ErrorCode } from "../platform/errors/error-codes";
+import { databaseLabel } from "../platform/arm/resource-id";
+import type { ApplyEvent } from "../domain/reconcile/tde-apply";
+import type { TdePlanItem } from "../domain/reconcile/tde-plan";
+import type { ClientSet } from "../clients/client-set";
+import { runWatchTick, type TickApply, type TickFindings, type TickHooks, type TickMemory, type TickReport } from "./watch-tick";
+import { runRereadTick, type WatchView } from "./watch-reread";
+import { describeAttribution, type ChangeAttribution } from "../domain/changes/change-record";
+import type { ChangeQueue } from "../domain/changes/change-queue";
+import { planReread, type RereadPlan } from "../domain/rereads/reread-plan";
+import { enabledRules } from "../domain/compliance/evaluate";
+import type { ComplianceFacts } from "../domain/facts/model/compliance-facts";
+import { unreadLine } from "../domain/stack/unread-entry";
+import { formatDuration } from "../platform/duration";
+import type { Finding } from "../domain/compliance/finding";
+import type { Readiness, StackStatusPort, WatchMeter } from "./watch-ports";
 import { nextTickAt, periodOf, type Schedule } from "./watch-schedule";
-import type { Readiness } from "./watch-server";
 
 export interface WatchGit {
   /** The checkout the stack file is read from. */
@@ -67,11 +58,11 @@ export interface WatchOptions {
   concurrency: number;
   scanTimeoutMs: number;
   pollIntervalMs: number;
-  metrics: WatchMetrics;
+  metrics: WatchMeter;
   /** The fence before an apply (the replica's lease): a replica that no longer leads applies nothing. */
   fence?: () => Promise<void>;
   /** Keeps the stack's status for the status page, the API and the events. */
-  status?: StackStatusReporter;
+  status?: StackStatusPort;
   /**
    * Change records (ChangeFeed): each batch is a targeted re-read between sweeps, after `debounceMs`
    * (writes that come together are read together). Absent: only the schedule's sweeps.
