@@ -407,7 +407,7 @@ export const keyVaultSeedSchema = {
   type: "object",
   additionalProperties: false,
   description:
-    "The Key Vault estate the emulator serves (Microsoft.KeyVault vaults, Managed HSMs and their keys, read-only) at every api-version Azure's SDKs send (src/services/keyvault/api-versions.ts).",
+    "The Key Vault estate the emulator serves (Microsoft.KeyVault vaults, Managed HSMs and their keys, read-only) at every api-version Azure publishes for each operation (specs/api-versions/Microsoft.KeyVault.json).",
   properties: {
     subscriptionId: uuid(`Optional: the subscription of vaults that name none. Default ${DEFAULT_SUBSCRIPTION_ID}.`),
     tenantId: uuid(`Optional: the tenant of vaults that name none. Default ${DEFAULT_TENANT_ID} (the emulator IMDS's default tenant).`),

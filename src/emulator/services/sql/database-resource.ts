@@ -1,4 +1,3 @@
-import { since } from "../../../services/keyvault/api-versions";
 import { sqlDatabaseId, type DatabaseRef } from "../../../platform/arm/resource-id";
 import { SQL_DATABASE_RESOURCE_TYPE, type Database, type DatabaseIdentity, type DatabaseKey } from "../../../services/sql/database-types";
 import { serverKeyNameOf, thumbprintOf, type SqlServerKeyState } from "./key-custody";
@@ -11,24 +10,6 @@ import { derivedUuid } from "./derived-uuid";
  * (`properties.encryptionProtector`), its keys (`properties.keys`, with `$expand=keys` on the GET)
  * and its identity (`identity`, user-assigned only).
  */
-
-/**
- * The api-versions of Databases_Get and Databases_ListByServer the emulator accepts, each answered
- * in its shape (from each version's
- * specification/sql/resource-manager/Microsoft.Sql/{stable,preview}/<version>/Databases.json in
- * Azure/azure-rest-api-specs at a977c730fda43ab19c05373b32c7159d6f265e9a): 2021-11-01 (stable,
- * `identity` but no database-level keys), 2022-08-01-preview (+ `encryptionProtector`, `keys`),
- * 2023-02-01-preview (+ `encryptionProtectorAutoRotation`; what the client sends), and the previews
- * between and after it that carry the same fields.
- */
-export const SQL_DATABASE_API_VERSIONS = [
-  "2021-11-01",
-  "2022-08-01-preview",
-  "2022-11-01-preview",
-  "2023-02-01-preview",
-  "2023-05-01-preview",
-  "2023-08-01-preview",
-] as const;
 
 /** A database's key custody, kept in its state (absent: the server's protector, no identity). */
 export interface SqlDatabaseKeyCustodyState {
@@ -121,24 +102,35 @@ export interface DatabaseView {
   custody?: SqlDatabaseKeyCustodyState;
 }
 
-/** Databases_Get in `version`'s shape; `properties.keys` only when `$expand` asks for keys, as the service lists them. */
-export function databaseResource(v: DatabaseView, version: string, expand: string | null): Database {
+/**
+ * Databases_Get with the fields of every published version (the front door keeps the request's
+ * version's own, version-shape.ts): 2014-04-01's `edition`, `serviceLevelObjective` and
+ * `elasticPoolName`; the `sku`, `currentSku` and `elasticPoolId` of 2017-03-01-preview on; the
+ * database-level key custody of 2022-08-01-preview on (`encryptionProtector`, and `keys` when
+ * `$expand` asks for them, as the service lists them) and `encryptionProtectorAutoRotation` of
+ * 2023-02-01-preview on.
+ */
+export function databaseResource(v: DatabaseView, expand: string | null): Database {
   const c = v.custody;
-  const perDatabaseKeys = since(version, "2022-08-01-preview");
   const properties: NonNullable<Database["properties"]> = {
     collation: "SQL_Latin1_General_CP1_CI_AS",
     status: "Online",
     databaseId: derivedUuid(`database/${sqlDatabaseId(v.ref).toLowerCase()}`),
+    edition: v.edition,
+    serviceLevelObjective: v.serviceObjective,
     currentServiceObjectiveName: v.serviceObjective,
     requestedServiceObjectiveName: v.serviceObjective,
     currentSku: { name: v.serviceObjective, tier: v.edition },
-    ...(v.elasticPoolId ? { elasticPoolId: v.elasticPoolId } : {}),
+    ...(v.elasticPoolId
+      ? { elasticPoolId: v.elasticPoolId, elasticPoolName: v.elasticPoolId.slice(v.elasticPoolId.lastIndexOf("/") + 1) }
+      : {}),
   };
-  if (perDatabaseKeys && c?.encryptionProtector) properties.encryptionProtector = c.encryptionProtector.uri;
-  if (since(version, "2023-02-01-preview") && c?.encryptionProtector)
+  if (c?.encryptionProtector) {
+    properties.encryptionProtector = c.encryptionProtector.uri;
     properties.encryptionProtectorAutoRotation = c.encryptionProtector.autoRotationEnabled;
+  }
   const wantsKeys = (expand ?? "").split(",").some((e) => e.trim().toLowerCase() === "keys");
-  if (perDatabaseKeys && wantsKeys && c) properties.keys = Object.fromEntries(c.keys.map((k) => [k.uri, databaseKeyOf(k)]));
+  if (wantsKeys && c) properties.keys = Object.fromEntries(c.keys.map((k) => [k.uri, databaseKeyOf(k)]));
   return {
     id: sqlDatabaseId(v.ref),
     name: v.ref.database,

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { childId, sqlServerId, type ServerRef } from "../../../platform/arm/resource-id";
 import { parseKeyVaultKeyUri } from "../../../services/keyvault/key-uri";
-import { sqlKeyCustodyShape } from "../../../services/sql/key-custody-api-versions";
 import {
   ENCRYPTION_PROTECTOR_NAME,
   SERVICE_MANAGED_KEY_NAME,
@@ -107,16 +106,18 @@ function protectorKey(s: KeyCustodyServer): SqlServerKeyState | undefined {
   return name === undefined ? undefined : s.keys?.find((k) => k.name === name);
 }
 
-/** EncryptionProtectors_Get of `current`, in `version`'s shape. */
-export function protectorResource(s: KeyCustodyServer, version: string): EncryptionProtector {
-  const shape = sqlKeyCustodyShape(version);
+/**
+ * EncryptionProtectors_Get of `current`, with the fields of every version (`autoRotationEnabled`,
+ * and `keyVersion` when the key URI names one; the front door keeps the request's version's own).
+ */
+export function protectorResource(s: KeyCustodyServer): EncryptionProtector {
   const key = protectorKey(s);
   const p: EncryptionProtectorProperties = key
     ? { serverKeyName: key.name, serverKeyType: "AzureKeyVault", uri: key.uri, thumbprint: key.thumbprint }
     : { serverKeyName: SERVICE_MANAGED_KEY_NAME, serverKeyType: "ServiceManaged" };
-  if (shape.autoRotationEnabled) p.autoRotationEnabled = s.encryptionProtector?.autoRotationEnabled ?? false;
+  p.autoRotationEnabled = s.encryptionProtector?.autoRotationEnabled ?? false;
   const keyVersion = key && parseKeyVaultKeyUri(key.uri)?.version;
-  if (shape.keyVersion && keyVersion) p.keyVersion = keyVersion;
+  if (keyVersion) p.keyVersion = keyVersion;
   return {
     id: childId(sqlServerId(serverRef(s)), "encryptionProtector", ENCRYPTION_PROTECTOR_NAME),
     name: ENCRYPTION_PROTECTOR_NAME,
@@ -127,13 +128,14 @@ export function protectorResource(s: KeyCustodyServer, version: string): Encrypt
   };
 }
 
-/** ServerKeys_ListByServer, in `version`'s shape: the service-managed key first, then the Key Vault keys in seed order. */
-export function serverKeyResources(s: KeyCustodyServer, version: string): ServerKey[] {
-  const shape = sqlKeyCustodyShape(version);
+/**
+ * ServerKeys_ListByServer, with the fields of every version (as protectorResource): the
+ * service-managed key first, then the Key Vault keys in seed order.
+ */
+export function serverKeyResources(s: KeyCustodyServer): ServerKey[] {
   const base = sqlServerId(serverRef(s));
   const protector = s.encryptionProtector;
-  const serviceManaged: ServerKeyProperties = { serverKeyType: "ServiceManaged" };
-  if (shape.autoRotationEnabled) serviceManaged.autoRotationEnabled = false;
+  const serviceManaged: ServerKeyProperties = { serverKeyType: "ServiceManaged", autoRotationEnabled: false };
   const out: ServerKey[] = [
     {
       id: childId(base, "keys", SERVICE_MANAGED_KEY_NAME),
@@ -147,9 +149,9 @@ export function serverKeyResources(s: KeyCustodyServer, version: string): Server
   for (const k of s.keys ?? []) {
     const p: ServerKeyProperties = { serverKeyType: "AzureKeyVault", uri: k.uri, thumbprint: k.thumbprint, creationDate: k.creationDate };
     // A key rotates by itself only while it is the protector of a server that opted in.
-    if (shape.autoRotationEnabled) p.autoRotationEnabled = protector?.keyName === k.name && protector.autoRotationEnabled;
+    p.autoRotationEnabled = protector?.keyName === k.name && protector.autoRotationEnabled;
     const keyVersion = parseKeyVaultKeyUri(k.uri)?.version;
-    if (shape.keyVersion && keyVersion) p.keyVersion = keyVersion;
+    if (keyVersion) p.keyVersion = keyVersion;
     out.push({
       id: childId(base, "keys", k.name),
       name: k.name,

@@ -494,7 +494,7 @@ export const sqlSeedSchema = {
   type: "object",
   additionalProperties: false,
   description:
-    "The Azure SQL estate the emulator serves: at api-version 2014-04-01 (databases, pools, TDE) and, for each server's encryption protector and keys, at every version Azure's SDKs send (src/services/sql/key-custody-api-versions.ts).",
+    "The Azure SQL estate the emulator serves (servers, databases, pools, TDE, advisors, each server's encryption protector and keys), at every api-version Azure publishes for each operation (specs/api-versions/Microsoft.Sql.json).",
   properties: {
     subscriptionId: uuid(`Optional: the subscription of servers that name none. Default ${DEFAULT_SUBSCRIPTION_ID}.`),
     scanDurationMs: {

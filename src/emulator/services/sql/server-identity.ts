@@ -4,8 +4,8 @@ import type { ResourceIdentity, Server } from "../../../services/sql/server-type
 import { DEFAULT_TENANT_ID } from "../keyvault/seed-schema";
 
 /**
- * A SQL server's managed identities as the emulator keeps them, and Servers_Get at 2021-11-01 (and
- * the later versions the key-custody routes accept) in Servers.json's shape: the `identity` block
+ * A SQL server's managed identities as the emulator keeps them, and Servers_Get with the fields of
+ * 2021-11-01's Servers.json (the front door leaves out what an older version lacks): the `identity` block
  * (common v2 `ResourceIdentity`) and `properties.primaryUserAssignedIdentityId`, the identity the
  * server uses for its customer-managed key. A server seeded without `identity` has none, as a
  * server created without one (`az sql server create` without `--assign-identity`).

@@ -18,7 +18,6 @@ import { derivedUuid } from "./derived-uuid";
 import {
   DEFAULT_SERVICE_TIER_ADVISOR_NAME,
   MASTER_DATABASE,
-  SQL_API_VERSION,
   SQL_RESOURCE_TYPES,
   TDE_CONFIGURATION_NAME,
   TDE_STATUSES,
@@ -33,18 +32,12 @@ import {
   type TransparentDataEncryptionStatus,
 } from "../../../services/sql/types";
 import { elasticPoolId, sqlDatabaseId, sqlServerId, tdeConfigurationId } from "../../../platform/arm/resource-id";
-import { SQL_KEY_CUSTODY_API_VERSIONS } from "../../../services/sql/key-custody-api-versions";
 import { ENCRYPTION_PROTECTOR_NAME } from "../../../services/sql/key-custody-types";
-import {
-  databaseKeyCustodyFromSeed,
-  databaseResource,
-  SQL_DATABASE_API_VERSIONS,
-  type DatabaseView,
-  type SqlDatabaseKeyCustodyState,
-} from "./database-resource";
+import { databaseKeyCustodyFromSeed, databaseResource, type DatabaseView, type SqlDatabaseKeyCustodyState } from "./database-resource";
 import { keyCustodyFromSeed, protectorResource, serverKeyResources, type SqlKeyCustodyState } from "./key-custody";
 import { serverIdentityFromSeed, serverResource, type SqlServerIdentityState } from "./server-identity";
-import { SQL_SERVERS_API_VERSIONS } from "../../../services/sql/server-types";
+import { publishedOperation } from "../../kit/published-operations";
+import { versionHas } from "../../kit/version-shape";
 
 /* ------------------------------------------------------------------ state (plain JSON) */
 
@@ -271,14 +264,12 @@ function masterOf(): SqlDatabaseState {
 
 /* ------------------------------------------------------------------ the service */
 
-const VERSIONS = [SQL_API_VERSION] as const;
-
 /**
- * Azure SQL management, under both namespace spellings: the seven operations of the SQL slice at
- * api-version 2014-04-01, a server's encryption protector and keys (read-only) at every
- * api-version Azure's SDKs send for them, and the database resource itself (Databases_Get and
- * Databases_ListByServer, read-only: its own TDE protector, keys and identity; database-resource.ts),
- * each answered in its version's shape.
+ * Azure SQL management, under both namespace spellings: the seven operations of the SQL slice (TDE,
+ * advisors, pool activities), a server and its encryption protector and keys (read-only), and the
+ * database resource itself (Databases_Get and Databases_ListByServer, read-only: its own TDE
+ * protector, keys and identity; database-resource.ts), each at every api-version Azure publishes for
+ * it (specs/api-versions/Microsoft.Sql.json) and answered in that version's shape.
  */
 export const sqlLocal: LocalService<SqlState, SqlSeed> = {
   name: "sql",
@@ -294,25 +285,32 @@ export const sqlLocal: LocalService<SqlState, SqlSeed> = {
     };
     const h = new SqlHandlers(ctx, lookup);
 
+    const op = (operationId: string) => publishedOperation("Microsoft.Sql", operationId);
     for (const ns of bothNamespaces("Sql")) {
       const server = `/subscriptions/:subscriptionId/resourceGroups/:resourceGroupName/providers/${ns}/servers/:serverName`;
       const db = `${server}/databases/:databaseName`;
       const pool = `${server}/elasticPools/:elasticPoolName`;
       const tde = `${db}/transparentDataEncryption/:transparentDataEncryptionName`;
-      ctx.arm("GET", `${server}/databases`, SQL_DATABASE_API_VERSIONS, (req) => h.listDatabases(req));
-      ctx.arm("GET", db, SQL_DATABASE_API_VERSIONS, (req) => h.getDatabase(req));
-      ctx.arm("GET", `${db}/serviceTierAdvisors`, VERSIONS, (req) => h.listAdvisors(req));
-      ctx.arm("GET", `${db}/serviceTierAdvisors/:serviceTierAdvisorName`, VERSIONS, (req) => h.getAdvisor(req));
-      ctx.arm("GET", `${pool}/elasticPoolActivity`, VERSIONS, (req) => h.listPoolActivities(req));
-      ctx.arm("GET", `${pool}/elasticPoolDatabaseActivity`, VERSIONS, (req) => h.listPoolDatabaseActivities(req));
-      ctx.arm("GET", tde, VERSIONS, (req) => h.getTde(req));
-      ctx.arm("PUT", tde, VERSIONS, (req) => h.putTde(req));
-      ctx.arm("GET", `${tde}/operationResults`, VERSIONS, (req) => h.listTdeActivities(req));
-      ctx.arm("GET", `${server}/encryptionProtector`, SQL_KEY_CUSTODY_API_VERSIONS, (req) => h.listProtectors(req));
-      ctx.arm("GET", `${server}/encryptionProtector/:encryptionProtectorName`, SQL_KEY_CUSTODY_API_VERSIONS, (req) => h.getProtector(req));
-      ctx.arm("GET", `${server}/keys`, SQL_KEY_CUSTODY_API_VERSIONS, (req) => h.listServerKeys(req));
-      ctx.arm("GET", `${server}/keys/:keyName`, SQL_KEY_CUSTODY_API_VERSIONS, (req) => h.getServerKey(req));
-      ctx.arm("GET", server, SQL_SERVERS_API_VERSIONS, (req) => h.getServer(req));
+      ctx.arm("GET", `${server}/databases`, op("Databases_ListByServer"), (req) => h.listDatabases(req));
+      ctx.arm("GET", db, op("Databases_Get"), (req) => h.getDatabase(req));
+      ctx.arm("GET", `${db}/serviceTierAdvisors`, op("ServiceTierAdvisors_ListByDatabase"), (req) => h.listAdvisors(req));
+      ctx.arm("GET", `${db}/serviceTierAdvisors/:serviceTierAdvisorName`, op("ServiceTierAdvisors_Get"), (req) => h.getAdvisor(req));
+      ctx.arm("GET", `${pool}/elasticPoolActivity`, op("ElasticPoolActivities_ListByElasticPool"), (req) => h.listPoolActivities(req));
+      ctx.arm("GET", `${pool}/elasticPoolDatabaseActivity`, op("ElasticPoolDatabaseActivities_ListByElasticPool"), (req) =>
+        h.listPoolDatabaseActivities(req),
+      );
+      ctx.arm("GET", tde, op("TransparentDataEncryptions_Get"), (req) => h.getTde(req));
+      ctx.arm("PUT", tde, op("TransparentDataEncryptions_CreateOrUpdate"), (req) => h.putTde(req));
+      ctx.arm("GET", `${tde}/operationResults`, op("TransparentDataEncryptionActivities_ListByConfiguration"), (req) =>
+        h.listTdeActivities(req),
+      );
+      ctx.arm("GET", `${server}/encryptionProtector`, op("EncryptionProtectors_ListByServer"), (req) => h.listProtectors(req));
+      ctx.arm("GET", `${server}/encryptionProtector/:encryptionProtectorName`, op("EncryptionProtectors_Get"), (req) =>
+        h.getProtector(req),
+      );
+      ctx.arm("GET", `${server}/keys`, op("ServerKeys_ListByServer"), (req) => h.listServerKeys(req));
+      ctx.arm("GET", `${server}/keys/:keyName`, op("ServerKeys_Get"), (req) => h.getServerKey(req));
+      ctx.arm("GET", server, op("Servers_Get"), (req) => h.getServer(req));
     }
   },
 };
@@ -329,7 +327,7 @@ class SqlHandlers {
   getDatabase(req: EmulatorRequest): EmulatorReply {
     const f = this.database(req);
     if (!f.ok) return f.reply;
-    return { status: 200, body: databaseResource(databaseView(f.value), apiVersionOf(req), req.query.get("$expand")) };
+    return { status: 200, body: databaseResource(databaseView(f.value), req.query.get("$expand")) };
   }
 
   /**
@@ -339,8 +337,7 @@ class SqlHandlers {
   listDatabases(req: EmulatorRequest): EmulatorReply {
     const f = this.server(req);
     if (!f.ok) return f.reply;
-    const version = apiVersionOf(req);
-    const items = [...f.value.databases.values()].map((entry) => databaseResource(databaseView(entry), version, null));
+    const items = [...f.value.databases.values()].map((entry) => databaseResource(databaseView(entry), null));
     return armPage(req, items, this.ctx.settings.pageSize);
   }
 
@@ -416,7 +413,7 @@ class SqlHandlers {
     const f = this.tde(req);
     if (!f.ok) return f.reply;
     const { server, db, master } = f.value;
-    const parsed = parseTdeBody(req);
+    const parsed = parseTdeBody(req, tdeStatusField(apiVersionOf(req)));
     if (!parsed.ok) return parsed.reply;
     const status = parsed.value;
     if (master) {
@@ -478,7 +475,7 @@ class SqlHandlers {
   listProtectors(req: EmulatorRequest): EmulatorReply {
     const f = this.server(req);
     if (!f.ok) return f.reply;
-    return armPage(req, [protectorResource(f.value.server, apiVersionOf(req))], this.ctx.settings.pageSize);
+    return armPage(req, [protectorResource(f.value.server)], this.ctx.settings.pageSize);
   }
 
   /** EncryptionProtectors_Get: only `current` exists (matched case-insensitively, as ARM names are). */
@@ -487,7 +484,7 @@ class SqlHandlers {
     if (!f.ok) return f.reply;
     const name = req.params.encryptionProtectorName;
     if (name.toLowerCase() !== ENCRYPTION_PROTECTOR_NAME) return notFound(req, `${req.params.serverName}/encryptionProtector/${name}`);
-    return { status: 200, body: protectorResource(f.value.server, apiVersionOf(req)) };
+    return { status: 200, body: protectorResource(f.value.server) };
   }
 
   /** Servers_Get (2021-11-01 on): the server with its managed identities. */
@@ -503,7 +500,7 @@ class SqlHandlers {
   listServerKeys(req: EmulatorRequest): EmulatorReply {
     const f = this.server(req);
     if (!f.ok) return f.reply;
-    return armPage(req, serverKeyResources(f.value.server, apiVersionOf(req)), this.ctx.settings.pageSize);
+    return armPage(req, serverKeyResources(f.value.server), this.ctx.settings.pageSize);
   }
 
   /** ServerKeys_Get */
@@ -511,7 +508,7 @@ class SqlHandlers {
     const f = this.server(req);
     if (!f.ok) return f.reply;
     const lower = req.params.keyName.toLowerCase();
-    const key = serverKeyResources(f.value.server, apiVersionOf(req)).find((k) => k.name!.toLowerCase() === lower);
+    const key = serverKeyResources(f.value.server).find((k) => k.name!.toLowerCase() === lower);
     if (!key) return notFound(req, `${req.params.serverName}/keys/${req.params.keyName}`);
     return { status: 200, body: key };
   }
@@ -590,14 +587,28 @@ function poolRef(server: SqlServerState, pool: SqlElasticPoolState) {
   return { subscriptionId: server.subscriptionId, resourceGroup: server.resourceGroup, server: server.name, elasticPool: pool.name };
 }
 
-function tdeResource(server: SqlServerState, db: SqlDatabaseState): TransparentDataEncryption {
+/**
+ * The TDE configuration in every version's fields: 2014-04-01 has `location` and `properties.status`,
+ * 2020-02-02-preview on `properties.state` (LogicalDatabaseTransparentDataEncryption, no location);
+ * the front door keeps the request's version's own (version-shape.ts).
+ */
+function tdeResource(server: SqlServerState, db: SqlDatabaseState): TdeInEveryVersion {
   return {
     id: tdeConfigurationId(dbRef(server, db)),
     name: TDE_CONFIGURATION_NAME,
     type: SQL_RESOURCE_TYPES.transparentDataEncryption,
     location: server.location,
-    properties: { status: db.transparentDataEncryption },
+    properties: { status: db.transparentDataEncryption, state: db.transparentDataEncryption },
   };
+}
+
+type TdeInEveryVersion = Omit<TransparentDataEncryption, "properties"> & {
+  properties: { status: TransparentDataEncryptionStatus; state: TransparentDataEncryptionStatus };
+};
+
+/** The field a version's TDE PUT carries its status in: `status` (2014-04-01) or `state` (2020-02-02-preview on). */
+function tdeStatusField(version: string): "status" | "state" {
+  return versionHas("Microsoft.Sql", SQL_RESOURCE_TYPES.transparentDataEncryption, version, "properties.state") ? "state" : "status";
 }
 
 const DAY_MS = 86_400_000;
@@ -652,8 +663,8 @@ function serviceObjectiveId(name: string): string {
   return KNOWN_OBJECTIVE_IDS[name] ?? derivedUuid(`serviceObjective/${name}`);
 }
 
-/** Reads `{ "properties": { "status": "Enabled" | "Disabled" } }`; the status matches case-insensitively, as ARM enums do. */
-function parseTdeBody(req: EmulatorRequest): Found<TransparentDataEncryptionStatus> {
+/** Reads `{ "properties": { "<field>": "Enabled" | "Disabled" } }`; the status matches case-insensitively, as ARM enums do. */
+function parseTdeBody(req: EmulatorRequest, field: "status" | "state"): Found<TransparentDataEncryptionStatus> {
   const fail = (status: number, code: string, message: string) => ({ ok: false as const, reply: armError(status, code, message) });
   if (req.body === undefined) {
     if (req.rawBody.length > 0)
@@ -661,27 +672,27 @@ function parseTdeBody(req: EmulatorRequest): Found<TransparentDataEncryptionStat
     return fail(
       400,
       "InvalidRequestContent",
-      'The request content is missing. Send { "properties": { "status": "Enabled" | "Disabled" } }.',
+      `The request content is missing. Send { "properties": { "${field}": "Enabled" | "Disabled" } }.`,
     );
   }
-  const body = req.body as { properties?: { status?: unknown } } | null;
+  const body = req.body as { properties?: Record<string, unknown> } | null;
   if (!body || typeof body !== "object" || Array.isArray(body) || !body.properties || typeof body.properties !== "object") {
     return fail(
       400,
       "InvalidRequestContent",
-      'The request content must be an object with \'properties\', e.g. { "properties": { "status": "Enabled" } }.',
+      `The request content must be an object with 'properties', e.g. { "properties": { "${field}": "Enabled" } }.`,
     );
   }
-  const raw = body.properties.status;
+  const raw = body.properties[field];
   if (raw === undefined || raw === null) {
-    return fail(400, "MissingRequiredParameter", "The 'properties.status' field is required: 'Enabled' or 'Disabled'.");
+    return fail(400, "MissingRequiredParameter", `The 'properties.${field}' field is required: 'Enabled' or 'Disabled'.`);
   }
   const status = typeof raw === "string" ? TDE_STATUSES.find((s) => s.toLowerCase() === raw.toLowerCase()) : undefined;
   if (!status) {
     return fail(
       400,
       "InvalidParameterValue",
-      `The value ${JSON.stringify(raw)} of 'properties.status' is not valid; use 'Enabled' or 'Disabled'.`,
+      `The value ${JSON.stringify(raw)} of 'properties.${field}' is not valid; use 'Enabled' or 'Disabled'.`,
     );
   }
   return { ok: true, value: status };
