@@ -5,7 +5,7 @@ import { LOCAL_SERVICES } from "../../src/emulator/services";
 import { publishedOperation } from "../../src/emulator/kit/published-operations";
 import { versionHas } from "../../src/emulator/kit/version-shape";
 import { sqlInitialState } from "../../src/emulator/services/sql/sql-local";
-import type { SqlSeed } from "../../src/emulator/services/sql/seed-schema";
+import type { SqlSeed } from "../../src/emulator/services/sql/sql-local";
 import { responseValidator } from "../../src/platform/schemas/swagger-schemas";
 import { SQL_DATABASES_GET, SQL_DATABASES_LIST_BY_SERVER, SQL_DATABASES_SPEC, type Database } from "../../src/services/sql/database-types";
 import { YamlInputError } from "../../src/platform/yaml/located-yaml";

@@ -9,10 +9,10 @@ import {
   protectorResource as fullProtector,
   serverKeyResources as allServerKeys,
   type KeyCustodyServer,
-} from "../../src/emulator/services/sql/key-custody";
+} from "../../src/emulator/services/sql/resources/server-key-custody";
 import { sqlInitialState } from "../../src/emulator/services/sql/sql-local";
 import type { KeyVaultSeed } from "../../src/emulator/services/keyvault/seed-schema";
-import type { SqlSeed } from "../../src/emulator/services/sql/seed-schema";
+import type { SqlSeed } from "../../src/emulator/services/sql/sql-local";
 import { YamlInputError } from "../../src/platform/yaml/located-yaml";
 
 /** The protector and server keys as the front door answers them at `version`. */
