@@ -6,6 +6,7 @@ import { databases } from "./resources/databases";
 import { databaseKeyCustody } from "./resources/database-key-custody";
 import { transparentDataEncryption } from "./resources/transparent-data-encryption";
 import { serviceTierAdvisors } from "./resources/service-tier-advisors";
+import { firewallRules } from "./resources/firewall-rules";
 
 /**
  * Every resource the SQL emulator serves, one module each (seed fragment, state, routes), one line
@@ -20,4 +21,5 @@ export const SQL_RESOURCES: readonly SqlResource[] = [
   databaseKeyCustody,
   transparentDataEncryption,
   serviceTierAdvisors,
+  firewallRules,
 ];
