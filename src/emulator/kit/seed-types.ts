@@ -63,8 +63,8 @@ export const Type = {
   /** An object keyed by data (`propertyNames` says which keys), each value a `value`. */
   Record: <S extends TSchema>(value: S, k: Keywords = {}) =>
     schema<Record<string, Static<S>>>({ type: "object", ...k, additionalProperties: value }),
-  /** An object of any keys and values (a map the seed hands on unchecked). */
-  Unknown: (k: Keywords = {}) => schema<Record<string, unknown>>({ type: "object", ...k }),
+  /** Exactly one of the schemas (a value of any of their types). */
+  OneOf: <const S extends readonly TSchema[]>(schemas: S, k: Keywords = {}) => schema<Static<S[number]>>({ ...k, oneOf: schemas }),
   /** The same schema as a property that may be left out (a copy: the schema stays required elsewhere). */
   Optional: <S extends TSchema>(s: S): TOptional<S> => ({ ...s, [OPTIONAL]: true }) as TOptional<S>,
 };
