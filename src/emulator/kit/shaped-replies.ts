@@ -10,8 +10,14 @@ import { pruneToShape, versionShape, type ShapeTree } from "./version-shape";
 export function inVersionShape(handler: Handler, op: PublishedOperation): Handler {
   const type = op.resourceType;
   if (!type) return handler;
+  // The tree of each version, looked up once: the front door has already refused unpublished versions.
+  const trees = new Map<string, ShapeTree | undefined>();
+  const treeOf = (version: string): ShapeTree | undefined => {
+    if (!trees.has(version)) trees.set(version, versionShape(op.namespace, type, version));
+    return trees.get(version);
+  };
   return (req) => {
-    const tree = versionShape(op.namespace, type, req.query.get("api-version") ?? "");
+    const tree = treeOf(req.query.get("api-version") ?? "");
     const reply = handler(req);
     if (!tree) return reply;
     return reply instanceof Promise ? reply.then((r) => shaped(r, tree)) : shaped(reply, tree);

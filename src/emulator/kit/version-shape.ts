@@ -83,9 +83,11 @@ export function pruneToShape(value: unknown, tree: ShapeTree | true): unknown {
     return item === undefined ? value : value.map((v) => pruneToShape(v, item));
   }
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
+  const source = value as Record<string, unknown>;
+  // for…in over a plain JSON object: its own keys, without allocating an entries array (a hot path).
+  for (const k in source) {
     const sub = tree[k];
-    if (sub !== undefined) out[k] = pruneToShape(v, sub);
+    if (sub !== undefined) out[k] = pruneToShape(source[k], sub);
   }
   return out;
 }
