@@ -227,7 +227,7 @@ const vaultSeed = Type.Object({
     }),
   ),
   enablePurgeProtection: enabledFlag(
-    "Optional: purge protection (api-version 2018-02-14-preview on; needs soft delete). Default false: absent, as Azure leaves it.",
+    "Optional: purge protection (api-version 2016-10-01 on; needs soft delete). Default false: absent, as Azure leaves it.",
   ),
   enableRbacAuthorization: enabledFlag("Optional (api-version 2019-09-01 on). Default false."),
   publicNetworkAccess: Type.Optional(

@@ -47,7 +47,7 @@ const encryptionProtectorSeed = Type.Object(
     ),
     autoRotationEnabled: Type.Optional(
       Type.Boolean({
-        description: "Optional: reported as properties.autoRotationEnabled from api-version 2020-11-01-preview on. Default false.",
+        description: "Optional: reported as properties.autoRotationEnabled from api-version 2020-08-01-preview on. Default false.",
       }),
     ),
   },
