@@ -142,7 +142,10 @@ export function sqlSeedSchema(resources: readonly SqlResource[]): TSchema {
 
 type SeedObject = Record<string, unknown> & { name?: string };
 
-/** Only the keys a module declared, from a seed object the schema has validated. */
+/**
+ * Only the keys a module declared, from a seed object the schema has validated. Typed `never` so it
+ * goes to each module's state function as that module's own fragment type: the schema checked it.
+ */
 function fragment(seed: SeedObject, keys: TProperties | undefined): never {
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(keys ?? {})) if (seed[k] !== undefined) out[k] = seed[k];
