@@ -8,8 +8,10 @@ import { mountChangeFeeds, type ChangeFeeds } from "./changes/change-feeds";
 import { AccessTokens } from "./kit/access-tokens";
 import type { KeyVaultState } from "./services/keyvault/keyvault-state";
 import { armRoute } from "./kit/arm-conventions";
+import type { PublishedOperation } from "./kit/published-operations";
+import { inVersionShape } from "./kit/shaped-replies";
 import { ArmThrottle, resolveThrottling, type ThrottlingInput } from "./kit/arm-throttling";
-import { EmulatorApp } from "./kit/emulator-app";
+import { EmulatorApp, type RouteInfo } from "./kit/emulator-app";
 import type { EmulatorSettings, LocalService, ServiceContext } from "./kit/local-service";
 import { send } from "./reply-writer";
 import { dispatch, type DispatchParts } from "./request-dispatch";
@@ -49,6 +51,8 @@ export interface RunningEmulator {
   throttle: ArmThrottle;
   /** What the emulator records of the writes it serves: its Activity Log (and Event Grid's deliveries). */
   changes: ChangeFeeds;
+  /** Every route it serves, with the published ARM operation of each ARM route. */
+  routes(): readonly RouteInfo[];
   /** The emulator's clock: real time plus the offset set through the admin API. */
   now(): number;
   advanceClock(ms: number): void;
@@ -101,6 +105,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     tokens,
     throttle,
     changes,
+    routes: () => app.routes(),
     now,
     advanceClock(ms) {
       state.emulator.clockOffsetMs += ms;
@@ -175,11 +180,24 @@ function mountServices(
       tokens,
       settings,
       app,
-      arm: (method, path, apiVersions, handler) =>
-        app.route(method, path, armRoute(handler, { apiVersions, tokens, throttle, changes: changes.recorder })),
+      arm: (method, path, operation, handler) => {
+        const op = isPublished(operation) ? operation : undefined;
+        const apiVersions = op ? op.apiVersions : (operation as readonly string[]);
+        const shaped = op ? inVersionShape(handler, op) : handler;
+        app.route(
+          method,
+          path,
+          armRoute(shaped, { apiVersions, tokens, throttle, changes: changes.recorder }),
+          op ? { operation: op } : {},
+        );
+      },
     };
     s.mount(ctx);
   }
+}
+
+function isPublished(o: PublishedOperation | readonly string[]): o is PublishedOperation {
+  return !Array.isArray(o);
 }
 
 /** A handler failed unexpectedly: reported (URL redacted), answered 500 when nothing was sent yet, else the connection is cut. */

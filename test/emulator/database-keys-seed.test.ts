@@ -2,9 +2,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseSeed } from "../../src/emulator/seed";
 import { LOCAL_SERVICES } from "../../src/emulator/services";
-import { SQL_DATABASE_API_VERSIONS } from "../../src/emulator/services/sql/database-resource";
+import { publishedOperation } from "../../src/emulator/kit/published-operations";
+import { versionHas } from "../../src/emulator/kit/version-shape";
 import { sqlInitialState } from "../../src/emulator/services/sql/sql-local";
-import type { SqlSeed } from "../../src/emulator/services/sql/seed-schema";
+import type { SqlSeed } from "../../src/emulator/services/sql/sql-local";
 import { responseValidator } from "../../src/platform/schemas/swagger-schemas";
 import { SQL_DATABASES_GET, SQL_DATABASES_LIST_BY_SERVER, SQL_DATABASES_SPEC, type Database } from "../../src/services/sql/database-types";
 import { YamlInputError } from "../../src/platform/yaml/located-yaml";
@@ -18,6 +19,9 @@ import { estate, serverPath, startKeyCustody, type KeyCustodyHarness } from "../
  */
 
 const ESTATE = join(__dirname, "../fixtures/estates/database-keys.estate.yaml");
+/** Every version Azure publishes Databases_Get and Databases_ListByServer in (specs/api-versions/Microsoft.Sql.json). */
+const SQL_DATABASE_API_VERSIONS = publishedOperation("Microsoft.Sql", "Databases_Get").apiVersions;
+const databaseHas = (version: string, path: string) => versionHas("Microsoft.Sql", "Microsoft.Sql/servers/databases", version, path);
 const URI = "https://kv-a.vault.azure.net/keys/tde/0123456789abcdef0123456789abcdef";
 const UAI =
   "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-a";
@@ -99,15 +103,20 @@ describe("Databases_Get against the database-keys estate", () => {
       expect(res.status, version).toBe(200);
       expect(validate(res.body).errors, version).toEqual([]);
       const d = res.body as Database;
-      expect(d.identity?.type, version).toBe("UserAssigned");
+      expect(d.identity?.type, version).toBe(databaseHas(version, "identity") ? "UserAssigned" : undefined);
       expect(d.properties?.encryptionProtector, version).toBe(
-        version === "2021-11-01" ? undefined : "https://kv-dk-remote.vault.azure.net/keys/tde-billing/22222222222222222222222222222222",
+        databaseHas(version, "properties.encryptionProtector")
+          ? "https://kv-dk-remote.vault.azure.net/keys/tde-billing/22222222222222222222222222222222"
+          : undefined,
       );
-      const rotation = ["2021-11-01", "2022-08-01-preview", "2022-11-01-preview"].includes(version) ? undefined : true;
+      const rotation = databaseHas(version, "properties.encryptionProtectorAutoRotation") ? true : undefined;
       expect(d.properties?.encryptionProtectorAutoRotation, version).toBe(rotation);
       expect(d.properties?.keys, version).toBeUndefined(); // only with $expand=keys
+      // 2014-04-01 names the tier and objective itself; 2017-03-01-preview on carry a sku instead.
+      expect(d.properties?.edition, version).toBe(databaseHas(version, "properties.edition") ? "Standard" : undefined);
+      expect((d.sku as { name?: string } | undefined)?.name, version).toBe(databaseHas(version, "sku") ? "S0" : undefined);
     }
-    expect((await h.get(path("billing"), "2020-11-01-preview")).status).toBe(400);
+    expect((await h.get(path("billing"), "2018-06-01-preview")).status).toBe(400);
   });
 
   it("lists the database-level keys with $expand=keys, as the published example does", async () => {
@@ -183,7 +192,7 @@ describe("Databases_ListByServer against the database-keys estate", () => {
       const billing = (await h.get(`${list}/billing`, version)).body as Database;
       expect(page2.value[1], version).toEqual(billing); // no $expand on the list: no properties.keys, as Get without it
     }
-    expect((await h.get(list, "2020-11-01-preview")).status).toBe(400);
+    expect((await h.get(list, "2018-06-01-preview")).status).toBe(400);
     expect((await h.get(`${serverPath("sql-nope", "rg-dk-data")}/databases`, "2023-02-01-preview")).status).toBe(404);
   });
 

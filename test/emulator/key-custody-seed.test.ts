@@ -4,11 +4,22 @@ import { describe, expect, it } from "vitest";
 import { parseSeed } from "../../src/emulator/seed";
 import { LOCAL_SERVICES } from "../../src/emulator/services";
 import { keyVaultInitialState } from "../../src/emulator/services/keyvault/keyvault-state";
-import { protectorResource, serverKeyResources } from "../../src/emulator/services/sql/key-custody";
+import { toVersionShape } from "../../src/emulator/kit/version-shape";
+import {
+  protectorResource as fullProtector,
+  serverKeyResources as allServerKeys,
+  type KeyCustodyServer,
+} from "../../src/emulator/services/sql/resources/server-key-custody";
 import { sqlInitialState } from "../../src/emulator/services/sql/sql-local";
 import type { KeyVaultSeed } from "../../src/emulator/services/keyvault/seed-schema";
-import type { SqlSeed } from "../../src/emulator/services/sql/seed-schema";
+import type { SqlSeed } from "../../src/emulator/services/sql/sql-local";
 import { YamlInputError } from "../../src/platform/yaml/located-yaml";
+
+/** The protector and server keys as the front door answers them at `version`. */
+const protectorResource = (s: KeyCustodyServer, version: string) =>
+  toVersionShape("Microsoft.Sql", "Microsoft.Sql/servers/encryptionProtector", version, fullProtector(s));
+const serverKeyResources = (s: KeyCustodyServer, version: string) =>
+  allServerKeys(s).map((k) => toVersionShape("Microsoft.Sql", "Microsoft.Sql/servers/keys", version, k));
 
 /** The seed's key-custody parts: servers' protectors and keys, the keyvault section. */
 

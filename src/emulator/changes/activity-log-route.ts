@@ -3,9 +3,6 @@ import type { ActivityLog } from "./activity-log";
 import type { ActivityLogEventData } from "./activity-log-entry";
 import { parseActivityLogFilter } from "./activity-log-filter";
 
-/** The Activity Log's api-version (specs/monitor/Microsoft.Insights/stable/2015-04-01/activityLogs_API.json). */
-export const ACTIVITY_LOG_API_VERSIONS: readonly string[] = ["2015-04-01"];
-
 /** ActivityLogs_List's path; ARM matches the namespace case-insensitively, as the emulator's router does. */
 export const ACTIVITY_LOG_PATH = "/subscriptions/:subscriptionId/providers/Microsoft.Insights/eventtypes/management/values";
 

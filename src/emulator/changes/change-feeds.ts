@@ -7,7 +7,8 @@ import type { EmulatorSettings } from "../kit/local-service";
 import type { FaultInjector } from "../fault-injector";
 import { INVALID } from "../http-body";
 import { ActivityLog, DEFAULT_ACTIVITY_LOG_CAPACITY } from "./activity-log";
-import { ACTIVITY_LOG_API_VERSIONS, ACTIVITY_LOG_PATH, DEFAULT_ACTIVITY_LOG_PAGE_SIZE, listActivityLog } from "./activity-log-route";
+import { publishedOperation } from "../kit/published-operations";
+import { ACTIVITY_LOG_PATH, DEFAULT_ACTIVITY_LOG_PAGE_SIZE, listActivityLog } from "./activity-log-route";
 import { ChangeRecorder } from "./change-recorder";
 import { EventGrid } from "./event-grid/event-grid";
 import { KeyExpiryWatch } from "./event-grid/key-vault-events";
@@ -56,14 +57,16 @@ export function mountChangeFeeds(d: {
   const recorder = new ChangeRecorder(activityLog, d.faults, d.now);
   const eventGrid = new EventGrid(d.faults, () => d.settings.eventGridRetryTimeScale ?? 1, d.baseUrl);
   recorder.onWriteSucceeded((w, _reply, at) => eventGrid.publish(w, at));
+  const operation = publishedOperation("Microsoft.Insights", "ActivityLogs_List");
   d.app.route(
     "GET",
     ACTIVITY_LOG_PATH,
     armRoute((req) => listActivityLog(req, activityLog, d.settings.activityLogPageSize ?? DEFAULT_ACTIVITY_LOG_PAGE_SIZE), {
-      apiVersions: ACTIVITY_LOG_API_VERSIONS,
+      apiVersions: operation.apiVersions,
       tokens: d.tokens,
       throttle: d.throttle,
     }),
+    { operation },
   );
   const keys = new KeyExpiryWatch(d.keyVaults ?? (() => undefined));
   let keyTimer: NodeJS.Timeout | undefined;

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Readable } from "node:stream";
 import FindMyWay from "find-my-way";
+import type { PublishedOperation } from "./published-operations";
 
 export type Method = "GET" | "PUT" | "POST" | "DELETE" | "PATCH" | "HEAD";
 
@@ -47,6 +48,16 @@ export interface EmulatorReply {
 export interface RouteOptions {
   /** Hand the handler the request stream (`bodyStream`) instead of reading the body into `rawBody`. */
   streamBody?: boolean;
+  /** The published ARM operation the route serves (its api-versions come from it). */
+  operation?: PublishedOperation;
+}
+
+/** A registered route, as `EmulatorApp.routes()` lists it. */
+export interface RouteInfo {
+  method: Method;
+  /** The registered path, `:name` parameters. */
+  path: string;
+  operation?: PublishedOperation;
 }
 
 export type Handler = (req: EmulatorRequest) => EmulatorReply | Promise<EmulatorReply>;
@@ -61,11 +72,18 @@ interface RouteStore {
 /** The router every local implementation mounts its routes on. Paths match case-insensitively, as ARM does. */
 export class EmulatorApp {
   private readonly router = FindMyWay({ caseSensitive: false, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
+  private readonly registered: RouteInfo[] = [];
 
   /** Registers a handler; `path` uses `:name` parameters. */
   route(method: Method, path: string, handler: Handler, options: RouteOptions = {}): void {
     const pattern = path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
     this.router.on(method, path, () => undefined, { handler, pattern, streamBody: options.streamBody === true } satisfies RouteStore);
+    this.registered.push({ method, path, ...(options.operation ? { operation: options.operation } : {}) });
+  }
+
+  /** Every registered route, in registration order (what a test walks to check each operation's versions). */
+  routes(): readonly RouteInfo[] {
+    return this.registered;
   }
 
   /** Finds the handler and parameters for a request, or undefined. */

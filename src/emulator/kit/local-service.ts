@@ -1,6 +1,7 @@
 import type { AccessTokens } from "./access-tokens";
 import type { ThrottlingSettings } from "./arm-throttling";
 import type { EmulatorApp, EmulatorReply, Handler, Method } from "./emulator-app";
+import type { PublishedOperation } from "./published-operations";
 
 /** Settings every local implementation may read; they can change at run time through the admin API. */
 export interface EmulatorSettings {
@@ -34,8 +35,13 @@ export interface ServiceContext<S> {
   tokens: AccessTokens;
   settings: EmulatorSettings;
   app: EmulatorApp;
-  /** Registers an ARM route: api-version checked against `apiVersions`, bearer token required. */
-  arm(method: Method, path: string, apiVersions: readonly string[], handler: Handler): void;
+  /**
+   * Registers an ARM route: bearer token required, api-version checked against the published
+   * operation's versions (publishedOperation()) and each answer cut to that version's shape, or, for
+   * an API whose versions are not recorded under specs/api-versions/ (a service of an organisation's
+   * own), against a plain list.
+   */
+  arm(method: Method, path: string, operation: PublishedOperation | readonly string[], handler: Handler): void;
 }
 
 /**

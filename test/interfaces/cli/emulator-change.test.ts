@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../../src/platform/version";
 import { cleanShellEnv, requireCompiledCli, runCliProcess, type CommandResult } from "../../helpers/cli-process";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
+import { WebhookReceiver } from "../../emulator/changes/webhook-receiver";
 import { runCliWith, stackDir } from "./cli-harness";
 
 // Issue 34, item 6: a newcomer sees drift without reading the source. `emulator change` changes a
@@ -19,6 +20,7 @@ const SEED = `sql:
       databases:
         - { name: a, transparentDataEncryption: Enabled }
         - { name: b, transparentDataEncryption: Enabled }
+        - { name: c, transparentDataEncryption: Enabled }
 `;
 const STACK = `config:
   stackwarden:subscriptionId: ${SUB}
@@ -117,6 +119,60 @@ describe("emulator change: drift made out of band, as the portal makes it", () =
   });
 });
 
+describe("emulator change --as: a person's change, named in the change records (issue 40, item 13)", () => {
+  it("writes with a user token from the emulator's user-token facility: the Activity Log's caller and Event Grid's claims are the UPN", async () => {
+    const rx = await new WebhookReceiver().start();
+    try {
+      const sub = await fetch(`${t.url}/_emulator/event-subscriptions/as-alice`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ endpointUrl: rx.url }),
+      });
+      expect(sub.status).toBe(200);
+      const tokens = served("GET", "/metadata/identity/oauth2/token");
+
+      const r = await change(["--database", "rg/s1/c", "--tde", "Disabled", "--as", "alice@contoso.com"]);
+      expect(r.code, r.output).toBe(0);
+      expect(r.stderr).toBe("");
+      expect(r.stdout.trimEnd()).toBe(
+        `changed rg/s1/c: TDE Enabled -> Disabled, by a PUT of transparentDataEncryption/current through the Resource Manager of the emulator at ${t.url} as alice@contoso.com; a decryption scan runs`,
+      );
+      expect(r.output).not.toMatch(/eyJ[\w-]+\.[\w-]+\./);
+      // Alice's token, not the machine's: IMDS was not asked for one.
+      expect(served("GET", "/metadata/identity/oauth2/token")).toBe(tokens);
+      const recorded = t.emu.changes.activityLog
+        .all()
+        .map((e) => e.entry)
+        .filter((e) => e.resourceId.endsWith("/databases/c/transparentDataEncryption/current"));
+      expect(recorded.map((e) => e.status.value)).toEqual(["Succeeded", "Started"]);
+      for (const e of recorded) {
+        expect(e.caller).toBe("alice@contoso.com");
+        expect(e.claims).toMatchObject({ "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/upn": "alice@contoso.com" });
+      }
+      const [delivery] = await rx.waitForNotifications(1);
+      const [event] = JSON.parse(delivery.body) as { subject: string; data: { claims: Record<string, string> } }[];
+      expect(event.subject).toMatch(/\/databases\/c\/transparentDataEncryption\/current$/);
+      expect(event.data.claims).toMatchObject({ "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/upn": "alice@contoso.com" });
+    } finally {
+      await fetch(`${t.url}/_emulator/event-subscriptions/as-alice`, { method: "DELETE" });
+      await rx.close();
+    }
+  });
+
+  it("a value that is not a user principal name is one SW_USAGE line, and nothing is written", async () => {
+    const puts = served("PUT", "transparentDataEncryption");
+    for (const bad of ["alice", "alice@contoso", "al ice@contoso.com"]) {
+      const r = await change(["--database", "rg/s1/a", "--tde", "Enabled", "--as", bad]);
+      expect(r.code, r.output).toBe(1);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trimEnd().split("\n"), r.stderr).toHaveLength(1);
+      expect(r.stderr).toMatch(/^stackwarden: SW_USAGE: /);
+      expect(r.stderr).toContain(`expected a user principal name such as alice@contoso.com, got "${bad}"`);
+    }
+    expect(served("PUT", "transparentDataEncryption")).toBe(puts);
+  });
+});
+
 describe("emulator change: one line for bad input, exit 1, nothing written", () => {
   it("an unknown database is named", async () => {
     const puts = served("PUT", "transparentDataEncryption");
@@ -157,7 +213,7 @@ describe("emulator change: one line for bad input, exit 1, nothing written", () 
   it("--help shows its options", async () => {
     const r = await change(["--help"]);
     expect(r.code).toBe(0);
-    for (const option of ["--database <rg/server/database>", "--tde <status>", "--subscription <id>", "--emulator <url>"])
+    for (const option of ["--database <rg/server/database>", "--tde <status>", "--subscription <id>", "--as <upn>", "--emulator <url>"])
       expect(r.stdout).toContain(option);
   });
 });

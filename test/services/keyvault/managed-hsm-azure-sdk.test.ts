@@ -11,9 +11,9 @@ import { DEV_ESTATE, estate, startKeyCustody, SUB, type KeyCustodyHarness } from
  * - The SDK's bearer policy refuses any URL that is not https, and the emulator speaks http; so the
  *   SDK is pointed at Azure's own endpoint, and the last hop (its HTTP client) sends each request
  *   to the emulator instead. Everything before that hop runs as against Azure.
- * - 5.0.0 sends api-version 2026-02-01 by default, a version with no published spec in this
- *   repository (the emulator answers it InvalidApiVersionParameter, as it does every version it
- *   does not know): the client is asked for 2023-07-01, the spec folder shipped here.
+ * - 5.0.0 sends api-version 2026-02-01 by default (the emulator answers it, as it answers every
+ *   version Azure publishes: test/emulator/azure-sdk-default-versions.test.ts); here the client is
+ *   asked for 2023-07-01, the spec folder shipped in this repository, so answers can be checked against it.
  */
 const AZURE = "https://management.azure.com";
 

@@ -179,9 +179,10 @@ describe("SqlClient against the example estate", () => {
     expect(sub).toMatchObject({ status: 404, code: "ResourceGroupNotFound" });
   });
 
-  it("accepts only api-version 2014-04-01", async () => {
+  it("accepts only the api-versions Azure publishes for the operation", async () => {
     const path = `/subscriptions/${SUB}/resourceGroups/rg-data/providers/Microsoft.Sql/servers/sql-prod-1/databases/orders/transparentDataEncryption/current`;
-    expect((await h.raw("GET", path, undefined, "api-version=2021-11-01")).status).toBe(400);
+    // 2019-06-01-preview is published for servers and databases, not for TDE.
+    expect((await h.raw("GET", path, undefined, "api-version=2019-06-01-preview")).status).toBe(400);
     expect(((await h.raw("GET", path, undefined, "")).body as { error: { code: string } }).error.code).toBe("MissingApiVersionParameter");
   });
 });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Ajv from "ajv";
 import { responseValidator } from "../../../src/platform/schemas/swagger-schemas";
-import { SQL_KEY_CUSTODY_API_VERSIONS, sqlKeyCustodyShape } from "../../../src/services/sql/key-custody-api-versions";
+import { publishedOperation } from "../../../src/emulator/kit/published-operations";
+import { versionHas } from "../../../src/emulator/kit/version-shape";
 import {
   SQL_ENCRYPTION_PROTECTORS_SPEC,
   SQL_KEY_CUSTODY_OPERATIONS,
@@ -24,8 +25,9 @@ import {
  * it accepts, validates against the published schema of that operation (the spec folders shipped:
  * 2021-11-01 for the protector, 2015-05-01-preview for server keys; other versions add or drop only
  * optional properties, which the schemas allow), and carries
- * exactly its version's additions: `autoRotationEnabled` from 2020-11-01-preview, `keyVersion` from
- * 2025-01-01. The spec declares no schema for errors, so they are checked against ARM's common shape.
+ * exactly its version's additions as the recorded specs give them (specs/api-versions/Microsoft.Sql.json:
+ * `autoRotationEnabled` from 2020-08-01-preview on the protector and 2020-11-01-preview on keys,
+ * `keyVersion` from 2024-11-01-preview). The spec declares no schema for errors, so they are checked against ARM's common shape.
  */
 
 const validators = new Map<string, ReturnType<typeof responseValidator>>();
@@ -68,12 +70,19 @@ async function allPages<T>(h: KeyCustodyHarness, first: RawAnswer, spec: string,
   throw new Error("too many pages");
 }
 
-function expectShape(version: string, props: EncryptionProtector["properties"] | ServerKey["properties"]): void {
-  const shape = sqlKeyCustodyShape(version);
-  expect("autoRotationEnabled" in props!, `${version} autoRotationEnabled`).toBe(shape.autoRotationEnabled);
+/** The versions Azure publishes (specs/api-versions/Microsoft.Sql.json: the protector's and the keys' are the same). */
+const SQL_KEY_CUSTODY_API_VERSIONS = publishedOperation("Microsoft.Sql", "EncryptionProtectors_Get").apiVersions;
+
+function expectShape(
+  type: "encryptionProtector" | "keys",
+  version: string,
+  props: EncryptionProtector["properties"] | ServerKey["properties"],
+): void {
+  const has = (path: string) => versionHas("Microsoft.Sql", `Microsoft.Sql/servers/${type}`, version, path);
+  expect("autoRotationEnabled" in props!, `${version} autoRotationEnabled`).toBe(has("properties.autoRotationEnabled"));
   const akv = props!.serverKeyType === "AzureKeyVault";
-  expect("keyVersion" in props!, `${version} keyVersion`).toBe(shape.keyVersion && akv);
-  if (akv && shape.keyVersion) expect(props!.uri!.endsWith(`/${props!.keyVersion}`)).toBe(true);
+  expect("keyVersion" in props!, `${version} keyVersion`).toBe(has("properties.keyVersion") && akv);
+  if (akv && has("properties.keyVersion")) expect(props!.uri!.endsWith(`/${props!.keyVersion}`)).toBe(true);
 }
 
 const VARIANTS = [
@@ -112,7 +121,7 @@ describe.each(VARIANTS)("key custody answers conform at every accepted api-versi
         expect(one.status).toBe(200);
         expectSpecValid(SQL_ENCRYPTION_PROTECTORS_SPEC, SQL_KEY_CUSTODY_OPERATIONS.getEncryptionProtector, one.body);
         expect(one.body).toEqual(list[0]);
-        expectShape(version, (one.body as EncryptionProtector).properties);
+        expectShape("encryptionProtector", version, (one.body as EncryptionProtector).properties);
       }
     }
   });
@@ -132,7 +141,7 @@ describe.each(VARIANTS)("key custody answers conform at every accepted api-versi
           expect(one.status).toBe(200);
           expectSpecValid(SQL_SERVER_KEYS_SPEC, SQL_KEY_CUSTODY_OPERATIONS.getServerKey, one.body);
           expect(one.body).toEqual(k);
-          expectShape(version, k.properties);
+          expectShape("keys", version, k.properties);
         }
       }
     }

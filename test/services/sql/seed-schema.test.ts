@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { YamlInputError } from "../../../src/platform/yaml/located-yaml";
 import { sqlInitialState, sqlLocal } from "../../../src/emulator/services/sql/sql-local";
-import type { SqlSeed } from "../../../src/emulator/services/sql/seed-schema";
+import type { SqlSeed } from "../../../src/emulator/services/sql/sql-local";
 import { seedFromYaml } from "../../helpers/emulator";
 import { estateSeed } from "./sql-test-kit";
 

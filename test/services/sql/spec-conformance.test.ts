@@ -198,7 +198,7 @@ describe.each(VARIANTS)("responses conform to sql.core.json: $name", ({ seed, db
     );
     expectArmError(await h.raw("GET", `${dbPath({ ...ref, resourceGroup: "rg-nope" })}/serviceTierAdvisors`), 404, "ResourceGroupNotFound");
     expectArmError(
-      await h.raw("GET", `${dbPath(ref)}/transparentDataEncryption/current`, undefined, "api-version=2021-11-01"),
+      await h.raw("GET", `${dbPath(ref)}/transparentDataEncryption/current`, undefined, "api-version=2019-06-01-preview"),
       400,
       "InvalidApiVersionParameter",
     );

@@ -1,12 +1,8 @@
 import type { EmulatorReply, EmulatorRequest } from "../../kit/emulator-app";
 import type { LocalService, ServiceContext } from "../../kit/local-service";
 import { armError, armPage } from "../../kit/arm-conventions";
-import {
-  AUTHORIZATION_API_VERSION,
-  AUTHORIZATION_NAMESPACE,
-  type RoleAssignment,
-  type RoleDefinition,
-} from "../../../services/authorization/types";
+import { publishedOperation } from "../../kit/published-operations";
+import { AUTHORIZATION_NAMESPACE, type RoleAssignment, type RoleDefinition } from "../../../services/authorization/types";
 import {
   authorizationInitialState,
   trimScope,
@@ -17,12 +13,12 @@ import {
 } from "./authorization-state";
 import { authorizationSeedSchema, type AuthorizationSeed } from "./seed-schema";
 
-const VERSIONS = [AUTHORIZATION_API_VERSION];
 const NS = AUTHORIZATION_NAMESPACE;
 const RG = "/subscriptions/:subscriptionId/resourceGroups/:resourceGroupName";
 
 /**
- * Azure RBAC (Microsoft.Authorization 2022-04-01), read-only: RoleAssignments_ListForScope at a
+ * Azure RBAC (Microsoft.Authorization, at every api-version Azure publishes for each operation, each
+ * answered in its version's shape; 2022-04-01's fields are the fullest), read-only: RoleAssignments_ListForScope at a
  * subscription, resource group, resource or child resource (a vault's key) scope, and
  * RoleDefinitions_GetById for built-in and seeded custom roles. As Azure answers the list: without
  * `$filter`, the assignments at, above and below the scope; `atScope()`, at or above it;
@@ -34,15 +30,21 @@ export const authorizationLocal: LocalService<AuthorizationState, AuthorizationS
   initialState: (seed) => authorizationInitialState(seed),
 
   mount(ctx) {
+    const op = (operationId: string) => publishedOperation("Microsoft.Authorization", operationId);
     const list = (req: EmulatorRequest) => listForScope(ctx, req);
     const assignments = `providers/${NS}/roleAssignments`;
-    ctx.arm("GET", `/subscriptions/:subscriptionId/${assignments}`, VERSIONS, list);
-    ctx.arm("GET", `${RG}/${assignments}`, VERSIONS, list);
-    ctx.arm("GET", `${RG}/providers/:namespace/:type/:name/${assignments}`, VERSIONS, list);
-    ctx.arm("GET", `${RG}/providers/:namespace/:type/:name/:childType/:childName/${assignments}`, VERSIONS, list);
+    ctx.arm("GET", `/subscriptions/:subscriptionId/${assignments}`, op("RoleAssignments_ListForSubscription"), list);
+    ctx.arm("GET", `${RG}/${assignments}`, op("RoleAssignments_ListForResourceGroup"), list);
+    ctx.arm("GET", `${RG}/providers/:namespace/:type/:name/${assignments}`, op("RoleAssignments_ListForResource"), list);
+    ctx.arm(
+      "GET",
+      `${RG}/providers/:namespace/:type/:name/:childType/:childName/${assignments}`,
+      op("RoleAssignments_ListForResource"),
+      list,
+    );
     const get = (req: EmulatorRequest) => getRoleDefinition(ctx, req);
-    ctx.arm("GET", `/subscriptions/:subscriptionId/providers/${NS}/roleDefinitions/:roleDefinitionId`, VERSIONS, get);
-    ctx.arm("GET", `/providers/${NS}/roleDefinitions/:roleDefinitionId`, VERSIONS, get);
+    ctx.arm("GET", `/subscriptions/:subscriptionId/providers/${NS}/roleDefinitions/:roleDefinitionId`, op("RoleDefinitions_Get"), get);
+    ctx.arm("GET", `/providers/${NS}/roleDefinitions/:roleDefinitionId`, op("RoleDefinitions_GetById"), get);
   },
 };
 

@@ -1,75 +1,44 @@
+import { Type, type Static } from "../../kit/seed-types";
+
 /**
- * The JSON Schema of the emulator seed's `authorization:` section (Azure RBAC: role assignments and
- * custom role definitions), and its TypeScript twin. Built-in roles need no seed (built-in-roles.ts).
+ * The emulator seed's `authorization:` section (Azure RBAC: role assignments and custom role
+ * definitions), each part declared once: its JSON Schema and its TypeScript type come from the same
+ * declaration (kit/seed-types.ts). Built-in roles need no seed (built-in-roles.ts).
  */
-
-export interface RoleAssignmentSeed {
-  scope: string;
-  principalId: string;
-  /** A role's GUID: a built-in one or one of `roleDefinitions`. */
-  roleDefinitionId: string;
-  principalType?: "User" | "Group" | "ServicePrincipal" | "ForeignGroup" | "Device";
-  name?: string;
-  condition?: string;
-}
-
-export interface RoleDefinitionSeed {
-  name: string;
-  roleName: string;
-  description?: string;
-  subscriptionId?: string;
-  actions?: string[];
-  notActions?: string[];
-  dataActions?: string[];
-  notDataActions?: string[];
-}
-
-/** The `authorization:` section of a seed. */
-export interface AuthorizationSeed {
-  subscriptionId?: string;
-  roleDefinitions?: RoleDefinitionSeed[];
-  roleAssignments?: RoleAssignmentSeed[];
-  listDeniedScopes?: string[];
-}
 
 export const DEFAULT_SUBSCRIPTION_ID = "00000000-0000-0000-0000-000000000000";
 
 const UUID = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
 /** A subscription, resource group or resource id (ARM scope), or `/` for the tenant root. */
 const SCOPE = "^(/|/subscriptions/[^/]+(/resourceGroups/[^/]+(/providers/[^/]+(/[^/]+/[^/]+)+)?)?)$";
-const uuid = (description: string) => ({ type: "string", pattern: UUID, description });
-const scope = (description: string) => ({ type: "string", pattern: SCOPE, description });
-const actions = (what: string) => ({
-  type: "array",
-  items: { type: "string", minLength: 1 },
-  description: `Optional: ${what} (\`*\` matches any run of characters, e.g. Microsoft.KeyVault/vaults/keys/*). Default: none.`,
-});
+const uuid = (description: string) => Type.String({ pattern: UUID, description });
+const scope = (description: string) => Type.String({ pattern: SCOPE, description });
+const actions = (what: string) =>
+  Type.Optional(
+    Type.Array(Type.String({ minLength: 1 }), {
+      description: `Optional: ${what} (\`*\` matches any run of characters, e.g. Microsoft.KeyVault/vaults/keys/*). Default: none.`,
+    }),
+  );
 
-const roleDefinitionSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["name", "roleName"],
-  description: "A custom role (RoleDefinitions_GetById answers it; assignments name it by its GUID).",
-  properties: {
+const roleDefinitionSeed = Type.Object(
+  {
     name: uuid("Required: the role's GUID, unique, and not a built-in role's."),
-    roleName: { type: "string", minLength: 1, description: "Required: properties.roleName." },
-    description: { type: "string", description: "Optional: properties.description." },
-    subscriptionId: uuid(
-      "Optional: the subscription the role is defined in (its id and assignable scope). Default: authorization.subscriptionId.",
+    roleName: Type.String({ minLength: 1, description: "Required: properties.roleName." }),
+    description: Type.Optional(Type.String({ description: "Optional: properties.description." })),
+    subscriptionId: Type.Optional(
+      uuid("Optional: the subscription the role is defined in (its id and assignable scope). Default: authorization.subscriptionId."),
     ),
     actions: actions("control-plane actions"),
     notActions: actions("control-plane actions taken away"),
     dataActions: actions("data actions"),
     notDataActions: actions("data actions taken away"),
   },
-} as const;
+  { description: "A custom role (RoleDefinitions_GetById answers it; assignments name it by its GUID)." },
+);
+export type RoleDefinitionSeed = Static<typeof roleDefinitionSeed>;
 
-const roleAssignmentSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["scope", "principalId", "roleDefinitionId"],
-  description: "A role assignment (RoleAssignments_ListForScope lists it at, above and below its scope).",
-  properties: {
+const roleAssignmentSeed = Type.Object(
+  {
     scope: scope(
       "Required: where the role is assigned: /subscriptions/<id>, …/resourceGroups/<rg>, a resource id (a vault, a vault's key), or /.",
     ),
@@ -77,31 +46,37 @@ const roleAssignmentSchema = {
     roleDefinitionId: uuid(
       "Required: the role's GUID: a built-in role (e147488a-f6f5-4113-8e2d-b22465e65bf6 Key Vault Crypto Service Encryption User, acdd72a7-3385-48ef-bd42-f606fba81ae7 Reader) or one of authorization.roleDefinitions.",
     ),
-    principalType: {
-      type: "string",
-      enum: ["User", "Group", "ServicePrincipal", "ForeignGroup", "Device"],
-      description: "Optional. Default ServicePrincipal (a managed identity is one).",
-    },
-    name: uuid("Optional: the assignment's GUID. Default: derived from scope, principal and role (stable)."),
-    condition: { type: "string", minLength: 1, description: "Optional: an ABAC condition (properties.condition, conditionVersion 2.0)." },
+    principalType: Type.Optional(
+      Type.Enum(["User", "Group", "ServicePrincipal", "ForeignGroup", "Device"], {
+        description: "Optional. Default ServicePrincipal (a managed identity is one).",
+      }),
+    ),
+    name: Type.Optional(uuid("Optional: the assignment's GUID. Default: derived from scope, principal and role (stable).")),
+    condition: Type.Optional(
+      Type.String({ minLength: 1, description: "Optional: an ABAC condition (properties.condition, conditionVersion 2.0)." }),
+    ),
   },
-} as const;
+  { description: "A role assignment (RoleAssignments_ListForScope lists it at, above and below its scope)." },
+);
+export type RoleAssignmentSeed = Static<typeof roleAssignmentSeed>;
 
 /** The `authorization:` section's schema. */
-export const authorizationSeedSchema = {
-  type: "object",
-  additionalProperties: false,
-  description:
-    "Azure RBAC as the emulator serves it (Microsoft.Authorization 2022-04-01, read-only): role assignments listed at a scope (RoleAssignments_ListForScope, with $filter=atScope(), principalId eq '<id>' or assignedTo('<id>')) and role definitions by id (RoleDefinitions_GetById), built-in ones included.",
-  properties: {
-    subscriptionId: uuid(`Optional: the subscription of custom roles that name none. Default ${DEFAULT_SUBSCRIPTION_ID}.`),
-    roleDefinitions: { type: "array", items: roleDefinitionSchema, description: "Optional: custom roles. Default: none." },
-    roleAssignments: { type: "array", items: roleAssignmentSchema, description: "Optional. Default: none." },
-    listDeniedScopes: {
-      type: "array",
-      items: scope("A scope"),
-      description:
-        "Optional: scopes at or under which listing role assignments answers 403 AuthorizationFailed (no Microsoft.Authorization/roleAssignments/read). Default: none.",
-    },
+export const authorizationSeedSchema = Type.Object(
+  {
+    subscriptionId: Type.Optional(uuid(`Optional: the subscription of custom roles that name none. Default ${DEFAULT_SUBSCRIPTION_ID}.`)),
+    roleDefinitions: Type.Optional(Type.Array(roleDefinitionSeed, { description: "Optional: custom roles. Default: none." })),
+    roleAssignments: Type.Optional(Type.Array(roleAssignmentSeed, { description: "Optional. Default: none." })),
+    listDeniedScopes: Type.Optional(
+      Type.Array(scope("A scope"), {
+        description:
+          "Optional: scopes at or under which listing role assignments answers 403 AuthorizationFailed (no Microsoft.Authorization/roleAssignments/read). Default: none.",
+      }),
+    ),
   },
-} as const;
+  {
+    description:
+      "Azure RBAC as the emulator serves it (Microsoft.Authorization 2022-04-01, read-only): role assignments listed at a scope (RoleAssignments_ListForScope, with $filter=atScope(), principalId eq '<id>' or assignedTo('<id>')) and role definitions by id (RoleDefinitions_GetById), built-in ones included.",
+  },
+);
+/** The `authorization:` section of a seed. */
+export type AuthorizationSeed = Static<typeof authorizationSeedSchema>;

@@ -4,8 +4,8 @@ import type { LocalService, ServiceContext } from "../../kit/local-service";
 import { armError, armPage, resourceGroupNotFound, resourceNotFound } from "../../kit/arm-conventions";
 import { readSpec } from "../../../platform/schemas/swagger-schemas";
 import { bothNamespaces } from "../../../platform/arm/provider-namespace";
+import { publishedOperation } from "../../kit/published-operations";
 import {
-  BATCHAI_API_VERSION,
   BATCHAI_SPEC,
   type Cluster,
   type Experiment,
@@ -26,8 +26,6 @@ import {
   batchAiSeedSchema,
   expandSeed,
 } from "./seed";
-
-const VERSIONS = [BATCHAI_API_VERSION] as const;
 
 /** Lookups over one state object, built on first use; the state itself stays plain JSON. */
 interface Index {
@@ -71,6 +69,8 @@ function indexOf(state: BatchAiState): Index {
  * Batch AI management (api-version 2018-05-01) as ARM serves it: the thirteen GET operations of
  * the spec, under `Microsoft.BatchAI` and `Provider.BatchAI` (matched case-insensitively), with
  * ARM's 404s and `nextLink` paging at the emulator's page size (or `maxresults`, when smaller).
+ * Operations_List and Usages_List are also published at the older versions (2017-09-01-preview,
+ * 2018-03-01: specs/api-versions/Microsoft.BatchAI.json) and answered there in 2018-05-01's shape.
  */
 export const batchAiLocal: LocalService<BatchAiState, BatchAiSeed> = {
   name: "batchai",
@@ -83,7 +83,8 @@ export const batchAiLocal: LocalService<BatchAiState, BatchAiSeed> = {
 };
 
 function mountNamespace(ctx: ServiceContext<BatchAiState>, ns: string): void {
-  const get = (path: string, handler: (req: EmulatorRequest) => EmulatorReply) => ctx.arm("GET", path, VERSIONS, handler);
+  const get = (operationId: string, path: string, handler: (req: EmulatorRequest) => EmulatorReply) =>
+    ctx.arm("GET", path, publishedOperation("Microsoft.BatchAI", operationId), handler);
   const sub = "/subscriptions/:subscriptionId";
   const ws = `${sub}/resourceGroups/:resourceGroupName/providers/${ns}/workspaces/:workspaceName`;
   const ix = () => indexOf(ctx.state());
@@ -92,10 +93,10 @@ function mountNamespace(ctx: ServiceContext<BatchAiState>, ns: string): void {
     page(req, records, ctx.settings.pageSize, render, true);
 
   // Operations_List: what the provider can do, derived from the spec's own operation set.
-  get(`/providers/${ns}/operations`, (req) => armPage(req, providerOperations(ns), ctx.settings.pageSize));
+  get("Operations_List", `/providers/${ns}/operations`, (req) => armPage(req, providerOperations(ns), ctx.settings.pageSize));
 
   // Usages_List
-  get(`${sub}/providers/${ns}/locations/:location/usages`, (req) => {
+  get("Usages_List", `${sub}/providers/${ns}/locations/:location/usages`, (req) => {
     const { subscriptionId, location } = req.params;
     const usages = ctx
       .state()
@@ -110,12 +111,12 @@ function mountNamespace(ctx: ServiceContext<BatchAiState>, ns: string): void {
   });
 
   // Workspaces_List
-  get(`${sub}/providers/${ns}/workspaces`, (req) =>
+  get("Workspaces_List", `${sub}/providers/${ns}/workspaces`, (req) =>
     list(req, ix().bySubscription.get(key(req.params.subscriptionId)) ?? [], (w) => renderWorkspace(ns, w)),
   );
 
   // Workspaces_ListByResourceGroup
-  get(`${sub}/resourceGroups/:resourceGroupName/providers/${ns}/workspaces`, (req) => {
+  get("Workspaces_ListByResourceGroup", `${sub}/resourceGroups/:resourceGroupName/providers/${ns}/workspaces`, (req) => {
     const { subscriptionId, resourceGroupName } = req.params;
     const rgKey = key(subscriptionId, resourceGroupName);
     if (!ix().rgExists.has(rgKey)) return resourceGroupNotFound(resourceGroupName);
@@ -123,11 +124,13 @@ function mountNamespace(ctx: ServiceContext<BatchAiState>, ns: string): void {
   });
 
   // Workspaces_Get
-  get(ws, (req) => withWorkspace(req, ns, ix(), (w) => ({ status: 200, body: renderWorkspace(ns, w.rec) })));
+  get("Workspaces_Get", ws, (req) => withWorkspace(req, ns, ix(), (w) => ({ status: 200, body: renderWorkspace(ns, w.rec) })));
 
   // Clusters_ListByWorkspace, Clusters_Get
-  get(`${ws}/clusters`, (req) => withWorkspace(req, ns, ix(), (w) => list(req, w.rec.clusters, (c) => renderCluster(ns, w.rec, c))));
-  get(`${ws}/clusters/:clusterName`, (req) =>
+  get("Clusters_ListByWorkspace", `${ws}/clusters`, (req) =>
+    withWorkspace(req, ns, ix(), (w) => list(req, w.rec.clusters, (c) => renderCluster(ns, w.rec, c))),
+  );
+  get("Clusters_Get", `${ws}/clusters/:clusterName`, (req) =>
     withWorkspace(req, ns, ix(), (w) => {
       const c = w.clusters.get(key(req.params.clusterName));
       return c ? { status: 200, body: renderCluster(ns, w.rec, c) } : childNotFound(ns, req, "clusters", req.params.clusterName);
@@ -135,10 +138,10 @@ function mountNamespace(ctx: ServiceContext<BatchAiState>, ns: string): void {
   );
 
   // FileServers_ListByWorkspace, FileServers_Get
-  get(`${ws}/fileServers`, (req) =>
+  get("FileServers_ListByWorkspace", `${ws}/fileServers`, (req) =>
     withWorkspace(req, ns, ix(), (w) => list(req, w.rec.fileServers, (f) => renderFileServer(ns, w.rec, f))),
   );
-  get(`${ws}/fileServers/:fileServerName`, (req) =>
+  get("FileServers_Get", `${ws}/fileServers/:fileServerName`, (req) =>
     withWorkspace(req, ns, ix(), (w) => {
       const f = w.fileServers.get(key(req.params.fileServerName));
       return f ? { status: 200, body: renderFileServer(ns, w.rec, f) } : childNotFound(ns, req, "fileServers", req.params.fileServerName);
@@ -146,10 +149,10 @@ function mountNamespace(ctx: ServiceContext<BatchAiState>, ns: string): void {
   );
 
   // Experiments_ListByWorkspace, Experiments_Get
-  get(`${ws}/experiments`, (req) =>
+  get("Experiments_ListByWorkspace", `${ws}/experiments`, (req) =>
     withWorkspace(req, ns, ix(), (w) => list(req, w.rec.experiments, (e) => renderExperiment(ns, w.rec, e))),
   );
-  get(`${ws}/experiments/:experimentName`, (req) =>
+  get("Experiments_Get", `${ws}/experiments/:experimentName`, (req) =>
     withWorkspace(req, ns, ix(), (w) => {
       const e = w.experiments.get(key(req.params.experimentName));
       return e
@@ -159,14 +162,14 @@ function mountNamespace(ctx: ServiceContext<BatchAiState>, ns: string): void {
   );
 
   // Jobs_ListByExperiment, Jobs_Get
-  get(`${ws}/experiments/:experimentName/jobs`, (req) =>
+  get("Jobs_ListByExperiment", `${ws}/experiments/:experimentName/jobs`, (req) =>
     withWorkspace(req, ns, ix(), (w) => {
       const e = w.experiments.get(key(req.params.experimentName));
       if (!e) return childNotFound(ns, req, "experiments", req.params.experimentName);
       return list(req, e.rec.jobs, (j) => renderJob(ns, w.rec, e.rec, j));
     }),
   );
-  get(`${ws}/experiments/:experimentName/jobs/:jobName`, (req) =>
+  get("Jobs_Get", `${ws}/experiments/:experimentName/jobs/:jobName`, (req) =>
     withWorkspace(req, ns, ix(), (w) => {
       const e = w.experiments.get(key(req.params.experimentName));
       if (!e) return childNotFound(ns, req, "experiments", req.params.experimentName);

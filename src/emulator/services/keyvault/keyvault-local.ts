@@ -1,7 +1,7 @@
 import type { EmulatorReply, EmulatorRequest } from "../../kit/emulator-app";
 import type { LocalService, ServiceContext } from "../../kit/local-service";
 import { armPage, resourceGroupNotFound, resourceNotFound } from "../../kit/arm-conventions";
-import { KEYVAULT_KEY_API_VERSIONS, KEYVAULT_VAULT_API_VERSIONS } from "../../../services/keyvault/api-versions";
+import { publishedOperation } from "../../kit/published-operations";
 import { KEYVAULT_NAMESPACE } from "../../../services/keyvault/types";
 import { keyVaultId, vaultKeyId } from "../../../services/keyvault/vault-ids";
 import { keyVaultInitialState, readDeniedTo, type KeyVaultKeyState, type KeyVaultState, type KeyVaultVaultState } from "./keyvault-state";
@@ -13,8 +13,9 @@ import { authorizationFailed, callerOf, type Caller } from "./read-access";
 /**
  * The Key Vault management plane (Microsoft.KeyVault), read-only: vaults (Vaults_Get,
  * Vaults_ListBySubscription, Vaults_ListByResourceGroup) and their keys (Keys_List, Keys_Get,
- * Keys_GetVersion), and Managed HSMs and their keys (managed-hsm-routes.ts), at every api-version Azure's SDKs send (keys from 2019-09-01, when the
- * management plane gained them), each answered in its version's shape. A vault or key the seed
+ * Keys_GetVersion), and Managed HSMs and their keys (managed-hsm-routes.ts), at every api-version
+ * Azure publishes for each (specs/api-versions/Microsoft.KeyVault.json; keys from 2019-09-01, when
+ * the management plane gained them), each answered in its version's shape. A vault or key the seed
  * marks `readDenied` answers 403 AuthorizationFailed to the principals it names, as Resource Manager
  * does without a role that grants `…/read`, and is left out of lists, as Resource Manager filters them.
  */
@@ -34,14 +35,15 @@ export const keyVaultLocal: LocalService<KeyVaultState, KeyVaultSeed> = {
     const rgVaults = `/subscriptions/:subscriptionId/resourceGroups/:resourceGroupName/providers/${KEYVAULT_NAMESPACE}/vaults`;
     const vault = `${rgVaults}/:vaultName`;
     const key = `${vault}/keys/:keyName`;
-    ctx.arm("GET", `/subscriptions/:subscriptionId/providers/${KEYVAULT_NAMESPACE}/vaults`, KEYVAULT_VAULT_API_VERSIONS, (req) =>
+    const op = (operationId: string) => publishedOperation("Microsoft.KeyVault", operationId);
+    ctx.arm("GET", `/subscriptions/:subscriptionId/providers/${KEYVAULT_NAMESPACE}/vaults`, op("Vaults_ListBySubscription"), (req) =>
       h.listBySubscription(req),
     );
-    ctx.arm("GET", rgVaults, KEYVAULT_VAULT_API_VERSIONS, (req) => h.listByResourceGroup(req));
-    ctx.arm("GET", vault, KEYVAULT_VAULT_API_VERSIONS, (req) => h.getVault(req));
-    ctx.arm("GET", `${vault}/keys`, KEYVAULT_KEY_API_VERSIONS, (req) => h.listKeys(req));
-    ctx.arm("GET", key, KEYVAULT_KEY_API_VERSIONS, (req) => h.getKey(req));
-    ctx.arm("GET", `${key}/versions/:keyVersion`, KEYVAULT_KEY_API_VERSIONS, (req) => h.getKeyVersion(req));
+    ctx.arm("GET", rgVaults, op("Vaults_ListByResourceGroup"), (req) => h.listByResourceGroup(req));
+    ctx.arm("GET", vault, op("Vaults_Get"), (req) => h.getVault(req));
+    ctx.arm("GET", `${vault}/keys`, op("Keys_List"), (req) => h.listKeys(req));
+    ctx.arm("GET", key, op("Keys_Get"), (req) => h.getKey(req));
+    ctx.arm("GET", `${key}/versions/:keyVersion`, op("Keys_GetVersion"), (req) => h.getKeyVersion(req));
     mountManagedHsms(ctx);
   },
 };
@@ -83,7 +85,7 @@ class KeyVaultHandlers {
     );
     return armPage(
       req,
-      vaults.map((v) => vaultResource(v, apiVersionOf(req))),
+      vaults.map((v) => vaultResource(v)),
       this.ctx.settings.pageSize,
     );
   }
@@ -100,7 +102,7 @@ class KeyVaultHandlers {
     );
     return armPage(
       req,
-      vaults.map((v) => vaultResource(v, apiVersionOf(req))),
+      vaults.map((v) => vaultResource(v)),
       this.ctx.settings.pageSize,
     );
   }
@@ -109,7 +111,7 @@ class KeyVaultHandlers {
   getVault(req: EmulatorRequest): EmulatorReply {
     const f = this.vault(req, "Microsoft.KeyVault/vaults/read");
     if (!f.ok) return f.reply;
-    return { status: 200, body: vaultResource(f.value, apiVersionOf(req)) };
+    return { status: 200, body: vaultResource(f.value) };
   }
 
   /** Keys_List: the keys of the vault the caller may read. */
@@ -120,7 +122,7 @@ class KeyVaultHandlers {
     const keys = f.value.keys.filter((k) => !readDeniedTo(k.readDenied, caller.objectId));
     return armPage(
       req,
-      keys.map((k) => keyResource(f.value, k, apiVersionOf(req))),
+      keys.map((k) => keyResource(f.value, k)),
       this.ctx.settings.pageSize,
     );
   }
@@ -129,7 +131,7 @@ class KeyVaultHandlers {
   getKey(req: EmulatorRequest): EmulatorReply {
     const f = this.key(req);
     if (!f.ok) return f.reply;
-    return { status: 200, body: keyResource(f.value.vault, f.value.key, apiVersionOf(req)) };
+    return { status: 200, body: keyResource(f.value.vault, f.value.key) };
   }
 
   /** Keys_GetVersion: the one version each seeded key has (its `version`). */
@@ -139,7 +141,7 @@ class KeyVaultHandlers {
     const { vault, key } = f.value;
     const asked = req.params.keyVersion;
     if (asked.toLowerCase() !== key.version) return notFound(req, `${vault.name}/keys/${key.name}/versions/${asked}`);
-    return { status: 200, body: keyResource(vault, key, apiVersionOf(req), true) };
+    return { status: 200, body: keyResource(vault, key, true) };
   }
 
   /** The vault the path names, if it exists and the caller may `action` over it. */
@@ -185,11 +187,6 @@ class KeyVaultHandlers {
 
 function refOf(v: KeyVaultVaultState) {
   return { subscriptionId: v.subscriptionId, resourceGroup: v.resourceGroup, vault: v.name };
-}
-
-/** The request's api-version (the ARM front door has checked it is one the route accepts). */
-function apiVersionOf(req: EmulatorRequest): string {
-  return req.query.get("api-version")!;
 }
 
 /** ARM's 404 for `Microsoft.KeyVault/vaults/<path>`. */

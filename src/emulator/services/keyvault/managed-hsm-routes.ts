@@ -1,7 +1,7 @@
 import type { EmulatorReply, EmulatorRequest } from "../../kit/emulator-app";
 import type { ServiceContext } from "../../kit/local-service";
 import { armPage, resourceGroupNotFound, resourceNotFound } from "../../kit/arm-conventions";
-import { MANAGED_HSM_API_VERSIONS, MANAGED_HSM_KEY_API_VERSIONS } from "../../../services/keyvault/managed-hsm-api-versions";
+import { publishedOperation } from "../../kit/published-operations";
 import { managedHsmId, managedHsmKeyId } from "../../../services/keyvault/managed-hsm-ids";
 import { KEYVAULT_NAMESPACE } from "../../../services/keyvault/types";
 import { readDeniedTo, type KeyVaultHsmState, type KeyVaultKeyState, type KeyVaultState } from "./keyvault-state";
@@ -21,15 +21,19 @@ export function mountManagedHsms(ctx: ServiceContext<KeyVaultState>): void {
   const rgHsms = `/subscriptions/:subscriptionId/resourceGroups/:resourceGroupName/providers/${KEYVAULT_NAMESPACE}/managedHSMs`;
   const hsm = `${rgHsms}/:name`;
   const key = `${hsm}/keys/:keyName`;
-  ctx.arm("GET", `/subscriptions/:subscriptionId/providers/${KEYVAULT_NAMESPACE}/managedHSMs`, MANAGED_HSM_API_VERSIONS, (req) =>
-    h.list(req, (x) => same(x.subscriptionId, req.params.subscriptionId)),
+  const op = (operationId: string) => publishedOperation("Microsoft.KeyVault", operationId);
+  ctx.arm(
+    "GET",
+    `/subscriptions/:subscriptionId/providers/${KEYVAULT_NAMESPACE}/managedHSMs`,
+    op("ManagedHsms_ListBySubscription"),
+    (req) => h.list(req, (x) => same(x.subscriptionId, req.params.subscriptionId)),
   );
-  ctx.arm("GET", rgHsms, MANAGED_HSM_API_VERSIONS, (req) => h.listByResourceGroup(req));
-  ctx.arm("GET", hsm, MANAGED_HSM_API_VERSIONS, (req) => h.get(req));
-  ctx.arm("GET", `${hsm}/keys`, MANAGED_HSM_KEY_API_VERSIONS, (req) => h.listKeys(req));
-  ctx.arm("GET", key, MANAGED_HSM_KEY_API_VERSIONS, (req) => h.getKey(req, false));
-  ctx.arm("GET", `${key}/versions`, MANAGED_HSM_KEY_API_VERSIONS, (req) => h.listKeyVersions(req));
-  ctx.arm("GET", `${key}/versions/:keyVersion`, MANAGED_HSM_KEY_API_VERSIONS, (req) => h.getKey(req, true));
+  ctx.arm("GET", rgHsms, op("ManagedHsms_ListByResourceGroup"), (req) => h.listByResourceGroup(req));
+  ctx.arm("GET", hsm, op("ManagedHsms_Get"), (req) => h.get(req));
+  ctx.arm("GET", `${hsm}/keys`, op("ManagedHsmKeys_List"), (req) => h.listKeys(req));
+  ctx.arm("GET", key, op("ManagedHsmKeys_Get"), (req) => h.getKey(req, false));
+  ctx.arm("GET", `${key}/versions`, op("ManagedHsmKeys_ListVersions"), (req) => h.listKeyVersions(req));
+  ctx.arm("GET", `${key}/versions/:keyVersion`, op("ManagedHsmKeys_GetVersion"), (req) => h.getKey(req, true));
 }
 
 type Found<T> = { ok: true; value: T } | { ok: false; reply: EmulatorReply };

@@ -1,4 +1,3 @@
-import { keyShape, since, vaultShape } from "../../../services/keyvault/api-versions";
 import { keyVaultKeyUri, keyVaultUri } from "../../../services/keyvault/key-uri";
 import {
   KEYVAULT_RESOURCE_TYPES,
@@ -12,9 +11,9 @@ import { keyVaultId, vaultKeyId } from "../../../services/keyvault/vault-ids";
 import type { KeyVaultKeyState, KeyVaultVaultState } from "./keyvault-state";
 
 /**
- * Vaults and keys as Resource Manager answers them, in each api-version's shape (what a version
- * lacks is left out: see src/services/keyvault/api-versions.ts). Settings a vault does not have are
- * absent rather than false, as Azure leaves them (`enableSoftDelete` of an old vault,
+ * Vaults and keys as Resource Manager answers them, with the fields of every published version (the
+ * front door keeps the request's version's own: version-shape.ts). Settings a vault does not have
+ * are absent rather than false, as Azure leaves them (`enableSoftDelete` of an old vault,
  * `enablePurgeProtection` never turned on).
  */
 
@@ -25,9 +24,8 @@ function vaultRef(v: KeyVaultVaultState) {
   return { subscriptionId: v.subscriptionId, resourceGroup: v.resourceGroup, vault: v.name };
 }
 
-/** Vaults_Get (and each item of the vault lists), in `version`'s shape. */
-export function vaultResource(v: KeyVaultVaultState, version: string): Vault {
-  const shape = vaultShape(version);
+/** Vaults_Get (and each item of the vault lists). */
+export function vaultResource(v: KeyVaultVaultState): Vault {
   const p: VaultProperties = {
     sku: { family: "A", name: v.sku },
     tenantId: v.tenantId,
@@ -44,14 +42,13 @@ export function vaultResource(v: KeyVaultVaultState, version: string): Vault {
   };
   if (v.enableSoftDelete) {
     p.enableSoftDelete = true;
-    if (shape.retentionAndRbac) p.softDeleteRetentionInDays = v.softDeleteRetentionInDays;
+    p.softDeleteRetentionInDays = v.softDeleteRetentionInDays;
   }
-  if (shape.purgeProtection && v.enablePurgeProtection) p.enablePurgeProtection = true;
-  if (shape.retentionAndRbac) p.enableRbacAuthorization = v.enableRbacAuthorization;
-  if (shape.provisioningState) p.provisioningState = "Succeeded";
-  if (shape.publicNetworkAccess) p.publicNetworkAccess = v.publicNetworkAccess;
-  // networkAcls came with 2018-02-14-preview (absent from 2016-10-01's keyvault.json).
-  if (v.networkAcls && since(version, "2018-02-14-preview")) {
+  if (v.enablePurgeProtection) p.enablePurgeProtection = true;
+  p.enableRbacAuthorization = v.enableRbacAuthorization;
+  p.provisioningState = "Succeeded";
+  p.publicNetworkAccess = v.publicNetworkAccess;
+  if (v.networkAcls) {
     p.networkAcls = {
       bypass: v.networkAcls.bypass ?? "AzureServices",
       defaultAction: v.networkAcls.defaultAction,
@@ -65,17 +62,15 @@ export function vaultResource(v: KeyVaultVaultState, version: string): Vault {
     type: KEYVAULT_RESOURCE_TYPES.vault,
     location: v.location,
     tags: v.tags ?? {},
-  };
-  if (shape.provisioningState) {
-    out.systemData = {
+    systemData: {
       createdBy: CREATED_BY,
       createdByType: "Application",
       createdAt: v.createdAt,
       lastModifiedBy: CREATED_BY,
       lastModifiedByType: "Application",
       lastModifiedAt: v.createdAt,
-    };
-  }
+    },
+  };
   out.properties = p;
   return out;
 }
@@ -107,11 +102,9 @@ export function rotationPolicy(k: KeyVaultKeyState): RotationPolicy | undefined 
 
 /**
  * Keys_Get (`asVersion` false: the key as its current version) or Keys_GetVersion (`asVersion`
- * true: the version's own id and name), in `version`'s shape. `keyUri` carries the `:443` that
- * the published example shows.
+ * true: the version's own id and name). `keyUri` carries the `:443` that the published example shows.
  */
-export function keyResource(v: KeyVaultVaultState, k: KeyVaultKeyState, version: string, asVersion = false): Key {
-  const shape = keyShape(version);
+export function keyResource(v: KeyVaultVaultState, k: KeyVaultKeyState, asVersion = false): Key {
   const uriBase = keyVaultKeyUri(v.name, k.name).replace(".vault.azure.net/", ".vault.azure.net:443/");
   const p: KeyProperties = {
     attributes: {
@@ -121,7 +114,7 @@ export function keyResource(v: KeyVaultVaultState, k: KeyVaultKeyState, version:
       created: k.created,
       updated: k.created,
       recoveryLevel: recoveryLevel(v),
-      ...(shape.exportable ? { exportable: k.exportable } : {}),
+      exportable: k.exportable,
     },
     kty: k.kty,
     keyOps: k.keyOps,
@@ -129,7 +122,7 @@ export function keyResource(v: KeyVaultVaultState, k: KeyVaultKeyState, version:
     keyUri: uriBase,
     keyUriWithVersion: `${uriBase}/${k.version}`,
   };
-  const policy = shape.rotationPolicy ? rotationPolicy(k) : undefined;
+  const policy = rotationPolicy(k);
   if (policy) p.rotationPolicy = policy;
   const ref = { ...vaultRef(v), key: k.name };
   const out: Key = {
@@ -139,17 +132,15 @@ export function keyResource(v: KeyVaultVaultState, k: KeyVaultKeyState, version:
     location: v.location,
   };
   if (k.tags) out.tags = k.tags;
-  if (shape.systemData) {
-    const at = new Date(k.created * 1000).toISOString();
-    out.systemData = {
-      createdBy: CREATED_BY,
-      createdByType: "Application",
-      createdAt: at,
-      lastModifiedBy: CREATED_BY,
-      lastModifiedByType: "Application",
-      lastModifiedAt: at,
-    };
-  }
+  const at = new Date(k.created * 1000).toISOString();
+  out.systemData = {
+    createdBy: CREATED_BY,
+    createdByType: "Application",
+    createdAt: at,
+    lastModifiedBy: CREATED_BY,
+    lastModifiedByType: "Application",
+    lastModifiedAt: at,
+  };
   out.properties = p;
   return out;
 }

@@ -10,13 +10,15 @@ import { choiceOption, intOption, positiveNumber, rateOption } from "../option-p
 import { UsageError } from "../cli-error";
 import type { CommandIO } from "../command-io";
 import { onStopRequest } from "../stop-request";
-import { EMULATOR_FLAG, EMULATOR_VAR } from "../../../platform/settings/emulator-settings";
+import { EMULATOR_FLAG, EMULATOR_VAR, emulatorOnlyEnvironment } from "../../../platform/settings/emulator-settings";
 import { AZURITE_KEY, startAzurite, type AzuriteServer } from "../../../platform/programs/azurite-server";
 import { STATE_KEY_VAR, STATE_URL_VAR } from "../../../platform/state/state-url";
 import { databaseLabel, databaseRefOf } from "../../../platform/arm/resource-id";
 import { TDE_STATUSES, type TransparentDataEncryptionStatus } from "../../../services/sql/types";
 import { changeTdeOutOfBand, type DatabaseAddress, type OutOfBandChange } from "../../../usecases/out-of-band-change";
 import { emulatorOnlyClients } from "../service-clients";
+import { emulatorUserToken, USER_PRINCIPAL_NAME } from "../emulator-user-token";
+import { newClientSet } from "../../../clients/client-set";
 
 interface EmulatorFlags {
   host: string;
@@ -170,12 +172,15 @@ interface ChangeFlags {
   database: DatabaseAddress;
   tde: TransparentDataEncryptionStatus;
   subscription?: string;
+  as?: string;
 }
 
 /**
  * `emulator change`: a change made out of band, as a person in the portal makes it, on a running
  * emulator only (STACKWARDEN_EMULATOR or --emulator): a real PUT through its Resource Manager with a
- * token from its IMDS, so that plan, drift and watch meet drift they did not make.
+ * token from its IMDS (the machine's managed identity), or with `--as UPN` a user's token from the
+ * emulator's user-token facility, so the change records name that person; plan, drift and watch then
+ * meet drift they did not make.
  */
 function registerChange(emulator: Command, io: CommandIO): void {
   emulator
@@ -190,11 +195,20 @@ function registerChange(emulator: Command, io: CommandIO): void {
     )
     .requiredOption("--tde <status>", "the TDE status to set: Enabled or Disabled", choiceOption(TDE_STATUSES))
     .option("--subscription <id>", "the database's subscription (default: the one the emulator's IMDS names for its machine)")
+    .option(
+      "--as <upn>",
+      "write as this person, a user principal name such as alice@contoso.com: a user token from the emulator's user-token facility, so the Activity Log's caller and Event Grid's claims name them (default: the emulator IMDS's managed identity)",
+      upnOption,
+    )
     .option(`${EMULATOR_FLAG} <url>`, `the running emulator's URL (sets ${EMULATOR_VAR})`)
     .action(async (flags: ChangeFlags) => {
-      const { clients, url } = await emulatorOnlyClients(io, "emulator change");
+      const emulator = await emulatorOnlyClients(io, "emulator change");
+      const { url } = emulator;
+      const clients = flags.as
+        ? newClientSet({ ...emulatorOnlyEnvironment(io.env, url), AZURE_ACCESS_TOKEN: await emulatorUserToken(url, flags.as) })
+        : emulator.clients;
       const database = flags.subscription ? { ...flags.database, subscriptionId: flags.subscription } : flags.database;
-      io.out(changeLine(await changeTdeOutOfBand({ clients, database, status: flags.tde }), url));
+      io.out(changeLine(await changeTdeOutOfBand({ clients, database, status: flags.tde }), url, flags.as));
     });
 }
 
@@ -212,10 +226,18 @@ function databaseOption(value: string): DatabaseAddress {
   );
 }
 
-/** The one line `emulator change` prints: what it changed, how, and where. */
-function changeLine(c: OutOfBandChange, url: string): string {
+/** `--as`: a user principal name (alice@contoso.com), as the emulator's user tokens carry it. */
+function upnOption(value: string): string {
+  const v = value.trim();
+  if (USER_PRINCIPAL_NAME.test(v)) return v;
+  throw new InvalidArgumentError(`expected a user principal name such as alice@contoso.com, got "${value}"`);
+}
+
+/** The one line `emulator change` prints: what it changed, how, as whom, and where. */
+function changeLine(c: OutOfBandChange, url: string, as?: string): string {
   const db = databaseLabel(c.database);
   if (!c.changed) return `unchanged ${db}: its TDE is already ${c.after} (nothing written to the emulator at ${url})`;
   const scan = c.after === "Enabled" ? "an encryption" : "a decryption";
-  return `changed ${db}: TDE ${c.before ?? "(none)"} -> ${c.after}, by a PUT of transparentDataEncryption/current through the Resource Manager of the emulator at ${url}; ${scan} scan runs`;
+  const who = as ? ` as ${as}` : "";
+  return `changed ${db}: TDE ${c.before ?? "(none)"} -> ${c.after}, by a PUT of transparentDataEncryption/current through the Resource Manager of the emulator at ${url}${who}; ${scan} scan runs`;
 }
