@@ -84,7 +84,8 @@ async function trailOf(state: StateStores): Promise<AuditEntry[]> {
     .map((l) => JSON.parse(l) as AuditEntry);
 }
 
-const holdLock = (state: StateStores, command: string): Promise<StackLock> => acquireStackLock(state.locks, { stack: TEST_STACK, command, holderProcess: thisProcess() });
+const holdLock = (state: StateStores, command: string): Promise<StackLock> =>
+  acquireStackLock(state.locks, { stack: TEST_STACK, command, holderProcess: thisProcess() });
 
 const LOCATIONS: [string, () => Record<string, string>][] = [
   ["local files", () => ({ STACKWARDEN_STATE_URL: `file:${providerStateDir()}` })],
