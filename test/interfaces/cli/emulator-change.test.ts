@@ -166,7 +166,7 @@ describe("emulator change --as: a person's change, named in the change records (
       expect(r.code, r.output).toBe(1);
       expect(r.stdout).toBe("");
       expect(r.stderr.trimEnd().split("\n"), r.stderr).toHaveLength(1);
-      expect(r.stderr).toMatch(/^stackwarden: SW_USAGE: /);
+      expect(r.stderr).toMatch(/^stackwarden emulator change: SW_USAGE: /);
       expect(r.stderr).toContain(`expected a user principal name such as alice@contoso.com, got "${bad}"`);
     }
     expect(served("PUT", "transparentDataEncryption")).toBe(puts);
@@ -197,7 +197,7 @@ describe("emulator change: one line for bad input, exit 1, nothing written", () 
       const r = await change(args);
       expect(r.code, r.output).toBe(1);
       expect(r.stderr.trimEnd().split("\n"), r.stderr).toHaveLength(1);
-      expect(r.stderr).toMatch(/^stackwarden: SW_USAGE: /);
+      expect(r.stderr).toMatch(/^stackwarden emulator change: SW_USAGE: /);
       expect(r.stderr).toMatch(said);
     }
   });
