@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { driftSectionsOf } from "../../../src/domain/compliance/drift-section";
 import type { Finding } from "../../../src/domain/compliance/finding";
+import { allRules, findRule } from "../../../src/domain/compliance/registry";
 import { renderDrift } from "../../../src/domain/reports/drift-report";
 import type { UnreadEntry } from "../../../src/domain/stack/unread-entry";
 
@@ -71,7 +73,18 @@ const tde = [
     line: 4,
   },
 ];
-const input = { stackName: "golden", file: STACK_FILE, tde, advisor, keyCustody, unread };
+/**
+ * The sections the rules of these findings declare (in registry order), filled by rule id: the
+ * report knows no section by name, and a section another rule declares is not part of this golden.
+ */
+const GOLDEN_RULES = allRules().filter((r) => [...advisor, ...keyCustody].some((f) => f.ruleId === r.id));
+const sectionsWith = (findings: Finding[], rules = GOLDEN_RULES) =>
+  driftSectionsOf(rules).map((section) => ({
+    section,
+    findings: findings.filter((f) => findRule(f.ruleId)?.drift?.key === section.key),
+  }));
+const input = { stackName: "golden", file: STACK_FILE, tde, sections: sectionsWith([...advisor, ...keyCustody]), unread };
+const clean = { stackName: "golden", file: STACK_FILE, tde: [], sections: sectionsWith([]) };
 
 describe("drift's reports, byte for byte", () => {
   it("json: the keys pipelines read, in their order", () => {
@@ -136,10 +149,13 @@ describe("drift's reports, byte for byte", () => {
     );
   });
 
-  it("json: a clean run still has every section's key, empty", () => {
-    expect(
-      Object.keys(JSON.parse(renderDrift("json", { stackName: "golden", file: STACK_FILE, tde: [], advisor: [], keyCustody: [] }))),
-    ).toEqual(["stack", "file", "transparentDataEncryption", "tierAdvisor", "keyCustody", "errors"]);
+  it("json: a clean run still has every declared section's key, empty, between drift's own fields", () => {
+    const declared = driftSectionsOf(allRules()).map((x) => x.key);
+    expect(declared).toEqual(expect.arrayContaining(["tierAdvisor", "keyCustody"]));
+    expect(declared.indexOf("tierAdvisor")).toBeLessThan(declared.indexOf("keyCustody"));
+    const doc = JSON.parse(renderDrift("json", { ...clean, sections: sectionsWith([], [...allRules()]) })) as Record<string, unknown>;
+    expect(Object.keys(doc)).toEqual(["stack", "file", "transparentDataEncryption", ...declared, "errors"]);
+    for (const key of declared) expect(doc[key]).toEqual([]);
   });
 
   it("markdown: the headings and lines of a pull-request comment", () => {
@@ -162,9 +178,7 @@ describe("drift's reports, byte for byte", () => {
         `- ${STACK_FILE}:9:7: database rg/s1/ghost: the cloud has no such database (ResourceNotFound: not found); fix the stack entry, or create the database`,
       ].join("\n"),
     );
-    expect(renderDrift("markdown", { stackName: "golden", file: STACK_FILE, tde: [], advisor: [], keyCustody: [] })).toBe(
-      ["### stackwarden drift: `golden`", "", "Live TDE matches the stack."].join("\n"),
-    );
+    expect(renderDrift("markdown", clean)).toBe(["### stackwarden drift: `golden`", "", "Live TDE matches the stack."].join("\n"));
   });
 
   it("table: one line per difference and finding, its level in capitals", () => {
@@ -178,8 +192,6 @@ describe("drift's reports, byte for byte", () => {
         "  ADVISORY rg/s2: SQL server rg/s2 must protect TDE with a customer-managed key",
       ].join("\n"),
     );
-    expect(renderDrift("table", { stackName: "golden", file: STACK_FILE, tde: [], advisor: [], keyCustody: [] })).toBe(
-      `Drift of stack golden (${STACK_FILE}): live TDE matches the stack`,
-    );
+    expect(renderDrift("table", clean)).toBe(`Drift of stack golden (${STACK_FILE}): live TDE matches the stack`);
   });
 });
