@@ -36,8 +36,8 @@ export interface DriftOutcome {
  * Compares each database's live TDE with the stack, and judges the live state that can drift under
  * it with the enabled rules declared as drift (`RuleDefinition.drift`, e.g. the tier advisors, the
  * key custody of the stack's servers), each finding at its level with the stack's exemptions, in
- * the section its rule declares. Reads TDE and the fact kinds those rules judge. A database the cloud answers an error for is left out and listed in
- * `unread`; the others are compared.
+ * the section its rule declares. Reads TDE and the fact kinds those rules judge. A database the
+ * cloud answers an error for is left out and listed in `unread`; the others are compared.
  */
 export async function runDrift(req: {
   stack: StackConfig;
