@@ -42,6 +42,11 @@ export function driftSectionsOf(rules: readonly { id: string; drift?: DriftSecti
   for (const rule of rules) {
     const s = rule.drift;
     if (!s) continue;
+    // Before sections were declared, a rule named one of two by a string: say what it takes now.
+    if (typeof s !== "object")
+      throw new Error(
+        `rule "${rule.id}": drift must be a section declared with defineDriftSection({ key, heading }) (the key-custody rules share KEY_CUSTODY_DRIFT), not ${JSON.stringify(s)}`,
+      );
     if (!/^[a-z][a-zA-Z0-9]*$/.test(s.key))
       throw new Error(`rule "${rule.id}": drift section key "${s.key}" must be camelCase (it is a JSON key of drift's report)`);
     if (DRIFT_REPORT_KEYS.includes(s.key))

@@ -48,7 +48,8 @@ export interface RuleDefinition<S = Record<string, unknown>> {
    * Optional: the rule judges live state that can drift under a stack (outside what the stack
    * applies), so `drift` runs it and reports its failures and exempt findings in this section (its
    * JSON key and Markdown heading, declared with `defineDriftSection`; a new section needs no other
-   * change), each at its level (a mandatory failure makes drift exit 2). Absent: `drift` does not run it.
+   * change), each at its level (a mandatory failure makes drift exit 2). Absent: `drift` does not
+   * run it.
    */
   drift?: DriftSection;
   /**

@@ -45,6 +45,8 @@ describe("driftSectionsOf", () => {
       /rule "r2" declares drift section "alpha" unlike rule "r1"/,
     );
     expect(() => driftSectionsOf([rule("r1", A), rule("r2", { ...A, namesRule: false })])).toThrow(/unlike rule "r1"/);
+    // A section named by a string, as before sections were declared, is refused with what to write instead.
+    expect(() => driftSectionsOf([{ id: "r1", drift: "keyCustody" as never }])).toThrow(/r1.*defineDriftSection.*not "keyCustody"/);
     // The same declaration written out twice is one section.
     expect(driftSectionsOf([rule("r1", A), rule("r2", { key: "alpha", heading: "Alpha", namesRule: true })])).toEqual([A]);
   });
