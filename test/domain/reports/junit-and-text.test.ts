@@ -5,7 +5,7 @@ import { resolveRuleSettings } from "../../../src/domain/compliance/rule-setting
 import { complianceDocument, renderComplianceMarkdown, renderComplianceTable } from "../../../src/domain/reports/compliance-report";
 import { renderJunit } from "../../../src/domain/reports/junit-report";
 import { ruleIds } from "../../../src/domain/compliance/registry";
-import { databaseLine, FIXTURE_RULES, NOW, reportInput, STACK_FILE, SUB } from "./report-fixture";
+import { databaseLine, NOW, reportInput, STACK_FILE, SUB } from "./report-fixture";
 import { emptyFacts } from "../../../src/domain/facts/gather";
 
 type Attrs = Record<string, string>;
