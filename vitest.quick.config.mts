@@ -16,6 +16,7 @@ const { projects: _projects, ...unitSettings } = base.test ?? {};
 const NEEDS_A_BUILD = [
   "test/domain/facts/toy-fact-kind.test.ts",
   "test/domain/compliance/toy-rule.test.ts",
+  "test/policies/finding-levels-grpc.test.ts",
   "test/platform/auth/azure-cli-credential.test.ts",
   "test/emulator/arm-throttling.test.ts",
   "test/emulator/seed-validator.test.ts",

@@ -6,6 +6,7 @@ import { stackKeysSchema } from "../src/domain/stack/stack-schema";
 import { clientSetFromEnv } from "../src/clients/client-set";
 import type { ResourceInput } from "../src/domain/facts/fact-kind";
 import { checkResources } from "../src/usecases/check";
+import { PACK_JUDGING_LEVEL, reportFinding } from "./finding-violation";
 import { known } from "./known";
 
 /**
@@ -24,7 +25,8 @@ interface PolicyConfig {
 
 /**
  * Judges the facts with the rule (its thresholds from the policy config over the rule's defaults),
- * applies the config's exemptions, and reports each failure on the resource its fact came from.
+ * applies the config's exemptions, and reports each failure on the resource its fact came from, at
+ * the policy's level or at the finding's own lower one.
  */
 async function judge(
   rule: RuleDefinition<unknown>,
@@ -33,8 +35,9 @@ async function judge(
   reportViolation: ReportViolation,
 ): Promise<void> {
   const { exemptions, ...thresholds } = config;
-  // CrossGuard decides whether and how hard a violation counts; the rule only judges.
-  const settings = { ...resolveSettings(rule, thresholds), enforcementLevel: "advisory" as const };
+  // CrossGuard decides whether and how hard a violation of the policy counts (disabled policies are
+  // not run); the rule judges at the strictest level, so a finding it puts lower stands out.
+  const settings = { ...resolveSettings(rule, thresholds), enforcementLevel: PACK_JUDGING_LEVEL };
   // Only the kinds this rule judges: a fact kind that fails to build (geocoding refused) fails the
   // policies that read it, not every policy of the pack.
   const { findings } = await checkResources({
@@ -44,10 +47,14 @@ async function judge(
     exemptions: exemptions ?? [],
     context: { known, clients: clientSetFromEnv() },
   });
-  for (const f of findings) if (f.verdict === "fail") reportViolation(f.message, f.origin);
+  for (const f of findings) if (f.verdict === "fail") reportFinding(rule, f, reportViolation);
 }
 
-/** The CrossGuard policy of a rule: name, description, level and config schema from its declaration. */
+/**
+ * The CrossGuard policy of a rule: name, description, level and config schema from its
+ * declaration. Its level is the rule's default: the level of its findings at the rule's level; a
+ * finding the rule reports lower is reported at its own (finding-violation.ts).
+ */
 export function policyOf(rule: RuleDefinition<unknown>): ResourceValidationPolicy | StackValidationPolicy {
   const common = {
     name: rule.id,

@@ -1,9 +1,11 @@
 import type { ClientSet } from "../clients/client-set";
 import { applyExemptions } from "../domain/compliance/exemption-application";
-import type { Finding } from "../domain/compliance/finding";
+import { driftSectionsOf, type DriftSectionFindings } from "../domain/compliance/drift-section";
+import { evaluateRule } from "../domain/compliance/evaluate";
+import { isMandatoryViolation, type Finding } from "../domain/compliance/finding";
 import { allRules } from "../domain/compliance/registry";
 import { settingsOf } from "../domain/compliance/rule-settings";
-import type { DriftSection, RuleDefinition } from "../domain/compliance/rule";
+import type { RuleDefinition } from "../domain/compliance/rule";
 import { UNKNOWN } from "../platform/unknown-value";
 import type { ComplianceFacts } from "../domain/facts/model/compliance-facts";
 import { gatherFacts } from "../domain/facts/gather";
@@ -18,10 +20,12 @@ import type { StateStores } from "../domain/state/state-ports";
 /** What `drift` found: databases whose live TDE differs from the stack, and the findings of the rules declared as drift (failures and exempt ones). */
 export interface DriftOutcome {
   tde: TdeDrift[];
-  /** The findings of the rules whose drift section is `tierAdvisor`. */
-  advisor: Finding[];
-  /** The findings of the rules whose drift section is `keyCustody` (a protector, vault or key that drifted from what the rules require). */
-  keyCustody: Finding[];
+  /**
+   * Every section a registered rule declares (`RuleDefinition.drift`), in registry order, with the
+   * failures and exempt findings of its enabled rules: a section whose rules are disabled or found
+   * nothing is there, empty, so the report's keys do not depend on the stack.
+   */
+  sections: DriftSectionFindings[];
   /** Whether the drift should fail a pipeline: a TDE difference, or a mandatory failure of a drift rule. */
   blocking: boolean;
   /** Databases the stack names that the cloud answered an error for: left out of the comparison, reported at their lines (exit 1). */
@@ -30,10 +34,10 @@ export interface DriftOutcome {
 
 /**
  * Compares each database's live TDE with the stack, and judges the live state that can drift under
- * it with the enabled rules declared as drift (`RuleDefinition.drift`: the tier advisors, the key
- * custody of the stack's servers), each at its level with the stack's exemptions. Reads TDE and the
- * fact kinds those rules judge. A database the cloud answers an error for is left out and listed in
- * `unread`; the others are compared.
+ * it with the enabled rules declared as drift (`RuleDefinition.drift`, e.g. the tier advisors, the
+ * key custody of the stack's servers), each finding at its level with the stack's exemptions, in
+ * the section its rule declares. Reads TDE and the fact kinds those rules judge. A database the
+ * cloud answers an error for is left out and listed in `unread`; the others are compared.
  */
 export async function runDrift(req: {
   stack: StackConfig;
@@ -70,23 +74,23 @@ export async function runDrift(req: {
   });
   // A subject that could not be read has nothing to judge.
   const judged = withoutUnread(facts);
-  const section = (name: DriftSection) =>
-    judge(
-      rules.filter((r) => r.drift === name),
+  const sections = driftSectionsOf(allRules()).map((section) => ({
+    section,
+    findings: judge(
+      rules.filter((r) => r.drift?.key === section.key),
       judged,
       stack,
       now,
-    );
-  const advisor = section("tierAdvisor");
-  const keyCustody = section("keyCustody");
-  const blocking = tde.length > 0 || [...advisor, ...keyCustody].some((f) => f.verdict === "fail" && f.level === "mandatory");
-  return { tde, advisor, keyCustody, blocking, unread };
+    ),
+  }));
+  const blocking = tde.length > 0 || sections.some((s) => s.findings.some(isMandatoryViolation));
+  return { tde, sections, blocking, unread };
 }
 
-/** The failures and exempt findings of some rules over the facts, each at the stack's level, with its exemptions. */
+/** The failures and exempt findings of some rules over the facts, each at its level (never above the stack's), with its exemptions. */
 function judge(rules: RuleDefinition<unknown>[], facts: ComplianceFacts, stack: StackConfig, now: number): Finding[] {
   return applyExemptions(
-    rules.flatMap((r) => r.evaluate(facts, settingsOf(r, stack.policies), now)),
+    rules.flatMap((r) => evaluateRule(r, facts, settingsOf(r, stack.policies), now)),
     stack.exemptions,
     now,
   ).findings.filter((f) => f.verdict === "fail" || f.verdict === "exempt");

@@ -6,6 +6,7 @@ import { parse } from "yaml";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { loadRuleSet } from "../../src/domain/artifacts/rule-set";
 import { localArtifactFiles } from "../../src/platform/files/artifact-files";
+import { followingSourceTypes, resourcesRegisteredAtOnce } from "../helpers/program-resources";
 
 /**
  * The Pulumi program under `pulumi.runtime.setMocks`: the config comes from stacks/Pulumi.dev.yaml
@@ -160,11 +161,6 @@ describe("stacks/ program with the dev stack's config", () => {
       const { __provider, ...inputs } = u.inputs;
       expect(inputs).toEqual({ subscriptionId: sub, location });
     }
-    let expected =
-      (dev["stackwarden:databases"]?.length ?? 0) * 3 +
-      pools.length * 2 +
-      (batch.locations?.length ?? 0) +
-      (dev["stackwarden:probes"]?.length ?? 0);
     for (const w of batch.workspaces ?? []) {
       const n = `${w.resourceGroup}-${w.workspace}`.toLowerCase();
       const ref = { subscriptionId: sub, resourceGroup: w.resourceGroup, workspace: w.workspace };
@@ -189,15 +185,12 @@ describe("stacks/ program with the dev stack's config", () => {
           inputs: { ...ref, experiment: e },
         });
       }
-      expected += 1 + (w.clusters?.length ?? 0) + (w.fileServers?.length ?? 0) + 2 * (w.experiments?.length ?? 0);
     }
-    expected += rs.filter((r) => r.type === ARTIFACT_SCAN).length; // checked in their own test below
     // One TDE protector per server (their vaults and keys come once protectors are read: checked below).
     const servers = new Set(
       (dev["stackwarden:databases"] as { resourceGroup: string; server: string }[]).map((d) => `${d.resourceGroup}/${d.server}`),
     );
     expect(rs.filter((r) => r.type === PROTECTOR)).toHaveLength(servers.size);
-    expected += servers.size;
     // One Database per stack database: whether it carries its own TDE protector (and its identity).
     for (const d of dev["stackwarden:databases"] as { resourceGroup: string; server: string; database: string }[]) {
       const r = byName(rs, `database-${d.resourceGroup}-${d.server}-${d.database}`.toLowerCase());
@@ -205,7 +198,6 @@ describe("stacks/ program with the dev stack's config", () => {
       const { __provider, ...inputs } = r.inputs;
       expect(inputs).toEqual({ subscriptionId: sub, resourceGroup: d.resourceGroup, server: d.server, database: d.database });
     }
-    expected += dev["stackwarden:databases"]?.length ?? 0;
     // The residency section, carried to the policy pack by one Residency resource.
     const residency = dev["stackwarden:residency"] as
       { allowedCountries: string[]; sites?: { name: string; address: string }[] } | undefined;
@@ -214,10 +206,39 @@ describe("stacks/ program with the dev stack's config", () => {
       expect(r.type).toBe("pulumi-nodejs:dynamic/residency:Residency");
       const { __provider, ...inputs } = r.inputs;
       expect(inputs).toEqual({ allowedCountries: residency.allowedCountries, sites: residency.sites ?? [] });
-      expected += 1;
     }
-    // Nothing else: no per-job resources, no stray registrations.
-    expect(rs).toHaveLength(expected);
+    // Each of these sources exactly as often as the config says (none twice under another name).
+    const dbs = dev["stackwarden:databases"]?.length ?? 0;
+    const workspaces = batch.workspaces ?? [];
+    const sum = (f: (w: (typeof workspaces)[number]) => number) => workspaces.reduce((n, w) => n + f(w), 0);
+    const perType: Record<string, number> = {
+      [TDE]: dbs,
+      "pulumi-nodejs:dynamic/sql:ServiceTierAdvisors": dbs,
+      "pulumi-nodejs:dynamic/sql:TransparentDataEncryptionActivities": dbs,
+      "pulumi-nodejs:dynamic/sql:Database": dbs,
+      [PROTECTOR]: servers.size,
+      "pulumi-nodejs:dynamic/sql:ElasticPoolActivities": pools.length,
+      "pulumi-nodejs:dynamic/sql:ElasticPoolDatabaseActivities": pools.length,
+      "pulumi-nodejs:dynamic/batchai:Usages": batch.locations?.length ?? 0,
+      "pulumi-nodejs:dynamic/batchai:Workspace": workspaces.length,
+      "pulumi-nodejs:dynamic/batchai:Cluster": sum((w) => w.clusters?.length ?? 0),
+      "pulumi-nodejs:dynamic/batchai:FileServer": sum((w) => w.fileServers?.length ?? 0),
+      "pulumi-nodejs:dynamic/batchai:Experiment": sum((w) => w.experiments?.length ?? 0),
+      "pulumi-nodejs:dynamic/batchai:Jobs": sum((w) => w.experiments?.length ?? 0),
+      "pulumi-nodejs:dynamic/certificates:CertificateProbe": dev["stackwarden:probes"]?.length ?? 0,
+      "pulumi-nodejs:dynamic/residency:Residency": residency ? 1 : 0,
+    };
+    for (const [type, n] of Object.entries(perType))
+      expect(
+        rs.filter((r) => r.type === type),
+        type,
+      ).toHaveLength(n);
+    // Nothing else: no per-job resources, no stray registrations. The count is derived from the
+    // registries (every data source's instances for this stack), so a new fact kind's carrier needs
+    // no word here; the mocks read no protector key, so nothing follows their outputs.
+    const stack = (await import("../../stacks/program")).readStackConfig();
+    expect(rs.filter((r) => followingSourceTypes().has(r.type))).toEqual([]);
+    expect(rs).toHaveLength(resourcesRegisteredAtOnce(stack, rs.filter((r) => r.type === ARTIFACT_SCAN).length)); // scans: their own test below
     expect(new Set(rs.map((r) => r.name)).size).toBe(rs.length);
     // Data sources carry no stale output placeholder into their inputs.
     for (const r of rs)

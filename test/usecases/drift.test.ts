@@ -1,6 +1,7 @@
 import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newClientSet, type ClientSet } from "../../src/clients/client-set";
+import { KEY_CUSTODY_DRIFT } from "../../src/domain/compliance/key-custody-facts";
 import { registerRule } from "../../src/domain/compliance/registry";
 import { defineRule, findingBase } from "../../src/domain/compliance/rule";
 import { tdeProtectors } from "../../src/domain/facts/tde-protectors";
@@ -43,7 +44,7 @@ function serverRule(id: string, drift: boolean) {
     facts: [tdeProtectors.key],
     settings: {},
     packScope: "stack",
-    ...(drift ? { drift: "keyCustody" as const } : {}),
+    ...(drift ? { drift: KEY_CUSTODY_DRIFT } : {}),
     evaluate: (facts, settings) =>
       facts.tdeProtectors.map((p) => ({
         ...findingBase({ id }, p, p.id, `${p.resourceGroup}/${p.server}`, settings.enforcementLevel),
@@ -66,6 +67,9 @@ afterAll(async () => {
   await t?.close();
 });
 
+/** The findings of one declared section, by its key. */
+const section = (d: Awaited<ReturnType<typeof runDrift>>, key: string) => d.sections.find((s) => s.section.key === key)!.findings;
+
 const drift = (policies = "") =>
   runDrift({
     stack: parseStackConfig("Pulumi.toy.yaml", stackText(policies), {}),
@@ -79,14 +83,16 @@ describe("runDrift", () => {
   it("compares TDE, and judges a rule declared as drift in its section at its level; one that is not drift is not run", async () => {
     const d = await drift();
     expect(d.tde).toEqual([expect.objectContaining({ label: "rg/s1/orders", live: "Disabled", desired: "Enabled" })]);
-    expect(d.keyCustody.map((f) => [f.ruleId, f.level, f.message])).toEqual([["toy-drifting", "mandatory", "toy-drifting flags s1"]]);
-    expect(d.advisor).toEqual([]);
+    expect(section(d, "keyCustody").map((f) => [f.ruleId, f.level, f.message])).toEqual([
+      ["toy-drifting", "mandatory", "toy-drifting flags s1"],
+    ]);
+    expect(section(d, "tierAdvisor")).toEqual([]);
     expect(d.blocking).toBe(true);
   });
 
   it("a drift rule the stack disables is not run; one it makes advisory no longer blocks", async () => {
-    expect((await drift("    toy-drifting: { enforcementLevel: disabled }\n")).keyCustody).toEqual([]);
+    expect(section(await drift("    toy-drifting: { enforcementLevel: disabled }\n"), "keyCustody")).toEqual([]);
     const advisory = await drift("    toy-drifting: { enforcementLevel: advisory }\n");
-    expect(advisory.keyCustody.map((f) => f.level)).toEqual(["advisory"]);
+    expect(section(advisory, "keyCustody").map((f) => f.level)).toEqual(["advisory"]);
   });
 });

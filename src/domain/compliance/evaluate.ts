@@ -3,7 +3,8 @@ import { applyExemptions, type ExemptionStatus } from "./exemption-application";
 import type { ComplianceFacts, FactOrigin } from "../facts/model/compliance-facts";
 import { isAdvisoryViolation, isMandatoryViolation, type Finding } from "./finding";
 import { allRules } from "./registry";
-import { resolveSettings, type RuleDefinition } from "./rule";
+import { lowerLevel } from "./enforcement-level";
+import { resolveSettings, type ResolvedSettings, type RuleDefinition } from "./rule";
 import type { RuleSettings } from "./rule-settings";
 
 export interface ComplianceResult {
@@ -34,12 +35,24 @@ export function evaluateCompliance(
   const raw: Finding[] = [];
   for (const rule of rules) {
     const s = settings[rule.id] ?? resolveSettings(rule, undefined);
-    if (s.enforcementLevel !== "disabled") raw.push(...rule.evaluate(facts, s, now));
+    if (s.enforcementLevel !== "disabled") raw.push(...evaluateRule(rule, facts, s, now));
   }
   const unread = unreadSubjects(facts);
   const judged = unread.size ? raw.map((f) => notJudgedWhenUnread(f, unread)) : raw;
   const { findings, statuses } = applyExemptions(groupByResource(judged), exemptions, now);
   return { findings, exemptions: statuses, summary: summarize(findings) };
+}
+
+/**
+ * One rule's findings over the facts at its resolved settings, each at its own level but never
+ * above the configured one: a rule may report a finding lower (advisory beside mandatory ones),
+ * never higher than the stack allows. Pure.
+ */
+export function evaluateRule(rule: RuleDefinition<unknown>, facts: ComplianceFacts, settings: ResolvedSettings, now: number): Finding[] {
+  return rule.evaluate(facts, settings, now).map((f) => {
+    const level = lowerLevel(f.level, settings.enforcementLevel);
+    return level === f.level ? f : { ...f, level };
+  });
 }
 
 /** The rules the settings leave enabled (every rule not set to `disabled`), in registry order. */

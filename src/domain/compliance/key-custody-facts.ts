@@ -1,4 +1,5 @@
 import type { FactMap } from "../facts/model/compliance-facts";
+import { defineDriftSection } from "./drift-section";
 
 type ProtectorFacts = FactMap["tdeProtectors"];
 type KeyVaultFacts = FactMap["keyVaults"];
@@ -6,9 +7,13 @@ type ProtectorKeyFacts = FactMap["protectorKeys"];
 type ReadFailure = NonNullable<ProtectorFacts["readFailure"]>;
 
 /**
- * What the three key-custody rules share: how a server, a read failure and a date are named in
- * their messages, and how a protector finds the facts of its vault and key. Pure.
+ * What the key-custody rules share: the section of drift's reports they fill, how a server, a read
+ * failure and a date are named in their messages, and how a protector finds the facts of its vault
+ * and key. Pure.
  */
+
+/** Drift's section of the key-custody rules: a TDE protector, its vault or its key drifted from what the rules require. */
+export const KEY_CUSTODY_DRIFT = defineDriftSection({ key: "keyCustody", heading: "Key custody" });
 
 /** `rg/server`, or `rg/server/database` for a database's own protector. */
 export function serverLabel(p: Pick<ProtectorFacts, "resourceGroup" | "server" | "database" | "level">): string {

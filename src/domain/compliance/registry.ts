@@ -1,3 +1,4 @@
+import { driftSectionsOf } from "./drift-section";
 import type { RuleDefinition } from "./rule";
 import { artifactPacked } from "./rules/artifact-packed";
 import { artifactSignatureClean } from "./rules/artifact-signature-clean";
@@ -55,6 +56,8 @@ export function registerRule<S>(rule: RuleDefinition<S>): void {
   if (!Array.isArray(rule.facts) || rule.facts.length === 0)
     throw new Error(`rule "${rule.id}" must name the fact kinds it judges (facts: ["databases", …])`);
   if (findRule(rule.id)) throw new Error(`a rule with the id "${rule.id}" is already registered`);
+  // Its drift section, if it declares one, must be a valid key and agree with the same key's other rules.
+  driftSectionsOf([...RULES, rule as RuleDefinition<unknown>]);
   RULES.push(rule as RuleDefinition<unknown>);
   version += 1;
 }

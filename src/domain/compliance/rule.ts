@@ -1,4 +1,5 @@
 import type { Control } from "./control";
+import type { DriftSection } from "./drift-section";
 import { ENFORCEMENT_LEVELS, type EnforcementLevel } from "./enforcement-level";
 import type { ComplianceFacts, FactOrigin } from "../facts/model/compliance-facts";
 import type { Finding } from "./finding";
@@ -15,13 +16,6 @@ export interface SettingSchema {
 
 /** A rule's settings once resolved: its level plus every threshold, defaults filled in. */
 export type ResolvedSettings<S = Record<string, unknown>> = S & { enforcementLevel: EnforcementLevel };
-
-/**
- * The sections of `drift`'s reports a rule's findings go to: `tierAdvisor` (a database's advisor
- * disagrees with its tier), `keyCustody` (a TDE protector, its vault or its key drifted from what
- * the rules require).
- */
-export type DriftSection = "tierAdvisor" | "keyCustody";
 
 /**
  * One compliance rule, declared in one module: everything else (the stack schema's
@@ -52,8 +46,10 @@ export interface RuleDefinition<S = Record<string, unknown>> {
   packScope: "resource" | "stack";
   /**
    * Optional: the rule judges live state that can drift under a stack (outside what the stack
-   * applies), so `drift` runs it and reports its failures and exempt findings in this section, at
-   * the rule's level (a mandatory failure makes drift exit 2). Absent: `drift` does not run it.
+   * applies), so `drift` runs it and reports its failures and exempt findings in this section (its
+   * JSON key and Markdown heading, declared with `defineDriftSection`; a new section needs no other
+   * change), each at its level (a mandatory failure makes drift exit 2). Absent: `drift` does not
+   * run it.
    */
   drift?: DriftSection;
   /**
@@ -61,7 +57,13 @@ export interface RuleDefinition<S = Record<string, unknown>> {
    * rule gives evidence for, each cited in the rule's module. Reports file findings under them.
    */
   controls?: readonly Control[];
-  /** Pure: the findings over the facts, one per judged subject. `now` is passed in. */
+  /**
+   * Pure: the findings over the facts, one per judged subject. `now` is passed in. A finding's
+   * `level` is the rule's configured level (`settings.enforcementLevel`) or, for a finding that must
+   * count less than the rule's others (an advisory one beside mandatory ones), a lower level of its
+   * own: `check`, `drift`, watch and the pack count each finding at its level, never above the
+   * configured one (`evaluateRule` caps it).
+   */
   evaluate(facts: ComplianceFacts, settings: ResolvedSettings<S>, now: number): Finding[];
 }
 

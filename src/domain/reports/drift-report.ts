@@ -1,3 +1,4 @@
+import type { DriftSection, DriftSectionFindings } from "../compliance/drift-section";
 import type { Finding } from "../compliance/finding";
 import { unreadDocument, unreadLine, type UnreadEntry } from "../stack/unread-entry";
 
@@ -12,45 +13,27 @@ export interface TdeDrift {
   line?: number;
 }
 
-/** What `drift` found: TDE that differs, and tier-advisor findings (failures and exempt ones). */
+/** What `drift` found: TDE that differs, and the findings (failures and exempt ones) of each declared drift section. */
 export interface DriftReportInput {
   stackName: string;
   file: string;
   tde: TdeDrift[];
-  advisor: Finding[];
-  /** Key-custody findings (TDE protector, vault, key): failures and exempt ones. */
-  keyCustody?: Finding[];
+  /** Every declared section, in order, with its findings: each is a JSON key (empty or not), a Markdown heading when it has findings, and lines of the table. */
+  sections: DriftSectionFindings[];
   /** Databases that could not be read (listed under `errors` in JSON, and in Markdown; the table's are on stderr). */
   unread?: UnreadEntry[];
 }
 
 /** Renders `drift`'s findings for people (table), pipelines (json) or pull-request comments (markdown). */
 export function renderDrift(format: DriftFormat, d: DriftReportInput): string {
-  const { stackName, file, tde, advisor } = d;
-  const keyCustody = d.keyCustody ?? [];
+  const { stackName, file, tde, sections } = d;
   if (format === "json") {
     return JSON.stringify(
       {
         stack: stackName,
         file,
         transparentDataEncryption: tde,
-        tierAdvisor: advisor.map((f) => ({
-          resourceId: f.resourceId,
-          label: f.label,
-          level: f.level,
-          verdict: f.verdict,
-          message: f.message,
-          line: f.source?.line,
-        })),
-        keyCustody: keyCustody.map((f) => ({
-          ruleId: f.ruleId,
-          resourceId: f.resourceId,
-          label: f.label,
-          level: f.level,
-          verdict: f.verdict,
-          message: f.message,
-          line: f.source?.line,
-        })),
+        ...Object.fromEntries(sections.map(({ section, findings }) => [section.key, findings.map((f) => jsonEntry(section, f))])),
         errors: (d.unread ?? []).map(unreadDocument),
       },
       null,
@@ -61,13 +44,11 @@ export function renderDrift(format: DriftFormat, d: DriftReportInput): string {
     const lines = [`### stackwarden drift: \`${stackName}\``, ""];
     lines.push(tde.length ? `**${tde.length}** database(s) differ from the stack:` : "Live TDE matches the stack.");
     for (const d of tde) lines.push(`- \`${d.label}\`: TDE is ${d.live ?? "unknown"}, the stack wants ${d.desired}`);
-    if (advisor.length) {
-      lines.push("", "Tier advisor:");
-      for (const f of advisor) lines.push(`- ${f.verdict === "exempt" ? "exempt" : f.level}: ${f.message}`);
-    }
-    if (keyCustody.length) {
-      lines.push("", "Key custody:");
-      for (const f of keyCustody) lines.push(`- ${f.verdict === "exempt" ? "exempt" : f.level} \`${f.ruleId}\`: ${f.message}`);
+    for (const { section, findings } of sections) {
+      if (!findings.length) continue;
+      lines.push("", `${section.heading}:`);
+      for (const f of findings)
+        lines.push(`- ${f.verdict === "exempt" ? "exempt" : f.level}${namesRule(section) ? ` \`${f.ruleId}\`` : ""}: ${f.message}`);
     }
     if (d.unread?.length) {
       lines.push("", "Could not be read:");
@@ -79,7 +60,25 @@ export function renderDrift(format: DriftFormat, d: DriftReportInput): string {
     `Drift of stack ${stackName} (${file}): ${tde.length ? `${tde.length} database(s) differ from the stack` : "live TDE matches the stack"}`,
   ];
   for (const d of tde) lines.push(`  ~ ${d.label}  TDE live ${d.live ?? "unknown"}, desired ${d.desired}`);
-  for (const f of [...advisor, ...keyCustody])
+  for (const f of sections.flatMap((s) => s.findings))
     lines.push(`  ${f.verdict === "exempt" ? "EXEMPT" : f.level === "mandatory" ? "DRIFT" : "ADVISORY"} ${f.label}: ${f.message}`);
   return lines.join("\n");
+}
+
+/** Whether a section's entries name their rule (the default). */
+function namesRule(section: DriftSection): boolean {
+  return section.namesRule ?? true;
+}
+
+/** A finding as drift's JSON lists it under its section's key. */
+function jsonEntry(section: DriftSection, f: Finding) {
+  return {
+    ...(namesRule(section) ? { ruleId: f.ruleId } : {}),
+    resourceId: f.resourceId,
+    label: f.label,
+    level: f.level,
+    verdict: f.verdict,
+    message: f.message,
+    line: f.source?.line,
+  };
 }

@@ -45,7 +45,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "drift",
     description:
-      "list live state that differs from the stack, tier-advisor disagreements and key-custody findings (exit 0 none or advisory only, 2 drift, 1 error: also a database that could not be read, the others still compared)",
+      "list live state that differs from the stack and the findings of the rules declared as drift, such as tier-advisor disagreements and key custody (exit 0 none or advisory only, 2 drift, 1 error: also a database that could not be read, the others still compared)",
     load: async () => (await import("./commands/drift-command")).registerDrift,
   },
   {

@@ -87,6 +87,8 @@ function only(rule: RuleId, over: Overrides = {}): RuleSettings {
   return resolveRuleSettings({ ...off, ...over } as Overrides);
 }
 
+/** Every registered rule disabled: the row's own rule too, so nothing may judge it. */
+const NONE = resolveRuleSettings(Object.fromEntries(RULE_IDS.map((r) => [r, { enforcementLevel: "disabled" }])) as Overrides);
 const TDE = only("sql-tde-enabled");
 const DRIFT = only("sql-tier-advisor-drift");
 const QUOTA = only("batch-quota-headroom");
@@ -163,19 +165,7 @@ const ROWS: Row[] = [
     "fail",
     "must have transparent data encryption",
   ],
-  [
-    "sql-tde-enabled disabled gives no finding",
-    failing,
-    resolveRuleSettings({
-      "sql-tde-enabled": { enforcementLevel: "disabled" },
-      "sql-tier-advisor-drift": { enforcementLevel: "disabled" },
-      "batch-quota-headroom": { enforcementLevel: "disabled" },
-    }),
-    [],
-    NOW,
-    "no finding",
-    "",
-  ],
+  ["sql-tde-enabled disabled gives no finding", failing, NONE, [], NOW, "no finding", ""],
 
   // sql-tier-advisor-drift
   [
@@ -343,19 +333,7 @@ const ROWS: Row[] = [
     "pass",
     "older than 7 days",
   ],
-  [
-    "sql-tier-advisor-drift disabled gives no finding",
-    db({ advisor: advisor() }),
-    resolveRuleSettings({
-      "sql-tde-enabled": { enforcementLevel: "disabled" },
-      "sql-tier-advisor-drift": { enforcementLevel: "disabled" },
-      "batch-quota-headroom": { enforcementLevel: "disabled" },
-    }),
-    [],
-    NOW,
-    "no finding",
-    "",
-  ],
+  ["sql-tier-advisor-drift disabled gives no finding", db({ advisor: advisor() }), NONE, [], NOW, "no finding", ""],
 
   // batch-quota-headroom
   [
@@ -391,19 +369,7 @@ const ROWS: Row[] = [
     "uses 92 of 100 (92%)",
   ],
   ["a non-count unit is named", usage({ currentValue: 90, unit: "Bytes" }), QUOTA, [], NOW, "fail", "uses 90 of 100 bytes"],
-  [
-    "batch-quota-headroom disabled gives no finding",
-    usage({ currentValue: 99 }),
-    resolveRuleSettings({
-      "sql-tde-enabled": { enforcementLevel: "disabled" },
-      "sql-tier-advisor-drift": { enforcementLevel: "disabled" },
-      "batch-quota-headroom": { enforcementLevel: "disabled" },
-    }),
-    [],
-    NOW,
-    "no finding",
-    "",
-  ],
+  ["batch-quota-headroom disabled gives no finding", usage({ currentValue: 99 }), NONE, [], NOW, "no finding", ""],
   [
     "quota exempted by its usage id",
     usage({ currentValue: 95 }),
@@ -550,9 +516,15 @@ describe("summary counts and levels", () => {
         { subscriptionId: SUB, location: "eastus", name: "none", currentValue: 0, limit: 0 },
       ],
     };
+    // The three rules over these facts, at their default levels; any other rule is disabled, so a rule
+    // registered later over the same facts adds nothing here.
+    const three = ["sql-tde-enabled", "sql-tier-advisor-drift", "batch-quota-headroom"];
+    const settings = resolveRuleSettings(
+      Object.fromEntries(RULE_IDS.filter((id) => !three.includes(id)).map((id) => [id, { enforcementLevel: "disabled" }])) as Overrides,
+    );
     const r = evaluateCompliance(
       facts,
-      DEFAULT_RULE_SETTINGS,
+      settings,
       [ex({ resourceId: dbId("audit") }), ex({ resourceId: dbId("gone"), expires: "2020-01-01" })],
       NOW,
     );

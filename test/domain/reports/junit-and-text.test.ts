@@ -4,6 +4,7 @@ import { evaluateCompliance } from "../../../src/domain/compliance/evaluate";
 import { resolveRuleSettings } from "../../../src/domain/compliance/rule-settings";
 import { complianceDocument, renderComplianceMarkdown, renderComplianceTable } from "../../../src/domain/reports/compliance-report";
 import { renderJunit } from "../../../src/domain/reports/junit-report";
+import { ruleIds } from "../../../src/domain/compliance/registry";
 import { databaseLine, NOW, reportInput, STACK_FILE, SUB } from "./report-fixture";
 import { emptyFacts } from "../../../src/domain/facts/gather";
 
@@ -37,19 +38,7 @@ describe("JUnit report", () => {
 
   it("is well-formed XML with one testsuite per rule", () => {
     expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>')).toBe(true);
-    expect(doc.testsuite.map((s) => s["@_name"])).toEqual([
-      "stackwarden.sql-tde-enabled",
-      "stackwarden.sql-tier-advisor-drift",
-      "stackwarden.batch-quota-headroom",
-      "stackwarden.artifact-signature-clean",
-      "stackwarden.artifact-packed",
-      "stackwarden.post-deploy-probes",
-      "stackwarden.data-residency",
-      "stackwarden.sql-tde-customer-managed-key",
-      "stackwarden.tde-key-vault-recoverable",
-      "stackwarden.tde-key-validity",
-      "stackwarden.tde-key-access",
-    ]);
+    expect(doc.testsuite.map((s) => s["@_name"])).toEqual(ruleIds().map((id) => `stackwarden.${id}`));
   });
 
   it("counts tests, failures and skips per suite and in total", () => {

@@ -1,4 +1,8 @@
 import { evaluateCompliance } from "../../../src/domain/compliance/evaluate";
+import type { RuleDefinition } from "../../../src/domain/compliance/rule";
+import { batchQuotaHeadroom } from "../../../src/domain/compliance/rules/batch-quota-headroom";
+import { sqlTdeEnabled } from "../../../src/domain/compliance/rules/sql-tde-enabled";
+import { sqlTierAdvisorDrift } from "../../../src/domain/compliance/rules/sql-tier-advisor-drift";
 import { emptyFacts } from "../../../src/domain/facts/gather";
 import type { ComplianceFacts } from "../../../src/domain/facts/model/compliance-facts";
 import type { AdvisorFacts } from "../../../src/domain/facts/tier-advice";
@@ -59,6 +63,15 @@ const advisor = (over: Partial<AdvisorFacts> = {}): AdvisorFacts => ({
 });
 
 /**
+ * The rules whose verdicts this fixture sets up (and the reports' tests count): another rule over
+ * the same facts, registered later, adds nothing to them. Reports still list every registered rule
+ * (SARIF's rules, JUnit's suites), judged or not.
+ */
+export const FIXTURE_RULES: readonly RuleDefinition<unknown>[] = [sqlTdeEnabled, sqlTierAdvisorDrift, batchQuotaHeadroom].map(
+  (r) => r as RuleDefinition<unknown>,
+);
+
+/**
  * Live state against that stack: orders unencrypted (mandatory) and drifting (advisory), customers
  * fine without an advisor (n/a), legacy unencrypted but exempt; eastus cores at 92% (advisory).
  */
@@ -97,6 +110,6 @@ export function reportInput(padding = 0, stackName = "report"): ComplianceReport
       { subscriptionId: SUB, location: "eastus", name: "clusters", displayName: "Clusters", currentValue: 2, limit: 20, unit: "Count" },
     ],
   };
-  const result = evaluateCompliance(facts, stack.policies, stack.exemptions, NOW);
+  const result = evaluateCompliance(facts, stack.policies, stack.exemptions, NOW, FIXTURE_RULES);
   return { stack, stackName, file: stack.file, result, generatedAt: new Date(NOW), toolVersion: "0.1.0" };
 }

@@ -2,7 +2,7 @@ import { azurePolicy, CIS_AZURE_2_0_0 } from "../control";
 import { UNKNOWN } from "../../../platform/unknown-value";
 import type { FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
-import { isCustomerManaged, readFailureText, holderOf, serverLabel } from "../key-custody-facts";
+import { isCustomerManaged, readFailureText, holderOf, serverLabel, KEY_CUSTODY_DRIFT } from "../key-custody-facts";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
 type ProtectorFacts = FactMap["tdeProtectors"];
@@ -32,7 +32,7 @@ export const sqlTdeCustomerManagedKey = defineRule<Record<string, never>>({
   facts: ["tdeProtectors"],
   settings: {},
   packScope: "stack",
-  drift: "keyCustody",
+  drift: KEY_CUSTODY_DRIFT,
   controls: [
     {
       ...CIS_AZURE_2_0_0,

@@ -1,6 +1,7 @@
 import { databaseLabel } from "../../../platform/arm/resource-id";
 import { UNKNOWN } from "../../../platform/unknown-value";
 import type { FactMap } from "../../facts/model/compliance-facts";
+import { defineDriftSection } from "../drift-section";
 import type { Finding } from "../finding";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
@@ -12,6 +13,9 @@ interface TierAdvisorDriftSettings {
 }
 
 const DAY_MS = 24 * 3600_000;
+
+/** Drift's section of this rule: a database's advisor disagrees with its tier. Its entries never named the rule, the only one in it. */
+const TIER_ADVISOR_DRIFT = defineDriftSection({ key: "tierAdvisor", heading: "Tier advisor", namesRule: false });
 
 /**
  * Flags a database when its service tier advisor recommends another service objective than the
@@ -43,7 +47,7 @@ export const sqlTierAdvisorDrift = defineRule<TierAdvisorDriftSettings>({
     },
   },
   packScope: "stack",
-  drift: "tierAdvisor",
+  drift: TIER_ADVISOR_DRIFT,
   evaluate: (facts, settings, now) => facts.tierAdvisors.map((a) => judge(a, settings, now)),
 });
 

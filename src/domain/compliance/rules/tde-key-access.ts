@@ -2,7 +2,7 @@ import { UNKNOWN } from "../../../platform/unknown-value";
 import type { ComplianceFacts, FactMap } from "../../facts/model/compliance-facts";
 import { keyPrincipalOf, missingKeyPermissions } from "../key-access-grants";
 import type { Finding } from "../finding";
-import { holderOf, isCustomerManaged, readFailureText, serverLabel, vaultLabel, vaultOf } from "../key-custody-facts";
+import { holderOf, isCustomerManaged, readFailureText, serverLabel, vaultLabel, vaultOf, KEY_CUSTODY_DRIFT } from "../key-custody-facts";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
 type ProtectorFacts = FactMap["tdeProtectors"];
@@ -45,7 +45,7 @@ export const tdeKeyAccess = defineRule<Record<string, never>>({
   facts: ["tdeProtectors", "keyVaults", "vaultRoleAssignments"],
   settings: {},
   packScope: "stack",
-  drift: "keyCustody",
+  drift: KEY_CUSTODY_DRIFT,
   evaluate: (facts, settings) => facts.tdeProtectors.map((p) => judge(p, facts, settings)),
 });
 

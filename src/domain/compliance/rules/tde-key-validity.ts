@@ -2,7 +2,7 @@ import { azurePolicy, CIS_AZURE_2_0_0, IN_MANAGED_HSM, IN_VAULT } from "../contr
 import { UNKNOWN } from "../../../platform/unknown-value";
 import type { ComplianceFacts, FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
-import { dayOf, holderOf, isCustomerManaged, keyOf, readFailureText, serverLabel, vaultOf } from "../key-custody-facts";
+import { dayOf, holderOf, isCustomerManaged, keyOf, readFailureText, serverLabel, vaultOf, KEY_CUSTODY_DRIFT } from "../key-custody-facts";
 import { ageDays, rotationPolicyText, rotationProblems, type KeyRotationSettings } from "../key-rotation";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
@@ -103,7 +103,7 @@ export const tdeKeyValidity = defineRule<KeyValiditySettings>({
     },
   },
   packScope: "stack",
-  drift: "keyCustody",
+  drift: KEY_CUSTODY_DRIFT,
   controls: [
     { ...CIS_AZURE_2_0_0, id: "8.1", title: "Ensure that the Expiration Date is set for all Keys in RBAC Key Vaults", ...IN_VAULT },
     { ...CIS_AZURE_2_0_0, id: "8.2", title: "Ensure that the Expiration Date is set for all Keys in Non-RBAC Key Vaults.", ...IN_VAULT },

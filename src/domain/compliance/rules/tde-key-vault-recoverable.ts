@@ -2,7 +2,16 @@ import { azurePolicy, CIS_AZURE_2_0_0, IN_MANAGED_HSM, IN_VAULT } from "../contr
 import { UNKNOWN } from "../../../platform/unknown-value";
 import type { ComplianceFacts, FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
-import { containerNoun, holderOf, isCustomerManaged, readFailureText, serverLabel, vaultLabel, vaultOf } from "../key-custody-facts";
+import {
+  containerNoun,
+  holderOf,
+  isCustomerManaged,
+  readFailureText,
+  serverLabel,
+  vaultLabel,
+  vaultOf,
+  KEY_CUSTODY_DRIFT,
+} from "../key-custody-facts";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
 type ProtectorFacts = FactMap["tdeProtectors"];
@@ -43,7 +52,7 @@ export const tdeKeyVaultRecoverable = defineRule<Record<string, never>>({
   facts: ["tdeProtectors", "keyVaults"],
   settings: {},
   packScope: "stack",
-  drift: "keyCustody",
+  drift: KEY_CUSTODY_DRIFT,
   controls: [
     // The vault's controls concern findings about a vault, the HSM's about an HSM (Control.onlyWhere).
     { ...CIS_AZURE_2_0_0, id: "8.5", title: "Ensure the Key Vault is Recoverable", ...IN_VAULT },

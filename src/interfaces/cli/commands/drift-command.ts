@@ -12,7 +12,7 @@ import { serviceClients } from "../service-clients";
 export function registerDrift(program: Command, io: CommandIO): void {
   withStackOptions(program.command("drift"))
     .description(
-      "list live state that differs from the stack, tier-advisor disagreements and key-custody findings (exit 0 none or advisory only, 2 drift, 1 error: also a database that could not be read, the others still compared)",
+      "list live state that differs from the stack and the findings of the rules declared as drift, such as tier-advisor disagreements and key custody (exit 0 none or advisory only, 2 drift, 1 error: also a database that could not be read, the others still compared)",
     )
     .option("--output <format>", "table, json or markdown", choiceOption<DriftFormat>(["table", "json", "markdown"]), "table")
     .option("--concurrency <n>", "databases read at once", intOption(1, 256), 16)
@@ -27,14 +27,7 @@ export function registerDrift(program: Command, io: CommandIO): void {
         concurrency: flags.concurrency,
       });
       io.out(
-        renderDrift(flags.output, {
-          stackName: name,
-          file: stack.file,
-          tde: drift.tde,
-          advisor: drift.advisor,
-          keyCustody: drift.keyCustody,
-          unread: drift.unread,
-        }),
+        renderDrift(flags.output, { stackName: name, file: stack.file, tde: drift.tde, sections: drift.sections, unread: drift.unread }),
       );
       // A database the cloud does not have: at its stack-file line; the others are compared. The
       // stack names something that cannot be compared, which the user must fix: 1, even with drift.
