@@ -1,3 +1,4 @@
+import { ArmOperations } from "../platform/arm/arm-operations";
 import { ArmResourceReader } from "../platform/arm/arm-resource-reader";
 import { loggerFromEnv } from "../platform/http/logger";
 import type { TokenCredential } from "../platform/http/token-credential";
@@ -9,6 +10,7 @@ import { CertificatesClient } from "../services/certificates/client";
 import { apisetuSettingsFromEnv, requireApiSetuKeys, type ApiSetuSettings } from "../services/certificates/settings";
 import { GeocodingClient } from "../services/geocoding/client";
 import { ImdsClient } from "../services/imds/client";
+import { ARM_READS, type ArmReadTable } from "../services/arm-reads";
 import { AuthorizationClient } from "../services/authorization/client";
 import { KeyVaultClient } from "../services/keyvault/client";
 import { MonitorClient } from "../services/monitor/client";
@@ -37,8 +39,14 @@ export interface ClientSet {
   /** Azure Monitor's Activity Log (who changed what), through Resource Manager like `sql`, on the same pacer. */
   readonly monitor: MonitorClient;
   /**
+   * Every operation of the services' operation tables (`src/services/arm-reads.ts`), sent by name
+   * with the typed clients' token, retries and pacing: what the fact kinds read through (their
+   * port, `FactReads`), and how a failed read is told apart (`failureOf`).
+   */
+  readonly reads: ArmOperations<ArmReadTable>;
+  /**
    * Any Resource Manager resource read by path and api-version, with the typed clients' token,
-   * retries and pacing (a fact kind's read no service client has a method for yet).
+   * retries and pacing (a fact kind's read no operation table declares yet).
    */
   readonly arm: ArmResourceReader;
   /** IMDS (`STACKWARDEN_IMDS_ENDPOINT`): instance, identity and attested metadata. */
@@ -124,6 +132,10 @@ class EnvClientSet implements ClientSet {
 
   get monitor(): MonitorClient {
     return this.once("monitor", () => new MonitorClient(this.armOptions));
+  }
+
+  get reads(): ArmOperations<ArmReadTable> {
+    return this.once("reads", () => new ArmOperations(this.armOptions, ARM_READS));
   }
 
   get arm(): ArmResourceReader {

@@ -6,10 +6,10 @@ import {
   type ArtifactResult,
   type ArtifactScanReport,
   type ArtifactVerdict,
+  type ScanArtifactsOptions,
 } from "../artifacts/artifact-scan";
 import { displayPath } from "../../platform/files/path-glob";
 import type { StackConfig } from "../stack/stack-config";
-import type { BinaryAnalysisClient } from "../../services/binary-analysis/client";
 import { SettingsError } from "../../platform/settings/endpoints";
 import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
 import type { FactOrigin } from "./model/compliance-facts";
@@ -97,7 +97,7 @@ export const artifactScans = defineFactKind<ArtifactFacts>({
 });
 
 /** The binary analysis service's client; a missing or bad variable is one line naming it and the stack's key. */
-async function binaryAnalysisOf(ctx: GatherContext): Promise<BinaryAnalysisClient> {
+async function binaryAnalysisOf(ctx: GatherContext): Promise<ScanArtifactsOptions["client"]> {
   try {
     return (await ctx.clients.binaryAnalysis()).client;
   } catch (e) {
@@ -179,7 +179,7 @@ interface GatheredArtifacts {
  * could not scan is that artifact's `scanError`.
  */
 async function scanStackArtifacts(
-  client: BinaryAnalysisClient,
+  client: ScanArtifactsOptions["client"],
   stack: StackConfig,
   opts: { cwd: string; concurrency?: number; signal?: AbortSignal },
 ): Promise<GatheredArtifacts> {
