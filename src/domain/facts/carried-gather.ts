@@ -36,10 +36,10 @@ async function gatherThroughCarrier<T>(kind: FactKind<T>, source: DataSource, ct
     try {
       read = await source.read(ctx.clients, instance.inputs, ctx.signal);
     } catch (e) {
-      const failed = instance.about && ctx.clients.reads.failureOf(e);
+      const failed = source.about && ctx.clients.reads.failureOf(e);
       if (!failed) throw e;
       // The cloud's answer about this subject alone: reported at its line, the others still judged.
-      const entry = unreadEntryOf(failed, { ...instance.about!, source: instance.source });
+      const entry = unreadEntryOf(failed, { ...source.about!(instance.inputs), source: instance.source });
       ctx.unread(entry);
       const facts = await kind.fromResources([{ type: source.type, props: { ...instance.inputs } }], known);
       return facts.map((f) => stamped(f, instance, undefined, unreadProblem(entry)));

@@ -33,12 +33,6 @@ export interface DataSourceInstance {
   after?: string;
   /** Where the stack file names what it reads: the line the facts gathered from it point at. */
   source?: SourceLocation;
-  /**
-   * What the stack names that this read is about (a database), when the cloud's answer about it alone
-   * (a 404: no such database) is to be reported as unread while the others are still judged;
-   * without it such a failure fails the gathering.
-   */
-  about?: Pick<UnreadEntry, "kind" | "id" | "label">;
 }
 
 /**
@@ -71,6 +65,12 @@ export interface DataSourceDeclaration {
    * refresh keeps it. Otherwise such a read fails `create`, and a 404 on refresh drops the resource.
    */
   unreadable?: "reported";
+  /**
+   * What the stack names that a read of these inputs is about (a database), when the cloud's answer
+   * about it alone (a 404: no such database) is reported as unread while the others are still
+   * judged (carried-gather.ts); without it such a failure fails the gathering. Asked only then.
+   */
+  about?(inputs: DataSourceInputs): Pick<UnreadEntry, "kind" | "id" | "label">;
   /** One read (one GET, or one paged list; a source that reports failures returns them as `readError`). */
   read(clients: FactClients, inputs: DataSourceInputs, signal?: AbortSignal): Promise<DataSourceRead>;
   /** The inputs an id names (an adoption by id, a refresh without inputs), or undefined when it names none of this source. */

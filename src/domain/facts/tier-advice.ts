@@ -55,16 +55,19 @@ export const serviceTierAdvisors = defineDataSource({
     return { id: advisorsId(i), value, receipt };
   },
   inputsFromId: inputsFromArmId(DATABASE_INPUTS, { server: "servers", database: "databases" }, advisorsId),
+  about: (i) => ({ kind: "database", id: sqlDatabaseId(databaseRefOf(i)), label: databaseLabel(databaseRefOf(i)) }),
   instances: (stack) =>
-    stack.databases.map((d) => {
-      const ref = { subscriptionId: stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
-      return {
-        name: `advisors-${logicalName(d.resourceGroup, d.server, d.database)}`,
-        inputs: { ...ref, ...(d.serviceObjective ? { serviceObjective: d.serviceObjective } : {}) },
-        source: d.source,
-        about: { kind: "database", id: sqlDatabaseId(ref), label: databaseLabel(ref) },
-      };
-    }),
+    stack.databases.map((d) => ({
+      name: `advisors-${logicalName(d.resourceGroup, d.server, d.database)}`,
+      inputs: {
+        subscriptionId: stack.subscriptionId,
+        resourceGroup: d.resourceGroup,
+        server: d.server,
+        database: d.database,
+        ...(d.serviceObjective ? { serviceObjective: d.serviceObjective } : {}),
+      },
+      source: d.source,
+    })),
 });
 
 /**
