@@ -6,7 +6,6 @@ import {
   type ArtifactResult,
   type ArtifactScanReport,
   type ArtifactVerdict,
-  type ScanArtifactsOptions,
 } from "../artifacts/artifact-scan";
 import { displayPath } from "../../platform/files/path-glob";
 import type { StackConfig } from "../stack/stack-config";
@@ -97,7 +96,7 @@ export const artifactScans = defineFactKind<ArtifactFacts>({
 });
 
 /** The binary analysis service's client; a missing or bad variable is one line naming it and the stack's key. */
-async function binaryAnalysisOf(ctx: GatherContext): Promise<ScanArtifactsOptions["client"]> {
+async function binaryAnalysisOf(ctx: GatherContext): Promise<Parameters<typeof scanArtifacts>[0]["client"]> {
   try {
     return (await ctx.clients.binaryAnalysis()).client;
   } catch (e) {
@@ -179,7 +178,7 @@ interface GatheredArtifacts {
  * could not scan is that artifact's `scanError`.
  */
 async function scanStackArtifacts(
-  client: ScanArtifactsOptions["client"],
+  client: Parameters<typeof scanArtifacts>[0]["client"],
   stack: StackConfig,
   opts: { cwd: string; concurrency?: number; signal?: AbortSignal },
 ): Promise<GatheredArtifacts> {

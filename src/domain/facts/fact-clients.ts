@@ -1,8 +1,7 @@
 import type { ArmRead } from "../../platform/arm/arm-read";
-import type { ArmResourceRead } from "../../platform/arm/arm-resource-reader";
 import type { IdStyle } from "../../platform/arm/resource-id";
 import type { ApiSetuSettings } from "../../services/certificates/settings";
-import type { ScanArtifactsOptions } from "../artifacts/artifact-scan";
+import type { scanArtifacts } from "../artifacts/artifact-scan";
 import type { ResidencySources } from "../residency/place-stack";
 import type { FactReads } from "./fact-reads";
 
@@ -11,7 +10,15 @@ export interface ArmResourceReads {
   /** How request paths are written for this endpoint (`sqlServerId(ref, arm.style)`). */
   readonly style: IdStyle;
   /** GETs one resource, with the receipt of its read. */
-  read<T extends object = Record<string, unknown>>(req: ArmResourceRead): Promise<ArmRead<T>>;
+  read<T extends object = Record<string, unknown>>(req: {
+    /** The spec's operationId (`Servers_Get`): what errors, logs and the receipt name. */
+    operation: string;
+    /** The resource's path: its ARM id, written in `style`. */
+    path: string;
+    /** The api-version sent. */
+    apiVersion: string;
+    signal?: AbortSignal;
+  }): Promise<ArmRead<T>>;
 }
 
 /**
@@ -34,8 +41,8 @@ export interface FactClients {
   readonly geocoding: ResidencySources["geocoding"];
   /** The certificate issuers' settings (endpoint, keys, naming), read without requiring the keys. */
   readonly apisetu: ApiSetuSettings;
-  /** The binary analysis service, opened on first use: what an artifact scan sends its files to. */
-  binaryAnalysis(): Promise<{ client: ScanArtifactsOptions["client"] }>;
+  /** The binary analysis service, opened on first use: what an artifact scan sends its files to (as the artifact gate declares it). */
+  binaryAnalysis(): Promise<{ client: Parameters<typeof scanArtifacts>[0]["client"] }>;
   /** A value shared for `ttlMs` by every caller asking with the same key; a rejected value is not kept. */
   remember<T>(key: string, ttlMs: number, make: () => Promise<T>): Promise<T>;
 }
