@@ -1,7 +1,7 @@
 import { configDefaults, defineConfig } from "vitest/config";
 
 // Two projects: the unit tier (files in parallel), then the e2e tier (test/e2e: the real Pulumi CLI,
-// one file at a time) in a later group, so the tiers do not compete for the CPU and the e2e tier's
+// two files at a time) in a later group, so the tiers do not compete for the CPU and the e2e tier's
 // time is its own (its global setup prints it, or the SKIPPED line when no CLI is found).
 export default defineConfig({
   test: {
@@ -33,7 +33,10 @@ export default defineConfig({
           // Each step runs the Pulumi CLI (seconds each; much more on a loaded 2-core runner).
           testTimeout: 300_000,
           hookTimeout: 300_000,
-          fileParallelism: false,
+          // Two e2e files at a time: each works in a throw-away project of its own (PULUMI_HOME, a
+          // file:// backend, stack files, emulators and Azurite on ports the OS picks), so they share
+          // neither a port nor a directory, and much of each step waits on the CLI's child processes.
+          fileParallelism: true,
           sequence: { groupOrder: 1 },
         },
       },
