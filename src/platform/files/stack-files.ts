@@ -1,7 +1,6 @@
-import { dirname, isAbsolute, join, relative } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { YamlInputError } from "../yaml/yaml-input-error";
-import { PROJECT_ROOT } from "../version";
-import { directoryNames, pathExists, readTextFile } from "./local-files";
+import { directoryNames, readTextFile } from "./local-files";
 
 /**
  * Where a stack file is and its text: the file system's half of loading a stack (the domain's
@@ -15,16 +14,17 @@ export interface StackFileText {
   text: string;
 }
 
-/** `--stack NAME` means `stacks/Pulumi.NAME.yaml`, under the working directory or else the project. */
-export function stackFilePath(stack: string, cwd: string): string {
+/** The folder of stack files when no `--stacks-dir` names another (Pulumi.yaml's `stackConfigDir`). */
+export const DEFAULT_STACKS_DIR = "stacks";
+
+/**
+ * `--stack NAME` means `<stacksDir>/Pulumi.NAME.yaml` of the working directory: the user's project,
+ * never the directory stackwarden is installed in (an installed package holds no stack of yours).
+ */
+export function stackFilePath(stack: string, cwd: string, stacksDir: string = DEFAULT_STACKS_DIR): string {
   if (!/^[A-Za-z0-9_.-]+$/.test(stack))
     throw new YamlInputError(`stack "${stack}"`, 0, 0, "", "a stack name may only hold letters, digits, '-', '_' and '.'");
-  const rel = join("stacks", `Pulumi.${stack}.yaml`);
-  for (const base of [cwd, PROJECT_ROOT]) {
-    const p = join(base, rel);
-    if (pathExists(p)) return p;
-  }
-  return join(cwd, rel);
+  return join(resolve(cwd, stacksDir), `Pulumi.${stack}.yaml`);
 }
 
 /** Reads a stack file; one that cannot be read is a YamlInputError saying why (SW_STACK_NOT_FOUND when it is not there, naming the stacks that are). */
