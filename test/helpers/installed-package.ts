@@ -9,7 +9,6 @@ import { runCommand, type CommandResult } from "./cli-process";
 // and runs offline: the npm cache holds every tarball since `npm ci` of this checkout filled it, so
 // no registry is asked and nothing newer than what the other tests ran with is installed.
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- a plain JS script, run by the action too
 const { preparePinnedInstall } = require("../../scripts/package/pinned-install.js") as {
   preparePinnedInstall(tarball: string, dir: string): void;
 };
@@ -30,7 +29,14 @@ export interface PackedTarball {
 export function npmEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!/^(npm_|STACKWARDEN_|AZURE_|PULUMI_)/i.test(k)) env[k] = v;
-  return { ...env, npm_config_offline: "true", npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false", ...extra };
+  return {
+    ...env,
+    npm_config_offline: "true",
+    npm_config_audit: "false",
+    npm_config_fund: "false",
+    npm_config_update_notifier: "false",
+    ...extra,
+  };
 }
 
 /**
@@ -47,7 +53,12 @@ export async function packCheckout(): Promise<PackedTarball> {
   });
   if (r.code !== 0) throw new Error(`npm pack failed (exit ${r.code}):\n${r.output.slice(-3000)}`);
   const [packed] = JSON.parse(r.stdout) as { filename: string; size: number; unpackedSize: number; files: { path: string }[] }[];
-  return { path: join(dest, packed.filename), size: packed.size, unpackedSize: packed.unpackedSize, files: packed.files.map((f) => f.path) };
+  return {
+    path: join(dest, packed.filename),
+    size: packed.size,
+    unpackedSize: packed.unpackedSize,
+    files: packed.files.map((f) => f.path),
+  };
 }
 
 /** An install of the tarball into `dir`, and how long npm took. */
@@ -63,7 +74,10 @@ export interface InstalledPackage {
 }
 
 /** `npm install <tarball>` in `dir` (created when missing), offline, with the pinned lock beside it. */
-export async function installTarball(tarball: string, dir: string = mkdtempSync(join(tmpdir(), "stackwarden-user-"))): Promise<InstalledPackage> {
+export async function installTarball(
+  tarball: string,
+  dir: string = mkdtempSync(join(tmpdir(), "stackwarden-user-")),
+): Promise<InstalledPackage> {
   mkdirSync(dir, { recursive: true });
   preparePinnedInstall(tarball, dir);
   const install = await runCommand("npm", ["install", tarball], { cwd: dir, env: npmEnv(), timeoutMs: 300_000 });

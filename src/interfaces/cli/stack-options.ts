@@ -13,7 +13,10 @@ export interface StackFlags {
 }
 
 /** The `--stacks-dir DIR` option's text, the same on every command that has it. */
-export const STACKS_DIR_OPTION = ["--stacks-dir <dir>", `folder of the stack files, relative to the working directory (default ${DEFAULT_STACKS_DIR})`] as const;
+export const STACKS_DIR_OPTION = [
+  "--stacks-dir <dir>",
+  `folder of the stack files, relative to the working directory (default ${DEFAULT_STACKS_DIR})`,
+] as const;
 
 /** Adds `--stack NAME`, `--stacks-dir DIR` and `--config FILE` to a command. */
 export function withStackOptions(cmd: Command): Command {

@@ -51,7 +51,7 @@ export function listStacks(projectDir: string, stacksDir: string = STACKS_DIR): 
     const code = (e as NodeJS.ErrnoException).code;
     throw new Error(
       code === "ENOENT"
-        ? `no ${shownDir}/ folder in ${projectDir}: run in the project directory (where your stacks/ folder is), or name the folder with --stacks-dir`
+        ? `no ${shownDir}/ folder in ${projectDir}: run in the project directory (where your stacks/ folder is), name the folder with --stacks-dir, or start one with \`stackwarden init\``
         : `cannot read ${dir} (${code})`,
       { cause: e },
     );
