@@ -1,3 +1,4 @@
+import { allRules } from "../../domain/compliance/registry";
 import type { StackwardenRepository } from "./stackwarden-repository";
 
 /** The line `init` makes sure `.gitignore` has: stackwarden's local state is no one's to commit. */
@@ -37,10 +38,12 @@ config:
       server: sql-prod-2
       database: inventory
       transparentDataEncryption: Enabled
-  # Per-rule level (advisory | mandatory | disabled) and thresholds; \`npx stackwarden check --help\` and
-  # the README's "Compliance rules" list them. Unlisted rules keep their default level.
-  stackwarden:policies:
-    sql-tde-customer-managed-key: { enforcementLevel: advisory }
+  # Per-rule level (advisory | mandatory | disabled) and thresholds (stackwarden's README, "Compliance
+  # rules"), e.g. \`<rule>: { enforcementLevel: mandatory }\`. A rule not listed keeps its default level:
+${allRules()
+  .map((r) => `  #   ${r.id}: ${r.defaultLevel}`)
+  .join("\n")}
+  stackwarden:policies: {}
   # native: stackwarden applies the TDE changes itself; pulumi: \`pulumi up\` with the compliance pack.
   stackwarden:engine: native
 `;
