@@ -26,7 +26,10 @@ describe.each(files)("%s", (file) => {
     const { repository, ref } = stackwardenRepository();
     for (const [id, job] of Object.entries(wf.jobs)) {
       const setups = job.steps.filter((s) => s.uses?.includes("setup-stackwarden"));
-      expect(setups.map((s) => s.uses), id).toEqual([`${repository}/.github/actions/setup-stackwarden@${ref}`]);
+      expect(
+        setups.map((s) => s.uses),
+        id,
+      ).toEqual([`${repository}/.github/actions/setup-stackwarden@${ref}`]);
     }
     expect(text).not.toMatch(/uses: \.\/|scripts\/github\/|--policy-pack policies/);
   });
