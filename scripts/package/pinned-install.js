@@ -12,9 +12,9 @@
  * any project's: no version range is resolved again, so nothing newer slips in, and with a warm cache
  * (`npm ci` of this project filled it) nothing is fetched (`--offline` works).
  *
- * Used by the setup-stackwarden action (which installs the package it packed from its own files) and
- * by the tests that install the tarball. A published package gets no such lock: `npm install
- * stackwarden` resolves its dependencies' ranges as npm does for any package.
+ * Used by the tests that install the tarball (test/helpers/installed-package.ts). A published package
+ * gets no such lock: `npm install stackwarden` resolves its dependencies' ranges as npm does for any
+ * package.
  *
  * DIR must not hold a package.json or package-lock.json yet (it is not a project's own directory).
  */
