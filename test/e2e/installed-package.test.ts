@@ -90,6 +90,8 @@ describe("the packed tarball", () => {
         (f.endsWith(".ts") && !f.endsWith(".d.ts")),
     );
     expect(unwanted).toEqual([]);
+    // No stack file: `--stack NAME` in a project that installed stackwarden finds only the project's own.
+    expect(packed.files.filter((f) => /(^|\/)Pulumi\.[^/]+\.yaml$/.test(f))).toEqual([]);
   });
 });
 

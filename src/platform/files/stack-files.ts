@@ -1,6 +1,7 @@
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { YamlInputError } from "../yaml/yaml-input-error";
-import { directoryNames, readTextFile } from "./local-files";
+import { PROJECT_ROOT } from "../version";
+import { directoryNames, pathExists, readTextFile } from "./local-files";
 
 /**
  * Where a stack file is and its text: the file system's half of loading a stack (the domain's
@@ -18,13 +19,18 @@ export interface StackFileText {
 export const DEFAULT_STACKS_DIR = "stacks";
 
 /**
- * `--stack NAME` means `<stacksDir>/Pulumi.NAME.yaml` of the working directory: the user's project,
- * never the directory stackwarden is installed in (an installed package holds no stack of yours).
+ * `--stack NAME` means `<stacksDir>/Pulumi.NAME.yaml` of the working directory. Without `--stacks-dir`
+ * a stack not found there is looked for in stackwarden's own `stacks/` too (a clone's example stack,
+ * run from a scratch directory); an installed package ships no stack file, so in a project that
+ * installed stackwarden only the project's own stacks are found. A named folder is the only place looked.
  */
-export function stackFilePath(stack: string, cwd: string, stacksDir: string = DEFAULT_STACKS_DIR): string {
+export function stackFilePath(stack: string, cwd: string, stacksDir?: string): string {
   if (!/^[A-Za-z0-9_.-]+$/.test(stack))
     throw new YamlInputError(`stack "${stack}"`, 0, 0, "", "a stack name may only hold letters, digits, '-', '_' and '.'");
-  return join(resolve(cwd, stacksDir), `Pulumi.${stack}.yaml`);
+  const own = join(resolve(cwd, stacksDir ?? DEFAULT_STACKS_DIR), `Pulumi.${stack}.yaml`);
+  if (stacksDir !== undefined || pathExists(own)) return own;
+  const project = join(PROJECT_ROOT, DEFAULT_STACKS_DIR, `Pulumi.${stack}.yaml`);
+  return pathExists(project) ? project : own;
 }
 
 /** Reads a stack file; one that cannot be read is a YamlInputError saying why (SW_STACK_NOT_FOUND when it is not there, naming the stacks that are). */

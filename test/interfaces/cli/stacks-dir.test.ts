@@ -6,9 +6,8 @@ import { stacksAffected } from "../../../src/interfaces/gitops/changed-stacks";
 import { listStacks } from "../../../src/interfaces/gitops/stack-listing";
 import { runCliWith } from "./cli-harness";
 
-// A project that keeps its stack files elsewhere than stacks/ names the folder with --stacks-dir;
-// `--stack NAME` reads the working directory's stack only, never the one of the directory
-// stackwarden is installed in (a user's `--stack dev` must not silently judge the example stack).
+// A project that keeps its stack files elsewhere than stacks/ names the folder with --stacks-dir,
+// and `--stack NAME` then reads that folder only.
 
 const SUB = "00000000-0000-0000-0000-000000000000";
 const stack = `config:\n  stackwarden:subscriptionId: ${SUB}\n  stackwarden:databases: []\n`;
@@ -36,11 +35,14 @@ describe("--stacks-dir", () => {
     expect(listStacks(dir, "./infra/azure").map((s) => s.file)).toEqual(["infra/azure/Pulumi.prod.yaml", "infra/azure/Pulumi.test.yaml"]);
   });
 
-  it("`--stack NAME` reads NAME's file in that folder; with no such folder the error names it and the flag", async () => {
+  it("`--stack NAME` reads NAME's file in that folder, and only there; with no such folder the error names it and the flag", async () => {
     const dir = project({ "infra/Pulumi.prod.yaml": "config: [unclosed" });
     const broken = await runCliWith(["plan", "--stack", "prod", "--stacks-dir", "infra"], { cwd: dir });
     expect(broken.code).toBe(1);
     expect(broken.err).toMatch(/^stackwarden: SW_CONFIG_INVALID: infra\/Pulumi\.prod\.yaml:1:\d+: invalid YAML/);
+    // Not stackwarden's own example stack either, as a stack not found in the default stacks/ may be.
+    const dev = await runCliWith(["plan", "--stack", "dev", "--stacks-dir", "infra"], { cwd: dir });
+    expect(dev.err).toBe("stackwarden: SW_STACK_NOT_FOUND: infra/Pulumi.dev.yaml: stack file not found (stacks here: prod)");
     const none = await runCliWith(["stacks", "--stacks-dir", "nowhere"], { cwd: dir });
     expect(none.code).toBe(1);
     expect(none.err).toMatch(/no nowhere\/ folder in .*--stacks-dir/);
@@ -56,14 +58,5 @@ describe("--stacks-dir", () => {
   it("a removed stack file is told apart in the named folder", () => {
     const changes = { base: "abc", files: ["infra/Pulumi.gone.yaml", "stacks/Pulumi.other.yaml"] };
     expect(stacksAffected([], changes, undefined, "infra").removed).toEqual(["gone"]);
-  });
-});
-
-describe("--stack NAME without a stack file in the working directory", () => {
-  it("is SW_STACK_NOT_FOUND naming the working directory's stacks/ path, not the example stack of stackwarden's own folder", async () => {
-    const dir = project({ "README.md": "no stacks here\n" });
-    const r = await runCliWith(["plan", "--stack", "dev"], { cwd: dir });
-    expect(r.code).toBe(1);
-    expect(r.err).toBe("stackwarden: SW_STACK_NOT_FOUND: stacks/Pulumi.dev.yaml: stack file not found");
   });
 });
