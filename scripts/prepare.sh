@@ -9,6 +9,11 @@
 # runs the build already in dist/, so when that build is no older than any input it is kept as it
 # is (a `find` of the inputs, well under a second). A node_modules/.bin link to bin/stackwarden.js
 # would not help: npm exec looks at the package's own `bin` before node_modules/.bin.
+#
+# `npm pack` (and `npm publish`) run `prepare` too: the tarball ships dist/, so it must be built, and a
+# build no older than any input (`npm ci` made it) is packed as it is rather than built a second time.
+# A project that installs the tarball never runs this: npm runs `prepare` only for installs from git or
+# a local directory, and the package ships no scripts/prepare.sh (its `files`).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -22,8 +27,12 @@ build_is_current() {
 	[ -z "$newer" ] && [ -z "$(find tsconfig.json package.json package-lock.json -newer "$STAMP" -print -quit)" ]
 }
 
-if [ "${npm_command-}" = exec ] && build_is_current; then
-	printf 'prepare: npx links this directory, whose build (dist/) is current: nothing to rebuild\n' >&2
-	exit 0
-fi
+case "${npm_command-}" in
+exec | pack | publish)
+	if build_is_current; then
+		printf 'prepare: npm %s, and the build (dist/) is current: nothing to rebuild\n' "$npm_command" >&2
+		exit 0
+	fi
+	;;
+esac
 exec npm run build

@@ -14,7 +14,6 @@ import type { TdeApi } from "../domain/reconcile/tde-api";
 import { applyTde, type ApplyEvent, type ApplyOutcome } from "../domain/reconcile/tde-apply";
 import { planTde, type TdePlan, type TdePlanItem } from "../domain/reconcile/tde-plan";
 import type { StackConfig } from "../domain/stack/stack-config";
-import { stackFilePath } from "../platform/files/stack-files";
 import type { StateStores } from "../domain/state/state-ports";
 import { headCommit } from "../platform/programs/git-checkout";
 import { runPulumiApply, type EngineIO, type EngineSummary } from "../platform/programs/pulumi-engine";
@@ -282,7 +281,7 @@ async function applyWithPulumi(
   const exitCode = await runPulumiApply(
     {
       stack: req.pulumiStack,
-      stackFile: stackFilePath(req.pulumiStack, req.cwd),
+      stackFile: resolve(req.cwd, req.stack.file),
       // Asked here before pulumi up when not --yes (the CLI's terminal); reconcileStack refused already when no one can be.
       yes: req.yes,
       confirm: hooks.confirm && (() => hooks.confirm!(`Run pulumi up on stack ${req.pulumiStack} (previewed above)?`)),

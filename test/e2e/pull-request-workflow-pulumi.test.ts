@@ -51,8 +51,10 @@ describe.skipIf(!cli)("pull-request.yml with the Pulumi engine", () => {
     for (const d of ["home", "backend"]) mkdirSync(join(state, d)); // a file:// backend's folder must exist
     repo = new WorkflowRepo(emu, {
       files: { "stacks/Pulumi.ledger.yaml": stackFile("Enabled") },
-      // The Pulumi program, its providers and the policy pack, as a copy of the project has them.
-      links: ["src", "providers", "policies", "tsconfig.json", "stacks/index.ts", "stacks/index.js", "stacks/program.ts"],
+      // The Pulumi project: the program and its providers, as a copy of the project has them (the
+      // policy pack comes from the setup action: STACKWARDEN_POLICY_PACK).
+      projectFiles: ["Pulumi.yaml", "package.json"],
+      links: ["node_modules", "dist", "src", "providers", "tsconfig.json", "stacks/index.ts", "stacks/index.js", "stacks/program.ts"],
       env: {
         PULUMI_HOME: join(state, "home"),
         PULUMI_SKIP_UPDATE_CHECK: "true",

@@ -74,11 +74,13 @@ export interface CliProcessOptions {
   cwd?: string;
   env: NodeJS.ProcessEnv;
   nodeArgs?: string[];
+  /** The entry point to run: default the checkout's bin/stackwarden.js (an installed package's, to test that). */
+  bin?: string;
 }
 
 /** Runs `stackwarden args…` to its end in a child process (`input` on its stdin) and collects its output. */
 export function runCliProcess(args: string[], opts: CliProcessOptions & { timeoutMs?: number; input?: string }): Promise<CommandResult> {
-  return runCommand(process.execPath, [...(opts.nodeArgs ?? []), STACKWARDEN_BIN, ...args], opts);
+  return runCommand(process.execPath, [...(opts.nodeArgs ?? []), opts.bin ?? STACKWARDEN_BIN, ...args], opts);
 }
 
 /** A running `stackwarden` child process whose output is collected line by line. */
@@ -95,7 +97,7 @@ export interface CliProcess {
 
 /** Starts `stackwarden args…` as a child process that keeps running (a watcher, an emulator). */
 export function startCli(args: string[], opts: CliProcessOptions): CliProcess {
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), STACKWARDEN_BIN, ...args], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.bin ?? STACKWARDEN_BIN, ...args], {
     cwd: opts.cwd,
     env: opts.env,
     stdio: ["ignore", "pipe", "pipe"],

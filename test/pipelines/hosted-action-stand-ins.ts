@@ -1,5 +1,16 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import Ajv from "ajv-draft-04";
@@ -20,7 +31,7 @@ export const STAND_INS: Record<string, string> = {
   "actions/setup-node":
     "puts the Node.js line the workflow asks for first on PATH: the running Node.js when its major version matches, else the project's pinned build of that line (scripts/node-install.sh: its cache, or one fetch from the npm registry)",
   "npm ci (run step)":
-    "links the already installed and built project (node_modules, dist) into the workspace: a real npm ci needs the registry and minutes",
+    "links the already installed and built project (node_modules, dist) into its working directory (the setup action's repository), which must hold package.json and package-lock.json: a real npm ci needs the registry and minutes",
   "azure/login":
     "requires client-id, tenant-id, subscription-id and the job's id-token: write (OIDC), then signs the stand-in `az` in and puts it on PATH; its `account get-access-token --output json --resource R` (what AzureCliCredential runs) prints the CLI's documented JSON with a token issued by the emulator's identity endpoint, and before a sign-in it answers as az does (`Please run 'az login'`)",
   "pulumi/actions": "puts the Pulumi CLI built by npm run pulumi:install on PATH (fails when there is none)",
@@ -130,16 +141,26 @@ export function hostedActionStandIns(o: StandInOptions): {
     return { ok: true, path: [bin] };
   };
 
-  const npmCi: StandIn = async ({ workspace, log }) => {
+  const npmCi: StandIn = async ({ cwd, log }) => {
+    // npm ci installs the project of its working directory from its lock (the setup action runs it in
+    // the action's own repository): one without package.json and package-lock.json is refused.
+    for (const f of ["package.json", "package-lock.json"])
+      if (!existsSync(join(cwd, f))) {
+        log(`npm ci stand-in: no ${f} in ${cwd} (npm ci needs both)`);
+        return { ok: false };
+      }
     for (const d of ["node_modules", "dist"]) {
       const target = join(o.projectDir, d);
       if (!existsSync(target)) {
         log(`npm ci stand-in: ${target} is missing; run npm ci && npm run build in the project`);
         return { ok: false };
       }
-      symlinkSync(target, join(workspace, d), "dir");
+      const link = join(cwd, d);
+      // Every job of a run sets up the same download of the action's repository: installed once is installed.
+      if (existsSync(link) && realpathSync(link) === realpathSync(target)) continue;
+      symlinkSync(target, link, "dir");
     }
-    log("linked the installed project (node_modules, dist)");
+    log(`linked the installed project (node_modules, dist) into ${cwd}`);
     return { ok: true };
   };
 

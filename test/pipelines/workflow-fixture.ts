@@ -1,12 +1,15 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import { PROJECT_ROOT } from "../../src/platform/version";
 import type { TestEmulator } from "../helpers/emulator";
 import { git } from "../helpers/git";
 import { GitHubApiStandIn } from "./github-api-stand-in";
 import { hostedActionStandIns, type SarifUpload } from "./hosted-action-stand-ins";
 import { runWorkflow, type JobRecord, type WorkflowRun } from "./workflow-runner";
+
+/** stackwarden's repository, as the workflows' `uses:` name it (package.json's repository). */
+export const STACKWARDEN_REPOSITORY = "OWNER/stackwarden";
 
 /** The repository the workflows run for, as GitHub's APIs name it. */
 export const REPO = { owner: "acme", repo: "estate" };
@@ -29,15 +32,18 @@ export interface WorkflowEvent {
 
 /**
  * A user's repository for the workflows: a bare `origin` (what actions/checkout clones) and an
- * author's clone to commit in. It holds what a copy of the project holds for its pipelines: the
- * workflows and their scripts, the CLI's entry point, package.json, Pulumi.yaml, and the test's
- * stack files; `links` adds committed symlinks to more of the project (for the Pulumi engine).
+ * author's clone to commit in. It holds the test's stack files and no stackwarden source: the
+ * workflows set stackwarden up from its own repository (`stackwarden`, what GitHub downloads for
+ * `uses: OWNER/stackwarden/...`). `projectFiles` copies files of the project into it and `links`
+ * adds committed symlinks to more of it (both for the Pulumi engine's program).
  */
 export class WorkflowRepo {
   readonly dir = mkdtempSync(join(tmpdir(), "stackwarden-workflows-"));
   readonly origin = join(this.dir, "origin.git");
   readonly author = join(this.dir, "author");
   readonly api = new GitHubApiStandIn(REPO);
+  /** stackwarden's repository as the runner downloads it for actions and workflows used by reference. */
+  readonly stackwarden = join(this.dir, "stackwarden");
   private runs = 0;
   /** The commit of the initial main. */
   readonly base: string;
@@ -46,6 +52,8 @@ export class WorkflowRepo {
     private readonly emu: TestEmulator,
     private readonly opts: {
       files: Record<string, string>;
+      /** Files of the project copied into the user's repository (Pulumi.yaml for the Pulumi engine). */
+      projectFiles?: string[];
       links?: string[];
       env?: Record<string, string>;
       vars?: Record<string, string>;
@@ -55,13 +63,17 @@ export class WorkflowRepo {
     git(this.dir, "init", "-q", "--bare", "-b", "main", this.origin);
     git(this.dir, "clone", "-q", this.origin, this.author);
     git(this.author, "checkout", "-q", "-b", "main");
-    for (const p of [".github", "scripts/github", "bin", "package.json", "Pulumi.yaml"])
-      cpSync(join(PROJECT_ROOT, p), join(this.author, p), { recursive: true });
+    // What GitHub downloads of stackwarden's repository for `uses: OWNER/stackwarden/...@ref`: its
+    // files (node_modules and dist come from the npm ci stand-in). The user's repository holds none of them.
+    for (const p of [".github", "bin", "scripts", "policies", "package.json", "package-lock.json"])
+      cpSync(join(PROJECT_ROOT, p), join(this.stackwarden, p), { recursive: true });
+    for (const p of opts.projectFiles ?? []) cpSync(join(PROJECT_ROOT, p), join(this.author, p), { recursive: true });
     for (const p of opts.links ?? []) {
       mkdirSync(join(this.author, p, ".."), { recursive: true });
       symlinkSync(join(PROJECT_ROOT, p), join(this.author, p));
     }
-    this.base = this.commit({ ".gitignore": "node_modules\ndist\nreports/\nsummaries/\n", ...opts.files }, "initial");
+    const ignored = ["node_modules", "dist"].filter((p) => !opts.links?.includes(p));
+    this.base = this.commit({ ".gitignore": [...ignored, "reports/", "summaries/", ""].join("\n"), ...opts.files }, "initial");
     this.git("push", "-q", "origin", "main");
   }
 
@@ -85,8 +97,12 @@ export class WorkflowRepo {
     return 4001 + this.runs;
   }
 
-  /** Runs a workflow of the project for an event, with the stand-ins for hosted actions. */
-  async run(workflow: string, event: WorkflowEvent): Promise<Outcome> {
+  /**
+   * Runs a workflow for an event, with the stand-ins for hosted actions: one of stackwarden's own
+   * (`merge.yml`), as its repository runs it, or with `fromRepository` one of the user's
+   * repository (a caller that uses stackwarden's by reference), as committed on the event's commit.
+   */
+  async run(workflow: string, event: WorkflowEvent, fromRepository = false): Promise<Outcome> {
     const runId = String(4000 + ++this.runs);
     const root = join(this.dir, "runs", runId);
     const { standIns, runStandIns, sarifUploads, azTokensIssued } = hostedActionStandIns({
@@ -108,7 +124,10 @@ export class WorkflowRepo {
     });
     const issuedBefore = azTokensIssued().length;
     const run = await runWorkflow({
-      workflowFile: join(PROJECT_ROOT, ".github", "workflows", workflow),
+      workflowFile: fromRepository
+        ? this.committedFile(event.sha, join(".github", "workflows", workflow), root)
+        : join(this.stackwarden, ".github", "workflows", workflow),
+      repositories: { [STACKWARDEN_REPOSITORY]: this.stackwarden },
       root,
       // The runner's environment: the ARM endpoint points at the emulator. No IMDS endpoint and no
       // token: every credential must come through azure/login and the Azure CLI it signs in.
@@ -142,17 +161,32 @@ export class WorkflowRepo {
     return { run, sarif: sarifUploads, azTokens: azTokensIssued().slice(issuedBefore) };
   }
 
-  /** Pushes `sha` as pull request `number`'s head and runs pull-request.yml for it. */
-  pullRequest(sha: string, number: number, headRef = "feature"): Promise<Outcome> {
+  /** A file as committed at `sha`, written under `dir` (the workflow file GitHub reads for the event). */
+  private committedFile(sha: string, path: string, dir: string): string {
+    const file = join(dir, "workflow", path);
+    mkdirSync(join(file, ".."), { recursive: true });
+    writeFileSync(file, this.git("show", `${sha}:${path.split(sep).join("/")}`));
+    return file;
+  }
+
+  /**
+   * Pushes `sha` as pull request `number`'s head and runs the pull-request workflow for it:
+   * stackwarden's own, or with `callerWorkflow` the user's repository's workflow of that name.
+   */
+  pullRequest(sha: string, number: number, headRef = "feature", callerWorkflow?: string): Promise<Outcome> {
     this.git("push", "-q", "--force", "origin", `${sha}:refs/pull/${number}/head`);
-    return this.run("pull-request.yml", {
-      name: "pull_request",
-      payload: { number, pull_request: { number, head: { sha, ref: headRef }, base: { ref: "main", sha: this.base } } },
-      ref: `refs/pull/${number}/head`,
-      sha,
-      base_ref: "main",
-      head_ref: headRef,
-    });
+    return this.run(
+      callerWorkflow ?? "pull-request.yml",
+      {
+        name: "pull_request",
+        payload: { number, pull_request: { number, head: { sha, ref: headRef }, base: { ref: "main", sha: this.base } } },
+        ref: `refs/pull/${number}/head`,
+        sha,
+        base_ref: "main",
+        head_ref: headRef,
+      },
+      callerWorkflow !== undefined,
+    );
   }
 
   cleanup(): void {

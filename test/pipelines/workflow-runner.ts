@@ -9,7 +9,9 @@ import { evaluateCondition, evaluateValue, valueText, type ExpressionContext, ty
  * tell: jobs in `needs` order with their `if:`, a fresh workspace per job, the matrix, `env:` at
  * every level, `${{ }}` expressions, `run:` steps in the declared shell with GITHUB_OUTPUT,
  * GITHUB_ENV, GITHUB_PATH and GITHUB_STEP_SUMMARY files, step outcomes and `continue-on-error`,
- * job outputs, local composite actions, and the `::add-mask::` / `::error::` commands.
+ * job outputs, composite actions (local, or by reference from a repository the test supplies, with
+ * `github.action_path`), reusable workflows called by a job's `uses:` (with their `workflow_call`
+ * inputs), and the `::add-mask::` / `::error::` commands.
  * Steps that `uses:` a hosted action run a stand-in the test supplies; a missing stand-in is an error.
  */
 
@@ -19,6 +21,8 @@ export interface StandInContext {
   /** The step's environment (as a run step would get it). */
   env: Record<string, string>;
   workspace: string;
+  /** The step's working directory (its `working-directory`, else the workspace). */
+  cwd: string;
   job: JobRecord;
   log(line: string): void;
 }
@@ -90,6 +94,11 @@ export interface RunOptions {
   standIns: Record<string, StandIn>;
   /** Stand-ins for `run:` steps, by their exact (trimmed) script. */
   runStandIns?: Record<string, StandIn>;
+  /**
+   * Repositories that actions and reusable workflows are used from by reference (`owner/repo/path@ref`),
+   * by `owner/repo`: the directory GitHub would download the repository at that ref to.
+   */
+  repositories?: Record<string, string>;
 }
 
 type Yaml = Record<string, unknown>;
@@ -109,9 +118,56 @@ let legCounter = 0;
 
 /** Runs the workflow and resolves to what each job did. */
 export async function runWorkflow(opts: RunOptions): Promise<WorkflowRun> {
-  const wf = parse(readFileSync(opts.workflowFile, "utf8")) as Yaml;
-  const jobs = (wf.jobs ?? {}) as Record<string, Yaml>;
   const run: WorkflowRun = { result: "success", jobs: [], needs: {}, masks: [], errors: [] };
+  const eventPath = join(opts.root, `event-${opts.github.run_id}-${Date.now()}.json`);
+  mkdirSync(opts.root, { recursive: true });
+  writeFileSync(eventPath, JSON.stringify(opts.github.event));
+  const github = { ...opts.github, server_url: opts.github.server_url ?? "https://github.com", event_path: eventPath };
+  await runJobs(opts, opts.workflowFile, github, {}, opts.secrets ?? {}, run);
+  return run;
+}
+
+/** The file of a reusable workflow a job `uses:` (`owner/repo/.github/workflows/x.yml@ref`, or `./.github/workflows/x.yml`). */
+function calledWorkflowFile(opts: RunOptions, uses: string, callerFile: string): string {
+  if (uses.startsWith("./")) return resolve(callerFile, "..", "..", "..", uses);
+  const m = /^([^/]+\/[^/]+)\/(.+)@[^@]+$/.exec(uses);
+  const repo = m && opts.repositories?.[m[1]];
+  if (!m || !repo) throw new Error(`no repository for the reusable workflow ${uses} (the test supplies repositories)`);
+  return join(repo, m[2]);
+}
+
+/**
+ * The `inputs` of a called workflow: each `workflow_call` input's `with:` value or its default,
+ * typed as declared; a required input without a value, or a value for an undeclared one, is an
+ * error as GitHub makes it.
+ */
+function workflowCallInputs(file: string, wf: Yaml, withValues: Record<string, Value>): Record<string, Value> {
+  const on = (wf.on ?? {}) as Yaml;
+  const call = on.workflow_call;
+  if (call === undefined) throw new Error(`${file} has no workflow_call trigger: it cannot be called`);
+  const declared = (((call ?? {}) as Yaml).inputs ?? {}) as Record<string, Yaml>;
+  for (const k of Object.keys(withValues)) if (!(k in declared)) throw new Error(`${file}: input ${k} is not declared by workflow_call`);
+  const inputs: Record<string, Value> = {};
+  for (const [k, decl] of Object.entries(declared)) {
+    const v = k in withValues ? withValues[k] : (decl.default as Value);
+    if (v === undefined && decl.required === true) throw new Error(`${file}: required input ${k} has no value`);
+    inputs[k] = decl.type === "boolean" ? v === true || v === "true" : decl.type === "number" ? Number(v) : v === undefined ? "" : v;
+  }
+  return inputs;
+}
+
+async function runJobs(
+  opts: RunOptions,
+  workflowFile: string,
+  github: Record<string, unknown>,
+  inputs: Record<string, Value>,
+  secrets: Record<string, string>,
+  run: WorkflowRun,
+): Promise<"success" | "failure"> {
+  const wf = parse(readFileSync(workflowFile, "utf8")) as Yaml;
+  const jobs = (wf.jobs ?? {}) as Record<string, Yaml>;
+  const needsOfRun: WorkflowRun["needs"] = {};
+  let overall: "success" | "failure" = "success";
   const done = new Set<string>();
   const order: string[] = [];
   const visit = (id: string, seen: string[] = []) => {
@@ -123,23 +179,34 @@ export async function runWorkflow(opts: RunOptions): Promise<WorkflowRun> {
   };
   Object.keys(jobs).forEach((id) => visit(id));
 
-  const eventPath = join(opts.root, `event-${opts.github.run_id}-${Date.now()}.json`);
-  mkdirSync(opts.root, { recursive: true });
-  writeFileSync(eventPath, JSON.stringify(opts.github.event));
-  const github = { ...opts.github, server_url: opts.github.server_url ?? "https://github.com", event_path: eventPath };
   const workflowEnv = (wf.env ?? {}) as Yaml;
   const defaults = ((wf.defaults as Yaml | undefined)?.run ?? {}) as Yaml;
 
   for (const id of order) {
     const job = jobs[id];
-    const needs = Object.fromEntries(needsOf(job).map((n) => [n, run.needs[n]]));
+    const needs = Object.fromEntries(needsOf(job).map((n) => [n, needsOfRun[n]]));
     const jobCtx: ExpressionContext = {
-      contexts: { github, needs, vars: opts.vars ?? {}, secrets: opts.secrets ?? {}, inputs: {} },
+      contexts: { github, needs, vars: opts.vars ?? {}, secrets, inputs },
       status: { failed: Object.values(needs).some((n) => n.result !== "success") },
     };
     if (!evaluateCondition(job.if, jobCtx)) {
-      run.needs[id] = { result: "skipped", outputs: {} };
+      needsOfRun[id] = run.needs[id] = { result: "skipped", outputs: {} };
       run.jobs.push(emptyRecord(id, job, "skipped"));
+      continue;
+    }
+    if (job.uses !== undefined) {
+      // A reusable workflow: its jobs run in this run, with the inputs `with:` gives and the caller's
+      // secrets when it passes them (`secrets: inherit`, or by name).
+      const file = calledWorkflowFile(opts, String(job.uses), workflowFile);
+      const called = parse(readFileSync(file, "utf8")) as Yaml;
+      const withValues = Object.fromEntries(Object.entries((job.with ?? {}) as Yaml).map(([k, v]) => [k, evaluateValue(v, jobCtx)]));
+      const passed =
+        job.secrets === "inherit"
+          ? secrets
+          : Object.fromEntries(Object.entries((job.secrets ?? {}) as Yaml).map(([k, v]) => [k, valueText(evaluateValue(v, jobCtx))]));
+      const result = await runJobs(opts, file, github, workflowCallInputs(file, called, withValues), passed, run);
+      needsOfRun[id] = run.needs[id] = { result, outputs: {} };
+      if (result === "failure") overall = run.result = "failure";
       continue;
     }
     const strategy = (job.strategy ?? {}) as Yaml;
@@ -147,16 +214,25 @@ export async function runWorkflow(opts: RunOptions): Promise<WorkflowRun> {
     let result: "success" | "failure" = "success";
     let outputs: Record<string, string> = {};
     for (const matrix of legs) {
-      const leg = await runLeg(opts, id, job, matrix, { github, needs, workflowEnv, defaults, run, maxParallel: strategy["max-parallel"] });
+      const leg = await runLeg(opts, id, job, matrix, {
+        github,
+        needs,
+        workflowEnv,
+        defaults,
+        run,
+        maxParallel: strategy["max-parallel"],
+        inputs,
+        secrets,
+      });
       run.jobs.push(leg.record);
       if (leg.record.result === "failure") result = "failure";
       const outCtx: ExpressionContext = { contexts: { ...leg.contexts, steps: leg.steps }, status: { failed: leg.failed } };
       outputs = Object.fromEntries(Object.entries((job.outputs ?? {}) as Yaml).map(([k, v]) => [k, valueText(evaluateValue(v, outCtx))]));
     }
-    run.needs[id] = { result, outputs };
-    if (result === "failure") run.result = "failure";
+    needsOfRun[id] = run.needs[id] = { result, outputs };
+    if (result === "failure") overall = run.result = "failure";
   }
-  return run;
+  return overall;
 }
 
 function needsOf(job: Yaml | undefined): string[] {
@@ -205,6 +281,8 @@ async function runLeg(
     defaults: Yaml;
     run: WorkflowRun;
     maxParallel: unknown;
+    inputs: Record<string, Value>;
+    secrets: Record<string, string>;
   },
 ): Promise<Leg> {
   const base = join(opts.root, `${id}-${++legCounter}`);
@@ -235,11 +313,11 @@ async function runLeg(
     github,
     needs: shared.needs,
     vars: opts.vars ?? {},
-    secrets: opts.secrets ?? {},
+    secrets: shared.secrets,
     matrix,
     strategy: { "max-parallel": shared.maxParallel },
     runner: { temp, os: "Linux" },
-    inputs: {},
+    inputs: shared.inputs,
     env: {},
   };
   const leg: Leg = {
@@ -279,7 +357,7 @@ async function runLeg(
   }
   const defaults = { ...shared.defaults, ...(((job.defaults as Yaml | undefined)?.run ?? {}) as Yaml) };
   for (const step of (job.steps ?? []) as Yaml[]) {
-    await runStep(opts, leg, step, env, defaults, workspace, leg.steps, {}, shared.run);
+    await runStep(opts, leg, step, env, defaults, workspace, leg.steps, shared.inputs, shared.run);
   }
   leg.record.result = leg.failed ? "failure" : "success";
   return leg;
@@ -293,7 +371,7 @@ async function runStep(
   defaults: Yaml,
   dir: string,
   stepsCtx: Leg["steps"],
-  inputs: Record<string, string>,
+  inputs: Record<string, Value>,
   run: WorkflowRun,
 ): Promise<boolean> {
   const ctx = (extraEnv: Record<string, string>): ExpressionContext => ({
@@ -313,6 +391,9 @@ async function runStep(
   for (const [k, v] of Object.entries((step.env ?? {}) as Yaml)) stepEnvDecl[k] = valueText(evaluateValue(v, ctx(stepEnvDecl)));
   const env: Record<string, string> = { ...leg.baseEnv, ...jobEnv, ...leg.env, ...stepEnvDecl };
   env.PATH = [...leg.path, leg.baseEnv.PATH ?? ""].filter(Boolean).join(delimiter);
+  const wd = step["working-directory"] ?? defaults["working-directory"];
+  const wdText = wd === undefined ? undefined : valueText(evaluateValue(wd, ctx(stepEnvDecl)));
+  const cwd = wdText ? (isAbsolute(wdText) ? wdText : join(dir, wdText)) : dir;
   const log = (line: string) => {
     record.log += `${line}\n`;
   };
@@ -323,12 +404,16 @@ async function runStep(
     const uses = String(step.uses);
     const withInputs: Record<string, string> = {};
     for (const [k, v] of Object.entries((step.with ?? {}) as Yaml)) withInputs[k] = valueText(evaluateValue(v, ctx(stepEnvDecl)));
+    const byReference = /^([^/]+\/[^/]+)\/(.+)@[^@]+$/.exec(uses);
+    const repository = byReference && opts.repositories?.[byReference[1]];
     if (uses.startsWith("./")) {
       ok = await runComposite(opts, leg, resolve(leg.record.workspace, uses), withInputs, jobEnv, stepEnvDecl, run, log);
+    } else if (byReference && repository) {
+      ok = await runComposite(opts, leg, join(repository, byReference[2]), withInputs, jobEnv, stepEnvDecl, run, log);
     } else {
       const standIn = opts.standIns[uses.replace(/@.*$/, "")];
       if (!standIn) throw new Error(`no stand-in for the hosted action ${uses} (step "${name}")`);
-      const r = await standIn({ inputs: withInputs, env, workspace: leg.record.workspace, job: leg.record, log });
+      const r = await standIn({ inputs: withInputs, env, workspace: leg.record.workspace, cwd, job: leg.record, log });
       ok = r.ok;
       outputs = r.outputs ?? {};
       if (r.path) leg.path.unshift(...r.path);
@@ -338,12 +423,12 @@ async function runStep(
     const script = String(step.run ?? "");
     const standIn = opts.runStandIns?.[script.trim()];
     if (standIn) {
-      const r = await standIn({ inputs: {}, env, workspace: leg.record.workspace, job: leg.record, log });
+      const r = await standIn({ inputs: {}, env, workspace: leg.record.workspace, cwd, job: leg.record, log });
       ok = r.ok;
       if (r.path) leg.path.unshift(...r.path);
       if (r.env) Object.assign(leg.env, r.env);
     } else {
-      const res = await runScript(leg, step, defaults, dir, env, valueText(evaluateValue(script, ctx(stepEnvDecl))), run);
+      const res = await runScript(leg, step, defaults, cwd, env, valueText(evaluateValue(script, ctx(stepEnvDecl))), run);
       record.exitCode = res.code;
       record.log += res.log;
       ok = res.code === 0;
@@ -379,6 +464,10 @@ async function runComposite(
     inputs[k] = withInputs[k] ?? String(decl.default ?? "");
   const steps: Leg["steps"] = {};
   const wasFailed = leg.failed;
+  // The action's own directory, as `github.action_path` and GITHUB_ACTION_PATH name it to its steps.
+  const outer = { github: leg.contexts.github, path: leg.baseEnv.GITHUB_ACTION_PATH };
+  leg.contexts.github = { ...(outer.github as Record<string, unknown>), action_path: actionDir };
+  leg.baseEnv.GITHUB_ACTION_PATH = actionDir;
   for (const s of (runs.steps ?? []) as Yaml[]) {
     if (s.run !== undefined && s.shell === undefined) throw new Error(`${file}: a composite run step needs shell: (GitHub requires it)`);
     const before = leg.record.steps.length;
@@ -386,6 +475,9 @@ async function runComposite(
     // The composite's steps are logged inside the step that uses it.
     for (const inner of leg.record.steps.splice(before)) log(`  [${inner.outcome}] ${inner.name}\n${inner.log}`);
   }
+  leg.contexts.github = outer.github;
+  if (outer.path === undefined) delete leg.baseEnv.GITHUB_ACTION_PATH;
+  else leg.baseEnv.GITHUB_ACTION_PATH = outer.path;
   const ok = !leg.failed;
   leg.failed = wasFailed;
   return ok;
@@ -425,8 +517,7 @@ async function runScript(
         : (() => {
             throw new Error(`shell "${shell}" is not supported by the test runner`);
           })();
-  const wd = step["working-directory"] ?? defaults["working-directory"];
-  const cwd = wd ? (isAbsolute(String(wd)) ? String(wd) : join(dir, String(wd))) : dir;
+  const cwd = dir;
   const { code, out } = await new Promise<{ code: number; out: string }>((res, rej) => {
     const child = spawn("bash", argv, { cwd, env: { ...env, ...files }, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";

@@ -31,6 +31,12 @@ export interface CommandEntry {
 /** Every command, in the order `--help` lists them. */
 export const COMMANDS: readonly CommandEntry[] = [
   {
+    name: "init",
+    description:
+      "start a repository of your own: a commented starter stack, the three GitHub workflows that use stackwarden's by reference, and .stackwarden/ in .gitignore (exit 0; 1 when a file exists, unless --force)",
+    load: async () => (await import("./commands/init-command")).registerInit,
+  },
+  {
     name: "plan",
     description:
       "compare desired TDE states with live ones and list the changes apply would make (exit 0 none, 2 pending, 1 error: a database that could not be read, the others still planned)",

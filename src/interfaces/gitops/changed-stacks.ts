@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { relative, resolve, sep } from "node:path";
-import { STACKS_DIR, stackNameOf, type ListedStack } from "./stack-listing";
+import { STACKS_DIR, stackNameOf, stacksDirShown, type ListedStack } from "./stack-listing";
 
 /** A stack with the files that make it changed since a git ref. */
 export interface ChangedStack extends ListedStack {
@@ -99,19 +99,23 @@ export const MAX_NAMED_FILES = 10;
 /**
  * The stacks a set of changes affects, each with the files that make it so: its own stack file, its
  * own inputs (`ownInputs`: the artifacts and rules of its `stackwarden:artifacts`), or any shared
- * input. With no base commit every stack counts as changed. Stacks whose file was removed are
- * returned apart: removing a stack from the repository never changes live state.
+ * input. With no base commit every stack counts as changed. Stacks whose file was removed (from
+ * `stacksDir`, the listing's folder) are returned apart: removing a stack from the repository never
+ * changes live state.
  */
 export function stacksAffected(
   stacks: readonly ListedStack[],
   changes: ProjectChanges,
   ownInputs: (stack: ListedStack) => (path: string) => boolean = () => () => false,
+  stacksDir: string = STACKS_DIR,
 ): { changed: ChangedStack[]; removed: string[] } {
   const shared = changes.files.filter(isSharedInput);
   const existing = new Set(stacks.map((s) => s.stack));
+  const dir = stacksDirShown(stacksDir);
+  const prefix = dir === "." ? "" : `${dir}/`;
   const removed = changes.files
-    .filter((f) => f.startsWith(`${STACKS_DIR}/`) && !f.slice(STACKS_DIR.length + 1).includes("/"))
-    .map((f) => stackNameOf(f.slice(STACKS_DIR.length + 1)))
+    .filter((f) => f.startsWith(prefix) && !f.slice(prefix.length).includes("/"))
+    .map((f) => stackNameOf(f.slice(prefix.length)))
     .filter((n): n is string => !!n && !existing.has(n));
   const changed = stacks.flatMap((s) => {
     if (changes.base === undefined) return [{ ...s, changedFiles: [], changedFileCount: 0 }];

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, posix, sep } from "node:path";
 import { isMap, isNode, isScalar, LineCounter, parseDocument } from "yaml";
 import type { StackEngine } from "../../domain/stack/stack-config";
 
@@ -30,13 +30,20 @@ export function stackNameOf(fileName: string): string | undefined {
   return STACK_FILE.exec(fileName)?.[1];
 }
 
+/** A stacks folder as project-relative paths show it: `/`-separated, no leading `./` or trailing `/`. */
+export function stacksDirShown(stacksDir: string): string {
+  return posix.normalize(stacksDir.split(sep).join("/")).replace(/\/+$/, "") || ".";
+}
+
 /**
- * Every `stacks/Pulumi.<name>.yaml` of the project, sorted by name. Files are not validated here:
+ * Every `<stacksDir>/Pulumi.<name>.yaml` of the project (`stacks/` unless `--stacks-dir` names
+ * another folder, relative to the project), sorted by name. Files are not validated here:
  * listing must not stop at a stack whose file is broken; the stack's own plan or check reports it
- * with file, line and column. Throws when the project has no stacks folder.
+ * with file, line and column. Throws when the project has no such folder.
  */
-export function listStacks(projectDir: string): ListedStack[] {
-  const dir = join(projectDir, STACKS_DIR);
+export function listStacks(projectDir: string, stacksDir: string = STACKS_DIR): ListedStack[] {
+  const shownDir = stacksDirShown(stacksDir);
+  const dir = join(projectDir, stacksDir);
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -44,15 +51,16 @@ export function listStacks(projectDir: string): ListedStack[] {
     const code = (e as NodeJS.ErrnoException).code;
     throw new Error(
       code === "ENOENT"
-        ? `no ${STACKS_DIR}/ folder in ${projectDir}: run in the project directory (where Pulumi.yaml is)`
+        ? `no ${shownDir}/ folder in ${projectDir}: run in the project directory (where your stacks/ folder is), name the folder with --stacks-dir, or start one with \`stackwarden init\``
         : `cannot read ${dir} (${code})`,
       { cause: e },
     );
   }
+  const shown = (f: string) => (shownDir === "." ? f : `${shownDir}/${f}`);
   return names
     .map((f) => ({ f, stack: stackNameOf(f) }))
     .filter((x): x is { f: string; stack: string } => !!x.stack && statSync(join(dir, x.f)).isFile())
-    .map(({ f, stack }) => ({ stack, file: `${STACKS_DIR}/${f}`, ...engineOf(join(dir, f), `${STACKS_DIR}/${f}`) }))
+    .map(({ f, stack }) => ({ stack, file: shown(f), ...engineOf(join(dir, f), shown(f)) }))
     .sort((a, b) => (a.stack < b.stack ? -1 : a.stack > b.stack ? 1 : 0));
 }
 

@@ -1,4 +1,5 @@
-import { join, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { clientSetFromEnv } from "../../clients/client-set";
 import { LOCK_HANDOFF_VAR, parseHandoff } from "../../domain/reconcile/lock-handoff";
 import { describeHolder } from "../../domain/reconcile/stack-lock";
@@ -39,9 +40,19 @@ export async function deleteTdeUnderLock(props: Partial<TdeOutputs>, env: NodeJS
   if (inputs) await writeTdeInputs(inputs, env);
 }
 
-/** The project the plugin runs for: STACKWARDEN_HOME, or the directory above the program's (`stacks/`), where Pulumi starts it. */
-function projectDir(env: NodeJS.ProcessEnv): string {
-  return resolve(env.STACKWARDEN_HOME || "..");
+/**
+ * The project the plugin runs for: STACKWARDEN_HOME, or the nearest directory above the program's
+ * (where Pulumi starts the plugin) that holds Pulumi.yaml, else the one above it. In a clone the
+ * program is `stacks/`, so that is `..`; in a project that installed stackwarden the program is
+ * `node_modules/stackwarden/stacks/`, and the project (its `.stackwarden/`, its `stacks/` in git)
+ * is the user's, not the package's.
+ */
+function projectDir(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): string {
+  if (env.STACKWARDEN_HOME) return resolve(env.STACKWARDEN_HOME);
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "Pulumi.yaml"))) return dir;
+    if (dirname(dir) === dir) return resolve(cwd, "..");
+  }
 }
 
 /** Where and under whose lock the writes go, read from the environment now. */

@@ -134,6 +134,12 @@ export const ERROR_CODES = {
     retry: "person",
     action: "`pulumi up` failed (apply --engine pulumi): its own output above says why; fix that, then apply again",
   },
+  SW_FILE_EXISTS: {
+    exit: 1,
+    retry: "person",
+    action:
+      "a file `stackwarden init` would write exists already (the message names each one; nothing was written): keep yours, or pass --force to overwrite them",
+  },
   SW_IO_FAILED: {
     exit: 1,
     retry: "person",

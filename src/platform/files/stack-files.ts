@@ -1,4 +1,4 @@
-import { dirname, isAbsolute, join, relative } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { YamlInputError } from "../yaml/yaml-input-error";
 import { PROJECT_ROOT } from "../version";
 import { directoryNames, pathExists, readTextFile } from "./local-files";
@@ -15,16 +15,22 @@ export interface StackFileText {
   text: string;
 }
 
-/** `--stack NAME` means `stacks/Pulumi.NAME.yaml`, under the working directory or else the project. */
-export function stackFilePath(stack: string, cwd: string): string {
+/** The folder of stack files when no `--stacks-dir` names another (Pulumi.yaml's `stackConfigDir`). */
+export const DEFAULT_STACKS_DIR = "stacks";
+
+/**
+ * `--stack NAME` means `<stacksDir>/Pulumi.NAME.yaml` of the working directory. Without `--stacks-dir`
+ * a stack not found there is looked for in stackwarden's own `stacks/` too (a clone's example stack,
+ * run from a scratch directory); an installed package ships no stack file, so in a project that
+ * installed stackwarden only the project's own stacks are found. A named folder is the only place looked.
+ */
+export function stackFilePath(stack: string, cwd: string, stacksDir?: string): string {
   if (!/^[A-Za-z0-9_.-]+$/.test(stack))
     throw new YamlInputError(`stack "${stack}"`, 0, 0, "", "a stack name may only hold letters, digits, '-', '_' and '.'");
-  const rel = join("stacks", `Pulumi.${stack}.yaml`);
-  for (const base of [cwd, PROJECT_ROOT]) {
-    const p = join(base, rel);
-    if (pathExists(p)) return p;
-  }
-  return join(cwd, rel);
+  const own = join(resolve(cwd, stacksDir ?? DEFAULT_STACKS_DIR), `Pulumi.${stack}.yaml`);
+  if (stacksDir !== undefined || pathExists(own)) return own;
+  const project = join(PROJECT_ROOT, DEFAULT_STACKS_DIR, `Pulumi.${stack}.yaml`);
+  return pathExists(project) ? project : own;
 }
 
 /** Reads a stack file; one that cannot be read is a YamlInputError saying why (SW_STACK_NOT_FOUND when it is not there, naming the stacks that are). */

@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { StackwardenError } from "../errors/stackwarden-error";
+import { PROJECT_ROOT } from "../version";
 
 /** Azurite's documented well-known account and key (devstoreaccount1): not a secret, the same on every machine. */
 export const AZURITE_ACCOUNT = "devstoreaccount1";
@@ -29,7 +31,7 @@ export async function startAzurite(opts: { port?: number; location?: string; hos
   try {
     main = join(dirname(require.resolve("azurite/package.json")), "dist/src/blob/main.js");
   } catch {
-    throw new StackwardenError("SW_TOOL_MISSING", "Azurite is not installed (the azurite package): run npm ci");
+    throw new StackwardenError("SW_TOOL_MISSING", azuriteMissingMessage());
   }
   const host = opts.host ?? "127.0.0.1";
   const args = [
@@ -79,4 +81,20 @@ export async function startAzurite(opts: { port?: number; location?: string; hos
       clearTimeout(killer);
     },
   };
+}
+
+/**
+ * What to do when Azurite cannot be found. It is a devDependency (it and its own dependencies, a
+ * database layer among them, serve only `emulator --storage` and the tests), so an installed
+ * stackwarden does not bring it: it is found beside stackwarden when the user's project installs it.
+ */
+function azuriteMissingMessage(): string {
+  let version: string | undefined;
+  try {
+    const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { devDependencies?: Record<string, string> };
+    version = pkg.devDependencies?.azurite;
+  } catch {
+    /* the message below still says what to install */
+  }
+  return `Azurite is not installed (the azurite package, which stackwarden does not install for you): run \`npm install --save-dev azurite${version ? `@${version}` : ""}\` in your project, or npm ci in a clone of stackwarden`;
 }

@@ -4,6 +4,7 @@ import { delimiter, dirname, join, resolve } from "node:path";
 import type * as Automation from "@pulumi/pulumi/automation";
 import type { ErrorCode } from "../errors/error-codes";
 import { errorLine } from "../errors/error-line";
+import { PROJECT_ROOT } from "../version";
 
 /** The one line printed when no Pulumi CLI can be found. */
 export const PULUMI_INSTALL_HINT = "npm run pulumi:install";
@@ -195,6 +196,17 @@ function prepareEngine(
 }
 
 /**
+ * The pack the engine runs: the project's own `policies/` when it has one (a clone of stackwarden),
+ * else the pack stackwarden ships (`policies/` of the installed package: a project that installed
+ * it has none of its own). None when neither has a PulumiPolicy.yaml.
+ */
+export function policyPackFor(projectDir: string): string[] {
+  for (const dir of [join(projectDir, "policies"), join(PROJECT_ROOT, "policies")])
+    if (existsSync(join(dir, "PulumiPolicy.yaml"))) return [dir];
+  return [];
+}
+
+/**
  * `stackwarden apply --engine pulumi`: runs `pulumi up --refresh --policy-pack <project>/policies` on
  * the stack through the Automation API (LocalWorkspace on the project directory), streaming the CLI's output. The backend is
  * PULUMI_BACKEND_URL or `file://~/.pulumi-local`; file backends need PULUMI_CONFIG_PASSPHRASE(_FILE).
@@ -215,10 +227,9 @@ export async function runPulumiApply(opts: PulumiApplyOptions, io: EngineIO): Pr
   const auto = require("@pulumi/pulumi/automation") as typeof Automation;
   const out = lineWriter((l) => io.out(l));
   const err = lineWriter((l) => io.err(l));
-  // The project's compliance pack gates the engine as it gates `pulumi up --policy-pack policies`:
-  // a mandatory violation stops the update before anything changes.
-  const policyPack = join(projectDir, "policies");
-  const policyPacks = existsSync(join(policyPack, "PulumiPolicy.yaml")) ? [policyPack] : [];
+  // The compliance pack gates the engine as it gates `pulumi up --policy-pack policies`: a
+  // mandatory violation stops the update before anything changes.
+  const policyPacks = policyPackFor(projectDir);
   const common = { color: (io.isTTY ? "auto" : "never") as "auto" | "never", onOutput: out.push, onError: err.push, policyPacks };
   try {
     // From PATH the Automation API runs `pulumi` itself; from the cache it needs the install root (`<root>/bin/pulumi`).

@@ -99,7 +99,9 @@ describe("listing", () => {
     const dir = mkdtempSync(join(tmpdir(), "stackwarden-empty-"));
     const r = await cli(dir, "stacks");
     expect(r.code).toBe(1);
-    expect(r.err).toBe(`stackwarden: SW_USAGE: no stacks/ folder in ${dir}: run in the project directory (where Pulumi.yaml is)`);
+    expect(r.err).toBe(
+      `stackwarden: SW_USAGE: no stacks/ folder in ${dir}: run in the project directory (where your stacks/ folder is), name the folder with --stacks-dir, or start one with \`stackwarden init\``,
+    );
   });
 
   it("--help describes the flags; a bad --output is one line", async () => {

@@ -5,12 +5,14 @@ import { stackOwnInputs } from "../../gitops/stack-inputs";
 import { UsageError } from "../cli-error";
 import type { CommandIO } from "../command-io";
 import { choiceOption } from "../option-parsers";
+import { STACKS_DIR_OPTION } from "../stack-options";
 
 type Format = "table" | "json";
 
 interface StacksFlags {
   output: Format;
   changedSince?: string;
+  stacksDir?: string;
 }
 
 export function registerStacks(program: Command, io: CommandIO): void {
@@ -25,6 +27,7 @@ export function registerStacks(program: Command, io: CommandIO): void {
       choiceOption(["table", "json"] as const),
       "table",
     )
+    .option(...STACKS_DIR_OPTION)
     .option(
       "--changed-since <ref>",
       `only stacks changed since this git ref (from its merge base with HEAD, uncommitted edits included): the stack file, the artifacts and rule files of its stackwarden:artifacts, or a file every stack depends on (${SHARED_INPUTS.map((s) => s.what).join("; ")}). An all-zero SHA (a new branch) counts every stack as changed`,
@@ -46,7 +49,7 @@ export function registerStacks(program: Command, io: CommandIO): void {
     .action((flags: StacksFlags) => {
       let stacks: (ListedStack | ChangedStack)[];
       try {
-        stacks = listStacks(io.cwd);
+        stacks = listStacks(io.cwd, flags.stacksDir);
       } catch (e) {
         throw new UsageError((e as Error).message);
       }
@@ -59,7 +62,7 @@ export function registerStacks(program: Command, io: CommandIO): void {
         } catch (e) {
           throw new UsageError((e as Error).message);
         }
-        const affected = stacksAffected(stacks, changes, (s) => stackOwnInputs(io.cwd, s.file));
+        const affected = stacksAffected(stacks, changes, (s) => stackOwnInputs(io.cwd, s.file), flags.stacksDir);
         if (NO_COMMIT.test(ref))
           io.err(`stackwarden stacks: ${ref} is no commit (a push that created the branch): every stack counts as changed`);
         for (const r of affected.removed)

@@ -13,6 +13,7 @@ import type { CommandIO } from "../command-io";
 import { scanErrorLine, unreadErrorLine } from "../failure-lines";
 import { withProbeDirOption, type ProbeDirFlags } from "../probe-dir-option";
 import { showProbeStep } from "../probe-step";
+import { STACKS_DIR_OPTION } from "../stack-options";
 
 /**
  * `npm start`: the main job against the embedded emulator. It serves the example estate,
@@ -26,9 +27,10 @@ export function registerStart(program: Command, io: CommandIO): void {
       "run the main job (plan, apply, plan, probe, check) for a stack against the embedded emulator (exit 0; 1 not converged or an error; 3 a mandatory violation; else 4 a probe failed)",
     )
     .option("--stack <name>", "stack to reconcile", "dev")
+    .option(...STACKS_DIR_OPTION)
     .option("--seed <file>", "estate the emulator serves", DEFAULT_ESTATE)
-    .action(async (flags: { stack: string; seed: string } & ProbeDirFlags) => {
-      const stack = loadStackFile(stackFilePath(flags.stack, io.cwd), io.env, io.cwd);
+    .action(async (flags: { stack: string; seed: string; stacksDir?: string } & ProbeDirFlags) => {
+      const stack = loadStackFile(stackFilePath(flags.stack, io.cwd, flags.stacksDir), io.env, io.cwd);
       const outcome = await runStart(
         { stack, stackName: flags.stack, seedFile: flags.seed, env: io.env, cwd: io.cwd, state: await stateStoresFor(io, flags) },
         {

@@ -21,11 +21,13 @@ import { onStopRequest } from "../stop-request";
 import { durationOption, withOperationOptions, type OperationFlags } from "../operation-options";
 import { intOption } from "../option-parsers";
 import { stateStoresFor } from "../state-stores";
+import { STACKS_DIR_OPTION } from "../stack-options";
 import { serviceClients } from "../service-clients";
 
 interface WatchFlags extends OperationFlags {
   stack: string[];
   config?: string;
+  stacksDir?: string;
   all?: boolean;
   interval?: number;
   schedule?: string;
@@ -77,6 +79,7 @@ function watchOptions(command: Command): Command {
     .option("--stack <name>", "a stack to watch: stacks/Pulumi.<name>.yaml (repeatable)", collect, [] as string[])
     .option("--config <file>", "path of one stack file (instead of --stack)")
     .option("--all", "watch every stack `stackwarden stacks` lists")
+    .option(...STACKS_DIR_OPTION)
     .option(
       "--interval <duration>",
       `time between full sweeps (e.g. 30s, 5m; ${formatDuration(DEFAULT_INTERVAL_WITHOUT_CHANGES_MS)} when change records are off; default ${formatDuration(DEFAULT_INTERVAL_MS)})`,
@@ -237,10 +240,10 @@ async function gitToFollow(gitFlag: string, flags: WatchFlags, cwd: string): Pro
 function watchedStacks(flags: WatchFlags, projectDir: string, io: CommandIO): WatchedStack[] {
   const stacks: WatchedStack[] = flags.config
     ? [watched(resolve(projectDir, flags.config), /Pulumi\.([^/\\]+)\.yaml$/.exec(flags.config)?.[1] ?? flags.config, io)]
-    : (flags.all ? listStacks(projectDir).map((s) => s.stack) : [...new Set(flags.stack)]).map((name) =>
-        watched(stackFilePath(name, projectDir), name, io),
+    : (flags.all ? listStacks(projectDir, flags.stacksDir).map((s) => s.stack) : [...new Set(flags.stack)]).map((name) =>
+        watched(stackFilePath(name, projectDir, flags.stacksDir), name, io),
       );
-  if (stacks.length === 0) throw new UsageError(`--all: no stack files in ${join(projectDir, "stacks")}`);
+  if (stacks.length === 0) throw new UsageError(`--all: no stack files in ${join(projectDir, flags.stacksDir ?? "stacks")}`);
   return stacks;
 }
 
