@@ -1,4 +1,4 @@
-import type { ReportViolation, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
+import type { PolicyResource, ReportViolation, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
 import type { Exemption } from "../src/domain/compliance/declared-exemption";
 import { allRules } from "../src/domain/compliance/registry";
 import { resolveSettings, ruleSettingsSchema, type RuleDefinition } from "../src/domain/compliance/rule";
@@ -73,9 +73,16 @@ export function policyOf(rule: RuleDefinition<unknown>): ResourceValidationPolic
   }
   const policy: StackValidationPolicy = {
     ...common,
-    validateStack: (args, reportViolation) => judge(rule, args.resources, args.getConfig<PolicyConfig>(), reportViolation),
+    validateStack: (args, reportViolation) =>
+      judge(rule, args.resources.map(resourceInputOf), args.getConfig<PolicyConfig>(), reportViolation),
   };
   return policy;
+}
+
+/** A stack policy's resource as the fact kinds take it: with the URNs each property's value flows from (a user's program is followed through them). */
+function resourceInputOf(r: PolicyResource): ResourceInput {
+  const dependsOn = Object.fromEntries(Object.entries(r.propertyDependencies ?? {}).map(([k, rs]) => [k, rs.map((d) => d.urn)]));
+  return { type: r.type, props: r.props, urn: r.urn, dependsOn };
 }
 
 /** Every registered rule's policy, in registry order (read when the pack is built). */
