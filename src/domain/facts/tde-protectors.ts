@@ -20,6 +20,7 @@ import { serverParamsOf } from "./read-params";
 import { plannedProtectorFacts } from "./programs/planned-facts";
 import { programOf } from "./programs/program-of";
 import { readReference, subscriptionMissing } from "./programs/live-reference";
+import { NOT_KNOWN_YET } from "./programs/program-estate";
 
 /**
  * A TDE protector, as the key-custody rules see it: who holds the key that protects the database
@@ -144,6 +145,8 @@ async function programProtectorFacts(resources: readonly ResourceInput[], ctx: R
   return Promise.all(
     plannedProtectorFacts(estate).map(async ({ facts, liveIdentity }) => {
       if (!liveIdentity || !isCustomerManagedKey(facts)) return facts;
+      // A server named by another resource's output the pack could not follow: its identity is not known (so neither judged).
+      if (facts.server === NOT_KNOWN_YET || facts.resourceGroup === NOT_KNOWN_YET) return facts;
       const missing = subscriptionMissing(subscriptionId);
       if (missing) return { ...facts, identity: { type: "None", readFailure: missing } };
       const ref = { subscriptionId: facts.subscriptionId, resourceGroup: facts.resourceGroup, server: facts.server };

@@ -246,12 +246,20 @@ function managedHsmOf(program: ProgramResources, r: ResourceInput, subscriptionI
   };
 }
 
+/** A Key's outputs the rules judge (`keyvault:Key`'s `properties` of the schema, at the top of its outputs). */
+const KEY_OUTPUTS = ["kty", "keySize", "curveName", "attributes", "rotationPolicy"];
+
 /**
  * A Key as Resource Manager will answer it. azure-native names the key's dates `attributes.expires`
  * and `attributes.notBefore` (seconds since 1970); Resource Manager's JSON says `exp` and `nbf`.
  */
 function keyResourceOf(program: ProgramResources, r: ResourceInput): PlannedKey["resource"] {
-  const props = program.value(r, "properties");
+  // Inputs nest them under `properties`; the provider's outputs (a key already created) have them at the top.
+  const nested = program.value(r, "properties");
+  const props =
+    nested !== undefined
+      ? nested
+      : Object.fromEntries(KEY_OUTPUTS.flatMap((k) => (program.value(r, k) === undefined ? [] : [[k, program.value(r, k)]])));
   if (hasUnknown(props)) return UNKNOWN;
   const p = props && typeof props === "object" ? (props as Record<string, unknown>) : {};
   const a = p.attributes && typeof p.attributes === "object" ? (p.attributes as Record<string, unknown>) : {};
@@ -263,6 +271,7 @@ function keyResourceOf(program: ProgramResources, r: ResourceInput): PlannedKey[
         ...(typeof a.enabled === "boolean" ? { enabled: a.enabled } : {}),
         ...(typeof a.expires === "number" ? { exp: a.expires } : {}),
         ...(typeof a.notBefore === "number" ? { nbf: a.notBefore } : {}),
+        ...(typeof a.created === "number" ? { created: a.created } : {}),
       },
     },
   } as Key;

@@ -92,3 +92,28 @@ describe("planned state of a user's program", () => {
     expect(await verdicts("tde-key-access", [vault(true), key(2048), protector, server])).toEqual(["unknown"]);
   });
 });
+
+describe("a key the provider already created (its outputs, at the top level)", () => {
+  it("is judged on its kty, keySize and attributes outputs", async () => {
+    const vault: ResourceInput = {
+      type: "azure-native:keyvault:Vault",
+      props: { resourceGroupName: "rg", vaultName: "kv", properties: { enablePurgeProtection: true } },
+    };
+    const key = (expires: number): ResourceInput => ({
+      type: "azure-native:keyvault:Key",
+      props: { vaultName: "kv", keyName: "k", kty: "RSA", keySize: 2048, attributes: { enabled: true, expires, created: 1_700_000_000 } },
+    });
+    const protector: ResourceInput = {
+      type: "azure-native:sql:EncryptionProtector",
+      props: {
+        resourceGroupName: "rg",
+        serverName: "sql",
+        serverKeyType: "AzureKeyVault",
+        uri: "https://kv.vault.azure.net/keys/k/0123456789abcdef0123456789abcdef",
+      },
+    };
+    const server: ResourceInput = { type: "azure-native:sql:Server", props: { resourceGroupName: "rg", serverName: "sql" } };
+    expect(await verdicts("tde-key-validity", [vault, key(4_102_444_800), protector, server])).toEqual(["pass"]);
+    expect(await verdicts("tde-key-validity", [vault, key(1_700_000_100), protector, server])).toEqual(["fail"]);
+  });
+});
