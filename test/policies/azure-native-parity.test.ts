@@ -53,7 +53,11 @@ describe.each(["key-custody", "key-access"])(
     /** The azure-native program of the estate: a TransparentDataEncryption per stack database, an EncryptionProtector per server. */
     function program(): AnalyzerResourceInput[] {
       const stack = loadStackFile(STACK, {}, process.cwd());
-      const servers = (seed().sql?.servers ?? []) as { name: string; resourceGroup: string; encryptionProtector?: { keyUri: string } }[];
+      const servers = ((seed().sql as { servers?: unknown[] } | undefined)?.servers ?? []) as {
+        name: string;
+        resourceGroup: string;
+        encryptionProtector?: { keyUri: string };
+      }[];
       return [
         ...stack.databases.map((d) => ({
           type: "azure-native:sql:TransparentDataEncryption",
