@@ -1,9 +1,9 @@
-import type { ReportViolation, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
+import type { PolicyResource, ReportViolation, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
 import type { Exemption } from "../src/domain/compliance/declared-exemption";
 import { allRules } from "../src/domain/compliance/registry";
 import { resolveSettings, ruleSettingsSchema, type RuleDefinition } from "../src/domain/compliance/rule";
 import { stackKeysSchema } from "../src/domain/stack/stack-schema";
-import { clientSetFromEnv } from "../src/clients/client-set";
+import { clientSetFromEnv, type ClientSet } from "../src/clients/client-set";
 import type { ResourceInput } from "../src/domain/facts/fact-kind";
 import { checkResources } from "../src/usecases/check";
 import { PACK_JUDGING_LEVEL, reportFinding } from "./finding-violation";
@@ -16,6 +16,17 @@ import { known } from "./known";
 export function policyConfigSchema(rule: RuleDefinition<unknown>): { properties: Record<string, object> } {
   const { enforcementLevel: _level, ...thresholds } = ruleSettingsSchema(rule).properties;
   return { properties: { ...thresholds, exemptions: stackKeysSchema().properties["stackwarden:exemptions"] } };
+}
+
+let clients: ClientSet | undefined;
+
+/**
+ * The analyzer's clients, built once: the engine calls every resource policy for every resource,
+ * and deriving the shared set's key from the environment each time was half the pack's own time
+ * per resource (the pack-1000 bench's profile). The analyzer's environment does not change.
+ */
+function packClients(): ClientSet {
+  return (clients ??= clientSetFromEnv());
 }
 
 interface PolicyConfig {
@@ -45,7 +56,7 @@ async function judge(
     resources,
     settings: { [rule.id]: settings },
     exemptions: exemptions ?? [],
-    context: { known, clients: clientSetFromEnv() },
+    context: { known, clients: packClients() },
   });
   for (const f of findings) if (f.verdict === "fail") reportFinding(rule, f, reportViolation);
 }
@@ -73,9 +84,16 @@ export function policyOf(rule: RuleDefinition<unknown>): ResourceValidationPolic
   }
   const policy: StackValidationPolicy = {
     ...common,
-    validateStack: (args, reportViolation) => judge(rule, args.resources, args.getConfig<PolicyConfig>(), reportViolation),
+    validateStack: (args, reportViolation) =>
+      judge(rule, args.resources.map(resourceInputOf), args.getConfig<PolicyConfig>(), reportViolation),
   };
   return policy;
+}
+
+/** A stack policy's resource as the fact kinds take it: with the URNs each property's value flows from (a user's program is followed through them). */
+function resourceInputOf(r: PolicyResource): ResourceInput {
+  const dependsOn = Object.fromEntries(Object.entries(r.propertyDependencies ?? {}).map(([k, rs]) => [k, rs.map((d) => d.urn)]));
+  return { type: r.type, props: r.props, urn: r.urn, dependsOn };
 }
 
 /** Every registered rule's policy, in registry order (read when the pack is built). */

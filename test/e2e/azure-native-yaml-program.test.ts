@@ -9,8 +9,8 @@ import { previewSteps, STAND_IN_BIN, YamlProgram, yamlLanguageHost } from "../he
 // for the azure-native provider plugin (test/e2e/stand-ins/: the real plugin's binaries come from
 // GitHub releases, which cannot be reached here). The stand-in serves the real schema's tokens and
 // property shapes (specs/pulumi-azure-native/schema-excerpt.json) and echoes inputs as outputs, so
-// what this proves is the program's path through the CLI, not Azure's behaviour. The policy pack is
-// not given yet (issue 43 adds it with its azure-native support).
+// what this proves is the program's path through the CLI, not Azure's behaviour. With
+// `--policy-pack policies` the stackwarden pack judges the program's planned state (issue 43).
 
 const cli = e2eCli();
 
@@ -128,5 +128,94 @@ describe.skipIf(!cli)("a Pulumi YAML program over azure-native resources (stand-
 
     const again = await program.preview({ args: ["--expect-no-changes"] });
     expect(again.code, explain(again)).toBe(0);
+  });
+});
+
+/** The program with a TDE state and a key-custody chain: Vault, Key in it, ServerKey with the key's URI, the server's protector on it. */
+function programWith(opts: { tde: string; purgeProtection: boolean; keyExpires?: number }) {
+  return {
+    resources: {
+      ...PROGRAM.resources,
+      tde: { ...PROGRAM.resources.tde, properties: { ...PROGRAM.resources.tde.properties, state: opts.tde } },
+      vault: {
+        type: "azure-native:keyvault:Vault",
+        properties: {
+          resourceGroupName: "rg-stackwarden-e2e",
+          vaultName: "kv-stackwarden-e2e",
+          location: "westeurope",
+          properties: {
+            tenantId: "11111111-1111-1111-1111-111111111111",
+            sku: { family: "A", name: "standard" },
+            ...(opts.purgeProtection ? { enablePurgeProtection: true } : {}),
+          },
+        },
+      },
+      key: {
+        type: "azure-native:keyvault:Key",
+        properties: {
+          resourceGroupName: "rg-stackwarden-e2e",
+          vaultName: "${vault.name}",
+          keyName: "tde",
+          properties: { kty: "RSA", keySize: 2048, ...(opts.keyExpires ? { attributes: { expires: opts.keyExpires } } : {}) },
+        },
+      },
+      serverKey: {
+        type: "azure-native:sql:ServerKey",
+        properties: {
+          resourceGroupName: "rg-stackwarden-e2e",
+          serverName: "${server.name}",
+          keyName: "kv-stackwarden-e2e_tde_0123456789abcdef0123456789abcdef",
+          serverKeyType: "AzureKeyVault",
+          uri: "${key.keyUriWithVersion}",
+        },
+      },
+      protector: {
+        type: "azure-native:sql:EncryptionProtector",
+        properties: {
+          resourceGroupName: "rg-stackwarden-e2e",
+          serverName: "${server.name}",
+          encryptionProtectorName: "current",
+          serverKeyName: "${serverKey.name}",
+          serverKeyType: "AzureKeyVault",
+        },
+      },
+    },
+  };
+}
+
+describe.skipIf(!cli)("pulumi preview --policy-pack policies over a Pulumi YAML program (stand-in azure-native provider)", () => {
+  let program: YamlProgram;
+  const PACK = join(REPO_ROOT, "policies");
+
+  beforeAll(async () => {
+    expect(yamlLanguageHost(cli!), `no pulumi-language-yaml in ${cli!.binDir}: run npm run pulumi:install`).toBeDefined();
+    program = new YamlProgram({ cli: cli!, name: "azure-native-yaml-pack", standIns: true });
+    program.write(programWith({ tde: "Disabled", purgeProtection: false }));
+    const init = await program.initStack();
+    expect(init.code, explain(init)).toBe(0);
+  });
+
+  afterAll(() => program?.cleanup());
+
+  it("blocked for a disabled TDE, a key without expiry and a vault without purge protection, each on its resource", async () => {
+    program.write(programWith({ tde: "Disabled", purgeProtection: false }));
+    const r = await program.preview({ policyPacks: [PACK] });
+    expect(r.code, explain(r)).not.toBe(0);
+    expect(r.output).toMatch(/- \[mandatory\]\s+sql-tde-enabled\s+\(azure-native:sql:TransparentDataEncryption: tde\)/);
+    expect(r.output).toContain("must have transparent data encryption Enabled; the stack sets it to Disabled");
+    // The protector's key flows from ServerKey and Key outputs, unknown at preview: followed through the engine's property dependencies.
+    expect(r.output).toMatch(/- \[mandatory\]\s+tde-key-validity\s+\(azure-native:sql:EncryptionProtector: protector\)/);
+    expect(r.output).toContain("The TDE protector key kv-stackwarden-e2e/tde of SQL server rg-stackwarden-e2e/sql-stackwarden-e2e must be");
+    expect(r.output).toContain("it has no expiration date");
+    expect(r.output).toMatch(/- \[mandatory\]\s+tde-key-vault-recoverable\s+\(azure-native:sql:EncryptionProtector: protector\)/);
+  });
+
+  it("passes once fixed: TDE Enabled, the key expiring in two years, purge protection on", async () => {
+    program.write(programWith({ tde: "Enabled", purgeProtection: true, keyExpires: Math.floor(Date.now() / 1000) + 2 * 365 * 86_400 }));
+    const r = await program.preview({ policyPacks: [PACK] });
+    expect(r.code, explain(r)).toBe(0);
+    expect(r.output).not.toMatch(/\[mandatory\]/);
+    // The server's identity gets its principal id from Azure at creation: tde-key-access is not judged before, so says nothing.
+    expect(r.output).not.toContain("tde-key-access");
   });
 });

@@ -61,6 +61,8 @@ export interface AnalyzerResourceInput {
   urn?: string;
   name?: string;
   props: Record<string, unknown>;
+  /** The engine's property dependencies: for each input, the URNs of the resources whose outputs flow into it. */
+  propertyDependencies?: Record<string, string[]>;
 }
 
 /** A running policy pack and a gRPC client connected to it. */
@@ -177,6 +179,11 @@ export class PolicyAnalyzer {
         a.setUrn(r.urn ?? urnOf(r.type, r.name ?? `res${i}`));
         a.setProperties(toStruct(r.props));
         a.setOptions(new proto.AnalyzerResourceOptions());
+        for (const [property, urns] of Object.entries(r.propertyDependencies ?? {})) {
+          const deps = new proto.AnalyzerPropertyDependencies();
+          deps.setUrnsList(urns);
+          a.getPropertydependenciesMap().set(property, deps);
+        }
         return a;
       }),
     );

@@ -48,6 +48,11 @@ export interface ResourceInput {
   type: string;
   props: Record<string, unknown>;
   urn?: string;
+  /**
+   * The engine's property dependencies (a stack policy's): for each input, the URNs of the
+   * resources whose outputs flow into it, so a value unknown at preview is followed to its source.
+   */
+  dependsOn?: Record<string, string[]>;
 }
 
 /** What building facts from Pulumi resources has at hand. */

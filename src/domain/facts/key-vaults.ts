@@ -35,6 +35,10 @@ import { readOrFailure, type ReadFailure } from "./read-failure";
 import { encryptionProtector } from "./tde-protectors";
 import { managedHsmParamsOf, vaultParamsOf } from "./read-params";
 import { keyVaultSubjects } from "../residency/residency-subjects";
+import type { ResourceContext, ResourceInput } from "./fact-kind";
+import { plannedProtectorKeys, plannedVaultFacts, plannedVaultOf } from "./programs/planned-facts";
+import { programOf } from "./programs/program-of";
+import { readReference, subscriptionMissing } from "./programs/live-reference";
 
 /** What holds a protector's key: a Key Vault (`vaults`) or a Managed HSM pool (`managedHSMs`). */
 export type KeyContainerKind = "vault" | "managedHsm";
@@ -70,6 +74,8 @@ export interface KeyVaultFacts extends FactOrigin {
   readFailure?: ReadFailure;
   /** Not known yet (a Pulumi preview of a vault data source still to be read). */
   pending?: boolean;
+  /** Who may use its keys (permission model, access policies, firewall) is not known yet: a vault a program creates, at preview. */
+  accessUnknown?: boolean;
 }
 
 /** One access policy of a vault, as far as key use goes: whose it is and its key permissions. */
@@ -173,8 +179,8 @@ export const keyVaults = defineFactKind<KeyVaultFacts>({
       return keyVaultFactsOf(name, subs[0], r.failure ? { failure: r.failure } : { vault: r.read.value, receipt: r.read.receipt }, kind);
     });
   },
-  fromResources: (resources, ctx) =>
-    resourcesOf(keyVaultOfProtector, resources).map((r) => {
+  fromResources: async (resources, ctx) => [
+    ...resourcesOf(keyVaultOfProtector, resources).map((r) => {
       const p = r.props;
       const name = String(p.vault).toLowerCase();
       const sub = String(p.subscriptionId);
@@ -185,7 +191,34 @@ export const keyVaults = defineFactKind<KeyVaultFacts>({
         return { kind, name, subscriptionId: sub, enableSoftDelete: false, enablePurgeProtection: false, pending: true, origin: r.urn };
       return { ...keyVaultFactsOf(name, sub, { vault, failure }, kind), origin: r.urn };
     }),
+    ...(await programVaultFacts(resources, ctx)),
+  ],
 });
+
+/**
+ * The vault (or HSM) of each key a user's own program protects a server with: as the program
+ * creates it, or, when it only references it (by name in a key's URI), read live as `check` reads it.
+ */
+async function programVaultFacts(resources: readonly ResourceInput[], ctx: ResourceContext): Promise<KeyVaultFacts[]> {
+  const { estate, subscriptionId } = programOf(resources, ctx);
+  const containers = new Map<string, ProtectorKeyRef>();
+  for (const key of plannedProtectorKeys(estate)) containers.set(`${key.managedHsm}/${key.vaultName}`, key);
+  return Promise.all(
+    [...containers.values()].map(async (key) => {
+      const planned = plannedVaultOf(estate, key);
+      if (planned) return plannedVaultFacts(planned, subscriptionId, keyVaultFactsOf);
+      const kind: KeyContainerKind = key.managedHsm ? "managedHsm" : "vault";
+      const missing = subscriptionMissing(subscriptionId);
+      if (missing) return keyVaultFactsOf(key.vaultName, subscriptionId, { failure: missing }, kind);
+      const inputs = { subscriptionId, vault: key.vaultName, ...(key.managedHsm ? { kind: MANAGED_HSM } : {}) };
+      const read = await readReference(ctx.clients, `${kind}:${subscriptionId}/${key.vaultName}`, () =>
+        keyVaultOfProtector.read(ctx.clients, inputs),
+      );
+      const vault = read.value as Vault | ManagedHsm | undefined;
+      return keyVaultFactsOf(key.vaultName, subscriptionId, { vault, failure: read.readError, receipt: read.receipt }, kind);
+    }),
+  );
+}
 
 /** A vault's (or, with `kind` managedHsm, an HSM's) facts from what its read gave: the resource (with the read's receipt), or a failure. */
 export function keyVaultFactsOf(

@@ -33,6 +33,10 @@ import { protectorKeysOfStack, protectorsOfOutputs } from "./database-protectors
 import { sqlDatabase } from "./sql-database-source";
 import { readOrFailure, type ReadFailure } from "./read-failure";
 import { encryptionProtector } from "./tde-protectors";
+import type { ResourceContext, ResourceInput } from "./fact-kind";
+import { plannedKeyFacts, plannedKeyOf, plannedProtectorKeys } from "./programs/planned-facts";
+import { programOf } from "./programs/program-of";
+import { readReference, subscriptionMissing } from "./programs/live-reference";
 
 /**
  * The Key Vault (or Managed HSM) key of a customer-managed TDE protector, as the key-custody rules
@@ -184,8 +188,8 @@ export const protectorKeys = defineFactKind<ProtectorKeyFacts>({
       return protectorKeyFactsOf(ref, r.failure ? { failure: r.failure } : { key: r.read.value, receipt: r.read.receipt });
     });
   },
-  fromResources: (resources, ctx) =>
-    resourcesOf(protectorKey, resources).map((r) => {
+  fromResources: async (resources, ctx) => [
+    ...resourcesOf(protectorKey, resources).map((r) => {
       const p = r.props;
       const version = typeof p.version === "string" && p.version ? p.version : undefined;
       const ref = { vaultName: String(p.vault), keyName: String(p.key), version, managedHsm: p.kind === MANAGED_HSM };
@@ -194,7 +198,35 @@ export const protectorKeys = defineFactKind<ProtectorKeyFacts>({
       if (key === UNKNOWN || failure === UNKNOWN || (!key && !failure)) return { ...identityOf(ref), pending: true, origin: r.urn };
       return { ...protectorKeyFactsOf(ref, { key, failure }), origin: r.urn };
     }),
+    ...(await programKeyFacts(resources, ctx)),
+  ],
 });
+
+/**
+ * The key of each protector a user's own program sets: as the program creates it, or, when it only
+ * references it (a key URI), read live as `check` reads it.
+ */
+async function programKeyFacts(resources: readonly ResourceInput[], ctx: ResourceContext): Promise<ProtectorKeyFacts[]> {
+  const { estate, subscriptionId } = programOf(resources, ctx);
+  return Promise.all(
+    plannedProtectorKeys(estate).map(async (key) => {
+      const planned = plannedKeyOf(estate, key);
+      if (planned) return plannedKeyFacts(planned, key, protectorKeyFactsOf);
+      const ref = { vaultName: key.vaultName, keyName: key.keyName, version: key.version, managedHsm: key.managedHsm };
+      const missing = subscriptionMissing(subscriptionId);
+      if (missing) return protectorKeyFactsOf(ref, { failure: missing });
+      const inputs = {
+        subscriptionId,
+        vault: key.vaultName,
+        key: key.keyName,
+        ...(key.version ? { version: key.version } : {}),
+        ...(key.managedHsm ? { kind: MANAGED_HSM } : {}),
+      };
+      const read = await readReference(ctx.clients, `key:${subscriptionId}/${key.identity}`, () => protectorKey.read(ctx.clients, inputs));
+      return protectorKeyFactsOf(ref, { key: read.value as Key | undefined, failure: read.readError, receipt: read.receipt });
+    }),
+  );
+}
 
 /** A key's facts from what its read gave: the key (with the read's receipt), or a failure. */
 export function protectorKeyFactsOf(

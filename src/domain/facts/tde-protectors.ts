@@ -17,6 +17,10 @@ import { readServerIdentityOnce } from "./key-access-reads";
 import { managedIdentityOf, type ManagedIdentity } from "./managed-identity";
 import { readOrFailure, type ReadFailure } from "./read-failure";
 import { serverParamsOf } from "./read-params";
+import { plannedProtectorFacts } from "./programs/planned-facts";
+import { programOf } from "./programs/program-of";
+import { readReference, subscriptionMissing } from "./programs/live-reference";
+import { NOT_KNOWN_YET } from "./programs/program-estate";
 
 /**
  * A TDE protector, as the key-custody rules see it: who holds the key that protects the database
@@ -113,7 +117,7 @@ export const tdeProtectors = defineFactKind<ProtectorFacts>({
       const { identity, receipt } = await readServerIdentityOnce(ctx, r.server);
       return { ...facts, identity, ...(receipt ? { reads: [...(facts.reads ?? []), receipt] } : {}) };
     }),
-  fromResources: (resources, ctx) => [
+  fromResources: async (resources, ctx) => [
     ...resourcesOf(encryptionProtector, resources).map((r): ProtectorFacts => {
       const p = r.props;
       const ref = { subscriptionId: String(p.subscriptionId), resourceGroup: String(p.resourceGroup), server: String(p.server) };
@@ -128,8 +132,34 @@ export const tdeProtectors = defineFactKind<ProtectorFacts>({
       return { ...facts, ...(identity ? { identity } : {}), origin: r.urn };
     }),
     ...resourcesOf(sqlDatabase, resources).flatMap((r) => databaseProtectorFactsOfResource(r, ctx)),
+    ...(await programProtectorFacts(resources, ctx)),
   ],
 });
+
+/**
+ * The protectors a user's own program sets (azure-native, azure): a customer-managed one on a
+ * server the program does not create is judged with that server's identity read live (Servers_Get).
+ */
+async function programProtectorFacts(resources: readonly ResourceInput[], ctx: ResourceContext): Promise<ProtectorFacts[]> {
+  const { estate, subscriptionId } = programOf(resources, ctx);
+  return Promise.all(
+    plannedProtectorFacts(estate).map(async ({ facts, liveIdentity }) => {
+      if (!liveIdentity || !isCustomerManagedKey(facts)) return facts;
+      // A server named by another resource's output the pack could not follow: its identity is not known (so neither judged).
+      if (facts.server === NOT_KNOWN_YET || facts.resourceGroup === NOT_KNOWN_YET) return facts;
+      const missing = subscriptionMissing(subscriptionId);
+      if (missing) return { ...facts, identity: { type: "None", readFailure: missing } };
+      const ref = { subscriptionId: facts.subscriptionId, resourceGroup: facts.resourceGroup, server: facts.server };
+      const read = await readReference(ctx.clients, `server:${facts.id}`, () =>
+        readOrFailure(ctx.clients.reads, async () => (await ctx.clients.reads.read("Servers_Get", serverParamsOf(ref))).value),
+      );
+      const identity: ManagedIdentity = read.readError
+        ? { type: "None", readFailure: read.readError }
+        : managedIdentityOf(read.value.identity, read.value.properties?.primaryUserAssignedIdentityId);
+      return { ...facts, identity };
+    }),
+  );
+}
 
 /**
  * A database's own protector from its `sql:Database` source, when it has one (or cannot be read

@@ -12,6 +12,8 @@ import { logicalName } from "./data-source";
 import { defineFactKind, type GatherContext, type ResourceContext } from "./fact-kind";
 import type { FactReads } from "./fact-reads";
 import { databaseParamsOf } from "./read-params";
+import { plannedDatabaseFacts } from "./programs/planned-facts";
+import { programOf } from "./programs/program-of";
 
 /** A database's TDE status, as the rules see it. */
 export interface DatabaseFacts extends FactOrigin {
@@ -132,7 +134,11 @@ export const tdeStatus = defineFactKind<DatabaseFacts>({
     });
   },
   planned: async (ctx, live) => plannedDatabases(await live(), ctx.stack),
-  fromResources: (resources, ctx) => resourcesOf(tdeConfiguration, resources).map((r) => tdeFactsOf(r.props, ctx, r.urn)),
+  fromResources: (resources, ctx) => [
+    ...resourcesOf(tdeConfiguration, resources).map((r) => tdeFactsOf(r.props, ctx, r.urn)),
+    // A user's own program: the TDE its azure-native or azure resources set.
+    ...plannedDatabaseFacts(programOf(resources, ctx).estate),
+  ],
 });
 
 /**

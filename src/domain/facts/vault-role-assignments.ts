@@ -25,6 +25,11 @@ import { readOrFailure, type ReadFailure } from "./read-failure";
 import { grantedKeyUse, KEY_USE_DATA_ACTIONS } from "./role-key-grants";
 import { vaultParamsOf } from "./read-params";
 import { encryptionProtector } from "./tde-protectors";
+import type { ResourceContext, ResourceInput } from "./fact-kind";
+import { plannedProtectorKeys, plannedVaultOf } from "./programs/planned-facts";
+import { programOf } from "./programs/program-of";
+import type { PlannedGrant } from "./programs/program-estate";
+import { readReference, subscriptionMissing } from "./programs/live-reference";
 
 /** A role assignment that applies to an RBAC vault (or one of its keys) and can matter for key use. */
 export interface KeyRoleAssignment {
@@ -157,29 +162,116 @@ export const vaultRoleAssignments = defineFactKind<VaultRoleAssignmentFacts>({
     });
     return facts.filter((f): f is VaultRoleAssignmentFacts => f !== undefined);
   },
-  fromResources: (resources, ctx) =>
-    resourcesOf(vaultRoleAssignmentsSource, resources).flatMap((r) => {
+  fromResources: async (resources, ctx) => [
+    ...resourcesOf(vaultRoleAssignmentsSource, resources).flatMap((r) => {
       const p = r.props;
       const read = ctx.known(() => p.roleAssignments as VaultRoleAssignmentsRead | undefined);
       const failure = ctx.known(() => p.readError as ReadFailure | undefined);
       // Not read yet (a preview), or a vault without RBAC, or one whose vault cannot be read (keyVaults reports it): no facts.
       if (read === UNKNOWN || failure === UNKNOWN || failure || !read?.enableRbacAuthorization) return [];
-      const base = {
-        vaultName: String(p.vault).toLowerCase(),
-        subscriptionId: String(p.subscriptionId),
-        vaultId: read.vaultId,
-        origin: r.urn,
-      };
-      if (read.listError) return [{ ...base, assignments: [], listed: 0, readFailure: read.listError }];
-      const roles = new Map((read.roleDefinitions ?? []).map((d) => [d.id.toLowerCase(), d]));
-      const roleOf = (id: string) => {
-        const role = roles.get(id.toLowerCase());
-        return role ? { role } : { failure: read.roleReadErrors?.[id] ?? notRead(id) };
-      };
-      const assignments = read.assignments ?? [];
-      return [{ ...base, assignments: compact(assignments, roleOf), listed: assignments.length }];
+      const base = { vaultName: String(p.vault).toLowerCase(), subscriptionId: String(p.subscriptionId), origin: r.urn };
+      return [factsOfRead(base, read)];
     }),
+    ...(await programRoleAssignmentFacts(resources, ctx)),
+  ],
 });
+
+/** A vault's facts from what the data source's read gave (a vault that uses RBAC). */
+function factsOfRead(
+  base: Omit<VaultRoleAssignmentFacts, "vaultId" | "assignments" | "listed">,
+  read: VaultRoleAssignmentsRead,
+): VaultRoleAssignmentFacts {
+  const facts = { ...base, vaultId: read.vaultId };
+  if (read.listError) return { ...facts, assignments: [], listed: 0, readFailure: read.listError };
+  const roles = new Map((read.roleDefinitions ?? []).map((d) => [d.id.toLowerCase(), d]));
+  const roleOf = (id: string) => {
+    const role = roles.get(id.toLowerCase());
+    return role ? { role } : { failure: read.roleReadErrors?.[id] ?? notRead(id) };
+  };
+  const assignments = read.assignments ?? [];
+  return { ...facts, assignments: compact(assignments, roleOf), listed: assignments.length };
+}
+
+/**
+ * The role assignments of each RBAC vault a user's own program protects a server's key in: a vault
+ * it creates, with the assignments it creates there (each role read live, RoleDefinitions_GetById;
+ * none while one of them is unknown); a vault it only references, listed live as `check` lists it.
+ */
+async function programRoleAssignmentFacts(resources: readonly ResourceInput[], ctx: ResourceContext): Promise<VaultRoleAssignmentFacts[]> {
+  const { estate, subscriptionId } = programOf(resources, ctx);
+  const names = [
+    ...new Set(
+      plannedProtectorKeys(estate)
+        .filter((k) => !k.managedHsm)
+        .map((k) => k.vaultName),
+    ),
+  ];
+  const facts = await Promise.all(
+    names.map(async (name): Promise<VaultRoleAssignmentFacts | undefined> => {
+      const planned = plannedVaultOf(estate, { vaultName: name, managedHsm: false } as Parameters<typeof plannedVaultOf>[1]);
+      if (planned) {
+        if (planned.resource === UNKNOWN || planned.accessUnknown || planned.resource.properties?.enableRbacAuthorization !== true)
+          return undefined;
+        return plannedAssignmentFacts(ctx, name, subscriptionId, planned.resource.id, estate.grants, planned.origin);
+      }
+      if (subscriptionMissing(subscriptionId)) return undefined;
+      const read = await readReference(ctx.clients, `role-assignments:${subscriptionId}/${name}`, () =>
+        vaultRoleAssignmentsSource.read(ctx.clients, { subscriptionId, vault: name }),
+      );
+      const value = read.value as VaultRoleAssignmentsRead | undefined;
+      if (read.readError || !value?.enableRbacAuthorization) return undefined;
+      return factsOfRead({ vaultName: name, subscriptionId }, value);
+    }),
+  );
+  return facts.filter((f): f is VaultRoleAssignmentFacts => f !== undefined);
+}
+
+/** The program's assignments at (or above, or below) a vault it creates, with their roles read live; undefined while one is unknown. */
+async function plannedAssignmentFacts(
+  ctx: ResourceContext,
+  vaultName: string,
+  subscriptionId: string,
+  vaultId: string,
+  grants: readonly PlannedGrant[],
+  origin: string | undefined,
+): Promise<VaultRoleAssignmentFacts | undefined> {
+  const id = vaultId.toLowerCase();
+  const applies = (g: PlannedGrant) =>
+    g.vault === vaultName ||
+    (typeof g.scope === "string" && (id.startsWith(g.scope.toLowerCase()) || g.scope.toLowerCase().startsWith(`${id}/`)));
+  // An assignment whose scope is not known may be this vault's: its grants are not known either.
+  if (grants.some((g) => g.scope === UNKNOWN && g.vault === undefined)) return undefined;
+  const mine = grants.filter(applies);
+  if (mine.some((g) => g.principalId === UNKNOWN || g.roleDefinitionId === UNKNOWN)) return undefined;
+  const assignments: RoleAssignment[] = mine.map((g, i) => ({
+    id: `${vaultId}/providers/Microsoft.Authorization/roleAssignments/program-${i}`,
+    properties: {
+      principalId: g.principalId as string,
+      roleDefinitionId: g.roleDefinitionId as string,
+      scope: g.vault === vaultName ? vaultId : (g.scope as string),
+      ...(g.conditional ? { condition: "(set by the program)" } : {}),
+    },
+  }));
+  const roleIds = [...new Set(assignments.map((a) => a.properties!.roleDefinitionId!))];
+  const roles = new Map(
+    await Promise.all(
+      roleIds.map(async (roleId) => {
+        const read = await readReference(ctx.clients, `role:${roleId}`, () =>
+          readOrFailure(ctx.clients.reads, async () => (await ctx.clients.reads.read("RoleDefinitions_GetById", { roleId })).value),
+        );
+        return [roleId, read.readError ? { failure: read.readError } : { role: read.value }] as const;
+      }),
+    ),
+  );
+  return {
+    vaultName,
+    subscriptionId,
+    vaultId,
+    assignments: compact(assignments, (r) => roles.get(r)!),
+    listed: assignments.length,
+    ...(origin ? { origin } : {}),
+  };
+}
 
 async function gatheredFactsOf(
   ctx: GatherContext,

@@ -92,6 +92,7 @@ function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSett
   if (!vault || vault.pending) return unknown(`the vault ${p.key.vaultName} has not been read yet`);
   // One finding per problem: tde-key-vault-recoverable fails an unreadable vault, with its status.
   if (vault.readFailure) return na(`its vault ${vaultLabel(vault)} could not be read (tde-key-vault-recoverable reports it)`);
+  if (vault.accessUnknown) return unknown(`who may use the keys of the vault ${vaultLabel(vault)} is not known until it is applied`);
   const grant = vault.enableRbacAuthorization ? roleGrant(p, vault, principal.principalId, facts) : policyGrant(vault, principal);
   if (grant.unknown) return unknown(grant.unknown);
   const problems = [...(grant.problem ? [grant.problem] : []), ...firewallProblems(vault)];
