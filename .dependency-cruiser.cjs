@@ -113,8 +113,8 @@ module.exports = {
       name: "domain-touches-no-files",
       severity: "error",
       comment:
-        "The domain reads and writes no file, itself or through the platform's file modules: its state goes through the ports of src/domain/state (files and Blob Storage are adapters in src/platform/state), the project's files (stack files, rule files, artifacts) are read by the use cases and interfaces (src/platform/files) and handed over, or reached through a port the domain declares (ArtifactFiles). platform/files/path-glob.ts is path math (patterns, the shown path) and allowed. TEMPORARY: src/domain/artifacts/artifact-scan.ts wires the artifact gate to the disk for src/domain/facts/artifact-scans.ts, which the `reads` branch is refactoring and which cannot hand the gate its ports yet; once it does, that file and this pathNot go.",
-      from: { path: "^src/domain/", pathNot: "^src/domain/artifacts/artifact-scan[.]ts$" },
+        "The domain reads and writes no file, itself or through the platform's file modules: its state goes through the ports of src/domain/state (files and Blob Storage are adapters in src/platform/state), the project's files (stack files, rule files, artifacts) are read by the use cases and interfaces (src/platform/files) and handed over, or reached through a port the domain declares (ArtifactFiles). platform/files/path-glob.ts is path math (patterns, the shown path) and allowed. The artifact fact kind gets the gate's ports through FactClients (artifactFiles, scanCacheStorage).",
+      from: { path: "^src/domain/" },
       to: {
         path: "^(node:)?fs(/promises)?$|^src/platform/files/|^src/platform/executables/byte-source[.]ts$",
         pathNot: "^src/platform/files/path-glob[.]ts$",
@@ -150,16 +150,16 @@ module.exports = {
       name: "domain-names-no-service-client",
       severity: "error",
       comment:
-        "The domain names no concrete client class, not even by a type-only import: it declares the few methods it calls as a narrow interface, typed with the services' wire types, which the clients satisfy structurally. The services' other modules (wire types from the specs, ids, catalogues) are what the domain reasons about and stay allowed: copying them into the domain would be a second copy of the spec. TEMPORARY: src/domain/facts/ is excluded until the `reads` branch (issue 41 item 1: fact kinds read through a port the domain owns) is merged; the lead removes the pathNot then.",
-      from: { path: "^src/domain/", pathNot: "^src/domain/facts/" },
+        "The domain names no concrete client class, not even by a type-only import: it declares the few methods it calls as a narrow interface, typed with the services' wire types, which the clients satisfy structurally. The services' other modules (wire types from the specs, ids, catalogues) are what the domain reasons about and stay allowed: copying them into the domain would be a second copy of the spec.",
+      from: { path: "^src/domain/" },
       to: { path: "^src/services/[^/]+/[a-z-]*client[.]ts$|^src/platform/arm/arm-(client|transport|resource-reader)[.]ts$" },
     },
     {
       name: "domain-knows-no-http",
       severity: "error",
       comment:
-        "The transport, its ApiError and its classification of statuses are the HTTP layer's: the domain reads a failed call as a CallFailure (src/platform/errors/call-failure.ts, which ApiError is). The one module of src/platform/http allowed is redaction.ts (text in, text out: what an audit entry records is scrubbed of tokens). TEMPORARY: src/domain/facts/ and src/domain/stack/unread-entry.ts are excluded until the `reads` branch (which moves their HTTP classification behind a port) is merged; the lead removes the pathNot then.",
-      from: { path: "^src/domain/", pathNot: "^src/domain/facts/|^src/domain/stack/unread-entry[.]ts$" },
+        "The transport, its ApiError and its classification of statuses are the HTTP layer's: the domain reads a failed call as a CallFailure (src/platform/errors/call-failure.ts, which ApiError is). The one module of src/platform/http allowed is redaction.ts (text in, text out: what an audit entry records is scrubbed of tokens).",
+      from: { path: "^src/domain/" },
       to: { path: "^src/platform/http/", pathNot: "^src/platform/http/redaction[.]ts$" },
     },
     {

@@ -1,4 +1,6 @@
+import { ArmOperations } from "../platform/arm/arm-operations";
 import { ArmResourceReader } from "../platform/arm/arm-resource-reader";
+import { localArtifactFiles, localScanCacheStorage } from "../platform/files/artifact-files";
 import { loggerFromEnv } from "../platform/http/logger";
 import type { TokenCredential } from "../platform/http/token-credential";
 import { endpointsFromEnv, geocodingSettingsFromEnv, serviceSetting } from "../platform/settings/endpoints";
@@ -9,6 +11,7 @@ import { CertificatesClient } from "../services/certificates/client";
 import { apisetuSettingsFromEnv, requireApiSetuKeys, type ApiSetuSettings } from "../services/certificates/settings";
 import { GeocodingClient } from "../services/geocoding/client";
 import { ImdsClient } from "../services/imds/client";
+import { ARM_READS, type ArmReadTable } from "../services/arm-reads";
 import { AuthorizationClient } from "../services/authorization/client";
 import { KeyVaultClient } from "../services/keyvault/client";
 import { MonitorClient } from "../services/monitor/client";
@@ -37,8 +40,14 @@ export interface ClientSet {
   /** Azure Monitor's Activity Log (who changed what), through Resource Manager like `sql`, on the same pacer. */
   readonly monitor: MonitorClient;
   /**
+   * Every operation of the services' operation tables (`src/services/arm-reads.ts`), sent by name
+   * with the typed clients' token, retries and pacing: what the fact kinds read through (their
+   * port, `FactReads`), and how a failed read is told apart (`failureOf`).
+   */
+  readonly reads: ArmOperations<ArmReadTable>;
+  /**
    * Any Resource Manager resource read by path and api-version, with the typed clients' token,
-   * retries and pacing (a fact kind's read no service client has a method for yet).
+   * retries and pacing (a fact kind's read no operation table declares yet).
    */
   readonly arm: ArmResourceReader;
   /** IMDS (`STACKWARDEN_IMDS_ENDPOINT`): instance, identity and attested metadata. */
@@ -51,6 +60,10 @@ export interface ClientSet {
   readonly certificates: CertificatesClient;
   /** Who applies, for the audit trail: the credential, and IMDS where this runs on Azure. */
   readonly actor: ActorClients;
+  /** The artifact gate's files: this machine's disk (the project's artifacts and rule files). */
+  readonly artifactFiles: typeof localArtifactFiles;
+  /** Where the scan cache keeps its entries on this machine (under STACKWARDEN_CACHE_DIR). */
+  readonly scanCacheStorage: typeof localScanCacheStorage;
   /**
    * The binary analysis service (`STACKWARDEN_BINARY_ANALYSIS_ENDPOINT`, or `embedded` for the
    * built-in engine, started on first use in this process). Opened once; `close()` lets it go.
@@ -76,6 +89,8 @@ class EnvClientSet implements ClientSet {
   private readonly made = new Map<string, unknown>();
   private opening?: Promise<BinaryAnalysisService>;
   private readonly remembered = new Map<string, { at: number; value: Promise<unknown> }>();
+  readonly artifactFiles = localArtifactFiles;
+  readonly scanCacheStorage = localScanCacheStorage;
 
   constructor(readonly env: NodeJS.ProcessEnv) {}
 
@@ -124,6 +139,10 @@ class EnvClientSet implements ClientSet {
 
   get monitor(): MonitorClient {
     return this.once("monitor", () => new MonitorClient(this.armOptions));
+  }
+
+  get reads(): ArmOperations<ArmReadTable> {
+    return this.once("reads", () => new ArmOperations(this.armOptions, ARM_READS));
   }
 
   get arm(): ArmResourceReader {

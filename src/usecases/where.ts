@@ -48,6 +48,7 @@ export async function runWhere(req: {
   const placed = await placeStackTolerantly({ sql: clients.sql, batch: clients.batch, geocoding: clients.geocoding }, stack, {
     concurrency: req.concurrency,
     unread: (entry) => unread.push(entry),
+    failureOf: (e) => clients.reads.failureOf(e),
     also: locatedIn(located, stack.residency?.source),
   });
   const allowed = stack.residency?.allowedCountries;

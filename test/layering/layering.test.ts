@@ -64,10 +64,8 @@ describe("layering", () => {
     expect(r.out).not.toMatch(/src\/usecases\/names-client-type\.ts →/);
     expect(r.out).not.toMatch(/→ src\/platform\/files\/path-glob\.ts/);
     expect(r.out).not.toMatch(/→ src\/platform\/http\/redaction\.ts/);
-    // TEMPORARY (issue 41): src/domain/facts/ may still name a service client until the `reads`
-    // branch is merged; when the lead removes that exclusion, this line goes and the fixture's
-    // import is refused like any other.
-    expect(r.out).not.toMatch(/src\/domain\/facts\/names-service-client\.ts →/);
+    // The fact kinds too: they read through the port the domain owns (fact-reads.ts), never a client.
+    expect(r.out).toMatch(/domain-names-no-service-client: src\/domain\/facts\/names-service-client\.ts →/);
     // Every rule of the configuration is proven here.
     const config = require(CONFIG) as { forbidden: { name: string }[] };
     expect(config.forbidden.map((f) => f.name).sort()).toEqual([...new Set(expected.map(([rule]) => rule))].sort());

@@ -12,7 +12,8 @@ import type { ClientSet } from "../../src/clients/client-set";
 import { newClientSet } from "../../src/clients/client-set";
 import { factsFromResources } from "../../src/domain/facts/gather";
 import { known } from "../../policies/known";
-import { BatchAiClient } from "../../src/services/batchai/client";
+import { ArmOperations } from "../../src/platform/arm/arm-operations";
+import { ARM_READS } from "../../src/services/arm-reads";
 import { SqlClient } from "../../src/services/sql/client";
 import { TYPES } from "../helpers/carrier-types";
 import { PolicyAnalyzer, UNKNOWN_VALUE, urnOf, type AnalyzerResourceInput, type Level } from "../helpers/analyzer";
@@ -67,7 +68,7 @@ const STACK = (allowed: string[]) =>
 
 let emu: TestEmulator;
 let analyzer: PolicyAnalyzer;
-let clients: Pick<ClientSet, "sql" | "batch">;
+let clients: Pick<ClientSet, "sql" | "reads">;
 let dir: string;
 
 beforeAll(async () => {
@@ -76,7 +77,7 @@ beforeAll(async () => {
     env: { STACKWARDEN_GEOCODING_ENDPOINT: `${emu.url}/geocoding`, STACKWARDEN_GEOCODING_API_KEY: KEY },
   });
   const opts = { endpoint: emu.url, credential: emu.credential, retry: FAST_RETRY, logger: silentLogger };
-  clients = { sql: new SqlClient(opts), batch: new BatchAiClient(opts) };
+  clients = { sql: new SqlClient(opts), reads: new ArmOperations(opts, ARM_READS) };
   dir = stackDir({ "Pulumi.us.yaml": STACK(["US"]), "Pulumi.usnl.yaml": STACK(["US", "NL"]) });
 });
 
@@ -107,7 +108,7 @@ async function programResources(allowedCountries: string[]): Promise<AnalyzerRes
     out.push({
       type: `pulumi-nodejs:dynamic/${token}`,
       name,
-      props: (await readDataSource(clients as FactClients, findDataSource(token)!, inputs)).outs,
+      props: (await readDataSource(clients as unknown as FactClients, findDataSource(token)!, inputs)).outs,
     });
   for (const w of WORKSPACES) {
     const ref = { subscriptionId: SUB, resourceGroup: "rg-ml", workspace: w.workspace };

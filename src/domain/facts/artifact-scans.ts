@@ -6,10 +6,11 @@ import {
   type ArtifactResult,
   type ArtifactScanReport,
   type ArtifactVerdict,
-} from "../artifacts/artifact-scan";
+  type ScanArtifactsOptions,
+} from "../artifacts/artifact-gate";
+import { scanCacheFor } from "../artifacts/scan-cache";
+import { scanCacheSettingsFromEnv } from "../../platform/settings/scan-cache-settings";
 import { displayPath } from "../../platform/files/path-glob";
-import type { StackConfig } from "../stack/stack-config";
-import type { BinaryAnalysisClient } from "../../services/binary-analysis/client";
 import { SettingsError } from "../../platform/settings/endpoints";
 import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
 import type { FactOrigin } from "./model/compliance-facts";
@@ -87,7 +88,7 @@ export const artifactScans = defineFactKind<ArtifactFacts>({
   gather: async (ctx) => {
     if (!ctx.stack.artifacts) return [];
     const service = await binaryAnalysisOf(ctx);
-    const scanned = await scanStackArtifacts(service, ctx.stack, { cwd: ctx.cwd, signal: ctx.signal });
+    const scanned = await scanStackArtifacts(service, ctx, { cwd: ctx.cwd, signal: ctx.signal });
     for (const p of scanned.report.unmatchedPaths) ctx.warn(`warning: stackwarden:artifacts.paths "${p}" matches no file`);
     return scanned.facts;
   },
@@ -97,7 +98,7 @@ export const artifactScans = defineFactKind<ArtifactFacts>({
 });
 
 /** The binary analysis service's client; a missing or bad variable is one line naming it and the stack's key. */
-async function binaryAnalysisOf(ctx: GatherContext): Promise<BinaryAnalysisClient> {
+async function binaryAnalysisOf(ctx: GatherContext): Promise<ScanArtifactsOptions["client"]> {
   try {
     return (await ctx.clients.binaryAnalysis()).client;
   } catch (e) {
@@ -179,16 +180,21 @@ interface GatheredArtifacts {
  * could not scan is that artifact's `scanError`.
  */
 async function scanStackArtifacts(
-  client: BinaryAnalysisClient,
-  stack: StackConfig,
+  client: ScanArtifactsOptions["client"],
+  ctx: Pick<GatherContext, "stack" | "clients" | "warn">,
   opts: { cwd: string; concurrency?: number; signal?: AbortSignal },
 ): Promise<GatheredArtifacts> {
+  const { stack, clients } = ctx;
   const target = stack.artifacts;
   if (!target) return { facts: [], report: { rulesDigest: "", ruleFiles: [], artifacts: [], unmatchedPaths: [] } };
-  const baseDir = projectDirOf(resolve(opts.cwd, stack.file));
-  const resolved = resolveArtifacts(target, baseDir);
+  const files = clients.artifactFiles;
+  const baseDir = projectDirOf(files, resolve(opts.cwd, stack.file));
+  const resolved = resolveArtifacts(files, target, baseDir);
   const report = await scanArtifacts({
     client,
+    artifactFiles: files,
+    cache: scanCacheFor(scanCacheSettingsFromEnv(clients.env), clients.scanCacheStorage),
+    warn: (line) => ctx.warn(`warning: ${line}`),
     ruleSet: resolved.ruleSet,
     files: resolved.files,
     baseDir,

@@ -1,5 +1,6 @@
 import { batchWorkspaceId, childId } from "../../platform/arm/resource-id";
 import type { BatchWorkspaceTarget, StackConfig } from "../stack/stack-config";
+import { workspaceParamsOf } from "./read-params";
 import { defineDataSource, inputsFromArmId, logicalName, type DataSourceInputs, type DataSourceInstance } from "./data-source";
 
 /**
@@ -38,7 +39,10 @@ export const batchWorkspace = defineDataSource({
   title: "a Batch AI workspace",
   inputs: WORKSPACE_INPUTS,
   output: "workspaceResource",
-  read: async (c, i) => ({ id: workspaceId(i), value: await c.batch.getWorkspace(workspaceOf(i)) }),
+  read: async (c, i, signal) => ({
+    id: workspaceId(i),
+    value: (await c.reads.read("Workspaces_Get", workspaceParamsOf(workspaceOf(i)), signal)).value,
+  }),
   inputsFromId: inputsFromArmId(WORKSPACE_INPUTS, SEGMENTS, workspaceId),
   instances: (stack) => perWorkspace(stack, "batchai-workspace"),
 });
@@ -49,7 +53,10 @@ export const batchCluster = defineDataSource({
   title: "a Batch AI cluster",
   inputs: [...WORKSPACE_INPUTS, "cluster"],
   output: "clusterResource",
-  read: async (c, i) => ({ id: clusterId(i), value: await c.batch.getCluster(workspaceOf(i), i.cluster) }),
+  read: async (c, i, signal) => ({
+    id: clusterId(i),
+    value: (await c.reads.read("Clusters_Get", { ...workspaceParamsOf(workspaceOf(i)), clusterName: i.cluster }, signal)).value,
+  }),
   inputsFromId: inputsFromArmId([...WORKSPACE_INPUTS, "cluster"], SEGMENTS, clusterId),
   instances: (stack) => perWorkspace(stack, "batchai-cluster", { of: (w) => w.clusters, input: "cluster" }),
 });
@@ -60,7 +67,10 @@ export const batchFileServer = defineDataSource({
   title: "a Batch AI file server",
   inputs: [...WORKSPACE_INPUTS, "fileServer"],
   output: "fileServerResource",
-  read: async (c, i) => ({ id: fileServerId(i), value: await c.batch.getFileServer(workspaceOf(i), i.fileServer) }),
+  read: async (c, i, signal) => ({
+    id: fileServerId(i),
+    value: (await c.reads.read("FileServers_Get", { ...workspaceParamsOf(workspaceOf(i)), fileServerName: i.fileServer }, signal)).value,
+  }),
   inputsFromId: inputsFromArmId([...WORKSPACE_INPUTS, "fileServer"], SEGMENTS, fileServerId),
   instances: (stack) => perWorkspace(stack, "batchai-fileserver", { of: (w) => w.fileServers, input: "fileServer" }),
 });
@@ -71,7 +81,10 @@ export const batchExperiment = defineDataSource({
   title: "a Batch AI experiment",
   inputs: [...WORKSPACE_INPUTS, "experiment"],
   output: "experimentResource",
-  read: async (c, i) => ({ id: experimentId(i), value: await c.batch.getExperiment(workspaceOf(i), i.experiment) }),
+  read: async (c, i, signal) => ({
+    id: experimentId(i),
+    value: (await c.reads.read("Experiments_Get", { ...workspaceParamsOf(workspaceOf(i)), experimentName: i.experiment }, signal)).value,
+  }),
   inputsFromId: inputsFromArmId([...WORKSPACE_INPUTS, "experiment"], SEGMENTS, experimentId),
   instances: (stack) => perWorkspace(stack, "batchai-experiment", { of: (w) => w.experiments, input: "experiment" }),
 });
@@ -82,7 +95,11 @@ export const batchJobs = defineDataSource({
   title: "the jobs of a Batch AI experiment",
   inputs: [...WORKSPACE_INPUTS, "experiment"],
   output: "jobs",
-  read: async (c, i) => ({ id: jobsId(i), value: await c.batch.listJobs(workspaceOf(i), i.experiment) }),
+  read: async (c, i, signal) => ({
+    id: jobsId(i),
+    value: (await c.reads.read("Jobs_ListByExperiment", { ...workspaceParamsOf(workspaceOf(i)), experimentName: i.experiment }, signal))
+      .value,
+  }),
   inputsFromId: inputsFromArmId([...WORKSPACE_INPUTS, "experiment"], SEGMENTS, jobsId),
   instances: (stack) => perWorkspace(stack, "batchai-jobs", { of: (w) => w.experiments, input: "experiment" }),
 });

@@ -1,4 +1,3 @@
-import { mapBounded } from "../../platform/bounded-map";
 import { batchUsagesId } from "../../platform/arm/resource-id";
 import type { Usage } from "../../services/batchai/types";
 import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
@@ -34,31 +33,25 @@ export const batchAiUsages = defineDataSource({
   title: "the Batch AI usages of a location",
   inputs: USAGES_INPUTS,
   output: "usages",
-  read: async (c, i) => ({ id: usagesId(i), value: await c.batch.listUsages(i.subscriptionId, i.location) }),
+  read: async (c, i, signal) => {
+    const { value, receipt } = await c.reads.read("Usages_List", { subscriptionId: i.subscriptionId, location: i.location }, signal);
+    return { id: usagesId(i), value, receipt };
+  },
   inputsFromId: inputsFromArmId(USAGES_INPUTS, { location: "locations" }, usagesId),
   instances: (stack) =>
     stack.batch.locations.map((location) => ({
       name: `batchai-usages-${location}`,
       inputs: { subscriptionId: stack.subscriptionId, location },
+      source: stack.batch.source,
     })),
 });
 
-/** The Batch AI usages of each location the stack names (`stackwarden:batch.locations`). */
+/** The Batch AI usages of each location the stack names (`stackwarden:batch.locations`): gathered as the pack builds them, from the carrier's reads. */
 export const batchUsages = defineFactKind<UsageFacts>({
   key: "usages",
   title: "Batch AI usages of each location",
   scope: "location",
   carrier: batchAiUsages,
-  gather: async (ctx) => {
-    const { stack } = ctx;
-    const perLocation = await mapBounded(stack.batch.locations, ctx.concurrency, async (location) =>
-      (await ctx.clients.batch.listUsages(stack.subscriptionId, location, ctx.signal)).map((u) => ({
-        ...usageFactsOf(stack.subscriptionId, location, u),
-        source: stack.batch.source,
-      })),
-    );
-    return perLocation.flat();
-  },
   fromResources: (resources, ctx) =>
     resourcesOf(batchAiUsages, resources).flatMap((r) => {
       const list = ctx.known(() => r.props.usages as Usage[] | undefined);

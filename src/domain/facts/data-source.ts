@@ -1,5 +1,8 @@
+import type { ReadReceipt } from "../../platform/arm/arm-read";
 import { parseResourceId, sameResourceId } from "../../platform/arm/resource-id";
+import type { SourceLocation } from "../../platform/yaml/source-location";
 import type { StackConfig } from "../stack/stack-config";
+import type { UnreadEntry } from "../stack/unread-entry";
 import { carrierOf, type Carrier, type CarrierToken } from "./carrier";
 import type { FactClients } from "./fact-clients";
 import type { ReadFailure } from "./read-failure";
@@ -17,6 +20,8 @@ export interface DataSourceRead {
   readError?: ReadFailure;
   /** Outputs beside the value, named in `extraOutputs` (a vault's resource group, as the listing placed it). */
   extra?: Record<string, string>;
+  /** The receipt of the read, when it answered: evidence the gathered facts carry (never an output). */
+  receipt?: ReadReceipt;
 }
 
 /** One data source the Pulumi program registers. */
@@ -26,6 +31,8 @@ export interface DataSourceInstance {
   inputs: DataSourceInputs;
   /** The logical name of a resource it is read after (a TDE scan's activity after the TDE change). */
   after?: string;
+  /** Where the stack file names what it reads: the line the facts gathered from it point at. */
+  source?: SourceLocation;
 }
 
 /**
@@ -58,8 +65,14 @@ export interface DataSourceDeclaration {
    * refresh keeps it. Otherwise such a read fails `create`, and a 404 on refresh drops the resource.
    */
   unreadable?: "reported";
+  /**
+   * What the stack names that a read of these inputs is about (a database), when the cloud's answer
+   * about it alone (a 404: no such database) is reported as unread while the others are still
+   * judged (carried-gather.ts); without it such a failure fails the gathering. Asked only then.
+   */
+  about?(inputs: DataSourceInputs): Pick<UnreadEntry, "kind" | "id" | "label">;
   /** One read (one GET, or one paged list; a source that reports failures returns them as `readError`). */
-  read(clients: FactClients, inputs: DataSourceInputs): Promise<DataSourceRead>;
+  read(clients: FactClients, inputs: DataSourceInputs, signal?: AbortSignal): Promise<DataSourceRead>;
   /** The inputs an id names (an adoption by id, a refresh without inputs), or undefined when it names none of this source. */
   inputsFromId(id: string): DataSourceInputs | undefined;
   /** What a stack registers of it, from its config. */
@@ -84,6 +97,24 @@ export function defineDataSource(declaration: DataSourceDeclaration): DataSource
     if (names.includes(out)) throw new Error(`data source ${declaration.token}: the output "${out}" is also an input`);
   }
   return { ...declaration, ...carrierOf(declaration.token) };
+}
+
+/**
+ * The properties a read gives a data source's resource: its inputs, the extra outputs, what the API
+ * returned (`output`) and why it could not be read (`readError`). The provider's resources carry
+ * exactly these to the pack, and a kind's gathering (carried-gather.ts) hands the same to `fromResources`.
+ */
+export function dataSourceOutputs(
+  source: Pick<DataSourceDeclaration, "output">,
+  inputs: DataSourceInputs,
+  r: DataSourceRead,
+): Record<string, unknown> {
+  return {
+    ...inputs,
+    ...r.extra,
+    ...(r.value !== undefined ? { [source.output]: r.value } : {}),
+    ...(r.readError ? { readError: r.readError } : {}),
+  };
 }
 
 /** Whether a carrier is a data source (declared with `defineDataSource`). */

@@ -14,6 +14,7 @@ import {
   type StackServer,
 } from "./key-custody-reads";
 import type { ReadFailure } from "./read-failure";
+import { serverParamsOf } from "./read-params";
 
 /**
  * Database-level TDE protectors: Azure SQL lets a database carry its own customer-managed key (the
@@ -38,7 +39,8 @@ export interface ProtectorRead {
 /** A server's databases (Databases_ListByServer, every page), listed once per gathering. */
 export function listServerDatabasesOnce(ctx: GatherContext, server: ServerRef): Promise<ReadOutcome<Database[]>> {
   const key = `databases:${[server.subscriptionId, server.resourceGroup, server.server].join("/").toLowerCase()}`;
-  return ctx.once(key, () => readOutcomeOf(() => ctx.clients.sql.listDatabases(server, ctx.signal)));
+  const reads = ctx.clients.reads;
+  return ctx.once(key, () => readOutcomeOf(reads, () => reads.read("Databases_ListByServer", serverParamsOf(server), ctx.signal)));
 }
 
 /** A database's name as a list item gives it (its `name`, else its id's last segment), lower-cased. */

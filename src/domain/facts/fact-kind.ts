@@ -59,11 +59,11 @@ export interface ResourceContext {
 }
 
 /**
- * One kind of fact the rules judge, declared in one module: what each fact is about, how it is
- * gathered live from the services, how it reads in the state a plan leads to, the Pulumi resource
- * that carries it to the policy pack and how the pack builds it from that resource's properties.
- * Rules name the kinds they need (`RuleDefinition.facts`); `check`, a watch tick and the pack
- * build only those. Register it with one line in `registry.ts`.
+ * One kind of fact the rules judge, declared in one module: what each fact is about, the Pulumi
+ * resource that carries it to the policy pack and how the pack builds it from that resource's
+ * properties, how it reads in the state a plan leads to and, when it is not read the way the pack
+ * reads it, how it is gathered live. Rules name the kinds they need (`RuleDefinition.facts`);
+ * `check`, a watch tick and the pack build only those. Register it with one line in `registry.ts`.
  */
 export interface FactKind<T = unknown> {
   /** The key of these facts in `ComplianceFacts`: what rules name. */
@@ -87,8 +87,15 @@ export interface FactKind<T = unknown> {
    * so a missing one stops the run before a request. Optional.
    */
   prepare?(ctx: GatherContext): Promise<void>;
-  /** The facts as they are, read from the services. */
-  gather(ctx: GatherContext): Promise<T[]>;
+  /**
+   * The facts as they are, read from the services. Optional: without it they are gathered as the
+   * pack builds them (carried-gather.ts: each instance of the carrier, a data source, read with its
+   * `read`, then `fromResources`), so `check` and the pack cannot disagree. A kind declares its own
+   * when its facts are read otherwise: its carrier is no data source (the TDE resource, an artifact
+   * scan, the residency section), or gathering reads more cheaply than one read per resource (one
+   * list of a server's databases instead of a read of each).
+   */
+  gather?(ctx: GatherContext): Promise<T[]>;
   /**
    * The facts as they will be once the stack is applied (the pull-request gate, as the pack sees
    * them in `pulumi preview`); `live` gathers them as they are. Default: as they are.

@@ -1,6 +1,7 @@
 import { setMaxListeners } from "node:events";
 import type { ComplianceFacts } from "./model/compliance-facts";
 import type { FactKind, GatherContext, ResourceContext, ResourceInput } from "./fact-kind";
+import { gatherKind } from "./carried-gather";
 import { allFactKinds, findFactKind } from "./registry";
 import type { SourceLocation } from "../../platform/yaml/source-location";
 import type { ResidencySubject } from "../residency/residency-subjects";
@@ -39,14 +40,14 @@ export async function gatherFacts(keys: readonly string[], input: GatherInput, o
     },
     located: () =>
       ctx.once("located", async () => {
-        const lists = await Promise.all(locatingKinds().map(async (k) => k.locates!(await k.gather(ctx))));
+        const lists = await Promise.all(locatingKinds().map(async (k) => k.locates!(await gatherKind(k, ctx))));
         return lists.flat();
       }),
   };
   for (const kind of kinds) await kind.prepare?.(ctx);
   const lists = await Promise.all(
     kinds.map((kind) =>
-      (opts.planned && kind.planned ? kind.planned(ctx, () => kind.gather(ctx)) : kind.gather(ctx)).catch((e: unknown) => {
+      (opts.planned && kind.planned ? kind.planned(ctx, () => gatherKind(kind, ctx)) : gatherKind(kind, ctx)).catch((e: unknown) => {
         failed.abort(e);
         throw e;
       }),

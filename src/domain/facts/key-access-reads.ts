@@ -4,6 +4,7 @@ import type { RoleAssignment, RoleDefinition } from "../../services/authorizatio
 import type { GatherContext } from "./fact-kind";
 import { managedIdentityOf, type ManagedIdentity } from "./managed-identity";
 import { readOrFailure, type ReadFailure } from "./read-failure";
+import { serverParamsOf } from "./read-params";
 
 /**
  * The reads `tde-key-access` adds to key custody, each once per gathering through `ctx.once`: a
@@ -27,7 +28,8 @@ export function readServerIdentityOnce(
 ): Promise<{ identity: ManagedIdentity; receipt?: ReadReceipt }> {
   const key = `server-identity:${[server.subscriptionId, server.resourceGroup, server.server].join("/").toLowerCase()}`;
   return ctx.once(key, async () => {
-    const r = await readOrFailure(() => ctx.clients.sql.readServer(server, ctx.signal));
+    const reads = ctx.clients.reads;
+    const r = await readOrFailure(reads, () => reads.read("Servers_Get", serverParamsOf(server), ctx.signal));
     if (r.readError) return { identity: { type: "None", readFailure: r.readError } };
     const s = r.value.value;
     return { identity: managedIdentityOf(s.identity, s.properties?.primaryUserAssignedIdentityId), receipt: r.value.receipt };
@@ -40,8 +42,9 @@ export function listRoleAssignmentsOnce(
   scope: string,
 ): Promise<{ assignments: RoleAssignment[]; failure?: undefined } | { assignments?: undefined; failure: ReadFailure }> {
   return ctx.once(`role-assignments:${scope.toLowerCase()}`, async () => {
-    const r = await readOrFailure(() => ctx.clients.authorization.listRoleAssignmentsForScope(scope, ctx.signal));
-    return r.readError ? { failure: r.readError } : { assignments: r.value };
+    const reads = ctx.clients.reads;
+    const r = await readOrFailure(reads, () => reads.read("RoleAssignments_ListForScope", { scope }, ctx.signal));
+    return r.readError ? { failure: r.readError } : { assignments: r.value.value };
   });
 }
 
@@ -51,7 +54,8 @@ export function readRoleDefinitionOnce(
   roleDefinitionId: string,
 ): Promise<{ role: RoleDefinition; failure?: undefined } | { role?: undefined; failure: ReadFailure }> {
   return ctx.once(`role-definition:${roleDefinitionId.toLowerCase()}`, async () => {
-    const r = await readOrFailure(() => ctx.clients.authorization.readRoleDefinition(roleDefinitionId, ctx.signal));
+    const reads = ctx.clients.reads;
+    const r = await readOrFailure(reads, () => reads.read("RoleDefinitions_GetById", { roleId: roleDefinitionId }, ctx.signal));
     return r.readError ? { failure: r.readError } : { role: r.value.value };
   });
 }

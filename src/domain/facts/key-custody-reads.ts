@@ -2,8 +2,8 @@ import type { ArmRead } from "../../platform/arm/arm-read";
 import { sqlServerId, type ServerRef } from "../../platform/arm/resource-id";
 import type { SourceLocation } from "../../platform/yaml/source-location";
 import { parseKeyVaultKeyUri } from "../../services/keyvault/key-uri";
-import type { Key, Vault, VaultRef } from "../../services/keyvault/types";
-import type { ManagedHsm, ManagedHsmRef } from "../../services/keyvault/managed-hsm-types";
+import type { Key, Vault, VaultKeyRef, VaultRef } from "../../services/keyvault/types";
+import type { ManagedHsm, ManagedHsmKey, ManagedHsmKeyRef, ManagedHsmRef } from "../../services/keyvault/managed-hsm-types";
 import { managedHsmRefOf, subscriptionManagedHsmsPath } from "../../services/keyvault/managed-hsm-ids";
 import { subscriptionVaultsPath, vaultRefOf } from "../../services/keyvault/vault-ids";
 import type { EncryptionProtector } from "../../services/sql/key-custody-types";
@@ -11,6 +11,8 @@ import type { StackConfig } from "../stack/stack-config";
 import type { FactClients } from "./fact-clients";
 import type { GatherContext } from "./fact-kind";
 import { readOrFailure, type ReadFailure } from "./read-failure";
+import type { FactReads } from "./fact-reads";
+import { managedHsmParamsOf, serverParamsOf, vaultParamsOf } from "./read-params";
 
 /**
  * The reads key custody shares between its three fact kinds (protectors, their vaults, their keys)
@@ -95,9 +97,9 @@ export function protectorKeyOf(p: EncryptionProtector | undefined): ProtectorKey
   };
 }
 
-/** Turns a refused or missing read into its outcome; any other failure is thrown. */
-export async function readOutcomeOf<T>(read: () => Promise<ArmRead<T>>): Promise<ReadOutcome<T>> {
-  const r = await readOrFailure(read);
+/** Turns a refused or missing read into its outcome (the port tells which failures those are); any other failure is thrown. */
+export async function readOutcomeOf<T>(reads: Pick<FactReads, "failureOf">, read: () => Promise<ArmRead<T>>): Promise<ReadOutcome<T>> {
+  const r = await readOrFailure(reads, read);
   return r.readError ? { failure: r.readError } : { read: r.value };
 }
 
@@ -121,13 +123,15 @@ export function customerKeysOf(protectors: readonly (EncryptionProtector | undef
 /** A server's TDE protector, read once per gathering (EncryptionProtectors_Get of `current`). */
 export function readProtectorOnce(ctx: GatherContext, server: ServerRef): Promise<ReadOutcome<EncryptionProtector>> {
   const key = `protector:${[server.subscriptionId, server.resourceGroup, server.server].join("/").toLowerCase()}`;
-  return ctx.once(key, () => readOutcomeOf(() => ctx.clients.sql.readEncryptionProtector(server, ctx.signal)));
+  const reads = ctx.clients.reads;
+  return ctx.once(key, () => readOutcomeOf(reads, () => reads.read("EncryptionProtectors_Get", serverParamsOf(server), ctx.signal)));
 }
 
 /** The vaults of the subscription the identity may read, listed once per gathering (to find a vault's resource group by its name). */
 export function listVaultsOnce(ctx: GatherContext, subscriptionId: string): Promise<Vault[]> {
-  return ctx.once(`vaults:${subscriptionId.toLowerCase()}`, () =>
-    ctx.clients.keyVault.listVaultsBySubscription(subscriptionId, ctx.signal),
+  return ctx.once(
+    `vaults:${subscriptionId.toLowerCase()}`,
+    async () => (await ctx.clients.reads.read("Vaults_ListBySubscription", { subscriptionId }, ctx.signal)).value,
   );
 }
 
@@ -161,7 +165,7 @@ export function readVaultOnce(ctx: GatherContext, subscriptions: readonly string
   return ctx.once(`vault:${subscriptions.join(",")}/${vaultName}`.toLowerCase(), async () => {
     const ref = await locateVaultOnce(ctx, subscriptions, vaultName);
     if (!ref) return { failure: vaultNotListed(subscriptions, vaultName) };
-    return readOutcomeOf(() => ctx.clients.keyVault.readVault(ref, ctx.signal));
+    return readOutcomeOf(ctx.clients.reads, () => ctx.clients.reads.read("Vaults_Get", vaultParamsOf(ref), ctx.signal));
   });
 }
 
@@ -174,12 +178,33 @@ export function readKeyOnce(ctx: GatherContext, subscriptions: readonly string[]
     if (key.managedHsm) {
       const hsm = await locateManagedHsmOnce(ctx, subscriptions, key.vaultName);
       if (!hsm) return { failure: managedHsmNotListed(subscriptions, key.vaultName) };
-      return readOutcomeOf(() => ctx.clients.keyVault.readManagedHsmKey({ ...hsm, key: key.keyName }, key.version, ctx.signal));
+      return readOutcomeOf(ctx.clients.reads, () =>
+        readManagedHsmKey(ctx.clients.reads, { ...hsm, key: key.keyName }, key.version, ctx.signal),
+      );
     }
     const ref = await locateVaultOnce(ctx, subscriptions, key.vaultName);
     if (!ref) return { failure: vaultNotListed(subscriptions, key.vaultName) };
-    return readOutcomeOf(() => ctx.clients.keyVault.readKey({ ...ref, key: key.keyName }, key.version, ctx.signal));
+    return readOutcomeOf(ctx.clients.reads, () => readVaultKey(ctx.clients.reads, { ...ref, key: key.keyName }, key.version, ctx.signal));
   });
+}
+
+/** Keys_GetVersion (Keys_Get for a versionless URI): a vault's key as a protector names it, with the receipt of the read. */
+export function readVaultKey(reads: FactReads, ref: VaultKeyRef, version: string | undefined, signal?: AbortSignal): Promise<ArmRead<Key>> {
+  const key = { ...vaultParamsOf(ref), keyName: ref.key };
+  return version ? reads.read("Keys_GetVersion", { ...key, keyVersion: version }, signal) : reads.read("Keys_Get", key, signal);
+}
+
+/** ManagedHsmKeys_GetVersion (ManagedHsmKeys_Get for a versionless URI): an HSM's key as a protector names it, with the receipt. */
+export function readManagedHsmKey(
+  reads: FactReads,
+  ref: ManagedHsmKeyRef,
+  version: string | undefined,
+  signal?: AbortSignal,
+): Promise<ArmRead<ManagedHsmKey>> {
+  const key = { ...managedHsmParamsOf(ref), keyName: ref.key };
+  return version
+    ? reads.read("ManagedHsmKeys_GetVersion", { ...key, keyVersion: version }, signal)
+    : reads.read("ManagedHsmKeys_Get", key, signal);
 }
 
 /** The vault of a listing that a key URI's vault name names (by its name, or its `vaultUri`'s host). */
@@ -191,8 +216,9 @@ function vaultNamed(vaults: readonly Vault[], vaultName: string): VaultRef | und
 
 /** The Managed HSMs of the subscription the identity may read, listed once per gathering (to find an HSM's resource group by its name). */
 export function listManagedHsmsOnce(ctx: GatherContext, subscriptionId: string): Promise<ManagedHsm[]> {
-  return ctx.once(`managedhsms:${subscriptionId.toLowerCase()}`, () =>
-    ctx.clients.keyVault.listManagedHsmsBySubscription(subscriptionId, ctx.signal),
+  return ctx.once(
+    `managedhsms:${subscriptionId.toLowerCase()}`,
+    async () => (await ctx.clients.reads.read("ManagedHsms_ListBySubscription", { subscriptionId }, ctx.signal)).value,
   );
 }
 
@@ -214,7 +240,7 @@ export function readManagedHsmOnce(ctx: GatherContext, subscriptions: readonly s
   return ctx.once(`managedhsm:${subscriptions.join(",")}/${name}`.toLowerCase(), async () => {
     const ref = await locateManagedHsmOnce(ctx, subscriptions, name);
     if (!ref) return { failure: managedHsmNotListed(subscriptions, name) };
-    return readOutcomeOf(() => ctx.clients.keyVault.readManagedHsm(ref, ctx.signal));
+    return readOutcomeOf(ctx.clients.reads, () => ctx.clients.reads.read("ManagedHsms_Get", managedHsmParamsOf(ref), ctx.signal));
   });
 }
 
@@ -239,8 +265,10 @@ export async function locateVaultShared(
   vault: string,
 ): Promise<VaultRef | undefined> {
   for (const subscriptionId of subscriptions) {
-    const vaults = await clients.remember<Vault[]>(`keyvault-listing:${subscriptionId.toLowerCase()}`, SHARE_LISTING_MS, () =>
-      clients.keyVault.listVaultsBySubscription(subscriptionId),
+    const vaults = await clients.remember<Vault[]>(
+      `keyvault-listing:${subscriptionId.toLowerCase()}`,
+      SHARE_LISTING_MS,
+      async () => (await clients.reads.read("Vaults_ListBySubscription", { subscriptionId })).value,
     );
     const found = vaultNamed(vaults, vault);
     if (found) return found;
@@ -255,8 +283,10 @@ export async function locateManagedHsmShared(
   name: string,
 ): Promise<ManagedHsmRef | undefined> {
   for (const subscriptionId of subscriptions) {
-    const hsms = await clients.remember<ManagedHsm[]>(`managedhsm-listing:${subscriptionId.toLowerCase()}`, SHARE_LISTING_MS, () =>
-      clients.keyVault.listManagedHsmsBySubscription(subscriptionId),
+    const hsms = await clients.remember<ManagedHsm[]>(
+      `managedhsm-listing:${subscriptionId.toLowerCase()}`,
+      SHARE_LISTING_MS,
+      async () => (await clients.reads.read("ManagedHsms_ListBySubscription", { subscriptionId })).value,
     );
     const found = managedHsmIn(hsms, name);
     if (found) return found;

@@ -33,6 +33,7 @@ import { protectorKeysOfStack, protectorsOfOutputs } from "./database-protectors
 import { sqlDatabase } from "./sql-database-source";
 import { readOrFailure, type ReadFailure } from "./read-failure";
 import { encryptionProtector } from "./tde-protectors";
+import { managedHsmParamsOf, vaultParamsOf } from "./read-params";
 import { keyVaultSubjects } from "../residency/residency-subjects";
 
 /** What holds a protector's key: a Key Vault (`vaults`) or a Managed HSM pool (`managedHSMs`). */
@@ -108,7 +109,8 @@ export const keyVaultOfProtector = defineDataSource({
     const subs = searchedSubscriptions(i);
     const ref = await locateVaultShared(c, subs, i.vault);
     if (!ref) return { id: unlistedVaultId(i.subscriptionId, i.vault), readError: vaultNotListed(subs, i.vault) };
-    return { id: keyVaultId(ref), extra: { resourceGroup: ref.resourceGroup }, ...(await readOrFailure(() => c.keyVault.getVault(ref))) };
+    const read = await readOrFailure(c.reads, async () => (await c.reads.read("Vaults_Get", vaultParamsOf(ref))).value);
+    return { id: keyVaultId(ref), extra: { resourceGroup: ref.resourceGroup }, ...read };
   },
   inputsFromId: (id): DataSourceInputs | undefined => {
     const hsm = managedHsmRefOf(id) ?? unlistedManagedHsmRef(id);
@@ -144,7 +146,7 @@ async function readManagedHsmSource(c: FactClients, i: DataSourceInputs): Promis
   return {
     id: managedHsmId(ref),
     extra: { resourceGroup: ref.resourceGroup },
-    ...(await readOrFailure(() => c.keyVault.getManagedHsm(ref))),
+    ...(await readOrFailure(c.reads, async () => (await c.reads.read("ManagedHsms_Get", managedHsmParamsOf(ref))).value)),
   };
 }
 

@@ -10,8 +10,10 @@ import { carrierOf } from "./carrier";
 import { keyVaultOfProtector } from "./key-vaults";
 import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
 import type { FactOrigin } from "./model/compliance-facts";
-import { defineFactKind, type GatherContext, type ResourceContext, type ResourceInput } from "./fact-kind";
-import { readDatabase, readTdeOnce, tdeConfiguration } from "./tde-status";
+import { defineFactKind, type ResourceContext, type ResourceInput } from "./fact-kind";
+import { readDatabase, readTdeOnce, tdeConfiguration, type UnreadReporting } from "./tde-status";
+import type { FactReads } from "./fact-reads";
+import { workspaceParamsOf } from "./read-params";
 
 /** What the data-residency rule places in a country. */
 export type PlacementKind = ResidencyKind;
@@ -82,10 +84,11 @@ export const placements = defineFactKind<PlacementFacts>({
     if (!residency) return [];
     // The located resources other kinds gather (the vaults of the TDE protectors), read once with them (shared through ctx.once).
     const vaults = await ctx.located();
+    const reads = ctx.clients.reads;
     const placed = await placeStackTolerantly(
-      { sql: { getTransparentDataEncryption: (ref) => readTdeOnce(ctx, ref) }, batch: ctx.clients.batch, geocoding: ctx.clients.geocoding },
+      { sql: { getTransparentDataEncryption: (ref) => readTdeOnce(ctx, ref) }, batch: batchReads(reads), geocoding: ctx.clients.geocoding },
       ctx.stack,
-      { concurrency: ctx.concurrency, signal: ctx.signal, unread: ctx.unread, also: vaults },
+      { concurrency: ctx.concurrency, signal: ctx.signal, unread: ctx.unread, failureOf: (e) => reads.failureOf(e), also: vaults },
     );
     // A resource the stack names nowhere (a Batch AI workspace found by discovery) is reported at the
     // residency section, which is what makes it a finding.
@@ -108,6 +111,17 @@ export const placements = defineFactKind<PlacementFacts>({
   },
 });
 
+/** The Batch AI lists placing reads (the workspaces to place, their clusters and file servers), through the read port. */
+function batchReads(reads: FactReads): ResidencySources["batch"] {
+  return {
+    listWorkspaces: async (subscriptionId, signal) => (await reads.read("Workspaces_List", { subscriptionId }, signal)).value,
+    listWorkspacesByResourceGroup: async (subscriptionId, resourceGroupName, signal) =>
+      (await reads.read("Workspaces_ListByResourceGroup", { subscriptionId, resourceGroupName }, signal)).value,
+    listClusters: async (ref, signal) => (await reads.read("Clusters_ListByWorkspace", workspaceParamsOf(ref), signal)).value,
+    listFileServers: async (ref, signal) => (await reads.read("FileServers_ListByWorkspace", workspaceParamsOf(ref), signal)).value,
+  };
+}
+
 /**
  * Places the stack as `placeStack` does, but a database the cloud answers an error for (a 404: it
  * has no such database) is reported through `unread` and placed nowhere, with that reason
@@ -116,7 +130,7 @@ export const placements = defineFactKind<PlacementFacts>({
 export async function placeStackTolerantly(
   sources: ResidencySources,
   stack: StackConfig,
-  opts: { concurrency?: number; signal?: AbortSignal; unread: GatherContext["unread"]; also?: readonly ResidencySubject[] },
+  opts: UnreadReporting & { concurrency?: number; signal?: AbortSignal; also?: readonly ResidencySubject[] },
 ): Promise<(Placement & { unread?: string })[]> {
   const unread = new Map<string, string>();
   // Each read asks for its stack entry (for the line an unread database is reported at): one

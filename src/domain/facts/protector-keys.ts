@@ -16,6 +16,8 @@ import {
   locateVaultShared,
   managedHsmNotListed,
   readKeyOnce,
+  readManagedHsmKey,
+  readVaultKey,
   unlistedManagedHsmId,
   unlistedVaultId,
   searchedSubscriptions,
@@ -114,7 +116,7 @@ export const protectorKey = defineDataSource({
         readError: vaultNotListed(subs, i.vault),
       };
     const key = { ...ref, key: i.key };
-    const read = await readOrFailure(() => (version ? c.keyVault.getKeyVersion(key, version) : c.keyVault.getKey(key)));
+    const read = await readOrFailure(c.reads, async () => (await readVaultKey(c.reads, key, version)).value);
     return { id: vaultKeyId(key, undefined, version), extra: { resourceGroup: ref.resourceGroup }, ...read };
   },
   inputsFromId: (id) => {
@@ -262,6 +264,6 @@ async function readManagedHsmKeySource(c: FactClients, i: DataSourceInputs): Pro
       readError: managedHsmNotListed(subs, i.vault),
     };
   const key = { ...hsm, key: i.key };
-  const read = await readOrFailure(() => c.keyVault.getManagedHsmKey(key, version));
+  const read = await readOrFailure(c.reads, async () => (await readManagedHsmKey(c.reads, key, version)).value);
   return { id: managedHsmKeyId(key, undefined, version), extra: { resourceGroup: hsm.resourceGroup }, ...read };
 }

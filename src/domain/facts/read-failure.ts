@@ -1,4 +1,4 @@
-import { ApiError } from "../../platform/http/api-error";
+import type { FactReads } from "./fact-reads";
 
 /**
  * A read that Resource Manager refused (403: no role grants the read) or could not answer with the
@@ -23,12 +23,12 @@ export interface ReadFailure {
 /** A read that answered, or why Resource Manager refused it or found nothing (403, 404). */
 export type ReadOrFailure<T> = { value: T; readError?: undefined } | { value?: undefined; readError: ReadFailure };
 
-/** Reads; a refused or missing read (403, 404) resolves with its failure, any other error is thrown. */
-export async function readOrFailure<T>(read: () => Promise<T>): Promise<ReadOrFailure<T>> {
+/** Reads; a refused or missing read (403, 404) resolves with its failure (as the port classifies it), any other error is thrown. */
+export async function readOrFailure<T>(reads: Pick<FactReads, "failureOf">, read: () => Promise<T>): Promise<ReadOrFailure<T>> {
   try {
     return { value: await read() };
   } catch (e) {
-    const readError = readFailureOf(e);
+    const readError = readFailureOf(reads, e);
     if (!readError) throw e;
     return { readError };
   }
@@ -38,14 +38,15 @@ export async function readOrFailure<T>(read: () => Promise<T>): Promise<ReadOrFa
 const REPORTED = new Set([403, 404]);
 
 /** The failure a refused or missing read becomes; undefined for any other error (the caller rethrows it). */
-export function readFailureOf(e: unknown): ReadFailure | undefined {
-  if (!(e instanceof ApiError) || !REPORTED.has(e.status)) return undefined;
+export function readFailureOf(reads: Pick<FactReads, "failureOf">, e: unknown): ReadFailure | undefined {
+  const failed = reads.failureOf(e);
+  if (!failed || !REPORTED.has(failed.status)) return undefined;
   return {
-    status: e.status,
-    code: e.code,
-    message: withoutPrincipal(e.detail),
-    operation: e.operation,
-    ...(e.requestId ? { requestId: e.requestId } : {}),
+    status: failed.status,
+    code: failed.code,
+    message: withoutPrincipal(failed.message),
+    operation: failed.operation,
+    ...(failed.requestId ? { requestId: failed.requestId } : {}),
     readAt: new Date().toISOString(),
   };
 }

@@ -1,3 +1,4 @@
+import { gatherProblem } from "./carried-gather";
 import type { FactKind } from "./fact-kind";
 import { SUBJECT_SCOPES } from "./subject-scope";
 import { artifactScans } from "./artifact-scans";
@@ -47,6 +48,8 @@ export function registerFactKind<T>(kind: FactKind<T>): void {
   if (findFactKind(kind.key)) throw new Error(`a fact kind with the key "${kind.key}" is already registered`);
   if (!SUBJECT_SCOPES.includes(kind.scope))
     throw new Error(`fact kind "${kind.key}" must declare its scope, one of ${SUBJECT_SCOPES.join(", ")} (it is "${String(kind.scope)}")`);
+  const problem = gatherProblem(kind as FactKind);
+  if (problem) throw new Error(problem);
   const token = kind.carrier?.token;
   if (token && FACT_KINDS.some((k) => k.carrier?.token === token))
     throw new Error(`fact kind "${kind.key}": another kind's carrier already has the token ${token}`);

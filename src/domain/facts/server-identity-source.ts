@@ -3,6 +3,7 @@ import type { EncryptionProtector } from "../../services/sql/key-custody-types";
 import { carrierOf } from "./carrier";
 import { defineDataSource, logicalName, type DataSourceInputs } from "./data-source";
 import { readOrFailure } from "./read-failure";
+import { serverParamsOf } from "./read-params";
 import { encryptionProtector } from "./tde-protectors";
 
 /** The token of a SQL server's data source: tde-protectors.ts finds its resources by it (it cannot import this module, which follows its protector). */
@@ -24,7 +25,7 @@ export const sqlServerOfProtector = defineDataSource({
   unreadable: "reported",
   read: async (c, i) => ({
     id: sqlServerId(serverOf(i)),
-    ...(await readOrFailure(async () => (await c.sql.readServer(serverOf(i))).value)),
+    ...(await readOrFailure(c.reads, async () => (await c.reads.read("Servers_Get", serverParamsOf(serverOf(i)))).value)),
   }),
   inputsFromId: (id) => {
     const p = parseResourceId(id);

@@ -1,5 +1,6 @@
 import { elasticPoolId, tdeConfigurationId } from "../../platform/arm/resource-id";
 import { defineDataSource, inputsFromArmId, logicalName, type DataSourceInputs } from "./data-source";
+import { databaseParamsOf } from "./read-params";
 import { DATABASE_INPUTS, databaseRefOf, tdeResourceName } from "./tde-status";
 
 /**
@@ -14,6 +15,13 @@ const poolOf = (i: DataSourceInputs) => ({
   server: i.server,
   elasticPool: i.elasticPool,
 });
+/** A pool's path parameters, as the spec names them. */
+const poolParamsOf = (i: DataSourceInputs) => ({
+  subscriptionId: i.subscriptionId,
+  resourceGroupName: i.resourceGroup,
+  serverName: i.server,
+  elasticPoolName: i.elasticPool,
+});
 const scansId = (i: DataSourceInputs) => `${tdeConfigurationId(databaseRefOf(i))}/operationResults`;
 const poolActivityId = (i: DataSourceInputs) => `${elasticPoolId(poolOf(i))}/elasticPoolActivity`;
 const poolDatabaseActivityId = (i: DataSourceInputs) => `${elasticPoolId(poolOf(i))}/elasticPoolDatabaseActivity`;
@@ -25,7 +33,11 @@ export const tdeActivities = defineDataSource({
   title: "the encryption scans of a database",
   inputs: DATABASE_INPUTS,
   output: "activities",
-  read: async (c, i) => ({ id: scansId(i), value: await c.sql.listTransparentDataEncryptionActivities(databaseRefOf(i)) }),
+  read: async (c, i, signal) => ({
+    id: scansId(i),
+    value: (await c.reads.read("TransparentDataEncryptionActivities_ListByConfiguration", databaseParamsOf(databaseRefOf(i)), signal))
+      .value,
+  }),
   inputsFromId: inputsFromArmId(DATABASE_INPUTS, { server: "servers", database: "databases" }, scansId),
   instances: (stack) =>
     stack.databases.map((d) => ({
@@ -41,7 +53,10 @@ export const elasticPoolActivities = defineDataSource({
   title: "the activity of an elastic pool",
   inputs: POOL_INPUTS,
   output: "activities",
-  read: async (c, i) => ({ id: poolActivityId(i), value: await c.sql.listElasticPoolActivities(poolOf(i)) }),
+  read: async (c, i, signal) => ({
+    id: poolActivityId(i),
+    value: (await c.reads.read("ElasticPoolActivities_ListByElasticPool", poolParamsOf(i), signal)).value,
+  }),
   inputsFromId: inputsFromArmId(POOL_INPUTS, POOL_SEGMENTS, poolActivityId),
   instances: (stack) =>
     stack.elasticPools.map((p) => ({
@@ -56,7 +71,10 @@ export const elasticPoolDatabaseActivities = defineDataSource({
   title: "the database activity of an elastic pool",
   inputs: POOL_INPUTS,
   output: "activities",
-  read: async (c, i) => ({ id: poolDatabaseActivityId(i), value: await c.sql.listElasticPoolDatabaseActivities(poolOf(i)) }),
+  read: async (c, i, signal) => ({
+    id: poolDatabaseActivityId(i),
+    value: (await c.reads.read("ElasticPoolDatabaseActivities_ListByElasticPool", poolParamsOf(i), signal)).value,
+  }),
   inputsFromId: inputsFromArmId(POOL_INPUTS, POOL_SEGMENTS, poolDatabaseActivityId),
   instances: (stack) =>
     stack.elasticPools.map((p) => ({

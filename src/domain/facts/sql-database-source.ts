@@ -1,6 +1,7 @@
 import { sqlDatabaseId } from "../../platform/arm/resource-id";
 import { defineDataSource, inputsFromArmId, logicalName, type DataSourceInputs } from "./data-source";
 import { readOrFailure } from "./read-failure";
+import { databaseParamsOf } from "./read-params";
 import { DATABASE_INPUTS, databaseRefOf } from "./tde-status";
 
 const databaseId = (i: DataSourceInputs) => sqlDatabaseId(databaseRefOf(i));
@@ -20,7 +21,7 @@ export const sqlDatabase = defineDataSource({
   unreadable: "reported",
   read: async (c, i) => ({
     id: databaseId(i),
-    ...(await readOrFailure(async () => (await c.sql.readDatabase(databaseRefOf(i))).value)),
+    ...(await readOrFailure(c.reads, async () => (await c.reads.read("Databases_Get", databaseParamsOf(databaseRefOf(i)))).value)),
   }),
   inputsFromId: inputsFromArmId(DATABASE_INPUTS, { server: "servers", database: "databases" }, databaseId),
   instances: (stack) =>

@@ -16,6 +16,7 @@ import type { Database, DatabaseIdentity } from "../../services/sql/database-typ
 import { readServerIdentityOnce } from "./key-access-reads";
 import { managedIdentityOf, type ManagedIdentity } from "./managed-identity";
 import { readOrFailure, type ReadFailure } from "./read-failure";
+import { serverParamsOf } from "./read-params";
 
 /**
  * A TDE protector, as the key-custody rules see it: who holds the key that protects the database
@@ -72,10 +73,13 @@ export const encryptionProtector = defineDataSource({
   inputs: ["subscriptionId", "resourceGroup", "server"],
   output: "protector",
   unreadable: "reported",
-  read: async (c, i) => ({
-    id: childId(sqlServerId(serverOf(i)), "encryptionProtector", "current"),
-    ...(await readOrFailure(() => c.sql.getEncryptionProtector(serverOf(i)))),
-  }),
+  read: async (c, i, signal) => {
+    const read = await readOrFailure(c.reads, () => c.reads.read("EncryptionProtectors_Get", serverParamsOf(serverOf(i)), signal));
+    return {
+      id: childId(sqlServerId(serverOf(i)), "encryptionProtector", "current"),
+      ...(read.readError ? { readError: read.readError } : { value: read.value.value, receipt: read.value.receipt }),
+    };
+  },
   inputsFromId: (id) => {
     const p = parseResourceId(id);
     const server = p?.segments.find((s) => s.type.toLowerCase() === "servers")?.name;

@@ -1,7 +1,7 @@
 import type { ArmRead } from "../../platform/arm/arm-read";
 import { databaseLabel, sqlDatabaseId } from "../../platform/arm/resource-id";
 import type { SourceLocation } from "../../platform/yaml/source-location";
-import { isAboutOneResource, unreadEntryOf, unreadProblem } from "../stack/unread-entry";
+import { unreadEntryOf, unreadProblem } from "../stack/unread-entry";
 import { mapBounded } from "../../platform/bounded-map";
 import type { TransparentDataEncryption } from "../../services/sql/types";
 import type { StackConfig } from "../stack/stack-config";
@@ -10,6 +10,8 @@ import type { ComplianceFacts, FactOrigin } from "./model/compliance-facts";
 import { carrierOf, resourcesOf } from "./carrier";
 import { logicalName } from "./data-source";
 import { defineFactKind, type GatherContext, type ResourceContext } from "./fact-kind";
+import type { FactReads } from "./fact-reads";
+import { databaseParamsOf } from "./read-params";
 
 /** A database's TDE status, as the rules see it. */
 export interface DatabaseFacts extends FactOrigin {
@@ -67,16 +69,23 @@ export function readTdeOnce(ctx: GatherContext, ref: DatabaseRef): Promise<Trans
 /** The same shared read, with its receipt (when, and Resource Manager's request id): what the TDE status facts carry. */
 export function readTdeWithReceiptOnce(ctx: GatherContext, ref: DatabaseRef): Promise<ArmRead<TransparentDataEncryption>> {
   const key = `tde:${[ref.subscriptionId, ref.resourceGroup, ref.server, ref.database].join("/").toLowerCase()}`;
-  return ctx.once(key, () => ctx.clients.sql.readTransparentDataEncryption(ref, ctx.signal));
+  return ctx.once(key, () => ctx.clients.reads.read("TransparentDataEncryptions_Get", databaseParamsOf(ref), ctx.signal));
+}
+
+/** What a read about one database reports an unread one with: where to, and the read port's classification of a failure. */
+export interface UnreadReporting {
+  unread: GatherContext["unread"];
+  failureOf: FactReads["failureOf"];
 }
 
 /**
  * One read about a database of the stack. The cloud's answer about that database alone (a 404:
- * it has no such database) is reported through `ctx.unread` at the stack's line and returned as
- * `{ unread: why }`, so the others are still judged; any other failure is thrown.
+ * it has no such database; `FactReads.failureOf` tells it from the rest) is reported through
+ * `ctx.unread` at the stack's line and returned as `{ unread: why }`, so the others are still
+ * judged; any other failure is thrown.
  */
 export async function readDatabase<T>(
-  ctx: Pick<GatherContext, "unread">,
+  ctx: UnreadReporting,
   ref: DatabaseRef,
   source: SourceLocation | undefined,
   read: () => Promise<T>,
@@ -84,8 +93,9 @@ export async function readDatabase<T>(
   try {
     return await read();
   } catch (e) {
-    if (!isAboutOneResource(e)) throw e;
-    const entry = unreadEntryOf(e, { kind: "database", id: sqlDatabaseId(ref), label: databaseLabel(ref), source });
+    const failed = ctx.failureOf(e);
+    if (!failed) throw e;
+    const entry = unreadEntryOf(failed, { kind: "database", id: sqlDatabaseId(ref), label: databaseLabel(ref), source });
     ctx.unread(entry);
     return { unread: unreadProblem(entry) };
   }
@@ -102,19 +112,25 @@ export function tdeResourceName(d: Pick<DatabaseRef, "resourceGroup" | "server" 
   return `tde-${logicalName(d.resourceGroup, d.server, d.database)}`;
 }
 
-/** Each managed database's TDE status: live from its TDE configuration, or the one a plan leads to. */
+/**
+ * Each managed database's TDE status: live from its TDE configuration, or the one a plan leads to.
+ * Gathered by its own reads: its carrier is the TDE resource (a provider of its own, no data
+ * source), and the read is shared with the placements (`readTdeOnce`).
+ */
 export const tdeStatus = defineFactKind<DatabaseFacts>({
   key: "databases",
   title: "TDE status of each database",
   scope: "database",
   carrier: tdeConfiguration,
-  gather: (ctx) =>
-    mapBounded(ctx.stack.databases, ctx.concurrency, async (d) => {
+  gather: (ctx) => {
+    const reporting: UnreadReporting = { unread: ctx.unread, failureOf: (e) => ctx.clients.reads.failureOf(e) };
+    return mapBounded(ctx.stack.databases, ctx.concurrency, async (d) => {
       const ref = { subscriptionId: ctx.stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
-      const tde = await readDatabase(ctx, ref, d.source, () => readTdeWithReceiptOnce(ctx, ref));
+      const tde = await readDatabase(reporting, ref, d.source, () => readTdeWithReceiptOnce(ctx, ref));
       if ("unread" in tde) return { ...subjectOf(ref), source: d.source, liveTdeStatus: undefined, unread: tde.unread };
       return { ...subjectOf(ref), source: d.source, liveTdeStatus: tde.value.properties?.status, reads: [tde.receipt] };
-    }),
+    });
+  },
   planned: async (ctx, live) => plannedDatabases(await live(), ctx.stack),
   fromResources: (resources, ctx) => resourcesOf(tdeConfiguration, resources).map((r) => tdeFactsOf(r.props, ctx, r.urn)),
 });

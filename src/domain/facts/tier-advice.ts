@@ -1,12 +1,12 @@
-import { mapBounded } from "../../platform/bounded-map";
-import { sqlDatabaseId } from "../../platform/arm/resource-id";
+import { databaseLabel, sqlDatabaseId } from "../../platform/arm/resource-id";
 import type { ServiceTierAdvisor } from "../../services/sql/types";
 import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
 import type { FactOrigin } from "./model/compliance-facts";
 import { resourcesOf } from "./carrier";
 import { defineDataSource, inputsFromArmId, logicalName, type DataSourceInputs } from "./data-source";
 import { defineFactKind } from "./fact-kind";
-import { DATABASE_INPUTS, databaseRefOf, readDatabase, subjectOf } from "./tde-status";
+import { databaseParamsOf } from "./read-params";
+import { DATABASE_INPUTS, databaseRefOf, subjectOf } from "./tde-status";
 
 /** What a service tier advisor said, in the spec's field names. */
 export interface AdvisorFacts {
@@ -40,8 +40,9 @@ declare module "./model/compliance-facts" {
 const advisorsId = (i: DataSourceInputs) => `${sqlDatabaseId(databaseRefOf(i))}/serviceTierAdvisors`;
 
 /**
- * A database's service tier advisors as the API returns them (`advisors`), beside the tier the
- * stack intends (`serviceObjective`, carried for the tier-advice facts): one per database.
+ * A database's service tier advisors as the API returns them (`advisors`, ServiceTierAdvisors_ListByDatabase),
+ * beside the tier the stack intends (`serviceObjective`, carried for the tier-advice facts): one per
+ * database. A database the cloud answers an error for is reported unread, the others still judged.
  */
 export const serviceTierAdvisors = defineDataSource({
   token: "sql:ServiceTierAdvisors",
@@ -49,8 +50,12 @@ export const serviceTierAdvisors = defineDataSource({
   inputs: DATABASE_INPUTS,
   carried: ["serviceObjective"],
   output: "advisors",
-  read: async (c, i) => ({ id: advisorsId(i), value: await c.sql.listServiceTierAdvisors(databaseRefOf(i)) }),
+  read: async (c, i, signal) => {
+    const { value, receipt } = await c.reads.read("ServiceTierAdvisors_ListByDatabase", databaseParamsOf(databaseRefOf(i)), signal);
+    return { id: advisorsId(i), value, receipt };
+  },
   inputsFromId: inputsFromArmId(DATABASE_INPUTS, { server: "servers", database: "databases" }, advisorsId),
+  about: (i) => ({ kind: "database", id: sqlDatabaseId(databaseRefOf(i)), label: databaseLabel(databaseRefOf(i)) }),
   instances: (stack) =>
     stack.databases.map((d) => ({
       name: `advisors-${logicalName(d.resourceGroup, d.server, d.database)}`,
@@ -61,23 +66,19 @@ export const serviceTierAdvisors = defineDataSource({
         database: d.database,
         ...(d.serviceObjective ? { serviceObjective: d.serviceObjective } : {}),
       },
+      source: d.source,
     })),
 });
 
-/** Each managed database's service tier advice (its advisors, read live), beside the tier the stack intends. */
+/**
+ * Each managed database's service tier advice (its advisors, read live), beside the tier the stack
+ * intends: gathered as the pack builds it, from the carrier's reads.
+ */
 export const tierAdvice = defineFactKind<TierAdvisorFacts>({
   key: "tierAdvisors",
   title: "service tier advice of each database",
   scope: "database",
   carrier: serviceTierAdvisors,
-  gather: (ctx) =>
-    mapBounded(ctx.stack.databases, ctx.concurrency, async (d) => {
-      const ref = { subscriptionId: ctx.stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
-      const advisors = await readDatabase(ctx, ref, d.source, () => ctx.clients.sql.listServiceTierAdvisors(ref, ctx.signal));
-      const subject = { ...subjectOf(ref), source: d.source, intendedServiceObjective: d.serviceObjective };
-      if ("unread" in advisors) return { ...subject, advisor: undefined, unread: advisors.unread };
-      return { ...subject, advisor: pickAdvisor(advisors) };
-    }),
   fromResources: (resources, ctx) =>
     resourcesOf(serviceTierAdvisors, resources).map((r) => {
       const advisor = ctx.known(() => {

@@ -23,6 +23,7 @@ import { sqlDatabase } from "./sql-database-source";
 import { listRoleAssignmentsOnce, readRoleDefinitionOnce } from "./key-access-reads";
 import { readOrFailure, type ReadFailure } from "./read-failure";
 import { grantedKeyUse, KEY_USE_DATA_ACTIONS } from "./role-key-grants";
+import { vaultParamsOf } from "./read-params";
 import { encryptionProtector } from "./tde-protectors";
 
 /** A role assignment that applies to an RBAC vault (or one of its keys) and can matter for key use. */
@@ -98,15 +99,15 @@ export const vaultRoleAssignmentsSource = defineDataSource({
     const ref = await locateVaultShared(c, subs, i.vault);
     const id = ref ? keyVaultId(ref) : unlistedVaultId(i.subscriptionId, i.vault);
     if (!ref) return { id, readError: vaultNotListed(subs, i.vault) };
-    const vault = await readOrFailure(() => c.keyVault.getVault(ref));
+    const vault = await readOrFailure(c.reads, async () => (await c.reads.read("Vaults_Get", vaultParamsOf(ref))).value);
     if (vault.readError) return { id, readError: vault.readError };
     if (vault.value.properties?.enableRbacAuthorization !== true) return { id, value: { vaultId: id, enableRbacAuthorization: false } };
-    const listed = await readOrFailure(() => c.authorization.listRoleAssignmentsForScope(id));
+    const listed = await readOrFailure(c.reads, async () => (await c.reads.read("RoleAssignments_ListForScope", { scope: id })).value);
     // The vault was read and uses RBAC, but its assignments cannot be listed: tde-key-access's finding, with the status.
     if (listed.readError) return { id, value: { vaultId: id, enableRbacAuthorization: true, listError: listed.readError } };
     const roleIds = [...new Set(listed.value.flatMap((a) => (a.properties?.roleDefinitionId ? [a.properties.roleDefinitionId] : [])))];
     const roles = await Promise.all(
-      roleIds.map(async (r) => ({ r, read: await readOrFailure(() => c.authorization.readRoleDefinition(r)) })),
+      roleIds.map(async (r) => ({ r, read: await readOrFailure(c.reads, () => c.reads.read("RoleDefinitions_GetById", { roleId: r })) })),
     );
     const value: VaultRoleAssignmentsRead = {
       vaultId: id,

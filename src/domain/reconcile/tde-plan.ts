@@ -2,7 +2,8 @@ import type { ChangeAttribution } from "../changes/change-record";
 import { mapBounded } from "../../platform/bounded-map";
 import type { DesiredDatabase, StackConfig } from "../stack/stack-config";
 import { databaseLabel, sqlDatabaseId } from "../../platform/arm/resource-id";
-import { isAboutOneResource, type UnreadEntry } from "../stack/unread-entry";
+import { failedReadOf } from "../../platform/arm/failed-read";
+import type { UnreadEntry } from "../stack/unread-entry";
 import type { TdeApi, TdeDatabaseRef, TdeStatus } from "./tde-api";
 
 export type TdeAction = "none" | "enable" | "disable";
@@ -71,9 +72,10 @@ export async function planTde(
     try {
       live = (await api.getTransparentDataEncryption(ref, opts.signal)).properties?.status;
     } catch (e) {
-      if (!isAboutOneResource(e)) throw e;
+      const failed = failedReadOf(e);
+      if (!failed) throw e;
       opts.onRead?.(++done, stack.databases.length);
-      return { desired, ref, id, status: e.status, code: e.code, message: e.detail };
+      return { desired, ref, id, status: failed.status, code: failed.code, message: failed.message };
     }
     opts.onRead?.(++done, stack.databases.length);
     return { desired, ref, id, live, action: decideAction(live, desired.transparentDataEncryption) };

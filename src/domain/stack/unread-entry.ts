@@ -1,4 +1,3 @@
-import { ApiError } from "../../platform/http/api-error";
 import type { SourceLocation } from "../../platform/yaml/source-location";
 
 /**
@@ -25,18 +24,15 @@ export interface UnreadEntry {
   message: string;
 }
 
-/**
- * Whether an error is the cloud's answer about one resource: an HTTP error other than 401, which
- * refuses every read alike. Such a failure makes an UnreadEntry and the others go on; anything else
- * (no connection, no credential, a refused token, a cancellation) stops the command.
- */
-export function isAboutOneResource(e: unknown): e is ApiError {
-  return e instanceof ApiError && e.status >= 400 && e.status !== 401;
-}
+/** What the cloud answered about the one resource a failed read asked for (the read port's classification of the failure). */
+export type ResourceAnswer = Pick<UnreadEntry, "operation" | "status" | "code" | "message">;
 
-/** The entry for a failed read of one resource the stack names. */
-export function unreadEntryOf(e: ApiError, subject: Pick<UnreadEntry, "kind" | "id" | "label" | "source">): UnreadEntry {
-  return { ...subject, operation: e.operation, status: e.status, code: e.code, message: e.detail };
+/**
+ * The entry for a failed read of one resource the stack names, from the cloud's answer about it
+ * (`FactReads.failureOf`: an HTTP error other than 401; anything else stops the command).
+ */
+export function unreadEntryOf(answer: ResourceAnswer, subject: Pick<UnreadEntry, "kind" | "id" | "label" | "source">): UnreadEntry {
+  return { ...subject, operation: answer.operation, status: answer.status, code: answer.code, message: answer.message };
 }
 
 /** What went wrong, in words: a 404 says the cloud has no such resource and what to do. */

@@ -1,4 +1,4 @@
-import type { DataSource, DataSourceInputs } from "../../domain/facts/data-source";
+import { dataSourceOutputs, type DataSource, type DataSourceInputs } from "../../domain/facts/data-source";
 import type { FactClients } from "../../domain/facts/fact-clients";
 import { checkDataSourceInputSpec, type InputFailure } from "./data-source-inputs";
 import { isNotFound } from "./not-found";
@@ -33,15 +33,7 @@ export function checkDataSourceInputs(
 export async function readDataSource(clients: FactClients, source: DataSource, inputs: Record<string, unknown>): Promise<DataSourceState> {
   const i = inputsOf(source, inputs);
   const r = await source.read(clients, i);
-  return {
-    id: r.id,
-    outs: {
-      ...i,
-      ...r.extra,
-      ...(r.value !== undefined ? { [source.output]: r.value } : {}),
-      ...(r.readError ? { readError: r.readError } : {}),
-    },
-  };
+  return { id: r.id, outs: dataSourceOutputs(source, i, r) };
 }
 
 /**

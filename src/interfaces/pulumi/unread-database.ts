@@ -1,5 +1,6 @@
 import { databaseLabel, sqlDatabaseId } from "../../platform/arm/resource-id";
-import { isAboutOneResource, unreadEntryOf, unreadLine } from "../../domain/stack/unread-entry";
+import { unreadEntryOf, unreadLine } from "../../domain/stack/unread-entry";
+import { failedReadOf } from "../../platform/arm/failed-read";
 import type { SourceLocation } from "../../platform/yaml/source-location";
 
 /**
@@ -9,14 +10,15 @@ import type { SourceLocation } from "../../platform/yaml/source-location";
  * the words of `plan`, `check` and the rest; any other error is returned as it is.
  */
 export function asUnreadDatabase(e: unknown, inputs: Record<string, unknown>): unknown {
-  if (!isAboutOneResource(e)) return e;
+  const failed = failedReadOf(e);
+  if (!failed) return e;
   const { subscriptionId, resourceGroup, server, database } = inputs;
   if (![subscriptionId, resourceGroup, server, database].every((v) => typeof v === "string")) return e;
   const ref = { subscriptionId, resourceGroup, server, database } as Record<
     "subscriptionId" | "resourceGroup" | "server" | "database",
     string
   >;
-  const entry = unreadEntryOf(e, {
+  const entry = unreadEntryOf(failed, {
     kind: "database",
     id: sqlDatabaseId(ref),
     label: databaseLabel(ref),

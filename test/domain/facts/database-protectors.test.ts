@@ -4,6 +4,7 @@ import { evaluateCompliance } from "../../../src/domain/compliance/evaluate";
 import { resolveRuleSettings } from "../../../src/domain/compliance/rule-settings";
 import { databaseProtectorOf, protectorsOfOutputs, stackProtectorReads } from "../../../src/domain/facts/database-protectors";
 import type { FactClients } from "../../../src/domain/facts/fact-clients";
+import type { FactReads } from "../../../src/domain/facts/fact-reads";
 import type { GatherContext } from "../../../src/domain/facts/fact-kind";
 import { emptyFacts } from "../../../src/domain/facts/gather";
 import { customerKeysOf, stackServers } from "../../../src/domain/facts/key-custody-reads";
@@ -11,7 +12,9 @@ import { protectorFactsOfRead } from "../../../src/domain/facts/tde-protectors";
 import type { ReadFailure } from "../../../src/domain/facts/read-failure";
 import type { Database } from "../../../src/services/sql/database-types";
 import type { StackConfig } from "../../../src/domain/stack/stack-config";
-import { estate, startKeyCustody } from "../../services/keyvault/key-custody-kit";
+import { ArmOperations } from "../../../src/platform/arm/arm-operations";
+import { ARM_READS } from "../../../src/services/arm-reads";
+import { estate, startKeyCustody, type KeyCustodyHarness } from "../../services/keyvault/key-custody-kit";
 
 /** A database's own TDE protector as facts and as the rules judge it, where the estate cannot easily hold the case. */
 const SUB = "00000000-0000-0000-0000-000000000000";
@@ -108,20 +111,22 @@ describe("stackProtectorReads against the database-keys estate: one database lis
     transparentDataEncryption: "Enabled",
   });
   const stack = { subscriptionId: HOME, databases: [on("app"), on("ledger"), on("billing"), on("gone")] } as unknown as StackConfig;
-  /** The context the reads take: the stack, the real SQL client, and `once` as gathering shares reads. */
-  const contextOf = (sql: FactClients["sql"]): GatherContext => {
+  /** The reads of the emulator's Resource Manager, by name, as the client set sends them. */
+  const readsOf = (h: KeyCustodyHarness): FactReads => new ArmOperations(h.options(), ARM_READS);
+  /** The context the reads take: the stack, the read port, and `once` as gathering shares reads. */
+  const contextOf = (reads: FactReads): GatherContext => {
     const shared = new Map<string, Promise<unknown>>();
     const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
       if (!shared.has(key)) shared.set(key, read());
       return shared.get(key) as Promise<T>;
     };
-    return { stack, clients: { sql } as FactClients, concurrency: 4, once } as unknown as GatherContext;
+    return { stack, clients: { reads } as FactClients, concurrency: 4, once } as unknown as GatherContext;
   };
 
   it("picks each database's own protector out of the list; one not listed stays with its server", async () => {
     const h = await startKeyCustody(estate(ESTATE));
     try {
-      const reads = await stackProtectorReads(contextOf(h.sql));
+      const reads = await stackProtectorReads(contextOf(readsOf(h)));
       // The server's entry keeps the databases it protects; a database's own entry carries its whole server.
       expect(reads.map((r) => [r.server.databases, r.database?.name, r.outcome.read?.receipt.operation])).toEqual([
         [["app", "gone"], undefined, "EncryptionProtectors_Get"],
@@ -138,13 +143,15 @@ describe("stackProtectorReads against the database-keys estate: one database lis
     const h = await startKeyCustody(estate(ESTATE));
     try {
       let lists = 0;
-      const sql = Object.assign(Object.create(h.sql) as FactClients["sql"], {
-        listDatabases: (...args: Parameters<FactClients["sql"]["listDatabases"]>) => {
-          lists += 1;
-          return h.sql.listDatabases(...args);
+      const real = readsOf(h);
+      const reads: FactReads = {
+        read: (operation, params, signal) => {
+          if (operation === "Databases_ListByServer") lists += 1;
+          return real.read(operation, params, signal);
         },
-      });
-      const ctx = contextOf(sql);
+        failureOf: (e) => real.failureOf(e),
+      };
+      const ctx = contextOf(reads);
       const [first, second] = await Promise.all([stackProtectorReads(ctx), stackProtectorReads(ctx)]);
       expect(second).toBe(first);
       expect(lists).toBe(1);
@@ -157,7 +164,7 @@ describe("stackProtectorReads against the database-keys estate: one database lis
     const h = await startKeyCustody(estate(ESTATE));
     try {
       const shouting = { ...stack, databases: [on("APP"), on("Ledger")] } as unknown as StackConfig;
-      const reads = await stackProtectorReads({ ...contextOf(h.sql), stack: shouting });
+      const reads = await stackProtectorReads({ ...contextOf(readsOf(h)), stack: shouting });
       expect(reads.map((r) => r.database?.name)).toEqual([undefined, "Ledger"]);
     } finally {
       await h.close();
@@ -167,7 +174,7 @@ describe("stackProtectorReads against the database-keys estate: one database lis
   it("a refused list (403) makes each of the server's stack databases an entry that says so, as a refused Databases_Get did", async () => {
     const h = await startKeyCustody({ ...estate(ESTATE), faults: { rules: [{ match: LIST, status: 403, rate: 1 }], maxConsecutive: 0 } });
     try {
-      const reads = await stackProtectorReads(contextOf(h.sql));
+      const reads = await stackProtectorReads(contextOf(readsOf(h)));
       expect(reads.map((r) => [r.database?.name, r.outcome.failure?.status])).toEqual([
         [undefined, undefined],
         ["app", 403],

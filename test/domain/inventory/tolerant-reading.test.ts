@@ -8,7 +8,8 @@ import { batchExperiment, batchJobs } from "../../../src/domain/facts/batch-obje
 import type { FactClients } from "../../../src/domain/facts/fact-clients";
 import { readDataSource } from "../../../src/interfaces/pulumi/data-source-resource";
 import { BatchAiClient } from "../../../src/services/batchai/client";
-import { SqlClient } from "../../../src/services/sql/client";
+import { ArmOperations } from "../../../src/platform/arm/arm-operations";
+import { ARM_READS } from "../../../src/services/arm-reads";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { memoryLogger } from "../../services/batchai/batchai-harness";
 import { runCli, stackDir } from "../../interfaces/cli/cli-harness";
@@ -116,15 +117,15 @@ describe("the Batch AI inventory reads tolerantly", () => {
   });
 
   it("a data source over a list with an odd item still reads: the item is kept", async () => {
-    const sql = new SqlClient({ endpoint: t.url, credential: t.credential, retry: FAST_RETRY, logger: memoryLogger() });
-    const jobs = await readDataSource({ sql, batch: batch() } as unknown as FactClients, batchJobs, {
+    const reads = new ArmOperations({ endpoint: t.url, credential: t.credential, retry: FAST_RETRY, logger: memoryLogger() }, ARM_READS);
+    const jobs = await readDataSource({ reads } as unknown as FactClients, batchJobs, {
       subscriptionId: SUB,
       resourceGroup: "rg-a",
       workspace: "ws-ok",
       experiment: "exp-ok",
     });
     expect((jobs.outs.jobs as { name: string }[]).map((j) => j.name)).toEqual(["j1", "j-noid"]);
-    const wsRead = await readDataSource({ sql, batch: batch() } as unknown as FactClients, batchExperiment, {
+    const wsRead = await readDataSource({ reads } as unknown as FactClients, batchExperiment, {
       subscriptionId: SUB,
       resourceGroup: "rg-a",
       workspace: "ws-ok",

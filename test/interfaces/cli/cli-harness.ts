@@ -57,7 +57,13 @@ export async function runCliWith(argv: string[], options: CliOptions): Promise<C
 
 /** The environment that points the CLI at an emulator: its ARM and IMDS endpoints, and PATH. */
 export function emulatorEnv(emulatorUrl: string): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, STACKWARDEN_ARM_ENDPOINT: emulatorUrl, STACKWARDEN_IMDS_ENDPOINT: `${emulatorUrl}/metadata` };
+  return {
+    PATH: process.env.PATH,
+    // The suite's choice (vitest.config.mts: off), as the command's environment passes it to the scan cache.
+    STACKWARDEN_SCAN_CACHE: process.env.STACKWARDEN_SCAN_CACHE,
+    STACKWARDEN_ARM_ENDPOINT: emulatorUrl,
+    STACKWARDEN_IMDS_ENDPOINT: `${emulatorUrl}/metadata`,
+  };
 }
 
 /** Runs the CLI in-process with captured output, against an emulator's endpoints (and any `env` beside them). */

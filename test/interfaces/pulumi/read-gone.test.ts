@@ -3,7 +3,8 @@ import { readTde } from "../../../src/interfaces/pulumi/tde-resource";
 import { refreshDataSource } from "../../../src/interfaces/pulumi/data-source-resource";
 import { batchWorkspace } from "../../../src/domain/facts/batch-objects";
 import { SqlClient } from "../../../src/services/sql/client";
-import { BatchAiClient } from "../../../src/services/batchai/client";
+import { ArmOperations } from "../../../src/platform/arm/arm-operations";
+import { ARM_READS, type ArmReadTable } from "../../../src/services/arm-reads";
 import { FAST_RETRY, seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 
 const SUB = "00000000-0000-0000-0000-000000000000";
@@ -11,7 +12,7 @@ const SUB = "00000000-0000-0000-0000-000000000000";
 describe("refresh of a resource deleted in the cloud", () => {
   let t: TestEmulator;
   let sql: SqlClient;
-  let batch: BatchAiClient;
+  let reads: ArmOperations<ArmReadTable>;
   beforeAll(async () => {
     t = await startTestEmulator({
       seed: seedFromYaml(`
@@ -25,7 +26,7 @@ batchai:
     });
     const opts = { endpoint: t.url, credential: t.credential, retry: FAST_RETRY };
     sql = new SqlClient(opts);
-    batch = new BatchAiClient(opts);
+    reads = new ArmOperations(opts, ARM_READS);
   });
   afterAll(() => t.close());
 
@@ -45,7 +46,7 @@ batchai:
   });
 
   it("returns an empty id for a data source whose workspace is gone", async () => {
-    const clients = { sql, batch } as unknown as Parameters<typeof refreshDataSource>[0];
+    const clients = { reads } as unknown as Parameters<typeof refreshDataSource>[0];
     const gone = await refreshDataSource(
       clients,
       batchWorkspace,
