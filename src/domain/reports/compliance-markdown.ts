@@ -86,9 +86,16 @@ export function renderComplianceMarkdown(r: ComplianceReportInput): string {
   if (hidden)
     out.force(
       "",
-      `Not listed: ${hidden.counts} (\`check ${hidden.flag}\` lists them${hidden.passes ? "; \`--verbose\` each pass with its evidence" : ""}).`,
+      `Not listed: ${hidden.counts} (\`check ${hidden.flag}\` lists them${hidden.passes ? "; `--verbose` each pass with its evidence" : ""}).`,
     );
 
+  appendExemptionsAndControls(out, r);
+  return out.text();
+}
+
+/** The exemptions and the controls, each in a disclosure, or one line saying where they are when they do not fit. */
+function appendExemptionsAndControls(out: MarkdownBudget, r: ComplianceReportInput): void {
+  const findings = r.result.findings;
   if (r.result.exemptions.length) {
     const lines = ["", "<details><summary>Exemptions</summary>", "", "| resource | reason | expires | status |", "|---|---|---|---|"];
     for (const e of r.result.exemptions)
@@ -119,7 +126,6 @@ export function renderComplianceMarkdown(r: ComplianceReportInput): string {
     ];
     if (!out.add(...lines)) out.force("", `${controls.length} control(s) not listed here for size: the JSON and SARIF reports list them.`);
   }
-  return out.text();
 }
 
 /** One listed item as a row of the findings table: verdict, rule, resource (linked to its stack-file line), finding. */

@@ -120,9 +120,15 @@ describe("check --verbose on the example estate", () => {
   afterAll(async () => dev?.close());
 
   it("shows each pass with its evidence: the key's type, size, state and expiry, the vault's soft delete and purge protection", async () => {
-    const plain = await runCli(["check", "--stack", "dev"], dev.url, PROJECT_ROOT, { STACKWARDEN_EMULATOR: dev.url, STACKWARDEN_PROBE_DIR: stackDir({}) });
+    const plain = await runCli(["check", "--stack", "dev"], dev.url, PROJECT_ROOT, {
+      STACKWARDEN_EMULATOR: dev.url,
+      STACKWARDEN_PROBE_DIR: stackDir({}),
+    });
     expect(plain.out).not.toMatch(/^ {2}pass /m);
-    const r = await runCli(["check", "--stack", "dev", "--verbose"], dev.url, PROJECT_ROOT, { STACKWARDEN_EMULATOR: dev.url, STACKWARDEN_PROBE_DIR: stackDir({}) });
+    const r = await runCli(["check", "--stack", "dev", "--verbose"], dev.url, PROJECT_ROOT, {
+      STACKWARDEN_EMULATOR: dev.url,
+      STACKWARDEN_PROBE_DIR: stackDir({}),
+    });
     expect(r.out).toMatch(
       /^ {2}pass +tde-key-validity +rg-data\/sql-prod-1 +the key kv-prod-tde\/sql-prod-1-tde\/\w+ is RSA-HSM 3072 bits, enabled, active since \d{4}-\d\d-\d\d, expires on \d{4}-\d\d-\d\d \(in \d+ days\)$/m,
     );
