@@ -1,7 +1,15 @@
 import { describeAttribution } from "../../../domain/changes/change-record";
 import { formatDuration } from "../../../platform/duration";
 import { fleetOf } from "../status/stack-answers";
-import type { AuditEntrySummary, ConditionType, DriftedResource, StackStatus, StackStatusList, TickStatus } from "../status/stack-status";
+import type {
+  AuditEntrySummary,
+  ConditionType,
+  DriftedResource,
+  RereadStatus,
+  StackStatus,
+  StackStatusList,
+  TickStatus,
+} from "../status/stack-status";
 import type { StatusBoard } from "../status/status-board";
 import { complianceBadge, conditionBadge, fleetSummary, fleetTitle, syncBadge, syncText, complianceText } from "./answer-badges";
 import { deploymentDetails, deploymentSummary } from "./deployment-html";
@@ -170,6 +178,8 @@ function tickDetails(s: StackStatus): Html {
             <dd>${t.error}</dd>`
         : ""
     }
+    <dt>Last re-read</dt>
+    <dd>${s.lastReread ? rereadLine(s.lastReread) : none("no re-read since the watcher started")}</dd>
     <dt>Commit</dt>
     <dd>${t ? commitLine(t) : none()}</dd>
     <dt>Next tick</dt>
@@ -372,6 +382,13 @@ function driftItem(r: DriftedResource): Html {
 function tickLine(t: TickStatus): Html {
   return html`#${t.number} <span class="outcome-${t.outcome}">${t.outcome}</span> in ${formatDuration(t.durationMs)},
     ${time(t.finishedAt)}${t.consecutiveFailures > 1 ? html` (${t.consecutiveFailures} failures in a row)` : ""}`;
+}
+
+/** A re-read between ticks: its number, outcome, duration, when, and what it re-read. */
+function rereadLine(r: RereadStatus): Html {
+  return html`#${r.number} (after tick ${r.afterTick}) <span class="outcome-${r.outcome}">${r.outcome}</span> in
+    ${formatDuration(r.durationMs)}, ${time(r.finishedAt)}: ${r.changed} changed resource(s), ${r.databases} database(s), ${r.rules} rule(s)
+    judged again`;
 }
 
 function commitLine(t: TickStatus): Html {
