@@ -44,7 +44,10 @@ export function registerCheck(program: Command, io: CommandIO): void {
       choiceListOption(SHOWN),
       [] as Shown[],
     )
-    .option("--verbose", "the table and markdown list each pass with its evidence (and, with --show not-applicable, each not-applicable finding)")
+    .option(
+      "--verbose",
+      "the table and markdown list each pass with its evidence (and, with --show not-applicable, each not-applicable finding)",
+    )
     .option("--concurrency <n>", "databases read at once", intOption(1, 256), 16)
     .action(async (flags: CheckFlags) => {
       const format = flags.format ?? flags.output;
