@@ -12,9 +12,11 @@
 const { existsSync, readFileSync } = require("node:fs");
 const { join, resolve } = require("node:path");
 
+const { fitMarkdown, COMMENT_LIMIT } = require("./fit-markdown");
+
 const LABEL = "stackwarden-drift";
-/** Issue bodies are limited to 65 536 characters. */
-const MAX_BODY = 60000;
+/** Room in an issue body (65,536 characters) kept for the lines before the stack's summary. */
+const HEAD_ROOM = 1000;
 
 const markerOf = (stack) => `<!-- stackwarden:drift stack=${stack} -->`;
 
@@ -47,7 +49,11 @@ async function track({ github, context, core }, env = process.env) {
 
   const summaryFile = join(resolve(env.GITHUB_WORKSPACE || process.cwd(), env.REPORTS || "."), "summary.md");
   let details = existsSync(summaryFile) ? readFileSync(summaryFile, "utf8").trim() : "(no summary: see the run)";
-  if (details.length > MAX_BODY) details = `${details.slice(0, MAX_BODY)}\n\n… cut: the full report is in the run's summary.`;
+  details = fitMarkdown(
+    details,
+    COMMENT_LIMIT - HEAD_ROOM - stack.length,
+    `the whole summary is in [run ${context.runId}](${runUrl})'s job summary and its artifact \`reports-${stack}\``,
+  ).text;
   const what = [
     env.DRIFT_EXIT === "2" && "live state differs from the stack file",
     env.CHECK_EXIT === "3" && "a mandatory compliance rule is violated",

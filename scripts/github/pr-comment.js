@@ -12,35 +12,69 @@
 const { existsSync, readFileSync } = require("node:fs");
 const { join, resolve } = require("node:path");
 
-const MARKER = "<!-- stackwarden:pull-request -->";
-/** GitHub refuses comments over 65 536 characters; keep room for the footer. */
-const MAX_BODY = 60000;
+const { fitMarkdown, COMMENT_LIMIT } = require("./fit-markdown");
 
-/** The comment's text: one section per stack in the matrix, in its order. */
+const MARKER = "<!-- stackwarden:pull-request -->";
+/** Below this much room a stack's summary is not begun: it is named among those left out. */
+const MIN_SECTION = 2000;
+
+/** A stack's section: its summary, or what says its job stopped first; failing or not. */
+function sectionOf(stack, env) {
+  // Relative to the workspace, as the download step wrote it.
+  const file = join(resolve(env.GITHUB_WORKSPACE || process.cwd(), env.SUMMARIES || "summaries"), `summary-${stack}`, "summary.md");
+  if (!existsSync(file))
+    return {
+      stack,
+      failed: true,
+      text: [`### :x: stack \`${stack}\``, "", "No results: the job stopped before its summary (see the run)."].join("\n"),
+    };
+  const text = readFileSync(file, "utf8").trim();
+  return { stack, failed: /verdict=fail/.test(text.split("\n", 1)[0]), text };
+}
+
+/**
+ * The comment's text, within GitHub's 65,536 characters at any size: one section per stack, failing
+ * stacks first (each in the matrix's order); a section that does not fit whole is cut at a line with
+ * the exact count of what was left out, and stacks that find no room are named and counted. Every
+ * stack's whole summary stays in its job summary and its `reports-<stack>` artifact.
+ */
 function commentBody(env, context) {
   const stacks = JSON.parse(env.MATRIX || '{"include":[]}').include.map((s) => s.stack);
   const runUrl = `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}`;
   const sha = (context.payload.pull_request && context.payload.pull_request.head && context.payload.pull_request.head.sha) || context.sha;
-  const parts = [MARKER, `## stackwarden: ${stacks.length} stack(s) changed by this pull request`, ""];
-  if (stacks.length === 0) parts.push("No stack file, and nothing every stack depends on, changed: nothing to plan or check.", "");
-  const failed = [];
-  for (const stack of stacks) {
-    // Relative to the workspace, as the download step wrote it.
-    const file = join(resolve(env.GITHUB_WORKSPACE || process.cwd(), env.SUMMARIES || "summaries"), `summary-${stack}`, "summary.md");
-    if (!existsSync(file)) {
-      failed.push(stack);
-      parts.push(`### :x: stack \`${stack}\``, "", "No results: the job stopped before its summary (see the run).", "");
+  const footer = `\n---\n<sub>For ${sha ? sha.slice(0, 12) : "this commit"}, [run ${context.runId}](${runUrl}). This comment is updated on every push.</sub>\n`;
+  const sections = stacks.map((s) => sectionOf(s, env));
+  const failed = sections.filter((s) => s.failed).map((s) => s.stack);
+  const head = [MARKER, `## stackwarden: ${stacks.length} stack(s) changed by this pull request`, ""];
+  if (stacks.length === 0) head.push("No stack file, and nothing every stack depends on, changed: nothing to plan or check.", "");
+  else head.push(failed.length ? `**Failing:** ${failed.map((s) => `\`${s}\``).join(", ")}` : "All stacks pass.", "");
+  const parts = [head.join("\n")];
+  const ordered = [...sections.filter((s) => s.failed), ...sections.filter((s) => !s.failed)];
+  const where = (stack) =>
+    `the whole summary is in the job summary of \`${stack}\` and its artifact \`reports-${stack}\` of [run ${context.runId}](${runUrl})`;
+  // Room kept for the line naming the stacks left out.
+  const tailRoom = 400 + stacks.reduce((n, s) => n + s.length + 4, 0);
+  let used = parts[0].length + footer.length;
+  const leftOut = [];
+  for (const s of ordered) {
+    const room = COMMENT_LIMIT - used - 2 - Math.min(tailRoom, 4000);
+    if (leftOut.length || room < Math.min(MIN_SECTION, s.text.length)) {
+      leftOut.push(s);
       continue;
     }
-    const text = readFileSync(file, "utf8").trim();
-    if (/verdict=fail/.test(text.split("\n", 1)[0])) failed.push(stack);
-    parts.push(text, "");
+    const fit = fitMarkdown(s.text, room, where(s.stack));
+    parts.push(fit.text);
+    used += fit.text.length + 2;
   }
-  if (stacks.length)
-    parts.splice(2, 0, failed.length ? `**Failing:** ${failed.map((s) => `\`${s}\``).join(", ")}` : "All stacks pass.", "");
-  let body = parts.join("\n");
-  if (body.length > MAX_BODY) body = `${body.slice(0, MAX_BODY)}\n\n… cut to fit a comment: the full reports are in the run's summary.`;
-  return `${body}\n---\n<sub>For ${sha ? sha.slice(0, 12) : "this commit"}, [run ${context.runId}](${runUrl}). This comment is updated on every push.</sub>\n`;
+  if (leftOut.length) {
+    const failing = leftOut.filter((s) => s.failed).length;
+    let names = leftOut.map((s) => `\`${s.stack}\``).join(", ");
+    if (names.length > 3000) names = `${names.slice(0, names.lastIndexOf(", ", 3000))}, …`;
+    parts.push(
+      `**${leftOut.length}** more stack(s) not shown here to stay within GitHub's limit (${failing} failing): ${names}. Each one's whole summary is in its job summary and its artifact \`reports-<stack>\` of [run ${context.runId}](${runUrl}).`,
+    );
+  }
+  return `${parts.join("\n\n")}${footer}`;
 }
 
 /** Creates the comment or updates the existing one; resolves to what it did. */

@@ -13,6 +13,7 @@
  */
 const { existsSync, readFileSync } = require("node:fs");
 const { join } = require("node:path");
+const { bytes, fitMarkdown, SUMMARY_LIMIT } = require("./fit-markdown");
 
 /** What each step's exit code means (the CLI's documented codes). */
 const MEANINGS = {
@@ -65,7 +66,7 @@ function fence(text) {
   return ["```text", text.replace(/```/g, "ʼʼʼ"), "```"].join("\n");
 }
 
-/** The stack's markdown summary. Its first line is a marker the comment and issue scripts read. */
+/** The stack's markdown summary, within a job summary's 1 MiB. Its first line is a marker the comment and issue scripts read. */
 function summary(kind, dir, env) {
   const stack = env.STACK || "(unknown stack)";
   const rs = results(kind, env);
@@ -99,7 +100,14 @@ function summary(kind, dir, env) {
       .join("\n");
     if (err) out.push(`${step} said:`, "", fence(tail(err, 20)), "");
   }
-  return out.join("\n").trimEnd() + "\n";
+  // A job summary takes at most 1 MiB: the reports come whole in the artifact beside it.
+  const text = fitMarkdown(
+    out.join("\n").trimEnd(),
+    SUMMARY_LIMIT - 1,
+    `the whole reports are in the artifact \`reports-${stack}\``,
+    bytes,
+  ).text;
+  return text + "\n";
 }
 
 function main(argv, env) {

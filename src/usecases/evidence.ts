@@ -100,6 +100,9 @@ export async function writeEvidenceBundle(req: EvidenceRequest): Promise<Evidenc
     generatedAt,
     toolVersion: req.toolVersion,
     notes: check.notes,
+    // An auditor's record, not a comment: its Markdown lists every finding, each pass with its evidence, whatever its length.
+    show: { passed: true, notApplicable: true, verbose: true },
+    markdownLimit: Number.POSITIVE_INFINITY,
   };
   const files = new Map<string, string>();
   for (const [name, format] of REPORTS)

@@ -79,6 +79,12 @@ export interface TickEnded {
   /** The findings the tick ends with; absent when the check did not run. */
   findings?: readonly Finding[];
   nextTickAt?: number;
+  /**
+   * Set when this was a targeted re-read between ticks, not a tick: its number (1 for the watcher's
+   * first), the changed resources that caused it, and how many databases and rules it read again.
+   * `number` is then the tick it followed.
+   */
+  reread?: { number: number; changed: number; databases: number; rules: number };
 }
 
 /** Where one stack's watcher reports as it ticks (the status page, the API and the events follow it). */

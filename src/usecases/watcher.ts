@@ -295,7 +295,9 @@ export class Watcher {
       this.o.metrics.drift.set({ stack: this.o.stackName }, report.remaining.length);
       this.o.metrics.setFindings(this.o.stackName, report.findings);
       ended = { drift: report.remaining, findings: report.findings };
+      const before = this.view;
       this.remember(report, !plan);
+      if (plan) this.o.log(`${tag}: ${rereadLine(before, this.view!)}`);
       const failedApply = (report.apply?.result?.outcomes.length ?? 0) - converged;
       if (failedApply > 0 && !this.stopping) throw notConvergedError(report.apply?.result?.outcomes ?? []);
       const unread = report.check.unread;
@@ -327,6 +329,7 @@ export class Watcher {
       errorCode,
       ...(ended && !error ? ended : {}),
       nextTickAt: this.stopping ? undefined : nextTickAt(this.o.schedule, this.lastStart),
+      ...(plan ? { reread: { number: this.rereads, changed, databases: plan.stack.databases.length, rules: plan.rules.length } } : {}),
     });
     // An interrupted tick is neither a success nor a failure; a re-read is no sweep (readiness and tick metrics are the sweeps').
     if (interrupted || plan) return;
@@ -366,7 +369,7 @@ export class Watcher {
       causes: this.causes,
     };
     const hooks = this.tickHooks(tag, (found) => {
-      this.logFound(tag, found);
+      this.logFound(tag, found, plan);
       this.showDriftBeforeRepair(found, plan);
     });
     return plan && this.view ? runRereadTick(req, plan, this.view, hooks) : runWatchTick(req, hooks);
@@ -418,8 +421,9 @@ export class Watcher {
   }
 
   /** The tick's reading: drift, findings and what could not be read. */
-  private logFound(tag: string, { check, drift }: TickFindings): void {
-    this.o.log(`${tag}: ${drift.length} drifted, ${summarize(check)}`);
+  private logFound(tag: string, { check, drift }: TickFindings, plan?: RereadPlan): void {
+    // A re-read's own reading is part of the stack: its line, once merged, gives the stack's counts (rereadLine).
+    if (!plan) this.o.log(`${tag}: ${drift.length} drifted, ${summarize(check)}`);
     for (const d of drift)
       this.o.log(
         `${tag}:   ~ ${databaseLabel(d.ref)} TDE live ${d.live ?? "unknown"}, desired ${d.desired.transparentDataEncryption}, ${describeAttribution(d.cause)}`,
@@ -476,6 +480,33 @@ export class Watcher {
       `${tag}: ${trigger === "commit" ? "apply" : "remediation"}: ${ok} of ${r.outcomes.length} converged${r.stopped ? " (stopped by shutdown)" : ""}; audit entry ${r.entry.seq} in ${this.o.state.audit.where(this.o.stackName)}`,
     );
   }
+}
+
+/**
+ * What a re-read leaves: the whole stack's counts after it (drifted, mandatory and advisory
+ * findings), then what the re-read itself changed: databases newly drifted or repaired, failing
+ * findings raised or cleared.
+ */
+export function rereadLine(before: WatchView | undefined, after: WatchView): string {
+  const drifted = (v?: WatchView) => new Set((v?.drift ?? []).map((i) => i.id.toLowerCase()));
+  const failing = (v: WatchView | undefined, level: Finding["level"]) =>
+    new Set(
+      (v?.findings ?? []).filter((f) => f.verdict === "fail" && f.level === level).map((f) => `${f.ruleId} ${f.resourceId.toLowerCase()}`),
+    );
+  const diff = (a: Set<string>, b: Set<string>) => [[...b].filter((x) => !a.has(x)).length, [...a].filter((x) => !b.has(x)).length];
+  const [newDrift, repaired] = diff(drifted(before), drifted(after));
+  const count = (level: Finding["level"]) => after.findings.filter((f) => f.verdict === "fail" && f.level === level).length;
+  const [raisedM, clearedM] = diff(failing(before, "mandatory"), failing(after, "mandatory"));
+  const [raisedA, clearedA] = diff(failing(before, "advisory"), failing(after, "advisory"));
+  const changes = [
+    newDrift && `${newDrift} newly drifted`,
+    repaired && `${repaired} no longer drifted`,
+    raisedM && `${raisedM} mandatory finding(s) raised`,
+    clearedM && `${clearedM} mandatory cleared`,
+    raisedA && `${raisedA} advisory raised`,
+    clearedA && `${clearedA} advisory cleared`,
+  ].filter(Boolean);
+  return `the stack now has ${after.drift.length} drifted, ${count("mandatory")} mandatory and ${count("advisory")} advisory finding(s); this re-read changed ${changes.length ? changes.join(", ") : "nothing"}`;
 }
 
 function summarize(r: ComplianceResult): string {

@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../src/platform/version";
 import { GitHubApiStandIn } from "./github-api-stand-in";
+import { renderComplianceMarkdown } from "../../src/domain/reports/compliance-markdown";
+import { estateInput } from "../domain/reports/estate-findings";
 
 /** The scripts the workflows run (scripts/github), on the cases the workflow test does not reach. */
 const scripts = join(PROJECT_ROOT, "scripts", "github");
@@ -91,13 +93,78 @@ describe("pr-comment.js", () => {
     expect(none).toContain("nothing to plan or check");
   });
 
-  it("cuts a body that would pass GitHub's 65 536-character limit", () => {
+  it("cuts a body that would pass GitHub's 65,536-character limit at a line, saying exactly what it left out", () => {
     const ws = mkdtempSync(join(tmpdir(), "pr-comment-"));
     mkdirSync(join(ws, "s", "summary-big"), { recursive: true });
-    writeFileSync(join(ws, "s", "summary-big", "summary.md"), `<!-- stackwarden:stack=big verdict=pass -->\n${"x".repeat(100_000)}`);
+    const lines = Array.from({ length: 2000 }, (_, i) => `| row ${i} | ${"x".repeat(80)} |`);
+    writeFileSync(
+      join(ws, "s", "summary-big", "summary.md"),
+      ["<!-- stackwarden:stack=big verdict=pass -->", "<details>", ...lines].join("\n"),
+    );
     const body = prComment.commentBody({ MATRIX: '{"include":[{"stack":"big"}]}', SUMMARIES: "s", GITHUB_WORKSPACE: ws }, context);
-    expect(body.length).toBeLessThan(65_536);
-    expect(body).toContain("cut to fit a comment");
+    expect(body.length).toBeLessThanOrEqual(65_536);
+    const m =
+      /_… (\d+) more line\(s\) \((\d+) characters\) left out here to stay within GitHub's limit: the whole summary is in the job summary of `big` and its artifact `reports-big`/.exec(
+        body,
+      );
+    expect(m).not.toBeNull();
+    const shown = lines.filter((l) => body.includes(`${l}\n`)).length;
+    expect(shown + Number(m![1])).toBe(lines.length);
+    expect(Number(m![2])).toBe(lines.slice(shown).join("\n").length);
+    // The cut closes the disclosure it was in.
+    expect(body.indexOf("</details>")).toBeGreaterThan(body.indexOf(lines[shown - 1]));
+  });
+
+  it("at 10,000 databases with 500 failures per stack: failing stacks first, within 65,536 characters, every failure named or counted", () => {
+    const ws = mkdtempSync(join(tmpdir(), "pr-comment-"));
+    const input = estateInput({ servers: 40, databases: 10_000, disabled: 400, drifting: 100 });
+    const md = renderComplianceMarkdown(input);
+    const stacks = ["ok-1", "big-1", "big-2", "big-3", "ok-2"];
+    for (const stack of stacks) {
+      const dir = join(ws, "reports", stack);
+      mkdirSync(dir, { recursive: true });
+      if (stack.startsWith("big")) writeFileSync(join(dir, "check.md"), md);
+      else writeFileSync(join(dir, "check.md"), "### :white_check_mark: stackwarden check");
+      const fail = stack.startsWith("big");
+      const summary = results.summary("pull-request", dir, { STACK: stack, PLAN_EXIT: "0", CHECK_EXIT: fail ? "3" : "0" });
+      expect(Buffer.byteLength(summary)).toBeLessThanOrEqual(1024 * 1024);
+      mkdirSync(join(ws, "s", `summary-${stack}`), { recursive: true });
+      writeFileSync(join(ws, "s", `summary-${stack}`, "summary.md"), summary);
+    }
+    const matrix = JSON.stringify({ include: stacks.map((stack) => ({ stack })) });
+    const body = prComment.commentBody({ MATRIX: matrix, SUMMARIES: "s", GITHUB_WORKSPACE: ws }, context);
+    expect(body.length).toBeLessThanOrEqual(65_536);
+    expect(body).toContain("**Failing:** `big-1`, `big-2`, `big-3`");
+    // The first failing stack comes first and whole: each of its failures named at its stack-file line.
+    expect(body.indexOf("stack `big-1`")).toBeLessThan(body.indexOf("stack `ok-1`") === -1 ? Infinity : body.indexOf("stack `ok-1`"));
+    const failures = input.result.findings.filter((f) => f.verdict === "fail");
+    expect(failures.length).toBeGreaterThanOrEqual(500);
+    const section = body.slice(body.indexOf("stack `big-1`"), body.indexOf("stackwarden:stack=big-2"));
+    for (const f of failures) expect(section).toContain(f.source ? `#L${f.source.line})` : f.label);
+    // What did not fit is counted: a cut stack's lines, and the stacks left out by name.
+    const cut = /_… (\d+) more line\(s\) \((\d+) characters\) left out here/.exec(body);
+    const out = /\*\*(\d+)\*\* more stack\(s\) not shown here to stay within GitHub's limit \((\d+) failing\): ([^.]*)\./.exec(body);
+    expect(cut ?? out).not.toBeNull();
+    const shownStacks = stacks.filter((s) => body.includes(`stackwarden:stack=${s} `));
+    expect(shownStacks.length + Number(out?.[1] ?? 0)).toBe(stacks.length);
+    for (const s of stacks.filter((x) => !shownStacks.includes(x))) expect(out![3]).toContain(`\`${s}\``);
+  });
+});
+
+describe("stack-results.js summary", () => {
+  it("stays within a job summary's 1 MiB, saying what it left out and that the artifact has the whole reports", () => {
+    const dir = mkdtempSync(join(tmpdir(), "stack-results-"));
+    writeFileSync(
+      join(dir, "plan.md"),
+      Array.from({ length: 30_000 }, (_, i) => `| db-${i} | Disabled → Enabled | ${"é".repeat(20)} |`).join("\n"),
+    );
+    writeFileSync(join(dir, "check.md"), "### :x: stackwarden check");
+    const md = results.summary("pull-request", dir, { STACK: "huge", PLAN_EXIT: "2", CHECK_EXIT: "3" });
+    expect(Buffer.byteLength(md)).toBeLessThanOrEqual(1024 * 1024);
+    expect(md.split("\n")[0]).toBe("<!-- stackwarden:stack=huge verdict=fail -->");
+    expect(md).toMatch(
+      /_… \d+ more line\(s\) \(\d+ bytes\) left out here to stay within GitHub's limit: the whole reports are in the artifact `reports-huge`\._\n$/,
+    );
   });
 });
 

@@ -51,6 +51,13 @@ export interface Finding {
   /** The judged fact's `origin`, carried through (the resource a policy pack reports the finding on). */
   origin?: string;
   exemption?: Exemption;
+  /**
+   * On a not-applicable finding that only says what the rule would judge is absent (no advisor
+   * output, a service-managed protector for a key rule, no probe result yet): that, in a few words
+   * shared by every such finding of the rule. The people's reports (table, markdown) count these in
+   * one line per rule and reason; JSON, SARIF and JUnit keep each finding as it is, without this.
+   */
+  absent?: string;
 }
 
 /** A failure that counts against the exit code / `pulumi up`. */

@@ -62,3 +62,9 @@ export function dayOf(seconds: number): string {
 export function isCustomerManaged(p: Pick<ProtectorFacts, "serverKeyType">): boolean {
   return typeof p.serverKeyType === "string" && p.serverKeyType.toLowerCase() === "azurekeyvault";
 }
+
+/** What a key rule's not-applicable finding on a service-managed protector says is absent (reports count these in one line per rule). */
+export const SERVICE_MANAGED = "service-managed TDE protector: no customer key to judge";
+
+/** What a key rule's not-applicable finding on a protector that could not be read says is absent (sql-tde-customer-managed-key reports the read). */
+export const NOT_READ = "TDE protector not read (sql-tde-customer-managed-key reports it)";

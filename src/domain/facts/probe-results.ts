@@ -67,6 +67,13 @@ export const probeResults = defineFactKind<ProbeFacts>({
     if (!probes.length) return [];
     const lookup = await readProbeRun(ctx.state.probes, ctx.stackName);
     const shown = relative(ctx.cwd, lookup.path);
+    if (lookup.found && isOtherStartRun(lookup.run, ctx)) {
+      // `npm start` probed the emulator it embeds, gone since: nothing stale about it, just no results for these issuers.
+      ctx.note(
+        `post-deploy-probes has no probe results for these issuers yet (the last run was \`npm start\`'s, of its own emulator): \`stackwarden probe\` takes them`,
+      );
+      return probeFactsOf(probes, undefined);
+    }
     const stale = lookup.found ? await staleness(lookup.run, ctx) : undefined;
     ctx.note(probeResultsNote(lookup, shown.startsWith("..") ? lookup.path : shown, stale));
     const facts = probeFactsOf(probes, lookup.found ? lookup.run : undefined);
@@ -160,6 +167,14 @@ export async function staleness(
     return `they were taken at ${run.finishedAt}, more than ${maxAgeHours} hour(s) ago (${MAX_AGE_RULE}.maxAgeHours)`;
   }
   return undefined;
+}
+
+/**
+ * Whether the stored run is `npm start`'s (`stackwarden start`, against the emulator it embeds and
+ * stops) and the issuers are now elsewhere: its results say nothing of these issuers, as if none.
+ */
+export function isOtherStartRun(run: StoredProbeRun, ctx: Pick<GatherContext, "clients">): boolean {
+  return run.command === "start" && run.endpoint !== redactUrl(ctx.clients.apisetu.endpoint);
 }
 
 /** The rule whose `maxAgeHours` setting bounds the age of probe results (read by key: facts do not import rules). */

@@ -1,4 +1,5 @@
-import { complianceDocument, renderComplianceMarkdown, renderComplianceTable, type ComplianceReportInput } from "./compliance-report";
+import { renderComplianceMarkdown } from "./compliance-markdown";
+import { complianceDocument, renderComplianceTable, type ComplianceReportInput } from "./compliance-report";
 import { renderJunit } from "./junit-report";
 import { renderSarif } from "./sarif-report";
 

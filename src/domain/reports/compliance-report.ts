@@ -1,6 +1,20 @@
 import type { ComplianceResult } from "../compliance/evaluate";
 import type { Finding } from "../compliance/finding";
 import { controlSummary } from "./control-summary";
+import {
+  countOutcomes,
+  listedItems,
+  OUTCOME_NAMES,
+  OUTCOMES,
+  showFlagFor,
+  tallyByRule,
+  unlisted,
+  type ListedItem,
+  type Outcome,
+  type OutcomeCounts,
+  type ReportDetail,
+  type RuleTally,
+} from "./finding-outline";
 
 /** What every compliance report format renders. */
 export interface ComplianceReportInput {
@@ -20,6 +34,13 @@ export interface ComplianceReportInput {
    * auditor's record (the evidence bundle). Off for code scanning, which shows every result as an alert.
    */
   sarifPasses?: boolean;
+  /** Table and Markdown only: what they list beyond failures, exempt and unknown findings (default: count the rest). */
+  show?: ReportDetail;
+  /**
+   * Markdown only: the most characters it may take (default 65,536, GitHub's limit for a comment);
+   * what does not fit is counted, exactly, and the JSON and SARIF reports named as where it is.
+   */
+  markdownLimit?: number;
 }
 
 /** The `check --format json` document. */
@@ -55,85 +76,92 @@ export function complianceDocument(r: ComplianceReportInput) {
   };
 }
 
-const ORDER: Record<Finding["verdict"], number> = { fail: 0, exempt: 1, unknown: 2, "not-applicable": 3, pass: 4 };
-
-function sorted(findings: Finding[]): Finding[] {
-  return [...findings].sort(
-    (a, b) =>
-      ORDER[a.verdict] - ORDER[b.verdict] ||
-      (a.level === "mandatory" ? -1 : 0) - (b.level === "mandatory" ? -1 : 0) ||
-      a.ruleId.localeCompare(b.ruleId) ||
-      a.label.localeCompare(b.label),
-  );
-}
-
+/** The headline of the table: the stack, its file and the count of each outcome. */
 function headline(r: ComplianceReportInput): string {
   const s = r.result.summary;
   return `Compliance of stack ${r.stackName} (${r.file}): ${s.mandatoryViolations} mandatory violation(s), ${s.advisoryViolations} advisory, ${s.exempt} exempt, ${s.passed} passed, ${s.notApplicable} not applicable${s.unknown ? `, ${s.unknown} unknown` : ""}`;
 }
 
-/** A table for terminals: every finding that is not a pass, then the exemptions. */
+/**
+ * A table for terminals, as short at 10,000 databases as at 10: the count of each outcome, the
+ * notes, the counts per rule, then every failure (mandatory, then advisory; by rule, then server),
+ * exempt and unknown finding, one line each; passes and not-applicable findings only as counts
+ * unless `show` asks for them (`--show passed,not-applicable`, `--verbose` for each pass's
+ * evidence); then the exemptions, and what was counted but not listed.
+ */
 export function renderComplianceTable(r: ComplianceReportInput): string {
-  const rows = sorted(r.result.findings).filter((f) => f.verdict !== "pass");
+  const detail = r.show ?? {};
+  const findings = r.result.findings;
   const lines = [headline(r), ...(r.notes ?? []).map((n) => `  note: ${n}`)];
-  if (rows.length) {
-    const cells = rows.map((f) => [verdictWord(f), f.ruleId, f.label, f.message]);
-    const w = [0, 1, 2].map((i) => Math.max(...cells.map((c) => c[i].length)));
-    for (const c of cells) lines.push(`  ${c[0].padEnd(w[0])}  ${c[1].padEnd(w[1])}  ${c[2].padEnd(w[2])}  ${c[3]}`);
-  }
+  const tallies = tallyByRule(findings);
+  if (tallies.length) lines.push("", ...alignedRows(ruleCountCells(tallies), [false, true, true, true, true, true, true]));
+  const items = listedItems(findings, detail);
+  if (items.length) lines.push("", ...alignedRows(items.map((item) => itemCells(item, detail))));
   for (const e of r.result.exemptions) {
     lines.push(
       `  exemption ${e.active ? "active " : "EXPIRED"} ${e.exemption.resourceId}: ${e.exemption.reason}${e.exemption.expires ? ` (until ${e.exemption.expires})` : ""}${e.applied ? `, covers ${e.applied} finding(s)` : ""}`,
     );
   }
-  return lines.join("\n");
-}
-
-/** Markdown for a pull-request comment or a job summary. */
-export function renderComplianceMarkdown(r: ComplianceReportInput): string {
-  const s = r.result.summary;
-  const icon = s.mandatoryViolations ? ":x:" : s.advisoryViolations ? ":warning:" : ":white_check_mark:";
-  const lines = [
-    `### ${icon} stackwarden check: \`${r.stackName}\``,
-    "",
-    `**${s.mandatoryViolations}** mandatory violation(s) · **${s.advisoryViolations}** advisory · ${s.exempt} exempt · ${s.passed} passed · ${s.notApplicable} not applicable`,
-  ];
-  for (const n of r.notes ?? []) lines.push("", `> ${escapeCell(n)}`);
-  const rows = sorted(r.result.findings).filter((f) => f.verdict !== "pass");
-  if (rows.length) {
-    lines.push("", "| | rule | resource | finding |", "|---|---|---|---|");
-    for (const f of rows)
-      lines.push(
-        `| ${verdictWord(f)} | \`${f.ruleId}\` | \`${f.label}\`${f.source ? ` ([line ${f.source.line}](${r.file}#L${f.source.line}))` : ""} | ${escapeCell(f.message)} |`,
-      );
-  }
-  if (r.result.exemptions.length) {
-    lines.push("", "<details><summary>Exemptions</summary>", "", "| resource | reason | expires | status |", "|---|---|---|---|");
-    for (const e of r.result.exemptions)
-      lines.push(
-        `| \`${e.exemption.resourceId}\` | ${escapeCell(e.exemption.reason)} | ${e.exemption.expires ?? "never"} | ${e.active ? "active" : "expired"} |`,
-      );
-    lines.push("", "</details>");
-  }
-  const controls = controlSummary(r.result.findings);
-  if (controls.length) {
+  const hidden = unlistedNote(countOutcomes(findings), detail);
+  if (hidden)
     lines.push(
-      "",
-      "<details><summary>Controls</summary>",
-      "",
-      "| framework | control | title | pass | fail | exempt |",
-      "|---|---|---|---|---|---|",
+      `  not listed: ${hidden.counts} (${hidden.flag} lists them${hidden.passes ? "; --verbose each pass with its evidence" : ""})`,
     );
-    for (const c of controls)
-      lines.push(
-        `| ${escapeCell(`${c.framework} ${c.version}`)} | ${c.uri ? `[${c.id}](${c.uri})` : c.id} | ${escapeCell(c.title)} | ${c.pass} | ${c.fail} | ${c.exempt} |`,
-      );
-    lines.push("", "</details>");
-  }
   return lines.join("\n");
 }
 
-function verdictWord(f: Finding): string {
+/** What a report counted but, with its detail, did not list: the counts in words, and the flag that lists them. */
+export interface UnlistedNote {
+  /** `285 passed, 330 not applicable`. */
+  counts: string;
+  /** `--show passed,not-applicable`. */
+  flag: string;
+  /** Passes are among them: `--verbose` lists each with its evidence. */
+  passes: boolean;
+}
+
+/** What `detail` leaves unlisted, with its counts; undefined when everything is listed. */
+export function unlistedNote(counts: OutcomeCounts, detail: ReportDetail): UnlistedNote | undefined {
+  const hidden = unlisted(counts, detail);
+  if (!hidden.length) return undefined;
+  return {
+    counts: hidden.map(([o, n]) => `${n} ${OUTCOME_NAMES[o]}`).join(", "),
+    flag: showFlagFor(hidden.map(([o]) => o)),
+    passes: hidden.some(([o]) => o === "passed"),
+  };
+}
+
+/** The columns of the per-rule counts: mandatory, advisory, not applicable and passed always; exempt and unknown when any rule has some. */
+export function countColumns(tallies: readonly RuleTally[]): Outcome[] {
+  return OUTCOMES.filter((o) => (o !== "exempt" && o !== "unknown") || tallies.some((t) => t.counts[o] > 0));
+}
+
+/** The per-rule counts as cells: a header row, then one row per rule. */
+function ruleCountCells(tallies: readonly RuleTally[]): string[][] {
+  const columns = countColumns(tallies);
+  const name = (o: Outcome) => (o === "notApplicable" ? "n/a" : OUTCOME_NAMES[o]);
+  return [["rule", ...columns.map(name)], ...tallies.map((t) => [t.ruleId, ...columns.map((o) => String(t.counts[o]))])];
+}
+
+/** A listed item's cells: its verdict, rule, resource and message (a pass's evidence only when verbose). */
+function itemCells(item: ListedItem, detail: ReportDetail): string[] {
+  if (item.kind === "absent") return ["N/A", item.ruleId, `${item.findings.length} finding(s)`, `${item.absent} (--verbose lists each)`];
+  const f = item.finding;
+  return [verdictWord(f), f.ruleId, f.label, f.verdict === "pass" && !detail.verbose ? "" : f.message];
+}
+
+/** Rows of cells, each column padded to its widest cell (right-aligned where `right`), the last column as it is. */
+function alignedRows(rows: readonly string[][], right: readonly boolean[] = []): string[] {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
+  return rows.map((r) => {
+    const cells = r.map((c, i) => (right[i] ? c.padStart(widths[i]) : i === r.length - 1 ? c : c.padEnd(widths[i])));
+    return `  ${cells.join("  ")}`.trimEnd();
+  });
+}
+
+/** The word a listed finding is shown with: FAIL (mandatory), ADVISORY, EXEMPT, UNKNOWN, N/A or pass. */
+export function verdictWord(f: Pick<Finding, "verdict" | "level">): string {
   switch (f.verdict) {
     case "fail":
       return f.level === "mandatory" ? "FAIL" : "ADVISORY";
@@ -146,9 +174,4 @@ function verdictWord(f: Finding): string {
     default:
       return "pass";
   }
-}
-
-/** A table cell: pipes escaped, one line, and `<`/`>` as entities so GitHub does not take them for HTML and drop them. */
-function escapeCell(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\|/g, "\\|").replace(/\n/g, " ");
 }

@@ -28,6 +28,16 @@ export function choiceOption<T extends string>(choices: readonly T[]) {
   };
 }
 
+/** A commander parser for a comma-separated list of choices (`--show passed,not-applicable`), each once, in the order given. */
+export function choiceListOption<T extends string>(choices: readonly T[]) {
+  return (value: string): T[] => {
+    const items = value.split(",").map((v) => v.trim());
+    const wrong = items.find((v) => !(choices as readonly string[]).includes(v));
+    if (wrong !== undefined) throw new InvalidArgumentError(`expected a comma-separated list of ${choices.join(", ")}, got "${wrong}"`);
+    return [...new Set(items as T[])];
+  };
+}
+
 /** A commander parser for a finite number above 0. */
 export function positiveNumber(value: string): number {
   const n = Number(value);

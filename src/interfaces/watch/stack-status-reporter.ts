@@ -6,7 +6,7 @@ import type { StateStores } from "../../domain/state/state-ports";
 import type { StackStatusPort, TickEnded } from "../../usecases/watch-ports";
 import { readAuditTail } from "./status/audit-tail";
 import { deploymentOf } from "./status/deployment-trail";
-import type { ApplyRecord, DeploymentStatus, StackStatus, TickStatus } from "./status/stack-status";
+import type { ApplyRecord, DeploymentStatus, RereadStatus, StackStatus, TickStatus } from "./status/stack-status";
 import type { StatusBoard } from "./status/status-board";
 import { AUDIT_TAIL_READ, auditOf, conditionOf, driftOf, findingsOf, lockOf, probesOf } from "./status/status-parts";
 
@@ -64,10 +64,37 @@ export class StackStatusReporter implements StackStatusPort {
     this.lastRecovered = { holder, at: new Date() };
   }
 
-  /** A tick ended: its outcome, with the lock, probe results and audit entries as the state has them now. */
+  /**
+   * A tick (or a re-read between ticks) ended: its outcome, with the lock, probe results and audit
+   * entries as the state has them now. A re-read is `lastReread`: `lastTick` stays the last sweep's.
+   */
   async ticked(t: TickEnded): Promise<void> {
+    const ran = t.reread ? { lastReread: rereadStatus(t, t.reread) } : { lastTick: this.tickStatus(t) };
+    const at = new Date(t.finishedAt);
+    const [holder, probes, trail] = await Promise.all([
+      this.state.locks.holder(this.stack).catch(() => undefined),
+      this.probes(),
+      readAuditTail(this.state.audit, this.stack, AUDIT_TAIL_READ),
+    ]);
+    this.deployment = deploymentOf(trail, this.deployment);
+    const read = t.drift !== undefined && t.findings !== undefined;
+    this.push(
+      {
+        ...ran,
+        nextTickAt: t.nextTickAt === undefined ? null : new Date(t.nextTickAt).toISOString(),
+        deployment: this.deployment,
+        ...(read ? { drift: driftOf(t.drift!, at), findings: findingsOf(t.findings!, at) } : {}),
+        lock: lockOf(holder, this.lastRecovered),
+        ...probes,
+        audit: auditOf(trail),
+      },
+      true,
+    );
+  }
+
+  private tickStatus(t: TickEnded): TickStatus {
     this.consecutiveFailures = t.outcome === "failed" ? this.consecutiveFailures + 1 : 0;
-    const lastTick: TickStatus = {
+    return {
       number: t.number,
       commit: t.commit,
       commitSubject: t.commitSubject,
@@ -79,23 +106,6 @@ export class StackStatusReporter implements StackStatusPort {
       durationMs: t.finishedAt - t.startedAt,
       consecutiveFailures: this.consecutiveFailures,
     };
-    const at = new Date(t.finishedAt);
-    const [holder, probes, trail] = await Promise.all([
-      this.state.locks.holder(this.stack).catch(() => undefined),
-      this.probes(),
-      readAuditTail(this.state.audit, this.stack, AUDIT_TAIL_READ),
-    ]);
-    this.deployment = deploymentOf(trail, this.deployment);
-    const read = t.drift !== undefined && t.findings !== undefined;
-    this.push({
-      lastTick,
-      nextTickAt: t.nextTickAt === undefined ? null : new Date(t.nextTickAt).toISOString(),
-      deployment: this.deployment,
-      ...(read ? { drift: driftOf(t.drift!, at), findings: findingsOf(t.findings!, at) } : {}),
-      lock: lockOf(holder, this.lastRecovered),
-      ...probes,
-      audit: auditOf(trail),
-    });
   }
 
   private async probes(): Promise<Partial<StackStatus>> {
@@ -103,10 +113,28 @@ export class StackStatusReporter implements StackStatusPort {
     return lookup.found ? { probes: probesOf(lookup.run.results, lookup.run.finishedAt) } : {};
   }
 
-  private push(update: Partial<StackStatus>, applying = false): void {
+  /** Puts `update` on the board; `recondition` (an apply, a tick or a re-read) derives the condition again. */
+  private push(update: Partial<StackStatus>, recondition = false): void {
     this.board.update(this.stack, (prev) => {
       const next = { ...prev, ...update };
-      return { ...update, condition: applying || update.lastTick ? conditionOf(next) : prev.condition };
+      return { ...update, condition: recondition ? conditionOf(next) : prev.condition };
     });
   }
+}
+
+/** A re-read's status: when it ran, how it ended and what it read again. */
+function rereadStatus(t: TickEnded, r: NonNullable<TickEnded["reread"]>): RereadStatus {
+  return {
+    number: r.number,
+    afterTick: t.number,
+    outcome: t.outcome,
+    error: t.error ?? null,
+    errorCode: t.outcome === "failed" ? (t.errorCode ?? null) : null,
+    startedAt: new Date(t.startedAt).toISOString(),
+    finishedAt: new Date(t.finishedAt).toISOString(),
+    durationMs: t.finishedAt - t.startedAt,
+    changed: r.changed,
+    databases: r.databases,
+    rules: r.rules,
+  };
 }

@@ -2,7 +2,8 @@ import { XMLParser } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { evaluateCompliance } from "../../../src/domain/compliance/evaluate";
 import { resolveRuleSettings } from "../../../src/domain/compliance/rule-settings";
-import { complianceDocument, renderComplianceMarkdown, renderComplianceTable } from "../../../src/domain/reports/compliance-report";
+import { renderComplianceMarkdown } from "../../../src/domain/reports/compliance-markdown";
+import { complianceDocument, renderComplianceTable } from "../../../src/domain/reports/compliance-report";
 import { renderJunit } from "../../../src/domain/reports/junit-report";
 import { ruleIds } from "../../../src/domain/compliance/registry";
 import { databaseLine, NOW, reportInput, STACK_FILE, SUB } from "./report-fixture";
@@ -134,18 +135,45 @@ describe("json, table and markdown reports", () => {
     ]);
   });
 
-  it("table: headline counts, failures first, no passes, exemptions listed", () => {
+  it("table: headline counts, counts per rule, failures first, passes and not applicable counted, exemptions listed", () => {
     const t = renderComplianceTable(input);
     const lines = t.split("\n");
     expect(lines[0]).toBe(
       `Compliance of stack report (${STACK_FILE}): 1 mandatory violation(s), 2 advisory, 1 exempt, 3 passed, 1 not applicable`,
     );
-    expect(lines[1]).toMatch(/^\s+FAIL\s+sql-tde-enabled\s+rg-data\/sql-prod-1\/orders\s/);
+    expect(lines.slice(1, 6)).toEqual([
+      "",
+      "  rule                    mandatory  advisory  exempt  passed  n/a",
+      "  sql-tde-enabled                 1         0       1       1    0",
+      "  sql-tier-advisor-drift          0         1       0       1    1",
+      "  batch-quota-headroom            0         1       0       1    0",
+    ]);
+    expect(lines[7]).toMatch(/^\s+FAIL\s+sql-tde-enabled\s+rg-data\/sql-prod-1\/orders\s/);
     expect(t).toMatch(/ADVISORY\s+sql-tier-advisor-drift\s+rg-data\/sql-prod-1\/orders/);
     expect(t).toMatch(/EXEMPT\s+sql-tde-enabled\s+rg-data\/sql-prod-1\/legacy/);
-    expect(t).toMatch(/N\/A\s+sql-tier-advisor-drift\s+rg-data\/sql-prod-1\/customers/);
+    expect(t).not.toMatch(/N\/A\s+sql-/);
     expect(t).not.toMatch(/\bpass\b\s+sql-/);
     expect(t).toMatch(/exemption active .*databases\/legacy: decommission .*\(until 2025-12-31\), covers 1 finding/);
+    expect(lines.at(-1)).toBe(
+      "  not listed: 3 passed, 1 not applicable (--show passed,not-applicable lists them; --verbose each pass with its evidence)",
+    );
+  });
+
+  it("table: --show lists passes (by resource) and not-applicable findings; --verbose each pass with its evidence", () => {
+    const shown = renderComplianceTable({ ...input, show: { passed: true, notApplicable: true } });
+    expect(shown).toMatch(/^\s+pass\s+sql-tde-enabled\s+rg-data\/sql-prod-1\/customers$/m);
+    // Not applicable only because the advisor said nothing: counted in one line per rule.
+    expect(shown).toMatch(/^\s+N\/A\s+sql-tier-advisor-drift\s+1 finding\(s\)\s+no service tier advisor output \(--verbose lists each\)$/m);
+    expect(shown).not.toContain("not listed");
+    const verbose = renderComplianceTable({ ...input, show: { verbose: true, notApplicable: true } });
+    expect(verbose).toMatch(/^\s+pass\s+sql-tde-enabled\s+rg-data\/sql-prod-1\/customers\s+transparent data encryption is Enabled$/m);
+    expect(verbose).toMatch(/^\s+pass\s+batch-quota-headroom\s+eastus\/clusters\s+Clusters in eastus uses 2 of 20 \(10%\)$/m);
+    expect(verbose).toMatch(
+      /N\/A\s+sql-tier-advisor-drift\s+rg-data\/sql-prod-1\/customers\s+no service tier advisor output for this database/,
+    );
+    // Failures still come first.
+    const rows = verbose.split("\n").filter((l) => /^ {2}(FAIL|ADVISORY|EXEMPT|N\/A|pass) /.test(l));
+    expect(rows.map((l) => l.trim().split(/ +/)[0])).toEqual(["FAIL", "ADVISORY", "ADVISORY", "EXEMPT", "N/A", "pass", "pass", "pass"]);
   });
 
   it("table: an expired exemption is shown as EXPIRED and covers nothing", () => {
@@ -165,6 +193,11 @@ describe("json, table and markdown reports", () => {
     const md = renderComplianceMarkdown(input);
     expect(md.split("\n")[0]).toBe("### :x: stackwarden check: `report`");
     expect(md).toContain("**1** mandatory violation(s) · **2** advisory · 1 exempt · 3 passed · 1 not applicable");
+    expect(md).toContain("| `sql-tde-enabled` | **1** | 0 | 1 | 1 | 0 |");
+    expect(md).not.toMatch(/^\| N\/A /m);
+    expect(md).toContain(
+      "Not listed: 3 passed, 1 not applicable (`check --show passed,not-applicable` lists them; `--verbose` each pass with its evidence).",
+    );
     expect(md).toContain(
       `| FAIL | \`sql-tde-enabled\` | \`rg-data/sql-prod-1/orders\` ([line ${databaseLine(0)}](${STACK_FILE}#L${databaseLine(0)})) |`,
     );

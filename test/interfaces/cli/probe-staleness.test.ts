@@ -85,6 +85,28 @@ describe("the probe results check judges", () => {
     expect((await probeVerdicts(dir, b, "Pulumi.s.yaml")).verdicts).toEqual(["pass"]);
   });
 
+  it("taken by `npm start` (its own embedded emulator, gone since): no stale note, one short line, the probes have no result yet", async () => {
+    const dir = stackDir({ "Pulumi.s.yaml": stack() });
+    expect((await run(dir, a, "probe", "--config", "Pulumi.s.yaml")).code).toBe(0);
+    // What `stackwarden start` keeps: the same run, recorded under its command.
+    const file = join(dir, ".stackwarden", "probes", "s.json");
+    writeFileSync(file, JSON.stringify({ ...(JSON.parse(readFileSync(file, "utf8")) as StoredProbeRun), command: "start" }));
+    const table = await run(dir, b, "check", "--config", "Pulumi.s.yaml");
+    const probeLines = table.out.split("\n").filter((l) => /probe/i.test(l) && !/^\s+post-deploy-probes\s+\d/.test(l));
+    expect(probeLines).toEqual([
+      "  note: post-deploy-probes has no probe results for these issuers yet (the last run was `npm start`'s, of its own emulator): `stackwarden probe` takes them",
+    ]);
+    expect(table.out).not.toMatch(/stale/);
+    const shown = await run(dir, b, "check", "--config", "Pulumi.s.yaml", "--show", "not-applicable");
+    expect(shown.out.split("\n").filter((l) => /^\s+N\/A\s+post-deploy-probes/.test(l))).toEqual([
+      expect.stringMatching(
+        /^ {2}N\/A +post-deploy-probes +1 finding\(s\) +no result yet: run `stackwarden probe` \(--verbose lists each\)$/,
+      ),
+    ]);
+    // Against the issuers it probed, its results are judged as any run's.
+    expect((await probeVerdicts(dir, a, "Pulumi.s.yaml")).verdicts).toEqual(["pass"]);
+  });
+
   it("taken before the stack's last apply (its audit trail): stale until probed again", async () => {
     const dir = stackDir({ "Pulumi.s.yaml": stack() });
     expect((await run(dir, a, "probe", "--config", "Pulumi.s.yaml")).code).toBe(0);

@@ -13,6 +13,7 @@ import { parseStackConfig, type StackConfig } from "../../../src/domain/stack/st
 import { sqlDatabaseId } from "../../../src/platform/arm/resource-id";
 import type { StatusBoard, StatusUpdate } from "../../../src/interfaces/watch/status/status-board";
 import { deploymentOf } from "../../../src/interfaces/watch/status/deployment-trail";
+import type { ChangeAttribution } from "../../../src/domain/changes/change-record";
 import { auditOf, conditionOf, driftOf, findingsOf, lockOf, probesOf } from "../../../src/interfaces/watch/status/status-parts";
 
 // Status objects built the way the watcher builds them: a stack file parsed by the real parser (so
@@ -34,11 +35,19 @@ export function stackOf(name: string, databases: string[]): StackConfig {
 }
 
 /** Plan items of a stack whose databases named in `disabled` are live Disabled. */
-export function planOf(stack: StackConfig, disabled: string[] = []): TdePlanItem[] {
+export function planOf(stack: StackConfig, disabled: string[] = [], causes: Record<string, ChangeAttribution> = {}): TdePlanItem[] {
   return stack.databases.map((desired) => {
     const ref = { subscriptionId: SUB, resourceGroup: desired.resourceGroup, server: desired.server, database: desired.database };
     const live = disabled.includes(desired.database) ? "Disabled" : "Enabled";
-    return { desired, ref, id: sqlDatabaseId(ref), live, action: decideAction(live, desired.transparentDataEncryption) };
+    const cause = causes[desired.database];
+    return {
+      desired,
+      ref,
+      id: sqlDatabaseId(ref),
+      live,
+      action: decideAction(live, desired.transparentDataEncryption),
+      ...(cause ? { cause } : {}),
+    };
   });
 }
 
@@ -136,6 +145,8 @@ export function probeResults(failing: boolean): ProbeResult[] {
 export interface TickShape {
   stack: StackConfig;
   disabled?: string[];
+  /** Who changed a disabled database (by database name), as a change record names them. */
+  causes?: Record<string, ChangeAttribution>;
   tick: number;
   commitSubject?: string;
   extraFindings?: Finding[];
@@ -154,7 +165,7 @@ export interface TickShape {
 /** The update a tick of that shape gives, built by the status-parts builders (as the watcher does). */
 export function tickUpdate(t: TickShape): StatusUpdate {
   const at = t.at ?? new Date();
-  const plan = planOf(t.stack, t.disabled);
+  const plan = planOf(t.stack, t.disabled, t.causes);
   const drift = driftOf(plan, at);
   const findings = findingsOf(findingsFor(t.stack, plan, t.extraFindings), at);
   const lastTick = {

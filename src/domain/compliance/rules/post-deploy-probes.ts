@@ -49,6 +49,7 @@ function judge(p: ProbeFacts, settings: ResolvedSettings<{ maxAgeHours: number }
       ...base,
       verdict: "not-applicable",
       message: `probe ${p.name} of ${what} has no result yet: run \`stackwarden probe\` (or \`apply --probe\`) after a deployment`,
+      absent: "no result yet: run `stackwarden probe`",
     };
   }
   if (p.stale) {
@@ -56,6 +57,7 @@ function judge(p: ProbeFacts, settings: ResolvedSettings<{ maxAgeHours: number }
       ...base,
       verdict: "not-applicable",
       message: `probe ${p.name} of ${what} is not judged: its last result is stale (${p.stale}); run \`stackwarden probe\` again`,
+      absent: "stale result (the note says why): run `stackwarden probe`",
     };
   }
   if (p.outcome === "passed") {

@@ -61,9 +61,16 @@ function judge(db: TierAdvisorFacts, settings: ResolvedSettings<TierAdvisorDrift
       ...base,
       verdict: "not-applicable",
       message: "no service tier advisor output for this database, so tier drift cannot be judged",
+      absent: "no service tier advisor output",
     };
   const recommended = a.overallRecommendationServiceLevelObjective;
-  if (!recommended) return { ...base, verdict: "not-applicable", message: "the service tier advisor gives no overall recommendation" };
+  if (!recommended)
+    return {
+      ...base,
+      verdict: "not-applicable",
+      message: "the service tier advisor gives no overall recommendation",
+      absent: "no overall recommendation from the advisor",
+    };
 
   const intended = db.intendedServiceObjective;
   const compareTo = intended ?? a.currentServiceLevelObjective;

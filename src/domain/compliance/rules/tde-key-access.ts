@@ -2,7 +2,17 @@ import { UNKNOWN } from "../../../platform/unknown-value";
 import type { ComplianceFacts, FactMap } from "../../facts/model/compliance-facts";
 import { keyPrincipalOf, missingKeyPermissions } from "../key-access-grants";
 import type { Finding } from "../finding";
-import { holderOf, isCustomerManaged, readFailureText, serverLabel, vaultLabel, vaultOf, KEY_CUSTODY_DRIFT } from "../key-custody-facts";
+import {
+  holderOf,
+  isCustomerManaged,
+  readFailureText,
+  serverLabel,
+  vaultLabel,
+  vaultOf,
+  KEY_CUSTODY_DRIFT,
+  NOT_READ,
+  SERVICE_MANAGED,
+} from "../key-custody-facts";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
 type ProtectorFacts = FactMap["tdeProtectors"];
@@ -52,11 +62,18 @@ export const tdeKeyAccess = defineRule<Record<string, never>>({
 function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSettings): Finding {
   const label = serverLabel(p);
   const base = findingBase(tdeKeyAccess, p, p.id, label, settings.enforcementLevel);
-  const na = (message: string): Finding => ({ ...base, verdict: "not-applicable", message });
+  const na = (message: string, absent?: string): Finding => ({
+    ...base,
+    verdict: "not-applicable",
+    message,
+    ...(absent ? { absent } : {}),
+  });
   const unknown = (message: string): Finding => ({ ...base, verdict: "unknown", message });
-  if (p.readFailure) return na("the TDE protector could not be read, so its key is not known (sql-tde-customer-managed-key reports it)");
+  if (p.readFailure)
+    return na("the TDE protector could not be read, so its key is not known (sql-tde-customer-managed-key reports it)", NOT_READ);
   if (p.serverKeyType === UNKNOWN) return unknown("the TDE protector is not known until it is read");
-  if (!isCustomerManaged(p)) return na("the TDE protector is not a customer-managed key: Azure holds it and needs no access to a vault");
+  if (!isCustomerManaged(p))
+    return na("the TDE protector is not a customer-managed key: Azure holds it and needs no access to a vault", SERVICE_MANAGED);
   if (!p.key) return na(`the TDE protector names no Key Vault key (${p.keyUri ?? "no key URI"}); tde-key-validity reports it`);
   const hsm = p.key.managedHsm;
   const fail = (message: string, properties: Record<string, string | number | boolean | string[]> = {}): Finding => ({

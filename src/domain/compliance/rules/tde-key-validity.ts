@@ -2,7 +2,18 @@ import { azurePolicy, CIS_AZURE_2_0_0, IN_MANAGED_HSM, IN_VAULT } from "../contr
 import { UNKNOWN } from "../../../platform/unknown-value";
 import type { ComplianceFacts, FactMap } from "../../facts/model/compliance-facts";
 import type { Finding } from "../finding";
-import { dayOf, holderOf, isCustomerManaged, keyOf, readFailureText, serverLabel, vaultOf, KEY_CUSTODY_DRIFT } from "../key-custody-facts";
+import {
+  dayOf,
+  holderOf,
+  isCustomerManaged,
+  keyOf,
+  readFailureText,
+  serverLabel,
+  vaultOf,
+  KEY_CUSTODY_DRIFT,
+  NOT_READ,
+  SERVICE_MANAGED,
+} from "../key-custody-facts";
 import { ageDays, rotationPolicyText, rotationProblems, type KeyRotationSettings } from "../key-rotation";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
@@ -187,10 +198,16 @@ export const tdeKeyValidity = defineRule<KeyValiditySettings>({
 function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSettings<KeyValiditySettings>, now: number): Finding {
   const label = serverLabel(p);
   const base = findingBase(tdeKeyValidity, p, p.id, label, settings.enforcementLevel);
-  const na = (message: string): Finding => ({ ...base, verdict: "not-applicable", message });
-  if (p.readFailure) return na("the TDE protector could not be read, so its key is not known (sql-tde-customer-managed-key reports it)");
+  const na = (message: string, absent?: string): Finding => ({
+    ...base,
+    verdict: "not-applicable",
+    message,
+    ...(absent ? { absent } : {}),
+  });
+  if (p.readFailure)
+    return na("the TDE protector could not be read, so its key is not known (sql-tde-customer-managed-key reports it)", NOT_READ);
   if (p.serverKeyType === UNKNOWN) return { ...base, verdict: "unknown", message: "the TDE protector is not known until it is read" };
-  if (!isCustomerManaged(p)) return na("the TDE protector is not a customer-managed key: Azure holds and rotates it");
+  if (!isCustomerManaged(p)) return na("the TDE protector is not a customer-managed key: Azure holds and rotates it", SERVICE_MANAGED);
   if (!p.key) {
     return {
       ...base,

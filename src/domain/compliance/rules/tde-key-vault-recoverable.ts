@@ -11,6 +11,8 @@ import {
   vaultLabel,
   vaultOf,
   KEY_CUSTODY_DRIFT,
+  NOT_READ,
+  SERVICE_MANAGED,
 } from "../key-custody-facts";
 import { defineRule, findingBase, type ResolvedSettings } from "../rule";
 
@@ -90,10 +92,17 @@ export const tdeKeyVaultRecoverable = defineRule<Record<string, never>>({
 function judge(p: ProtectorFacts, facts: ComplianceFacts, settings: ResolvedSettings): Finding {
   const label = serverLabel(p);
   const base = findingBase(tdeKeyVaultRecoverable, p, p.id, label, settings.enforcementLevel);
-  const na = (message: string): Finding => ({ ...base, verdict: "not-applicable", message });
-  if (p.readFailure) return na("the TDE protector could not be read, so its vault is not known (sql-tde-customer-managed-key reports it)");
+  const na = (message: string, absent?: string): Finding => ({
+    ...base,
+    verdict: "not-applicable",
+    message,
+    ...(absent ? { absent } : {}),
+  });
+  if (p.readFailure)
+    return na("the TDE protector could not be read, so its vault is not known (sql-tde-customer-managed-key reports it)", NOT_READ);
   if (p.serverKeyType === UNKNOWN) return { ...base, verdict: "unknown", message: "the TDE protector is not known until it is read" };
-  if (!isCustomerManaged(p)) return na("the TDE protector is not a customer-managed key: Azure holds it, there is no vault to judge");
+  if (!isCustomerManaged(p))
+    return na("the TDE protector is not a customer-managed key: Azure holds it, there is no vault to judge", SERVICE_MANAGED);
   if (!p.key) return na(`the TDE protector names no Key Vault key whose vault could be found (${p.keyUri ?? "no key URI"})`);
   const vault = vaultOf(facts.keyVaults, p);
   const holder = p.key.managedHsm ? "Managed HSM" : "vault";

@@ -7,7 +7,8 @@ import { scanErrorLine, unreadErrorLine } from "../failure-lines";
 import { VERSION } from "../../../platform/version";
 import { checkExitCode, runCheck } from "../../../usecases/check";
 import type { CommandIO } from "../command-io";
-import { choiceOption, intOption } from "../option-parsers";
+import { choiceListOption, choiceOption, intOption } from "../option-parsers";
+import type { ReportDetail } from "../../../domain/reports/finding-outline";
 import { withProbeDirOption, type ProbeDirFlags } from "../probe-dir-option";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
 import { serviceClients } from "../service-clients";
@@ -37,6 +38,16 @@ export function registerCheck(program: Command, io: CommandIO): void {
       "--sarif-passes",
       "SARIF also records passing results (kind pass, level none): evidence that each rule was checked; leave it off for GitHub code scanning, which shows every result as an alert",
     )
+    .option(
+      "--show <kinds>",
+      `the table and markdown also list these, comma-separated: ${SHOWN.join(", ")} (by default they count them; failures, exempt and unknown findings are always listed)`,
+      choiceListOption(SHOWN),
+      [] as Shown[],
+    )
+    .option(
+      "--verbose",
+      "the table and markdown list each pass with its evidence (and, with --show not-applicable, each not-applicable finding)",
+    )
     .option("--concurrency <n>", "databases read at once", intOption(1, 256), 16)
     .action(async (flags: CheckFlags) => {
       const format = flags.format ?? flags.output;
@@ -65,6 +76,7 @@ export function registerCheck(program: Command, io: CommandIO): void {
         toolVersion: VERSION,
         notes: result.notes,
         sarifPasses: !!flags.sarifPasses,
+        show: reportDetail(flags),
       };
       const report = renderComplianceReport(input, format);
       for (const extra of flags.report) {
@@ -95,7 +107,18 @@ interface CheckFlags extends StackFlags, ProbeDirFlags {
   report: ExtraReport[];
   planned?: boolean;
   sarifPasses?: boolean;
+  show: Shown[];
+  verbose?: boolean;
   concurrency: number;
+}
+
+/** What `--show` may name. */
+const SHOWN = ["passed", "not-applicable"] as const;
+type Shown = (typeof SHOWN)[number];
+
+/** What the people's formats list beyond failures, from `--show` and `--verbose`. */
+function reportDetail(flags: Pick<CheckFlags, "show" | "verbose">): ReportDetail {
+  return { passed: flags.show.includes("passed"), notApplicable: flags.show.includes("not-applicable"), verbose: !!flags.verbose };
 }
 
 interface ExtraReport {

@@ -47,9 +47,13 @@ export function complianceBadge(s: Pick<StackStatus, "sync" | "compliance">): Ht
   return badge(`answer compliance-${state}`, tone, complianceText(s));
 }
 
-/** The watcher's condition: Stalled needs a person, Reconciling is under way, Ready is neutral (never green). */
-export function conditionBadge(type: ConditionType): Html {
-  const tone: Tone = type === "Stalled" ? "bad" : type === "Reconciling" ? "warn" : "info";
+/**
+ * The watcher's condition: Stalled needs a person, Reconciling is under way, Ready is never green,
+ * and blue (info) only beside a stack that is fine: beside a drifted or non-compliant one it is
+ * neutral, for a coloured Ready there reads as good.
+ */
+export function conditionBadge(type: ConditionType, s?: Pick<StackStatus, "sync" | "compliance">): Html {
+  const tone: Tone = type === "Stalled" ? "bad" : type === "Reconciling" ? "warn" : s && !allFine(s) ? "ok" : "info";
   return badge(`condition condition-${type.toLowerCase()}`, tone, type);
 }
 

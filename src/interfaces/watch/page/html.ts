@@ -42,10 +42,10 @@ function render(v: HtmlValue): string {
 }
 
 /**
- * Text with a break opportunity (`<wbr>`) after each `/` and `.`: a stack file's path, a resource's
+ * Text with a break opportunity (`<wbr>`) after each `/`, `.` and `:`: a stack file's path, a resource's
  * `rg/server/db` label or an ARM id then wraps at its separators on a narrow screen rather than
  * widening the page. The text itself is unchanged (`<wbr>` adds no character) and escaped.
  */
 export function breakable(text: string): Html {
-  return html`${text.split(/(?<=[/.])/).map((part, i) => (i ? html`<wbr />${part}` : part))}`;
+  return html`${text.split(/(?<=[/.:])/).map((part, i) => (i ? html`<wbr />${part}` : part))}`;
 }

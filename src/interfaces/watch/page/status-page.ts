@@ -1,11 +1,18 @@
-import { describeAttribution } from "../../../domain/changes/change-record";
 import { formatDuration } from "../../../platform/duration";
 import { fleetOf } from "../status/stack-answers";
-import type { AuditEntrySummary, ConditionType, DriftedResource, StackStatus, StackStatusList, TickStatus } from "../status/stack-status";
+import type {
+  AuditEntrySummary,
+  ConditionType,
+  DriftedResource,
+  RereadStatus,
+  StackStatus,
+  StackStatusList,
+  TickStatus,
+} from "../status/stack-status";
 import type { StatusBoard } from "../status/status-board";
 import { complianceBadge, conditionBadge, fleetSummary, fleetTitle, syncBadge, syncText, complianceText } from "./answer-badges";
 import { deploymentDetails, deploymentSummary } from "./deployment-html";
-import { breakable, html, type Html, type HtmlValue } from "./html";
+import { breakable, escapeHtml, html, trustedHtml, type Html, type HtmlValue } from "./html";
 import { fileLine, none, shortCommit, time } from "./values-html";
 
 // The status page, rendered on the server: the overview (one row per stack) and a page per stack.
@@ -72,7 +79,7 @@ export function renderStackPage(s: StackStatus, revision: number): string {
     </p>
     <p class="answers">
       <span class="answer-label">Sync</span> ${syncBadge(s)} <span class="answer-label">Compliance</span> ${complianceBadge(s)}
-      <span class="answer-label">Condition</span> ${conditionBadge(s.condition.type)} ${reasonOf(s)}
+      <span class="answer-label">Condition</span> ${conditionBadge(s.condition.type, s)} ${reasonOf(s)}
     </p>
     ${STACK_SECTIONS.map(([id, title, content]) => section(id, title, content(s)))}`;
   return layout(`stackwarden: ${s.name}: ${syncText(s)}, ${complianceText(s)}`, body, { stack: s.name, revision });
@@ -121,11 +128,20 @@ function detailTable<T>(t: {
         ${t.items.map(
           (item) =>
             html`<tr>
-              ${t.row(item)}
+              ${labelled(t.row(item), t.columns)}
             </tr>`,
         )}
       </tbody>
     </table>`;
+}
+
+/**
+ * A row's cells, each `<td>` labelled with its column (`data-label`): below 760 px the tables of a
+ * stack's page become cards, and each value shows its column's name before it.
+ */
+function labelled(row: Html, columns: readonly string[]): Html {
+  let k = 0;
+  return trustedHtml(row.markup.replace(/<td(?=[\s>])/g, () => `<td data-label="${escapeHtml(columns[++k] ?? "")}"`));
 }
 
 /** The table when there is something to list, else nothing. */
@@ -134,7 +150,7 @@ function detailTableOf<T>(t: Parameters<typeof detailTable<T>>[0]): HtmlValue {
 }
 
 function conditionDetails(s: StackStatus): Html {
-  return html`<p>${conditionBadge(s.condition.type)} ${reasonOf(s)} since ${time(s.condition.lastTransitionTime)}</p>
+  return html`<p>${conditionBadge(s.condition.type, s)} ${reasonOf(s)} since ${time(s.condition.lastTransitionTime)}</p>
     <p>${s.condition.message}</p>`;
 }
 
@@ -142,7 +158,7 @@ function syncDetails(s: StackStatus): Html {
   return html`<p>${syncBadge(s)} ${s.sync.message}</p>
     <p>
       ${s.drift.checkedAt ? html`Live state read ${time(s.drift.checkedAt)}` : "Live state not read yet"}${
-        s.drift.since ? html`, drifted since ${time(s.drift.since)}` : ""
+        driftSince(s) ? html`, drifted since ${time(driftSince(s)!)}` : ""
       }
     </p>
     ${detailTableOf({
@@ -154,7 +170,18 @@ function syncDetails(s: StackStatus): Html {
           <td>${r.property}</td>
           <td>${r.desired}</td>
           <td>${r.live ?? none()}</td>
-          <td>${describeAttribution(r.changedBy)}</td>
+          <td>
+            ${
+              r.changedBy
+                ? html`<span class="who">${r.changedBy.caller ?? "an unnamed caller"}</span>, ${time(r.changedBy.at)}
+                    <details class="drift-more">
+                      <summary>details</summary>
+                      ${breakable(r.changedBy.operation)}<br />correlation ${r.changedBy.correlationId ?? none()}<br />from the
+                      ${r.changedBy.source}
+                    </details>`
+                : "found by the sweep"
+            }
+          </td>
           <td>${fileLine(r.source)}</td>`,
     })}`;
 }
@@ -170,6 +197,8 @@ function tickDetails(s: StackStatus): Html {
             <dd>${t.error}</dd>`
         : ""
     }
+    <dt>Last re-read</dt>
+    <dd>${s.lastReread ? rereadLine(s.lastReread) : none("no re-read since the watcher started")}</dd>
     <dt>Commit</dt>
     <dd>${t ? commitLine(t) : none()}</dd>
     <dt>Next tick</dt>
@@ -307,7 +336,7 @@ function overviewRow(s: StackStatus): Html {
     <td class="cell-sync" data-label="Sync">${syncBadge(s)}${syncNotes(s)}</td>
     <td class="cell-compliance" data-label="Compliance">${complianceBadge(s)}${complianceNotes(s)}</td>
     <td class="cell-condition" data-label="Condition">
-      ${conditionBadge(s.condition.type)} ${reasonOf(s)}<span class="sub">${s.condition.message}</span>${watcherNotes(s)}
+      ${conditionBadge(s.condition.type, s)} ${reasonOf(s)}<span class="sub">${s.condition.message}</span>${watcherNotes(s)}
     </td>
     <td class="cell-deployment" data-label="Deployment">${deploymentSummary(s)}</td>
     <td class="cell-ticks" data-label="Last tick">
@@ -326,7 +355,8 @@ function syncNotes(s: StackStatus): HtmlValue {
         >`
       : html`<span class="sub">not read yet</span>`;
   if (s.sync.state !== "drifted") return "";
-  return html`${s.drift.since ? html`<span class="sub">since ${time(s.drift.since)}</span>` : ""}${someOf(s.drift.resources, driftItem)}`;
+  const since = driftSince(s);
+  return html`${since ? html`<span class="sub">since ${time(since)}</span>` : ""}${someOf(s.drift.resources, driftItem)}`;
 }
 
 /** Under the compliance badge: the failing rules (mandatory first, a few), or what was last known when unknown. */
@@ -364,14 +394,45 @@ function reasonOf(s: StackStatus): Html {
   return html`<span class="reason">${s.condition.reason}</span>${code ? html` <code class="error-code">${code}</code>` : ""}`;
 }
 
+/**
+ * One drifted database as a person reads it: its name, what changed (`TDE Disabled → want Enabled`),
+ * who and when (relative); the operation, correlation id, change source and stack-file line behind a disclosure.
+ */
 function driftItem(r: DriftedResource): Html {
-  return html`${breakable(r.label)}: ${r.property} ${r.live ?? "unknown"}, desired ${r.desired},
-  ${describeAttribution(r.changedBy)}${r.source ? html` <span class="sub-inline">(${fileLine(r.source)})</span>` : ""}`;
+  const c = r.changedBy;
+  const who = c ? html`by <span class="who">${c.caller ?? "an unnamed caller"}</span>, ${time(c.at)}` : html`found by the sweep`;
+  return html`<span class="drift-line"
+      ><span class="drift-name">${breakable(r.label)}</span>: ${propertyName(r.property)} ${r.live ?? "unknown"} → want ${r.desired},
+      ${who}</span
+    >
+    <details class="drift-more">
+      <summary>details</summary>
+      ${c ? html`${breakable(c.operation)}<br />correlation ${c.correlationId ?? none()}<br />from the ${c.source}<br />` : ""}stack file
+      ${fileLine(r.source)}
+    </details>`;
+}
+
+/** A drifted property as a person names it. */
+function propertyName(p: DriftedResource["property"]): string {
+  return p === "transparentDataEncryption" ? "TDE" : p;
+}
+
+/** Since when a stack has drifted: the earliest change a record names, else when the watcher first saw it. */
+function driftSince(s: StackStatus): string | null {
+  const ats = s.drift.resources.flatMap((r) => (r.changedBy ? [r.changedBy.at] : [])).filter((a) => Number.isFinite(Date.parse(a)));
+  return ats.length ? ats.reduce((a, b) => (Date.parse(a) <= Date.parse(b) ? a : b)) : s.drift.since;
 }
 
 function tickLine(t: TickStatus): Html {
   return html`#${t.number} <span class="outcome-${t.outcome}">${t.outcome}</span> in ${formatDuration(t.durationMs)},
     ${time(t.finishedAt)}${t.consecutiveFailures > 1 ? html` (${t.consecutiveFailures} failures in a row)` : ""}`;
+}
+
+/** A re-read between ticks: its number, outcome, duration, when, and what it re-read. */
+function rereadLine(r: RereadStatus): Html {
+  return html`#${r.number} (after tick ${r.afterTick}) <span class="outcome-${r.outcome}">${r.outcome}</span> in
+    ${formatDuration(r.durationMs)}, ${time(r.finishedAt)}: ${r.changed} changed resource(s), ${r.databases} database(s), ${r.rules} rule(s)
+    judged again`;
 }
 
 function commitLine(t: TickStatus): Html {

@@ -144,6 +144,24 @@ export interface TickStatus {
   consecutiveFailures: number;
 }
 
+/** The last targeted re-read between ticks (after change records): it updates drift and findings, not `lastTick`. */
+export interface RereadStatus {
+  /** 1 for the watcher's first re-read. */
+  number: number;
+  /** The tick it followed. */
+  afterTick: number;
+  outcome: "succeeded" | "failed" | "interrupted";
+  error: string | null;
+  errorCode: ErrorCode | null;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  /** What it re-read: the changed resources that caused it, the databases they reach, the rules judged again. */
+  changed: number;
+  databases: number;
+  rules: number;
+}
+
 /** One failing (or exempted) finding, as the page lists it. */
 export interface FindingSummary {
   resourceId: string;
@@ -295,7 +313,9 @@ export interface StackStatus {
   condition: StatusCondition;
   deployment: DeploymentStatus;
   drift: DriftStatus;
+  /** The last full tick (a sweep of the whole stack); re-reads between ticks are `lastReread`. */
   lastTick: TickStatus | null;
+  lastReread: RereadStatus | null;
   nextTickAt: string | null;
   findings: FindingsStatus;
   lock: LockStatus;
@@ -343,6 +363,7 @@ export function initialStackStatus(name: string, file: string, now: Date, schedu
     deployment: { state: "none", applying: null, commit: null, last: null, lastApply: null },
     drift: { state: "unknown", checkedAt: null, since: null, episode: 0, resources: [] },
     lastTick: null,
+    lastReread: null,
     nextTickAt: null,
     findings: { checkedAt: null, mandatory: 0, advisory: 0, exempt: 0, rules: [] },
     lock: { state: "free", holder: null, lastRecovered: null },

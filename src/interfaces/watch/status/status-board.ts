@@ -172,7 +172,7 @@ export class StatusBoard {
 
 /**
  * A status stored by an earlier version, brought to the current shape: codes of a time before
- * conditions and ticks carried them read as null (unknown); the answers (sync, compliance) are
+ * conditions and ticks carried them read as null (unknown), as does a re-read before re-reads were told apart from ticks; the answers (sync, compliance) are
  * derived, and a deployment from before the trail was read has no `last` apply yet.
  */
 function upgraded(s: StackStatus): StackStatus {
@@ -180,6 +180,7 @@ function upgraded(s: StackStatus): StackStatus {
     ...s,
     condition: { ...s.condition, code: s.condition.code ?? null },
     lastTick: s.lastTick && { ...s.lastTick, errorCode: s.lastTick.errorCode ?? null },
+    lastReread: s.lastReread ?? null,
   });
 }
 
