@@ -9,6 +9,9 @@ import { factsFromResources, gatherFacts, incompleteReadsIn } from "../domain/fa
 import type { StackConfig } from "../domain/stack/stack-config";
 import type { UnreadEntry } from "../domain/stack/unread-entry";
 import type { StateStores } from "../domain/state/state-ports";
+import type { ScopeCoverage } from "../domain/stack/stack-scope";
+import { coverageSentence, markDiscovered } from "../domain/discovery/scope-coverage";
+import { discoverScope } from "./scope";
 
 /** One compliance check of a stack. */
 export interface CheckRequest {
@@ -46,6 +49,10 @@ export interface CheckOutcome extends ComplianceResult {
    * each once: their findings are not applicable, and the check is incomplete (exit 1).
    */
   unread: UnreadEntry[];
+  /** With `stackwarden:scope`: what the scope covered (listed, discovered); its sentence leads the notes. */
+  coverage?: ScopeCoverage;
+  /** The stack judged: the one asked for, with the scope's discovered databases when it has a scope. */
+  judged: StackConfig;
 }
 
 /**
@@ -57,11 +64,14 @@ export async function runCheck(req: CheckRequest): Promise<CheckOutcome> {
   const rules = req.rules ?? enabledRules(req.stack.policies);
   const keys = [...new Set([...factKeysOf(rules), ...(req.alsoGather ?? [])])];
   const notes: string[] = [];
-  const unread: UnreadEntry[] = [];
+  // A targeted re-read (`rules`) judges the stack it is given; a whole check discovers the scope first.
+  const scoped = req.rules ? { stack: req.stack, unread: [] } : await discoverScope(req.stack, req.clients, req);
+  const stack = scoped.stack;
+  const unread: UnreadEntry[] = [...scoped.unread];
   const facts = await gatherFacts(
     keys,
     {
-      stack: req.stack,
+      stack,
       stackName: req.stackName,
       clients: req.clients,
       cwd: req.cwd,
@@ -74,9 +84,11 @@ export async function runCheck(req: CheckRequest): Promise<CheckOutcome> {
     },
     { planned: req.planned },
   );
-  const result = evaluateCompliance(facts, req.stack.policies, req.stack.exemptions, req.now ?? Date.now(), rules);
+  const evaluated = evaluateCompliance(facts, stack.policies, stack.exemptions, req.now ?? Date.now(), rules);
+  const result = stack.coverage ? { ...evaluated, findings: markDiscovered(stack.coverage, evaluated.findings) } : evaluated;
   const scanErrors = incompleteReadsIn(facts);
-  return { ...result, facts, scanErrors, notes, unread };
+  if (stack.coverage) notes.unshift(coverageSentence(stack.coverage, result.findings));
+  return { ...result, facts, scanErrors, notes, unread, judged: stack, ...(stack.coverage ? { coverage: stack.coverage } : {}) };
 }
 
 /**

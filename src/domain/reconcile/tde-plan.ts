@@ -1,4 +1,5 @@
 import type { ChangeAttribution } from "../changes/change-record";
+import { databaseSubscription } from "../stack/stack-config";
 import { mapBounded } from "../../platform/bounded-map";
 import type { DesiredDatabase, StackConfig } from "../stack/stack-config";
 import { databaseLabel, sqlDatabaseId } from "../../platform/arm/resource-id";
@@ -62,7 +63,7 @@ export async function planTde(
   let done = 0;
   const read = await mapBounded(stack.databases, opts.concurrency ?? 16, async (desired): Promise<TdePlanItem | TdePlanError> => {
     const ref: TdeDatabaseRef = {
-      subscriptionId: stack.subscriptionId,
+      subscriptionId: databaseSubscription(stack, desired),
       resourceGroup: desired.resourceGroup,
       server: desired.server,
       database: desired.database,

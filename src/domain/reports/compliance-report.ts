@@ -20,6 +20,18 @@ export interface ComplianceReportInput {
    * auditor's record (the evidence bundle). Off for code scanning, which shows every result as an alert.
    */
   sarifPasses?: boolean;
+  /** With `stackwarden:scope`: the databases in scope, listed and discovered, and how many fail (scope-coverage.ts). */
+  coverage?: CoverageCounts;
+}
+
+/** The coverage counts of a check over a scope, as the JSON (`coverage`) and SARIF (`run.properties.coverage`) give them. */
+export interface CoverageCounts {
+  inScope: number;
+  listed: number;
+  discovered: number;
+  nonCompliant: number;
+  /** `rg/server/db` of each discovered database with a mandatory violation. */
+  discoveredNonCompliant: string[];
 }
 
 /** The `check --format json` document. */
@@ -29,6 +41,7 @@ export function complianceDocument(r: ComplianceReportInput) {
     file: r.file,
     generatedAt: r.generatedAt.toISOString(),
     summary: r.result.summary,
+    ...(r.coverage ? { coverage: r.coverage } : {}),
     notes: r.notes ?? [],
     findings: r.result.findings.map((f) => ({
       ruleId: f.ruleId,

@@ -11,6 +11,7 @@ import { choiceOption, intOption } from "../option-parsers";
 import { withProbeDirOption, type ProbeDirFlags } from "../probe-dir-option";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
 import { serviceClients } from "../service-clients";
+import { coverageCounts } from "../../../domain/discovery/scope-coverage";
 
 const FORMATS = COMPLIANCE_FORMATS;
 type Format = ComplianceFormat;
@@ -65,6 +66,7 @@ export function registerCheck(program: Command, io: CommandIO): void {
         toolVersion: VERSION,
         notes: result.notes,
         sarifPasses: !!flags.sarifPasses,
+        ...(result.coverage ? { coverage: coverageCounts(result.coverage, result.findings) } : {}),
       };
       const report = renderComplianceReport(input, format);
       for (const extra of flags.report) {
