@@ -12,7 +12,7 @@ import type { Discovery } from "./discover-databases";
  * each database found in scope and not listed becomes an entry of its own (`discovered`, its
  * subscription, the scope's desired TDE status, located at `stackwarden:scope`), so every fact kind
  * and rule judges it as it judges a listed one. The scope's exemptions become exemptions of the
- * discovered databases they name.
+ * databases in scope they name.
  */
 export function withDiscovered(stack: StackConfig, discovery: Pick<Discovery, "databases" | "servers">): StackConfig {
   const scope = stack.scope;
@@ -26,6 +26,16 @@ export function withDiscovered(stack: StackConfig, discovery: Pick<Discovery, "d
     const id = sqlDatabaseId(d).toLowerCase();
     if (found.has(id)) continue;
     found.add(id);
+    // The scope's exemptions name databases in scope, listed (an adopted one keeps its exemption) or not.
+    for (const e of scope.exemptions)
+      if (exemptionNames(e, d))
+        exemptions.push({
+          resourceId: sqlDatabaseId(d),
+          ...(e.rules ? { rules: e.rules } : {}),
+          reason: e.reason,
+          ...(e.expires ? { expires: e.expires } : {}),
+          ...(e.source ? { source: e.source } : {}),
+        });
     if (listed.has(id)) continue;
     discovered.push({
       subscriptionId: d.subscriptionId,
@@ -36,15 +46,6 @@ export function withDiscovered(stack: StackConfig, discovery: Pick<Discovery, "d
       ...(scope.source ? { source: scope.source } : {}),
       discovered: true,
     });
-    for (const e of scope.exemptions)
-      if (exemptionNames(e, d))
-        exemptions.push({
-          resourceId: sqlDatabaseId(d),
-          ...(e.rules ? { rules: e.rules } : {}),
-          reason: e.reason,
-          ...(e.expires ? { expires: e.expires } : {}),
-          ...(e.source ? { source: e.source } : {}),
-        });
   }
   const listedInScope = stack.databases.filter((d) => found.has(idOf(d)));
   const coverage: ScopeCoverage = {

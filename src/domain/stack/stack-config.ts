@@ -33,8 +33,8 @@ export type { Exemption, SourceLocation };
 
 export interface DesiredDatabase {
   /**
-   * Absent for a listed database (it is in the stack's `subscriptionId`); a database discovered in
-   * `stackwarden:scope` carries its own (`databaseSubscription`).
+   * Absent: the stack's `subscriptionId`. A database discovered in `stackwarden:scope` carries its
+   * own, and so may a listed entry (one adopted from another subscription): `databaseSubscription`.
    */
   subscriptionId?: string;
   resourceGroup: string;

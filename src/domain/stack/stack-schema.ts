@@ -37,6 +37,13 @@ export const STATIC_KEY_SCHEMAS = {
       additionalProperties: false,
       required: ["resourceGroup", "server", "database", "transparentDataEncryption"],
       properties: {
+        subscriptionId: {
+          type: "string",
+          pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+          description:
+            "optional, default stackwarden:subscriptionId: the database's subscription (an entry discover --write adopted from another subscription of stackwarden:scope)",
+          "x-rule": "subscription id: a GUID such as 00000000-0000-0000-0000-000000000000",
+        },
         resourceGroup: name(N.resourceGroup),
         server: name(N.sqlServer),
         database: name(N.sqlDatabase),

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -93,5 +93,60 @@ describe("check --stack dev over its scope", () => {
 
     const md = (await cli("check", "--stack", "dev", "--output", "markdown")).out;
     expect(md).toContain(SENTENCE);
+  });
+});
+
+describe("discover --stack dev", () => {
+  it("lists what is in scope and not in the file; --write adds exactly those, keeping the file; a second run finds nothing", async () => {
+    const copy = join(work, "Pulumi.dev.yaml");
+    const original = readFileSync(join(ROOT, "stacks/Pulumi.dev.yaml"), "utf8");
+    writeFileSync(copy, original);
+    const listed = await cli("discover", "--config", copy, "--output", "json");
+    expect(listed.code, listed.err).toBe(0);
+    const doc = JSON.parse(listed.out) as {
+      inScope: number;
+      listed: number;
+      unlisted: { server: string; database: string }[];
+      written: boolean;
+    };
+    const unlisted = doc.unlisted.map((d) => `${d.server}/${d.database}`);
+    expect(unlisted).toEqual([
+      "sql-prod-1/reporting",
+      "sql-prod-2/billing",
+      "sql-prod-3/ledger",
+      "sql-shared-1/sessions",
+      "sql-shared-1/scratch",
+    ]);
+    expect([doc.inScope, doc.listed, doc.written]).toEqual([10, 5, false]);
+    expect(readFileSync(copy, "utf8")).toBe(original);
+
+    const wrote = await cli("discover", "--config", copy, "--write");
+    expect(wrote.code, wrote.err).toBe(0);
+    expect(wrote.out).toMatch(/Added 5 database\(s\) to stackwarden:databases/);
+    const after = readFileSync(copy, "utf8");
+    // Every line of the file is still there, in order (its comments too); what is new is the entries and their comment.
+    const old = original.split("\n");
+    let i = 0;
+    const added: string[] = [];
+    for (const line of after.split("\n")) {
+      if (i < old.length && line === old[i]) i++;
+      else added.push(line);
+    }
+    expect(i).toBe(old.length);
+    expect(added[0]).toMatch(/^ {4}# adopted by `stackwarden discover --write`/);
+    expect(added.filter((l) => l.includes("database:")).map((l) => l.trim())).toEqual(unlisted.map((u) => `database: ${u.split("/")[1]}`));
+    expect(added).toContain("    - subscriptionId: 11111111-1111-1111-1111-111111111111");
+
+    const again = await cli("discover", "--config", copy, "--output", "json");
+    expect(again.code, again.err).toBe(0);
+    expect(JSON.parse(again.out)).toMatchObject({ inScope: 10, listed: 10, unlisted: [] });
+  });
+
+  it("names a stack without a scope as a usage error", async () => {
+    const bare = join(work, "bare.yaml");
+    writeFileSync(bare, "config:\n  stackwarden:subscriptionId: 00000000-0000-0000-0000-000000000000\n");
+    const r = await cli("discover", "--config", bare);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/SW_USAGE: .*bare\.yaml has no stackwarden:scope/);
   });
 });
