@@ -38,6 +38,11 @@ export interface TdePlan {
   changes: TdePlanItem[];
   /** Databases that could not be read, each at its stack-file line; any makes `plan` exit 1. */
   errors: TdePlanError[];
+  /**
+   * Changes to databases found in the stack's scope that `apply` will not make (no `scope.remediate`,
+   * or a scope exemption covers them): shown, never applied, and not counted as pending.
+   */
+  held?: TdePlanItem[];
 }
 
 export interface PlanOptions {
