@@ -51,8 +51,6 @@ export interface CheckOutcome extends ComplianceResult {
   unread: UnreadEntry[];
   /** With `stackwarden:scope`: what the scope covered (listed, discovered); its sentence leads the notes. */
   coverage?: ScopeCoverage;
-  /** The stack judged: the one asked for, with the scope's discovered databases when it has a scope. */
-  judged: StackConfig;
 }
 
 /**
@@ -64,10 +62,15 @@ export async function runCheck(req: CheckRequest): Promise<CheckOutcome> {
   const rules = req.rules ?? enabledRules(req.stack.policies);
   const keys = [...new Set([...factKeysOf(rules), ...(req.alsoGather ?? [])])];
   const notes: string[] = [];
-  // A targeted re-read (`rules`) judges the stack it is given; a whole check discovers the scope first.
-  const scoped = req.rules ? { stack: req.stack, unread: [] } : await discoverScope(req.stack, req.clients, req);
-  const stack = scoped.stack;
-  const unread: UnreadEntry[] = [...scoped.unread];
+  const unread: UnreadEntry[] = [];
+  let stack = req.stack;
+  // A targeted re-read (`rules`) judges the stack it is given; a whole check discovers the scope
+  // first, once every fact kind's settings are checked (a missing one stops it before any request).
+  const widen = async (asked: StackConfig): Promise<StackConfig> => {
+    const scoped = await discoverScope(asked, req.clients, req);
+    unread.push(...scoped.unread);
+    return (stack = scoped.stack);
+  };
   const facts = await gatherFacts(
     keys,
     {
@@ -82,13 +85,13 @@ export async function runCheck(req: CheckRequest): Promise<CheckOutcome> {
       unread: (entry) => unread.push(entry),
       warn: req.warn ?? (() => {}),
     },
-    { planned: req.planned },
+    { planned: req.planned, ...(req.rules ? {} : { widen }) },
   );
   const evaluated = evaluateCompliance(facts, stack.policies, stack.exemptions, req.now ?? Date.now(), rules);
   const result = stack.coverage ? { ...evaluated, findings: markDiscovered(stack.coverage, evaluated.findings) } : evaluated;
   const scanErrors = incompleteReadsIn(facts);
   if (stack.coverage) notes.unshift(coverageSentence(stack.coverage, result.findings));
-  return { ...result, facts, scanErrors, notes, unread, judged: stack, ...(stack.coverage ? { coverage: stack.coverage } : {}) };
+  return { ...result, facts, scanErrors, notes, unread, ...(stack.coverage ? { coverage: stack.coverage } : {}) };
 }
 
 /**
