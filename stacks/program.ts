@@ -5,7 +5,7 @@ import { findProjectDir, resolveArtifacts } from "../src/domain/artifacts/artifa
 import { localArtifactFiles } from "../src/usecases/local-artifact-gate";
 import { sha256FileSync } from "../src/platform/files/file-digest";
 import { displayPath } from "../src/platform/files/path-glob";
-import { stackConfigFromValues, type StackConfig } from "../src/domain/stack/stack-config";
+import { databaseSubscription, stackConfigFromValues, type StackConfig } from "../src/domain/stack/stack-config";
 import { allDataSources } from "../src/domain/facts/data-source-registry";
 import { tdeResourceName } from "../src/domain/facts/tde-status";
 import { databaseLabel } from "../src/platform/arm/resource-id";
@@ -128,7 +128,7 @@ export function registerStack(stack: StackConfig): Registered {
   for (const [i, d] of stack.databases.entries()) {
     const stackEntry = entries[i];
     const resource = new TransparentDataEncryption(tdeResourceName(d), {
-      subscriptionId: stack.subscriptionId,
+      subscriptionId: databaseSubscription(stack, d),
       resourceGroup: d.resourceGroup,
       server: d.server,
       database: d.database,

@@ -9,6 +9,9 @@ import { factsFromResources, gatherFacts, incompleteReadsIn } from "../domain/fa
 import type { StackConfig } from "../domain/stack/stack-config";
 import type { UnreadEntry } from "../domain/stack/unread-entry";
 import type { StateStores } from "../domain/state/state-ports";
+import type { ScopeCoverage } from "../domain/stack/stack-scope";
+import { coverageSentence, markDiscovered } from "../domain/discovery/scope-coverage";
+import { discoverScope } from "./scope";
 
 /** One compliance check of a stack. */
 export interface CheckRequest {
@@ -46,6 +49,8 @@ export interface CheckOutcome extends ComplianceResult {
    * each once: their findings are not applicable, and the check is incomplete (exit 1).
    */
   unread: UnreadEntry[];
+  /** With `stackwarden:scope`: what the scope covered (listed, discovered); its sentence leads the notes. */
+  coverage?: ScopeCoverage;
 }
 
 /**
@@ -58,10 +63,18 @@ export async function runCheck(req: CheckRequest): Promise<CheckOutcome> {
   const keys = [...new Set([...factKeysOf(rules), ...(req.alsoGather ?? [])])];
   const notes: string[] = [];
   const unread: UnreadEntry[] = [];
+  let stack = req.stack;
+  // A targeted re-read (`rules`) judges the stack it is given; a whole check discovers the scope
+  // first, once every fact kind's settings are checked (a missing one stops it before any request).
+  const widen = async (asked: StackConfig): Promise<StackConfig> => {
+    const scoped = await discoverScope(asked, req.clients, req);
+    unread.push(...scoped.unread);
+    return (stack = scoped.stack);
+  };
   const facts = await gatherFacts(
     keys,
     {
-      stack: req.stack,
+      stack,
       stackName: req.stackName,
       clients: req.clients,
       cwd: req.cwd,
@@ -72,11 +85,13 @@ export async function runCheck(req: CheckRequest): Promise<CheckOutcome> {
       unread: (entry) => unread.push(entry),
       warn: req.warn ?? (() => {}),
     },
-    { planned: req.planned },
+    { planned: req.planned, ...(req.rules ? {} : { widen }) },
   );
-  const result = evaluateCompliance(facts, req.stack.policies, req.stack.exemptions, req.now ?? Date.now(), rules);
+  const evaluated = evaluateCompliance(facts, stack.policies, stack.exemptions, req.now ?? Date.now(), rules);
+  const result = stack.coverage ? { ...evaluated, findings: markDiscovered(stack.coverage, evaluated.findings) } : evaluated;
   const scanErrors = incompleteReadsIn(facts);
-  return { ...result, facts, scanErrors, notes, unread };
+  if (stack.coverage) notes.unshift(coverageSentence(stack.coverage, result.findings));
+  return { ...result, facts, scanErrors, notes, unread, ...(stack.coverage ? { coverage: stack.coverage } : {}) };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ChangeAttribution } from "../domain/changes/change-record";
+import { mayWriteDatabase, writableStack } from "./scope";
 import { dirname, resolve } from "node:path";
 import type { ClientSet } from "../clients/client-set";
 import type { AuditChange, AuditEntry } from "../domain/audit/audit-entry";
@@ -170,9 +171,22 @@ export async function reconcileStack(req: ReconcileRequest, hooks: ApplyHooks & 
       }
       const api = fenceWrites(stopBetweenRequests(req.clients.sql, halt), lock);
       const beforeApply = (changes: readonly TdePlanItem[]) => started(changes.map(startedChange));
+      // A database the file does not list is written only when the scope opts in (scope.remediate).
       const applied = req.only
-        ? await applyOnly(api, req, req.only, halt, hooks, beforeApply)
-        : await applyChanges(api, req.stack, { ...req, signal: halt, beforeApply }, hooks);
+        ? await applyOnly(
+            api,
+            req,
+            req.only.filter((i) => mayWriteDatabase(req.stack, i.desired)),
+            halt,
+            hooks,
+            beforeApply,
+          )
+        : await applyChanges(
+            api,
+            (await writableStack(req.stack, req.clients, { signal: halt })).stack,
+            { ...req, signal: halt, beforeApply },
+            hooks,
+          );
       outcomes = applied.outcomes;
       // Read back where each change ended; after a lost lock too (reads change nothing), not after a shutdown.
       const readBack = stop.aborted ? api : fenceWrites(req.clients.sql, lock);

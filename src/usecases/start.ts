@@ -9,6 +9,7 @@ import type { StateStores } from "../domain/state/state-ports";
 import { openMemoryState } from "../platform/state/memory/memory-state";
 import { reconcileStack, type ApplyHooks } from "./reconcile";
 import { checkExitCode, runCheck, type CheckOutcome } from "./check";
+import { writableStack } from "./scope";
 import { EXIT_PROBE_FAILED, prepareStackProbes, runStackProbes, type ProbeOutcome } from "./probe";
 
 /** The steps of the main job, in order. */
@@ -65,7 +66,9 @@ export async function runStart(
       const prepared = prepareStackProbes(stack.probes, clients, env);
 
       hooks.step?.(1, "plan");
-      const plan = await planTde(clients.sql, stack);
+      // The databases it may write: the listed ones, and those its scope discovers when it opts in to remediation.
+      const target = (await writableStack(stack, clients)).stack;
+      const plan = await planTde(clients.sql, target);
       hooks.planned?.(plan, true);
 
       hooks.step?.(2, "apply");
@@ -76,7 +79,7 @@ export async function runStart(
       const applied = await reconcileStack(
         {
           ...tuning,
-          stack,
+          stack: target,
           stackName: req.stackName,
           clients,
           cwd: req.cwd,
@@ -92,7 +95,7 @@ export async function runStart(
       if (applied.exitCode !== 0) return { exitCode: applied.exitCode, plan };
 
       hooks.step?.(3, "plan again");
-      const second = await planTde(clients.sql, stack);
+      const second = await planTde(clients.sql, target);
       hooks.planned?.(second, false);
       if (second.changes.length > 0 || second.errors.length > 0) {
         hooks.notConverged?.();

@@ -1,4 +1,5 @@
 import type { Finding } from "../domain/compliance/finding";
+import { databaseSubscription } from "../domain/stack/stack-config";
 import type { ChangeAttribution } from "../domain/changes/change-record";
 import { databaseIdOf, type RereadPlan } from "../domain/rereads/reread-plan";
 import type { ComplianceFacts } from "../domain/facts/model/compliance-facts";
@@ -20,7 +21,7 @@ export interface WatchView {
  */
 export async function runRereadTick(req: TickRequest, plan: RereadPlan, view: WatchView, hooks: TickHooks = {}): Promise<TickReport> {
   const report = await runWatchTick({ ...req, stack: plan.stack, rules: plan.rules, causes: mergedCauses(req.causes, plan.causes) }, hooks);
-  const reread = new Set(plan.stack.databases.map((d) => databaseIdOf(plan.stack.subscriptionId, d)));
+  const reread = new Set(plan.stack.databases.map((d) => databaseIdOf(databaseSubscription(plan.stack, d), d)));
   const subjects = subjectsOf(report.check.facts);
   const judged = new Set(plan.rules.map((r) => r.id));
   return {

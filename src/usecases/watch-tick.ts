@@ -1,4 +1,5 @@
 import type { ClientSet } from "../clients/client-set";
+import { databaseSubscription } from "../domain/stack/stack-config";
 import type { AuditChange } from "../domain/audit/audit-entry";
 import type { ChangeAttribution } from "../domain/changes/change-record";
 import type { RuleDefinition } from "../domain/compliance/rule";
@@ -266,7 +267,7 @@ export function planItems(stack: StackConfig, facts: ComplianceFacts, causes?: R
     const fact = databaseFactsIn(facts)[i];
     if (fact?.unread) return [];
     const ref: TdeDatabaseRef = {
-      subscriptionId: stack.subscriptionId,
+      subscriptionId: databaseSubscription(stack, desired),
       resourceGroup: desired.resourceGroup,
       server: desired.server,
       database: desired.database,

@@ -1,4 +1,5 @@
 import { mapBounded } from "../../platform/bounded-map";
+import { databaseSubscription } from "../stack/stack-config";
 import { sqlDatabaseId, type DatabaseRef, type ServerRef } from "../../platform/arm/resource-id";
 import type { SourceLocation } from "../../platform/yaml/source-location";
 import { SQL_DATABASES_LIST_BY_SERVER, type Database, type DatabaseIdentity } from "../../services/sql/database-types";
@@ -121,7 +122,6 @@ export function stackProtectorReads(ctx: GatherContext): Promise<ProtectorRead[]
 
 async function readStackProtectors(ctx: GatherContext): Promise<ProtectorRead[]> {
   const servers = stackServers(ctx.stack);
-  const sub = ctx.stack.subscriptionId;
   // Both bounded by the stack's concurrency; the databases' reads share their server's one list.
   const [protectors, lists] = await Promise.all([
     mapBounded(servers, ctx.concurrency, (s) => readProtectorOnce(ctx, s)),
@@ -132,7 +132,7 @@ async function readStackProtectors(ctx: GatherContext): Promise<ProtectorRead[]>
   for (const d of ctx.stack.databases) {
     const at = serverAt.get(`${d.resourceGroup}/${d.server}`.toLowerCase())!;
     const read = databaseResourceIn(lists[at], {
-      subscriptionId: sub,
+      subscriptionId: databaseSubscription(ctx.stack, d),
       resourceGroup: d.resourceGroup,
       server: d.server,
       database: d.database,

@@ -13,10 +13,15 @@ export type GatherInput = Omit<GatherContext, "once" | "unread" | "located"> & {
  * Gathers the facts of the kinds named (each registered kind's list is there; those not named are
  * empty): every kind's `prepare` first, so a missing setting stops the run before any request,
  * then every kind at once, sharing reads. With `planned`, each kind reads as the stack's plan
- * leaves it. A read that fails fails the gathering, and cancels the other kinds' reads (their
+ * leaves it; with `widen`, after the prepares, the stack becomes what it returns (the scope's
+ * discovered databases). A read that fails fails the gathering, and cancels the other kinds' reads (their
  * retries would only keep the process waiting for an answer that no longer matters).
  */
-export async function gatherFacts(keys: readonly string[], input: GatherInput, opts: { planned?: boolean } = {}): Promise<ComplianceFacts> {
+export async function gatherFacts(
+  keys: readonly string[],
+  input: GatherInput,
+  opts: { planned?: boolean; widen?: (stack: GatherContext["stack"]) => Promise<GatherContext["stack"]> } = {},
+): Promise<ComplianceFacts> {
   const kinds = kindsNamed(keys);
   const reads = new Map<string, Promise<unknown>>();
   const failed = new AbortController();
@@ -45,6 +50,8 @@ export async function gatherFacts(keys: readonly string[], input: GatherInput, o
       }),
   };
   for (const kind of kinds) await kind.prepare?.(ctx);
+  // What widens the stack (its scope's discovery) reads only once every setting is known to be there.
+  if (opts.widen) ctx.stack = await opts.widen(ctx.stack);
   const lists = await Promise.all(
     kinds.map((kind) =>
       (opts.planned && kind.planned ? kind.planned(ctx, () => gatherKind(kind, ctx)) : gatherKind(kind, ctx)).catch((e: unknown) => {

@@ -7,7 +7,7 @@ import type { ManagedHsm, ManagedHsmKey, ManagedHsmKeyRef, ManagedHsmRef } from 
 import { managedHsmRefOf, subscriptionManagedHsmsPath } from "../../services/keyvault/managed-hsm-ids";
 import { subscriptionVaultsPath, vaultRefOf } from "../../services/keyvault/vault-ids";
 import type { EncryptionProtector } from "../../services/sql/key-custody-types";
-import type { StackConfig } from "../stack/stack-config";
+import { databaseSubscription, type StackConfig } from "../stack/stack-config";
 import type { FactClients } from "./fact-clients";
 import type { GatherContext } from "./fact-kind";
 import { readOrFailure, type ReadFailure } from "./read-failure";
@@ -48,13 +48,13 @@ export interface StackServer extends ServerRef {
 export function stackServers(stack: Pick<StackConfig, "subscriptionId" | "databases">): StackServer[] {
   const servers = new Map<string, StackServer>();
   for (const d of stack.databases) {
-    const key = `${d.resourceGroup}/${d.server}`.toLowerCase();
+    const key = `${databaseSubscription(stack, d)}/${d.resourceGroup}/${d.server}`.toLowerCase();
     const known = servers.get(key);
     if (known) {
       known.databases.push(d.database);
       continue;
     }
-    const ref = { subscriptionId: stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server };
+    const ref = { subscriptionId: databaseSubscription(stack, d), resourceGroup: d.resourceGroup, server: d.server };
     servers.set(key, { ...ref, id: sqlServerId(ref), label: `${d.resourceGroup}/${d.server}`, databases: [d.database], source: d.source });
   }
   return [...servers.values()];

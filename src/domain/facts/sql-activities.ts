@@ -1,4 +1,5 @@
 import { elasticPoolId, tdeConfigurationId } from "../../platform/arm/resource-id";
+import { databaseSubscription } from "../stack/stack-config";
 import { defineDataSource, inputsFromArmId, logicalName, type DataSourceInputs } from "./data-source";
 import { databaseParamsOf } from "./read-params";
 import { DATABASE_INPUTS, databaseRefOf, tdeResourceName } from "./tde-status";
@@ -42,7 +43,7 @@ export const tdeActivities = defineDataSource({
   instances: (stack) =>
     stack.databases.map((d) => ({
       name: `tde-activity-${logicalName(d.resourceGroup, d.server, d.database)}`,
-      inputs: { subscriptionId: stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database },
+      inputs: { subscriptionId: databaseSubscription(stack, d), resourceGroup: d.resourceGroup, server: d.server, database: d.database },
       after: tdeResourceName(d),
     })),
 });

@@ -1,3 +1,4 @@
+import { databaseSubscription } from "../stack/stack-config";
 import { sqlDatabaseId } from "../../platform/arm/resource-id";
 import { defineDataSource, inputsFromArmId, logicalName, type DataSourceInputs } from "./data-source";
 import { readOrFailure } from "./read-failure";
@@ -27,6 +28,6 @@ export const sqlDatabase = defineDataSource({
   instances: (stack) =>
     stack.databases.map((d) => ({
       name: `database-${logicalName(d.resourceGroup, d.server, d.database)}`,
-      inputs: { subscriptionId: stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database },
+      inputs: { subscriptionId: databaseSubscription(stack, d), resourceGroup: d.resourceGroup, server: d.server, database: d.database },
     })),
 });

@@ -94,7 +94,7 @@ export const encryptionProtector = defineDataSource({
   instances: (stack) =>
     stackServers(stack).map((s) => ({
       name: `tde-protector-${logicalName(s.resourceGroup, s.server)}`,
-      inputs: { subscriptionId: stack.subscriptionId, resourceGroup: s.resourceGroup, server: s.server },
+      inputs: { subscriptionId: s.subscriptionId, resourceGroup: s.resourceGroup, server: s.server },
     })),
 });
 

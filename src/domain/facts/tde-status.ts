@@ -4,7 +4,7 @@ import type { SourceLocation } from "../../platform/yaml/source-location";
 import { unreadEntryOf, unreadProblem } from "../stack/unread-entry";
 import { mapBounded } from "../../platform/bounded-map";
 import type { TransparentDataEncryption } from "../../services/sql/types";
-import type { StackConfig } from "../stack/stack-config";
+import { databaseSubscription, type StackConfig } from "../stack/stack-config";
 import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
 import type { ComplianceFacts, FactOrigin } from "./model/compliance-facts";
 import { carrierOf, resourcesOf } from "./carrier";
@@ -127,7 +127,12 @@ export const tdeStatus = defineFactKind<DatabaseFacts>({
   gather: (ctx) => {
     const reporting: UnreadReporting = { unread: ctx.unread, failureOf: (e) => ctx.clients.reads.failureOf(e) };
     return mapBounded(ctx.stack.databases, ctx.concurrency, async (d) => {
-      const ref = { subscriptionId: ctx.stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
+      const ref = {
+        subscriptionId: databaseSubscription(ctx.stack, d),
+        resourceGroup: d.resourceGroup,
+        server: d.server,
+        database: d.database,
+      };
       const tde = await readDatabase(reporting, ref, d.source, () => readTdeWithReceiptOnce(ctx, ref));
       if ("unread" in tde) return { ...subjectOf(ref), source: d.source, liveTdeStatus: undefined, unread: tde.unread };
       return { ...subjectOf(ref), source: d.source, liveTdeStatus: tde.value.properties?.status, reads: [tde.receipt] };

@@ -1,4 +1,5 @@
 import { databaseLabel, sqlDatabaseId } from "../../platform/arm/resource-id";
+import { databaseSubscription } from "../stack/stack-config";
 import type { ServiceTierAdvisor } from "../../services/sql/types";
 import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
 import type { FactOrigin } from "./model/compliance-facts";
@@ -60,7 +61,7 @@ export const serviceTierAdvisors = defineDataSource({
     stack.databases.map((d) => ({
       name: `advisors-${logicalName(d.resourceGroup, d.server, d.database)}`,
       inputs: {
-        subscriptionId: stack.subscriptionId,
+        subscriptionId: databaseSubscription(stack, d),
         resourceGroup: d.resourceGroup,
         server: d.server,
         database: d.database,

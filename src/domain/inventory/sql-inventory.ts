@@ -1,4 +1,5 @@
 import { mapBounded } from "../../platform/bounded-map";
+import { databaseSubscription } from "../stack/stack-config";
 import type { StackConfig } from "../stack/stack-config";
 import {
   databaseLabel,
@@ -88,7 +89,7 @@ export async function collectSqlInventory(
     return items;
   }
   const perDb = await mapBounded(stack.databases, limit, async (d) => {
-    const ref = { subscriptionId: stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database };
+    const ref = { subscriptionId: databaseSubscription(stack, d), resourceGroup: d.resourceGroup, server: d.server, database: d.database };
     const label = databaseLabel(ref);
     const at = d.source ? `${d.source.file}:${d.source.line}:${d.source.column}` : "";
     const [tde, activities, advisors] = await Promise.all([

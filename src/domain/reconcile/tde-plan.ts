@@ -1,4 +1,5 @@
 import type { ChangeAttribution } from "../changes/change-record";
+import { databaseSubscription } from "../stack/stack-config";
 import { mapBounded } from "../../platform/bounded-map";
 import type { DesiredDatabase, StackConfig } from "../stack/stack-config";
 import { databaseLabel, sqlDatabaseId } from "../../platform/arm/resource-id";
@@ -37,6 +38,11 @@ export interface TdePlan {
   changes: TdePlanItem[];
   /** Databases that could not be read, each at its stack-file line; any makes `plan` exit 1. */
   errors: TdePlanError[];
+  /**
+   * Changes to databases found in the stack's scope that `apply` will not make (no `scope.remediate`,
+   * or a scope exemption covers them): shown, never applied, and not counted as pending.
+   */
+  held?: TdePlanItem[];
 }
 
 export interface PlanOptions {
@@ -62,7 +68,7 @@ export async function planTde(
   let done = 0;
   const read = await mapBounded(stack.databases, opts.concurrency ?? 16, async (desired): Promise<TdePlanItem | TdePlanError> => {
     const ref: TdeDatabaseRef = {
-      subscriptionId: stack.subscriptionId,
+      subscriptionId: databaseSubscription(stack, desired),
       resourceGroup: desired.resourceGroup,
       server: desired.server,
       database: desired.database,

@@ -41,6 +41,18 @@ export interface ComplianceReportInput {
    * what does not fit is counted, exactly, and the JSON and SARIF reports named as where it is.
    */
   markdownLimit?: number;
+  /** With `stackwarden:scope`: the databases in scope, listed and discovered, and how many fail (scope-coverage.ts). */
+  coverage?: CoverageCounts;
+}
+
+/** The coverage counts of a check over a scope, as the JSON (`coverage`) and SARIF (`run.properties.coverage`) give them. */
+export interface CoverageCounts {
+  inScope: number;
+  listed: number;
+  discovered: number;
+  nonCompliant: number;
+  /** `rg/server/db` of each discovered database with a mandatory violation. */
+  discoveredNonCompliant: string[];
 }
 
 /** The `check --format json` document. */
@@ -50,6 +62,7 @@ export function complianceDocument(r: ComplianceReportInput) {
     file: r.file,
     generatedAt: r.generatedAt.toISOString(),
     summary: r.result.summary,
+    ...(r.coverage ? { coverage: r.coverage } : {}),
     notes: r.notes ?? [],
     findings: r.result.findings.map((f) => ({
       ruleId: f.ruleId,

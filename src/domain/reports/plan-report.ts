@@ -42,6 +42,7 @@ export function planDocument(plan: TdePlan, stack: StackConfig, stackName: strin
     changes: plan.changes.map(row),
     unchanged: plan.items.filter((i) => i.action === "none").map(row),
     errors: plan.errors.map(errorRow),
+    ...(plan.held?.length ? { held: plan.held.map(row) } : {}),
   };
 }
 
@@ -79,6 +80,11 @@ export function renderPlan(plan: TdePlan, stack: StackConfig, stackName: string,
       for (const c of plan.changes)
         lines.push(`| \`${databaseLabel(c.ref)}\` | ${c.live ?? "(none)"} | ${c.desired.transparentDataEncryption} | ${c.action} |`);
     }
+    if (plan.held?.length) {
+      lines.push("", `**${plan.held.length} discovered database(s)** would change, not applied without \`scope.remediate\`:`, "");
+      for (const c of plan.held)
+        lines.push(`- \`${databaseLabel(c.ref)}\`: ${c.live ?? "(none)"} -> ${c.desired.transparentDataEncryption}`);
+    }
     if (nErr > 0) {
       lines.push("", `**${nErr} database${nErr === 1 ? "" : "s"} could not be planned:**`, "");
       for (const l of planErrorLines(plan)) lines.push(`- ${l}`);
@@ -89,6 +95,12 @@ export function renderPlan(plan: TdePlan, stack: StackConfig, stackName: string,
   const width = Math.max(0, ...plan.items.map((i) => databaseLabel(i.ref).length));
   for (const i of plan.changes) {
     lines.push(`  ~ ${databaseLabel(i.ref).padEnd(width)}  TDE ${i.live ?? "(none)"} -> ${i.desired.transparentDataEncryption}`);
+  }
+  // Discovered databases apply will not write (no scope.remediate, or a scope exemption): what it would do, for review.
+  for (const i of plan.held ?? []) {
+    lines.push(
+      `  ! ${databaseLabel(i.ref).padEnd(width)}  TDE ${i.live ?? "(none)"} -> ${i.desired.transparentDataEncryption}  (discovered in scope: apply leaves it, scope.remediate is off or a scope exemption covers it)`,
+    );
   }
   return lines.join("\n");
 }

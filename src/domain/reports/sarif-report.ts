@@ -58,6 +58,7 @@ export function renderSarif(r: ComplianceReportInput): string {
         ...(artifacts.list.length ? { artifacts: artifacts.list } : {}),
         ...(controls.taxonomies.length ? { taxonomies: controls.taxonomies } : {}),
         results,
+        ...(r.coverage ? { properties: { coverage: r.coverage } } : {}),
       },
     ],
   };

@@ -1,4 +1,5 @@
 import type { RuleDefinition } from "../compliance/rule";
+import { databaseSubscription } from "../stack/stack-config";
 import type { ComplianceFacts } from "../facts/model/compliance-facts";
 import { allFactKinds } from "../facts/registry";
 import type { SubjectScope } from "../facts/subject-scope";
@@ -31,7 +32,7 @@ export function planReread(
   rules: readonly RuleDefinition<unknown>[],
   lastFacts: ComplianceFacts | undefined,
 ): RereadPlan | undefined {
-  const dbIds = stack.databases.map((d) => databaseIdOf(stack.subscriptionId, d));
+  const dbIds = stack.databases.map((d) => databaseIdOf(databaseSubscription(stack, d), d));
   const chosen = new Set<number>();
   const scopes = new Set<SubjectScope>();
   const causes = new Map<string, ChangeAttribution>();

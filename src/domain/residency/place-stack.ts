@@ -1,4 +1,5 @@
 import { workspaceRefOf, type DatabaseRef, type WorkspaceRef } from "../../platform/arm/resource-id";
+import { databaseSubscription } from "../stack/stack-config";
 import { mapBounded } from "../../platform/bounded-map";
 import type { StackConfig } from "../stack/stack-config";
 import type { Cluster, FileServer, Workspace } from "../../services/batchai/types";
@@ -41,7 +42,7 @@ export async function placeStack(
   const [tdes, batch] = await Promise.all([
     mapBounded(stack.databases, limit, async (d) => {
       const tde = await sources.sql.getTransparentDataEncryption(
-        { subscriptionId: stack.subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database },
+        { subscriptionId: databaseSubscription(stack, d), resourceGroup: d.resourceGroup, server: d.server, database: d.database },
         signal,
       );
       // The region's lookup goes out with the first read that names it, under the reads still to come.

@@ -34,7 +34,13 @@ export function sqlSubjects(
 ): ResidencySubject[] {
   return databases.map((d, i) => ({
     kind: "sql-database",
-    id: sqlDatabaseId({ subscriptionId, resourceGroup: d.resourceGroup, server: d.server, database: d.database }),
+    // A database discovered in the stack's scope carries its own subscription.
+    id: sqlDatabaseId({
+      subscriptionId: d.subscriptionId ?? subscriptionId,
+      resourceGroup: d.resourceGroup,
+      server: d.server,
+      database: d.database,
+    }),
     label: `${d.server}/${d.database}`,
     location: nonEmpty(tdes[i]?.location),
     locationFrom: "its transparent data encryption configuration",

@@ -17,6 +17,7 @@ import {
   type LocatedYaml,
 } from "../../platform/yaml/located-yaml";
 import { stackKeysSchema } from "./stack-schema";
+import { buildScope, type RawScope, type ScopeCoverage, type StackScope } from "./stack-scope";
 import {
   buildProbes,
   isProbeParameterPath,
@@ -31,12 +32,24 @@ import { isAssignedCountryCode } from "../../services/geocoding/country-codes";
 export type { Exemption, SourceLocation };
 
 export interface DesiredDatabase {
+  /**
+   * Absent: the stack's `subscriptionId`. A database discovered in `stackwarden:scope` carries its
+   * own, and so may a listed entry (one adopted from another subscription): `databaseSubscription`.
+   */
+  subscriptionId?: string;
   resourceGroup: string;
   server: string;
   database: string;
   transparentDataEncryption: "Enabled" | "Disabled";
   serviceObjective?: string;
   source?: SourceLocation;
+  /** Set on a database found in `stackwarden:scope` and not listed: its desired state is the scope's. */
+  discovered?: true;
+}
+
+/** The subscription a stack's database is in: its own when discovered, else the stack's. */
+export function databaseSubscription(stack: Pick<StackConfig, "subscriptionId">, d: Pick<DesiredDatabase, "subscriptionId">): string {
+  return d.subscriptionId ?? stack.subscriptionId;
 }
 
 export interface ElasticPoolTarget {
@@ -114,6 +127,13 @@ export interface StackConfig {
   probes?: ProbeSpec[];
   /** Undefined when the stack has no `stackwarden:residency`. */
   residency?: ResidencyConfig;
+  /** `stackwarden:scope`; absent: only the listed databases are judged. */
+  scope?: StackScope;
+  /**
+   * Set once the scope has been discovered (src/usecases/scope.ts): `databases` then holds the
+   * discovered ones too (`discovered: true`), and `exemptions` the scope's exemptions of them.
+   */
+  coverage?: ScopeCoverage;
 }
 
 type RawKeys = {
@@ -128,6 +148,7 @@ type RawKeys = {
   "stackwarden:artifacts"?: { paths: string[]; rules: string[] };
   "stackwarden:probes"?: RawProbe[];
   "stackwarden:residency"?: { allowedCountries: string[]; sites?: Omit<ResidencySite, "source">[] };
+  "stackwarden:scope"?: RawScope;
 };
 
 /** Options of stackConfigFromValues. */
@@ -266,6 +287,19 @@ function build(
     poolSeen.add(key);
   });
   const residency = buildResidency(raw["stackwarden:residency"], file, where, y);
+  const scope = buildScope(
+    raw["stackwarden:scope"],
+    raw["stackwarden:subscriptionId"],
+    (path) => where(["stackwarden:scope", ...path]),
+    (path, problem) => {
+      const full = ["stackwarden:scope", ...path];
+      if (y) {
+        const at = locate(y, ["config", ...full]);
+        throw new YamlInputError(file, at.line, at.column, formatKeyPath(["config", ...full]), problem);
+      }
+      throw new Error(`${file}: ${formatKeyPath(full)}: ${problem}`);
+    },
+  );
   return {
     file,
     subscriptionId: raw["stackwarden:subscriptionId"],
@@ -285,6 +319,7 @@ function build(
     policies: resolveRuleSettings(raw["stackwarden:policies"]),
     exemptions: (raw["stackwarden:exemptions"] ?? []).map((e, i) => ({ ...e, source: where(["stackwarden:exemptions", i]) })),
     residency,
+    ...(scope ? { scope } : {}),
     artifacts: buildArtifacts(raw["stackwarden:artifacts"], where),
     probes: buildProbes(raw["stackwarden:probes"], {
       secretsDecrypted,

@@ -2,6 +2,7 @@ import { registryVersion, ruleIds } from "../compliance/registry";
 import { policiesSchema } from "../compliance/rule-settings";
 import { PROBES_SCHEMA } from "../probes/probe-config";
 import { AZURE_NAME_RULES as N, azureNameSchema as name } from "./azure-names";
+import { SCOPE_SCHEMA } from "./stack-scope";
 
 /** The schemas of the `stackwarden:` keys that do not depend on the registered rules. */
 export const STATIC_KEY_SCHEMAS = {
@@ -36,6 +37,13 @@ export const STATIC_KEY_SCHEMAS = {
       additionalProperties: false,
       required: ["resourceGroup", "server", "database", "transparentDataEncryption"],
       properties: {
+        subscriptionId: {
+          type: "string",
+          pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+          description:
+            "optional, default stackwarden:subscriptionId: the database's subscription (an entry discover --write adopted from another subscription of stackwarden:scope)",
+          "x-rule": "subscription id: a GUID such as 00000000-0000-0000-0000-000000000000",
+        },
         resourceGroup: name(N.resourceGroup),
         server: name(N.sqlServer),
         database: name(N.sqlDatabase),
@@ -48,6 +56,7 @@ export const STATIC_KEY_SCHEMAS = {
       },
     },
   },
+  "stackwarden:scope": SCOPE_SCHEMA,
   "stackwarden:elasticPools": {
     type: "array",
     description: "optional, default []: elastic pools whose activity is read",
@@ -192,6 +201,8 @@ let cached: { version: number; schema: KeysSchema } | undefined;
 export function stackKeysSchema(): KeysSchema {
   if (cached?.version === registryVersion()) return cached.schema;
   const exemptions = STATIC_KEY_SCHEMAS["stackwarden:exemptions"];
+  const scopeExemptions = SCOPE_SCHEMA.properties.exemptions;
+  const ruleIdItems = { type: "string", enum: ruleIds() };
   const schema: KeysSchema = {
     type: "object",
     additionalProperties: false,
@@ -205,7 +216,20 @@ export function stackKeysSchema(): KeysSchema {
           ...exemptions.items,
           properties: {
             ...exemptions.items.properties,
-            rules: { ...exemptions.items.properties.rules, items: { type: "string", enum: ruleIds() } },
+            rules: { ...exemptions.items.properties.rules, items: ruleIdItems },
+          },
+        },
+      },
+      "stackwarden:scope": {
+        ...SCOPE_SCHEMA,
+        properties: {
+          ...SCOPE_SCHEMA.properties,
+          exemptions: {
+            ...scopeExemptions,
+            items: {
+              ...scopeExemptions.items,
+              properties: { ...scopeExemptions.items.properties, rules: { ...scopeExemptions.items.properties.rules, items: ruleIdItems } },
+            },
           },
         },
       },

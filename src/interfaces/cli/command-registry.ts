@@ -61,6 +61,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/check-command")).registerCheck,
   },
   {
+    name: "discover",
+    description:
+      "list the databases of the stack's stackwarden:scope that its file does not list; with --write, add them to stackwarden:databases, keeping the file's comments and order (exit 0, 1 error: also a list of the scope that could not be read)",
+    load: async () => (await import("./commands/discover-command")).registerDiscover,
+  },
+  {
     name: "inventory",
     description:
       "read every data source the stack names: Batch AI (operations, usages, workspaces, clusters, experiments, file servers, jobs), SQL (advisors, pool activity, TDE, scans, TDE protectors, server keys) and Key Vault (the vaults and keys of customer-managed TDE protectors) (exit 0, 1 when a read failed: everything else is still printed)",

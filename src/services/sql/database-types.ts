@@ -72,6 +72,8 @@ export interface DatabaseProperties {
 export interface Database {
   id: string;
   name?: string;
+  /** The resource's tags. */
+  tags?: Record<string, string>;
   type?: string;
   location?: string;
   kind?: string;

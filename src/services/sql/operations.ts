@@ -26,7 +26,8 @@ import {
  * The Microsoft.Sql operations stackwarden sends, one row each (see arm-operation.ts): the
  * 2014-04-01 slice (sql.core.json: advisors, pool activity, TDE and its scans), the TDE protector
  * (2021-11-01), server keys (2015-05-01-preview), the server (2021-11-01) and its databases
- * (2023-02-01-preview), each at its document's api-version. `SqlClient` sends them for the commands;
+ * (2023-02-01-preview), each at its document's api-version; the servers of a subscription or resource group
+ * (Servers_List, Servers_ListByResourceGroup: what a stack's scope is discovered from). `SqlClient` sends them for the commands;
  * the fact kinds ask for the reads by name (`FactReads`, src/domain/facts/fact-reads.ts).
  */
 
@@ -158,6 +159,22 @@ export const SQL_OPERATIONS_TABLE = defineArmOperations({
     path: SERVER,
     schema: "/definitions/Server",
     target: serverTarget,
+    answer: answer<Server>(),
+  },
+  Servers_List: {
+    apiVersion: SQL_SERVERS_API_VERSION,
+    spec: SQL_SERVERS_SPEC,
+    path: "/subscriptions/{subscriptionId}/providers/Microsoft.Sql/servers",
+    schema: "/definitions/Server",
+    list: true,
+    answer: answer<Server>(),
+  },
+  Servers_ListByResourceGroup: {
+    apiVersion: SQL_SERVERS_API_VERSION,
+    spec: SQL_SERVERS_SPEC,
+    path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers",
+    schema: "/definitions/Server",
+    list: true,
     answer: answer<Server>(),
   },
   Databases_Get: {

@@ -61,6 +61,8 @@ export interface Server {
   name?: string;
   type?: string;
   location?: string;
+  /** The resource's tags (what a stack's scope filters and exempts by). */
+  tags?: Record<string, string>;
   kind?: string;
   identity?: ResourceIdentity;
   properties?: ServerProperties;

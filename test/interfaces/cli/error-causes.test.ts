@@ -197,7 +197,8 @@ describe("a retry says what it retries, on a terminal", () => {
     const out = await onTerminal("plan --stack dev", env);
     const notices = out.split("\n").filter((l) => l.includes("retrying"));
     expect(notices, out).toEqual([
-      `stackwarden: TransparentDataEncryptions_Get got ECONNREFUSED from ${dead} (set by STACKWARDEN_ARM_ENDPOINT); retrying (up to 5 attempts in 60 s)`,
+      // The dev stack's scope is discovered first: its first request is the servers' list.
+      `stackwarden: Servers_List got ECONNREFUSED from ${dead} (set by STACKWARDEN_ARM_ENDPOINT); retrying (up to 5 attempts in 60 s)`,
     ]);
     expect(out.indexOf("retrying")).toBeLessThan(out.indexOf("failed: ECONNREFUSED"));
   });

@@ -84,8 +84,12 @@ describe("check --stack dev --output sarif", () => {
     const cis = run.taxonomies.find((t) => t.name === "CIS Microsoft Azure Foundations Benchmark" && t.version === "2.0.0")!;
     expect(cis.taxa.map((t) => t.id)).toEqual(expect.arrayContaining(["4.1.3", "4.1.5", "8.1", "8.2", "8.5"]));
     expect(run.taxonomies.filter((t) => t.name === "CIS Microsoft Azure Foundations Benchmark").map((t) => t.version)).toEqual(["2.0.0"]);
-    const cmk = run.results.filter((x) => x.ruleId === "sql-tde-customer-managed-key");
-    expect(cmk).toHaveLength(1);
+    // sql-prod-2 (listed databases) and sql-shared-1 (discovered by the dev stack's scope) are service-managed.
+    const cmk = run.results
+      .filter((x) => x.ruleId === "sql-tde-customer-managed-key")
+      .sort((a, b) => a.message.text.localeCompare(b.message.text));
+    expect(cmk).toHaveLength(2);
+    expect(cmk[1].message.text).toMatch(/^SQL server rg-shared\/sql-shared-1 must protect/);
     expect(cmk[0].level).toBe("warning");
     expect(cmk[0].message.text).toMatch(/^SQL server rg-data\/sql-prod-2 must protect transparent data encryption/);
     const stackLines = readFileSync(join(ROOT, "stacks/Pulumi.dev.yaml"), "utf8").split("\n");
@@ -97,14 +101,15 @@ describe("check --stack dev --output sarif", () => {
     expect(run.results.some((x) => x.kind === "pass")).toBe(false);
   });
 
-  it("with --sarif-passes, the three key rules all have results (the healthy sql-prod-1 and the customers database's own protector as passes)", async () => {
+  it("with --sarif-passes, the key rules all have results (the healthy sql-prod-1, the customers database's own protector, and the discovered sql-prod-3's HSM key as passes)", async () => {
     const r = await cli("check", "--stack", "dev", "--output", "sarif", "--sarif-passes");
     expect(r.code, r.err).toBe(3);
     const run = (JSON.parse(r.out) as Sarif).runs[0];
     const of = (id: string) => run.results.filter((x) => x.ruleId === id).map((x) => x.kind ?? "fail");
-    expect(of("sql-tde-customer-managed-key").sort()).toEqual(["fail", "pass", "pass"]);
-    expect(of("tde-key-vault-recoverable")).toEqual(["pass", "pass"]);
-    expect(of("tde-key-validity")).toEqual(["pass", "pass"]);
+    expect(of("sql-tde-customer-managed-key").sort()).toEqual(["fail", "fail", "pass", "pass", "pass"]);
+    expect(of("tde-key-vault-recoverable")).toEqual(["pass", "pass", "pass"]);
+    expect(of("tde-key-validity")).toEqual(["pass", "pass", "pass"]);
+    // sql-prod-3's key is in a Managed HSM, whose local RBAC is not read: not applicable, not a pass.
     expect(of("tde-key-access")).toEqual(["pass", "pass"]);
     // The customers database's own protector is judged on its own key, as the database.
     const own = run.results.find(
@@ -122,8 +127,8 @@ describe("evidence --stack dev --out DIR, then evidence verify DIR", () => {
     bundle = join(work, "bundle");
     const r = await cli("evidence", "--stack", "dev", "--out", bundle);
     expect(r.err).toBe("");
-    expect(r.code).toBe(3); // the bundle records a mandatory violation (orders and audit are unencrypted)
-    expect(r.out).toMatch(/^Evidence bundle of stack dev in .*: \d+ files; 2 mandatory violation\(s\)/);
+    expect(r.code).toBe(3); // the bundle records a mandatory violation (orders, audit and the discovered billing are unencrypted)
+    expect(r.out).toMatch(/^Evidence bundle of stack dev in .*: \d+ files; 3 mandatory violation\(s\)/);
     trail = join(work, "audit", "dev.jsonl");
   });
 
@@ -164,11 +169,12 @@ describe("evidence --stack dev --out DIR, then evidence verify DIR", () => {
         }
       ).facts;
     const protectors = read("tdeProtectors");
-    // sql-prod-1's and sql-prod-2's, and the customers database's own (taken out of its server's Databases_ListByServer).
-    expect(protectors).toHaveLength(3);
+    // sql-prod-1's and sql-prod-2's, the customers database's own (taken out of its server's Databases_ListByServer),
+    // and those of sql-prod-3 and sql-shared-1, servers of databases the dev stack's scope discovers.
+    expect(protectors).toHaveLength(5);
     expect(protectors[1]).toMatchObject({ level: "database", database: "customers", databases: ["customers"] });
     expect(protectors[1].reads![0].operation).toBe("Databases_ListByServer");
-    expect(protectors[0]).toMatchObject({ databases: ["orders", "analytics"] });
+    expect(protectors[0]).toMatchObject({ databases: ["orders", "analytics", "reporting"] });
     const expectations: [string, string][] = [
       ["databases", "TransparentDataEncryptions_Get"],
       ["keyVaults", "Vaults_Get"],
@@ -176,20 +182,24 @@ describe("evidence --stack dev --out DIR, then evidence verify DIR", () => {
     ];
     for (const [i, p] of protectors.entries())
       expect(p.reads![0].operation, `${i}`).toBe(i === 1 ? "Databases_ListByServer" : "EncryptionProtectors_Get");
+    // sql-prod-3 (a server of a database the scope discovers) keeps its key in a Managed HSM: its own reads.
+    const inHsm: Record<string, string> = { keyVaults: "ManagedHsms_Get", protectorKeys: "ManagedHsmKeys_GetVersion" };
     for (const [kind, operation] of expectations) {
       for (const f of read(kind)) {
         // A customer-managed server's identity (tde-key-access) is a second read: Servers_Get.
         const identity = kind === "tdeProtectors" && (f as { identity?: unknown }).identity !== undefined;
+        const hsm = /managedhsm/i.test(f.reads?.[0]?.path ?? "") && inHsm[kind];
         expect(
           f.reads?.map((r) => r.operation),
           kind,
-        ).toEqual(identity ? [operation, "Servers_Get"] : [operation]);
+        ).toEqual(identity ? [operation, "Servers_Get"] : [hsm || operation]);
         expect(Date.parse(f.reads![0].readAt)).not.toBeNaN();
         expect(f.reads![0].requestId).toMatch(/\S{8,}/);
       }
     }
     expect(read("keyVaults")).toEqual([
       expect.objectContaining({ name: "kv-prod-tde", resourceGroup: "rg-security", enablePurgeProtection: true }),
+      expect.objectContaining({ name: "hsm-prod-tde" }),
     ]);
     expect(read("protectorKeys")).toEqual([
       expect.objectContaining({
@@ -208,10 +218,17 @@ describe("evidence --stack dev --out DIR, then evidence verify DIR", () => {
         },
       }),
       expect.objectContaining({ keyName: "customers-tde", kty: "RSA-HSM", keySize: 3072, enabled: true }),
+      expect.objectContaining({ keyName: "sql-prod-3-tde" }),
     ]);
     // The protector, read at 2021-11-01, says whether the server rotates its key: sql-prod-1 does not; sql-prod-2 is
-    // service-managed; the customers database's own (encryptionProtectorAutoRotation) does not either.
-    expect(protectors.map((p) => (p as { autoRotationEnabled?: boolean }).autoRotationEnabled)).toEqual([false, false, false]);
+    // service-managed; the customers database's own (encryptionProtectorAutoRotation) does not either, nor the discovered ones' servers.
+    expect(protectors.map((p) => (p as { autoRotationEnabled?: boolean }).autoRotationEnabled)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
     // tde-key-access's facts: the server's identity, the RBAC vault's grant.
     expect(protectors.find((p) => (p as { server?: string }).server === "sql-prod-1")).toMatchObject({
       identity: { type: "SystemAssigned", principalId: "5a1d0b7e-3c2f-4e8a-9b6d-1f0e2d3c4b5a" },
@@ -244,9 +261,10 @@ describe("evidence --stack dev --out DIR, then evidence verify DIR", () => {
   it("its SARIF records the passes too (kind pass): the three key rules have results", () => {
     const run = (JSON.parse(readFileSync(join(bundle, "report.sarif"), "utf8")) as Sarif).runs[0];
     const of = (id: string) => run.results.filter((x) => x.ruleId === id).map((x) => x.kind ?? "fail");
-    expect(of("sql-tde-customer-managed-key").sort()).toEqual(["fail", "pass", "pass"]);
-    expect(of("tde-key-vault-recoverable")).toEqual(["pass", "pass"]);
-    expect(of("tde-key-validity")).toEqual(["pass", "pass"]);
+    expect(of("sql-tde-customer-managed-key").sort()).toEqual(["fail", "fail", "pass", "pass", "pass"]);
+    expect(of("tde-key-vault-recoverable")).toEqual(["pass", "pass", "pass"]);
+    expect(of("tde-key-validity")).toEqual(["pass", "pass", "pass"]);
+    // sql-prod-3's key is in a Managed HSM, whose local RBAC is not read: not applicable, not a pass.
     expect(of("tde-key-access")).toEqual(["pass", "pass"]);
     expect(run.results.filter((x) => x.kind === "pass").every((x) => x.level === "none")).toBe(true);
   });

@@ -93,6 +93,7 @@ describe("check before any probe run", () => {
     expect(r.code, r.err).toBe(3); // orders starts Disabled: sql-tde-enabled, mandatory
     const doc = JSON.parse(r.out) as CheckJson;
     expect(doc.notes).toEqual([
+      "10 databases in scope: 5 listed, 5 discovered; 3 non-compliant (discovered and non-compliant: rg-data/sql-prod-2/billing)",
       "post-deploy-probes has no probe results to judge: .stackwarden/probes/dev.json does not exist yet (`stackwarden probe`, `apply --probe` and `npm start` write it)",
     ]);
     expect(probeFindings(doc).map((f) => [f.label, f.verdict])).toEqual([
@@ -114,7 +115,8 @@ describe("apply --probe", () => {
     expect(await tde("orders")).toBe("Disabled");
     const r = await cli(["apply", "--stack", "dev", "--yes", "--probe", "--poll-interval", "50"]);
     expect(r.code, r.err).toBe(0);
-    const applied = r.out.indexOf("Apply: 2 of 2 change(s) converged.");
+    // orders and audit, and billing, which the dev stack's scope finds and may remediate.
+    const applied = r.out.indexOf("Apply: 3 of 3 change(s) converged.");
     const probed = r.out.indexOf(`Probes of stack dev against ${t.url}/apisetu`);
     expect(applied).toBeGreaterThan(0);
     expect(probed).toBeGreaterThan(applied);
@@ -146,7 +148,8 @@ describe("apply --probe", () => {
     const check = await cli(["check", "--stack", "dev", "--output", "json"]);
     expect(check.code, check.err).toBe(0);
     const doc = JSON.parse(check.out) as CheckJson;
-    expect(doc.notes[0]).toMatch(
+    // The first note is the scope's coverage (checked in scope-check.test.ts).
+    expect(doc.notes[1]).toMatch(
       new RegExp(
         `^post-deploy-probes judges the last probe run \\(\\.stackwarden/probes/dev\\.json\\): \`apply --probe\` finished \\S+ against ${t.url.replace(/[.]/g, "\\.")}/apisetu, 4 result\\(s\\)$`,
       ),

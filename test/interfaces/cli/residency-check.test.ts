@@ -308,11 +308,12 @@ describe("the example stack dev on its default estate", () => {
       expect(byLabel["rg-ml/ws-nlp"]).toBe("Batch AI workspace rg-ml/ws-nlp is in NL (region westeurope), an allowed country");
       expect(byLabel["backup-dc"]).toBe('site backup-dc is in NL (address "Dam 1, 1012 JS Amsterdam, Netherlands"), an allowed country');
       expect(byLabel["rg-security/kv-prod-tde"]).toBe("Key Vault rg-security/kv-prod-tde is in US (region eastus), an allowed country");
-      // Five databases, the two workspaces of rg-ml (stackwarden:batch.resourceGroups) with their clusters and file servers,
-      // the Key Vault of sql-prod-1's TDE protector, one site.
-      expect(findings.filter((f) => f.resourceId.includes("/databases/"))).toHaveLength(5);
+      // Ten databases (the five listed, the five the stack's scope finds), the two workspaces of rg-ml
+      // (stackwarden:batch.resourceGroups) with their clusters and file servers, the Key Vault of sql-prod-1's
+      // TDE protector and the Managed HSM of the discovered sql-prod-3's, one site.
+      expect(findings.filter((f) => f.resourceId.includes("/databases/"))).toHaveLength(10);
       expect(findings.filter((f) => /\/workspaces\/[^/]+$/.test(f.resourceId))).toHaveLength(2);
-      expect(findings).toHaveLength(5 + 2 + 3 + 1 + 1 + 1);
+      expect(findings).toHaveLength(10 + 2 + 3 + 1 + 1 + 1 + 1);
     } finally {
       await estate.close();
     }

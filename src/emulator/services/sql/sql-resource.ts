@@ -73,8 +73,8 @@ export interface DatabaseSeedContext {
   now: number;
 }
 
-/** A route of a resource: a method, a path under its server (`firewallRules`) or database, its published operation and its handler. */
-export type SqlRoute = ServerRoute | DatabaseRoute;
+/** A route of a resource: a method, a path under its server (`firewallRules`) or database (or the servers' list), its published operation and its handler. */
+export type SqlRoute = ServerRoute | DatabaseRoute | ServersRoute;
 
 interface RouteBase {
   method: Method;
@@ -94,6 +94,23 @@ export interface ServerRoute extends RouteBase {
 export interface DatabaseRoute extends RouteBase {
   at: "database";
   handler(call: DatabaseCall): EmulatorReply;
+}
+
+/**
+ * A route over the servers of a subscription (`…/providers/Microsoft.Sql/servers`) or of a resource
+ * group (`at: "resourceGroup"`, 404 ResourceGroupNotFound for a group no server is in): the handler
+ * gets those servers, in the estate's order.
+ */
+export interface ServersRoute extends RouteBase {
+  at: "subscription" | "resourceGroup";
+  handler(call: ServersCall): EmulatorReply;
+}
+
+/** What a servers route's handler gets. */
+export interface ServersCall {
+  req: EmulatorRequest;
+  ctx: ServiceContext<SqlState>;
+  servers: ServerEntry[];
 }
 
 /** What a server route's handler gets. */
@@ -233,6 +250,10 @@ class SqlIndex {
   }
 }
 
+function isServersRoute(route: SqlRoute): route is ServersRoute {
+  return route.at === "subscription" || route.at === "resourceGroup";
+}
+
 /** Mounts every module's routes under both namespace spellings, each with its published operation's api-versions. */
 export function mountSqlResources(ctx: ServiceContext<SqlState>, resources: readonly SqlResource[]): void {
   let index: SqlIndex | undefined;
@@ -249,8 +270,20 @@ export function mountSqlResources(ctx: ServiceContext<SqlState>, resources: read
     if (!idx.groups.has(groupKey(subscriptionId, resourceGroupName))) return resourceGroupNotFound(resourceGroupName);
     return notFound(req, serverName);
   };
+  const serveList =
+    (route: ServersRoute) =>
+    (req: EmulatorRequest): EmulatorReply => {
+      const { subscriptionId, resourceGroupName } = req.params;
+      const idx = lookup();
+      if (route.at === "resourceGroup" && !idx.groups.has(groupKey(subscriptionId, resourceGroupName)))
+        return resourceGroupNotFound(resourceGroupName);
+      const within = (e: ServerEntry) =>
+        e.server.subscriptionId.toLowerCase() === subscriptionId.toLowerCase() &&
+        (route.at === "subscription" || e.server.resourceGroup.toLowerCase() === resourceGroupName.toLowerCase());
+      return route.handler({ req, ctx, servers: [...idx.servers.values()].filter(within) });
+    };
   const serve =
-    (route: SqlRoute) =>
+    (route: ServerRoute | DatabaseRoute) =>
     (req: EmulatorRequest): EmulatorReply => {
       const entry = findServer(req);
       if (!("databases" in entry)) return entry;
@@ -263,11 +296,19 @@ export function mountSqlResources(ctx: ServiceContext<SqlState>, resources: read
   for (const ns of bothNamespaces("Sql")) {
     const server = `/subscriptions/:subscriptionId/resourceGroups/:resourceGroupName/providers/${ns}/servers/:serverName`;
     const database = `${server}/databases/:databaseName`;
+    const lists = {
+      subscription: `/subscriptions/:subscriptionId/providers/${ns}/servers`,
+      resourceGroup: `/subscriptions/:subscriptionId/resourceGroups/:resourceGroupName/providers/${ns}/servers`,
+    };
     for (const r of resources) {
       for (const route of r.routes ?? []) {
-        const base = route.at === "server" ? server : database;
-        const path = route.path ? `${base}/${route.path}` : base;
-        ctx.arm(route.method, path, publishedOperation("Microsoft.Sql", route.operation), serve(route));
+        const op = publishedOperation("Microsoft.Sql", route.operation);
+        if (isServersRoute(route)) {
+          ctx.arm(route.method, route.path ? `${lists[route.at]}/${route.path}` : lists[route.at], op, serveList(route));
+        } else {
+          const base = route.at === "server" ? server : database;
+          ctx.arm(route.method, route.path ? `${base}/${route.path}` : base, op, serve(route));
+        }
       }
     }
   }

@@ -12,6 +12,7 @@ import type { ReportDetail } from "../../../domain/reports/finding-outline";
 import { withProbeDirOption, type ProbeDirFlags } from "../probe-dir-option";
 import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
 import { serviceClients } from "../service-clients";
+import { coverageCounts } from "../../../domain/discovery/scope-coverage";
 
 const FORMATS = COMPLIANCE_FORMATS;
 type Format = ComplianceFormat;
@@ -77,6 +78,7 @@ export function registerCheck(program: Command, io: CommandIO): void {
         notes: result.notes,
         sarifPasses: !!flags.sarifPasses,
         show: reportDetail(flags),
+        ...(result.coverage ? { coverage: coverageCounts(result.coverage, result.findings) } : {}),
       };
       const report = renderComplianceReport(input, format);
       for (const extra of flags.report) {

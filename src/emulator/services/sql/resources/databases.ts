@@ -8,6 +8,7 @@ import { dbRef, type DatabaseEntry } from "../sql-estate";
 import { sqlResource } from "../sql-resource";
 import { databaseKeyOf } from "./database-key-custody";
 import { poolsOf } from "./elastic-pools";
+import { resourceTagsSeed } from "./servers";
 
 /**
  * The database resource itself (Databases_Get, and each item of Databases_ListByServer): its service
@@ -37,6 +38,8 @@ declare module "../sql-estate" {
     edition: string;
     /** The elastic pool it is in (one of its server's `elasticPools`). */
     elasticPool?: string;
+    /** Its tags, when seeded. */
+    tags?: Record<string, string>;
   }
 }
 
@@ -45,6 +48,7 @@ export const databases = sqlResource({
   name: "databases (Databases_Get, Databases_ListByServer)",
   seed: {
     database: {
+      tags: resourceTagsSeed("database"),
       serviceObjective: Type.Optional(
         Type.Enum(SERVICE_OBJECTIVE_NAMES, {
           description:
@@ -80,6 +84,7 @@ export const databases = sqlResource({
         serviceObjective,
         edition: f.edition ?? editionOf(serviceObjective),
         ...(f.elasticPool ? { elasticPool: f.elasticPool } : {}),
+        ...(f.tags ? { tags: { ...f.tags } } : {}),
       };
     },
   },
@@ -151,6 +156,7 @@ export function databaseResource({ server, db, master }: DatabaseEntry, expand: 
     name: db.name,
     type: SQL_DATABASE_RESOURCE_TYPE,
     location: server.location,
+    ...(db.tags ? { tags: { ...db.tags } } : {}),
     sku: { name: db.serviceObjective, tier: db.edition },
     kind: master ? "v12.0,system" : "v12.0,user",
     ...(c?.identity ? { identity: c.identity } : {}),

@@ -3,8 +3,10 @@ import { Type, type Static } from "../../../kit/seed-types";
 import { sqlServerId } from "../../../../platform/arm/resource-id";
 import type { ResourceIdentity, Server } from "../../../../services/sql/server-types";
 import { DEFAULT_TENANT_ID } from "../../keyvault/seed-schema";
+import { armPage } from "../../../kit/arm-conventions";
 import { sqlResource } from "../sql-resource";
 import { protectorKeyUri } from "./server-key-custody";
+import type { SqlServerState } from "../sql-estate";
 
 /**
  * The server itself (Servers_Get): its managed identities and `minimalTlsVersion` from the seed, in
@@ -55,6 +57,16 @@ const serverIdentitySeed = Type.Object(
 );
 export type SqlServerIdentitySeed = Static<typeof serverIdentitySeed>;
 
+/** Azure's resource tags (at most 50; names up to 512 characters, values up to 256, names without <>%&\\?/). */
+export const resourceTagsSeed = (of: string) =>
+  Type.Optional(
+    Type.Record(Type.String({ maxLength: 256 }), {
+      maxProperties: 50,
+      propertyNames: { minLength: 1, maxLength: 512, pattern: "^[^<>%&\\\\?/]+$" },
+      description: `Optional: the ${of}'s tags (answered as \`tags\`; what a stack's scope filters and exempts by). Default: none.`,
+    }),
+  );
+
 /** The identity in state: every id filled in. */
 export interface SqlServerIdentityState {
   type: SqlServerIdentitySeed["type"];
@@ -70,15 +82,18 @@ declare module "../sql-estate" {
     identity?: SqlServerIdentityState;
     /** Servers_Get's `minimalTlsVersion`, when seeded. */
     minimalTlsVersion?: string;
+    /** Its tags, when seeded. */
+    tags?: Record<string, string>;
   }
 }
 
 /** The resource: its seed fragment on each server, its state, Servers_Get. */
 export const servers = sqlResource({
-  name: "servers (Servers_Get: identity, minimal TLS version)",
+  name: "servers (Servers_Get, Servers_List, Servers_ListByResourceGroup: identity, minimal TLS version, tags)",
   seed: {
     server: {
       identity: Type.Optional(serverIdentitySeed),
+      tags: resourceTagsSeed("server"),
       minimalTlsVersion: Type.Optional(
         Type.Enum(["1.0", "1.1", "1.2"], {
           description: "Optional: properties.minimalTlsVersion of Servers_Get (2021-11-01 on). Default: absent (the server never set one).",
@@ -89,7 +104,11 @@ export const servers = sqlResource({
   state: {
     server: (f, c) => {
       const identity = serverIdentityFromSeed(c.at, sqlServerId(c.ref), f.identity);
-      return { ...(identity ? { identity } : {}), ...(f.minimalTlsVersion ? { minimalTlsVersion: f.minimalTlsVersion } : {}) };
+      return {
+        ...(identity ? { identity } : {}),
+        ...(f.minimalTlsVersion ? { minimalTlsVersion: f.minimalTlsVersion } : {}),
+        ...(f.tags ? { tags: { ...f.tags } } : {}),
+      };
     },
   },
   routes: [
@@ -98,13 +117,41 @@ export const servers = sqlResource({
       method: "GET",
       path: "",
       operation: "Servers_Get",
-      handler: ({ server }) => {
-        const keyUri = protectorKeyUri(server);
-        return { status: 200, body: serverResource({ ...server, ...(keyUri ? { keyUri } : {}) }) };
-      },
+      handler: ({ server }) => ({ status: 200, body: answeredServer(server) }),
+    },
+    // The servers of a subscription, or of a resource group: each as Servers_Get answers it, paged.
+    {
+      at: "subscription",
+      method: "GET",
+      path: "",
+      operation: "Servers_List",
+      handler: ({ req, ctx, servers }) =>
+        armPage(
+          req,
+          servers.map((e) => answeredServer(e.server)),
+          ctx.settings.pageSize,
+        ),
+    },
+    {
+      at: "resourceGroup",
+      method: "GET",
+      path: "",
+      operation: "Servers_ListByResourceGroup",
+      handler: ({ req, ctx, servers }) =>
+        armPage(
+          req,
+          servers.map((e) => answeredServer(e.server)),
+          ctx.settings.pageSize,
+        ),
     },
   ],
 });
+
+/** A server of the state as Servers_Get (and each item of its lists) answers it. */
+function answeredServer(server: SqlServerState): Server {
+  const keyUri = protectorKeyUri(server);
+  return serverResource({ ...server, ...(keyUri ? { keyUri } : {}) });
+}
 
 /** Builds a server's identity from its seed, checking what the schema cannot; `at` locates errors (`sql.servers[2]`). */
 export function serverIdentityFromSeed(
@@ -149,6 +196,7 @@ export interface IdentityServer {
   keyUri?: string;
   /** `properties.minimalTlsVersion`, when the seed sets one (absent: the server never set one). */
   minimalTlsVersion?: string;
+  tags?: Record<string, string>;
 }
 
 /** Servers_Get with the fields of 2021-11-01's Servers.json (the front door leaves out what an older version lacks). */
@@ -159,6 +207,7 @@ export function serverResource(s: IdentityServer): Server {
     name: s.name,
     type: "Microsoft.Sql/servers",
     location: s.location,
+    ...(s.tags ? { tags: { ...s.tags } } : {}),
     kind: "v12.0",
     properties: {
       version: "12.0",

@@ -1,0 +1,137 @@
+import { databaseLabel, sqlDatabaseId } from "../../platform/arm/resource-id";
+import type { Exemption } from "../compliance/declared-exemption";
+import { isExemptionActive } from "../compliance/exemption-application";
+import { isMandatoryViolation, type Finding } from "../compliance/finding";
+import { databaseSubscription, type DesiredDatabase, type StackConfig } from "../stack/stack-config";
+import { exemptionNames, type ScopeCoverage } from "../stack/stack-scope";
+import type { CoverageCounts } from "../reports/compliance-report";
+import type { Discovery } from "./discover-databases";
+
+/**
+ * A stack with its scope's databases: the listed ones keep their own entries and desired state;
+ * each database found in scope and not listed becomes an entry of its own (`discovered`, its
+ * subscription, the scope's desired TDE status, located at `stackwarden:scope`), so every fact kind
+ * and rule judges it as it judges a listed one. The scope's exemptions become exemptions of the
+ * databases in scope they name.
+ */
+export function withDiscovered(stack: StackConfig, discovery: Pick<Discovery, "databases" | "servers">): StackConfig {
+  const scope = stack.scope;
+  if (!scope) return stack;
+  const idOf = (d: DesiredDatabase) => sqlDatabaseId({ ...d, subscriptionId: databaseSubscription(stack, d) }).toLowerCase();
+  const listed = new Set(stack.databases.map(idOf));
+  const found = new Set<string>();
+  const discovered: DesiredDatabase[] = [];
+  const exemptions: Exemption[] = [];
+  for (const d of discovery.databases) {
+    const id = sqlDatabaseId(d).toLowerCase();
+    if (found.has(id)) continue;
+    found.add(id);
+    // The scope's exemptions name databases in scope, listed (an adopted one keeps its exemption) or not.
+    for (const e of scope.exemptions)
+      if (exemptionNames(e, d))
+        exemptions.push({
+          resourceId: sqlDatabaseId(d),
+          ...(e.rules ? { rules: e.rules } : {}),
+          reason: e.reason,
+          ...(e.expires ? { expires: e.expires } : {}),
+          ...(e.source ? { source: e.source } : {}),
+        });
+    if (listed.has(id)) continue;
+    discovered.push({
+      subscriptionId: d.subscriptionId,
+      resourceGroup: d.resourceGroup,
+      server: d.server,
+      database: d.database,
+      transparentDataEncryption: scope.transparentDataEncryption,
+      ...(scope.source ? { source: scope.source } : {}),
+      discovered: true,
+    });
+  }
+  const listedInScope = stack.databases.filter((d) => found.has(idOf(d)));
+  const coverage: ScopeCoverage = {
+    subscriptions: scope.subscriptions.length,
+    servers: discovery.servers,
+    listed: listedInScope.length,
+    discovered: discovered.length,
+    discoveredIds: discovered.map(idOf),
+    listedOutside: stack.databases.filter((d) => !found.has(idOf(d))).map((d) => databaseLabel(d)),
+    inScopeIds: [...listedInScope, ...discovered].map(idOf),
+  };
+  return { ...stack, databases: [...stack.databases, ...discovered], exemptions: [...stack.exemptions, ...exemptions], coverage };
+}
+
+/**
+ * Whether an apply may write to a database of the stack: a listed one always; a discovered one only
+ * with `scope.remediate`, and not when an active exemption of the scope covers it for `ruleId` (the
+ * rule that judges the desired state written).
+ */
+export function mayWrite(
+  stack: Pick<StackConfig, "scope" | "exemptions" | "subscriptionId">,
+  d: DesiredDatabase,
+  ruleId: string,
+  now: number,
+): boolean {
+  if (!d.discovered) return true;
+  if (stack.scope?.remediate !== true) return false;
+  const id = sqlDatabaseId({ ...d, subscriptionId: databaseSubscription(stack, d) }).toLowerCase();
+  return !stack.exemptions.some(
+    (e) => e.resourceId.toLowerCase() === id && isExemptionActive(e, now) && (!e.rules || e.rules.includes(ruleId)),
+  );
+}
+
+/** The stack with only the databases an apply may write to (`mayWrite`). */
+export function writableOnly(stack: StackConfig, ruleId: string, now: number): StackConfig {
+  const kept = stack.databases.filter((d) => mayWrite(stack, d, ruleId, now));
+  return kept.length === stack.databases.length ? stack : { ...stack, databases: kept };
+}
+
+/** The stack as its file lists it: without the databases discovery added (what `apply` writes to without `scope.remediate`). */
+export function listedOnly(stack: StackConfig): StackConfig {
+  return stack.databases.some((d) => d.discovered) ? { ...stack, databases: stack.databases.filter((d) => !d.discovered) } : stack;
+}
+
+/** The databases in scope with a mandatory violation, and the discovered ones among them (labels), from a check's findings. */
+export function nonCompliantInScope(
+  coverage: ScopeCoverage,
+  findings: readonly Finding[],
+): { nonCompliant: number; discoveredFailing: string[] } {
+  const inScope = new Set(coverage.inScopeIds);
+  const discovered = new Set(coverage.discoveredIds);
+  const failing = new Map<string, string>();
+  for (const f of findings) {
+    const id = f.resourceId.toLowerCase();
+    if (isMandatoryViolation(f) && inScope.has(id) && !failing.has(id)) failing.set(id, f.label);
+  }
+  return { nonCompliant: failing.size, discoveredFailing: [...failing].filter(([id]) => discovered.has(id)).map(([, label]) => label) };
+}
+
+/** The sentence every report leads with: "N databases in scope: L listed, D discovered; X non-compliant", naming the discovered ones that fail. */
+export function coverageSentence(coverage: ScopeCoverage, findings: readonly Finding[]): string {
+  const { nonCompliant, discoveredFailing } = nonCompliantInScope(coverage, findings);
+  const total = coverage.listed + coverage.discovered;
+  const failing = discoveredFailing.length ? ` (discovered and non-compliant: ${discoveredFailing.join(", ")})` : "";
+  const outside = coverage.listedOutside.length
+    ? `; listed but outside the scope (still judged): ${coverage.listedOutside.join(", ")}`
+    : "";
+  return `${total} databases in scope: ${coverage.listed} listed, ${coverage.discovered} discovered; ${nonCompliant} non-compliant${failing}${outside}`;
+}
+
+/** The counts reports carry (JSON `coverage`, SARIF `run.properties.coverage`). */
+export function coverageCounts(coverage: ScopeCoverage, findings: readonly Finding[]): CoverageCounts {
+  const { nonCompliant, discoveredFailing } = nonCompliantInScope(coverage, findings);
+  return {
+    inScope: coverage.listed + coverage.discovered,
+    listed: coverage.listed,
+    discovered: coverage.discovered,
+    nonCompliant,
+    discoveredNonCompliant: discoveredFailing,
+  };
+}
+
+/** The findings with each one about a discovered database marked (`properties.discovered`: in JSON and SARIF). */
+export function markDiscovered(coverage: ScopeCoverage, findings: readonly Finding[]): Finding[] {
+  const discovered = new Set(coverage.discoveredIds);
+  return findings.map((f) =>
+    discovered.has(f.resourceId.toLowerCase()) ? { ...f, properties: { ...f.properties, discovered: true } } : f,
+  );
+}
