@@ -1,8 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { findDataSource } from "../src/domain/facts/data-source-registry";
-// The rule registry registers the fact kinds its rules bring along (a kind named by the kind itself in
-// a rule's `facts`); their data sources must exist in the plugin as in the program that declared them.
-import "../src/domain/compliance/registry";
 import { dataSourceProvider } from "./data-source-provider";
 import type { ProviderName } from "./provider-text";
 import { tdeProvider } from "./tde-provider";

@@ -1,6 +1,4 @@
 import { allDataSources } from "../../src/domain/facts/data-source-registry";
-// The rules bring the fact kinds they name by the kind itself (and so their data sources), as in the program.
-import "../../src/domain/compliance/registry";
 import type { StackConfig } from "../../src/domain/stack/stack-config";
 
 /**

@@ -1,4 +1,3 @@
-import { findFactKind, registerFactKind } from "../facts/registry";
 import { driftSectionsOf } from "./drift-section";
 import type { RuleDefinition } from "./rule";
 import { artifactPacked } from "./rules/artifact-packed";
@@ -31,8 +30,6 @@ const RULES: RuleDefinition<unknown>[] = [
   tdeKeyAccess as RuleDefinition<unknown>,
 ];
 
-for (const rule of RULES) registerKindsOf(rule);
-
 let version = 0;
 
 /** The registered rules, in report order. */
@@ -61,7 +58,6 @@ export function registerRule<S>(rule: RuleDefinition<S>): void {
   if (findRule(rule.id)) throw new Error(`a rule with the id "${rule.id}" is already registered`);
   // Its drift section, if it declares one, must be a valid key and agree with the same key's other rules.
   driftSectionsOf([...RULES, rule as RuleDefinition<unknown>]);
-  registerKindsOf(rule);
   RULES.push(rule as RuleDefinition<unknown>);
   version += 1;
 }
@@ -69,17 +65,4 @@ export function registerRule<S>(rule: RuleDefinition<S>): void {
 /** Changes whenever a rule is registered, so schemas derived from the registry know to rebuild. */
 export function registryVersion(): number {
   return version;
-}
-
-/**
- * The fact kinds a rule names by the kind itself, registered unless the fact-kind registry has them
- * already: a kind with its own read that only this rule judges comes with the rule.
- */
-function registerKindsOf(rule: Pick<RuleDefinition<unknown>, "id" | "factKinds">): void {
-  for (const kind of rule.factKinds ?? []) {
-    const known = findFactKind(kind.key);
-    if (!known) registerFactKind(kind);
-    else if (known !== kind)
-      throw new Error(`rule "${rule.id}" names a fact kind "${kind.key}" that is not the registered kind of that key`);
-  }
 }

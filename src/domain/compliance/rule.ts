@@ -2,7 +2,6 @@ import type { Control } from "./control";
 import type { DriftSection } from "./drift-section";
 import { ENFORCEMENT_LEVELS, type EnforcementLevel } from "./enforcement-level";
 import type { ComplianceFacts, FactOrigin } from "../facts/model/compliance-facts";
-import type { FactKind } from "../facts/fact-kind";
 import type { Finding } from "./finding";
 
 export type { EnforcementLevel };
@@ -38,11 +37,6 @@ export interface RuleDefinition<S = Record<string, unknown>> {
    * `check`, watch ticks and the pack gather only the kinds an enabled rule names.
    */
   facts: readonly string[];
-  /**
-   * The kinds the rule named by the kind itself (`facts: [firewallRules]` in its module): registering
-   * the rule registers them, so a kind only this rule judges needs no line in the fact-kind registry.
-   */
-  factKinds?: readonly FactKind[];
   /** The rule's own settings (thresholds), each with its default. */
   settings: { [K in keyof S]: SettingSchema };
   /**
@@ -73,24 +67,10 @@ export interface RuleDefinition<S = Record<string, unknown>> {
   evaluate(facts: ComplianceFacts, settings: ResolvedSettings<S>, now: number): Finding[];
 }
 
-/** Declares a rule: its fact kinds become keys, and those it named by the kind itself its `factKinds`. */
-export function defineRule<S>(rule: RuleDeclaration<S>): RuleDefinition<S> {
-  const kinds = rule.facts.filter((f): f is FactKind => typeof f !== "string");
-  return {
-    ...rule,
-    facts: rule.facts.map((f) => (typeof f === "string" ? f : f.key)),
-    ...(kinds.length ? { factKinds: kinds } : {}),
-  };
+/** Declares a rule; the identity function, there for the type checking. */
+export function defineRule<S>(rule: RuleDefinition<S>): RuleDefinition<S> {
+  return rule;
 }
-
-/**
- * A rule as its module declares it: its fact kinds by key (a kind of the fact-kind registry), or by
- * the kind itself, which the rule then brings along (a kind with its own read that only it judges).
- */
-export type RuleDeclaration<S> = Omit<RuleDefinition<S>, "facts" | "factKinds"> & {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a kind of any fact type
-  facts: readonly (string | FactKind<any>)[];
-};
 
 /** `sql-tde-enabled` → `SqlTdeEnabled`: the SARIF rule name. */
 export function ruleName(id: string): string {

@@ -13,9 +13,8 @@ import { tierAdvice } from "./tier-advice";
 import { vaultRoleAssignments } from "./vault-role-assignments";
 
 /**
- * Every fact kind several rules share, in the order facts are listed: one module in this folder plus
- * one line here; rules then name it by key in their `facts`. A kind only one rule judges needs no line:
- * the rule names the kind itself and brings it (compliance/registry.ts registers it with the rule).
+ * Every fact kind, in the order facts are listed. Adding a kind is one module in this folder plus
+ * one line here; rules then name it in their `facts`.
  */
 const FACT_KINDS: FactKind[] = [
   tdeStatus as FactKind,
