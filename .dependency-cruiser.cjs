@@ -1,4 +1,4 @@
-// The layering, as rules (see README, Architecture). `npm test` runs them over src/, providers/,
+// The layering, as rules (see docs/contributing.md, Architecture). `npm test` runs them over src/, providers/,
 // policies/ and stacks/; test/layering proves each rule catches a violating fixture.
 //
 //   interfaces   src/interfaces (cli, watch, pulumi, gitops) + providers/ policies/ stacks/

@@ -25,7 +25,7 @@ export interface SpreadPort<L extends string> {
   observe(labels: Partial<Record<L, string>>, value: number): void;
 }
 
-/** What the watch process counts, by stack (the README's metrics table names each). */
+/** What the watch process counts, by stack (docs/reference.md's metrics table, generated from WatchMetrics, names each). */
 export interface WatchMeter {
   ticks: CountPort<"stack" | "result">;
   /** Seconds. */

@@ -3,9 +3,9 @@ import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { expect, it } from "vitest";
 import { e2eCli, e2eRequired } from "../helpers/pulumi-cli";
-import { freshClone, promisedExit, readme, shBlockAfter, TypingShell } from "../helpers/readme-blocks";
+import { docPage, freshClone, promisedExit, shBlockAfter, TypingShell } from "../helpers/readme-blocks";
 
-// The README's "Pulumi by hand", run as written in a fresh clone with the real Pulumi CLI: npm ci,
+// docs/pulumi.md's "Pulumi by hand", run as written in a fresh clone with the real Pulumi CLI: npm ci,
 // the CLI from the pulumi:install cache, a file backend under a fresh $HOME, stack init with the
 // committed stack file, preview and up against the emulator, then the converged stack's
 // `preview --refresh --expect-no-changes` and `refresh --preview-only --expect-no-changes` (exit 0),
@@ -35,7 +35,7 @@ it.skipIf(!cli)(
     });
     const shell = new TypingShell(clone, env);
     try {
-      const lines = shBlockAfter(readme(), "### Pulumi by hand");
+      const lines = shBlockAfter(docPage("pulumi.md"), "### Pulumi by hand");
       for (const want of ["pulumi stack init dev", "pulumi up", "--expect-no-changes", "git status --porcelain"])
         expect(
           lines.some((l) => l.includes(want)),

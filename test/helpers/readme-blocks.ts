@@ -1,5 +1,5 @@
 import { spawn, execFileSync, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +8,26 @@ import { PROJECT_ROOT } from "../../src/platform/version";
 /** The README as it is in the checkout: blocks are read from it at test time, never copied. */
 export function readme(): string {
   return readFileSync(join(PROJECT_ROOT, "README.md"), "utf8");
+}
+
+/** A page of docs/ as it is in the checkout (`pulumi.md`). */
+export function docPage(name: string): string {
+  return readFileSync(join(PROJECT_ROOT, "docs", name), "utf8");
+}
+
+/** The README, then every page of docs/ by name: the documents whose shell blocks the blocks test covers. */
+export function documents(): { file: string; text: string }[] {
+  const pages = readdirSync(join(PROJECT_ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .sort();
+  return [{ file: "README.md", text: readme() }, ...pages.map((f) => ({ file: `docs/${f}`, text: docPage(f) }))];
+}
+
+/** The README and every docs/ page in one text: for a test that checks a sentence or table wherever it now lives. */
+export function allDocs(): string {
+  return documents()
+    .map((d) => d.text)
+    .join("\n");
 }
 
 /** The lines of the first ```sh block after the heading (`## Quick start`, `### Point the CLI at the emulator`). */
@@ -31,6 +51,8 @@ export type BlockMarker =
   | { kind: "unmarked"; above: string };
 
 export interface ShellBlock {
+  /** The document it is in (`README.md`, `docs/recipes.md`). */
+  file: string;
   /** The line of its opening fence, counted from 1. */
   line: number;
   /** The heading it sits under (`### Point the CLI at the emulator`). */
@@ -71,8 +93,8 @@ export function commandLines(body: string[]): string[] {
   return out;
 }
 
-/** Every fenced shell block of the README, in order, with its marker and its commands. */
-export function shellBlocks(text: string): ShellBlock[] {
+/** Every fenced shell block of a document (the README by default), in order, with its marker and its commands. */
+export function shellBlocks(text: string, file = "README.md"): ShellBlock[] {
   const lines = text.split("\n");
   const blocks: ShellBlock[] = [];
   let heading = "";
@@ -80,10 +102,10 @@ export function shellBlocks(text: string): ShellBlock[] {
     if (/^#{1,6} /.test(lines[i])) heading = lines[i];
     if (!FENCE.test(lines[i])) continue;
     const end = lines.findIndex((l, j) => j > i && FENCE.test(l));
-    if (end < 0) throw new Error(`README: the fence on line ${i + 1} is never closed`);
+    if (end < 0) throw new Error(`${file}: the fence on line ${i + 1} is never closed`);
     if (SHELL_FENCE.test(lines[i])) {
       const body = lines.slice(i + 1, end).map((l) => l.trim());
-      blocks.push({ line: i + 1, heading, marker: markerOf(lines[i - 1] ?? ""), commands: commandLines(body) });
+      blocks.push({ file, line: i + 1, heading, marker: markerOf(lines[i - 1] ?? ""), commands: commandLines(body) });
     }
     i = end;
   }

@@ -13,26 +13,29 @@ import {
   isBackground,
   portsOf,
   promisedExit,
-  readme,
+  documents,
   shellBlocks,
   TypingShell,
   waitForFreePorts,
   type ShellBlock,
 } from "../helpers/readme-blocks";
 
-// Every fenced shell block of the README says how it is tested, on the line above its fence:
+// Every fenced shell block of the README and of each docs/ page says how it is tested, on the line above its fence:
 // `<!-- runnable -->`, `<!-- runnable with an emulator -->` or `<!-- not run: REASON -->`. The runnable
 // ones run here as a newcomer types them, in ONE fresh clone of the committed HEAD: the quick start
-// first (its `npm ci` is the only one), then each block in README order in a shell of its own, every
+// first (its `npm ci` is the only one), then each block in order (the README, then docs/ by name) in a shell of its own, every
 // line exiting as its comment says (`# exit N`, 0 when it says nothing). Blocks "with an emulator"
 // get STACKWARDEN_EMULATOR naming one in-process emulator of the clone's dev estate, shared in README
 // order. The quick start's `npm ci && npm test` is the suite this test is part of: it is checked to be
 // exactly what .ci/run runs rather than run again. The blocks are read from the README now, never copied.
 
 const execFileP = promisify(execFile);
-const blocks = shellBlocks(readme());
-const runnable = blocks.filter((b) => b.marker.kind === "runnable" || b.marker.kind === "runnable with an emulator");
-const where = (b: ShellBlock) => `README line ${b.line} (${b.heading})`;
+const blocks = documents().flatMap((d) => shellBlocks(d.text, d.file));
+const marked = blocks.filter((b) => b.marker.kind === "runnable" || b.marker.kind === "runnable with an emulator");
+/** The quick start's block (`npm ci && npm start`) runs first wherever it sits: its `npm ci` is the clone's only one. */
+const quickStart = marked.find((b) => b.file === "README.md" && b.commands.some((l) => l.startsWith("npm ci && npm start")));
+const runnable = quickStart ? [quickStart, ...marked.filter((b) => b !== quickStart)] : marked;
+const where = (b: ShellBlock) => `${b.file} line ${b.line} (${b.heading})`;
 
 /** A shell's environment as a newcomer has it: none of the variables that would change what the commands do. */
 function newcomerEnv(): NodeJS.ProcessEnv {
@@ -43,7 +46,7 @@ function newcomerEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-describe("every shell block of the README says how it is tested", () => {
+describe("every shell block of the README and docs/ says how it is tested", () => {
   it("is marked runnable, or not run with a reason; a test file a reason names exists", () => {
     expect(blocks.length).toBeGreaterThan(5);
     const unmarked = blocks.filter((b) => b.marker.kind === "unmarked");
@@ -59,7 +62,12 @@ describe("every shell block of the README says how it is tested", () => {
   });
 
   it("runs the quick start first, the emulator's block and scan among the rest", () => {
+    expect(quickStart, "README: a runnable block with `npm ci && npm start`").toBeDefined();
     expect(runnable[0].heading).toBe("## Quick start");
+    expect(
+      blocks.some((b) => b.file !== "README.md"),
+      "docs/ pages' blocks are covered",
+    ).toBe(true);
     expect(runnable.some((b) => b.heading === "### Point the CLI at the emulator")).toBe(true);
     expect(runnable.some((b) => b.commands.some((l) => l.startsWith("npx stackwarden scan ")))).toBe(true);
     expect(runnable.some((b) => b.commands.some((l) => l.startsWith("npx stackwarden rules generate ")))).toBe(true);
@@ -92,7 +100,7 @@ describe("the runnable blocks, as written, in one fresh clone", () => {
     }
     // Removing the clone (npm ci's ~28 000 files) took 29 s on a busy shared disk, past the 30 s hook budget.
     rmSync(dirname(clone), { recursive: true, force: true });
-    console.log(`README blocks: ${took.join("; ")}`);
+    console.log(`README and docs/ blocks: ${took.join("; ")}`);
   }, 120_000);
 
   /** Types a block's lines in a shell of its own; background jobs it starts must be stopped by its last line. */
@@ -128,7 +136,7 @@ describe("the runnable blocks, as written, in one fresh clone", () => {
       }
     } finally {
       await shell.close();
-      took.push(`line ${block.line} ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      took.push(`${block.file}:${block.line} ${((Date.now() - started) / 1000).toFixed(1)} s`);
     }
   }
 
@@ -160,7 +168,7 @@ describe("the runnable blocks, as written, in one fresh clone", () => {
   }, 60_000);
 
   for (const block of runnable.slice(1)) {
-    it(`${block.heading.replace(/^#+ /, "")} (README line ${block.line}) runs as written`, async () => {
+    it(`${block.heading.replace(/^#+ /, "")} (${block.file} line ${block.line}) runs as written`, async () => {
       expect(installed, "the quick start's npm ci").toBe(true);
       await runBlock(block);
     }, 600_000);

@@ -2,8 +2,8 @@
  * Every error code stackwarden prints (`stackwarden: SW_LOCK_HELD: …`, `{"error":{"code":…}}`), in one
  * catalogue: the code is stable (scripts and people grep for it), the exit code is what the CLI
  * returns, `retry` says whether trying again later can help (`transient`) or a person must act
- * (`person`), and `action` is the README's "what to do". Adding a code is one entry here; the
- * README's table is checked against this list by a test, and so is that every code is thrown
+ * (`person`), and `action` is the reference's "what to do". Adding a code is one entry here; the
+ * table of docs/reference.md is generated from this list (`npm run docs:reference`), and a test checks that every code is thrown
  * (or mapped to) somewhere in `src/`.
  */
 export const ERROR_CODES = {
@@ -215,7 +215,7 @@ export interface ErrorCodeInfo {
   exit: number;
   /** `transient`: the same command may work later unchanged; `person`: someone must change something first. */
   retry: "transient" | "person";
-  /** What to do about it, in one sentence (the README's table). */
+  /** What to do about it, in one sentence (docs/reference.md's table). */
   action: string;
 }
 

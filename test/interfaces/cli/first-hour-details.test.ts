@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,10 +15,12 @@ import { PROJECT_ROOT } from "../../../src/platform/version";
 import { BatchAiClient } from "../../../src/services/batchai/client";
 import { FAST_RETRY, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { memoryLogger } from "../../services/batchai/batchai-harness";
+import { allDocs } from "../../helpers/readme-blocks";
 
 // The smaller things a newcomer trips on in the first hour (issue 25, item 8), each as a user meets it.
 
-const README = readFileSync(join(PROJECT_ROOT, "README.md"), "utf8");
+/** The README and the docs/ pages its depth moved to (the watcher's table, the quick checks). */
+const README = allDocs();
 
 async function run(
   argv: string[],

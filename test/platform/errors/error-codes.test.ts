@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 import { CONDITION_REASONS } from "../../../src/interfaces/watch/status/condition-reasons";
 import { ERROR_CODES } from "../../../src/platform/errors/error-codes";
 import { PROJECT_ROOT } from "../../../src/platform/version";
-import { readme } from "../../helpers/readme-blocks";
+import { docPage } from "../../helpers/readme-blocks";
 
-// The catalogue of stable error codes is the one list: the README's table says the same, and no
+// The catalogue of stable error codes is the one list: docs/reference.md's table (generated from it) says the same, and no
 // code is dead (each is thrown, or mapped to, somewhere in src/ by its name, so a grep finds it).
 
 /** The rows of the first Markdown table after `heading` whose header starts with `first`. */
@@ -48,7 +48,7 @@ describe("the error code catalogue", () => {
   });
 
   it("is the README's table: the same codes in the same order, with the same exit codes and retry advice", () => {
-    const rows = tableAfter(readme(), "## Errors and their codes", "code");
+    const rows = tableAfter(docPage("reference.md"), "## Errors and their codes", "code");
     expect(rows.map((r) => unquote(r[0]))).toEqual(Object.keys(ERROR_CODES));
     for (const [code, exit, retry, action] of rows) {
       const info = ERROR_CODES[unquote(code) as keyof typeof ERROR_CODES];
@@ -71,7 +71,7 @@ describe("the error code catalogue", () => {
 
 describe("the watcher's condition reasons", () => {
   it("are the README's table: the same reasons, conditions, kinds and codes", () => {
-    const rows = tableAfter(readme(), "### Watcher condition reasons", "reason");
+    const rows = tableAfter(docPage("reference.md"), "### Watcher condition reasons", "reason");
     expect(rows.map((r) => unquote(r[0]))).toEqual(Object.keys(CONDITION_REASONS));
     for (const [reason, condition, kind, codes] of rows) {
       const info = CONDITION_REASONS[unquote(reason) as keyof typeof CONDITION_REASONS];
