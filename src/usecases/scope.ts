@@ -1,7 +1,7 @@
 import type { ClientSet } from "../clients/client-set";
 import { discoverDatabases } from "../domain/discovery/discover-databases";
 import { listedOnly, mayWrite, withDiscovered, writableOnly } from "../domain/discovery/scope-coverage";
-import { sqlTdeEnabled } from "../domain/compliance/rules/sql-tde-enabled";
+import { tdeWriteRuleId } from "../domain/compliance/registry";
 import type { DesiredDatabase, StackConfig } from "../domain/stack/stack-config";
 import type { UnreadEntry } from "../domain/stack/unread-entry";
 
@@ -39,10 +39,10 @@ export async function writableStack(
 ): Promise<ScopedStack> {
   if (!stack.scope?.remediate) return { stack: listedOnly(stack), unread: [] };
   const scoped = await discoverScope(stack, clients, opts);
-  return { ...scoped, stack: writableOnly(scoped.stack, sqlTdeEnabled.id, Date.now()) };
+  return { ...scoped, stack: writableOnly(scoped.stack, tdeWriteRuleId(), Date.now()) };
 }
 
 /** Whether an apply may write to this database of the stack (scope-coverage.ts `mayWrite`, judged by the TDE rule's exemptions). */
 export function mayWriteDatabase(stack: StackConfig, d: DesiredDatabase): boolean {
-  return mayWrite(stack, d, sqlTdeEnabled.id, Date.now());
+  return mayWrite(stack, d, tdeWriteRuleId(), Date.now());
 }

@@ -67,4 +67,4 @@ export function isCustomerManaged(p: Pick<ProtectorFacts, "serverKeyType">): boo
 export const SERVICE_MANAGED = "service-managed TDE protector: no customer key to judge";
 
 /** What a key rule's not-applicable finding on a protector that could not be read says is absent (sql-tde-customer-managed-key reports the read). */
-export const NOT_READ = "TDE protector not read (sql-tde-customer-managed-key reports it)";
+export const NOT_READ = "TDE protector not read (the customer-managed key rule reports it)";

@@ -66,3 +66,8 @@ export function registerRule<S>(rule: RuleDefinition<S>): void {
 export function registryVersion(): number {
   return version;
 }
+
+/** The rule a TDE write answers to: a scope exemption from it holds a discovered database's write (usecases/scope.ts). */
+export function tdeWriteRuleId(): string {
+  return sqlTdeEnabled.id;
+}

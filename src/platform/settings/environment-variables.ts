@@ -92,7 +92,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     names: ["STACKWARDEN_GEOCODING_ENDPOINT"],
     default: "`https://services.gisgraphy.com`",
     meaning:
-      "the geocoding service (Gisgraphy's API) of `geocode`, `where` and the `data-residency` rule (also in the policy pack); the emulator serves it at `<url>/geocoding`. With neither it, `STACKWARDEN_EMULATOR` nor a key set, those commands stop before any request, naming the variables",
+      "the geocoding service (Gisgraphy's API) of `geocode`, `where` and the data residency rule (also in the policy pack); the emulator serves it at `<url>/geocoding`. With neither it, `STACKWARDEN_EMULATOR` nor a key set, those commands stop before any request, naming the variables",
     group: "endpoints",
   },
   {

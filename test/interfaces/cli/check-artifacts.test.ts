@@ -222,7 +222,8 @@ describe("check with stackwarden:artifacts", () => {
     artifacts({ script: CLEAN });
     const small = await startTestEmulator({ seed: { binaryAnalysis: { maxUploadBytes: 10 } } });
     try {
-      const r = await check(["--config", "stacks/Pulumi.gate.yaml"], {
+      // Not-applicable findings are listed on request (`--show not-applicable`); stderr names the artifact either way.
+      const r = await check(["--config", "stacks/Pulumi.gate.yaml", "--show", "not-applicable"], {
         STACKWARDEN_BINARY_ANALYSIS_ENDPOINT: `${small.url}/binary-analysis/v1`,
       });
       expect(r.code).toBe(1);
