@@ -1,6 +1,7 @@
 import type { ClientSet } from "../clients/client-set";
-import { discoverDatabases } from "../domain/discovery/discover-databases";
-import { listedOnly, mayWrite, withDiscovered, writableOnly } from "../domain/discovery/scope-coverage";
+import { discoverDatabases } from "../domain/facts/discover-databases";
+import { listedOnly, mayWrite, writableOnly } from "../domain/discovery/scope-coverage";
+import { withDiscovered } from "../domain/stack/scope-discovered";
 import { sqlTdeEnabled } from "../domain/compliance/rules/sql-tde-enabled";
 import type { DesiredDatabase, StackConfig } from "../domain/stack/stack-config";
 import type { UnreadEntry } from "../domain/stack/unread-entry";
@@ -13,7 +14,7 @@ export interface ScopedStack {
 }
 
 /**
- * The stack with every database of its `stackwarden:scope` (discover-databases.ts, scope-coverage.ts):
+ * The stack with every database of its `stackwarden:scope` (facts/discover-databases.ts, stack/scope-discovered.ts, discovery/scope-coverage.ts):
  * what check, drift and plan judge. A stack without a scope, or one discovered already, is returned as it is.
  */
 export async function discoverScope(
