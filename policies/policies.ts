@@ -6,6 +6,7 @@ import { stackKeysSchema } from "../src/domain/stack/stack-schema";
 import { clientSetFromEnv, type ClientSet } from "../src/clients/client-set";
 import type { ResourceInput } from "../src/domain/facts/fact-kind";
 import { checkResources } from "../src/usecases/check";
+import { scopeExemptionsOf } from "../src/domain/facts/databases-in-scope";
 import { PACK_JUDGING_LEVEL, reportFinding } from "./finding-violation";
 import { known } from "./known";
 
@@ -36,7 +37,7 @@ interface PolicyConfig {
 
 /**
  * Judges the facts with the rule (its thresholds from the policy config over the rule's defaults),
- * applies the config's exemptions, and reports each failure on the resource its fact came from, at
+ * applies the config's exemptions (and the stack scope's, carried by `sql:DatabasesInScope`), and reports each failure on the resource its fact came from, at
  * the policy's level or at the finding's own lower one.
  */
 async function judge(
@@ -55,7 +56,8 @@ async function judge(
     rules: [rule],
     resources,
     settings: { [rule.id]: settings },
-    exemptions: exemptions ?? [],
+    // The config's, and the stack scope's of the databases in scope (as check applies them).
+    exemptions: [...(exemptions ?? []), ...scopeExemptionsOf(resources, { known })],
     context: { known, clients: packClients() },
   });
   for (const f of findings) if (f.verdict === "fail") reportFinding(rule, f, reportViolation);

@@ -202,9 +202,9 @@ function followChanges(watchers: readonly Watcher[], req: WatchRequest, feed: Ch
 function subscriptionsOf(stacks: readonly WatchedStack[]): string[] {
   return stacks.flatMap((st) => {
     try {
-      // Its own and those its protectors' vaults may live in: their changes are in scope too.
+      // Its own, those its protectors' vaults may live in and its scope's: their changes are in scope too.
       const stack = st.load();
-      return [stack.subscriptionId, ...(stack.keyVaultSubscriptions ?? [])];
+      return [stack.subscriptionId, ...(stack.keyVaultSubscriptions ?? []), ...(stack.scope?.subscriptions ?? [])];
     } catch {
       return [];
     }

@@ -17,6 +17,8 @@ import { runRereadTick, type WatchView } from "./watch-reread";
 import { describeAttribution, type ChangeAttribution } from "../domain/changes/change-record";
 import type { ChangeQueue } from "../domain/changes/change-queue";
 import { planReread, type RereadPlan } from "../domain/rereads/reread-plan";
+import { withDiscovered } from "../domain/stack/scope-discovered";
+import { readUnlisted, type UnlistedRead } from "./scope";
 import { enabledRules } from "../domain/compliance/evaluate";
 import type { ComplianceFacts } from "../domain/facts/model/compliance-facts";
 import { unreadLine } from "../domain/stack/unread-entry";
@@ -173,13 +175,43 @@ export class Watcher {
       return;
     }
     let plan: RereadPlan | undefined;
+    let stack: StackConfig;
     try {
-      const stack = this.o.loadStack();
+      stack = this.o.loadStack();
       plan = planReread(stack, batch.changes, enabledRules(stack.policies), this.lastFacts);
     } catch {
       return; // a stack file that cannot be read fails the next sweep, which says why
     }
-    if (plan) await this.tick(plan, batch.changes.size);
+    if (plan?.unlisted.length) plan = await this.withUnlisted(stack, plan);
+    if (plan?.stack.databases.length) await this.tick(plan, batch.changes.size);
+  }
+
+  /**
+   * A re-read's plan with the unlisted databases of the scope its changes named: each read once
+   * (scope.ts `readUnlisted`), those in scope judged as discovered ones (and repaired only with
+   * `scope.remediate`), those gone dropped from the view and its counts. Not a sweep: nothing else
+   * of the scope is listed. A failed read leaves them to the next sweep.
+   */
+  private async withUnlisted(stack: StackConfig, plan: RereadPlan): Promise<RereadPlan | undefined> {
+    let read: UnlistedRead;
+    try {
+      read = await readUnlisted(stack, this.o.clients, plan.unlisted, this.sleep.signal);
+    } catch (e) {
+      this.o.log(`changes: unlisted database(s) in scope could not be read (${(e as Error).message}); the next sweep reads them`);
+      return plan.stack.databases.length ? plan : undefined;
+    }
+    if (read.gone.length && this.view) {
+      const gone = new Set(read.gone);
+      this.view = {
+        drift: this.view.drift.filter((i) => !gone.has(i.id.toLowerCase())),
+        findings: this.view.findings.filter((f) => !gone.has(f.resourceId.toLowerCase())),
+      };
+      this.o.metrics.drift.set({ stack: this.o.stackName }, this.view.drift.length);
+      this.o.metrics.setFindings(this.o.stackName, this.view.findings);
+      this.o.log(`changes: ${read.gone.length} database(s) of the scope deleted: no longer counted (${read.gone.join(", ")})`);
+    }
+    const { coverage: _coverage, ...widened } = withDiscovered(plan.stack, { databases: read.inScope, servers: 0 });
+    return { ...plan, stack: widened };
   }
 
   /**

@@ -231,6 +231,46 @@ describe("the state journal", () => {
     expect(journal(dir)).toBe("");
   });
 
+  it("a database created or deleted at run time is journaled as its server's databases, and a restart keeps it", async () => {
+    const dir = tempDir();
+    const emu = await startEmulator({ stateDir: dir, seed: SEED, onError: () => {} });
+    const names = (state: PersistedState) =>
+      (state.services.sql as { servers: { databases: { name: string }[] }[] }).servers[0].databases.map((d) => d.name);
+    try {
+      const token = await tokenOf(emu.url);
+      const db = (name: string) =>
+        `${emu.url}/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Sql/servers/s1/databases/${name}?api-version=2014-04-01`;
+      const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+      const created = await fetch(db("ledger"), { method: "PUT", headers, body: JSON.stringify({ location: "East US" }) });
+      expect(created.status).toBe(201);
+      expect((await fetch(db("db3"), { method: "DELETE", headers })).status).toBe(200);
+      await new Promise((r) => setImmediate(r));
+      const state = names(readState(dir));
+      expect(state).toContain("ledger");
+      expect(state).not.toContain("db3");
+      expect(state).toHaveLength(20);
+    } finally {
+      await emu.close();
+    }
+    const restarted = await startEmulator({ stateDir: dir, onError: () => {} });
+    try {
+      const res = await fetch(
+        `${restarted.url}/metadata/identity/oauth2/token?api-version=2018-02-01&resource=https://management.azure.com/`,
+        { headers: { Metadata: "true" } },
+      );
+      const token = ((await res.json()) as { access_token: string }).access_token;
+      const list = await fetch(
+        `${restarted.url}/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Sql/servers/s1/databases?api-version=2014-04-01`,
+        { headers: { authorization: `Bearer ${token}` } },
+      );
+      const listed = ((await list.json()) as { value: { name: string }[] }).value.map((d) => d.name);
+      expect(listed).toContain("ledger");
+      expect(listed).not.toContain("db3");
+    } finally {
+      await restarted.close();
+    }
+  });
+
   it("a request still in flight when its emulator stops writes nothing: the restarted emulator owns the directory", async () => {
     const dir = tempDir();
     const seed = { sql: { ...SEED.sql, scanDurationMs: 200 } };

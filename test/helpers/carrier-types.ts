@@ -25,4 +25,5 @@ export const TYPES = {
   artifactScan: "pulumi-nodejs:dynamic/artifacts:ArtifactScan",
   probe: "pulumi-nodejs:dynamic/certificates:CertificateProbe",
   residency: "pulumi-nodejs:dynamic/residency:Residency",
+  databasesInScope: "pulumi-nodejs:dynamic/sql:DatabasesInScope",
 } as const;

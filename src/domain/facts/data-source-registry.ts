@@ -4,11 +4,13 @@ import { allFactKinds } from "./registry";
 import { sqlServerOfProtector } from "./server-identity-source";
 import { elasticPoolActivities, elasticPoolDatabaseActivities, tdeActivities } from "./sql-activities";
 import { sqlDatabase } from "./sql-database-source";
+import { databasesInScope } from "./databases-in-scope";
 
 /**
  * The data sources no fact kind carries (read for the stack's inventory in Pulumi; a SQL server's
  * identity, which the TDE protectors' facts take in the pack; a database's resource, which carries a
- * database-level TDE protector and its identity), in the order
+ * database-level TDE protector and its identity; the databases of the stack's scope it does not
+ * list, which the TDE status facts take in the pack), in the order
  * the program registers them after the kinds' own. A fact kind's data source comes with the kind
  * (`FactKind.carrier`): registering the kind registers it.
  */
@@ -23,6 +25,7 @@ const SOURCES_OF_NO_KIND: DataSource[] = [
   batchJobs,
   sqlServerOfProtector,
   sqlDatabase,
+  databasesInScope,
 ];
 
 /**

@@ -14,6 +14,7 @@ import type { FactReads } from "./fact-reads";
 import { databaseParamsOf } from "./read-params";
 import { plannedDatabaseFacts } from "./programs/planned-facts";
 import { programOf } from "./programs/program-of";
+import { databasesInScopeFacts } from "./databases-in-scope";
 
 /** A database's TDE status, as the rules see it. */
 export interface DatabaseFacts extends FactOrigin {
@@ -143,6 +144,8 @@ export const tdeStatus = defineFactKind<DatabaseFacts>({
     ...resourcesOf(tdeConfiguration, resources).map((r) => tdeFactsOf(r.props, ctx, r.urn)),
     // A user's own program: the TDE its azure-native or azure resources set.
     ...plannedDatabaseFacts(programOf(resources, ctx).estate),
+    // The databases of the stack's scope it does not list, as the program's sql:DatabasesInScope read them.
+    ...databasesInScopeFacts(resources, ctx),
   ],
 });
 

@@ -1,5 +1,6 @@
 import type { RuleDefinition } from "../compliance/rule";
 import { databaseSubscription } from "../stack/stack-config";
+import { listedInScope } from "../stack/stack-scope";
 import type { ComplianceFacts } from "../facts/model/compliance-facts";
 import { allFactKinds } from "../facts/registry";
 import type { SubjectScope } from "../facts/subject-scope";
@@ -15,6 +16,12 @@ export interface RereadPlan {
   rules: RuleDefinition<unknown>[];
   /** Who changed each database (lower-cased ARM id) the batch changed directly or through its server. */
   causes: Map<string, ChangeAttribution>;
+  /**
+   * Databases the stack does not list that changed in its scope's subscriptions and groups (lower-cased
+   * ARM ids): created, written or deleted there. Whether each is in scope (tags) or gone takes a read
+   * (the watcher's); those in scope are judged with the rest.
+   */
+  unlisted: string[];
 }
 
 /**
@@ -37,6 +44,7 @@ export function planReread(
   const scopes = new Set<SubjectScope>();
   const causes = new Map<string, ChangeAttribution>();
   const serverOf = (i: number) => dbIds[i].slice(0, dbIds[i].lastIndexOf("/databases/"));
+  const unlisted = new Set<string>();
   for (const [resourceId, cause] of changes) {
     const subject = changedSubjectOf(resourceId);
     if (!subject) continue;
@@ -44,6 +52,13 @@ export function planReread(
     if (subject.scope === "database") reached = dbIds.flatMap((id, i) => (id === subject.id ? [i] : []));
     else if (subject.scope === "server") reached = dbIds.flatMap((_, i) => (serverOf(i) === subject.id ? [i] : []));
     else if (judged(lastFacts, subject.scope, subject.id)) reached = onePerServer(dbIds, serverOf);
+    // A database the stack does not list, in its scope's subscriptions and groups: created or changed there.
+    if (subject.scope === "database" && reached.length === 0 && inScopeGroups(stack, subject.id)) {
+      unlisted.add(subject.id);
+      causes.set(subject.id, cause);
+      for (const s of SCOPES_A_CHANGE_REACHES.database) scopes.add(s);
+      continue;
+    }
     if (reached.length === 0) continue;
     for (const s of SCOPES_A_CHANGE_REACHES[subject.scope]) scopes.add(s);
     for (const i of reached) {
@@ -51,7 +66,7 @@ export function planReread(
       if (subject.scope === "database" || subject.scope === "server") causes.set(dbIds[i], cause);
     }
   }
-  if (chosen.size === 0) return undefined;
+  if (chosen.size === 0 && unlisted.size === 0) return undefined;
   const kinds = new Set(
     allFactKinds()
       .filter((k) => scopes.has(k.scope))
@@ -61,7 +76,17 @@ export function planReread(
     stack: { ...stack, databases: stack.databases.filter((_, i) => chosen.has(i)) },
     rules: rules.filter((r) => r.facts.some((k) => kinds.has(k))),
     causes,
+    unlisted: [...unlisted],
   };
+}
+
+/** Whether a database id (lower-cased) is in a subscription and resource group of the stack's scope (its tags are not known here). */
+function inScopeGroups(stack: StackConfig, databaseId: string): boolean {
+  const m = /^\/subscriptions\/([^/]+)\/resourcegroups\/([^/]+)\/providers\/microsoft\.sql\/servers\/[^/]+\/databases\/([^/]+)$/.exec(
+    databaseId,
+  );
+  if (!stack.scope || !m || m[3] === "master") return false;
+  return listedInScope(stack.scope, m[1], m[2]);
 }
 
 /** A database's ARM id, lower-cased, as change records are compared. */

@@ -3,7 +3,7 @@ import { AZURE_NAME_RULES as N, azureNameSchema as name } from "./azure-names";
 
 /**
  * `stackwarden:scope`: the estate a stack answers for, beside the databases it lists. Every
- * database found in it (through Azure's own lists: src/domain/discovery/) and not listed is judged
+ * database found in it (through Azure's own lists: src/domain/facts/discover-databases.ts) and not listed is judged
  * as the scope's desired state says, and written to only with `remediate`. Azure Policy's
  * assignment scope and exclusions, Prowler's every-server-of-every-subscription, in the stack file.
  */

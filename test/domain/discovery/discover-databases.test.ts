@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emulatorClientSet, type ClientSet } from "../../../src/clients/client-set";
-import { discoverDatabases } from "../../../src/domain/discovery/discover-databases";
-import { withDiscovered, listedOnly } from "../../../src/domain/discovery/scope-coverage";
+import { discoverDatabases } from "../../../src/domain/facts/discover-databases";
+import { listedOnly } from "../../../src/domain/discovery/scope-coverage";
+import { withDiscovered } from "../../../src/domain/stack/scope-discovered";
 import { parseStackConfig } from "../../../src/domain/stack/stack-config";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 

@@ -98,4 +98,35 @@ describe("planReread: what a change reaches, over fact-kind scopes", () => {
       ),
     ).toBeUndefined();
   });
+
+  it("with a scope, an unlisted database of its subscriptions and groups is named for a read (never master, nor another group)", () => {
+    const scoped = {
+      ...stack,
+      scope: {
+        subscriptions: [SUB],
+        resourceGroups: ["rg"],
+        includeTags: {},
+        excludeTags: {},
+        transparentDataEncryption: "Enabled",
+        remediate: false,
+        exemptions: [],
+      },
+    } as StackConfig;
+    const p = planReread(
+      scoped,
+      changes(
+        [`${sql}/s9/databases/fresh`, "dave"],
+        [`${sql}/s9/databases/master`, "dave"],
+        [`/subscriptions/${SUB}/resourceGroups/other/providers/Microsoft.Sql/servers/s3/databases/y`, "dave"],
+      ),
+      allRules(),
+      undefined,
+    )!;
+    expect(p.unlisted).toEqual([`${sql}/s9/databases/fresh`.toLowerCase()]);
+    expect(names(p.stack)).toEqual([]);
+    expect(ruleIds(p)).toEqual(rulesOver("database"));
+    expect(p.causes.get(`${sql}/s9/databases/fresh`.toLowerCase())).toEqual(by("dave"));
+    // Without a scope the same change reaches nothing.
+    expect(planReread(stack, changes([`${sql}/s9/databases/fresh`, "dave"]), allRules(), undefined)).toBeUndefined();
+  });
 });

@@ -14,6 +14,7 @@ import {
   groupKey,
   notFound,
   serverKey,
+  serverRef,
   unique,
   type DatabaseEntry,
   type ServerEntry,
@@ -119,6 +120,16 @@ export interface ServerCall {
   ctx: ServiceContext<SqlState>;
   server: SqlServerState;
   entry: ServerEntry;
+  /** Creates and deletes this server's databases at run time (Databases_CreateOrUpdate, Databases_Delete). */
+  estate: ServerDatabases;
+}
+
+/** A server's databases as a run-time write changes them: each module's state for a new one, journaled, looked up at once. */
+export interface ServerDatabases {
+  /** Adds a database built as a seeded one is, from `seed` (each module's fragment of a database's seed, validated by the caller). */
+  create(name: string, seed: Record<string, unknown>): DatabaseEntry;
+  /** Removes a database (never master); false when the server has none of that name. */
+  remove(name: string): boolean;
 }
 
 /** What a database route's handler gets. */
@@ -282,12 +293,35 @@ export function mountSqlResources(ctx: ServiceContext<SqlState>, resources: read
         (route.at === "subscription" || e.server.resourceGroup.toLowerCase() === resourceGroupName.toLowerCase());
       return route.handler({ req, ctx, servers: [...idx.servers.values()].filter(within) });
     };
+  const estateOf = (entry: ServerEntry): ServerDatabases => ({
+    create: (name, seed) => {
+      const server = entry.server;
+      const ref = { ...serverRef(server), database: name };
+      const at = `${ref.server}/databases/${name}`;
+      server.databases.push(databaseState(resources, seed as SeedObject, { at, ref, server, master: false, now: Date.now() }));
+      // The estate's shape changed: the lookups are built again at the next request.
+      index = undefined;
+      ctx.changed(...entry.path, "databases");
+      return lookup()
+        .servers.get(serverKey(server.subscriptionId, server.resourceGroup, server.name))!
+        .databases.get(name.toLowerCase())!;
+    },
+    remove: (name) => {
+      const server = entry.server;
+      const i = server.databases.findIndex((d) => d.name.toLowerCase() === name.toLowerCase());
+      if (i < 0) return false;
+      server.databases.splice(i, 1);
+      index = undefined;
+      ctx.changed(...entry.path, "databases");
+      return true;
+    },
+  });
   const serve =
     (route: ServerRoute | DatabaseRoute) =>
     (req: EmulatorRequest): EmulatorReply => {
       const entry = findServer(req);
       if (!("databases" in entry)) return entry;
-      const call = { req, ctx, server: entry.server, entry };
+      const call = { req, ctx, server: entry.server, entry, estate: estateOf(entry) };
       if (route.at === "server") return route.handler(call);
       const database = entry.databases.get(req.params.databaseName.toLowerCase());
       if (!database) return notFound(req, `${req.params.serverName}/databases/${req.params.databaseName}`);

@@ -1,10 +1,12 @@
-import { armPage } from "../../../kit/arm-conventions";
+import { armError, armPage } from "../../../kit/arm-conventions";
+import type { EmulatorReply } from "../../../kit/emulator-app";
 import { Type } from "../../../kit/seed-types";
 import { elasticPoolId, sqlDatabaseId } from "../../../../platform/arm/resource-id";
 import { SQL_DATABASE_RESOURCE_TYPE, type Database } from "../../../../services/sql/database-types";
 import { SERVICE_OBJECTIVE_NAMES } from "../../../../services/sql/types";
 import { derivedUuid } from "../derived-uuid";
 import { dbRef, type DatabaseEntry } from "../sql-estate";
+import type { ServerCall } from "../sql-resource";
 import { sqlResource } from "../sql-resource";
 import { databaseKeyOf } from "./database-key-custody";
 import { poolsOf } from "./elastic-pools";
@@ -103,6 +105,20 @@ export const databases = sqlResource({
         ),
     },
     {
+      at: "server",
+      method: "PUT",
+      path: "databases/:databaseName",
+      operation: "Databases_CreateOrUpdate",
+      handler: createOrUpdate,
+    },
+    {
+      at: "server",
+      method: "DELETE",
+      path: "databases/:databaseName",
+      operation: "Databases_Delete",
+      handler: deleteDatabase,
+    },
+    {
       at: "database",
       method: "GET",
       path: "",
@@ -111,6 +127,59 @@ export const databases = sqlResource({
     },
   ],
 });
+
+/** A database name Azure accepts: 1-128 characters without <>*%&:\\/?# (the seed's rule). */
+const DATABASE_NAME = /^[^<>*%&:\\/?#]{1,128}$/;
+
+/**
+ * Databases_CreateOrUpdate: a new database (201) built as a seeded one is, with the body's tags and
+ * service objective (`sku.name`), and TDE Enabled, as Azure turns it on for every new database; an
+ * existing one (200) takes the body's tags and service objective. Recorded in the Activity Log and
+ * published to Event Grid as every ARM write is (change-recorder.ts).
+ */
+function createOrUpdate(call: ServerCall): EmulatorReply {
+  const { req, entry, estate } = call;
+  const name = req.params.databaseName;
+  const invalid = (message: string) => armError(400, "InvalidRequestContent", message);
+  if (!DATABASE_NAME.test(name)) return armError(400, "InvalidResourceName", `The database name '${name}' is not valid.`);
+  if (name.toLowerCase() === "master")
+    return armError(400, "InvalidDatabaseOperation", "The database 'master' is a system database and cannot be created or updated.");
+  const body = req.body as { location?: unknown; tags?: unknown; sku?: { name?: unknown } } | null | undefined;
+  if (!body || typeof body !== "object")
+    return invalid("The request content was invalid and could not be deserialized: a Database body is required.");
+  if (typeof body.location !== "string" || !body.location) return invalid("The request content was invalid: 'location' is required.");
+  const tags = body.tags;
+  if (tags !== undefined && (typeof tags !== "object" || tags === null || Object.values(tags).some((v) => typeof v !== "string")))
+    return invalid("The request content was invalid: 'tags' must map names to strings.");
+  const sku = body.sku?.name;
+  if (sku !== undefined && !(SERVICE_OBJECTIVE_NAMES as readonly unknown[]).includes(sku))
+    return armError(400, "InvalidSkuName", `The sku name '${String(sku)}' is not a service objective this server offers.`);
+  const existing = entry.databases.get(name.toLowerCase());
+  if (existing) {
+    const db = existing.db;
+    if (tags !== undefined) db.tags = { ...(tags as Record<string, string>) };
+    if (typeof sku === "string" && !db.elasticPool) {
+      db.serviceObjective = sku;
+      db.edition = editionOf(sku);
+    }
+    call.ctx.changed(...existing.path);
+    return { status: 200, body: databaseResource(existing, null) };
+  }
+  const created = estate.create(name, {
+    transparentDataEncryption: "Enabled",
+    ...(tags !== undefined ? { tags } : {}),
+    ...(typeof sku === "string" ? { serviceObjective: sku } : {}),
+  });
+  return { status: 201, body: databaseResource(created, null) };
+}
+
+/** Databases_Delete: 200 once removed, 204 when the server has no such database; master cannot be deleted. */
+function deleteDatabase(call: ServerCall): EmulatorReply {
+  const name = call.req.params.databaseName;
+  if (name.toLowerCase() === "master")
+    return armError(400, "InvalidDatabaseOperation", "The database 'master' is a system database and cannot be deleted.");
+  return call.estate.remove(name) ? { status: 200, body: undefined } : { status: 204, body: undefined };
+}
 
 /** The edition a service objective belongs to. */
 export function editionOf(serviceObjective: string): (typeof DATABASE_EDITIONS)[number] {

@@ -2,7 +2,7 @@ import { mapBounded } from "../../platform/bounded-map";
 import { sqlDatabaseId } from "../../platform/arm/resource-id";
 import type { Database } from "../../services/sql/database-types";
 import type { Server } from "../../services/sql/server-types";
-import type { FactReads } from "../facts/fact-reads";
+import type { FactReads } from "./fact-reads";
 import { tagsInScope, type ScopedDatabase, type StackScope } from "../stack/stack-scope";
 import { unreadEntryOf, type UnreadEntry } from "../stack/unread-entry";
 

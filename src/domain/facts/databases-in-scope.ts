@@ -1,0 +1,170 @@
+import { mapBounded } from "../../platform/bounded-map";
+import { sqlDatabaseId } from "../../platform/arm/resource-id";
+import { UNKNOWN } from "../../platform/unknown-value";
+import type { Exemption } from "../compliance/declared-exemption";
+import { discoverDatabases } from "./discover-databases";
+import { withDiscovered } from "../stack/scope-discovered";
+import { databaseSubscription, type StackConfig } from "../stack/stack-config";
+import type { StackScope } from "../stack/stack-scope";
+import { unreadProblem } from "../stack/unread-entry";
+import { resourcesOf } from "./carrier";
+import { defineDataSource, type DataSourceInputs } from "./data-source";
+import type { FactClients } from "./fact-clients";
+import type { ResourceContext, ResourceInput } from "./fact-kind";
+import type { DatabaseFacts } from "./tde-status";
+import { readOrFailure, type ReadFailure } from "./read-failure";
+import { databaseParamsOf } from "./read-params";
+
+/** One database found in a stack's scope and not listed, with its TDE status as read. */
+export interface DatabaseInScope {
+  id: string;
+  subscriptionId: string;
+  resourceGroup: string;
+  server: string;
+  database: string;
+  /** `properties.status` of its TDE configuration; absent when `readError` says why it could not be read. */
+  status?: string;
+  readError?: ReadFailure;
+}
+
+/** What a `sql:DatabasesInScope` read gives (its output `inScope`). */
+export interface DatabasesInScopeValue {
+  /** The databases found in scope and not listed, in discovery order. */
+  discovered: DatabaseInScope[];
+  /** The scope's exemptions, as the databases in scope they name (what `check` applies to them). */
+  exemptions: Exemption[];
+  /** The listed databases discovery found in scope. */
+  listed: number;
+  servers: number;
+  /** A subscription, resource group or server whose list was refused: its databases are not in `discovered`. */
+  unread: { kind: string; id: string; problem: string }[];
+}
+
+/** The scope as the data source's input carries it: without stack-file locations (a moved line is no change). */
+function scopeInput(scope: StackScope): string {
+  const { source: _s, exemptions, ...rest } = scope;
+  return JSON.stringify({ ...rest, exemptions: exemptions.map(({ source: _e, ...e }) => e) });
+}
+
+/** The listed databases as the data source's input carries them (what is not discovered again). */
+function listedInput(stack: StackConfig): string {
+  return JSON.stringify(
+    stack.databases
+      .filter((d) => !d.discovered)
+      .map((d) => ({
+        subscriptionId: databaseSubscription(stack, d),
+        resourceGroup: d.resourceGroup,
+        server: d.server,
+        database: d.database,
+      })),
+  );
+}
+
+/** An input that is not the JSON the program wrote: a state edited by hand, reported by name rather than thrown as a parse error. */
+function parsedInput<T>(inputs: DataSourceInputs, name: string): T {
+  try {
+    return JSON.parse(inputs[name]) as T;
+  } catch {
+    throw new Error(`sql:DatabasesInScope: the input "${name}" is not the JSON the Pulumi program writes`);
+  }
+}
+
+/**
+ * Every database of a stack's `stackwarden:scope` that the stack does not list, with its TDE status
+ * (`inScope.discovered`), and the scope's exemptions of the databases in scope (`inScope.exemptions`):
+ * one per stack with a scope. Discovery is `check`'s own (discover-databases.ts, then
+ * stack/scope-discovered.ts `withDiscovered`), then one TransparentDataEncryptions_Get per discovered
+ * database, so the policy pack judges the same databases, with the same exemptions, as `check`.
+ * The program does not manage them (no TDE resource): a discovered database is judged, not written.
+ */
+export const databasesInScope = defineDataSource({
+  token: "sql:DatabasesInScope",
+  title: "the databases of the stack's scope it does not list, with their TDE status",
+  inputs: ["subscriptionId", "scope", "listed"],
+  output: "inScope",
+  read: async (c, i) => ({ id: databasesInScopeId(i.subscriptionId), value: await readInScope(c, i) }),
+  // The scope and the listed databases are not in the id: a refresh without inputs cannot name them.
+  inputsFromId: () => undefined,
+  instances: (stack) =>
+    stack.scope
+      ? [
+          {
+            name: "databases-in-scope",
+            inputs: { subscriptionId: stack.subscriptionId, scope: scopeInput(stack.scope), listed: listedInput(stack) },
+          },
+        ]
+      : [],
+});
+
+/** The data source's id: the stack's subscription's SQL servers (the collection discovery starts from). */
+function databasesInScopeId(subscriptionId: string): string {
+  return `/subscriptions/${subscriptionId}/providers/Microsoft.Sql/servers`;
+}
+
+async function readInScope(c: FactClients, i: DataSourceInputs): Promise<DatabasesInScopeValue> {
+  const scope = parsedInput<StackScope>(i, "scope");
+  const listed = parsedInput<StackConfig["databases"]>(i, "listed");
+  const found = await discoverDatabases(c.reads, scope);
+  const stack = { subscriptionId: i.subscriptionId, databases: listed, exemptions: [], scope };
+  const scoped = withDiscovered(stack, found);
+  const discovered = scoped.databases.filter((d) => d.discovered);
+  return {
+    discovered: await mapBounded(discovered, 16, async (d): Promise<DatabaseInScope> => {
+      const ref = {
+        subscriptionId: databaseSubscription(stack, d),
+        resourceGroup: d.resourceGroup,
+        server: d.server,
+        database: d.database,
+      };
+      const tde = await readOrFailure(
+        c.reads,
+        async () => (await c.reads.read("TransparentDataEncryptions_Get", databaseParamsOf(ref))).value,
+      );
+      return {
+        id: sqlDatabaseId(ref),
+        ...ref,
+        ...(tde.readError ? { readError: tde.readError } : { status: tde.value.properties?.status }),
+      };
+    }),
+    exemptions: scoped.exemptions,
+    listed: scoped.coverage?.listed ?? 0,
+    servers: found.servers,
+    unread: found.unread.map((u) => ({ kind: u.kind, id: u.id, problem: unreadProblem(u) })),
+  };
+}
+
+/** The discovered databases' TDE facts, from the pack's `sql:DatabasesInScope` resources (each fact's origin is that resource). */
+export function databasesInScopeFacts(resources: readonly ResourceInput[], ctx: Pick<ResourceContext, "known">): DatabaseFacts[] {
+  return resourcesOf(databasesInScope, resources).flatMap((r) => {
+    const value = ctx.known(() => r.props.inScope as DatabasesInScopeValue | undefined);
+    // During a preview of a new stack the scope is not read yet: nothing to judge.
+    if (value === UNKNOWN || !value) return [];
+    return value.discovered.map((d): DatabaseFacts => ({
+      id: d.id,
+      resourceGroup: d.resourceGroup,
+      server: d.server,
+      database: d.database,
+      liveTdeStatus: d.status,
+      ...(r.urn ? { origin: r.urn } : {}),
+      // As check reports a database the cloud answered an error for: not judged, with the reason.
+      ...(d.readError
+        ? {
+            unread: unreadProblem({
+              kind: "database",
+              status: d.readError.status ?? 0,
+              code: d.readError.code,
+              message: d.readError.message,
+            }),
+          }
+        : {}),
+    }));
+  });
+}
+
+/** The scope's exemptions the pack applies beside its config's, from the `sql:DatabasesInScope` resources. */
+export function scopeExemptionsOf(resources: readonly ResourceInput[], ctx: Pick<ResourceContext, "known">): Exemption[] {
+  return resourcesOf(databasesInScope, resources).flatMap((r) => {
+    const value = ctx.known(() => r.props.inScope as DatabasesInScopeValue | undefined);
+    return value === UNKNOWN || !value ? [] : value.exemptions;
+  });
+}
