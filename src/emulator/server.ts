@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { redactUrl } from "../platform/http/redaction";
+import { redactUrl } from "../platform/redaction";
 import { adminApi, CLOCK_PATH } from "./admin-api";
 import { FaultInjector, NO_FAULTS, type FaultConfig } from "./fault-injector";
 import { mountChangeFeeds, type ChangeFeeds } from "./changes/change-feeds";

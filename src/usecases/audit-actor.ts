@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { ARM_SCOPE } from "../platform/auth/scopes";
 import type { TokenCredential } from "../platform/http/token-credential";
-import { scrubTokens } from "../platform/http/redaction";
+import { scrubTokens } from "../platform/redaction";
 import { verifyAttestedSignature } from "../services/imds/attested-signature";
 import type { ImdsClient } from "../services/imds/client";
 import type { AuditActor } from "../domain/audit/audit-entry";

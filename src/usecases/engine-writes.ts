@@ -10,7 +10,7 @@ import { stopBetweenRequests } from "../domain/reconcile/stoppable-tde-api";
 import type { TdeResource } from "../domain/reconcile/tde-api";
 import { setTdeStatus, type TdeWrite } from "../domain/reconcile/tde-set";
 import type { StateStores } from "../domain/state/state-ports";
-import { scrubTokens } from "../platform/http/redaction";
+import { scrubTokens } from "../platform/redaction";
 
 export type { TdeWrite };
 

@@ -5,7 +5,7 @@ import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
 import type { FactOrigin } from "./model/compliance-facts";
 import { defineFactKind, type GatherContext, type ResourceContext } from "./fact-kind";
 import { lastChangeOf } from "../audit/last-change";
-import { redactUrl } from "../../platform/http/redaction";
+import { redactUrl } from "../../platform/redaction";
 import { endpointSettingName } from "../../platform/settings/emulator-settings";
 import { carrierOf, resourcesOf } from "./carrier";
 

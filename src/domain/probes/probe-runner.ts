@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { mapBounded } from "../../platform/bounded-map";
 import { CallFailure } from "../../platform/errors/call-failure";
-import { redactUrl } from "../../platform/http/redaction";
+import { redactUrl } from "../../platform/redaction";
 import type { Doctype } from "../../services/certificates/catalogue";
 import type { CertificateParametersByDoctype, FormatsByDoctype, IssuedDocument } from "../../services/certificates/types";
 import { isRealApiSetu, type ApiSetuSettings } from "../../services/certificates/settings";

@@ -4,7 +4,7 @@ import type { AuditLog } from "../state/state-ports";
 import { AuditTrail } from "../audit/audit-trail";
 import { acquireStackLock, type LockHolder, type ProcessIdentity, type StackLock } from "./stack-lock";
 import type { StateStores } from "../state/state-ports";
-import { scrubTokens } from "../../platform/http/redaction";
+import { scrubTokens } from "../../platform/redaction";
 
 export interface LockedApplyOptions {
   state: Pick<StateStores, "locks" | "audit">;

@@ -1,7 +1,7 @@
 import { ERROR_CODES, type ErrorCode } from "../../platform/errors/error-codes";
 import { errorCodeOf as codeOfError } from "../../platform/errors/error-code-of";
 import { errorLine } from "../../platform/errors/error-line";
-import { scrubTokens } from "../../platform/http/redaction";
+import { scrubTokens } from "../../platform/redaction";
 import { UsageError } from "../../platform/usage-error";
 import type { CommandIO } from "./command-io";
 

@@ -2,7 +2,7 @@ import { CachedTokenCredential } from "./cached-token-credential";
 import { CredentialUnavailableError } from "./credential-errors";
 import type { CredentialAnswer, AnsweringCredential } from "./credential-answer";
 import { canDiscardTokens, type AccessToken, type GetTokenOptions, type TokenCredential } from "../http/token-credential";
-import { scrubTokens } from "../http/redaction";
+import { scrubTokens } from "../redaction";
 import { EndpointUnreachableError } from "../http/unreachable";
 
 /** One credential of a chain, made only when the chain reaches it. */

@@ -3,7 +3,7 @@ export * from "./auth-policy";
 export * from "./logger";
 export * from "./paging";
 export * from "./pipeline";
-export * from "./redaction";
+export * from "../redaction";
 export * from "./request-events";
 export * from "./request-ids";
 export * from "./retry-after";

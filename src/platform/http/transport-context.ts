@@ -1,7 +1,7 @@
 import { ApiError } from "./api-error";
 import type { Logger } from "./logger";
 import type { OutgoingRequest } from "./pipeline";
-import { scrubSecrets, scrubTokens, type Redactor } from "./redaction";
+import { scrubSecrets, scrubTokens, type Redactor } from "../redaction";
 import { readRequestId, type RequestIdHeaders } from "./request-ids";
 import type { RequestSpec } from "./request-spec";
 

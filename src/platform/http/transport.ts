@@ -5,7 +5,7 @@ import type { AuthPolicy } from "./auth-policy";
 import { composeRetry, dispatchTo, sharedDispatcher } from "./dispatch";
 import { type Logger, loggerFromEnv } from "./logger";
 import { composeStages, type OutgoingRequest, type RawResponse, type Send, type Stage } from "./pipeline";
-import { httpRedactor, redactUrl, type SafeNames } from "./redaction";
+import { httpRedactor, redactUrl, type SafeNames } from "../redaction";
 import { normalizeRequestIdHeaders, requestIdHeaderNames, type RequestIdHeaders } from "./request-ids";
 import type { ApiResponse, RequestSpec } from "./request-spec";
 import { DEFAULT_RETRY, type RetryPolicyOptions } from "./retry-policy";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ApiError, HttpTransport, type ApiResponse, type Logger, type RequestSpec, type RetryPolicyOptions } from "../../platform/http";
-import { redactUrl, scrubSecrets, scrubTokens } from "../../platform/http/redaction";
+import { redactUrl, scrubSecrets, scrubTokens } from "../../platform/redaction";
 import { AZURE_REQUEST_IDS } from "../../platform/arm/azure-request-ids";
 import type { Dispatcher } from "undici";
 import type { NamingStyle } from "../../platform/settings/naming-style";

@@ -6,7 +6,7 @@ import {
   redactUrl as httpOnlyRedactUrl,
   scrubSecrets,
   scrubTokens,
-} from "../../../src/platform/http/redaction";
+} from "../../../src/platform/redaction";
 
 /** A service's redactor: HTTP's own names plus the ones this service declared safe (never its keys), its request-id header among them. */
 const service = new Redactor({

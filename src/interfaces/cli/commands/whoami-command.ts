@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { ARM_RESOURCE, runWhoami, type ImdsView } from "../../../usecases/whoami";
 import { readAttestedDocument } from "../../../services/imds/attested-document";
 import type { ImdsAttestedContent } from "../../../services/imds/types";
-import { REDACTED } from "../../../platform/http/redaction";
+import { REDACTED } from "../../../platform/redaction";
 import { choiceOption } from "../option-parsers";
 import type { CommandIO } from "../command-io";
 import { describeError } from "../cli-error";

@@ -1,7 +1,7 @@
 import { ApiError } from "../api-error";
 import { credentialOriginProblem } from "../credential-origins";
 import type { OutgoingRequest, Stage } from "../pipeline";
-import { scrubTokens } from "../redaction";
+import { scrubTokens } from "../../redaction";
 import { canDiscardTokens, type TokenCredential } from "../token-credential";
 import type { TransportContext } from "../transport-context";
 import { EndpointUnreachableError } from "../unreachable";

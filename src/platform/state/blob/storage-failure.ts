@@ -1,5 +1,5 @@
 import { StackwardenError } from "../../errors/stackwarden-error";
-import { scrubSecrets } from "../../http/redaction";
+import { scrubSecrets } from "../../redaction";
 import { STATE_KEY_VAR } from "../state-url";
 import { STORE_SILENT, UNANSWERED_RETRIED } from "./try-deadline-policy";
 
