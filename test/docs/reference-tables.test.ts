@@ -27,6 +27,12 @@ describe("docs/reference.md", () => {
     ).toBe(true);
   });
 
+  it("names no path of the machine that generated it (a default shows as the package's file)", () => {
+    const text = readFileSync(REFERENCE, "utf8");
+    expect(text.includes(PROJECT_ROOT), PROJECT_ROOT).toBe(false);
+    expect(text).not.toMatch(/`\/(?:work|root|home|tmp)\//);
+  });
+
   it("has a filled section for each generated table", () => {
     const text = readFileSync(REFERENCE, "utf8");
     for (const name of Object.keys(GENERATED_SECTIONS)) {

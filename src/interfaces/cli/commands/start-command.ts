@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { stateStoresFor } from "../state-stores";
 import { DEFAULT_ESTATE } from "../../../clients/embedded-emulator";
 import { renderComplianceTable } from "../../../domain/reports/compliance-report";
@@ -28,7 +28,8 @@ export function registerStart(program: Command, io: CommandIO): void {
     )
     .option("--stack <name>", "stack to reconcile", "dev")
     .option(...STACKS_DIR_OPTION)
-    .option("--seed <file>", "estate the emulator serves", DEFAULT_ESTATE)
+    // The default is shown as the package's file, not this machine's absolute path (docs/reference.md is generated from it).
+    .addOption(new Option("--seed <file>", "estate the emulator serves").default(DEFAULT_ESTATE, "the package's `stacks/dev.estate.yaml`"))
     .action(async (flags: { stack: string; seed: string; stacksDir?: string } & ProbeDirFlags) => {
       const stack = loadStackFile(stackFilePath(flags.stack, io.cwd, flags.stacksDir), io.env, io.cwd);
       const outcome = await runStart(
