@@ -26,12 +26,17 @@ export function withStackOptions(cmd: Command): Command {
     .option("--config <file>", "path of a stack file (instead of --stack)");
 }
 
-/** Loads the stack the flags name; fails before any API call when the file is bad. */
-export function loadStackFromFlags(flags: StackFlags, io: CommandIO): { stack: StackConfig; name: string } {
+/** The path of the stack file the flags name (`--config FILE`, or `--stack NAME` in the working directory's or `--stacks-dir`'s folder). */
+export function stackPathFromFlags(flags: StackFlags, io: CommandIO): string {
   if (flags.stack && flags.config) throw new UsageError("give either --stack or --config, not both");
   if (!flags.stack && !flags.config) throw new UsageError("which stack? give --stack NAME (stacks/Pulumi.NAME.yaml) or --config FILE");
   if (flags.config && flags.stacksDir !== undefined) throw new UsageError("--stacks-dir goes with --stack NAME, not with --config FILE");
-  const path = flags.config ? resolve(io.cwd, flags.config) : stackFilePath(flags.stack!, io.cwd, flags.stacksDir);
+  return flags.config ? resolve(io.cwd, flags.config) : stackFilePath(flags.stack!, io.cwd, flags.stacksDir);
+}
+
+/** Loads the stack the flags name; fails before any API call when the file is bad. */
+export function loadStackFromFlags(flags: StackFlags, io: CommandIO): { stack: StackConfig; name: string } {
+  const path = stackPathFromFlags(flags, io);
   const stack = loadStackFile(path, io.env, io.cwd);
   const name = flags.stack ?? /Pulumi\.([^/\\]+)\.yaml$/.exec(path)?.[1] ?? path;
   return { stack, name };

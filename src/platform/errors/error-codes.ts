@@ -140,6 +140,12 @@ export const ERROR_CODES = {
     action:
       "a file `stackwarden init` would write exists already (the message names each one; nothing was written): keep yours, or pass --force to overwrite them",
   },
+  SW_FILE_CHANGED: {
+    exit: 1,
+    retry: "person",
+    action:
+      "a file stackwarden was about to rewrite (the stack file, for `discover --write`) changed after it was read, by another run or an editor: nothing was written; run the command again on the file as it is now",
+  },
   SW_IO_FAILED: {
     exit: 1,
     retry: "person",

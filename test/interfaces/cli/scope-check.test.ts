@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -140,6 +140,37 @@ describe("discover --stack dev", () => {
     const again = await cli("discover", "--config", copy, "--output", "json");
     expect(again.code, again.err).toBe(0);
     expect(JSON.parse(again.out)).toMatchObject({ inScope: 10, listed: 10, unlisted: [] });
+  });
+
+  it("--write with --stack and --stacks-dir writes the file it read, in that folder (never the working directory's stacks/)", async () => {
+    const dir = join(work, "elsewhere");
+    mkdirSync(dir, { recursive: true });
+    const ours = readFileSync(join(ROOT, "stacks/Pulumi.dev.yaml"), "utf8");
+    writeFileSync(join(dir, "Pulumi.dev.yaml"), ours);
+    const r = await cli("discover", "--stack", "dev", "--stacks-dir", dir, "--write");
+    expect(r.code, r.err).toBe(0);
+    expect(readFileSync(join(dir, "Pulumi.dev.yaml"), "utf8")).toMatch(/adopted by `stackwarden discover --write`/);
+    expect(readFileSync(join(ROOT, "stacks/Pulumi.dev.yaml"), "utf8")).toBe(ours);
+  });
+
+  it("--write refuses (SW_FILE_CHANGED, nothing written) when the file changed while discovery ran", async () => {
+    // Every answer 250 ms late: the edit lands while the server lists are read.
+    const slow = await startTestEmulator({ seed: loadSeedFile(DEFAULT_ESTATE, LOCAL_SERVICES), faults: { latencyMs: 250 } });
+    try {
+      const copy = join(work, "Pulumi.edited.yaml");
+      const original = readFileSync(join(ROOT, "stacks/Pulumi.dev.yaml"), "utf8");
+      writeFileSync(copy, original);
+      const run = runCli(["discover", "--config", copy, "--write"], slow.url, ROOT, env);
+      await new Promise((r) => setTimeout(r, 400));
+      const edited = `${original}# an edit made while discover ran\n`;
+      writeFileSync(copy, edited);
+      const r = await run;
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(/SW_FILE_CHANGED: .*Pulumi\.edited\.yaml changed while discover ran: nothing was written/);
+      expect(readFileSync(copy, "utf8")).toBe(edited);
+    } finally {
+      await slow.close();
+    }
   });
 
   it("names a stack without a scope as a usage error", async () => {

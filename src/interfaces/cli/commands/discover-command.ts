@@ -1,15 +1,15 @@
 import { statSync } from "node:fs";
-import { resolve } from "node:path";
 import type { Command } from "commander";
 import { databaseLabel } from "../../../platform/arm/resource-id";
-import { readStackFile, stackFilePath } from "../../../platform/files/stack-files";
+import { readStackFile } from "../../../platform/files/stack-files";
 import { writeFileAtomic } from "../../../platform/state/files/atomic-write";
 import { unreadDocument } from "../../../domain/stack/unread-entry";
 import { adoptedStackText, runDiscover } from "../../../usecases/discover";
 import type { CommandIO } from "../command-io";
 import { unreadErrorLine } from "../failure-lines";
 import { choiceOption, intOption } from "../option-parsers";
-import { loadStackFromFlags, withStackOptions, type StackFlags } from "../stack-options";
+import { StackwardenError } from "../../../platform/errors/stackwarden-error";
+import { loadStackFromFlags, stackPathFromFlags, withStackOptions, type StackFlags } from "../stack-options";
 import { serviceClients } from "../service-clients";
 
 const DISCOVER_DESCRIPTION =
@@ -23,6 +23,10 @@ export function registerDiscover(program: Command, io: CommandIO): void {
     .option("--concurrency <n>", "servers read at once per subscription", intOption(1, 256), 16)
     .action(async (flags: StackFlags & { write?: boolean; output: "table" | "json"; concurrency: number }) => {
       const { stack, name } = loadStackFromFlags(flags, io);
+      // What the file held when the stack was loaded: --write adopts into this text and no other, so an
+      // edit (or another discover --write) made while discovery ran is never overwritten.
+      const path = stackPathFromFlags(flags, io);
+      const loaded = flags.write ? readStackFile(path, io.cwd).text : undefined;
       const clients = await serviceClients(io);
       let found;
       try {
@@ -35,8 +39,12 @@ export function registerDiscover(program: Command, io: CommandIO): void {
       const c = found.coverage;
       let written = false;
       if (flags.write && found.unlisted.length > 0) {
-        const path = flags.config ? resolve(io.cwd, flags.config) : stackFilePath(flags.stack!, io.cwd);
         const { file, text } = readStackFile(path, io.cwd);
+        if (text !== loaded)
+          throw new StackwardenError(
+            "SW_FILE_CHANGED",
+            `${file} changed while discover ran: nothing was written; run discover --write again`,
+          );
         writeFileAtomic(path, adoptedStackText(file, text, stack, found.unlisted), statSync(path).mode & 0o777);
         written = true;
       }
