@@ -16,7 +16,8 @@
  * not built: the watcher finds new databases at its sweep).
  *
  * Settings (environment): BENCH_SUBSCRIPTIONS (20), BENCH_SERVERS_PER_SUBSCRIPTION (10),
- * BENCH_DATABASES_PER_SERVER (50), BENCH_REFILL_SCALE (20), BENCH_CONCURRENCY (16).
+ * BENCH_DATABASES_PER_SERVER (50), BENCH_REFILL_SCALE (20), BENCH_CONCURRENCY (16); BENCH_PROFILE (a file:
+ * the CPU profile of the measured discovery + judgement, see phase-profile.ts).
  */
 import { loadavg } from "node:os";
 import { newClientSet } from "../src/clients/client-set";
@@ -28,6 +29,7 @@ import { runCheck } from "../src/usecases/check";
 import { discoverScope } from "../src/usecases/scope";
 import { startChildEmulator } from "./bench-emulator";
 import { reportGoal } from "./goal";
+import { profilePhase } from "./phase-profile";
 import { replayReads } from "./rig-floor";
 
 const SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 20);
@@ -89,16 +91,20 @@ async function main(): Promise<void> {
     const gets0 = await emu.gets();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    const scoped = await discoverScope(stack, clients, { concurrency: CONCURRENCY });
-    const discovered = performance.now() - t0;
-    const outcome = await runCheck({
-      stack: scoped.stack,
-      stackName: "bench",
-      clients,
-      cwd: process.cwd(),
-      state,
-      rules: [sqlTdeEnabled],
-      concurrency: CONCURRENCY,
+    let discovered = 0;
+    const { scoped, outcome } = await profilePhase(process.env.BENCH_PROFILE, async () => {
+      const scoped = await discoverScope(stack, clients, { concurrency: CONCURRENCY });
+      discovered = performance.now() - t0;
+      const outcome = await runCheck({
+        stack: scoped.stack,
+        stackName: "bench",
+        clients,
+        cwd: process.cwd(),
+        state,
+        rules: [sqlTdeEnabled],
+        concurrency: CONCURRENCY,
+      });
+      return { scoped, outcome };
     });
     const wall = performance.now() - t0;
     const used = process.cpuUsage(cpu0);
