@@ -230,6 +230,13 @@ export function oddResourceId(resource: object): string | undefined {
   if (id === undefined || id === null) return 'has no id (its "id" member is missing)';
   if (typeof id !== "string") return `has an id that is not a string (${typeof id})`;
   if (id.length === 0) return 'has an empty id (its "id" member is "")';
-  if (!parseResourceId(id)) return `has the id '${id}', which is not an ARM resource id (/subscriptions/…)`;
+  if (!ARM_ID_START.test(id)) return `has the id '${id}', which is not an ARM resource id (/subscriptions/…)`;
   return undefined;
 }
+
+/**
+ * What `parseResourceId` accepts, tested without taking the id apart: `subscriptions` (any case) as
+ * the first non-empty segment and a second segment after it. Every item of every list is checked, so
+ * the parse (a split, a filter, a decode per name) would be paid ten thousand times for nothing.
+ */
+const ARM_ID_START = /^\/*subscriptions\/+[^/]/i;

@@ -54,4 +54,10 @@ it("npm start's job (stackwarden start) reconciles the dev stack on the embedded
   expect(checking).toMatch(/ADVISORY\s+sql-tde-customer-managed-key\s+rg-data\/sql-prod-2\s+SQL server rg-data\/sql-prod-2 must protect/);
   expect(checking).not.toMatch(/(FAIL|ADVISORY)\s+tde-key-(vault-recoverable|validity)/);
   expect(r.stdout).toMatch(/Probes: 4 of 4 passed\./);
+  // The closing line counts what the apply changed (the plan's changes), the scope's discovered database among them, not the file's entries.
+  const changes = r.stdout.slice(plan, apply).match(/^\s+~ \S+\s+TDE Disabled -> Enabled$/gm)!.length;
+  const done = /^Done: TDE enabled on (\d+) database\(s\) \((\d+) listed, (\d+) discovered\); the stack has converged\./m.exec(r.stdout);
+  expect(done, r.stdout).not.toBeNull();
+  expect([Number(done![1]), Number(done![2]) + Number(done![3])]).toEqual([changes, changes]);
+  expect(Number(done![3])).toBeGreaterThan(0);
 }, 60_000);

@@ -7,6 +7,7 @@ import {
   elasticPoolId,
   elasticPoolRefOf,
   leafName,
+  oddResourceId,
   parseResourceId,
   pathStyle,
   sameResourceId,
@@ -77,6 +78,25 @@ describe("ARM resource ids", () => {
     expect(databaseRefOf("/subscriptions/s/resourceGroups/g/providers/Microsoft.Web/servers/srv/databases/d")).toBeUndefined();
     expect(databaseRefOf("/subscriptions/s/resourceGroups/g/providers/Microsoft.Sql/servers/srv")).toBeUndefined();
     expect(workspaceRefOf("/subscriptions/s/resourceGroups/g/providers/Microsoft.BatchAI/clusters/c")).toBeUndefined();
+  });
+
+  it("calls an id odd exactly when parseResourceId cannot take it apart", () => {
+    const ids = [
+      "/subscriptions/s/resourceGroups/g/providers/Microsoft.Sql/servers/srv",
+      "subscriptions/s",
+      "//SUBSCRIPTIONS//s/",
+      "/Subscriptions/s%2F1",
+      "/subscriptions",
+      "/subscriptions/",
+      "/subscriptions//",
+      "/subscriptionsX/s",
+      "/tenants/t/subscriptions/s",
+      " /subscriptions/s",
+      "orders",
+      "/",
+    ];
+    for (const id of ids) expect(oddResourceId({ id }) === undefined, id).toBe(parseResourceId(id) !== undefined);
+    expect(oddResourceId({ id: "/tenants/t" })).toBe("has the id '/tenants/t', which is not an ARM resource id (/subscriptions/…)");
   });
 
   it("compares ids as ARM does and labels databases one way", () => {

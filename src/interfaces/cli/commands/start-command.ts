@@ -14,6 +14,7 @@ import { scanErrorLine, unreadErrorLine } from "../failure-lines";
 import { withProbeDirOption, type ProbeDirFlags } from "../probe-dir-option";
 import { showProbeStep } from "../probe-step";
 import { STACKS_DIR_OPTION } from "../stack-options";
+import { describeApplied } from "../render/applied-summary";
 
 /**
  * `npm start`: the main job against the embedded emulator. It serves the example estate,
@@ -61,7 +62,7 @@ export function registerStart(program: Command, io: CommandIO): void {
         const s = check.summary;
         const scanned = outcome.artifactsScanned === undefined ? "" : `; ${outcome.artifactsScanned} artifact(s) scanned`;
         io.out(
-          `\nDone: ${outcome.plan.changes.length} change(s) applied to ${stack.databases.length} database(s); the stack has converged. Probes: ${probes.run.passed} of ${probes.run.results.length} passed. Compliance: ${s.mandatoryViolations} mandatory violation(s), ${s.advisoryViolations} advisory finding(s)${scanned}.`,
+          `\nDone: ${describeApplied(outcome.plan.changes)}; the stack has converged. Probes: ${probes.run.passed} of ${probes.run.results.length} passed. Compliance: ${s.mandatoryViolations} mandatory violation(s), ${s.advisoryViolations} advisory finding(s)${scanned}.`,
         );
         for (const e of check.scanErrors) io.err(scanErrorLine("stackwarden start", e));
         for (const u of check.unread) io.err(unreadErrorLine("stackwarden start", u));
