@@ -4,7 +4,8 @@ import { escapeHtml, html } from "../../../src/interfaces/watch/page/html";
 import { isLoopbackHost } from "../../../src/interfaces/watch/server/status-access";
 import { STATUS_CSP } from "../../../src/interfaces/watch/server/status-routes";
 import { StatusBoard } from "../../../src/interfaces/watch/status/status-board";
-import type { StackStatus } from "../../../src/interfaces/watch/status/stack-status";
+import type { StackStatus, StackStatusList } from "../../../src/interfaces/watch/status/stack-status";
+import { DRIFT_LISTED_PER_STACK, stackListEntry } from "../../../src/interfaces/watch/status/stack-list-entry";
 import { STATUS_API_SCHEMA } from "../../../src/interfaces/watch/status/status-schema";
 import { WatchMetrics } from "../../../src/interfaces/watch/watch-metrics";
 import { startWatchServer } from "../../../src/interfaces/watch/watch-server";
@@ -93,7 +94,7 @@ describe("the status API and page on loopback", () => {
     const list = r.json as { revision: number; stacks: StackStatus[] };
     expect(list.stacks.map((s) => s.name)).toEqual([EVIL_STACK, "prod"]);
     expect(list.revision).toBe(board.revision);
-    expect(list.stacks[1]).toEqual(board.get("prod"));
+    expect(list.stacks[1]).toEqual(stackListEntry(board.get("prod")!));
     // Each stack answers sync and compliance first, then its condition; its deployment is the trail's last apply.
     const prod = list.stacks[1];
     const keys = Object.keys(prod);
@@ -105,7 +106,54 @@ describe("the status API and page on loopback", () => {
     expect(prod.deployment).toMatchObject({ state: "succeeded", last: { seq: 4, command: "remediate", outcome: "succeeded" } });
     expect(r.headers["content-security-policy"]).toBe(STATUS_CSP);
     expect(r.headers["x-content-type-options"]).toBe("nosniff");
-    expect(r.headers["cache-control"]).toBe("no-store");
+    expect(r.headers["cache-control"]).toBe("no-cache");
+  });
+
+  it("GET /api/v1/stacks gives each stack abridged (a few drifted resources, rule counts without findings) and names where the rest is", async () => {
+    const wide = new StatusBoard();
+    const disabled = Array.from({ length: DRIFT_LISTED_PER_STACK + 4 }, (_, i) => `db-${i}`);
+    feed(wide, "wide", { tick: 1, disabled, databases: [...disabled, "in-sync"] });
+    const full = wide.get("wide")!;
+    const s = await startWatchServer({ host: "127.0.0.1", port: 0, status: wide, readiness: () => ({ ready: true, reason: "" }) });
+    try {
+      const list = (await getJson(`${s.url}/api/v1/stacks`, "StackStatusList")).json as StackStatusList;
+      expect(list.details).toBe("/api/v1/stacks/{name}");
+      const entry = list.stacks[0];
+      // The answers, counts and condition are the full status's; the long lists are cut.
+      expect({ sync: entry.sync, compliance: entry.compliance, condition: entry.condition }).toEqual({
+        sync: full.sync,
+        compliance: full.compliance,
+        condition: full.condition,
+      });
+      expect(full.drift.resources).toHaveLength(disabled.length);
+      expect(entry.drift.resources).toEqual(full.drift.resources.slice(0, DRIFT_LISTED_PER_STACK));
+      expect(full.findings.rules.length).toBeGreaterThan(0);
+      for (const [i, rule] of entry.findings.rules.entries()) {
+        expect(rule).toMatchObject({ ruleId: full.findings.rules[i].ruleId, failing: full.findings.rules[i].failing, findings: [] });
+        expect(rule.truncated).toBe(full.findings.rules[i].truncated + full.findings.rules[i].findings.length);
+      }
+      // The full status is one request away, at the address `details` names.
+      const one = await getJson(`${s.url}${list.details.replace("{name}", encodeURIComponent(entry.name))}`, "StackStatus");
+      expect(one.json).toEqual(full);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("GET /api/v1/stacks has an ETag per revision: If-None-Match answers 304 without a body until the board changes", async () => {
+    const first = await get(`${server.url}/api/v1/stacks`);
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^W\/"[0-9a-f]{8}-\d+"$/);
+    const again = await get(`${server.url}/api/v1/stacks`, { "if-none-match": etag });
+    expect(again.status).toBe(304);
+    expect(again.body).toBe("");
+    expect(again.headers.etag).toBe(etag);
+    expect((await get(`${server.url}/api/v1/stacks`, { "if-none-match": `"other", ${etag.slice(2)}` })).status).toBe(304);
+    board.update("prod", { nextTickAt: new Date(Date.now() + 60_000).toISOString() });
+    const changed = await get(`${server.url}/api/v1/stacks`, { "if-none-match": etag });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.etag).not.toBe(etag);
+    expect((JSON.parse(changed.body) as StackStatusList).revision).toBe(board.revision);
   });
 
   it("GET /api/v1/stacks/{name} returns one stack (any name, percent-encoded); 404 and 400 in the error shape", async () => {
