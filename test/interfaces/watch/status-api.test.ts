@@ -4,7 +4,9 @@ import { escapeHtml, html } from "../../../src/interfaces/watch/page/html";
 import { isLoopbackHost } from "../../../src/interfaces/watch/server/status-access";
 import { STATUS_CSP } from "../../../src/interfaces/watch/server/status-routes";
 import { StatusBoard } from "../../../src/interfaces/watch/status/status-board";
-import type { StackStatus, StackStatusList } from "../../../src/interfaces/watch/status/stack-status";
+import type { StackStatus, StackStatusList, StatusApiError } from "../../../src/interfaces/watch/status/stack-status";
+import type { DatabaseList } from "../../../src/interfaces/watch/status/database-list";
+import { inventoryOf } from "../../../src/interfaces/watch/status/database-inventory";
 import { DRIFT_LISTED_PER_STACK, stackListEntry } from "../../../src/interfaces/watch/status/stack-list-entry";
 import { STATUS_API_SCHEMA } from "../../../src/interfaces/watch/status/status-schema";
 import { WatchMetrics } from "../../../src/interfaces/watch/watch-metrics";
@@ -38,7 +40,7 @@ function get(
   });
 }
 
-async function getJson(url: string, kind: "StackStatusList" | "StackStatus" | "ApiError", headers: Record<string, string> = {}) {
+async function getJson(url: string, kind: "StackStatusList" | "StackStatus" | "DatabaseList" | "ApiError", headers: Record<string, string> = {}) {
   const r = await get(url, headers);
   expect(r.headers["content-type"]).toBe("application/json; charset=utf-8");
   const body = JSON.parse(r.body) as unknown;
@@ -135,6 +137,84 @@ describe("the status API and page on loopback", () => {
       // The full status is one request away, at the address `details` names.
       const one = await getJson(`${s.url}${list.details.replace("{name}", encodeURIComponent(entry.name))}`, "StackStatus");
       expect(one.json).toEqual(full);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("GET /api/v1/stacks/{name}/databases filters and pages the stack's databases; bad parameters answer 400 naming them", async () => {
+    const big = new StatusBoard();
+    const names = Array.from({ length: 120 }, (_, i) => `db-${String(i).padStart(3, "0")}`);
+    const disabled = names.filter((_, i) => i % 4 === 0);
+    feed(big, "big", { tick: 1, databases: names, disabled });
+    const full = big.get("big")!;
+    big.keepDatabases(
+      "big",
+      inventoryOf(
+        names.map((n, i) => ({
+          id: full.drift.resources.find((r) => r.label.endsWith(`/${n}`))?.id ?? `/x/${n}`,
+          label: `rg-data/sql-${i % 2}/${n}`,
+          server: `sql-${i % 2}`,
+          discovered: false,
+          desired: "Enabled" as const,
+          live: disabled.includes(n) ? "Disabled" : "Enabled",
+          sync: disabled.includes(n) ? ("drifted" as const) : ("in-sync" as const),
+          compliance: disabled.includes(n) ? ("non-compliant" as const) : ("compliant" as const),
+          mandatory: disabled.includes(n) ? 1 : 0,
+          advisory: 0,
+        })),
+        "2026-11-29T10:00:00.000Z",
+      ),
+    );
+    const s = await startWatchServer({ host: "127.0.0.1", port: 0, status: big, readiness: () => ({ ready: true, reason: "" }) });
+    try {
+      const api = (query: string, kind: "DatabaseList" | "ApiError" = "DatabaseList") =>
+        getJson(`${s.url}/api/v1/stacks/big/databases${query}`, kind);
+      const all = (await api("")).json as DatabaseList;
+      expect(all).toMatchObject({ stack: "big", total: 120, unfiltered: 120, page: 1, pages: 3, checkedAt: "2026-11-29T10:00:00.000Z" });
+      expect(all.items).toHaveLength(50);
+      const last = (await api("?page=3")).json as DatabaseList;
+      expect(last.items.map((d) => d.label.split("/")[2])).toEqual(names.slice(100));
+      const past = await api("?page=4");
+      expect(past.status).toBe(200);
+      expect(past.json).toMatchObject({ total: 120, page: 4, pages: 3, items: [] });
+      const drifted = (await api("?sync=drifted&server=sql-0&q=db-0&size=5")).json as DatabaseList;
+      const expected = names.filter((n, i) => disabled.includes(n) && i % 2 === 0 && n.includes("db-0"));
+      expect(drifted).toMatchObject({ total: expected.length, unfiltered: 120, pages: Math.ceil(expected.length / 5) });
+      expect(drifted.items.map((d) => d.label.split("/")[2])).toEqual(expected.slice(0, 5));
+      expect(drifted.query).toEqual({ sync: "drifted", compliance: null, server: "sql-0", q: "db-0", page: 1, size: 5 });
+      expect((await api("?q=nothing-like-this")).json).toMatchObject({ total: 0, pages: 1, items: [] });
+
+      const bad = await api("?sync=drifting", "ApiError");
+      expect(bad.status).toBe(400);
+      expect(bad.json).toEqual({
+        error: { code: "BadRequest", message: 'parameter sync is "drifting": expected one of in-sync, drifted, unknown' },
+      });
+      expect((await api("?page=0", "ApiError")).status).toBe(400);
+      expect(((await getJson(`${s.url}/api/v1/stacks/nope/databases`, "ApiError")).json as StatusApiError).error.code).toBe("NotFound");
+
+      // The page takes the same query: 400 with the same line, as a page; a good query shows its count.
+      const page = await get(`${s.url}/stacks/big?sync=drifting`);
+      expect(page.status).toBe(400);
+      expect(page.body).toContain("parameter sync is &quot;drifting&quot;: expected one of in-sync, drifted, unknown.");
+      const shown = await get(`${s.url}/stacks/big?sync=drifted&page=2&size=10`);
+      expect(shown.status).toBe(200);
+      expect(shown.body).toContain(`showing 11–20 of ${disabled.length} (filtered from 120)`);
+      expect(shown.body).toMatch(/<form class="db-filter" method="get" action="\/stacks\/big#h-databases"/);
+      expect(shown.body).toContain('href="/stacks/big?sync=drifted&amp;size=10&amp;page=3#h-databases" rel="next"');
+      // A stack this watcher has not ticked yet: its databases are not listed, the API says so with checkedAt null.
+      const fresh = new StatusBoard();
+      feed(fresh, "fresh", { tick: 1 });
+      const s2 = await startWatchServer({ host: "127.0.0.1", port: 0, status: fresh, readiness: () => ({ ready: true, reason: "" }) });
+      try {
+        expect((await getJson(`${s2.url}/api/v1/stacks/fresh/databases`, "DatabaseList")).json).toMatchObject({
+          checkedAt: null,
+          total: 0,
+          items: [],
+        });
+      } finally {
+        await s2.close();
+      }
     } finally {
       await s.close();
     }
