@@ -61,8 +61,7 @@ export function databasesRead(read: {
     const wanted = desired.get(key) ?? (scopeTde ? { tde: scopeTde, discovered: true } : undefined);
     if (!wanted) return [];
     const live = f.unread || f.liveTdeStatus === UNKNOWN || f.liveTdeStatus === undefined ? null : f.liveTdeStatus;
-    const sync =
-      live === null ? "unknown" : (planned.has(key) ? drifted.has(key) : live !== wanted.tde) ? "drifted" : ("in-sync" as const);
+    const sync = live === null ? "unknown" : (planned.has(key) ? drifted.has(key) : live !== wanted.tde) ? "drifted" : ("in-sync" as const);
     return [
       {
         id: f.id,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Finding } from "../../src/domain/compliance/finding";
 import { emptyFacts } from "../../src/domain/facts/gather";
-import { UNKNOWN } from "../../src/platform/unknown-value";
+import type { ComplianceFacts } from "../../src/domain/facts/model/compliance-facts";
+import { UNKNOWN, type Maybe } from "../../src/platform/unknown-value";
 import { databasesRead, mergedReads, withCompliance } from "../../src/usecases/watch-inventory";
 import { planOf, stackOf, SUB } from "../interfaces/watch/status-fixtures";
 import { sqlDatabaseId } from "../../src/platform/arm/resource-id";
@@ -12,11 +13,15 @@ import { sqlDatabaseId } from "../../src/platform/arm/resource-id";
 const stack = stackOf("dev", ["orders", "billing", "ledger"]);
 const found = (database: string, server = "sql-1") => ({ subscriptionId: SUB, resourceGroup: "rg-data", server, database });
 
-function factsOf(live: Record<string, string | typeof UNKNOWN>, extra: { server: string; database: string; live: string }[] = []) {
+function factsOf(live: Record<string, Maybe<string>>, extra: { server: string; database: string; live: string }[] = []): ComplianceFacts {
   return {
     ...emptyFacts(SUB),
     databases: [
-      ...Object.entries(live).map(([database, l]) => ({ id: sqlDatabaseId(found(database)), ...found(database), liveTdeStatus: l })),
+      ...Object.entries(live).map(([database, l]) => ({
+        id: sqlDatabaseId(found(database)),
+        ...found(database),
+        liveTdeStatus: l as Maybe<string>,
+      })),
       ...extra.map((e) => ({ id: sqlDatabaseId(found(e.database, e.server)), ...found(e.database, e.server), liveTdeStatus: e.live })),
     ],
   };
@@ -64,7 +69,10 @@ describe("mergedReads and withCompliance", () => {
   });
 
   it("a re-read replaces the databases it read, keeps the others in place, appends new ones and drops gone ones", () => {
-    const reread = [{ ...sweep[1], sync: "in-sync" as const, live: "Enabled" }, { ...sweep[0], id: "/x/NEW", label: "rg/s/new" }];
+    const reread = [
+      { ...sweep[1], sync: "in-sync" as const, live: "Enabled" },
+      { ...sweep[0], id: "/x/NEW", label: "rg/s/new" },
+    ];
     const merged = mergedReads(sweep, reread, [sweep[2].id.toLowerCase()]);
     expect(merged.map((d) => [d.label, d.sync])).toEqual([
       ["rg-data/sql-1/orders", "in-sync"],

@@ -40,7 +40,11 @@ function get(
   });
 }
 
-async function getJson(url: string, kind: "StackStatusList" | "StackStatus" | "DatabaseList" | "ApiError", headers: Record<string, string> = {}) {
+async function getJson(
+  url: string,
+  kind: "StackStatusList" | "StackStatus" | "DatabaseList" | "ApiError",
+  headers: Record<string, string> = {},
+) {
   const r = await get(url, headers);
   expect(r.headers["content-type"]).toBe("application/json; charset=utf-8");
   const body = JSON.parse(r.body) as unknown;
@@ -116,7 +120,13 @@ describe("the status API and page on loopback", () => {
     const disabled = Array.from({ length: DRIFT_LISTED_PER_STACK + 4 }, (_, i) => `db-${i}`);
     feed(wide, "wide", { tick: 1, disabled, databases: [...disabled, "in-sync"] });
     const full = wide.get("wide")!;
-    const s = await startWatchServer({ host: "127.0.0.1", port: 0, status: wide, readiness: () => ({ ready: true, reason: "" }) });
+    const s = await startWatchServer({
+      host: "127.0.0.1",
+      port: 0,
+      status: wide,
+      readiness: () => ({ ready: true, reason: "" }),
+      metrics: async () => ({ contentType: "text/plain", body: "" }),
+    });
     try {
       const list = (await getJson(`${s.url}/api/v1/stacks`, "StackStatusList")).json as StackStatusList;
       expect(list.details).toBe("/api/v1/stacks/{name}");
@@ -166,7 +176,13 @@ describe("the status API and page on loopback", () => {
         "2026-11-29T10:00:00.000Z",
       ),
     );
-    const s = await startWatchServer({ host: "127.0.0.1", port: 0, status: big, readiness: () => ({ ready: true, reason: "" }) });
+    const s = await startWatchServer({
+      host: "127.0.0.1",
+      port: 0,
+      status: big,
+      readiness: () => ({ ready: true, reason: "" }),
+      metrics: async () => ({ contentType: "text/plain", body: "" }),
+    });
     try {
       const api = (query: string, kind: "DatabaseList" | "ApiError" = "DatabaseList") =>
         getJson(`${s.url}/api/v1/stacks/big/databases${query}`, kind);
@@ -205,7 +221,13 @@ describe("the status API and page on loopback", () => {
       // A stack this watcher has not ticked yet: its databases are not listed, the API says so with checkedAt null.
       const fresh = new StatusBoard();
       feed(fresh, "fresh", { tick: 1 });
-      const s2 = await startWatchServer({ host: "127.0.0.1", port: 0, status: fresh, readiness: () => ({ ready: true, reason: "" }) });
+      const s2 = await startWatchServer({
+        host: "127.0.0.1",
+        port: 0,
+        status: fresh,
+        readiness: () => ({ ready: true, reason: "" }),
+        metrics: async () => ({ contentType: "text/plain", body: "" }),
+      });
       try {
         expect((await getJson(`${s2.url}/api/v1/stacks/fresh/databases`, "DatabaseList")).json).toMatchObject({
           checkedAt: null,

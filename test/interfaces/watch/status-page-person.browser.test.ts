@@ -182,7 +182,9 @@ describe("a stack of 10,000 databases", () => {
         const expected = Array.from({ length: ESTATE }, (_, d) => d).filter(
           (d) => d % ESTATE_SERVERS === 3 && `transparentDataEncryptionArchive${d}`.toLowerCase().includes("archive13"),
         );
-        expect(byText.count).toMatch(new RegExp(`^showing 1–${Math.min(50, expected.length)} of ${expected.length} \\(filtered from 10,000\\)`));
+        expect(byText.count).toMatch(
+          new RegExp(`^showing 1–${Math.min(50, expected.length)} of ${expected.length} \\(filtered from 10,000\\)`),
+        );
         expect(byText.names).toEqual(expected.slice(0, 50).map((d) => `rg-estate/sql-3/transparentDataEncryptionArchive${d}`));
 
         // Page 2 of the server's databases, by the pager's link.

@@ -60,8 +60,8 @@ function emptyLine(path: string, page: DatabasePage): HtmlValue {
 function filterForm(path: string, q: DatabaseQuery, servers: readonly string[]): Html {
   const choice = (name: string, current: string | null, options: readonly string[]) =>
     html`<select name="${name}" id="db-${name}">
-      <option value=""${current === null ? html` selected` : ""}>any</option>
-      ${options.map((o) => html`<option value="${o}"${current === o ? html` selected` : ""}>${o}</option>`)}
+      <option value="" ${current === null ? html` selected` : ""}>any</option>
+      ${options.map((o) => html`<option value="${o}" ${current === o ? html` selected` : ""}>${o}</option>`)}
     </select>`;
   const server =
     servers.length && servers.length <= SERVERS_AS_CHOICE
@@ -70,8 +70,7 @@ function filterForm(path: string, q: DatabaseQuery, servers: readonly string[]):
   return html`<form class="db-filter" method="get" action="${path}#${DATABASES_ANCHOR}" role="search" aria-label="Filter the databases">
     <label for="db-sync">Sync</label>${choice("sync", q.sync, ["drifted", "in-sync", "unknown"])}
     <label for="db-compliance">Compliance</label>${choice("compliance", q.compliance, ["non-compliant", "compliant", "unknown"])}
-    <label for="db-server">Server</label>${server}
-    <label for="db-q">Name</label
+    <label for="db-server">Server</label>${server} <label for="db-q">Name</label
     ><input type="search" name="q" id="db-q" value="${q.q ?? ""}" placeholder="text in rg/server/database" autocomplete="off" />
     ${q.size !== DEFAULT_PAGE_SIZE ? html`<input type="hidden" name="size" value="${q.size}" />` : ""}
     <button type="submit">Filter</button>
@@ -95,7 +94,7 @@ function pager(path: string, page: DatabasePage): HtmlValue {
   const at = page.query.page;
   if (page.pages <= 1 && at === 1) return "";
   const to = (n: number, label: string, rel?: string) =>
-    html`<a href="${link(path, page.query, n)}"${rel ? html` rel="${rel}"` : ""}>${label}</a>`;
+    html`<a href="${link(path, page.query, n)}" ${rel ? html` rel="${rel}"` : ""}>${label}</a>`;
   const off = (label: string) => html`<span class="pager-off" aria-disabled="true">${label}</span>`;
   return html`<nav class="pager" aria-label="Pages of databases">
     ${at > 1 ? to(1, "« First") : off("« First")} ${at > 1 ? to(Math.min(at - 1, page.pages), "‹ Previous", "prev") : off("‹ Previous")}

@@ -92,7 +92,9 @@ export function renderStackPage(s: StackStatus, revision: number, dbs?: Database
       <span class="answer-label">Condition</span> ${conditionBadge(s.condition.type, s)} ${reasonOf(s)}
     </p>
     ${STACK_SECTIONS.map(([id, title, content]) =>
-      id === "condition" && dbs ? [section("databases", "Databases", databasesSection(stackPagePath(s.name), dbs)), section(id, title, content(s))] : section(id, title, content(s)),
+      id === "condition" && dbs
+        ? [section("databases", "Databases", databasesSection(stackPagePath(s.name), dbs)), section(id, title, content(s))]
+        : section(id, title, content(s)),
     )}`;
   return layout(`stackwarden: ${s.name}: ${syncText(s)}, ${complianceText(s)}`, body, { stack: s.name, revision });
 }

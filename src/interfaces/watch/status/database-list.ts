@@ -21,7 +21,12 @@ export interface DatabaseList {
 }
 
 /** The API's answer for one page of a stack's databases. */
-export function databaseListOf(stack: string, revision: number, inventory: DatabaseInventory | undefined, page: DatabasePage): DatabaseList {
+export function databaseListOf(
+  stack: string,
+  revision: number,
+  inventory: DatabaseInventory | undefined,
+  page: DatabasePage,
+): DatabaseList {
   return {
     stack,
     revision,

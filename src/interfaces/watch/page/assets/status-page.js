@@ -24,7 +24,11 @@
     }
     busy = true;
     // With the query: a stack page's databases stay filtered and paged as the address says.
-    fetch(window.location.pathname + window.location.search, { headers: { accept: "text/html" }, credentials: "same-origin", cache: "no-store" })
+    fetch(window.location.pathname + window.location.search, {
+      headers: { accept: "text/html" },
+      credentials: "same-origin",
+      cache: "no-store",
+    })
       .then(function (res) {
         if (!res.ok && res.status !== 404) throw new Error("HTTP " + res.status);
         return res.text();
