@@ -217,7 +217,7 @@ describe("the status API and page on loopback", () => {
       expect(shown.status).toBe(200);
       expect(shown.body).toContain(`showing 11–20 of ${disabled.length} (filtered from 120)`);
       expect(shown.body).toMatch(/<form class="db-filter" method="get" action="\/stacks\/big#h-databases"/);
-      expect(shown.body).toContain('href="/stacks/big?sync=drifted&amp;size=10&amp;page=3#h-databases" rel="next"');
+      expect(shown.body).toMatch(/<a href="\/stacks\/big\?sync=drifted&amp;size=10&amp;page=3#h-databases"\s+rel="next"/);
       // A stack this watcher has not ticked yet: its databases are not listed, the API says so with checkedAt null.
       const fresh = new StatusBoard();
       feed(fresh, "fresh", { tick: 1 });
