@@ -10,6 +10,8 @@ import { stackPagePath } from "../src/interfaces/watch/page/status-page";
 import { StatusBoard } from "../src/interfaces/watch/status/status-board";
 import { conditionOf, driftOf, findingsOf } from "../src/interfaces/watch/status/status-parts";
 import { startWatchServer } from "../src/interfaces/watch/watch-server";
+import { inventoryOf } from "../src/interfaces/watch/status/database-inventory";
+import { databasesRead, withCompliance } from "../src/usecases/watch-inventory";
 import { sqlDatabaseId } from "../src/platform/arm/resource-id";
 import { reportGoal } from "./goal";
 
@@ -19,7 +21,8 @@ import { reportGoal } from "./goal";
  * 1,000 in all), each drifted database a change a person made (a caller, a time, an operation).
  * Measures the overview's and a stack page's HTML (bytes), first contentful paint of each in
  * headless Chromium (Debian's /usr/bin/chromium, or STACKWARDEN_CHROMIUM), `/api/v1/stacks` under
- * 20 concurrent clients (p99), and the bytes one stack's change sends on `/api/v1/stream` against
+ * 20 concurrent clients (p99; beside the same clients on /healthz, the machine's floor at that
+ * moment, and on the list with If-None-Match, as pollers that keep the ETag send it), and the bytes one stack's change sends on `/api/v1/stream` against
  * the whole fleet's JSON. Goals: first paint ≤ 1 s, API p99 ≤ 50 ms, a change's frame ≤ 1/20 of the fleet.
  */
 const STACKS = Number(process.env.BENCH_PAGE_STACKS ?? 100);
@@ -79,6 +82,9 @@ function feedStack(board: StatusBoard, s: number, at: Date): void {
   };
   const deployment = { state: "none" as const, applying: null, commit: null, last: null, lastApply: null };
   board.register(name, { file: stack.file, schedule: "every 1h" });
+  // The stack's databases, as the watcher keeps them for its page's filter and pager.
+  const read = databasesRead({ stack, facts, items: plan, remaining: plan.filter((p) => p.action !== "none") });
+  board.keepDatabases(name, inventoryOf(withCompliance(read, result.findings), at.toISOString()));
   board.update(name, { drift, findings, lastTick, condition: conditionOf({ deployment, lastTick, drift, findings }) });
 }
 
