@@ -220,7 +220,7 @@ describe("the status API and page on loopback", () => {
       expect(shown.body).toMatch(/<a href="\/stacks\/big\?sync=drifted&amp;size=10&amp;page=3#h-databases"\s+rel="next"/);
       // A stack this watcher has not ticked yet: its databases are not listed, the API says so with checkedAt null.
       const fresh = new StatusBoard();
-      feed(fresh, "fresh", { tick: 1 });
+      fresh.register("fresh", { file: "stacks/Pulumi.fresh.yaml" });
       const s2 = await startWatchServer({
         host: "127.0.0.1",
         port: 0,
