@@ -4,6 +4,7 @@ import type { Finding } from "../domain/compliance/finding";
 import type { LockHolder } from "../domain/reconcile/stack-lock";
 import type { TdePlanItem } from "../domain/reconcile/tde-plan";
 import type { ErrorCode } from "../platform/errors/error-codes";
+import type { WatchedDatabase } from "./watch-inventory";
 
 // What the watch process needs of the interfaces around it, as small ports: where it counts
 // (metrics), where each stack's status goes (the status board behind the page and the API), the
@@ -78,6 +79,8 @@ export interface TickEnded {
   drift?: readonly TdePlanItem[];
   /** The findings the tick ends with; absent when the check did not run. */
   findings?: readonly Finding[];
+  /** Every database the watcher knows of (listed and discovered) as the tick leaves it; absent with `drift`. */
+  databases?: readonly WatchedDatabase[];
   nextTickAt?: number;
   /**
    * Set when this was a targeted re-read between ticks, not a tick: its number (1 for the watcher's

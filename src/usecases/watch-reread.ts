@@ -5,11 +5,14 @@ import { databaseIdOf, type RereadPlan } from "../domain/rereads/reread-plan";
 import type { ComplianceFacts } from "../domain/facts/model/compliance-facts";
 import type { TdePlanItem } from "../domain/reconcile/tde-plan";
 import { runWatchTick, type TickHooks, type TickReport, type TickRequest } from "./watch-tick";
+import { mergedReads, type DatabaseRead } from "./watch-inventory";
 
 /** What a watcher shows of its whole stack: the drift and findings the last sweep left, as re-reads since have updated them. */
 export interface WatchView {
   drift: readonly TdePlanItem[];
   findings: readonly Finding[];
+  /** Every database read (listed and discovered), as the last sweep and the re-reads since left it. */
+  databases: readonly DatabaseRead[];
 }
 
 /**
@@ -28,6 +31,7 @@ export async function runRereadTick(req: TickRequest, plan: RereadPlan, view: Wa
     ...report,
     remaining: [...view.drift.filter((i) => !reread.has(i.id.toLowerCase())), ...report.remaining],
     findings: [...view.findings.filter((f) => !(judged.has(f.ruleId) && subjects.has(f.resourceId.toLowerCase()))), ...report.findings],
+    databases: mergedReads(view.databases, report.databases),
   };
 }
 

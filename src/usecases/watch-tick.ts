@@ -17,6 +17,7 @@ import type { StackConfig } from "../domain/stack/stack-config";
 import type { StateStores } from "../domain/state/state-ports";
 import { databaseLabel, sqlDatabaseId } from "../platform/arm/resource-id";
 import { runCheck, type CheckOutcome } from "./check";
+import { databasesRead, type DatabaseRead } from "./watch-inventory";
 import { reconcileStack, type ApplyHooks, type ApplyTuning, type LockHooks, type ReconcileResult } from "./reconcile";
 
 /** What one watch tick found: the check of the stack's live state, and each database's plan from the same reads. */
@@ -74,6 +75,8 @@ export interface TickReport extends TickFindings {
   remaining: TdePlanItem[];
   /** Findings of the state the tick leaves behind (converged databases as desired). */
   findings: Finding[];
+  /** Each database the tick read (listed, and discovered in the scope), its sync state as the tick leaves it. */
+  databases: DatabaseRead[];
   memory: TickMemory;
 }
 
@@ -155,7 +158,9 @@ export async function runWatchTick(req: TickRequest, hooks: TickHooks = {}): Pro
   const outcomes: ApplyOutcome[] = apply?.result?.outcomes ?? [];
   const converged = new Set(outcomes.filter((o) => o.ok).map((o) => o.item.id));
   const findings = converged.size ? findingsAfter(req.stack, check.facts, items, converged, req.rules) : check.findings;
-  return { ...found, apply, remaining: drift.filter((d) => !converged.has(d.id)), findings, memory };
+  const remaining = drift.filter((d) => !converged.has(d.id));
+  const databases = databasesRead({ stack: req.stack, facts: check.facts, items, remaining });
+  return { ...found, apply, remaining, findings, databases, memory };
 }
 
 /** Repairs the drift that moves toward compliance; records (once) what it refuses. */

@@ -26,6 +26,7 @@ import { formatDuration } from "../platform/duration";
 import type { Finding } from "../domain/compliance/finding";
 import type { Readiness, StackStatusPort, WatchMeter } from "./watch-ports";
 import { nextTickAt, periodOf, type Schedule } from "./watch-schedule";
+import { mergedReads, withCompliance, type WatchedDatabase } from "./watch-inventory";
 
 export interface WatchGit {
   /** The checkout the stack file is read from. */
@@ -205,6 +206,7 @@ export class Watcher {
       this.view = {
         drift: this.view.drift.filter((i) => !gone.has(i.id.toLowerCase())),
         findings: this.view.findings.filter((f) => !gone.has(f.resourceId.toLowerCase())),
+        databases: mergedReads(this.view.databases, [], read.gone),
       };
       this.o.metrics.drift.set({ stack: this.o.stackName }, this.view.drift.length);
       this.o.metrics.setFindings(this.o.stackName, this.view.findings);
@@ -303,7 +305,7 @@ export class Watcher {
     let errorCode: ErrorCode | undefined;
     let commit: string | null = null;
     let subject: string | null = null;
-    let ended: { drift: TdePlanItem[]; findings: Finding[] } | undefined;
+    let ended: { drift: TdePlanItem[]; findings: Finding[]; databases: WatchedDatabase[] } | undefined;
     const stop = (this.applyStop = new AbortController());
     setMaxListeners(0, stop.signal);
     try {
@@ -326,9 +328,9 @@ export class Watcher {
       const converged = report.apply?.result?.outcomes.filter((o) => o.ok).length ?? 0;
       this.o.metrics.drift.set({ stack: this.o.stackName }, report.remaining.length);
       this.o.metrics.setFindings(this.o.stackName, report.findings);
-      ended = { drift: report.remaining, findings: report.findings };
       const before = this.view;
       this.remember(report, !plan);
+      ended = { drift: report.remaining, findings: report.findings, databases: withCompliance(this.view!.databases, report.findings) };
       if (plan) this.o.log(`${tag}: ${rereadLine(before, this.view!)}`);
       const failedApply = (report.apply?.result?.outcomes.length ?? 0) - converged;
       if (failedApply > 0 && !this.stopping) throw notConvergedError(report.apply?.result?.outcomes ?? []);
@@ -409,7 +411,7 @@ export class Watcher {
 
   /** Keeps what the next re-read builds on: the whole stack's view, a sweep's facts, who caused the drift still there. */
   private remember(report: TickReport, sweep: boolean): void {
-    this.view = { drift: report.remaining, findings: report.findings };
+    this.view = { drift: report.remaining, findings: report.findings, databases: report.databases };
     if (sweep) this.lastFacts = report.check.facts;
     const still = new Map(report.remaining.flatMap((i) => (i.cause ? [[i.id.toLowerCase(), i.cause] as const] : [])));
     this.causes.clear();

@@ -5,6 +5,7 @@ import type { TdePlanItem } from "../../domain/reconcile/tde-plan";
 import type { StateStores } from "../../domain/state/state-ports";
 import type { StackStatusPort, TickEnded } from "../../usecases/watch-ports";
 import { readAuditTail } from "./status/audit-tail";
+import { inventoryOf } from "./status/database-inventory";
 import { deploymentOf } from "./status/deployment-trail";
 import type { ApplyRecord, DeploymentStatus, RereadStatus, StackStatus, TickStatus } from "./status/stack-status";
 import type { StatusBoard } from "./status/status-board";
@@ -78,6 +79,7 @@ export class StackStatusReporter implements StackStatusPort {
     ]);
     this.deployment = deploymentOf(trail, this.deployment);
     const read = t.drift !== undefined && t.findings !== undefined;
+    if (read && t.databases) this.board.keepDatabases(this.stack, inventoryOf(t.databases, at.toISOString()));
     this.push(
       {
         ...ran,

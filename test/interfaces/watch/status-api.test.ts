@@ -4,7 +4,10 @@ import { escapeHtml, html } from "../../../src/interfaces/watch/page/html";
 import { isLoopbackHost } from "../../../src/interfaces/watch/server/status-access";
 import { STATUS_CSP } from "../../../src/interfaces/watch/server/status-routes";
 import { StatusBoard } from "../../../src/interfaces/watch/status/status-board";
-import type { StackStatus } from "../../../src/interfaces/watch/status/stack-status";
+import type { StackStatus, StackStatusList, StatusApiError } from "../../../src/interfaces/watch/status/stack-status";
+import type { DatabaseList } from "../../../src/interfaces/watch/status/database-list";
+import { inventoryOf } from "../../../src/interfaces/watch/status/database-inventory";
+import { DRIFT_LISTED_PER_STACK, stackListEntry } from "../../../src/interfaces/watch/status/stack-list-entry";
 import { STATUS_API_SCHEMA } from "../../../src/interfaces/watch/status/status-schema";
 import { WatchMetrics } from "../../../src/interfaces/watch/watch-metrics";
 import { startWatchServer } from "../../../src/interfaces/watch/watch-server";
@@ -37,7 +40,11 @@ function get(
   });
 }
 
-async function getJson(url: string, kind: "StackStatusList" | "StackStatus" | "ApiError", headers: Record<string, string> = {}) {
+async function getJson(
+  url: string,
+  kind: "StackStatusList" | "StackStatus" | "DatabaseList" | "ApiError",
+  headers: Record<string, string> = {},
+) {
   const r = await get(url, headers);
   expect(r.headers["content-type"]).toBe("application/json; charset=utf-8");
   const body = JSON.parse(r.body) as unknown;
@@ -93,7 +100,7 @@ describe("the status API and page on loopback", () => {
     const list = r.json as { revision: number; stacks: StackStatus[] };
     expect(list.stacks.map((s) => s.name)).toEqual([EVIL_STACK, "prod"]);
     expect(list.revision).toBe(board.revision);
-    expect(list.stacks[1]).toEqual(board.get("prod"));
+    expect(list.stacks[1]).toEqual(stackListEntry(board.get("prod")!));
     // Each stack answers sync and compliance first, then its condition; its deployment is the trail's last apply.
     const prod = list.stacks[1];
     const keys = Object.keys(prod);
@@ -105,7 +112,150 @@ describe("the status API and page on loopback", () => {
     expect(prod.deployment).toMatchObject({ state: "succeeded", last: { seq: 4, command: "remediate", outcome: "succeeded" } });
     expect(r.headers["content-security-policy"]).toBe(STATUS_CSP);
     expect(r.headers["x-content-type-options"]).toBe("nosniff");
-    expect(r.headers["cache-control"]).toBe("no-store");
+    expect(r.headers["cache-control"]).toBe("no-cache");
+  });
+
+  it("GET /api/v1/stacks gives each stack abridged (a few drifted resources, rule counts without findings) and names where the rest is", async () => {
+    const wide = new StatusBoard();
+    const disabled = Array.from({ length: DRIFT_LISTED_PER_STACK + 4 }, (_, i) => `db-${i}`);
+    feed(wide, "wide", { tick: 1, disabled, databases: [...disabled, "in-sync"] });
+    const full = wide.get("wide")!;
+    const s = await startWatchServer({
+      host: "127.0.0.1",
+      port: 0,
+      status: wide,
+      readiness: () => ({ ready: true, reason: "" }),
+      metrics: async () => ({ contentType: "text/plain", body: "" }),
+    });
+    try {
+      const list = (await getJson(`${s.url}/api/v1/stacks`, "StackStatusList")).json as StackStatusList;
+      expect(list.details).toBe("/api/v1/stacks/{name}");
+      const entry = list.stacks[0];
+      // The answers, counts and condition are the full status's; the long lists are cut.
+      expect({ sync: entry.sync, compliance: entry.compliance, condition: entry.condition }).toEqual({
+        sync: full.sync,
+        compliance: full.compliance,
+        condition: full.condition,
+      });
+      expect(full.drift.resources).toHaveLength(disabled.length);
+      expect(entry.drift.resources).toEqual(full.drift.resources.slice(0, DRIFT_LISTED_PER_STACK));
+      expect(full.findings.rules.length).toBeGreaterThan(0);
+      for (const [i, rule] of entry.findings.rules.entries()) {
+        expect(rule).toMatchObject({ ruleId: full.findings.rules[i].ruleId, failing: full.findings.rules[i].failing, findings: [] });
+        expect(rule.truncated).toBe(full.findings.rules[i].truncated + full.findings.rules[i].findings.length);
+      }
+      // The full status is one request away, at the address `details` names.
+      const one = await getJson(`${s.url}${list.details.replace("{name}", encodeURIComponent(entry.name))}`, "StackStatus");
+      expect(one.json).toEqual(full);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("GET /api/v1/stacks/{name}/databases filters and pages the stack's databases; bad parameters answer 400 naming them", async () => {
+    const big = new StatusBoard();
+    const names = Array.from({ length: 120 }, (_, i) => `db-${String(i).padStart(3, "0")}`);
+    const disabled = names.filter((_, i) => i % 4 === 0);
+    feed(big, "big", { tick: 1, databases: names, disabled });
+    const full = big.get("big")!;
+    big.keepDatabases(
+      "big",
+      inventoryOf(
+        names.map((n, i) => ({
+          id: full.drift.resources.find((r) => r.label.endsWith(`/${n}`))?.id ?? `/x/${n}`,
+          label: `rg-data/sql-${i % 2}/${n}`,
+          server: `sql-${i % 2}`,
+          discovered: false,
+          desired: "Enabled" as const,
+          live: disabled.includes(n) ? "Disabled" : "Enabled",
+          sync: disabled.includes(n) ? ("drifted" as const) : ("in-sync" as const),
+          compliance: disabled.includes(n) ? ("non-compliant" as const) : ("compliant" as const),
+          mandatory: disabled.includes(n) ? 1 : 0,
+          advisory: 0,
+        })),
+        "2026-11-29T10:00:00.000Z",
+      ),
+    );
+    const s = await startWatchServer({
+      host: "127.0.0.1",
+      port: 0,
+      status: big,
+      readiness: () => ({ ready: true, reason: "" }),
+      metrics: async () => ({ contentType: "text/plain", body: "" }),
+    });
+    try {
+      const api = (query: string, kind: "DatabaseList" | "ApiError" = "DatabaseList") =>
+        getJson(`${s.url}/api/v1/stacks/big/databases${query}`, kind);
+      const all = (await api("")).json as DatabaseList;
+      expect(all).toMatchObject({ stack: "big", total: 120, unfiltered: 120, page: 1, pages: 3, checkedAt: "2026-11-29T10:00:00.000Z" });
+      expect(all.items).toHaveLength(50);
+      const last = (await api("?page=3")).json as DatabaseList;
+      expect(last.items.map((d) => d.label.split("/")[2])).toEqual(names.slice(100));
+      const past = await api("?page=4");
+      expect(past.status).toBe(200);
+      expect(past.json).toMatchObject({ total: 120, page: 4, pages: 3, items: [] });
+      const drifted = (await api("?sync=drifted&server=sql-0&q=db-0&size=5")).json as DatabaseList;
+      const expected = names.filter((n, i) => disabled.includes(n) && i % 2 === 0 && n.includes("db-0"));
+      expect(drifted).toMatchObject({ total: expected.length, unfiltered: 120, pages: Math.ceil(expected.length / 5) });
+      expect(drifted.items.map((d) => d.label.split("/")[2])).toEqual(expected.slice(0, 5));
+      expect(drifted.query).toEqual({ sync: "drifted", compliance: null, server: "sql-0", q: "db-0", page: 1, size: 5 });
+      expect((await api("?q=nothing-like-this")).json).toMatchObject({ total: 0, pages: 1, items: [] });
+
+      const bad = await api("?sync=drifting", "ApiError");
+      expect(bad.status).toBe(400);
+      expect(bad.json).toEqual({
+        error: { code: "BadRequest", message: 'parameter sync is "drifting": expected one of in-sync, drifted, unknown' },
+      });
+      expect((await api("?page=0", "ApiError")).status).toBe(400);
+      expect(((await getJson(`${s.url}/api/v1/stacks/nope/databases`, "ApiError")).json as StatusApiError).error.code).toBe("NotFound");
+
+      // The page takes the same query: 400 with the same line, as a page; a good query shows its count.
+      const page = await get(`${s.url}/stacks/big?sync=drifting`);
+      expect(page.status).toBe(400);
+      expect(page.body).toContain("parameter sync is &quot;drifting&quot;: expected one of in-sync, drifted, unknown.");
+      const shown = await get(`${s.url}/stacks/big?sync=drifted&page=2&size=10`);
+      expect(shown.status).toBe(200);
+      expect(shown.body).toContain(`showing 11–20 of ${disabled.length} (filtered from 120)`);
+      expect(shown.body).toMatch(/<form class="db-filter" method="get" action="\/stacks\/big#h-databases"/);
+      expect(shown.body).toMatch(/<a href="\/stacks\/big\?sync=drifted&amp;size=10&amp;page=3#h-databases"\s+rel="next"/);
+      // A stack this watcher has not ticked yet: its databases are not listed, the API says so with checkedAt null.
+      const fresh = new StatusBoard();
+      fresh.register("fresh", { file: "stacks/Pulumi.fresh.yaml" });
+      const s2 = await startWatchServer({
+        host: "127.0.0.1",
+        port: 0,
+        status: fresh,
+        readiness: () => ({ ready: true, reason: "" }),
+        metrics: async () => ({ contentType: "text/plain", body: "" }),
+      });
+      try {
+        expect((await getJson(`${s2.url}/api/v1/stacks/fresh/databases`, "DatabaseList")).json).toMatchObject({
+          checkedAt: null,
+          total: 0,
+          items: [],
+        });
+      } finally {
+        await s2.close();
+      }
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("GET /api/v1/stacks has an ETag per revision: If-None-Match answers 304 without a body until the board changes", async () => {
+    const first = await get(`${server.url}/api/v1/stacks`);
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^W\/"[0-9a-f]{8}-\d+"$/);
+    const again = await get(`${server.url}/api/v1/stacks`, { "if-none-match": etag });
+    expect(again.status).toBe(304);
+    expect(again.body).toBe("");
+    expect(again.headers.etag).toBe(etag);
+    expect((await get(`${server.url}/api/v1/stacks`, { "if-none-match": `"other", ${etag.slice(2)}` })).status).toBe(304);
+    board.update("prod", { nextTickAt: new Date(Date.now() + 60_000).toISOString() });
+    const changed = await get(`${server.url}/api/v1/stacks`, { "if-none-match": etag });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.etag).not.toBe(etag);
+    expect((JSON.parse(changed.body) as StackStatusList).revision).toBe(board.revision);
   });
 
   it("GET /api/v1/stacks/{name} returns one stack (any name, percent-encoded); 404 and 400 in the error shape", async () => {

@@ -15,6 +15,9 @@ import type { StatusBoard, StatusUpdate } from "../../../src/interfaces/watch/st
 import { deploymentOf } from "../../../src/interfaces/watch/status/deployment-trail";
 import type { ChangeAttribution } from "../../../src/domain/changes/change-record";
 import { auditOf, conditionOf, driftOf, findingsOf, lockOf, probesOf } from "../../../src/interfaces/watch/status/status-parts";
+import { inventoryOf } from "../../../src/interfaces/watch/status/database-inventory";
+import { emptyFacts } from "../../../src/domain/facts/gather";
+import { databasesRead, withCompliance } from "../../../src/usecases/watch-inventory";
 
 // Status objects built the way the watcher builds them: a stack file parsed by the real parser (so
 // drifted databases carry their real stack-file lines), plan items from it, findings as the rules
@@ -199,5 +202,15 @@ export function tickUpdate(t: TickShape): StatusUpdate {
 export function feed(board: StatusBoard, name: string, t: Omit<TickShape, "stack"> & { databases?: string[] }): void {
   const stack = stackOf(name, t.databases ?? ["orders", "billing", "ledger"]);
   board.register(name, { file: stack.file, schedule: "every 5m" });
+  if (!t.failed) {
+    // The stack's databases, kept as the watcher's reporter keeps them before the tick's update.
+    const items = planOf(stack, t.disabled, t.causes);
+    const facts = { ...emptyFacts(SUB), databases: items.map((i) => ({ id: i.id, ...i.ref, liveTdeStatus: i.live })) };
+    const read = databasesRead({ stack, facts, items, remaining: items.filter((i) => i.action !== "none") });
+    board.keepDatabases(
+      name,
+      inventoryOf(withCompliance(read, findingsFor(stack, items, t.extraFindings)), (t.at ?? new Date()).toISOString()),
+    );
+  }
   board.update(name, tickUpdate({ ...t, stack }));
 }

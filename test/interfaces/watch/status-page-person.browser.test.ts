@@ -4,7 +4,12 @@ import { stackPagePath } from "../../../src/interfaces/watch/page/status-page";
 import { StatusBoard } from "../../../src/interfaces/watch/status/status-board";
 import { startWatchServer } from "../../../src/interfaces/watch/watch-server";
 import { greenIn, launchChromium } from "../../helpers/browser";
-import { feed } from "./status-fixtures";
+import { feed, SUB } from "./status-fixtures";
+import { emptyFacts } from "../../../src/domain/facts/gather";
+import { parseStackConfig } from "../../../src/domain/stack/stack-config";
+import { inventoryOf } from "../../../src/interfaces/watch/status/database-inventory";
+import { databasesRead, withCompliance } from "../../../src/usecases/watch-inventory";
+import { tickUpdate, planOf, findingsFor } from "./status-fixtures";
 
 // Issue 45, item 3: the page for a person, in headless Chromium at 1280 and 390 px. The banner gives
 // the fleet's two answers; each drifted database is one line with what changed, who and when
@@ -52,10 +57,10 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function open(path: string, width: number): Promise<Page> {
+async function open(path: string, width: number, at = server): Promise<Page> {
   const page = await browser.newPage();
   await page.setViewport({ width, height: 900, deviceScaleFactor: 1 });
-  const res = await page.goto(`${server.url}${path}`, { waitUntil: "load" });
+  const res = await page.goto(`${at.url}${path}`, { waitUntil: "load" });
   expect(res?.status()).toBe(200);
   return page;
 }
@@ -96,6 +101,39 @@ async function midWordBreaks(page: Page): Promise<string[]> {
     }
     return found;
   });
+}
+
+/** Databases of the "estate" stack, on ESTATE_SERVERS servers; every tenth drifted (live Disabled). */
+const ESTATE = 10_000;
+const ESTATE_SERVERS = 10;
+
+/**
+ * A stack of 10,000 databases (issue 45: the stack's page stays usable at the estate's scale), its
+ * status and databases built as the watcher builds them: plan items, findings, the inventory.
+ */
+function estate(board: StatusBoard): void {
+  const at = new Date();
+  const text = `config:\n  stackwarden:subscriptionId: ${SUB}\n  stackwarden:databases:\n${Array.from(
+    { length: ESTATE },
+    (_, d) =>
+      `    - { resourceGroup: rg-estate, server: sql-${d % ESTATE_SERVERS}, database: transparentDataEncryptionArchive${d}, transparentDataEncryption: Enabled }\n`,
+  ).join("")}`;
+  const stack = parseStackConfig("stacks/Pulumi.estate.yaml", text, {});
+  const disabled = stack.databases.filter((_, d) => d % 10 === 0).map((d) => d.database);
+  board.register("estate", { file: stack.file, schedule: "every 1h" });
+  board.update("estate", tickUpdate({ stack, tick: 1, disabled, at }));
+  const items = planOf(stack, disabled);
+  const facts = { ...emptyFacts(SUB), databases: items.map((i) => ({ id: i.id, ...i.ref, liveTdeStatus: i.live })) };
+  const read = databasesRead({ stack, facts, items, remaining: items.filter((i) => i.action !== "none") });
+  board.keepDatabases("estate", inventoryOf(withCompliance(read, findingsFor(stack, items)), at.toISOString()));
+}
+
+/** The databases' count line and the names of the rows shown. */
+async function shown(page: Page): Promise<{ count: string; names: string[] }> {
+  return {
+    count: await page.$eval("#db-count", (p) => (p.textContent ?? "").replace(/\s+/g, " ").trim()),
+    names: await page.$$eval("section[aria-labelledby=h-databases] tbody th", (ths) => ths.map((t) => (t.textContent ?? "").trim())),
+  };
 }
 
 describe("the status page for a person", () => {
@@ -141,6 +179,71 @@ describe("the status page for a person", () => {
           await stack.$$eval(`.answers .badge`, (bs) => bs.filter((b) => /tone-(good|info)/.test(b.className)).map((b) => b.textContent)),
         ).toEqual([]);
         await stack.close();
+      },
+      TIMEOUT,
+    );
+});
+
+describe("a stack of 10,000 databases", () => {
+  let estateServer: Awaited<ReturnType<typeof startWatchServer>>;
+  beforeAll(async () => {
+    const board = new StatusBoard();
+    estate(board);
+    estateServer = await startWatchServer({
+      host: "127.0.0.1",
+      port: 0,
+      status: board,
+      readiness: () => ({ ready: true, reason: "test" }),
+      metrics: async () => ({ contentType: "text/plain", body: "" }),
+    });
+  }, TIMEOUT);
+  afterAll(async () => {
+    await estateServer?.close();
+  });
+
+  for (const width of WIDTHS)
+    it(
+      `at ${width} px: the first screen is bounded; filter by server, by text, then page 2, through the form and links; no mid-word break`,
+      async () => {
+        const page = await open(stackPagePath("estate"), width, estateServer);
+        // Bounded: the page holds one page of databases and at most 10 drifted resources and findings per rule, not 10,000 rows.
+        const bytes = await page.evaluate(() => document.documentElement.outerHTML.length as number);
+        expect(bytes).toBeLessThan(120_000);
+        expect(await page.$$eval("main tr", (rs) => rs.length)).toBeLessThan(100);
+        const first = await shown(page);
+        expect(first.count).toMatch(/^showing 1–50 of 10,000, read /);
+        expect(first.names).toHaveLength(50);
+        expect(await midWordBreaks(page)).toEqual([]);
+
+        // By server: the form's choice, submitted as a plain GET.
+        await page.select("#db-server", "sql-3");
+        await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click("form.db-filter button[type=submit]")]);
+        expect(new URL(page.url()).searchParams.get("server")).toBe("sql-3");
+        const byServer = await shown(page);
+        expect(byServer.count).toMatch(/^showing 1–50 of 1,000 \(filtered from 10,000\)/);
+        expect(byServer.names.every((n) => n.startsWith("rg-estate/sql-3/"))).toBe(true);
+
+        // And by text, the server kept.
+        await page.type("#db-q", "Archive13");
+        await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click("form.db-filter button[type=submit]")]);
+        const byText = await shown(page);
+        const expected = Array.from({ length: ESTATE }, (_, d) => d).filter(
+          (d) => d % ESTATE_SERVERS === 3 && `transparentDataEncryptionArchive${d}`.toLowerCase().includes("archive13"),
+        );
+        expect(byText.count).toMatch(
+          new RegExp(`^showing 1–${Math.min(50, expected.length)} of ${expected.length} \\(filtered from 10,000\\)`),
+        );
+        expect(byText.names).toEqual(expected.slice(0, 50).map((d) => `rg-estate/sql-3/transparentDataEncryptionArchive${d}`));
+
+        // Page 2 of the server's databases, by the pager's link.
+        await page.goto(`${estateServer.url}${stackPagePath("estate")}?server=sql-3`, { waitUntil: "load" });
+        await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click("nav.pager a[rel=next]")]);
+        const second = await shown(page);
+        expect(second.count).toMatch(/^showing 51–100 of 1,000 \(filtered from 10,000\)/);
+        expect(second.names[0]).toBe(`rg-estate/sql-3/transparentDataEncryptionArchive${3 + 50 * ESTATE_SERVERS}`);
+        expect(await page.$eval("nav.pager .pager-at", (s) => s.textContent)).toBe("page 2 of 20");
+        expect(await midWordBreaks(page)).toEqual([]);
+        await page.close();
       },
       TIMEOUT,
     );

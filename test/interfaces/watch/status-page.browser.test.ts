@@ -309,7 +309,7 @@ describe("the status page in Chromium", () => {
       const { page, problems } = await open(stackPagePath(EVIL_STACK));
       expect(await page.$eval("h1", (h) => h.textContent)).toBe(`Stack ${EVIL_STACK}`);
       const headings = await page.$$eval("main h2", (hs) => hs.map((h) => h.textContent));
-      expect(headings).toEqual(["Sync", "Compliance", "Condition", "Deployment", "Ticks", "Lock", "Probes", "Audit trail"]);
+      expect(headings).toEqual(["Sync", "Compliance", "Databases", "Condition", "Deployment", "Ticks", "Lock", "Probes", "Audit trail"]);
       expect(await page.$eval(".answers", (p) => [...p.querySelectorAll(".badge")].map((b) => b.textContent))).toEqual([
         "Drifted (1)",
         "1 mandatory violation",

@@ -10,13 +10,13 @@ addFormats(ajv);
 ajv.addSchema(STATUS_API_SCHEMA);
 
 /** Asserts that `body` is valid as the given response kind of the status API (with ajv's errors when not). */
-export function expectValid(kind: "StackStatusList" | "StackStatus" | "ApiError", body: unknown): void {
+export function expectValid(kind: "StackStatusList" | "StackStatus" | "DatabaseList" | "ApiError", body: unknown): void {
   const validate = ajv.getSchema(statusSchemaRef(kind))!;
   const ok = validate(body);
   expect(ok ? [] : validate.errors, `${kind} is valid against stack-status.schema.json`).toEqual([]);
 }
 
 /** Whether `body` is valid as that kind (for tests that expect a rejection). */
-export function isValid(kind: "StackStatusList" | "StackStatus" | "ApiError", body: unknown): boolean {
+export function isValid(kind: "StackStatusList" | "StackStatus" | "DatabaseList" | "ApiError", body: unknown): boolean {
   return ajv.getSchema(statusSchemaRef(kind))!(body) as boolean;
 }

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DatabaseList } from "../../../src/interfaces/watch/status/database-list";
 import type { StackStatus } from "../../../src/interfaces/watch/status/stack-status";
 import { SqlClient } from "../../../src/services/sql/client";
 import { startCli, type CliProcess } from "../../helpers/cli-process";
@@ -58,6 +59,14 @@ describe("watch: a tick and two re-reads", () => {
     const status = async () => (await (await fetch(`${url}/api/v1/stacks/dev`)).json()) as StackStatus;
     const afterTick = await eventually("tick 1 on the status", async () => (await status()).lastTick ?? undefined);
     expect(afterTick.number).toBe(1);
+    // Every database of the stack, as the tick read it, through the filter of the stack's page.
+    const databases = async (query = "") => (await (await fetch(`${url}/api/v1/stacks/dev/databases${query}`)).json()) as DatabaseList;
+    const tickRows = await databases();
+    expect(tickRows.items.map((d) => [d.label, d.sync, d.compliance])).toEqual([
+      ["rg/s1/a", "drifted", "non-compliant"],
+      ["rg/s1/b", "in-sync", "compliant"],
+      ["rg/s1/c", "in-sync", "compliant"],
+    ]);
 
     await disable("b");
     const first = await w.line(/re-read 1: the stack now/);
@@ -83,6 +92,10 @@ describe("watch: a tick and two re-reads", () => {
     expect(s.lastReread!.durationMs).toBe(Date.parse(s.lastReread!.finishedAt) - Date.parse(s.lastReread!.startedAt));
     expect(s.sync).toMatchObject({ state: "drifted", drifted: 3 });
     expect(s.compliance.mandatory).toBe(3);
+    // The re-reads updated the databases they read, and the filter sees it.
+    const drifted = await databases("?sync=drifted&compliance=non-compliant");
+    expect(drifted).toMatchObject({ total: 3, unfiltered: 3 });
+    expect(drifted.items.map((d) => d.label)).toEqual(["rg/s1/a", "rg/s1/b", "rg/s1/c"]);
     w.child.kill("SIGTERM");
     expect(await w.exited).toBe(0);
   }, 120_000);

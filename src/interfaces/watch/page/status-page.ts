@@ -12,7 +12,9 @@ import type {
 import type { StatusBoard } from "../status/status-board";
 import { complianceBadge, conditionBadge, fleetSummary, fleetTitle, syncBadge, syncText, complianceText } from "./answer-badges";
 import { deploymentDetails, deploymentSummary } from "./deployment-html";
-import { breakable, escapeHtml, html, trustedHtml, type Html, type HtmlValue } from "./html";
+import { breakable, html, type Html, type HtmlValue } from "./html";
+import { detailTable, detailTableOf } from "./detail-table";
+import { DATABASES_ANCHOR, databasesSection, type DatabasesView } from "./databases-html";
 import { fileLine, none, shortCommit, time } from "./values-html";
 
 // The status page, rendered on the server: the overview (one row per stack) and a page per stack.
@@ -23,6 +25,9 @@ import { fileLine, none, shortCommit, time } from "./values-html";
 
 /** Drifted resources, findings and probes a row of the overview names before "and N more". */
 const ROW_ITEMS = 3;
+
+/** Drifted resources, and findings per rule, a stack's page lists before pointing to the databases' filter. */
+export const DETAIL_ROWS = 10;
 
 /**
  * The overview: the fleet's answers first (drifted and non-compliant counts, in the title too), then
@@ -70,8 +75,13 @@ function standbyLine(replica: NonNullable<StatusBoard["replica"]>): string {
   return `Standby replica: ${leader} leads; this page shows the statuses it stores, and this replica takes over if its lease lapses.`;
 }
 
-/** The page of one stack: its two answers and condition first, then every part of its status in full, one section each. */
-export function renderStackPage(s: StackStatus, revision: number): string {
+/**
+ * The page of one stack: its two answers and condition first, then every part of its status, one
+ * section each; its databases (`dbs`: one page, as filtered) after the findings. The drifted
+ * resources and each rule's findings are listed up to DETAIL_ROWS, the rest through the
+ * databases' filter, so the page stays one screen of summary at 10,000 databases.
+ */
+export function renderStackPage(s: StackStatus, revision: number, dbs?: DatabasesView): string {
   const body = html`<nav aria-label="Breadcrumb"><a href="/">All stacks</a></nav>
     <h1>Stack <span class="name">${breakable(s.name)}</span></h1>
     <p class="sub">
@@ -81,7 +91,11 @@ export function renderStackPage(s: StackStatus, revision: number): string {
       <span class="answer-label">Sync</span> ${syncBadge(s)} <span class="answer-label">Compliance</span> ${complianceBadge(s)}
       <span class="answer-label">Condition</span> ${conditionBadge(s.condition.type, s)} ${reasonOf(s)}
     </p>
-    ${STACK_SECTIONS.map(([id, title, content]) => section(id, title, content(s)))}`;
+    ${STACK_SECTIONS.map(([id, title, content]) =>
+      id === "condition" && dbs
+        ? [section("databases", "Databases", databasesSection(stackPagePath(s.name), dbs)), section(id, title, content(s))]
+        : section(id, title, content(s)),
+    )}`;
   return layout(`stackwarden: ${s.name}: ${syncText(s)}, ${complianceText(s)}`, body, { stack: s.name, revision });
 }
 
@@ -104,51 +118,6 @@ function section(id: string, title: string, content: HtmlValue): Html {
   </section>`;
 }
 
-/**
- * A table of the stack's page: its caption (for screen readers only when `hidden`), a header row,
- * and one row per item, whose first cell is the row's header (`<th scope="row">`, written by `row`).
- */
-function detailTable<T>(t: {
-  caption: HtmlValue;
-  hidden?: boolean;
-  columns: readonly string[];
-  items: readonly T[];
-  row: (item: T) => Html;
-}): Html {
-  return html`<table>
-      <caption${t.hidden ? html` class="visually-hidden"` : ""}>
-        ${t.caption}
-      </caption>
-      <thead>
-        <tr>
-          ${t.columns.map((c) => html`<th scope="col">${c}</th>`)}
-        </tr>
-      </thead>
-      <tbody>
-        ${t.items.map(
-          (item) =>
-            html`<tr>
-              ${labelled(t.row(item), t.columns)}
-            </tr>`,
-        )}
-      </tbody>
-    </table>`;
-}
-
-/**
- * A row's cells, each `<td>` labelled with its column (`data-label`): below 760 px the tables of a
- * stack's page become cards, and each value shows its column's name before it.
- */
-function labelled(row: Html, columns: readonly string[]): Html {
-  let k = 0;
-  return trustedHtml(row.markup.replace(/<td(?=[\s>])/g, () => `<td data-label="${escapeHtml(columns[++k] ?? "")}"`));
-}
-
-/** The table when there is something to list, else nothing. */
-function detailTableOf<T>(t: Parameters<typeof detailTable<T>>[0]): HtmlValue {
-  return t.items.length ? detailTable(t) : "";
-}
-
 function conditionDetails(s: StackStatus): Html {
   return html`<p>${conditionBadge(s.condition.type, s)} ${reasonOf(s)} since ${time(s.condition.lastTransitionTime)}</p>
     <p>${s.condition.message}</p>`;
@@ -164,7 +133,7 @@ function syncDetails(s: StackStatus): Html {
     ${detailTableOf({
       caption: s.sync.state === "unknown" ? "Drifted resources when last read" : "Drifted resources",
       columns: ["Resource", "Property", "Desired", "Live", "Changed", "Stack file"],
-      items: s.drift.resources,
+      items: s.drift.resources.slice(0, DETAIL_ROWS),
       row: (r) =>
         html`<th scope="row">${breakable(r.label)}</th>
           <td>${r.property}</td>
@@ -183,7 +152,18 @@ function syncDetails(s: StackStatus): Html {
             }
           </td>
           <td>${fileLine(r.source)}</td>`,
-    })}`;
+    })}
+    ${moreInDatabases(s, s.drift.resources.length - DETAIL_ROWS, "sync=drifted", "drifted")}`;
+}
+
+/** "and N more": a link to the databases' section, filtered to them. */
+function moreInDatabases(s: StackStatus, more: number, filter: string, what: string): HtmlValue {
+  return more > 0
+    ? html`<p class="sub">
+        and ${more.toLocaleString("en-US")} more:
+        <a href="${stackPagePath(s.name)}${filter ? `?${filter}` : ""}#${DATABASES_ANCHOR}">the ${what ? `${what} ` : ""}databases</a>
+      </p>`
+    : "";
 }
 
 function tickDetails(s: StackStatus): Html {
@@ -219,14 +199,25 @@ function complianceDetails(s: StackStatus): Html {
             caption: html`Findings of ${r.ruleId}`,
             hidden: true,
             columns: ["Resource", "Verdict", "Message", "Stack file"],
-            items: r.findings,
+            items: r.findings.slice(0, DETAIL_ROWS),
             row: (f) =>
               html`<th scope="row">${breakable(f.label)}${f.facet ? html` <span class="sub">(${f.facet})</span>` : ""}</th>
                 <td>${f.verdict}</td>
                 <td>${f.message}</td>
                 <td>${fileLine(f.source)}</td>`,
           })}
-          ${r.truncated ? html`<p class="sub">and ${r.truncated} more not listed</p>` : ""}`,
+          ${
+            r.findings.length > DETAIL_ROWS
+              ? moreInDatabases(
+                  s,
+                  r.findings.length - DETAIL_ROWS + r.truncated,
+                  r.level === "mandatory" ? "compliance=non-compliant" : "",
+                  r.level === "mandatory" ? "non-compliant" : "",
+                )
+              : r.truncated
+                ? html`<p class="sub">and ${r.truncated} more not listed</p>`
+                : ""
+          }`,
     )}`;
 }
 
@@ -277,13 +268,13 @@ function auditDetails(s: StackStatus): Html {
     })}`;
 }
 
-/** A page that says one thing (not found, not authorized). */
-export function renderMessagePage(title: string, message: string): string {
+/** A page that says one thing (not found, not authorized), with a way back (`back`: a stack's page; default all stacks). */
+export function renderMessagePage(title: string, message: string, back?: string): string {
   return layout(
     `stackwarden: ${title}`,
     html`<h1>${title}</h1>
       <p>${message}</p>
-      <p><a href="/">All stacks</a></p>`,
+      <p>${back ? html`<a href="${back}">Back to the stack</a>, ` : ""}<a href="/">All stacks</a></p>`,
     {},
   );
 }

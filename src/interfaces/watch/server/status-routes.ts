@@ -1,18 +1,22 @@
+import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pageAssets } from "../page/page-assets";
-import { renderMessagePage, renderOverviewPage, renderStackPage } from "../page/status-page";
+import { renderMessagePage, renderOverviewPage, renderStackPage, stackPagePath } from "../page/status-page";
+import { databaseListOf } from "../status/database-list";
+import { DatabaseQueryError, databasePage, parseDatabaseQuery, type DatabaseQuery } from "../status/database-query";
 import type { StackStatus, StackStatusList, StatusApiError } from "../status/stack-status";
 import type { StatusBoard } from "../status/status-board";
+import { STACK_DETAILS_TEMPLATE, stackListEntry } from "../status/stack-list-entry";
 import { STATUS_API_SCHEMA } from "../status/status-schema";
 import type { StatusAccess } from "./status-access";
 import type { StatusStream } from "./status-stream";
 
 /**
  * What the page may load: only files this server serves, no inline script or style, no framing, no
- * form posts, no plugins. The page's script fetches the page and the stream from the same origin.
+ * plugins; forms submit to this server only (the databases' filter is a GET form). The page's script fetches the page and the stream from the same origin.
  */
 export const STATUS_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /** Headers on every response of the status page and API. */
 export const STATUS_HEADERS: Readonly<Record<string, string>> = {
@@ -33,8 +37,9 @@ export interface StatusRoutes {
 }
 
 /**
- * Serves the status page (`/`, `/stacks/{name}`), its assets (`/assets/…`) and the API
- * (`/api/v1/stacks[/{name}]`, `/api/v1/schema`, `/api/v1/stream`) behind the access check; also
+ * Serves the status page (`/`, `/stacks/{name}` with its databases' filter and page in the query),
+ * its assets (`/assets/…`) and the API (`/api/v1/stacks[/{name}[/databases]]`, `/api/v1/schema`,
+ * `/api/v1/stream`) behind the access check; also
  * checks access for `/metrics` (`guardOnly`). Returns false for a path it does not serve.
  */
 export function serveStatus(r: StatusRoutes, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): boolean {
@@ -78,12 +83,20 @@ export function serveStatus(r: StatusRoutes, req: IncomingMessage, res: ServerRe
     return true;
   }
   if (path === "/api/v1/stacks") {
+    // A poller that has this revision already gets 304 and no body (the ETag names the process too:
+    // a restarted watcher's revisions start again).
+    const etag = `W/"${PROCESS_TAG}-${r.board.revision}"`;
+    if (etagMatches(req.headers["if-none-match"], etag)) {
+      res.writeHead(304, { ...STATUS_HEADERS, etag, "cache-control": "no-cache" }).end();
+      return true;
+    }
     const [head, stacks] = listJson(r.board);
     res
       .writeHead(200, {
         ...STATUS_HEADERS,
         "content-type": "application/json; charset=utf-8",
-        "cache-control": "no-store",
+        "cache-control": "no-cache",
+        etag,
         "content-length": String(head.length + stacks.length),
       })
       .write(head);
@@ -98,8 +111,8 @@ export function serveStatus(r: StatusRoutes, req: IncomingMessage, res: ServerRe
     r.stream.open(req, res, { ...STATUS_HEADERS });
     return true;
   }
-  const one = /^\/(?:api\/v1\/stacks|stacks)\/([^/]+)$/.exec(path);
-  if (one) {
+  const one = /^\/(?:api\/v1\/stacks|stacks)\/([^/]+)(\/databases)?$/.exec(path);
+  if (one && (!one[2] || api)) {
     let name: string;
     try {
       name = decodeURIComponent(one[1]);
@@ -110,8 +123,20 @@ export function serveStatus(r: StatusRoutes, req: IncomingMessage, res: ServerRe
     }
     const status = r.board.get(name);
     if (!status) return (notFound(res, api, `no stack named ${JSON.stringify(name)} is watched`), true);
-    if (api) sendJsonText(res, 200, statusJson(status));
-    else sendHtml(res, 200, renderStackPage(status, r.board.revision));
+    if (api && !one[2]) return (sendJsonText(res, 200, statusJson(status)), true);
+    let asked: DatabaseQuery;
+    try {
+      asked = parseDatabaseQuery(query, ["token"]);
+    } catch (e) {
+      if (!(e instanceof DatabaseQueryError)) throw e;
+      if (api) sendJson(res, 400, apiError("BadRequest", e.message));
+      else sendHtml(res, 400, renderMessagePage("Bad request", `${e.message}.`, stackPagePath(name)));
+      return true;
+    }
+    const inventory = r.board.databases(name);
+    const page = databasePage(inventory, asked);
+    if (api) sendJson(res, 200, databaseListOf(name, r.board.revision, inventory, page));
+    else sendHtml(res, 200, renderStackPage(status, r.board.revision, { page, inventory }));
     return true;
   }
   notFound(res, api, `${path} is not part of the status API: try /api/v1/stacks`);
@@ -141,7 +166,17 @@ export function admit(access: StatusAccess, req: IncomingMessage, res: ServerRes
 }
 
 function listOf(board: StatusBoard): StackStatusList {
-  return { revision: board.revision, generatedAt: new Date().toISOString(), stacks: board.list() };
+  return { revision: board.revision, generatedAt: new Date().toISOString(), details: STACK_DETAILS_TEMPLATE, stacks: board.list() };
+}
+
+/** Tells this process's ETags from those of an earlier watcher on the same address. */
+const PROCESS_TAG = randomUUID().slice(0, 8);
+
+/** Whether an If-None-Match header names `etag` (or is `*`); weak comparison, as RFC 9110 asks for it. */
+function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  const bare = (t: string) => t.trim().replace(/^W\//, "");
+  return header.split(",").some((t) => t.trim() === "*" || bare(t) === bare(etag));
 }
 
 /**
@@ -157,19 +192,31 @@ function statusJson(s: StackStatus): string {
   return text;
 }
 
+/** Each stack's list entry (stack-list-entry.ts) serialized once, as its full status is. */
+const summarized = new WeakMap<StackStatus, string>();
+
+function listEntryJson(s: StackStatus): string {
+  let text = summarized.get(s);
+  if (text === undefined) summarized.set(s, (text = JSON.stringify(stackListEntry(s))));
+  return text;
+}
+
 /**
- * The list's stacks as UTF-8, kept per board until its revision moves: at 100 stacks of 100
- * databases the list is a megabyte, and 20 clients polling it would otherwise each have it joined
- * and encoded again.
+ * The list's stacks as UTF-8, kept per board until its revision moves: 20 clients polling it would
+ * otherwise each have it joined and encoded again.
  */
 const listed = new WeakMap<StatusBoard, { revision: number; bytes: Buffer }>();
 
 /** The list answer (a StackStatusList): its head (revision, a fresh generatedAt), then the kept bytes of its stacks. */
 function listJson(board: StatusBoard): Buffer[] {
-  const head: Omit<StackStatusList, "stacks"> = { revision: board.revision, generatedAt: new Date().toISOString() };
+  const head: Omit<StackStatusList, "stacks"> = {
+    revision: board.revision,
+    generatedAt: new Date().toISOString(),
+    details: STACK_DETAILS_TEMPLATE,
+  };
   let kept = listed.get(board);
   if (kept?.revision !== board.revision) {
-    kept = { revision: board.revision, bytes: Buffer.from(`,"stacks":[${board.list().map(statusJson).join(",")}]}\n`) };
+    kept = { revision: board.revision, bytes: Buffer.from(`,"stacks":[${board.list().map(listEntryJson).join(",")}]}\n`) };
     listed.set(board, kept);
   }
   return [Buffer.from(JSON.stringify(head).slice(0, -1)), kept.bytes];

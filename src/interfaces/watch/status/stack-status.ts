@@ -328,6 +328,12 @@ export interface StackStatusList {
   /** The board's revision: +1 with every update of any stack. */
   revision: number;
   generatedAt: string;
+  /**
+   * Where each stack's full status is: `/api/v1/stacks/{name}` (the name percent-encoded). The list
+   * gives each stack abridged (stack-list-entry.ts): a few drifted resources, no findings (each
+   * rule's `truncated` counts them).
+   */
+  details: string;
   stacks: StackStatus[];
 }
 

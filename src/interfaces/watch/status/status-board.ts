@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { initialStackStatus, type StackStatus, type StatusCondition } from "./stack-status";
 import { withAnswers } from "./stack-answers";
 import { continueStatus } from "./status-continuity";
+import type { DatabaseInventory } from "./database-inventory";
 import type { StatusStore, StoredBoard } from "./status-store";
 
 /**
@@ -47,6 +48,7 @@ export interface StatusBoardOptions {
 export class StatusBoard {
   private readonly statuses = new Map<string, StackStatus>();
   private readonly listeners = new Set<StatusListener>();
+  private readonly inventories = new Map<string, DatabaseInventory>();
   private readonly now: () => Date;
   private readonly warn: (line: string) => void;
   private rev = 0;
@@ -92,6 +94,21 @@ export class StatusBoard {
 
   get(name: string): StackStatus | undefined {
     return this.statuses.get(name);
+  }
+
+  /**
+   * Keeps a stack's databases as a tick (or re-read) left them, for its page to filter: in memory
+   * only, beside the status (the status, stored and streamed on every change, stays the size of its
+   * drift and findings, not of the stack). Set before the tick's status update, whose notification
+   * makes the page read them again.
+   */
+  keepDatabases(name: string, inventory: DatabaseInventory): void {
+    if (this.statuses.has(name)) this.inventories.set(name, inventory);
+  }
+
+  /** A stack's databases as its last tick left them; undefined before this process's first tick of it (or on a standby). */
+  databases(name: string): DatabaseInventory | undefined {
+    return this.inventories.get(name);
   }
 
   /**
@@ -141,6 +158,7 @@ export class StatusBoard {
     const prev = this.statuses.get(name);
     if (!prev) return false;
     this.statuses.delete(name);
+    this.inventories.delete(name);
     this.notify({ name, previous: prev, current: undefined, revision: ++this.rev });
     this.opts.store?.remove(name);
     return true;

@@ -23,7 +23,12 @@
       return;
     }
     busy = true;
-    fetch(window.location.pathname, { headers: { accept: "text/html" }, credentials: "same-origin", cache: "no-store" })
+    // With the query: a stack page's databases stay filtered and paged as the address says.
+    fetch(window.location.pathname + window.location.search, {
+      headers: { accept: "text/html" },
+      credentials: "same-origin",
+      cache: "no-store",
+    })
       .then(function (res) {
         if (!res.ok && res.status !== 404) throw new Error("HTTP " + res.status);
         return res.text();
