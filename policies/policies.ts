@@ -7,6 +7,7 @@ import { clientSetFromEnv, type ClientSet } from "../src/clients/client-set";
 import type { ResourceInput } from "../src/domain/facts/fact-kind";
 import { checkResources } from "../src/usecases/check";
 import { scopeExemptionsOf } from "../src/domain/facts/databases-in-scope";
+import { findFactKind } from "../src/domain/facts/registry";
 import { PACK_JUDGING_LEVEL, reportFinding } from "./finding-violation";
 import { known } from "./known";
 
@@ -64,6 +65,21 @@ async function judge(
 }
 
 /**
+ * The resource types a rule's facts are built from, when each of its kinds declares its own
+ * (`FactKind.resourceTypes`); undefined when one may read any type. Looked up on the first call,
+ * after every kind is registered.
+ */
+function typesJudgedBy(rule: RuleDefinition<unknown>): ReadonlySet<string> | undefined {
+  const types = new Set<string>();
+  for (const key of rule.facts) {
+    const declared = findFactKind(key)?.resourceTypes;
+    if (!declared) return undefined;
+    for (const t of declared) types.add(t);
+  }
+  return types;
+}
+
+/**
  * The CrossGuard policy of a rule: name, description, level and config schema from its
  * declaration. Its level is the rule's default: the level of its findings at the rule's level; a
  * finding the rule reports lower is reported at its own (finding-violation.ts).
@@ -76,11 +92,17 @@ export function policyOf(rule: RuleDefinition<unknown>): ResourceValidationPolic
     configSchema: policyConfigSchema(rule),
   };
   if (rule.packScope === "resource") {
+    let judged: ReadonlySet<string> | undefined | null = null;
     const policy: ResourceValidationPolicy = {
       ...common,
-      validateResource: (args, reportViolation) =>
+      validateResource: (args, reportViolation) => {
+        // The engine asks every resource policy about every resource: a type none of the rule's
+        // kinds reads adds no fact, so it passes before its properties are read (as it would after).
+        if (judged === null) judged = typesJudgedBy(rule);
+        if (judged && !judged.has(args.type)) return;
         // Reported on the resource being validated: its facts carry no origin.
-        judge(rule, [{ type: args.type, props: args.props }], args.getConfig<PolicyConfig>(), reportViolation),
+        return judge(rule, [{ type: args.type, props: args.props }], args.getConfig<PolicyConfig>(), reportViolation);
+      },
     };
     return policy;
   }

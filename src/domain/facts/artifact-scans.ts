@@ -93,6 +93,7 @@ export const artifactScans = defineFactKind<ArtifactFacts>({
     return scanned.facts;
   },
   fromResources: (resources, ctx) => resourcesOf(artifactScanResource, resources).map((r) => artifactFactsFromProps(r.props, ctx, r.urn)),
+  resourceTypes: [artifactScanResource.type],
   // An artifact the service could not scan is not known to be clean: the check is incomplete.
   incompleteReads: (artifacts) => artifacts.flatMap((a) => (a.scanError ? [{ path: a.path, error: a.scanError }] : [])),
 });

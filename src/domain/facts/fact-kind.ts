@@ -109,6 +109,12 @@ export interface FactKind<T = unknown> {
   /** The facts of a set of resources in the policy pack; resources of other types add nothing. */
   fromResources(resources: readonly ResourceInput[], ctx: ResourceContext): T[] | Promise<T[]>;
   /**
+   * Optional: every resource type `fromResources` builds facts from. The engine asks each resource
+   * policy about every resource of a program, so the pack answers at once for a type none of a
+   * rule's kinds reads (policies.ts); a kind without it is asked about every type.
+   */
+  resourceTypes?: readonly string[];
+  /**
    * Optional: the subjects of these facts that could not be judged at all (an artifact the service
    * could not scan), each also a not-applicable finding: a run with any is incomplete (exit 1).
    */

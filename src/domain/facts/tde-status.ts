@@ -13,8 +13,8 @@ import { defineFactKind, type GatherContext, type ResourceContext } from "./fact
 import type { FactReads } from "./fact-reads";
 import { databaseParamsOf } from "./read-params";
 import { plannedDatabaseFacts } from "./programs/planned-facts";
-import { programOf } from "./programs/program-of";
-import { databasesInScopeFacts } from "./databases-in-scope";
+import { programOf, PROGRAM_TYPES } from "./programs/program-of";
+import { databasesInScope, databasesInScopeFacts } from "./databases-in-scope";
 
 /** A database's TDE status, as the rules see it. */
 export interface DatabaseFacts extends FactOrigin {
@@ -147,6 +147,7 @@ export const tdeStatus = defineFactKind<DatabaseFacts>({
     // The databases of the stack's scope it does not list, as the program's sql:DatabasesInScope read them.
     ...databasesInScopeFacts(resources, ctx),
   ],
+  resourceTypes: [tdeConfiguration.type, ...PROGRAM_TYPES, databasesInScope.type],
 });
 
 /**

@@ -1,6 +1,6 @@
 import type { ResourceContext, ResourceInput } from "../fact-kind";
-import { azureClassicEstate } from "./azure-classic-estate";
-import { azureNativeEstate } from "./azure-native-estate";
+import { AZURE_CLASSIC, azureClassicEstate } from "./azure-classic-estate";
+import { AZURE_NATIVE, azureNativeEstate } from "./azure-native-estate";
 import { NOT_KNOWN_YET, type ProgramEstate } from "./program-estate";
 import { ProgramResources } from "./program-resources";
 
@@ -12,6 +12,9 @@ export interface Program {
 }
 
 const PROVIDERS = ["pulumi:providers:azure-native", "pulumi:providers:azure"];
+
+/** Every resource type `programOf` reads: the providers' (their subscription) and each estate's. */
+export const PROGRAM_TYPES: readonly string[] = [...PROVIDERS, ...Object.values(AZURE_NATIVE), ...Object.values(AZURE_CLASSIC)];
 
 // Every policy of the pack builds its kinds from the same resources: the program is read once per list.
 const programs = new WeakMap<readonly ResourceInput[], Program>();
