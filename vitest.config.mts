@@ -13,6 +13,9 @@ export default defineConfig({
     // Scans in tests are fresh unless a test asks for the scan cache (its own directory, or a process
     // started with an environment of its own): the suite neither reads nor fills ~/.cache/stackwarden/scans.
     env: { STACKWARDEN_SCAN_CACHE: "off" },
+    // The SQL emulator finds its resource modules by listing their folder; from the sources they are
+    // imported through Vitest's loader first (the file says why).
+    setupFiles: ["test/setup/sql-resources.mts"],
     projects: [
       {
         extends: true,

@@ -4,8 +4,8 @@ import { responseValidator } from "../../src/platform/schemas/swagger-schemas";
 import { seedFromYaml, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 
 /**
- * FirewallRules_ListByServer: the resource module added as the README's "Adding an emulator
- * resource" says (one module, one registry line; its versions recorded in specs/api-versions):
+ * FirewallRules_ListByServer: the resource module added as docs/contributing.md's "Adding an emulator
+ * resource" says (one module in resources/, no registry line; its versions recorded in specs/api-versions):
  * seeded per server, listed and paged, valid against the published 2021-11-01 schema, each version
  * in its own shape.
  */

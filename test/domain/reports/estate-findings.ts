@@ -1,4 +1,5 @@
 import { evaluateCompliance } from "../../../src/domain/compliance/evaluate";
+import { ruleIds } from "../../../src/domain/compliance/registry";
 import { resolveRuleSettings } from "../../../src/domain/compliance/rule-settings";
 import { emptyFacts } from "../../../src/domain/facts/gather";
 import type { ComplianceFacts } from "../../../src/domain/facts/model/compliance-facts";
@@ -17,10 +18,15 @@ export interface EstateShape {
   disabled: number;
   /** Databases whose advisor recommends another tier with confidence (an advisory failure each); the others have no advisor output. */
   drifting: number;
+  /**
+   * The rules that judge it (the others registered are disabled), so that what a test counts is
+   * theirs and a new rule changes none of it; every registered rule when absent.
+   */
+  judgedBy?: readonly string[];
 }
 
 /**
- * An estate as `check` would judge it, through every registered rule: `databases` databases on
+ * An estate as `check` would judge it, through every registered rule or those `judgedBy` names: `databases` databases on
  * `servers` servers (`rg-data-NN/sql-prod-NN`, database `db-NNNNN` at its own stack-file line), every
  * server's TDE protector service-managed, `disabled` of them unencrypted and `drifting` with advisor
  * output that recommends S3 over the intended S0; the rest have no advisor output.
@@ -71,6 +77,12 @@ export function estateInput(shape: EstateShape, stackName = "scale"): Compliance
       source: { file: ESTATE_FILE, line: 4 + 4 * i, column: 7 },
     })),
   };
-  const result = evaluateCompliance(facts, resolveRuleSettings({}), [], NOW);
+  const others = shape.judgedBy ? ruleIds().filter((id) => !shape.judgedBy!.includes(id)) : [];
+  const result = evaluateCompliance(
+    facts,
+    resolveRuleSettings(Object.fromEntries(others.map((id) => [id, { enforcementLevel: "disabled" }]))),
+    [],
+    NOW,
+  );
   return { stackName, file: ESTATE_FILE, result, generatedAt: new Date(NOW), toolVersion: "0.0.0-test" };
 }

@@ -3,6 +3,8 @@ import { renderComplianceMarkdown, GITHUB_COMMENT_LIMIT } from "../../../src/dom
 import { renderComplianceTable } from "../../../src/domain/reports/compliance-report";
 import { renderComplianceReport } from "../../../src/domain/reports/compliance-formats";
 import { isMandatoryViolation, type Finding } from "../../../src/domain/compliance/finding";
+import { registerRule } from "../../../src/domain/compliance/registry";
+import { defineRule, findingBase } from "../../../src/domain/compliance/rule";
 import { estateInput } from "./estate-findings";
 
 /**
@@ -13,11 +15,46 @@ import { estateInput } from "./estate-findings";
 const labelsOf = (findings: readonly Finding[], keep: (f: Finding) => boolean) => findings.filter(keep).map((f) => f.label);
 const failing = (f: Finding) => f.verdict === "fail";
 
+/**
+ * The rules whose findings these reports are judged by: what each counts is theirs, and the estate
+ * is judged by them alone (every other registered rule disabled), so a new rule changes no count here.
+ */
+const JUDGED_BY = [
+  "sql-tde-enabled",
+  "sql-tier-advisor-drift",
+  "sql-tde-customer-managed-key",
+  "tde-key-vault-recoverable",
+  "tde-key-validity",
+  "tde-key-access",
+];
+
+// The proof: a rule registered here that fails every database at the mandatory level; counted, it
+// would add 300 (10,000) mandatory violations and break every line below.
+registerRule(
+  defineRule<Record<string, never>>({
+    id: "scale-toy-every-database",
+    title: "A rule added after these counts were written",
+    description: "Fails every database.",
+    help: "None: a test's rule.",
+    defaultLevel: "mandatory",
+    facts: ["databases"],
+    settings: {},
+    packScope: "stack",
+    evaluate: (facts, settings) =>
+      facts.databases.map((d) => ({
+        ...findingBase({ id: "scale-toy-every-database" }, d, d.id, d.database, settings.enforcementLevel),
+        verdict: "fail" as const,
+        message: "fails",
+      })),
+  }),
+);
+
 describe("300 databases on 10 servers, 5 failing", () => {
-  const input = estateInput({ servers: 10, databases: 300, disabled: 5, drifting: 10 });
+  const input = estateInput({ servers: 10, databases: 300, disabled: 5, drifting: 10, judgedBy: JUDGED_BY });
   const { summary, findings } = input.result;
 
   it("the estate is what the issue describes: 5 mandatory, advisory ones, hundreds not applicable", () => {
+    expect(findings.filter((f) => !JUDGED_BY.includes(f.ruleId))).toEqual([]);
     expect(summary.mandatoryViolations).toBe(5);
     expect(summary.advisoryViolations).toBe(20); // 10 advisors, and the 10 servers' service-managed protectors
     expect(summary.notApplicable).toBe(290 + 30); // no advisor output; three key rules per service-managed server
@@ -113,7 +150,7 @@ describe("300 databases on 10 servers, 5 failing", () => {
 });
 
 describe("10,000 databases with 500 failures", () => {
-  const input = estateInput({ servers: 40, databases: 10_000, disabled: 400, drifting: 100 });
+  const input = estateInput({ servers: 40, databases: 10_000, disabled: 400, drifting: 100, judgedBy: JUDGED_BY });
   const { summary, findings } = input.result;
 
   it("the Markdown stays within GitHub's comment limit and names every one of the 500 failures", () => {

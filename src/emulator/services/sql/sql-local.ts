@@ -1,7 +1,7 @@
 import type { LocalService } from "../../kit/local-service";
 import type { SqlState } from "./sql-estate";
 import { mountSqlResources, sqlSeedSchema, sqlStateFromSeed } from "./sql-resource";
-import { SQL_RESOURCES } from "./sql-resources";
+import { sqlResources } from "./sql-resources";
 
 export type { SqlDatabaseState, SqlServerState, SqlState } from "./sql-estate";
 
@@ -10,18 +10,18 @@ export type SqlSeed = Record<string, unknown>;
 
 /** Builds the state from a validated seed section; cross-references the schema cannot express are checked here. */
 export function sqlInitialState(seed: SqlSeed | undefined): SqlState {
-  return sqlStateFromSeed(SQL_RESOURCES, seed);
+  return sqlStateFromSeed(sqlResources(), seed);
 }
 
 /**
- * Azure SQL management, under both namespace spellings: the resources of sql-resources.ts (servers,
+ * Azure SQL management, under both namespace spellings: the resources of resources/ (servers,
  * databases, pools and their activities, TDE and its scans, advisors, servers' and databases' key
  * custody), each at every api-version Azure publishes for it (specs/api-versions/Microsoft.Sql.json)
  * and answered in that version's shape.
  */
 export const sqlLocal: LocalService<SqlState, SqlSeed> = {
   name: "sql",
-  seedSchema: sqlSeedSchema(SQL_RESOURCES),
+  seedSchema: sqlSeedSchema(sqlResources()),
   initialState: sqlInitialState,
-  mount: (ctx) => mountSqlResources(ctx, SQL_RESOURCES),
+  mount: (ctx) => mountSqlResources(ctx, sqlResources()),
 };

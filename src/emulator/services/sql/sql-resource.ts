@@ -27,7 +27,7 @@ import {
  * One resource of the SQL emulator in one module: the keys its seed fragment adds to the `sql:`
  * section, to each server or to each database (declared once: the JSON Schema and the TypeScript
  * type come from the same declaration, kit/seed-types.ts), the state it builds from them, and its
- * routes. sql-resources.ts registers each module in one line; this file composes them into the
+ * routes. sql-resources.ts finds each module in resources/; this file composes them into the
  * service (seed schema, initial state, lookups, routes).
  */
 export interface SqlResource<
@@ -47,6 +47,11 @@ export interface SqlResource<
   };
   /** Its routes: under a server's path or a database's. */
   readonly routes?: readonly SqlRoute[];
+  /**
+   * The modules whose part of a seed object its state functions read (`c.server`, `c.database`):
+   * they come before it. Otherwise the modules of resources/ go in file-name order (sql-resources.ts).
+   */
+  readonly after?: readonly SqlResource[];
 }
 
 /** What a server's part of the state is built with. */
@@ -137,11 +142,19 @@ export interface DatabaseCall extends ServerCall {
   database: DatabaseEntry;
 }
 
-/** Declares a resource module (an identity function: it keeps each fragment's own type for its state functions). */
+/** Marks a declaration, so that the folder's loader (sql-resources.ts) tells it from a module's other exports. */
+const DECLARED = Symbol.for("stackwarden.emulator.sqlResource");
+
+/** Declares a resource module: its fragments keep their own types for its state functions, and the declaration is marked as one. */
 export function sqlResource<E extends TProperties = TProperties, S extends TProperties = TProperties, D extends TProperties = TProperties>(
   r: SqlResource<E, S, D>,
 ): SqlResource<E, S, D> {
-  return r;
+  return Object.defineProperty(r, DECLARED, { value: true, enumerable: false });
+}
+
+/** Whether a value is a declaration made with `sqlResource`. */
+export function isSqlResource(value: unknown): value is SqlResource {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[DECLARED] === true;
 }
 
 /* ------------------------------------------------------------------ the seed schema */
