@@ -3,6 +3,7 @@ import type { ChangeAttribution } from "../domain/changes/change-record";
 import type { Finding } from "../domain/compliance/finding";
 import type { LockHolder } from "../domain/reconcile/stack-lock";
 import type { TdePlanItem } from "../domain/reconcile/tde-plan";
+import type { CoverageCounts } from "../domain/reports/compliance-report";
 import type { ErrorCode } from "../platform/errors/error-codes";
 
 // What the watch process needs of the interfaces around it, as small ports: where it counts
@@ -78,6 +79,8 @@ export interface TickEnded {
   drift?: readonly TdePlanItem[];
   /** The findings the tick ends with; absent when the check did not run. */
   findings?: readonly Finding[];
+  /** With `stackwarden:scope`, a sweep's counts over those findings (scope-coverage.ts), as check gives them; absent on a re-read. */
+  coverage?: CoverageCounts;
   nextTickAt?: number;
   /**
    * Set when this was a targeted re-read between ticks, not a tick: its number (1 for the watcher's

@@ -24,6 +24,8 @@ import type { ComplianceFacts } from "../domain/facts/model/compliance-facts";
 import { unreadLine } from "../domain/stack/unread-entry";
 import { formatDuration } from "../platform/duration";
 import type { Finding } from "../domain/compliance/finding";
+import { coverageCounts } from "../domain/discovery/scope-coverage";
+import type { CoverageCounts } from "../domain/reports/compliance-report";
 import type { Readiness, StackStatusPort, WatchMeter } from "./watch-ports";
 import { nextTickAt, periodOf, type Schedule } from "./watch-schedule";
 
@@ -303,7 +305,7 @@ export class Watcher {
     let errorCode: ErrorCode | undefined;
     let commit: string | null = null;
     let subject: string | null = null;
-    let ended: { drift: TdePlanItem[]; findings: Finding[] } | undefined;
+    let ended: { drift: TdePlanItem[]; findings: Finding[]; coverage?: CoverageCounts } | undefined;
     const stop = (this.applyStop = new AbortController());
     setMaxListeners(0, stop.signal);
     try {
@@ -326,7 +328,9 @@ export class Watcher {
       const converged = report.apply?.result?.outcomes.filter((o) => o.ok).length ?? 0;
       this.o.metrics.drift.set({ stack: this.o.stackName }, report.remaining.length);
       this.o.metrics.setFindings(this.o.stackName, report.findings);
-      ended = { drift: report.remaining, findings: report.findings };
+      // The scope's counts come from a sweep only: a re-read judges the few databases its changes reach.
+      const coverage = !plan && report.check.coverage ? coverageCounts(report.check.coverage, report.findings) : undefined;
+      ended = { drift: report.remaining, findings: report.findings, ...(coverage ? { coverage } : {}) };
       const before = this.view;
       this.remember(report, !plan);
       if (plan) this.o.log(`${tag}: ${rereadLine(before, this.view!)}`);

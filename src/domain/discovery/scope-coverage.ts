@@ -57,13 +57,16 @@ export function nonCompliantInScope(
 
 /** The sentence every report leads with: "N databases in scope: L listed, D discovered; X non-compliant", naming the discovered ones that fail. */
 export function coverageSentence(coverage: ScopeCoverage, findings: readonly Finding[]): string {
-  const { nonCompliant, discoveredFailing } = nonCompliantInScope(coverage, findings);
-  const total = coverage.listed + coverage.discovered;
-  const failing = discoveredFailing.length ? ` (discovered and non-compliant: ${discoveredFailing.join(", ")})` : "";
   const outside = coverage.listedOutside.length
     ? `; listed but outside the scope (still judged): ${coverage.listedOutside.join(", ")}`
     : "";
-  return `${total} databases in scope: ${coverage.listed} listed, ${coverage.discovered} discovered; ${nonCompliant} non-compliant${failing}${outside}`;
+  return `${countsSentence(coverageCounts(coverage, findings))}${outside}`;
+}
+
+/** The sentence of the counts alone (what the watcher's page shows from its API's `coverage`). */
+export function countsSentence(c: CoverageCounts): string {
+  const failing = c.discoveredNonCompliant.length ? ` (discovered and non-compliant: ${c.discoveredNonCompliant.join(", ")})` : "";
+  return `${c.inScope} databases in scope: ${c.listed} listed, ${c.discovered} discovered; ${c.nonCompliant} non-compliant${failing}`;
 }
 
 /** The counts reports carry (JSON `coverage`, SARIF `run.properties.coverage`). */

@@ -11,6 +11,7 @@ import type {
 } from "../status/stack-status";
 import type { StatusBoard } from "../status/status-board";
 import { complianceBadge, conditionBadge, fleetSummary, fleetTitle, syncBadge, syncText, complianceText } from "./answer-badges";
+import { coverageLine } from "./coverage-html";
 import { deploymentDetails, deploymentSummary } from "./deployment-html";
 import { breakable, escapeHtml, html, trustedHtml, type Html, type HtmlValue } from "./html";
 import { fileLine, none, shortCommit, time } from "./values-html";
@@ -81,7 +82,7 @@ export function renderStackPage(s: StackStatus, revision: number): string {
       <span class="answer-label">Sync</span> ${syncBadge(s)} <span class="answer-label">Compliance</span> ${complianceBadge(s)}
       <span class="answer-label">Condition</span> ${conditionBadge(s.condition.type, s)} ${reasonOf(s)}
     </p>
-    ${STACK_SECTIONS.map(([id, title, content]) => section(id, title, content(s)))}`;
+    ${coverageLine(s)} ${STACK_SECTIONS.map(([id, title, content]) => section(id, title, content(s)))}`;
   return layout(`stackwarden: ${s.name}: ${syncText(s)}, ${complianceText(s)}`, body, { stack: s.name, revision });
 }
 
