@@ -53,13 +53,14 @@ async function judge(
   const settings = { ...resolveSettings(rule, thresholds), enforcementLevel: PACK_JUDGING_LEVEL };
   // Only the kinds this rule judges: a fact kind that fails to build (geocoding refused) fails the
   // policies that read it, not every policy of the pack.
+  const context = { known, clients: packClients() };
   const { findings } = await checkResources({
     rules: [rule],
     resources,
     settings: { [rule.id]: settings },
     // The config's, and the stack scope's of the databases in scope (as check applies them).
-    exemptions: [...(exemptions ?? []), ...scopeExemptionsOf(resources, { known })],
-    context: { known, clients: packClients() },
+    exemptions: [...(exemptions ?? []), ...(await scopeExemptionsOf(resources, context))],
+    context,
   });
   for (const f of findings) if (f.verdict === "fail") reportFinding(rule, f, reportViolation);
 }

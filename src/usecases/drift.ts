@@ -9,7 +9,10 @@ import type { RuleDefinition } from "../domain/compliance/rule";
 import { UNKNOWN } from "../platform/unknown-value";
 import type { ComplianceFacts } from "../domain/facts/model/compliance-facts";
 import { gatherFacts } from "../domain/facts/gather";
-import { databaseFactsIn, tdeStatus } from "../domain/facts/tde-status";
+import { databaseFactsIn, tdeStatus, type DatabaseFacts } from "../domain/facts/tde-status";
+import { liveTdeSummary } from "../domain/discovery/scope-coverage";
+import type { ScopeSummary } from "../domain/reports/compliance-report";
+import { discoverScope } from "./scope";
 import { decideAction } from "../domain/reconcile/tde-plan";
 import type { TdeDrift } from "../domain/reports/drift-report";
 import type { StackConfig } from "../domain/stack/stack-config";
@@ -30,6 +33,12 @@ export interface DriftOutcome {
   blocking: boolean;
   /** Databases the stack names that the cloud answered an error for: left out of the comparison, reported at their lines (exit 1). */
   unread: UnreadEntry[];
+  /**
+   * With `stackwarden:scope`: "N databases in scope: L listed, D discovered; X non-compliant", as
+   * check counts it (the TDE rule over every database in scope, and the drift findings). The
+   * comparison itself stays with the listed databases: a discovered one has no stack entry to drift from.
+   */
+  scope?: ScopeSummary;
 }
 
 /**
@@ -84,7 +93,43 @@ export async function runDrift(req: {
     ),
   }));
   const blocking = tde.length > 0 || sections.some((s) => s.findings.some(isMandatoryViolation));
-  return { tde, sections, blocking, unread };
+  const scope = await scopeSummary(
+    req,
+    databaseFactsIn(facts),
+    sections.flatMap((s) => s.findings),
+    unread,
+    now,
+  );
+  return { tde, sections, blocking, unread, ...(scope ? { scope } : {}) };
+}
+
+/**
+ * The scope's summary of a drift: the scope discovered (a list that could not be read is unread,
+ * as in check), the discovered databases' TDE read (the listed ones' were), judged with the rest.
+ */
+async function scopeSummary(
+  req: Parameters<typeof runDrift>[0],
+  listed: readonly DatabaseFacts[],
+  findings: readonly Finding[],
+  unread: UnreadEntry[],
+  now: number,
+): Promise<ScopeSummary | undefined> {
+  if (!req.stack.scope) return undefined;
+  const scoped = await discoverScope(req.stack, req.clients, { concurrency: req.concurrency });
+  unread.push(...scoped.unread);
+  const discovered = { ...scoped.stack, databases: scoped.stack.databases.filter((d) => d.discovered) };
+  const facts = await gatherFacts([tdeStatus.key], {
+    stack: discovered,
+    stackName: req.stackName,
+    clients: req.clients,
+    cwd: req.cwd,
+    state: req.state,
+    concurrency: req.concurrency ?? 16,
+    note: () => {},
+    warn: () => {},
+    unread: (entry) => unread.push(entry),
+  });
+  return liveTdeSummary(scoped.stack, [...listed, ...databaseFactsIn(facts)], now, findings);
 }
 
 /** The failures and exempt findings of some rules over the facts, each at its level (never above the stack's), with its exemptions. */

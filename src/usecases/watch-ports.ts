@@ -3,6 +3,7 @@ import type { ChangeAttribution } from "../domain/changes/change-record";
 import type { Finding } from "../domain/compliance/finding";
 import type { LockHolder } from "../domain/reconcile/stack-lock";
 import type { TdePlanItem } from "../domain/reconcile/tde-plan";
+import type { CoverageCounts } from "../domain/reports/compliance-report";
 import type { ErrorCode } from "../platform/errors/error-codes";
 import type { WatchedDatabase } from "./watch-inventory";
 
@@ -81,6 +82,8 @@ export interface TickEnded {
   findings?: readonly Finding[];
   /** Every database the watcher knows of (listed and discovered) as the tick leaves it; absent with `drift`. */
   databases?: readonly WatchedDatabase[];
+  /** With `stackwarden:scope`, a sweep's counts over those findings (scope-coverage.ts), as check gives them; absent on a re-read. */
+  coverage?: CoverageCounts;
   nextTickAt?: number;
   /**
    * Set when this was a targeted re-read between ticks, not a tick: its number (1 for the watcher's

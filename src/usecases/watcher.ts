@@ -24,6 +24,8 @@ import type { ComplianceFacts } from "../domain/facts/model/compliance-facts";
 import { unreadLine } from "../domain/stack/unread-entry";
 import { formatDuration } from "../platform/duration";
 import type { Finding } from "../domain/compliance/finding";
+import { coverageCounts } from "../domain/discovery/scope-coverage";
+import type { CoverageCounts } from "../domain/reports/compliance-report";
 import type { Readiness, StackStatusPort, WatchMeter } from "./watch-ports";
 import { nextTickAt, periodOf, type Schedule } from "./watch-schedule";
 import { mergedReads, withCompliance, type WatchedDatabase } from "./watch-inventory";
@@ -305,7 +307,7 @@ export class Watcher {
     let errorCode: ErrorCode | undefined;
     let commit: string | null = null;
     let subject: string | null = null;
-    let ended: { drift: TdePlanItem[]; findings: Finding[]; databases: WatchedDatabase[] } | undefined;
+    let ended: { drift: TdePlanItem[]; findings: Finding[]; databases: WatchedDatabase[]; coverage?: CoverageCounts } | undefined;
     const stop = (this.applyStop = new AbortController());
     setMaxListeners(0, stop.signal);
     try {
@@ -328,9 +330,16 @@ export class Watcher {
       const converged = report.apply?.result?.outcomes.filter((o) => o.ok).length ?? 0;
       this.o.metrics.drift.set({ stack: this.o.stackName }, report.remaining.length);
       this.o.metrics.setFindings(this.o.stackName, report.findings);
+      // The scope's counts come from a sweep only: a re-read judges the few databases its changes reach.
+      const coverage = !plan && report.check.coverage ? coverageCounts(report.check.coverage, report.findings) : undefined;
       const before = this.view;
       this.remember(report, !plan);
-      ended = { drift: report.remaining, findings: report.findings, databases: withCompliance(this.view!.databases, report.findings) };
+      ended = {
+        drift: report.remaining,
+        findings: report.findings,
+        databases: withCompliance(this.view!.databases, report.findings),
+        ...(coverage ? { coverage } : {}),
+      };
       if (plan) this.o.log(`${tag}: ${rereadLine(before, this.view!)}`);
       const failedApply = (report.apply?.result?.outcomes.length ?? 0) - converged;
       if (failedApply > 0 && !this.stopping) throw notConvergedError(report.apply?.result?.outcomes ?? []);

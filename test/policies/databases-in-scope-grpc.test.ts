@@ -20,9 +20,10 @@ import { emulatorEnv, runCliWith } from "../interfaces/cli/cli-harness";
  * Issue 42 item 6: `sql:DatabasesInScope` carries the databases of a stack's scope it does not list
  * to the policy pack (the compiled pack over gRPC, as the engine drives it), so the pack reports the
  * same discovered violation as `check`: rule, level, message and the database's id; the scope's
- * exemptions hold in both. The pack is given the data source's outputs here (its read, as the provider
- * returns it); the Pulumi engine hands a resource policy such as sql-tde-enabled the inputs only, so
- * through the CLI this is not yet reported (README, "Discovery and scope").
+ * exemptions hold in both. The pack is given the data source's outputs (its read, as the provider
+ * returns it), or its inputs only, which is what the Pulumi engine hands a resource policy such as
+ * sql-tde-enabled: then the pack reads the scope itself (test/e2e/databases-in-scope-pulumi.test.ts
+ * runs it through the CLI).
  */
 const A = "0a0a0a0a-0000-0000-0000-000000000000";
 const B = "0b0b0b0b-0000-0000-0000-000000000000";
@@ -61,7 +62,8 @@ let inScope: AnalyzerResourceInput;
 
 beforeAll(async () => {
   emu = await startTestEmulator({ seed: seedFromYaml(SEED) });
-  analyzer = await PolicyAnalyzer.start();
+  // The analyzer reaches the emulator as the engine's environment lets it (it reads the scope when given inputs only).
+  analyzer = await PolicyAnalyzer.start({ env: { STACKWARDEN_ARM_ENDPOINT: emu.url, STACKWARDEN_IMDS_ENDPOINT: emu.imdsEndpoint } });
   clients = emulatorClientSet({ PATH: process.env.PATH }, emu.url);
   dir = mkdtempSync(join(tmpdir(), "sw-in-scope-"));
   mkdirSync(join(dir, "stacks"));
@@ -126,7 +128,7 @@ describe("sql:DatabasesInScope", () => {
       rules: [sqlTdeEnabled],
       resources: [inScope],
       settings: { [sqlTdeEnabled.id]: resolveSettings(sqlTdeEnabled, {}) },
-      exemptions: scopeExemptionsOf([inScope], { known: (read) => read() }),
+      exemptions: await scopeExemptionsOf([inScope], { known: (read) => read(), clients }),
       context: { known: (read) => read(), clients },
     });
     expect(findings.filter((f) => f.verdict === "fail").map((f) => [f.ruleId, f.level, f.resourceId, f.message])).toEqual(
@@ -135,7 +137,16 @@ describe("sql:DatabasesInScope", () => {
     expect(findings.find((f) => f.label.endsWith("/scratch"))?.verdict).toBe("exempt");
   });
 
-  it("during a preview of a new stack (the scope not read yet) nothing is judged", async () => {
-    expect(await analyzer.analyze({ ...inScope, props: { ...inScope.props, inScope: UNKNOWN_VALUE } })).toEqual([]);
+  it("given the inputs only (what the engine hands a resource policy, in preview and up), the pack reads the scope itself: the same violation", async () => {
+    const { inScope: _given, ...inputs } = inScope.props;
+    const fromOutputs = await analyzer.analyze(inScope);
+    expect(fromOutputs.map((v) => v.policyName)).toEqual([sqlTdeEnabled.id]);
+    expect(await analyzer.analyze({ ...inScope, props: inputs })).toEqual(fromOutputs);
+    // An output the engine marks unknown (a preview of a new stack) is read the same way.
+    expect(await analyzer.analyze({ ...inScope, props: { ...inScope.props, inScope: UNKNOWN_VALUE } })).toEqual(fromOutputs);
+  });
+
+  it("an input still unknown (a program computing the scope): nothing is judged", async () => {
+    expect(await analyzer.analyze({ ...inScope, props: { ...inScope.props, inScope: UNKNOWN_VALUE, scope: UNKNOWN_VALUE } })).toEqual([]);
   });
 });

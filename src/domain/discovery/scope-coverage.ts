@@ -1,9 +1,14 @@
 import { sqlDatabaseId } from "../../platform/arm/resource-id";
-import { isExemptionActive } from "../compliance/exemption-application";
+import { applyExemptions, isExemptionActive } from "../compliance/exemption-application";
+import { evaluateRule } from "../compliance/evaluate";
+import { findRule, tdeWriteRuleId } from "../compliance/registry";
+import { settingsOf } from "../compliance/rule-settings";
+import type { ComplianceFacts } from "../facts/model/compliance-facts";
+import type { DatabaseFacts } from "../facts/tde-status";
 import { isMandatoryViolation, type Finding } from "../compliance/finding";
 import { databaseSubscription, type DesiredDatabase, type StackConfig } from "../stack/stack-config";
 import type { ScopeCoverage } from "../stack/stack-scope";
-import type { CoverageCounts } from "../reports/compliance-report";
+import type { CoverageCounts, ScopeSummary } from "../reports/compliance-report";
 
 /**
  * Whether an apply may write to a database of the stack: a listed one always; a discovered one only
@@ -52,13 +57,16 @@ export function nonCompliantInScope(
 
 /** The sentence every report leads with: "N databases in scope: L listed, D discovered; X non-compliant", naming the discovered ones that fail. */
 export function coverageSentence(coverage: ScopeCoverage, findings: readonly Finding[]): string {
-  const { nonCompliant, discoveredFailing } = nonCompliantInScope(coverage, findings);
-  const total = coverage.listed + coverage.discovered;
-  const failing = discoveredFailing.length ? ` (discovered and non-compliant: ${discoveredFailing.join(", ")})` : "";
   const outside = coverage.listedOutside.length
     ? `; listed but outside the scope (still judged): ${coverage.listedOutside.join(", ")}`
     : "";
-  return `${total} databases in scope: ${coverage.listed} listed, ${coverage.discovered} discovered; ${nonCompliant} non-compliant${failing}${outside}`;
+  return `${countsSentence(coverageCounts(coverage, findings))}${outside}`;
+}
+
+/** The sentence of the counts alone (what the watcher's page shows from its API's `coverage`). */
+export function countsSentence(c: CoverageCounts): string {
+  const failing = c.discoveredNonCompliant.length ? ` (discovered and non-compliant: ${c.discoveredNonCompliant.join(", ")})` : "";
+  return `${c.inScope} databases in scope: ${c.listed} listed, ${c.discovered} discovered; ${c.nonCompliant} non-compliant${failing}`;
 }
 
 /** The counts reports carry (JSON `coverage`, SARIF `run.properties.coverage`). */
@@ -79,4 +87,28 @@ export function markDiscovered(coverage: ScopeCoverage, findings: readonly Findi
   return findings.map((f) =>
     discovered.has(f.resourceId.toLowerCase()) ? { ...f, properties: { ...f.properties, discovered: true } } : f,
   );
+}
+
+/**
+ * The scope's summary for the commands that read each database's live TDE but judge no rule over it
+ * (`plan`, `drift`): the TDE rule (sql-tde-enabled) over those statuses, with the stack's settings
+ * and exemptions (the scope's among them), beside any other findings the command judged, counted as
+ * `check` counts them. Undefined for a stack without a scope (or not discovered).
+ */
+export function liveTdeSummary(
+  stack: Pick<StackConfig, "coverage" | "policies" | "exemptions">,
+  databases: readonly DatabaseFacts[],
+  now: number,
+  also: readonly Finding[] = [],
+): ScopeSummary | undefined {
+  if (!stack.coverage) return undefined;
+  const rule = findRule(tdeWriteRuleId())!;
+  const judged = evaluateRule(
+    rule,
+    { databases: databases.filter((d) => !d.unread) } as ComplianceFacts,
+    settingsOf(rule, stack.policies),
+    now,
+  );
+  const findings = [...applyExemptions(judged, stack.exemptions, now).findings, ...also];
+  return { sentence: coverageSentence(stack.coverage, findings), counts: coverageCounts(stack.coverage, findings) };
 }

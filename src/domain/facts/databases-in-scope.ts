@@ -14,6 +14,7 @@ import type { ResourceContext, ResourceInput } from "./fact-kind";
 import type { DatabaseFacts } from "./tde-status";
 import { readOrFailure, type ReadFailure } from "./read-failure";
 import { databaseParamsOf } from "./read-params";
+import { readReference } from "./programs/live-reference";
 
 /** One database found in a stack's scope and not listed, with its TDE status as read. */
 export interface DatabaseInScope {
@@ -133,12 +134,38 @@ async function readInScope(c: FactClients, i: DataSourceInputs): Promise<Databas
   };
 }
 
+/**
+ * What a `sql:DatabasesInScope` resource says is in scope: its output `inScope` when the pack is given
+ * it (a stack policy after `up`, check's gathering), or else read by the pack from the resource's
+ * inputs with the data source's own read. The engine hands a resource policy (sql-tde-enabled) the
+ * resource's inputs only, and a preview never creates a data source, so without this read the
+ * discovered databases would never reach the pack through the Pulumi CLI. The read is shared by
+ * every policy of one run (readReference); undefined while an input is still unknown.
+ */
+export async function inScopeOf(
+  r: ResourceInput,
+  ctx: Pick<ResourceContext, "known" | "clients">,
+): Promise<DatabasesInScopeValue | undefined> {
+  const given = ctx.known(() => r.props.inScope as DatabasesInScopeValue | undefined);
+  if (given !== UNKNOWN && given) return given;
+  const inputs: DataSourceInputs = {};
+  for (const name of databasesInScope.inputs) {
+    const v = ctx.known(() => r.props[name]);
+    if (v === UNKNOWN || typeof v !== "string" || !v) return undefined;
+    inputs[name] = v;
+  }
+  return readReference(ctx.clients, `databases-in-scope:${JSON.stringify(inputs)}`, () => readInScope(ctx.clients, inputs));
+}
+
 /** The discovered databases' TDE facts, from the pack's `sql:DatabasesInScope` resources (each fact's origin is that resource). */
-export function databasesInScopeFacts(resources: readonly ResourceInput[], ctx: Pick<ResourceContext, "known">): DatabaseFacts[] {
-  return resourcesOf(databasesInScope, resources).flatMap((r) => {
-    const value = ctx.known(() => r.props.inScope as DatabasesInScopeValue | undefined);
-    // During a preview of a new stack the scope is not read yet: nothing to judge.
-    if (value === UNKNOWN || !value) return [];
+export async function databasesInScopeFacts(
+  resources: readonly ResourceInput[],
+  ctx: Pick<ResourceContext, "known" | "clients">,
+): Promise<DatabaseFacts[]> {
+  const found = await Promise.all(resourcesOf(databasesInScope, resources).map(async (r) => ({ r, value: await inScopeOf(r, ctx) })));
+  return found.flatMap(({ r, value }) => {
+    // An input not known yet (a user's program computing it): nothing to judge.
+    if (!value) return [];
     return value.discovered.map((d): DatabaseFacts => ({
       id: d.id,
       resourceGroup: d.resourceGroup,
@@ -162,9 +189,10 @@ export function databasesInScopeFacts(resources: readonly ResourceInput[], ctx: 
 }
 
 /** The scope's exemptions the pack applies beside its config's, from the `sql:DatabasesInScope` resources. */
-export function scopeExemptionsOf(resources: readonly ResourceInput[], ctx: Pick<ResourceContext, "known">): Exemption[] {
-  return resourcesOf(databasesInScope, resources).flatMap((r) => {
-    const value = ctx.known(() => r.props.inScope as DatabasesInScopeValue | undefined);
-    return value === UNKNOWN || !value ? [] : value.exemptions;
-  });
+export async function scopeExemptionsOf(
+  resources: readonly ResourceInput[],
+  ctx: Pick<ResourceContext, "known" | "clients">,
+): Promise<Exemption[]> {
+  const values = await Promise.all(resourcesOf(databasesInScope, resources).map((r) => inScopeOf(r, ctx)));
+  return values.flatMap((v) => v?.exemptions ?? []);
 }

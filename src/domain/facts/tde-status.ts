@@ -140,12 +140,13 @@ export const tdeStatus = defineFactKind<DatabaseFacts>({
     });
   },
   planned: async (ctx, live) => plannedDatabases(await live(), ctx.stack),
-  fromResources: (resources, ctx) => [
+  fromResources: async (resources, ctx) => [
     ...resourcesOf(tdeConfiguration, resources).map((r) => tdeFactsOf(r.props, ctx, r.urn)),
     // A user's own program: the TDE its azure-native or azure resources set.
     ...plannedDatabaseFacts(programOf(resources, ctx).estate),
-    // The databases of the stack's scope it does not list, as the program's sql:DatabasesInScope read them.
-    ...databasesInScopeFacts(resources, ctx),
+    // The databases of the stack's scope it does not list, as the program's sql:DatabasesInScope read them
+    // (or, given its inputs only, as the pack reads them: databases-in-scope.ts inScopeOf).
+    ...(await databasesInScopeFacts(resources, ctx)),
   ],
   resourceTypes: [tdeConfiguration.type, ...PROGRAM_TYPES, databasesInScope.type],
 });

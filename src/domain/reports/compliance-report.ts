@@ -55,6 +55,12 @@ export interface CoverageCounts {
   discoveredNonCompliant: string[];
 }
 
+/** What a summary says about a stack's scope: check's sentence and the counts its JSON carries (scope-coverage.ts). */
+export interface ScopeSummary {
+  sentence: string;
+  counts: CoverageCounts;
+}
+
 /** The `check --format json` document. */
 export function complianceDocument(r: ComplianceReportInput) {
   return {

@@ -1,5 +1,6 @@
 import type { DriftSection, DriftSectionFindings } from "../compliance/drift-section";
 import type { Finding } from "../compliance/finding";
+import type { ScopeSummary } from "./compliance-report";
 import { unreadDocument, unreadLine, type UnreadEntry } from "../stack/unread-entry";
 
 export type DriftFormat = "table" | "json" | "markdown";
@@ -22,6 +23,8 @@ export interface DriftReportInput {
   sections: DriftSectionFindings[];
   /** Databases that could not be read (listed under `errors` in JSON, and in Markdown; the table's are on stderr). */
   unread?: UnreadEntry[];
+  /** With `stackwarden:scope`: the scope's sentence and counts (scope-coverage.ts), as check gives them. */
+  scope?: ScopeSummary;
 }
 
 /** Renders `drift`'s findings for people (table), pipelines (json) or pull-request comments (markdown). */
@@ -35,6 +38,7 @@ export function renderDrift(format: DriftFormat, d: DriftReportInput): string {
         transparentDataEncryption: tde,
         ...Object.fromEntries(sections.map(({ section, findings }) => [section.key, findings.map((f) => jsonEntry(section, f))])),
         errors: (d.unread ?? []).map(unreadDocument),
+        ...(d.scope ? { coverage: d.scope.counts } : {}),
       },
       null,
       2,
@@ -42,6 +46,7 @@ export function renderDrift(format: DriftFormat, d: DriftReportInput): string {
   }
   if (format === "markdown") {
     const lines = [`### stackwarden drift: \`${stackName}\``, ""];
+    if (d.scope) lines.push(d.scope.sentence, "");
     lines.push(tde.length ? `**${tde.length}** database(s) differ from the stack:` : "Live TDE matches the stack.");
     for (const d of tde) lines.push(`- \`${d.label}\`: TDE is ${d.live ?? "unknown"}, the stack wants ${d.desired}`);
     for (const { section, findings } of sections) {
@@ -58,6 +63,7 @@ export function renderDrift(format: DriftFormat, d: DriftReportInput): string {
   }
   const lines = [
     `Drift of stack ${stackName} (${file}): ${tde.length ? `${tde.length} database(s) differ from the stack` : "live TDE matches the stack"}`,
+    ...(d.scope ? [`  ${d.scope.sentence}`] : []),
   ];
   for (const d of tde) lines.push(`  ~ ${d.label}  TDE live ${d.live ?? "unknown"}, desired ${d.desired}`);
   for (const f of sections.flatMap((s) => s.findings))

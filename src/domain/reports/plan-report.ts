@@ -2,11 +2,12 @@ import type { StackConfig } from "../stack/stack-config";
 import { databaseLabel } from "../../platform/arm/resource-id";
 import { unreadOfPlanError, type TdePlan, type TdePlanError, type TdePlanItem } from "../reconcile/tde-plan";
 import { unreadLine, unreadProblem } from "../stack/unread-entry";
+import type { ScopeSummary } from "./compliance-report";
 
 export type PlanFormat = "table" | "json" | "markdown";
 
 /** The JSON document `plan --output json` prints. */
-export function planDocument(plan: TdePlan, stack: StackConfig, stackName: string) {
+export function planDocument(plan: TdePlan & { scope?: ScopeSummary }, stack: StackConfig, stackName: string) {
   const row = (i: TdePlanItem) => ({
     id: i.id,
     resourceGroup: i.ref.resourceGroup,
@@ -43,6 +44,8 @@ export function planDocument(plan: TdePlan, stack: StackConfig, stackName: strin
     unchanged: plan.items.filter((i) => i.action === "none").map(row),
     errors: plan.errors.map(errorRow),
     ...(plan.held?.length ? { held: plan.held.map(row) } : {}),
+    // As check's JSON: the databases in scope, listed and discovered, and how many fail (judged live).
+    ...(plan.scope ? { coverage: plan.scope.counts } : {}),
   };
 }
 
@@ -60,7 +63,7 @@ export function planErrorLines(plan: TdePlan): string[] {
 }
 
 /** Renders a plan for people (table), pipelines (json) or pull-request comments (markdown). */
-export function renderPlan(plan: TdePlan, stack: StackConfig, stackName: string, format: PlanFormat): string {
+export function renderPlan(plan: TdePlan & { scope?: ScopeSummary }, stack: StackConfig, stackName: string, format: PlanFormat): string {
   const doc = planDocument(plan, stack, stackName);
   if (format === "json") return JSON.stringify(doc, null, 2);
   const n = plan.changes.length;
@@ -74,6 +77,7 @@ export function renderPlan(plan: TdePlan, stack: StackConfig, stackName: string,
       n === 0
         ? "No changes: live TDE matches the stack."
         : `**${n} change${n === 1 ? "" : "s"}** pending, ${doc.summary.unchanged} unchanged.`,
+      ...(plan.scope ? ["", plan.scope.sentence] : []),
     ];
     if (n > 0) {
       lines.push("", "| database | live TDE | desired | action |", "|---|---|---|---|");
@@ -91,7 +95,7 @@ export function renderPlan(plan: TdePlan, stack: StackConfig, stackName: string,
     }
     return lines.join("\n");
   }
-  const lines = [head];
+  const lines = [head, ...(plan.scope ? [`  ${plan.scope.sentence}`] : [])];
   const width = Math.max(0, ...plan.items.map((i) => databaseLabel(i.ref).length));
   for (const i of plan.changes) {
     lines.push(`  ~ ${databaseLabel(i.ref).padEnd(width)}  TDE ${i.live ?? "(none)"} -> ${i.desired.transparentDataEncryption}`);

@@ -86,6 +86,8 @@ export class StackStatusReporter implements StackStatusPort {
         nextTickAt: t.nextTickAt === undefined ? null : new Date(t.nextTickAt).toISOString(),
         deployment: this.deployment,
         ...(read ? { drift: driftOf(t.drift!, at), findings: findingsOf(t.findings!, at) } : {}),
+        // A sweep's scope counts (null once a sweep finds no scope); a re-read keeps the last sweep's.
+        ...(read && !t.reread ? { coverage: t.coverage ? { ...t.coverage, checkedAt: at.toISOString() } : null } : {}),
         lock: lockOf(holder, this.lastRecovered),
         ...probes,
         audit: auditOf(trail),

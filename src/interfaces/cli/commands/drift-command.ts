@@ -27,7 +27,14 @@ export function registerDrift(program: Command, io: CommandIO): void {
         concurrency: flags.concurrency,
       });
       io.out(
-        renderDrift(flags.output, { stackName: name, file: stack.file, tde: drift.tde, sections: drift.sections, unread: drift.unread }),
+        renderDrift(flags.output, {
+          stackName: name,
+          file: stack.file,
+          tde: drift.tde,
+          sections: drift.sections,
+          unread: drift.unread,
+          scope: drift.scope,
+        }),
       );
       // A database the cloud does not have: at its stack-file line; the others are compared. The
       // stack names something that cannot be compared, which the user must fix: 1, even with drift.

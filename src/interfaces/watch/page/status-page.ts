@@ -11,6 +11,7 @@ import type {
 } from "../status/stack-status";
 import type { StatusBoard } from "../status/status-board";
 import { complianceBadge, conditionBadge, fleetSummary, fleetTitle, syncBadge, syncText, complianceText } from "./answer-badges";
+import { coverageLine } from "./coverage-html";
 import { deploymentDetails, deploymentSummary } from "./deployment-html";
 import { breakable, html, type Html, type HtmlValue } from "./html";
 import { detailTable, detailTableOf } from "./detail-table";
@@ -91,6 +92,7 @@ export function renderStackPage(s: StackStatus, revision: number, dbs?: Database
       <span class="answer-label">Sync</span> ${syncBadge(s)} <span class="answer-label">Compliance</span> ${complianceBadge(s)}
       <span class="answer-label">Condition</span> ${conditionBadge(s.condition.type, s)} ${reasonOf(s)}
     </p>
+    ${coverageLine(s)}
     ${STACK_SECTIONS.map(([id, title, content]) =>
       id === "condition" && dbs
         ? [section("databases", "Databases", databasesSection(stackPagePath(s.name), dbs)), section(id, title, content(s))]

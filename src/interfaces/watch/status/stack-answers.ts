@@ -68,6 +68,8 @@ export function withAnswers(s: StackStatus): StackStatus {
     compliance: complianceOf(s),
     ...rest,
     deployment: { ...s.deployment, applying: s.deployment.applying ?? null, last: s.deployment.last ?? null },
+    // A status stored before the watcher counted the scope.
+    coverage: s.coverage ?? null,
   };
 }
 

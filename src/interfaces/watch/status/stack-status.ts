@@ -12,6 +12,7 @@
 
 import type { ChangeAttribution } from "../../../domain/changes/change-record";
 import type { ErrorCode } from "../../../platform/errors/error-codes";
+import type { CoverageCounts } from "../../../domain/reports/compliance-report";
 import type { ConditionReason, ConditionType } from "./condition-reasons";
 
 export { CONDITION_REASONS, CONDITION_TYPES, type ConditionReason, type ConditionType } from "./condition-reasons";
@@ -321,6 +322,13 @@ export interface StackStatus {
   lock: LockStatus;
   probes: ProbesStatus;
   audit: AuditStatus;
+  /** With `stackwarden:scope`: the last sweep's counts, as check gives them; null without a scope or before the first sweep. */
+  coverage: CoverageStatus | null;
+}
+
+/** "N databases in scope: L listed, D discovered; X non-compliant" (scope-coverage.ts), with when the sweep judged it. */
+export interface CoverageStatus extends CoverageCounts {
+  checkedAt: string;
 }
 
 /** `GET /api/v1/stacks`. */
@@ -375,5 +383,6 @@ export function initialStackStatus(name: string, file: string, now: Date, schedu
     lock: { state: "free", holder: null, lastRecovered: null },
     probes: { ranAt: null, passed: 0, failed: 0, results: [] },
     audit: { head: null, last: [] },
+    coverage: null,
   };
 }
