@@ -2,7 +2,7 @@ import { configDefaults, defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * The slowest files, measured (seconds alone on a loaded 2-core machine, 2026-11-29), slowest first.
+ * The slowest files, measured (seconds on a loaded 2-core machine, 2026-11-29), slowest first.
  * Vitest starts files by their last run's duration, and without one (CI's fresh `npm ci` has no
  * cache) by file size, largest first: the e2e tier's slowest file (pulumi-by-hand, 58 lines) then
  * started last and ran alone for minutes at the tier's end. These start first in their tier.
