@@ -1,4 +1,34 @@
 import { configDefaults, defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
+
+/**
+ * The slowest files, measured (seconds on a loaded 2-core machine, 2026-11-29), slowest first.
+ * Vitest starts files by their last run's duration, and without one (CI's fresh `npm ci` has no
+ * cache) by file size, largest first: the e2e tier's slowest file (pulumi-by-hand, 58 lines) then
+ * started last and ran alone for minutes at the tier's end. These start first in their tier.
+ */
+const SLOWEST_FIRST = [
+  "test/readme/readme-blocks.test.ts", // 552: npm ci in a fresh clone, then every runnable block
+  "test/e2e/pulumi-by-hand.test.ts", // 282: npm ci in a fresh clone, then the Pulumi CLI steps
+  "test/e2e/certificate-probes.test.ts", // 181-434
+  "test/e2e/pulumi-lifecycle.test.ts", // 155
+  "test/secrets/no-secret-leaks.test.ts", // 129-150: ~50 CLI processes
+  "test/e2e/artifact-gate.test.ts", // 128
+];
+
+/** Vitest's order (tiers, then last durations or size), with SLOWEST_FIRST's files first in their tier. */
+class SlowestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (f: TestSpecification) => {
+      const i = SLOWEST_FIRST.findIndex((p) => f.moduleId.endsWith(`/${p}`));
+      return i < 0 ? SLOWEST_FIRST.length : i;
+    };
+    const tier = new Map(sorted.map((f) => [f, sorted.findIndex((g) => g.project === f.project)]));
+    // Array.prototype.sort is stable: within a tier, the files not listed keep Vitest's order.
+    return [...sorted].sort((a, b) => tier.get(a)! - tier.get(b)! || rank(a) - rank(b));
+  }
+}
 
 // Two projects: the unit tier (files in parallel), then the e2e tier (test/e2e: the real Pulumi CLI,
 // two files at a time) in a later group, so the tiers do not compete for the CPU and the e2e tier's
@@ -6,6 +36,7 @@ import { configDefaults, defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     pool: "forks",
+    sequence: { sequencer: SlowestFirst },
     // Two test files at a time (Vitest's default on two cores is one): most of the unit tier waits on
     // child processes (emulators, the CLI, git), so the second worker halves its wall time here
     // (555 -> 309 s) without a test slowing past its timeout. The e2e tier stays one file at a time.
