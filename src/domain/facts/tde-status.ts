@@ -158,10 +158,13 @@ export const tdeStatus = defineFactKind<DatabaseFacts>({
  * a change that will encrypt a database that is unencrypted today passes. `facts` must be in the
  * stack's order (as `gather` returns them).
  */
-export function plannedDatabases(facts: readonly DatabaseFacts[], stack: Pick<StackConfig, "databases">): DatabaseFacts[] {
+export function plannedDatabases(facts: readonly DatabaseFacts[], stack: Pick<StackConfig, "databases" | "scope">): DatabaseFacts[] {
   return facts.map((f, i) => {
-    const desired = stack.databases[i]?.transparentDataEncryption;
-    // A database that could not be read stays unread: the plan cannot change what is not there.
+    const listedOrWritten = !stack.databases[i]?.discovered || stack.scope?.remediate === true;
+    const desired = listedOrWritten ? stack.databases[i]?.transparentDataEncryption : undefined;
+    // A database that could not be read stays unread: the plan cannot change what is not there. A
+    // discovered one stays as it is without scope.remediate: apply will not write it, so a
+    // pull-request gate must not judge it as repaired.
     if (!desired || f.unread || (f.liveTdeStatus !== UNKNOWN && f.liveTdeStatus === desired)) return f;
     return { ...f, liveTdeStatus: desired, tdeStatusSource: "desired" as const };
   });

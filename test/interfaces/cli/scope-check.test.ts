@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -93,6 +93,29 @@ describe("check --stack dev over its scope", () => {
 
     const md = (await cli("check", "--stack", "dev", "--output", "markdown")).out;
     expect(md).toContain(SENTENCE);
+  });
+});
+
+describe("check --planned over the scope", () => {
+  it("judges a discovered database as repaired only when apply would repair it (scope.remediate)", async () => {
+    const original = readFileSync(join(ROOT, "stacks/Pulumi.dev.yaml"), "utf8");
+    expect(original).toMatch(/\n {4}remediate: true\n/);
+    // The copy sits in a project of its own (Pulumi.yaml: the project directory its paths are relative
+    // to) with the dev stack's files (signatures, artifacts) linked.
+    const dir = join(work, "held");
+    mkdirSync(join(dir, "stacks"), { recursive: true });
+    symlinkSync(join(ROOT, "Pulumi.yaml"), join(dir, "Pulumi.yaml"));
+    symlinkSync(join(ROOT, "stacks", "dev"), join(dir, "stacks", "dev"));
+    const held = join(dir, "stacks", "Pulumi.held.yaml");
+    writeFileSync(held, original.replace(/\n {4}remediate: true\n/, "\n    remediate: false\n"));
+    const billing = (out: string) => out.split("\n").find((l) => l.includes("sql-tde-enabled") && l.includes("billing"));
+
+    const without = await cli("check", "--config", held, "--planned");
+    expect(without.code, without.err).toBe(3);
+    expect(billing(without.out)).toMatch(/^\s+FAIL\s/);
+
+    const withRemediation = await cli("check", "--stack", "dev", "--planned");
+    expect(billing(withRemediation.out)).toBeUndefined();
   });
 });
 
