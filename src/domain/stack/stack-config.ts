@@ -219,6 +219,7 @@ export function parseStackConfig(file: string, text: string, env: NodeJS.Process
 export function stackConfigFromValues(values: Record<string, unknown>, source: string, options: ConfigValuesOptions = {}): StackConfig {
   const probesAreSecret = options.secretKeys?.has("stackwarden:probes") ?? false;
   if (probesAreSecret) values = { ...values, "stackwarden:probes": markDecryptedParameters(values["stackwarden:probes"]) };
+  values = withYamlDatesAsDates(values);
   const plain = plainProbeParameter(values["stackwarden:probes"]);
   if (plain) throw new Error(`${source}: ${formatKeyPath(["stackwarden:probes", ...plain])}: ${PLAIN_PARAMETER_PROBLEM}`);
   const v = getValidator();
@@ -229,6 +230,33 @@ export function stackConfigFromValues(values: Record<string, unknown>, source: s
     throw new Error(`${source}: ${formatKeyPath(path)}: ${describeAjvError(err)}`);
   }
   return build(values as RawKeys, source, () => undefined, undefined, probesAreSecret);
+}
+
+/** A YAML timestamp at midnight UTC, as Pulumi's CLI hands over an unquoted `2099-12-31`. */
+const YAML_MIDNIGHT = /^(\d{4}-\d{2}-\d{2})T00:00:00(?:\.0+)?Z$/;
+
+/**
+ * The exemptions' `expires` as the day the file names. Pulumi's CLI reads an unquoted
+ * `expires: 2099-12-31` as a YAML timestamp and hands it to the program as `2099-12-31T00:00:00Z`,
+ * where `check` (which reads the file itself) sees the date: both must accept the same file.
+ */
+function withYamlDatesAsDates(values: Record<string, unknown>): Record<string, unknown> {
+  const days = (list: unknown): unknown =>
+    Array.isArray(list)
+      ? list.map((e) => {
+          const expires = (e as { expires?: unknown } | null)?.expires;
+          const day = typeof expires === "string" ? YAML_MIDNIGHT.exec(expires)?.[1] : undefined;
+          return day ? { ...(e as object), expires: day } : e;
+        })
+      : list;
+  const scope = values["stackwarden:scope"] as { exemptions?: unknown } | undefined;
+  return {
+    ...values,
+    ...("stackwarden:exemptions" in values ? { "stackwarden:exemptions": days(values["stackwarden:exemptions"]) } : {}),
+    ...(scope && typeof scope === "object" && "exemptions" in scope
+      ? { "stackwarden:scope": { ...scope, exemptions: days(scope.exemptions) } }
+      : {}),
+  };
 }
 
 /**

@@ -94,6 +94,48 @@ describe("stackwarden:scope", () => {
   });
 });
 
+describe("an unquoted expiry day, as Pulumi's CLI hands it over (a YAML timestamp at midnight)", () => {
+  it("is the day in the scope's and the stack's exemptions, as check reads it from the file", () => {
+    const stack = stackConfigFromValues(
+      {
+        "stackwarden:subscriptionId": SUB,
+        "stackwarden:scope": {
+          subscriptions: [SUB],
+          exemptions: [{ server: "sql-legacy-1", reason: "decommissioned", expires: "2099-12-31T00:00:00Z" }],
+        },
+        "stackwarden:exemptions": [
+          {
+            resourceId: `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Sql/servers/s/databases/d`,
+            reason: "r",
+            expires: "2098-01-02T00:00:00Z",
+          },
+        ],
+      },
+      "Pulumi.t.yaml",
+    );
+    const fromFile = parseStackConfig(
+      FILE,
+      `${HEAD}  stackwarden:scope:\n    subscriptions: [${SUB}]\n    exemptions:\n      - { server: sql-legacy-1, reason: decommissioned, expires: 2099-12-31 }\n`,
+      {},
+    );
+    expect(stack.scope!.exemptions[0].expires).toBe("2099-12-31");
+    expect(fromFile.scope!.exemptions[0].expires).toBe("2099-12-31");
+    expect(stack.exemptions[0].expires).toBe("2098-01-02");
+  });
+
+  it("a time that is not midnight is still refused as not a date", () => {
+    expect(() =>
+      stackConfigFromValues(
+        {
+          "stackwarden:subscriptionId": SUB,
+          "stackwarden:scope": { subscriptions: [SUB], exemptions: [{ server: "s", reason: "r", expires: "2099-12-31T10:00:00Z" }] },
+        },
+        "Pulumi.t.yaml",
+      ),
+    ).toThrow(/expires: .*format "date"/);
+  });
+});
+
 describe("scope matching", () => {
   const db: ScopedDatabase = {
     subscriptionId: SUB,
