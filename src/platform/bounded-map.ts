@@ -38,3 +38,40 @@ export async function settleBounded<T, R>(
     ),
   );
 }
+
+/**
+ * The indices of `items` taken in turn from each group (`keyOf`), each group in its own order: the
+ * first of every group, then the second of every group, and so on.
+ */
+export function interleavedOrder<T>(items: readonly T[], keyOf: (item: T) => string): number[] {
+  const groups = new Map<string, number[]>();
+  items.forEach((item, i) => {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(i);
+    else groups.set(key, [i]);
+  });
+  const lists = [...groups.values()];
+  const order: number[] = [];
+  for (let round = 0; order.length < items.length; round++) for (const g of lists) if (round < g.length) order.push(g[round]);
+  return order;
+}
+
+/**
+ * Like mapBounded (results in input order), but the calls start in turn across the groups `keyOf`
+ * names. Reads of many subscriptions then draw on every subscription's throttling budget at once,
+ * instead of draining one subscription's bucket while the others' sit full (in stack order, 10,000
+ * databases of 20 subscriptions took 20 refills one after another).
+ */
+export async function mapBoundedAcross<T, R>(
+  items: readonly T[],
+  limit: number,
+  keyOf: (item: T) => string,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  await mapBounded(interleavedOrder(items, keyOf), limit, async (i) => {
+    results[i] = await fn(items[i], i);
+  });
+  return results;
+}

@@ -1,4 +1,4 @@
-import { mapBounded } from "../../platform/bounded-map";
+import { mapBoundedAcross } from "../../platform/bounded-map";
 import { sqlDatabaseId } from "../../platform/arm/resource-id";
 import { UNKNOWN } from "../../platform/unknown-value";
 import type { Exemption } from "../compliance/declared-exemption";
@@ -110,23 +110,29 @@ async function readInScope(c: FactClients, i: DataSourceInputs): Promise<Databas
   const scoped = withDiscovered(stack, found);
   const discovered = scoped.databases.filter((d) => d.discovered);
   return {
-    discovered: await mapBounded(discovered, 16, async (d): Promise<DatabaseInScope> => {
-      const ref = {
-        subscriptionId: databaseSubscription(stack, d),
-        resourceGroup: d.resourceGroup,
-        server: d.server,
-        database: d.database,
-      };
-      const tde = await readOrFailure(
-        c.reads,
-        async () => (await c.reads.read("TransparentDataEncryptions_Get", databaseParamsOf(ref))).value,
-      );
-      return {
-        id: sqlDatabaseId(ref),
-        ...ref,
-        ...(tde.readError ? { readError: tde.readError } : { status: tde.value.properties?.status }),
-      };
-    }),
+    // In turn across subscriptions, each with its own throttling budget.
+    discovered: await mapBoundedAcross(
+      discovered,
+      16,
+      (d) => databaseSubscription(stack, d).toLowerCase(),
+      async (d): Promise<DatabaseInScope> => {
+        const ref = {
+          subscriptionId: databaseSubscription(stack, d),
+          resourceGroup: d.resourceGroup,
+          server: d.server,
+          database: d.database,
+        };
+        const tde = await readOrFailure(
+          c.reads,
+          async () => (await c.reads.read("TransparentDataEncryptions_Get", databaseParamsOf(ref))).value,
+        );
+        return {
+          id: sqlDatabaseId(ref),
+          ...ref,
+          ...(tde.readError ? { readError: tde.readError } : { status: tde.value.properties?.status }),
+        };
+      },
+    ),
     exemptions: scoped.exemptions,
     listed: scoped.coverage?.listed ?? 0,
     servers: found.servers,

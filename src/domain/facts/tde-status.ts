@@ -2,7 +2,7 @@ import type { ArmRead } from "../../platform/arm/arm-read";
 import { databaseLabel, sqlDatabaseId } from "../../platform/arm/resource-id";
 import type { SourceLocation } from "../../platform/yaml/source-location";
 import { unreadEntryOf, unreadProblem } from "../stack/unread-entry";
-import { mapBounded } from "../../platform/bounded-map";
+import { mapBoundedAcross } from "../../platform/bounded-map";
 import type { TransparentDataEncryption } from "../../services/sql/types";
 import { databaseSubscription, type StackConfig } from "../stack/stack-config";
 import { UNKNOWN, type Maybe } from "../../platform/unknown-value";
@@ -127,7 +127,9 @@ export const tdeStatus = defineFactKind<DatabaseFacts>({
   carrier: tdeConfiguration,
   gather: (ctx) => {
     const reporting: UnreadReporting = { unread: ctx.unread, failureOf: (e) => ctx.clients.reads.failureOf(e) };
-    return mapBounded(ctx.stack.databases, ctx.concurrency, async (d) => {
+    // In turn across subscriptions: each has its own throttling budget (a scope spans several).
+    const subscriptionOf = (d: (typeof ctx.stack.databases)[number]) => databaseSubscription(ctx.stack, d).toLowerCase();
+    return mapBoundedAcross(ctx.stack.databases, ctx.concurrency, subscriptionOf, async (d) => {
       const ref = {
         subscriptionId: databaseSubscription(ctx.stack, d),
         resourceGroup: d.resourceGroup,
