@@ -27,6 +27,8 @@ const JUDGED_BY = [
   "tde-key-validity",
   "tde-key-access",
 ];
+/** The key rules of JUDGED_BY with nothing to judge on a server whose protector is service-managed: one N/A each per server. */
+const KEY_RULES_NOT_APPLICABLE = ["tde-key-vault-recoverable", "tde-key-validity", "tde-key-access"];
 
 // The proof: a rule registered here that fails every database at the mandatory level; counted, it
 // would add 300 (10,000) mandatory violations and break every line below.
@@ -50,14 +52,17 @@ registerRule(
 );
 
 describe("300 databases on 10 servers, 5 failing", () => {
-  const input = estateInput({ servers: 10, databases: 300, disabled: 5, drifting: 10, judgedBy: JUDGED_BY });
+  const estate = { servers: 10, databases: 300, disabled: 5, drifting: 10 };
+  const input = estateInput({ ...estate, judgedBy: JUDGED_BY });
   const { summary, findings } = input.result;
 
   it("the estate is what the issue describes: 5 mandatory, advisory ones, hundreds not applicable", () => {
     expect(findings.filter((f) => !JUDGED_BY.includes(f.ruleId))).toEqual([]);
-    expect(summary.mandatoryViolations).toBe(5);
-    expect(summary.advisoryViolations).toBe(20); // 10 advisors, and the 10 servers' service-managed protectors
-    expect(summary.notApplicable).toBe(290 + 30); // no advisor output; three key rules per service-managed server
+    expect(summary.mandatoryViolations).toBe(estate.disabled);
+    // The advisors that say something, and each server's service-managed protector.
+    expect(summary.advisoryViolations).toBe(estate.drifting + estate.servers);
+    // The databases without advisor output; the key rules on each service-managed server.
+    expect(summary.notApplicable).toBe(estate.databases - estate.drifting + estate.servers * KEY_RULES_NOT_APPLICABLE.length);
   });
 
   it("the table is at most 40 lines, leads with the counts, and names every failure", () => {
@@ -150,12 +155,13 @@ describe("300 databases on 10 servers, 5 failing", () => {
 });
 
 describe("10,000 databases with 500 failures", () => {
-  const input = estateInput({ servers: 40, databases: 10_000, disabled: 400, drifting: 100, judgedBy: JUDGED_BY });
+  const estate = { servers: 40, databases: 10_000, disabled: 400, drifting: 100 };
+  const input = estateInput({ ...estate, judgedBy: JUDGED_BY });
   const { summary, findings } = input.result;
 
   it("the Markdown stays within GitHub's comment limit and names every one of the 500 failures", () => {
-    expect(summary.mandatoryViolations).toBe(400);
-    expect(summary.advisoryViolations).toBe(140); // 100 advisors, 40 service-managed servers
+    expect(summary.mandatoryViolations).toBe(estate.disabled);
+    expect(summary.advisoryViolations).toBe(estate.drifting + estate.servers); // advisors, service-managed servers
     const md = renderComplianceMarkdown(input);
     expect(md.length + 1).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
     // Too many for a row each: each rule's failures that say the same thing are one line per server.
