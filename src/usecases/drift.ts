@@ -62,17 +62,7 @@ export async function runDrift(req: {
   const rules = allRules().filter((r) => r.drift && settingsOf(r, stack.policies).enforcementLevel !== "disabled");
   const keys = new Set([tdeStatus.key, ...rules.flatMap((r) => r.facts)]);
   const unread: UnreadEntry[] = [];
-  const facts = await gatherFacts([...keys], {
-    stack,
-    stackName: req.stackName,
-    clients: req.clients,
-    cwd: req.cwd,
-    state: req.state,
-    concurrency: req.concurrency ?? 16,
-    note: () => {},
-    warn: () => {},
-    unread: (entry) => unread.push(entry),
-  });
+  const facts = await gatherFacts([...keys], gatherContext(req, stack, unread));
   const tde: TdeDrift[] = [];
   databaseFactsIn(facts).forEach((f, i) => {
     if (f.unread) return;
@@ -103,6 +93,21 @@ export async function runDrift(req: {
   return { tde, sections, blocking, unread, ...(scope ? { scope } : {}) };
 }
 
+/** What a drift's reads are gathered with: `stack`'s databases, the unread ones reported into `unread`, no notes. */
+function gatherContext(req: Parameters<typeof runDrift>[0], stack: StackConfig, unread: UnreadEntry[]) {
+  return {
+    stack,
+    stackName: req.stackName,
+    clients: req.clients,
+    cwd: req.cwd,
+    state: req.state,
+    concurrency: req.concurrency ?? 16,
+    note: () => {},
+    warn: () => {},
+    unread: (entry: UnreadEntry) => unread.push(entry),
+  };
+}
+
 /**
  * The scope's summary of a drift: the scope discovered (a list that could not be read is unread,
  * as in check), the discovered databases' TDE read (the listed ones' were), judged with the rest.
@@ -118,17 +123,7 @@ async function scopeSummary(
   const scoped = await discoverScope(req.stack, req.clients, { concurrency: req.concurrency });
   unread.push(...scoped.unread);
   const discovered = { ...scoped.stack, databases: scoped.stack.databases.filter((d) => d.discovered) };
-  const facts = await gatherFacts([tdeStatus.key], {
-    stack: discovered,
-    stackName: req.stackName,
-    clients: req.clients,
-    cwd: req.cwd,
-    state: req.state,
-    concurrency: req.concurrency ?? 16,
-    note: () => {},
-    warn: () => {},
-    unread: (entry) => unread.push(entry),
-  });
+  const facts = await gatherFacts([tdeStatus.key], gatherContext(req, discovered, unread));
   return liveTdeSummary(scoped.stack, [...listed, ...databaseFactsIn(facts)], now, findings);
 }
 
