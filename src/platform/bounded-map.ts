@@ -69,9 +69,10 @@ export async function mapBoundedAcross<T, R>(
   keyOf: (item: T) => string,
   fn: (item: T, index: number) => Promise<R>,
 ): Promise<R[]> {
+  const order = interleavedOrder(items, keyOf);
+  // fn's own promise is awaited by mapBounded: no async wrapper per item (one promise and its ticks less).
+  const inTurn = await mapBounded(order, limit, (i) => fn(items[i], i));
   const results = new Array<R>(items.length);
-  await mapBounded(interleavedOrder(items, keyOf), limit, async (i) => {
-    results[i] = await fn(items[i], i);
-  });
+  for (let k = 0; k < order.length; k++) results[order[k]] = inTurn[k];
   return results;
 }

@@ -87,21 +87,26 @@ export interface UnreadReporting {
  * `ctx.unread` at the stack's line and returned as `{ unread: why }`, so the others are still
  * judged; any other failure is thrown.
  */
-export async function readDatabase<T>(
+export function readDatabase<T>(
   ctx: UnreadReporting,
   ref: DatabaseRef,
   source: SourceLocation | undefined,
   read: () => Promise<T>,
 ): Promise<T | { unread: string }> {
+  // `then`, not an async function with try/await: one promise less on every database's read.
+  let reading: Promise<T>;
   try {
-    return await read();
+    reading = read();
   } catch (e) {
+    reading = Promise.reject(e as Error);
+  }
+  return reading.then(undefined, (e: unknown) => {
     const failed = ctx.failureOf(e);
     if (!failed) throw e;
     const entry = unreadEntryOf(failed, { kind: "database", id: sqlDatabaseId(ref), label: databaseLabel(ref), source });
     ctx.unread(entry);
     return { unread: unreadProblem(entry) };
-  }
+  });
 }
 
 /**
@@ -129,16 +134,19 @@ export const tdeStatus = defineFactKind<DatabaseFacts>({
     const reporting: UnreadReporting = { unread: ctx.unread, failureOf: (e) => ctx.clients.reads.failureOf(e) };
     // In turn across subscriptions: each has its own throttling budget (a scope spans several).
     const subscriptionOf = (d: (typeof ctx.stack.databases)[number]) => databaseSubscription(ctx.stack, d).toLowerCase();
-    return mapBoundedAcross(ctx.stack.databases, ctx.concurrency, subscriptionOf, async (d) => {
+    return mapBoundedAcross(ctx.stack.databases, ctx.concurrency, subscriptionOf, (d): Promise<DatabaseFacts> => {
       const ref = {
         subscriptionId: databaseSubscription(ctx.stack, d),
         resourceGroup: d.resourceGroup,
         server: d.server,
         database: d.database,
       };
-      const tde = await readDatabase(reporting, ref, d.source, () => readTdeWithReceiptOnce(ctx, ref));
-      if ("unread" in tde) return { ...subjectOf(ref), source: d.source, liveTdeStatus: undefined, unread: tde.unread };
-      return { ...subjectOf(ref), source: d.source, liveTdeStatus: tde.value.properties?.status, reads: [tde.receipt] };
+      // `then`, not async/await: one promise less for each of the stack's databases.
+      return readDatabase(reporting, ref, d.source, () => readTdeWithReceiptOnce(ctx, ref)).then((tde) =>
+        "unread" in tde
+          ? { ...subjectOf(ref), source: d.source, liveTdeStatus: undefined, unread: tde.unread }
+          : { ...subjectOf(ref), source: d.source, liveTdeStatus: tde.value.properties?.status, reads: [tde.receipt] },
+      );
     });
   },
   planned: async (ctx, live) => plannedDatabases(await live(), ctx.stack),

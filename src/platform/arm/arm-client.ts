@@ -103,16 +103,7 @@ export class ArmClient {
             `the response is ${describeNonObject(body)}, not an object; the service or a proxy in between answered something unusable`,
           );
         this.accept(op, body, spec, "the response");
-        const receipt = {
-          operation: op.id,
-          path: path.split("?")[0],
-          apiVersion: this.api.apiVersion,
-          readAt: new Date().toISOString(),
-          status: res.status,
-          ...(res.requestId !== undefined ? { requestId: res.requestId } : {}),
-          ...(res.clientRequestId !== undefined ? { clientRequestId: res.clientRequestId } : {}),
-        };
-        return { value: body as T, receipt };
+        return { value: body as T, receipt: receiptOf(op, path, this.api.apiVersion, res) };
       },
       (e: unknown) => {
         throw opts.target ? clarifyNotFound(e, opts.target) : e;
@@ -133,16 +124,7 @@ export class ArmClient {
     let first: ApiResponse<unknown> | undefined;
     const value: T[] = [];
     for await (const page of this.pages<T>(op, path, { ...opts, onResponse: (res) => (first ??= res) })) value.push(...page);
-    const receipt: ReadReceipt = {
-      operation: op.id,
-      path: path.split("?")[0],
-      apiVersion: this.api.apiVersion,
-      readAt: new Date().toISOString(),
-      status: first!.status,
-      ...(first!.requestId !== undefined ? { requestId: first!.requestId } : {}),
-      ...(first!.clientRequestId !== undefined ? { clientRequestId: first!.clientRequestId } : {}),
-    };
-    return { value, receipt };
+    return { value, receipt: receiptOf(op, path, this.api.apiVersion, first!) };
   }
 
   /** Follows a list's `nextLink`s, one page (one request) a step, checking each item; `onResponse` sees each page's whole answer. */
@@ -266,4 +248,22 @@ function clarifyNotFound(e: unknown, target: CallTarget): unknown {
   const detail = e.detail.toLowerCase();
   if (target.names.some((n) => detail.includes(`'${n.toLowerCase()}'`) || detail.includes(`/${n.toLowerCase()}'`))) return e;
   return e.restate({ message: `${target.label} was not found (${e.detail}).${target.hint ? ` ${target.hint}` : ""}` });
+}
+
+/**
+ * The receipt of a read: its operation, path without the query, api-version, when it arrived and the
+ * call's ids (the ids only when present). Built field by field, not from spreads: one object per read.
+ */
+function receiptOf(op: ArmOperation, path: string, apiVersion: string, res: ApiResponse<unknown>): ReadReceipt {
+  const q = path.indexOf("?");
+  const receipt: ReadReceipt = {
+    operation: op.id,
+    path: q < 0 ? path : path.slice(0, q),
+    apiVersion,
+    readAt: new Date().toISOString(),
+    status: res.status,
+  };
+  if (res.requestId !== undefined) receipt.requestId = res.requestId;
+  if (res.clientRequestId !== undefined) receipt.clientRequestId = res.clientRequestId;
+  return receipt;
 }

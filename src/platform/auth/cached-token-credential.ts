@@ -1,5 +1,5 @@
 import { CredentialUnavailableError } from "./credential-errors";
-import type { AccessToken, DiscardableTokenCredential, GetTokenOptions } from "../http/token-credential";
+import type { AccessToken, DiscardableTokenCredential, GetTokenOptions, PeekableTokenCredential } from "../http/token-credential";
 
 /**
  * Where a cached credential's tokens come from, asked only when the cache cannot answer. It gets no
@@ -22,7 +22,7 @@ export interface CachedTokenCredentialOptions {
  * refresh, and while a refresh fails a token that has not expired yet is still handed out. A token
  * the service refused can be discarded, so the next call asks the source again.
  */
-export class CachedTokenCredential implements DiscardableTokenCredential {
+export class CachedTokenCredential implements DiscardableTokenCredential, PeekableTokenCredential {
   private readonly margin: number;
   protected readonly now: () => number;
   private readonly cache = new Map<string, AccessToken & { refreshAfterTimestamp: number }>();
@@ -50,6 +50,12 @@ export class CachedTokenCredential implements DiscardableTokenCredential {
       if (cached && now < cached.expiresOnTimestamp) return cached;
       throw e;
     }
+  }
+
+  /** The cached token `getToken` would return now, without a promise; undefined when it would ask the source. */
+  peekToken(scopes: string[]): AccessToken | undefined {
+    const cached = this.cache.get(scopes.length === 1 ? scopes[0] : scopes.join(" "));
+    return cached && this.now() < cached.refreshAfterTimestamp ? cached : undefined;
   }
 
   /** Forgets `token` if it is still cached; a token already replaced is left alone. */

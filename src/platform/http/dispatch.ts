@@ -114,9 +114,12 @@ export function dispatchTo(ctx: TransportContext, dispatcher: Dispatcher, policy
         }
         retries.receiving = true;
         // Observed once the body is whole: an answer cut off is a failed attempt, not a success.
-        const body = req.asBuffer ? { text: "", buffer: Buffer.from(await res.body.arrayBuffer()) } : { text: await res.body.text() };
+        // One result object, no intermediate to spread: every request of every client ends here.
+        const raw: RawResponse = req.asBuffer
+          ? { res, text: "", buffer: Buffer.from(await res.body.arrayBuffer()), attempts: retries.attempts, sentPath: req.path }
+          : { res, text: await res.body.text(), attempts: retries.attempts, sentPath: req.path };
         retries.observe(res.statusCode, false);
-        return { res, ...body, attempts: retries.attempts, sentPath: req.path };
+        return raw;
       } catch (e) {
         if (e instanceof ApiError) throw e;
         const err = e as RetryableError;

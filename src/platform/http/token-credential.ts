@@ -30,6 +30,21 @@ export interface DiscardableTokenCredential extends TokenCredential {
   discardToken(token: string): void;
 }
 
+/**
+ * A credential that can say, without a promise, which cached token it would hand out now: the
+ * bearer stage then sends at once instead of awaiting `getToken` on every request (an async call,
+ * two promises and their microtasks, for an answer that is nearly always the cached token).
+ */
+export interface PeekableTokenCredential extends TokenCredential {
+  /** The token `getToken(scopes)` would return now without asking its source; undefined when a refresh is due. */
+  peekToken(scopes: string[]): AccessToken | undefined;
+}
+
+/** Whether the credential can answer from its cache synchronously (`PeekableTokenCredential`). */
+export function canPeekTokens(credential: TokenCredential): credential is PeekableTokenCredential {
+  return typeof (credential as Partial<PeekableTokenCredential>).peekToken === "function";
+}
+
 export function canDiscardTokens(credential: TokenCredential): credential is DiscardableTokenCredential {
   return typeof (credential as Partial<DiscardableTokenCredential>).discardToken === "function";
 }

@@ -6,7 +6,7 @@ import { composeRetry, dispatchTo, sharedDispatcher } from "./dispatch";
 import { type Logger, loggerFromEnv } from "./logger";
 import { composeStages, type OutgoingRequest, type RawResponse, type Send, type Stage } from "./pipeline";
 import { httpRedactor, redactUrl, type SafeNames } from "../redaction";
-import { normalizeRequestIdHeaders, requestIdHeaderNames, type RequestIdHeaders } from "./request-ids";
+import { normalizeRequestIdHeaders, readRequestId, requestIdHeaderNames, type RequestIdHeaders } from "./request-ids";
 import type { ApiResponse, RequestSpec } from "./request-spec";
 import { DEFAULT_RETRY, type RetryPolicyOptions } from "./retry-policy";
 import { apiKeyStage } from "./stages/api-key-stage";
@@ -256,11 +256,19 @@ export class HttpTransport {
   }
 
   private response<T>(req: OutgoingRequest, raw: RawResponse, body: T): ApiResponse<T> {
+    // The ids written field by field (the keys `ctx.ids` gives, in its order), not spread from a
+    // second object: every answer of every client is built here.
+    const headers = raw.res.headers;
+    const theirs = readRequestId(headers, this.ctx.requestIds.response);
+    const clientRequestId = req.clientRequestId;
     return {
       status: raw.res.statusCode,
-      headers: raw.res.headers,
+      headers,
       body,
-      ...this.ctx.ids(req.clientRequestId, raw.res.headers),
+      requestId: theirs?.value,
+      requestIdHeader: theirs?.header,
+      clientRequestId,
+      clientRequestIdHeader: clientRequestId === undefined ? undefined : this.ctx.requestIds.client,
       attempts: raw.attempts,
     };
   }

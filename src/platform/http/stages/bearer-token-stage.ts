@@ -1,8 +1,8 @@
 import { ApiError } from "../api-error";
 import { credentialOriginProblem } from "../credential-origins";
-import type { OutgoingRequest, Stage } from "../pipeline";
+import type { OutgoingRequest, RawResponse, Send, Stage } from "../pipeline";
 import { scrubTokens } from "../../redaction";
-import { canDiscardTokens, type TokenCredential } from "../token-credential";
+import { canDiscardTokens, canPeekTokens, type DiscardableTokenCredential, type TokenCredential } from "../token-credential";
 import type { TransportContext } from "../transport-context";
 import { EndpointUnreachableError } from "../unreachable";
 
@@ -23,17 +23,27 @@ export function bearerTokenStage(ctx: TransportContext, credential: TokenCredent
     // Object.assign, not spread: cheaper on every request.
     return Object.assign({}, req, { headers: Object.assign({}, req.headers, { authorization: `Bearer ${token}` }) });
   }
+  const peek = canPeekTokens(credential) ? (s: string[]) => credential.peekToken(s) : undefined;
+  /** After a 401 to the cached token: once more with a new one, when the credential can discard the refused one. */
+  async function renewed(req: OutgoingRequest, next: Send, token: string): Promise<RawResponse> {
+    (credential as DiscardableTokenCredential).discardToken(token);
+    ctx.logger.warn(`${ctx.describe(req)}: 401 to the cached token; retrying once with a new one`);
+    // The refused answer's body was read in full, so its connection is free again.
+    return next(withToken(req, await acquire(ctx, credential, scopes, req)));
+  }
+  const send = (req: OutgoingRequest, next: Send, token: string): Promise<RawResponse> =>
+    next(withToken(req, token)).then((raw) =>
+      raw.res.statusCode !== 401 || !canDiscardTokens(credential) ? raw : renewed(req, next, token),
+    );
   return {
     name: BEARER_TOKEN_STAGE,
-    async send(req, next) {
-      if (insecure) throw ctx.failure(req.spec, "InsecureConnection", insecure);
-      const token = await acquire(ctx, credential, scopes, req);
-      const raw = await next(withToken(req, token));
-      if (raw.res.statusCode !== 401 || !canDiscardTokens(credential)) return raw;
-      credential.discardToken(token);
-      ctx.logger.warn(`${ctx.describe(req)}: 401 to the cached token; retrying once with a new one`);
-      // The refused answer's body was read in full, so its connection is free again.
-      return next(withToken(req, await acquire(ctx, credential, scopes, req)));
+    send(req, next) {
+      if (insecure) return Promise.reject(ctx.failure(req.spec, "InsecureConnection", insecure));
+      // A token in the cache (nearly every request) is sent at once: no await of getToken's promise.
+      // A cancelled call still fails as cancelled, as acquire would fail it.
+      const cached = peek?.(scopes);
+      if (cached && !req.spec.signal?.aborted) return send(req, next, cached.token);
+      return acquire(ctx, credential, scopes, req).then((token) => send(req, next, token));
     },
   };
 }
