@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { known } from "../../policies/known";
 import { UNKNOWN } from "../../src/platform/unknown-value";
 // @pulumi/policy's unknown-checking proxy and the engine's sentinel for an unknown string, as its server hands a policy the properties.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { unknownCheckingProxy, unknownStringValue } = require("@pulumi/policy/proxy") as {
   unknownCheckingProxy: <T>(o: T) => T;
   unknownStringValue: string;
