@@ -5,7 +5,10 @@
  * `pulumi preview` without the pack, with an empty CrossGuard pack (no policies: what @pulumi/policy
  * itself costs, the floor under any pack) and with `--policy-pack policies` alternate, rounds of
  * each, in one run (after one untimed warm-up of each), so machine noise falls on all alike; the
- * ratio of the median wall times with the pack and without is the figure to keep (goal <= 1.3x). Then the pack's own time per
+ * ratio of the median wall times with the pack and without is the figure to keep (goal <= 1.3x). A
+ * fourth arm, a bare gRPC analyzer that answers nothing without @pulumi/policy (bare-analyzer-pack.ts),
+ * is the floor of any analyzer in Node.js; each arm's analyzer CPU is read from /proc (analyzer-cpu.ts),
+ * a figure the machine's load does not stretch as it does wall time. Then the pack's own time per
  * resource, in process: every policy judged as the analyzer judges it (a resource policy per
  * resource, a stack policy over all), over the same resources.
  *
@@ -30,6 +33,8 @@ import type { ResourceInput } from "../src/domain/facts/fact-kind";
 import { resolveSettings } from "../src/domain/compliance/rule";
 import { locatePulumiCli } from "../src/platform/programs/pulumi-engine";
 import { checkResources } from "../src/usecases/check";
+import { sampleAnalyzerCpu } from "./analyzer-cpu";
+import { bareAnalyzerPack } from "./bare-analyzer-pack";
 import { median, reportGoal } from "./goal";
 
 const DATABASES = Number(process.env.BENCH_DATABASES ?? 1000);
@@ -140,15 +145,24 @@ function emptyPack(dir: string, root: string): string {
   return dir;
 }
 
-function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; ms: number; out: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; ms: number; out: string; analyzerCpu?: number }> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const analyzerCpu = sampleAnalyzerCpu(child.pid!);
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
     child.stderr.setEncoding("utf8").on("data", (d: string) => (out += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, ms: performance.now() - t0, out }));
+    child.on("error", (e) => {
+      analyzerCpu();
+      reject(e);
+    });
+    child.on("close", (code) => resolve({ code, ms: performance.now() - t0, out, analyzerCpu: analyzerCpu() }));
   });
 }
 
@@ -219,7 +233,8 @@ async function main(): Promise<void> {
       { what: "preview", args: ["preview"] },
       { what: "with an empty pack", args: ["preview", "--policy-pack", emptyPack(join(work, "empty-pack"), root)] },
       { what: "with the pack", args: ["preview", "--policy-pack", join(root, "policies")] },
-    ].map((a) => ({ ...a, ms: [] as number[] }));
+      { what: "with a bare gRPC analyzer", args: ["preview", "--policy-pack", bareAnalyzerPack(join(work, "bare-analyzer"), root)] },
+    ].map((a) => ({ ...a, ms: [] as number[], analyzerCpu: [] as number[] }));
     for (const arm of arms) {
       const warm = await pulumi(arm.args);
       if (warm.code !== 0) throw new Error(`warm-up ${arm.what} failed:\n${warm.out.slice(-3000)}`);
@@ -231,16 +246,24 @@ async function main(): Promise<void> {
         const r = await pulumi(arm.args);
         if (r.code !== 0) throw new Error(`${arm.what} failed:\n${r.out.slice(-3000)}`);
         arm.ms.push(r.ms);
-        line.push(`${arm.what} ${seconds(r.ms)}`);
+        if (r.analyzerCpu !== undefined) arm.analyzerCpu.push(r.analyzerCpu);
+        line.push(`${arm.what} ${seconds(r.ms)}${r.analyzerCpu === undefined ? "" : ` (analyzer CPU ${r.analyzerCpu.toFixed(2)} s)`}`);
       }
       process.stdout.write(`round ${i + 1}: ${line.join(", ")}\n`);
     }
-    const [bare, empty, pack] = arms.map((a) => median(a.ms));
+    const [bare, empty, pack, grpcOnly] = arms.map((a) => median(a.ms));
     process.stdout.write(
-      `median: ${arms.map((a, i) => `${a.what} ${seconds([bare, empty, pack][i])}`).join(", ")}; the pack adds ` +
+      `median: ${arms.map((a) => `${a.what} ${seconds(median(a.ms))}`).join(", ")}; the pack adds ` +
         `${((pack - bare) / count).toFixed(2)} ms per resource, ${((pack - empty) / count).toFixed(2)} ms of it over an empty pack\n`,
     );
     process.stdout.write(`an empty pack (the floor of any CrossGuard pack) vs without: ${(empty / bare).toFixed(2)}x\n`);
+    process.stdout.write(
+      `a bare gRPC analyzer (the floor of any Node.js analyzer: no @pulumi/policy, answers nothing) vs without: ${(grpcOnly / bare).toFixed(2)}x\n`,
+    );
+    for (const arm of arms.filter((a) => a.analyzerCpu.length))
+      process.stdout.write(
+        `analyzer CPU ${arm.what}: median ${median(arm.analyzerCpu).toFixed(2)} s, ${((median(arm.analyzerCpu) * 1000) / count).toFixed(2)} ms per resource (start included)\n`,
+      );
     const inProcess = await judgeInProcess(resourcesOf(resources));
     process.stdout.write(
       `the pack's judging in process (every policy, ${count} resources): ${inProcess.toFixed(2)} s, ${((inProcess * 1000) / count).toFixed(3)} ms per resource\n`,
