@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -86,8 +86,12 @@ describe("the runnable blocks, as written, in one fresh clone", () => {
   let installed = false;
   const took: string[] = [];
 
+  /** The commit the clone was made at (the checkout may move on while the file runs). */
+  let clonedAt = "";
+
   beforeAll(() => {
     clone = freshClone();
+    clonedAt = execFileSync("git", ["rev-parse", "HEAD"], { cwd: clone, encoding: "utf8" }).trim();
   });
 
   afterAll(async () => {
@@ -212,8 +216,7 @@ describe("the runnable blocks, as written, in one fresh clone", () => {
       // Its install is the quick start's: the very command, in this clone, whose HEAD is still the commit cloned.
       expect(lines[0].replace(/\s+#.*$/, "")).toBe("npm ci");
       expect(runnable[0].commands.some((l) => l.startsWith("npm ci && "))).toBe(true);
-      const head = async (dir: string) => (await execFileP("git", ["rev-parse", "HEAD"], { cwd: dir })).stdout.trim();
-      expect(await head(clone)).toBe(await head(PROJECT_ROOT));
+      expect((await execFileP("git", ["rev-parse", "HEAD"], { cwd: clone })).stdout.trim()).toBe(clonedAt);
       await waitForFreePorts(portsOf(lines), 240_000);
       const shell = new TypingShell(clone, byHandEnv);
       try {
