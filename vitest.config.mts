@@ -4,12 +4,11 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 /**
  * The slowest files, measured (seconds on a loaded 2-core machine, 2026-11-29), slowest first.
  * Vitest starts files by their last run's duration, and without one (CI's fresh `npm ci` has no
- * cache) by file size, largest first: the e2e tier's slowest file (pulumi-by-hand, 58 lines) then
+ * cache) by file size, largest first: the e2e tier's slowest file (then pulumi-by-hand, 58 lines)
  * started last and ran alone for minutes at the tier's end. These start first in their tier.
  */
 const SLOWEST_FIRST = [
-  "test/readme/readme-blocks.test.ts", // 552: npm ci in a fresh clone, then every runnable block
-  "test/e2e/pulumi-by-hand.test.ts", // 282: npm ci in a fresh clone, then the Pulumi CLI steps
+  "test/readme/readme-blocks.test.ts", // 552: npm ci in a fresh clone, docs/pulumi.md's Pulumi by hand, every runnable block
   "test/e2e/certificate-probes.test.ts", // 181-434
   "test/e2e/pulumi-lifecycle.test.ts", // 155
   "test/secrets/no-secret-leaks.test.ts", // 129-150: ~50 CLI processes

@@ -1,5 +1,6 @@
-import { execFile } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,7 +8,9 @@ import { loadSeedFile } from "../../src/emulator/seed";
 import { LOCAL_SERVICES } from "../../src/emulator/services";
 import { PROJECT_ROOT } from "../../src/platform/version";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { e2eCli, e2eRequired } from "../helpers/pulumi-cli";
 import {
+  docPage,
   exportsOf,
   freshClone,
   isBackground,
@@ -15,6 +18,7 @@ import {
   promisedExit,
   documents,
   removeInBackground,
+  shBlockAfter,
   shellBlocks,
   TypingShell,
   waitForFreePorts,
@@ -82,8 +86,12 @@ describe("the runnable blocks, as written, in one fresh clone", () => {
   let installed = false;
   const took: string[] = [];
 
+  /** The commit the clone was made at (the checkout may move on while the file runs). */
+  let clonedAt = "";
+
   beforeAll(() => {
     clone = freshClone();
+    clonedAt = execFileSync("git", ["rev-parse", "HEAD"], { cwd: clone, encoding: "utf8" }).trim();
   });
 
   afterAll(async () => {
@@ -167,6 +175,66 @@ describe("the runnable blocks, as written, in one fresh clone", () => {
     expect(r.stdout.trim()).toBe((JSON.parse(readFileSync(join(clone, "package.json"), "utf8")) as { version: string }).version);
     expect(statSync(built).mtimeMs, "npx rebuilt the project").toBe(builtAt);
   }, 60_000);
+
+  // docs/pulumi.md's "Pulumi by hand", run as written with the real Pulumi CLI in this fresh clone, right after
+  // the quick start (before any other block touches the clone): its first line, `npm ci`, is the quick start's,
+  // which ran in this clone of the same commit (asserted, not run again: a second install of ~87 000 files proves
+  // nothing the first did not). Then the CLI from the pulumi:install cache, a file backend under a fresh $HOME,
+  // stack init with the committed stack file, preview and up against the emulator, the converged stack's
+  // `preview --refresh --expect-no-changes` and `refresh --preview-only --expect-no-changes` (exit 0), no warning
+  // about index.js, and the committed stack files unchanged. The block is marked `not run` (it needs the CLI),
+  // so the loop below does not run it again.
+  const pulumiCli = e2eCli();
+  if (!pulumiCli && e2eRequired()) {
+    it("has a Pulumi CLI for docs/pulumi.md's Pulumi by hand (STACKWARDEN_E2E=required)", () => {
+      expect.fail("STACKWARDEN_E2E=required but no Pulumi CLI was found: run `npm run pulumi:install`");
+    });
+  }
+
+  it.skipIf(!pulumiCli)(
+    "Pulumi by hand (docs/pulumi.md): every line exits as it says, no index.js warning, and the stack files stay as committed",
+    async () => {
+      expect(installed, "the quick start's npm ci").toBe(true);
+      const started = Date.now();
+      const home = mkdtempSync(join(tmpdir(), "stackwarden-home-"));
+      const byHandEnv: NodeJS.ProcessEnv = {};
+      for (const [k, v] of Object.entries(process.env))
+        if (!/^(STACKWARDEN_|AZURE_|PULUMI_|npm_|VITEST|NODE_OPTIONS)/i.test(k)) byHandEnv[k] = v;
+      Object.assign(byHandEnv, {
+        HOME: home,
+        // A newcomer's machine with the CLI built once (pulumi:install reuses it) and npm's cache: nothing is downloaded.
+        STACKWARDEN_CACHE_DIR: dirname(dirname(pulumiCli!.binDir)),
+        npm_config_cache: process.env.npm_config_cache ?? join(homedir(), ".npm"),
+        PULUMI_SKIP_UPDATE_CHECK: "true",
+      });
+      const lines = shBlockAfter(docPage("pulumi.md"), "### Pulumi by hand");
+      for (const want of ["pulumi stack init dev", "pulumi up", "--expect-no-changes", "git status --porcelain"])
+        expect(
+          lines.some((l) => l.includes(want)),
+          want,
+        ).toBe(true);
+      // Its install is the quick start's: the very command, in this clone, whose HEAD is still the commit cloned.
+      expect(lines[0].replace(/\s+#.*$/, "")).toBe("npm ci");
+      expect(runnable[0].commands.some((l) => l.startsWith("npm ci && "))).toBe(true);
+      expect((await execFileP("git", ["rev-parse", "HEAD"], { cwd: clone })).stdout.trim()).toBe(clonedAt);
+      await waitForFreePorts(portsOf(lines), 240_000);
+      const shell = new TypingShell(clone, byHandEnv);
+      try {
+        for (const line of lines.slice(1)) {
+          const r = await shell.type(line, 600_000);
+          expect(r.code, `${line}\n${r.output.slice(-4000)}`).toBe(promisedExit(line));
+          if (line.startsWith("git status")) expect(r.output.trim(), "the committed stack files changed").toBe("");
+          if (line.startsWith("pulumi up")) expect(r.output).toMatch(/CertificateProbe probe-\S+ created/);
+        }
+        expect(shell.transcript).not.toContain("Found a TypeScript project containing an index.js file");
+      } finally {
+        await shell.close();
+        rmSync(home, { recursive: true, force: true });
+        took.push(`docs/pulumi.md Pulumi by hand ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      }
+    },
+    1_200_000,
+  );
 
   for (const block of runnable.slice(1)) {
     it(`${block.heading.replace(/^#+ /, "")} (${block.file} line ${block.line}) runs as written`, async () => {

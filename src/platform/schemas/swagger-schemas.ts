@@ -56,9 +56,24 @@ export function readSpec(path: SpecPath): Record<string, unknown> {
   return (require("yaml") as typeof import("yaml")).parse(text) as Record<string, unknown>;
 }
 
+/**
+ * The parsed documents the validators read, once per process: a CLI process compiles a few response checks of
+ * one YAML spec (the geocoding one, 52 KB), and `yaml` parsed it again for each (0.3-0.6 s a time). Never
+ * handed out: a caller of `readSpec` gets a fresh copy it may change.
+ */
+const parsed = new Map<SpecPath, Record<string, unknown>>();
+function parsedSpec(path: SpecPath): Record<string, unknown> {
+  let doc = parsed.get(path);
+  if (!doc) {
+    doc = readSpec(path);
+    parsed.set(path, doc);
+  }
+  return doc;
+}
+
 function ensureLoaded(path: SpecPath): void {
   if (loaded.has(path)) return;
-  const doc = readSpec(path);
+  const doc = parsedSpec(path);
   loaded.add(path);
   getAjv().addSchema({ ...doc, $id: SPEC_BASE + path }, SPEC_BASE + path);
   // Follow relative file references so that their documents are registered too.
@@ -89,7 +104,7 @@ export function definitionValidator(path: SpecPath, pointer: string): (data: unk
 
 /** A validator for the response schema of an operation (by operationId) at a status. */
 export function responseValidator(path: SpecPath, operationId: string, status = "200"): (data: unknown) => SchemaCheck {
-  const doc = readSpec(path) as { paths: Record<string, Record<string, { operationId?: string; responses?: Record<string, unknown> }>> };
+  const doc = parsedSpec(path) as { paths: Record<string, Record<string, { operationId?: string; responses?: Record<string, unknown> }>> };
   for (const [p, methods] of Object.entries(doc.paths)) {
     for (const [m, op] of Object.entries(methods)) {
       if (op && typeof op === "object" && op.operationId === operationId) {
