@@ -1,4 +1,5 @@
 import { request } from "node:http";
+import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { escapeHtml, html } from "../../../src/interfaces/watch/page/html";
 import { isLoopbackHost } from "../../../src/interfaces/watch/server/status-access";
@@ -256,6 +257,34 @@ describe("the status API and page on loopback", () => {
     expect(changed.status).toBe(200);
     expect(changed.headers.etag).not.toBe(etag);
     expect((JSON.parse(changed.body) as StackStatusList).revision).toBe(board.revision);
+  });
+
+  it("GET /api/v1/stacks is gzip to a client that asks (fetch decodes it), the same answer as identity", async () => {
+    const raw = (headers: Record<string, string>) =>
+      new Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
+        request(`${server.url}/api/v1/stacks`, { headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+        })
+          .on("error", reject)
+          .end();
+      });
+    const plain = await raw({});
+    const zipped = await raw({ "accept-encoding": "gzip, deflate, br" });
+    expect([plain.headers["content-encoding"], zipped.headers["content-encoding"]]).toEqual([undefined, "gzip"]);
+    expect([plain.headers.vary, zipped.headers.vary]).toEqual(["Accept-Encoding", "Accept-Encoding"]);
+    expect(Number(zipped.headers["content-length"])).toBe(zipped.body.length);
+    expect(zipped.body.length).toBeLessThan(plain.body.length);
+    const withoutTime = (b: Buffer) => ({ ...(JSON.parse(b.toString("utf8")) as StackStatusList), generatedAt: null });
+    expect(withoutTime(gunzipSync(zipped.body))).toEqual(withoutTime(plain.body));
+    // fetch asks for gzip itself and decodes it.
+    const fetched = await fetch(`${server.url}/api/v1/stacks`);
+    expect(fetched.headers.get("content-encoding")).toBe("gzip");
+    const list = (await fetched.json()) as StackStatusList;
+    expectValid("StackStatusList", list);
+    expect({ ...list, generatedAt: null }).toEqual(withoutTime(plain.body));
+    expect((await raw({ "accept-encoding": "gzip;q=0, identity" })).headers["content-encoding"]).toBeUndefined();
   });
 
   it("GET /api/v1/stacks/{name} returns one stack (any name, percent-encoded); 404 and 400 in the error shape", async () => {

@@ -8,6 +8,7 @@ import type { StackStatus, StackStatusList, StatusApiError } from "../status/sta
 import type { StatusBoard } from "../status/status-board";
 import { STACK_DETAILS_TEMPLATE, stackListEntry } from "../status/stack-list-entry";
 import { STATUS_API_SCHEMA } from "../status/status-schema";
+import { acceptsGzip, gzipWithKeptTail, keptPart, type KeptPart } from "./gzip-parts";
 import type { StatusAccess } from "./status-access";
 import type { StatusStream } from "./status-stream";
 
@@ -83,24 +84,7 @@ export function serveStatus(r: StatusRoutes, req: IncomingMessage, res: ServerRe
     return true;
   }
   if (path === "/api/v1/stacks") {
-    // A poller that has this revision already gets 304 and no body (the ETag names the process too:
-    // a restarted watcher's revisions start again).
-    const etag = `W/"${PROCESS_TAG}-${r.board.revision}"`;
-    if (etagMatches(req.headers["if-none-match"], etag)) {
-      res.writeHead(304, { ...STATUS_HEADERS, etag, "cache-control": "no-cache" }).end();
-      return true;
-    }
-    const [head, stacks] = listJson(r.board);
-    res
-      .writeHead(200, {
-        ...STATUS_HEADERS,
-        "content-type": "application/json; charset=utf-8",
-        "cache-control": "no-cache",
-        etag,
-        "content-length": String(head.length + stacks.length),
-      })
-      .write(head);
-    res.end(stacks);
+    serveList(r.board, req, res);
     return true;
   }
   if (path === "/api/v1/schema") {
@@ -203,12 +187,12 @@ function listEntryJson(s: StackStatus): string {
 
 /**
  * The list's stacks as UTF-8, kept per board until its revision moves: 20 clients polling it would
- * otherwise each have it joined and encoded again.
+ * otherwise each have it joined, encoded and (asking for gzip) compressed again.
  */
-const listed = new WeakMap<StatusBoard, { revision: number; bytes: Buffer }>();
+const listed = new WeakMap<StatusBoard, { revision: number; stacks: KeptPart }>();
 
 /** The list answer (a StackStatusList): its head (revision, a fresh generatedAt), then the kept bytes of its stacks. */
-function listJson(board: StatusBoard): Buffer[] {
+function listJson(board: StatusBoard): [Buffer, KeptPart] {
   const head: Omit<StackStatusList, "stacks"> = {
     revision: board.revision,
     generatedAt: new Date().toISOString(),
@@ -216,10 +200,39 @@ function listJson(board: StatusBoard): Buffer[] {
   };
   let kept = listed.get(board);
   if (kept?.revision !== board.revision) {
-    kept = { revision: board.revision, bytes: Buffer.from(`,"stacks":[${board.list().map(listEntryJson).join(",")}]}\n`) };
+    kept = { revision: board.revision, stacks: keptPart(Buffer.from(`,"stacks":[${board.list().map(listEntryJson).join(",")}]}\n`)) };
     listed.set(board, kept);
   }
-  return [Buffer.from(JSON.stringify(head).slice(0, -1)), kept.bytes];
+  return [Buffer.from(JSON.stringify(head).slice(0, -1)), kept.stacks];
+}
+
+/** `/api/v1/stacks`: the list, 304 to a poller that has this revision, gzip to a client that asks. */
+function serveList(board: StatusBoard, req: IncomingMessage, res: ServerResponse): void {
+  // A poller that has this revision already gets 304 and no body (the ETag names the process too:
+  // a restarted watcher's revisions start again).
+  const etag = `W/"${PROCESS_TAG}-${board.revision}"`;
+  if (etagMatches(req.headers["if-none-match"], etag)) {
+    res.writeHead(304, { ...STATUS_HEADERS, etag, "cache-control": "no-cache" }).end();
+    return;
+  }
+  const [head, stacks] = listJson(board);
+  // Compressed for the clients that ask (browsers, fetch, Go's client): the stacks' part is deflated
+  // once per revision, only the head (its fresh generatedAt) per request.
+  const gzip = acceptsGzip(req.headers["accept-encoding"]);
+  const body = gzip ? gzipWithKeptTail(head, stacks) : [head, stacks.bytes];
+  res.writeHead(200, {
+    ...STATUS_HEADERS,
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": "no-cache",
+    vary: "Accept-Encoding",
+    ...(gzip ? { "content-encoding": "gzip" } : {}),
+    etag,
+    "content-length": String(body.reduce((n, b) => n + b.length, 0)),
+  });
+  // One writev for the parts, not a write each.
+  res.cork();
+  for (const b of body.slice(0, -1)) res.write(b);
+  res.end(body.at(-1));
 }
 
 function apiError(code: string, message: string): StatusApiError {
